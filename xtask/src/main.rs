@@ -1,0 +1,58 @@
+//! `cargo xtask <command>`: everything that is more than one `cargo` call.
+//!
+//! The README's two commands are `cargo xtask demo` and `cargo xtask test`;
+//! both first make sure the machine has what they need (see [`setup`]), so a
+//! fresh Debian 12 machine with a Rust toolchain runs them as they are.
+
+mod plugins;
+mod setup;
+mod sim;
+mod util;
+
+use anyhow::Result;
+use clap::{Parser, Subcommand};
+
+#[derive(Parser)]
+#[command(name = "cargo xtask", about = "rocwasm build orchestration")]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
+}
+
+#[derive(Subcommand)]
+enum Command {
+    /// Install the Debian packages the project needs (idempotent; apt-get as root or via sudo).
+    Setup,
+    /// Build the Wasm plugins (plugins/) into target/plugins/*.wasm.
+    BuildPlugins {
+        /// Build in debug mode (faster compile, slower plugins).
+        #[arg(long)]
+        debug: bool,
+    },
+    /// Build the simulated AMD runtime and the sample applications into target/sim/.
+    BuildSim,
+    /// Build everything and run the demo on the simulated GPU with the default chain.
+    Demo,
+    /// Build everything and run every test.
+    Test,
+}
+
+fn main() -> Result<()> {
+    match Cli::parse().command {
+        Command::Setup => setup::ensure_packages(),
+        Command::BuildPlugins { debug } => plugins::build(!debug).map(|_| ()),
+        Command::BuildSim => sim::build().map(|_| ()),
+        Command::Demo => {
+            setup::ensure_packages()?;
+            plugins::build(true)?;
+            sim::build()?;
+            util::cargo(&["run", "-p", "rocwasm", "--", "demo"])
+        }
+        Command::Test => {
+            setup::ensure_packages()?;
+            plugins::build(true)?;
+            sim::build()?;
+            util::cargo(&["test", "--workspace", "--no-fail-fast"])
+        }
+    }
+}

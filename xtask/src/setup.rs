@@ -1,0 +1,59 @@
+//! System packages. Every command that needs them calls [`ensure_packages`],
+//! so a new machine needs nothing but a Rust toolchain to start.
+
+use std::process::Command;
+
+use anyhow::Result;
+
+use crate::util::run;
+
+/// Debian 12 packages, grouped by what needs them.
+const PACKAGES: &[&str] = &[
+    // Rust plugins → components: Debian's rustc ships std source and wasm-component-ld.
+    "rustc-web",
+    "cargo-web",
+    "rust-web-src",
+    "rust-web-llvm",
+    "lld-22",
+    // ROCm 5.2: real headers for layout checks, hipcc for the HIP sample, real libraries.
+    "libamdhip64-5",
+    "libamdhip64-dev",
+    "libhsa-runtime64-1",
+    "libhsa-runtime-dev",
+    "rocminfo",
+    "libamd-comgr2",
+    "rocm-device-libs",
+    "hipcc",
+    // Tests read outputs with the real tools.
+    "sqlite3",
+    "python3-protobuf",
+];
+
+fn missing() -> Vec<&'static str> {
+    PACKAGES
+        .iter()
+        .copied()
+        .filter(|p| {
+            let out = Command::new("dpkg-query").args(["-W", "-f=${Status}", p]).output();
+            !matches!(out, Ok(o) if String::from_utf8_lossy(&o.stdout).contains("install ok installed"))
+        })
+        .collect()
+}
+
+pub fn ensure_packages() -> Result<()> {
+    let missing = missing();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    eprintln!("installing Debian packages: {}", missing.join(" "));
+    let is_root = Command::new("id").arg("-u").output().map(|o| o.stdout.starts_with(b"0")).unwrap_or(false);
+    let apt = |args: &[&str]| {
+        let mut cmd = if is_root { Command::new("apt-get") } else { let mut c = Command::new("sudo"); c.arg("apt-get"); c };
+        cmd.env("DEBIAN_FRONTEND", "noninteractive").args(args);
+        cmd
+    };
+    run(&mut apt(&["update", "-qq"]))?;
+    let mut install = apt(&["install", "-y", "-qq", "--no-install-recommends"]);
+    install.args(&missing);
+    run(&mut install)
+}
