@@ -4,6 +4,7 @@
 //! both first make sure the machine has what they need (see [`setup`]), so a
 //! fresh Debian 12 machine with a Rust toolchain runs them as they are.
 
+mod names;
 mod plugins;
 mod setup;
 mod sim;
@@ -29,6 +30,8 @@ enum Command {
         #[arg(long)]
         debug: bool,
     },
+    /// Regenerate sdk-core's operation-name lists from the Debian ROCm 5.2 headers and libraries.
+    GenNames,
     /// Build the simulated AMD runtime and the sample applications into target/sim/.
     BuildSim,
     /// Build everything and run the demo on the simulated GPU with the default chain.
@@ -41,6 +44,7 @@ fn main() -> Result<()> {
     match Cli::parse().command {
         Command::Setup => setup::ensure_packages(),
         Command::BuildPlugins { debug } => plugins::build(!debug).map(|_| ()),
+        Command::GenNames => names::generate(),
         Command::BuildSim => sim::build().map(|_| ()),
         Command::Demo => {
             setup::ensure_packages()?;
