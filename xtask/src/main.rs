@@ -4,6 +4,7 @@
 //! both first make sure the machine has what they need (see [`setup`]), so a
 //! fresh Debian 12 machine with a Rust toolchain runs them as they are.
 
+mod intercept;
 mod names;
 mod plugins;
 mod setup;
@@ -32,6 +33,8 @@ enum Command {
     },
     /// Regenerate sdk-core's operation-name lists from the Debian ROCm 5.2 headers and libraries.
     GenNames,
+    /// Regenerate host/intercept's HIP interposers from the Debian ROCm 5.2 headers and library.
+    GenIntercept,
     /// Build the simulated AMD runtime and the sample applications into target/sim/.
     BuildSim,
     /// Build everything and run the demo on the simulated GPU with the default chain.
@@ -45,6 +48,7 @@ fn main() -> Result<()> {
         Command::Setup => setup::ensure_packages(),
         Command::BuildPlugins { debug } => plugins::build(!debug).map(|_| ()),
         Command::GenNames => names::generate(),
+        Command::GenIntercept => intercept::generate(),
         Command::BuildSim => sim::build().map(|_| ()),
         Command::Demo => {
             setup::ensure_packages()?;
