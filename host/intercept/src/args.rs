@@ -1,0 +1,155 @@
+//! Arguments of intercepted calls, rendered as text only when someone asks.
+//!
+//! Callback tracing hands plugins each argument as `(name, type, value)`
+//! strings. Building those strings costs far more than the call being traced,
+//! so wrappers pass a closure that fills an [`ArgList`]; it runs only when a
+//! callback subscriber exists for the operation.
+
+use std::ffi::{c_char, c_void, CStr};
+use std::fmt::Write;
+
+/// One rendered argument.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Arg {
+    pub name: String,
+    pub type_name: String,
+    pub value: String,
+}
+
+/// The arguments of one call, in declaration order.
+#[derive(Debug, Default, Clone)]
+pub struct ArgList {
+    pub args: Vec<Arg>,
+}
+
+impl ArgList {
+    /// Appends `value` rendered with its C type name.
+    pub fn push(&mut self, name: &str, type_name: &str, value: &dyn Render) {
+        let mut s = String::new();
+        value.render(&mut s);
+        self.args.push(Arg {
+            // Parameters named like Rust keywords arrive as raw identifiers.
+            name: name.trim_start_matches("r#").to_string(),
+            type_name: type_name.to_string(),
+            value: s,
+        });
+    }
+}
+
+/// How a value shows up in argument and return-value text.
+pub trait Render {
+    fn render(&self, out: &mut String);
+
+    fn to_text(&self) -> String {
+        let mut s = String::new();
+        self.render(&mut s);
+        s
+    }
+}
+
+macro_rules! render_display {
+    ($($t:ty),*) => {$(
+        impl Render for $t {
+            fn render(&self, out: &mut String) {
+                let _ = write!(out, "{}", self);
+            }
+        }
+    )*};
+}
+render_display!(i8, u8, i16, u16, i32, u32, i64, u64, usize, isize, f32, f64, bool);
+
+impl Render for () {
+    fn render(&self, _: &mut String) {}
+}
+
+impl Render for *mut c_void {
+    fn render(&self, out: &mut String) {
+        render_ptr(*self as usize, out)
+    }
+}
+
+impl Render for *const c_void {
+    fn render(&self, out: &mut String) {
+        render_ptr(*self as usize, out)
+    }
+}
+
+/// `char*` parameters are output buffers (e.g. `hipDeviceGetName`): their
+/// contents are not initialised at entry, so only the address is shown.
+impl Render for *mut c_char {
+    fn render(&self, out: &mut String) {
+        render_ptr(*self as usize, out)
+    }
+}
+
+/// `const char*` is a C string: shown as text (at most [`MAX_STRING`] bytes).
+impl Render for *const c_char {
+    fn render(&self, out: &mut String) {
+        if self.is_null() {
+            out.push_str("nullptr");
+            return;
+        }
+        // SAFETY: the application passed this as a NUL-terminated C string to
+        // a function whose contract says so; we read it before forwarding (or
+        // after, for return values, while the runtime keeps it alive).
+        let s = unsafe { CStr::from_ptr(*self) }.to_string_lossy();
+        if s.len() > MAX_STRING {
+            let cut = (0..=MAX_STRING)
+                .rev()
+                .find(|&i| s.is_char_boundary(i))
+                .unwrap_or(0);
+            out.push_str(&s[..cut]);
+            out.push('…');
+        } else {
+            out.push_str(&s);
+        }
+    }
+}
+
+/// Longest string argument kept in full.
+pub const MAX_STRING: usize = 1024;
+
+fn render_ptr(p: usize, out: &mut String) {
+    if p == 0 {
+        out.push_str("nullptr");
+    } else {
+        let _ = write!(out, "{p:#x}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn renders_scalars_pointers_and_strings() {
+        let mut l = ArgList::default();
+        l.push("count", "int", &42i32);
+        l.push("ptr", "void *", &(0x1000usize as *mut c_void));
+        l.push("null", "void *", &std::ptr::null_mut::<c_void>());
+        let msg = c"hello";
+        l.push("r#type", "const char *", &msg.as_ptr());
+        let v: Vec<_> = l
+            .args
+            .iter()
+            .map(|a| (a.name.as_str(), a.value.as_str()))
+            .collect();
+        assert_eq!(
+            v,
+            [
+                ("count", "42"),
+                ("ptr", "0x1000"),
+                ("null", "nullptr"),
+                ("type", "hello")
+            ]
+        );
+        assert_eq!(l.args[3].type_name, "const char *");
+    }
+
+    #[test]
+    fn long_strings_are_cut() {
+        let long = std::ffi::CString::new("x".repeat(5000)).unwrap();
+        let s = long.as_ptr().to_text();
+        assert_eq!(s.chars().count(), MAX_STRING + 1);
+    }
+}

@@ -1,0 +1,144 @@
+//! Kernel names from the HIP side: the host stub → device name table.
+//!
+//! A `<<<>>>` program registers every kernel at start-up with
+//! `__hipRegisterFunction(modules, host_fn, device_fn, device_name, …)`, even
+//! with no GPU. `hipLaunchKernel(host_fn, …)` later names the kernel by its
+//! host stub. Keeping the table lets dispatch records be named even when no
+//! code-object tracing happens (the real ROCm 5.2 library without a device),
+//! and lets the launch path say which kernel a dispatch belongs to.
+
+use std::cell::Cell;
+use std::collections::HashMap;
+use std::ffi::{c_char, CStr};
+use std::sync::{Arc, OnceLock, RwLock};
+
+/// One registered kernel.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HostKernel {
+    /// The host stub's address (what `hipLaunchKernel` receives).
+    pub host_fn: usize,
+    /// The device symbol name as registered (mangled for C++ kernels).
+    pub mangled: String,
+    /// The demangled name, or `mangled` when it is not a C++ name.
+    pub demangled: String,
+}
+
+fn table() -> &'static RwLock<HashMap<usize, Arc<HostKernel>>> {
+    static T: OnceLock<RwLock<HashMap<usize, Arc<HostKernel>>>> = OnceLock::new();
+    T.get_or_init(Default::default)
+}
+
+/// Records a registration; `name` is the device name, `fallback` the device
+/// function string (clang passes the mangled name in both).
+pub fn register(host_fn: usize, name: *const c_char, fallback: *const c_char) {
+    let pick = if name.is_null() { fallback } else { name };
+    if pick.is_null() {
+        return;
+    }
+    // SAFETY: the compiler-generated registration passes NUL-terminated
+    // string literals that live as long as the program image.
+    let mangled = unsafe { CStr::from_ptr(pick) }
+        .to_string_lossy()
+        .into_owned();
+    let kernel = Arc::new(HostKernel {
+        host_fn,
+        demangled: demangle(&mangled),
+        mangled,
+    });
+    table()
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(host_fn, kernel.clone());
+    crate::session::on_host_kernel(&kernel);
+}
+
+/// The kernel registered for `host_fn`.
+pub fn lookup(host_fn: usize) -> Option<Arc<HostKernel>> {
+    table()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&host_fn)
+        .cloned()
+}
+
+/// Every registration so far, in no particular order.
+pub fn all() -> Vec<Arc<HostKernel>> {
+    table()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .values()
+        .cloned()
+        .collect()
+}
+
+/// The readable form of a (possibly) mangled C++ name.
+pub fn demangle(name: &str) -> String {
+    if !name.starts_with("_Z") {
+        return name.to_string();
+    }
+    cpp_demangle::Symbol::new(name)
+        .ok()
+        .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())
+        .unwrap_or_else(|| name.to_string())
+}
+
+thread_local! {
+    static LAUNCHING: Cell<usize> = const { Cell::new(0) };
+}
+
+/// Marks, for the duration of a launch call, which host stub this thread is
+/// launching. Nested launches restore the outer value.
+pub struct LaunchNote {
+    previous: usize,
+}
+
+impl LaunchNote {
+    pub fn set(host_fn: usize) -> Self {
+        let previous = LAUNCHING.with(|c| c.replace(host_fn));
+        Self { previous }
+    }
+}
+
+impl Drop for LaunchNote {
+    fn drop(&mut self) {
+        LAUNCHING.with(|c| c.set(self.previous));
+    }
+}
+
+/// The kernel this thread is launching right now, if a HIP launch is on the stack.
+pub fn current_launch() -> Option<Arc<HostKernel>> {
+    let f = LAUNCHING.with(|c| c.get());
+    (f != 0).then(|| lookup(f)).flatten()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn demangles_cxx_and_keeps_c_names() {
+        assert_eq!(
+            demangle("_Z9vectorAddPKfS0_Pfi"),
+            "vectorAdd(float const*, float const*, float*, int)"
+        );
+        assert_eq!(demangle("plain_kernel"), "plain_kernel");
+        assert_eq!(demangle("_Zgarbage"), "_Zgarbage");
+    }
+
+    #[test]
+    fn registration_and_launch_notes() {
+        let name = c"_Z6kernelv";
+        register(0x1234, name.as_ptr(), std::ptr::null());
+        let k = lookup(0x1234).unwrap();
+        assert_eq!(
+            (k.mangled.as_str(), k.demangled.as_str()),
+            ("_Z6kernelv", "kernel()")
+        );
+        assert!(current_launch().is_none());
+        {
+            let _n = LaunchNote::set(0x1234);
+            assert_eq!(current_launch().unwrap().host_fn, 0x1234);
+        }
+        assert!(current_launch().is_none());
+    }
+}
