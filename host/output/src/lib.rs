@@ -1,1 +1,37 @@
-//! Placeholder: filled in by its owner.
+//! `rocwasm-output`: where a run's records end up.
+//!
+//! Outputs are **native host sinks**, not Wasm plugins. They write files,
+//! SQLite databases and protobuf streams at full speed, and their formats are
+//! the ones other tools trust (rocprofv3 CSV/JSON, rocpd, Perfetto): they are
+//! part of the trusted host, like the reader of a chain file. Plugins analyse;
+//! sinks persist. A plugin that wants its own file uses the host `output`
+//! interface instead.
+//!
+//! - [`sink`]: the [`Sink`] trait, [`RunMetadata`], [`SinkContext`].
+//! - [`names`]: operation names of a run ([`OperationNames`]).
+//! - [`stats`]: the native statistics accumulator (`--stats`, the summary table).
+//! - [`csv_sink`], [`json_sink`], [`rocpd`], [`perfetto`]: the formats.
+//! - [`outputs`]: building the sinks of `--output-format` and driving them.
+
+pub mod csv_sink;
+pub mod json_sink;
+pub mod names;
+pub mod outputs;
+pub mod paths;
+pub mod perfetto;
+mod registry_bridge;
+pub mod rocpd;
+pub mod sink;
+pub mod stats;
+pub mod stats_sink;
+
+pub use csv_sink::{CsvSink, TraceFile};
+pub use json_sink::JsonSink;
+pub use names::{kind_name, OperationNames};
+pub use outputs::{OutputFormat, OutputOptions, OutputSummary, Outputs};
+pub use paths::output_path;
+pub use perfetto::PerfettoSink;
+pub use rocpd::RocpdSink;
+pub use sink::{RunMetadata, Sink, SinkContext};
+pub use stats::{StatRow, StatsAccumulator, StatsDomain, StatsReport};
+pub use stats_sink::StatsSink;

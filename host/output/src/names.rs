@@ -1,0 +1,226 @@
+//! Operation names of one run: `(kind, operation)` ↔ name.
+//!
+//! Batches carry operations as numbers, files carry names. A live run gets its
+//! names from the SDK registry of `rocwasm-core`; a replayed trace may name an
+//! operation this build does not know (a newer HIP, an RCCL call). Such a name
+//! is *registered* under a synthetic number (from [`SYNTHETIC_BASE`] up, per
+//! kind) so that nothing is lost: the record keeps flowing through the chain,
+//! and every sink prints the original name again.
+//!
+//! Numbers this table cannot name print as `<KIND>_OP_<n>` and parse back to
+//! `n`, so even an unnamed operation survives a write/replay round trip.
+//!
+//! The table is shared (`&self` methods, interior lock) because a replay
+//! reader extends it while sinks and plugins read it.
+
+use std::collections::HashMap;
+use std::sync::{Arc, RwLock};
+
+use rocwasm_core::BufferTracingKind;
+
+/// First operation number handed out to names the registry does not know.
+pub const SYNTHETIC_BASE: u32 = 0x4000_0000;
+
+#[derive(Debug, Default)]
+struct Inner {
+    by_op: HashMap<(u32, u32), Arc<str>>,
+    by_name: HashMap<(u32, Box<str>), u32>,
+    next_synthetic: HashMap<u32, u32>,
+}
+
+/// The name table of a run. Cheap to query; see the module docs.
+#[derive(Debug, Default)]
+pub struct OperationNames {
+    inner: RwLock<Inner>,
+}
+
+impl OperationNames {
+    /// A table with every name this build knows: the fixed operation lists of
+    /// the asynchronous kinds (copy directions, allocation, scratch, dispatch,
+    /// runtime initialisation) plus the API names of the core registry.
+    pub fn new() -> Self {
+        let names = Self::default();
+        for &(kind, ops) in BUILTIN {
+            for (op, name) in ops.iter().enumerate() {
+                names.register(kind.raw(), op as u32, name);
+            }
+        }
+        crate::registry_bridge::seed(&names);
+        names
+    }
+
+    /// An empty table (tests, or callers that seed names themselves).
+    pub fn empty() -> Self {
+        Self::default()
+    }
+
+    /// Records that `op` of `kind` is called `name`. A later registration of the
+    /// same number wins; the reverse lookup keeps the first number per name.
+    pub fn register(&self, kind: u32, op: u32, name: &str) {
+        let mut inner = write(&self.inner);
+        inner.by_op.insert((kind, op), Arc::from(name));
+        inner.by_name.entry((kind, name.into())).or_insert(op);
+    }
+
+    /// The operation's name, or `<KIND>_OP_<n>` when nobody named it.
+    pub fn name(&self, kind: u32, op: u32) -> Arc<str> {
+        if let Some(n) = read(&self.inner).by_op.get(&(kind, op)) {
+            return n.clone();
+        }
+        Arc::from(fallback_name(kind, op))
+    }
+
+    /// The number of a named operation, if known (including the
+    /// `<KIND>_OP_<n>` fallback form).
+    pub fn lookup(&self, kind: u32, name: &str) -> Option<u32> {
+        if let Some(&op) = read(&self.inner).by_name.get(&(kind, name.into())) {
+            return Some(op);
+        }
+        parse_fallback(kind, name)
+    }
+
+    /// The number of a named operation, registering a synthetic number for a
+    /// name seen for the first time (see the module docs).
+    pub fn resolve_or_register(&self, kind: u32, name: &str) -> u32 {
+        if let Some(op) = self.lookup(kind, name) {
+            return op;
+        }
+        let mut inner = write(&self.inner);
+        // Re-check under the write lock: another reader may have won the race.
+        if let Some(&op) = inner.by_name.get(&(kind, name.into())) {
+            return op;
+        }
+        let next = inner.next_synthetic.entry(kind).or_insert(SYNTHETIC_BASE);
+        let op = *next;
+        *next += 1;
+        inner.by_op.insert((kind, op), Arc::from(name));
+        inner.by_name.insert((kind, name.into()), op);
+        op
+    }
+
+    /// Every `(operation, name)` of `kind`, sorted by operation number.
+    pub fn operations(&self, kind: u32) -> Vec<(u32, Arc<str>)> {
+        let inner = read(&self.inner);
+        let mut ops: Vec<_> = inner
+            .by_op
+            .iter()
+            .filter(|((k, _), _)| *k == kind)
+            .map(|((_, op), name)| (*op, name.clone()))
+            .collect();
+        ops.sort_by_key(|(op, _)| *op);
+        ops
+    }
+}
+
+/// The SDK name of a kind number, or `KIND_<n>` for a number this build lacks.
+pub fn kind_name(kind: u32) -> String {
+    BufferTracingKind::from_raw(kind)
+        .map(|k| k.name().to_string())
+        .unwrap_or_else(|| format!("KIND_{kind}"))
+}
+
+fn fallback_name(kind: u32, op: u32) -> String {
+    format!("{}_OP_{op}", kind_name(kind))
+}
+
+fn parse_fallback(kind: u32, name: &str) -> Option<u32> {
+    let prefix = format!("{}_OP_", kind_name(kind));
+    name.strip_prefix(&prefix)?.parse().ok()
+}
+
+/// Operation lists of the kinds whose operations are a small fixed enum
+/// (`rocprofiler_*_operation_t`), indexed by number.
+const BUILTIN: &[(BufferTracingKind, &[&str])] = &[
+    (
+        BufferTracingKind::KernelDispatch,
+        &[
+            "KERNEL_DISPATCH_NONE",
+            "KERNEL_DISPATCH_ENQUEUE",
+            "KERNEL_DISPATCH_COMPLETE",
+        ],
+    ),
+    (
+        BufferTracingKind::MemoryCopy,
+        &[
+            "MEMORY_COPY_NONE",
+            "MEMORY_COPY_HOST_TO_HOST",
+            "MEMORY_COPY_HOST_TO_DEVICE",
+            "MEMORY_COPY_DEVICE_TO_HOST",
+            "MEMORY_COPY_DEVICE_TO_DEVICE",
+        ],
+    ),
+    (
+        BufferTracingKind::MemoryAllocation,
+        &[
+            "MEMORY_ALLOCATION_NONE",
+            "MEMORY_ALLOCATION_ALLOCATE",
+            "MEMORY_ALLOCATION_VMEM_ALLOCATE",
+            "MEMORY_ALLOCATION_FREE",
+            "MEMORY_ALLOCATION_VMEM_FREE",
+        ],
+    ),
+    (
+        BufferTracingKind::ScratchMemory,
+        &[
+            "SCRATCH_MEMORY_NONE",
+            "SCRATCH_MEMORY_ALLOC",
+            "SCRATCH_MEMORY_FREE",
+            "SCRATCH_MEMORY_ASYNC_RECLAIM",
+        ],
+    ),
+    (
+        BufferTracingKind::RuntimeInitialization,
+        &[
+            "RUNTIME_INITIALIZATION_NONE",
+            "RUNTIME_INITIALIZATION_HSA",
+            "RUNTIME_INITIALIZATION_HIP",
+            "RUNTIME_INITIALIZATION_MARKER",
+            "RUNTIME_INITIALIZATION_RCCL",
+            "RUNTIME_INITIALIZATION_ROCDECODE",
+            "RUNTIME_INITIALIZATION_ROCJPEG",
+        ],
+    ),
+];
+
+// A poisoned lock means a panic while inserting into a map; the map is still
+// usable, so recover the guard instead of propagating the panic.
+fn read(l: &RwLock<Inner>) -> std::sync::RwLockReadGuard<'_, Inner> {
+    l.read().unwrap_or_else(|e| e.into_inner())
+}
+
+fn write(l: &RwLock<Inner>) -> std::sync::RwLockWriteGuard<'_, Inner> {
+    l.write().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const HIP: u32 = BufferTracingKind::HipRuntimeApi as u32;
+
+    #[test]
+    fn builtin_names_round_trip() {
+        let n = OperationNames::new();
+        let copy = BufferTracingKind::MemoryCopy as u32;
+        assert_eq!(&*n.name(copy, 2), "MEMORY_COPY_HOST_TO_DEVICE");
+        assert_eq!(n.lookup(copy, "MEMORY_COPY_DEVICE_TO_HOST"), Some(3));
+    }
+
+    #[test]
+    fn unknown_names_get_stable_synthetic_numbers() {
+        let n = OperationNames::empty();
+        let a = n.resolve_or_register(HIP, "hipFutureCall");
+        let b = n.resolve_or_register(HIP, "hipOtherCall");
+        assert!(a >= SYNTHETIC_BASE && b == a + 1);
+        assert_eq!(n.resolve_or_register(HIP, "hipFutureCall"), a);
+        assert_eq!(&*n.name(HIP, a), "hipFutureCall");
+    }
+
+    #[test]
+    fn unnamed_numbers_survive_a_round_trip() {
+        let n = OperationNames::empty();
+        let name = n.name(HIP, 4242);
+        assert_eq!(&*name, "HIP_RUNTIME_API_OP_4242");
+        assert_eq!(n.lookup(HIP, &name), Some(4242));
+    }
+}

@@ -1,0 +1,154 @@
+//! Building the sinks a run asked for, and driving them together.
+
+use std::path::PathBuf;
+
+use anyhow::{bail, Context, Result};
+use rocwasm_core::Batch;
+
+use crate::csv_sink::CsvSink;
+use crate::json_sink::JsonSink;
+use crate::perfetto::PerfettoSink;
+use crate::rocpd::RocpdSink;
+use crate::sink::{Sink, SinkContext};
+use crate::stats::{StatsAccumulator, StatsReport};
+use crate::stats_sink::StatsSink;
+
+/// An output format of `--output-format` (rocprofv3 spells them the same way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum OutputFormat {
+    Csv,
+    Json,
+    Rocpd,
+    Pftrace,
+}
+
+impl OutputFormat {
+    pub const ALL: [OutputFormat; 4] = [
+        OutputFormat::Csv,
+        OutputFormat::Json,
+        OutputFormat::Rocpd,
+        OutputFormat::Pftrace,
+    ];
+
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Csv => "csv",
+            OutputFormat::Json => "json",
+            OutputFormat::Rocpd => "rocpd",
+            OutputFormat::Pftrace => "pftrace",
+        }
+    }
+
+    pub fn from_name(s: &str) -> Result<Self> {
+        Ok(match s.to_ascii_lowercase().as_str() {
+            "csv" => OutputFormat::Csv,
+            "json" => OutputFormat::Json,
+            "rocpd" | "db" | "sqlite" => OutputFormat::Rocpd,
+            "pftrace" | "perfetto" => OutputFormat::Pftrace,
+            other => {
+                bail!("unknown output format {other:?} (expected csv, json, rocpd or pftrace)")
+            }
+        })
+    }
+}
+
+/// What a run writes: `-d`, `-o`, `--output-format`, `--stats`.
+#[derive(Debug, Clone, Default)]
+pub struct OutputOptions {
+    pub dir: PathBuf,
+    /// Output name: files become `<dir>/<name>_<stem>`.
+    pub name: Option<String>,
+    pub formats: Vec<OutputFormat>,
+    /// Write the `*_stats.csv` files.
+    pub stats: bool,
+}
+
+/// Every sink of a run plus an always-on statistics accumulator for the
+/// terminal summary. A failing sink is reported once and dropped; the others
+/// keep going (an output problem must not lose the other outputs).
+pub struct Outputs {
+    sinks: Vec<Box<dyn Sink>>,
+    summary: StatsAccumulator,
+    errors: Vec<anyhow::Error>,
+}
+
+/// What [`Outputs::finish`] hands back.
+pub struct OutputSummary {
+    pub files: Vec<PathBuf>,
+    pub stats: StatsReport,
+    /// Sink failures, each with the sink's name in its context.
+    pub errors: Vec<anyhow::Error>,
+}
+
+impl Outputs {
+    /// The sinks for `opts`.
+    pub fn new(opts: &OutputOptions) -> Self {
+        let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+        for f in &opts.formats {
+            let (dir, name) = (opts.dir.clone(), opts.name.clone());
+            sinks.push(match f {
+                OutputFormat::Csv => Box::new(CsvSink::new(dir, name)),
+                OutputFormat::Json => Box::new(JsonSink::new(dir, name)),
+                OutputFormat::Rocpd => Box::new(RocpdSink::new(dir, name)),
+                OutputFormat::Pftrace => Box::new(PerfettoSink::new(dir, name)),
+            });
+        }
+        if opts.stats {
+            sinks.push(Box::new(StatsSink::new(
+                opts.dir.clone(),
+                opts.name.clone(),
+            )));
+        }
+        Self::from_sinks(sinks)
+    }
+
+    /// Drives caller-built sinks.
+    pub fn from_sinks(sinks: Vec<Box<dyn Sink>>) -> Self {
+        Self {
+            sinks,
+            summary: StatsAccumulator::new(),
+            errors: Vec::new(),
+        }
+    }
+
+    pub fn begin(&mut self, ctx: &SinkContext<'_>) {
+        self.each(|s| s.begin(ctx));
+    }
+
+    pub fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) {
+        self.summary.add_batch(batch);
+        self.each(|s| s.write_batch(batch, ctx));
+    }
+
+    pub fn finish(mut self, ctx: &SinkContext<'_>) -> OutputSummary {
+        let mut files = Vec::new();
+        for mut s in std::mem::take(&mut self.sinks) {
+            match s
+                .finish(ctx)
+                .with_context(|| format!("{} output", s.name()))
+            {
+                Ok(f) => files.extend(f),
+                Err(e) => self.errors.push(e),
+            }
+        }
+        OutputSummary {
+            files,
+            stats: self.summary.report(ctx.symbols, ctx.names),
+            errors: self.errors,
+        }
+    }
+
+    fn each(&mut self, mut f: impl FnMut(&mut dyn Sink) -> Result<()>) {
+        let mut failed = Vec::new();
+        for (i, s) in self.sinks.iter_mut().enumerate() {
+            if let Err(e) = f(s.as_mut()) {
+                let name = s.name();
+                self.errors.push(e.context(format!("{name} output")));
+                failed.push(i);
+            }
+        }
+        for i in failed.into_iter().rev() {
+            self.sinks.remove(i);
+        }
+    }
+}

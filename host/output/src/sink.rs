@@ -1,0 +1,123 @@
+//! The [`Sink`] contract and what every sink is told about the run.
+
+use std::path::PathBuf;
+
+use anyhow::Result;
+use rocwasm_core::{Batch, SymbolTable};
+use serde::{Deserialize, Serialize};
+
+use crate::names::OperationNames;
+
+/// Who was profiled, where and when. One per process: traces of several
+/// processes (ranks) are several runs.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct RunMetadata {
+    pub pid: u32,
+    pub ppid: u32,
+    pub hostname: String,
+    /// The profiled command line, program first.
+    pub command: Vec<String>,
+    /// Run start and end, in the same clock as the records (ns). `end_ns` may
+    /// stay 0 until the run finishes; callers update it before [`Sink::finish`].
+    pub start_ns: u64,
+    pub end_ns: u64,
+    /// MPI-style rank when one was found in the environment.
+    pub rank: Option<u32>,
+}
+
+impl RunMetadata {
+    /// Metadata of the calling process (pid, ppid, hostname), for `command`.
+    pub fn for_current_process(command: Vec<String>) -> Self {
+        Self {
+            pid: std::process::id(),
+            ppid: parent_pid().unwrap_or(0),
+            hostname: hostname(),
+            command,
+            ..Self::default()
+        }
+    }
+
+    /// A 64-bit identity of this process on this host. Sinks that must keep
+    /// runs apart when files are merged (Perfetto track uuids and sequence
+    /// ids, rocpd guids) derive their ids from it.
+    pub fn process_hash(&self) -> u64 {
+        let mut h = Fnv::new();
+        h.write(self.hostname.as_bytes());
+        h.write(&[0]);
+        h.write(&self.pid.to_le_bytes());
+        h.write(&self.start_ns.to_le_bytes());
+        h.finish()
+    }
+}
+
+/// What a sink may consult while writing: the run, its symbols (agents, code
+/// objects, kernel names) and the operation names. Symbols grow during a live
+/// run, so sinks look names up when they need them and again at finish.
+#[derive(Clone, Copy)]
+pub struct SinkContext<'a> {
+    pub meta: &'a RunMetadata,
+    pub symbols: &'a SymbolTable,
+    pub names: &'a OperationNames,
+}
+
+/// A native output: receives every batch of a run in delivery order.
+///
+/// Life cycle: `begin` once, `write_batch` for each batch, `finish` once;
+/// `finish` returns the files written. An error from any call is final for
+/// that sink (the caller reports it and drops the sink; other sinks go on).
+pub trait Sink: Send {
+    /// A short name for messages (`csv`, `rocpd`, …).
+    fn name(&self) -> &'static str;
+    fn begin(&mut self, ctx: &SinkContext<'_>) -> Result<()>;
+    fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()>;
+    fn finish(&mut self, ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>>;
+}
+
+/// FNV-1a, 64 bit: a stable hash (unlike `DefaultHasher`, which may change
+/// between Rust releases) for ids that end up in files.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Fnv(u64);
+
+impl Fnv {
+    pub(crate) fn new() -> Self {
+        Fnv(0xcbf2_9ce4_8422_2325)
+    }
+
+    pub(crate) fn write(&mut self, bytes: &[u8]) {
+        for &b in bytes {
+            self.0 ^= u64::from(b);
+            self.0 = self.0.wrapping_mul(0x0000_0100_0000_01b3);
+        }
+    }
+
+    pub(crate) fn finish(self) -> u64 {
+        self.0
+    }
+}
+
+/// Hashes a list of integers under a seed (ids derived from a process hash).
+pub(crate) fn hash_ids(seed: u64, ids: &[u64]) -> u64 {
+    let mut h = Fnv::new();
+    h.write(&seed.to_le_bytes());
+    for id in ids {
+        h.write(&id.to_le_bytes());
+    }
+    h.finish()
+}
+
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".to_string())
+}
+
+fn parent_pid() -> Option<u32> {
+    // /proc/self/stat: "pid (comm) state ppid …"; comm may contain spaces and
+    // parentheses, so split after the last ')'.
+    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
+    let rest = &stat[stat.rfind(')')? + 1..];
+    rest.split_whitespace().nth(1)?.parse().ok()
+}
