@@ -1,0 +1,342 @@
+//! rocprofv3-style flags → the equivalent chain, so `rocwasm run` and
+//! `rocwasm replay` work with flags alone, and flags can amend a chain file.
+//!
+//! | flag | effect |
+//! |---|---|
+//! | `--kernel-trace` | `KERNEL_DISPATCH` added to `[output] trace` |
+//! | `--hip-trace` | `HIP_RUNTIME_API`, `HIP_COMPILER_API` added to `trace` |
+//! | `--hsa-trace` | the four `HSA_*_API` kinds added to `trace` |
+//! | `--marker-trace` | the four `MARKER_*` kinds added to `trace` |
+//! | `--memory-copy-trace` | `MEMORY_COPY` added to `trace` |
+//! | `--stats` | stock stages for the traced domains — `kernel-stats` (kernels), `api-stats` (HIP/HSA/marker), `memcpy-bandwidth` (copies) — each with `output = true`, and `summary = true`. With no trace flag and no `trace` in the chain, the stats cover HIP, markers, kernels and copies. |
+//! | `-d DIR` | `[output] directory` |
+//! | `-o NAME` | `[output] file_prefix` |
+//! | `--output-format a,b` | `[output] formats` |
+//!
+//! A stage whose name is already in the chain is not added twice.
+
+use rocwasm_core::BufferTracingKind::{self, *};
+
+use crate::domains;
+use crate::model::*;
+use crate::template::PathTemplate;
+use crate::ConfigError;
+
+/// The rocprofv3-style options shared by `run` and `replay`.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TraceFlags {
+    pub hip_trace: bool,
+    pub hsa_trace: bool,
+    pub kernel_trace: bool,
+    pub memory_copy_trace: bool,
+    pub marker_trace: bool,
+    pub stats: bool,
+    /// `-d/--output-directory`, a template.
+    pub output_directory: Option<String>,
+    /// `-o/--output-file`, a template.
+    pub output_file: Option<String>,
+    /// `--output-format`.
+    pub output_formats: Option<Vec<OutputFormat>>,
+}
+
+/// The stock stage computing statistics for a family of kinds.
+struct StatsStage {
+    name: &'static str,
+    covers: fn(BufferTracingKind) -> bool,
+}
+
+const STATS_STAGES: &[StatsStage] = &[
+    StatsStage {
+        name: "kernel-stats",
+        covers: |k| k == KernelDispatch,
+    },
+    StatsStage {
+        name: "api-stats",
+        covers: |k| domains::batch_table(k) == Some("api_calls"),
+    },
+    StatsStage {
+        name: "memcpy-bandwidth",
+        covers: |k| k == MemoryCopy,
+    },
+];
+
+/// What `--stats` covers when nothing says which domains to trace (as
+/// rocprofv3's runtime trace: HIP, markers, kernels, copies).
+const DEFAULT_STATS_DOMAINS: &[&str] = &["hip", "marker", "kernel", "memory_copy"];
+
+impl TraceFlags {
+    /// The kinds the `--*-trace` flags name, in SDK order.
+    pub fn traced_kinds(&self) -> Vec<BufferTracingKind> {
+        let mut kinds = Vec::new();
+        let mut add = |on: bool, alias: &str| {
+            if on {
+                kinds.extend(domains::resolve(alias).expect("alias exists"));
+            }
+        };
+        add(self.hip_trace, "hip");
+        add(self.hsa_trace, "hsa");
+        add(self.kernel_trace, "kernel");
+        add(self.memory_copy_trace, "memory_copy");
+        add(self.marker_trace, "marker");
+        kinds.sort();
+        kinds.dedup();
+        kinds
+    }
+
+    /// True when no flag is set (the chain file alone decides).
+    pub fn is_empty(&self) -> bool {
+        *self == TraceFlags::default()
+    }
+}
+
+impl Chain {
+    /// The chain the flags alone describe. Fails when they describe nothing
+    /// to profile. Stock stages are not yet resolved: call
+    /// [`Chain::resolve_plugins`].
+    pub fn from_flags(flags: &TraceFlags) -> Result<Chain, ConfigError> {
+        let mut chain = Chain::empty();
+        chain.apply_flags(flags)?;
+        if chain.stages.is_empty() && chain.output.trace.is_empty() {
+            return Err(ConfigError::Invalid {
+                message: "nothing to profile: give a chain with -c, or at least one of --kernel-trace, --hip-trace, --hsa-trace, --memory-copy-trace, --marker-trace, --stats".into(),
+            });
+        }
+        Ok(chain)
+    }
+
+    /// A chain with default settings and outputs and no stages.
+    pub fn empty() -> Chain {
+        Chain {
+            file: None,
+            settings: Settings {
+                buffer: BufferSettings {
+                    size: DEFAULT_BUFFER_SIZE,
+                    watermark: DEFAULT_BUFFER_SIZE / 100 * DEFAULT_WATERMARK_PERCENT,
+                    policy: BufferPolicy::Lossless,
+                },
+                delivery_threads: 1,
+                plugin_cache: None,
+                plugin_path: Vec::new(),
+                limits: Limits::default(),
+            },
+            output: Output {
+                directory: PathTemplate::parse(DEFAULT_OUTPUT_DIRECTORY).expect("valid default"),
+                file_prefix: PathTemplate::parse(DEFAULT_OUTPUT_FILE).expect("valid default"),
+                formats: vec![OutputFormat::Csv],
+                trace: Vec::new(),
+                summary: true,
+            },
+            stages: Vec::new(),
+        }
+    }
+
+    /// Amends this chain with command-line flags (see the module table).
+    pub fn apply_flags(&mut self, flags: &TraceFlags) -> Result<(), ConfigError> {
+        let traced = flags.traced_kinds();
+        self.output.trace.extend(&traced);
+        self.output.trace.sort();
+        self.output.trace.dedup();
+
+        if let Some(d) = &flags.output_directory {
+            self.output.directory = flag_template("--output-directory", d)?;
+        }
+        if let Some(o) = &flags.output_file {
+            if o.contains('/') {
+                return Err(ConfigError::Invalid {
+                    message: format!("bad --output-file `{o}`: a file name prefix cannot contain `/` (use --output-directory)"),
+                });
+            }
+            self.output.file_prefix = flag_template("--output-file", o)?;
+        }
+        if let Some(f) = &flags.output_formats {
+            self.output.formats = Vec::new();
+            for format in f {
+                if !self.output.formats.contains(format) {
+                    self.output.formats.push(*format);
+                }
+            }
+        }
+        if flags.stats {
+            self.output.summary = true;
+            let covered: Vec<BufferTracingKind> = if !self.output.trace.is_empty() {
+                self.output.trace.clone()
+            } else {
+                let mut k: Vec<_> = DEFAULT_STATS_DOMAINS
+                    .iter()
+                    .flat_map(|a| domains::resolve(a).expect("alias exists"))
+                    .collect();
+                k.sort();
+                k
+            };
+            for s in STATS_STAGES {
+                let kinds: Vec<_> = covered.iter().copied().filter(|k| (s.covers)(*k)).collect();
+                if kinds.is_empty() || self.stages.iter().any(|st| st.name == s.name) {
+                    continue;
+                }
+                self.stages.push(stock_stage(s.name, kinds, &self.settings));
+            }
+        }
+        Ok(())
+    }
+}
+
+fn flag_template(flag: &str, value: &str) -> Result<PathTemplate, ConfigError> {
+    PathTemplate::parse(value).map_err(|e| ConfigError::Invalid {
+        message: format!("bad {flag} `{value}`: {}", e.message),
+    })
+}
+
+fn stock_stage(name: &str, domains: Vec<BufferTracingKind>, settings: &Settings) -> Stage {
+    Stage {
+        name: name.to_string(),
+        plugin: PluginRef {
+            spec: name.to_string(),
+            stock: true,
+            path: name.into(),
+        },
+        sha256: None,
+        kind: StageKind::Analysis,
+        domains,
+        operations: Default::default(),
+        config: Default::default(),
+        limits: settings.limits,
+        on_failure: FailurePolicy::default(),
+        output: OutputGrant::RunDirectory,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn names(c: &Chain) -> Vec<&str> {
+        c.stages.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    #[test]
+    fn kernel_trace_with_stats() {
+        let flags = TraceFlags {
+            kernel_trace: true,
+            stats: true,
+            ..Default::default()
+        };
+        let c = Chain::from_flags(&flags).unwrap();
+        assert_eq!(c.output.trace, vec![KernelDispatch]);
+        assert_eq!(names(&c), ["kernel-stats"]);
+        let s = &c.stages[0];
+        assert!(s.plugin.stock);
+        assert_eq!(s.domains, vec![KernelDispatch]);
+        assert_eq!(s.output, OutputGrant::RunDirectory);
+        assert!(c.output.summary);
+        assert_eq!(c.output.formats, vec![OutputFormat::Csv]);
+    }
+
+    #[test]
+    fn trace_without_stats_adds_no_stage() {
+        let flags = TraceFlags {
+            hip_trace: true,
+            memory_copy_trace: true,
+            ..Default::default()
+        };
+        let c = Chain::from_flags(&flags).unwrap();
+        assert!(c.stages.is_empty());
+        assert_eq!(
+            c.output.trace,
+            vec![HipRuntimeApi, HipCompilerApi, MemoryCopy]
+        );
+    }
+
+    #[test]
+    fn api_stats_cover_every_traced_api() {
+        let flags = TraceFlags {
+            hip_trace: true,
+            hsa_trace: true,
+            marker_trace: true,
+            stats: true,
+            ..Default::default()
+        };
+        let c = Chain::from_flags(&flags).unwrap();
+        assert_eq!(names(&c), ["api-stats"]);
+        assert_eq!(c.stages[0].domains.len(), 2 + 4 + 4);
+        assert!(c.stages[0].domains.contains(&HsaAmdExtApi));
+        assert!(c.stages[0].domains.contains(&MarkerCoreRangeApi));
+    }
+
+    #[test]
+    fn stats_alone_covers_the_runtime_trace_set() {
+        let c = Chain::from_flags(&TraceFlags {
+            stats: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(names(&c), ["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+        assert!(
+            c.output.trace.is_empty(),
+            "stats alone writes no trace files"
+        );
+        assert!(
+            !c.stages[1].domains.contains(&HsaCoreApi),
+            "HSA is not in the default set"
+        );
+    }
+
+    #[test]
+    fn output_flags() {
+        let flags = TraceFlags {
+            kernel_trace: true,
+            output_directory: Some("out/%rank%".into()),
+            output_file: Some("run".into()),
+            output_formats: Some(vec![
+                OutputFormat::Rocpd,
+                OutputFormat::Perfetto,
+                OutputFormat::Rocpd,
+            ]),
+            ..Default::default()
+        };
+        let c = Chain::from_flags(&flags).unwrap();
+        assert_eq!(c.output.directory.as_str(), "out/%rank%");
+        assert_eq!(c.output.file_prefix.as_str(), "run");
+        assert_eq!(
+            c.output.formats,
+            vec![OutputFormat::Rocpd, OutputFormat::Perfetto]
+        );
+    }
+
+    #[test]
+    fn bad_flags_are_errors() {
+        let e = Chain::from_flags(&TraceFlags::default()).unwrap_err();
+        assert!(e.to_string().starts_with("nothing to profile"), "{e}");
+        let flags = TraceFlags {
+            kernel_trace: true,
+            output_directory: Some("%nope%".into()),
+            ..Default::default()
+        };
+        let e = Chain::from_flags(&flags).unwrap_err();
+        assert!(e.to_string().contains("unknown key `%nope%`"), "{e}");
+        let flags = TraceFlags {
+            kernel_trace: true,
+            output_file: Some("a/b".into()),
+            ..Default::default()
+        };
+        assert!(Chain::from_flags(&flags).is_err());
+    }
+
+    #[test]
+    fn flags_amend_a_chain_without_duplicating_stages() {
+        let mut c = Chain::from_flags(&TraceFlags {
+            kernel_trace: true,
+            stats: true,
+            ..Default::default()
+        })
+        .unwrap();
+        c.apply_flags(&TraceFlags {
+            kernel_trace: true,
+            memory_copy_trace: true,
+            stats: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(names(&c), ["kernel-stats", "memcpy-bandwidth"]);
+        assert_eq!(c.output.trace, vec![MemoryCopy, KernelDispatch]);
+    }
+}

@@ -1,0 +1,311 @@
+//! Output path templates: `%hostname%/%pid%`, `run-%job%-%rank%`, `%env{USER}%`.
+//!
+//! Chain files are written once and used by every process of a job, so the
+//! output directory and file prefix name the process they belong to. A
+//! template is checked when the chain is loaded (an unknown `%key%` is a
+//! config error with its column) and expanded when a process starts.
+//!
+//! | key | value |
+//! |---|---|
+//! | `%hostname%` | the node's host name |
+//! | `%pid%`, `%ppid%` | this process's id and its parent's |
+//! | `%rank%` | the MPI rank: `OMPI_COMM_WORLD_RANK`, `PMI_RANK`, `PMIX_RANK`, `SLURM_PROCID` or `MV2_COMM_WORLD_RANK`, else `0` |
+//! | `%size%` | the number of ranks: `OMPI_COMM_WORLD_SIZE`, `PMI_SIZE`, `SLURM_NTASKS` or `MV2_COMM_WORLD_SIZE`, else `1` |
+//! | `%job%` | the batch job id: `SLURM_JOB_ID`, `PBS_JOBID`, `LSB_JOBID` or `FLUX_JOB_ID`, else `0` |
+//! | `%env{NAME}%` | the environment variable `NAME` (empty when unset) |
+//! | `%%` | a literal `%` |
+
+use std::collections::HashMap;
+
+/// Environment variables that carry the MPI rank, in the order they are tried.
+pub const RANK_VARIABLES: &[&str] = &[
+    "OMPI_COMM_WORLD_RANK",
+    "PMI_RANK",
+    "PMIX_RANK",
+    "SLURM_PROCID",
+    "MV2_COMM_WORLD_RANK",
+];
+/// Environment variables that carry the number of ranks.
+pub const SIZE_VARIABLES: &[&str] = &[
+    "OMPI_COMM_WORLD_SIZE",
+    "PMI_SIZE",
+    "SLURM_NTASKS",
+    "MV2_COMM_WORLD_SIZE",
+];
+/// Environment variables that carry a batch scheduler's job id.
+pub const JOB_VARIABLES: &[&str] = &["SLURM_JOB_ID", "PBS_JOBID", "LSB_JOBID", "FLUX_JOB_ID"];
+
+/// The keys a template may use (besides `%env{NAME}%` and `%%`).
+pub const KEYS: &[&str] = &["hostname", "pid", "ppid", "rank", "size", "job"];
+
+/// A checked template; [`PathTemplate::expand`] fills it in for one process.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PathTemplate {
+    text: String,
+    parts: Vec<Part>,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+enum Part {
+    Literal(String),
+    Hostname,
+    Pid,
+    Ppid,
+    Rank,
+    Size,
+    Job,
+    Env(String),
+}
+
+/// A template syntax error: the byte index in the template and why.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct TemplateError {
+    pub index: usize,
+    pub message: String,
+}
+
+impl PathTemplate {
+    /// Checks `text`; see the module documentation for the keys.
+    pub fn parse(text: &str) -> Result<Self, TemplateError> {
+        let mut parts = Vec::new();
+        let mut literal = String::new();
+        let mut rest = text;
+        while let Some(pos) = rest.find('%') {
+            literal.push_str(&rest[..pos]);
+            let index = text.len() - rest.len() + pos;
+            let after = &rest[pos + 1..];
+            if let Some(tail) = after.strip_prefix('%') {
+                literal.push('%');
+                rest = tail;
+                continue;
+            }
+            let Some(end) = after.find('%') else {
+                return Err(TemplateError {
+                    index,
+                    message: format!(
+                        "unterminated `%` in `{text}` (write `%%` for a literal percent sign)"
+                    ),
+                });
+            };
+            let key = &after[..end];
+            let part = match key {
+                "hostname" => Part::Hostname,
+                "pid" => Part::Pid,
+                "ppid" => Part::Ppid,
+                "rank" => Part::Rank,
+                "size" => Part::Size,
+                "job" => Part::Job,
+                _ => match key.strip_prefix("env{").and_then(|k| k.strip_suffix('}')) {
+                    Some(name) if valid_env_name(name) => Part::Env(name.to_string()),
+                    _ => {
+                        return Err(TemplateError {
+                            index,
+                            message: format!(
+                                "unknown key `%{key}%` in `{text}` (expected one of: %hostname%, %pid%, %ppid%, %rank%, %size%, %job%, %env{{NAME}}%, %%)"
+                            ),
+                        })
+                    }
+                },
+            };
+            if !literal.is_empty() {
+                parts.push(Part::Literal(std::mem::take(&mut literal)));
+            }
+            parts.push(part);
+            rest = &after[end + 1..];
+        }
+        literal.push_str(rest);
+        if !literal.is_empty() {
+            parts.push(Part::Literal(literal));
+        }
+        Ok(PathTemplate {
+            text: text.to_string(),
+            parts,
+        })
+    }
+
+    /// The template as written.
+    pub fn as_str(&self) -> &str {
+        &self.text
+    }
+
+    /// The template filled in for `process`.
+    pub fn expand(&self, process: &ProcessInfo) -> String {
+        let mut out = String::new();
+        for part in &self.parts {
+            match part {
+                Part::Literal(s) => out.push_str(s),
+                Part::Hostname => out.push_str(&process.hostname),
+                Part::Pid => out.push_str(&process.pid.to_string()),
+                Part::Ppid => out.push_str(&process.ppid.to_string()),
+                Part::Rank => out.push_str(&process.rank()),
+                Part::Size => out.push_str(&process.size()),
+                Part::Job => out.push_str(&process.job()),
+                Part::Env(name) => out.push_str(process.var(name).unwrap_or("")),
+            }
+        }
+        out
+    }
+}
+
+impl std::fmt::Display for PathTemplate {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.text)
+    }
+}
+
+fn valid_env_name(name: &str) -> bool {
+    !name.is_empty() && name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+}
+
+/// What templates are expanded with: one process's identity. A plain value
+/// (not read behind the caller's back) so expansion is testable.
+#[derive(Debug, Clone, Default)]
+pub struct ProcessInfo {
+    pub hostname: String,
+    pub pid: u32,
+    pub ppid: u32,
+    /// A snapshot of the environment.
+    pub vars: HashMap<String, String>,
+}
+
+impl ProcessInfo {
+    /// This process: its ids, host name and environment.
+    pub fn current() -> Self {
+        ProcessInfo {
+            hostname: hostname(),
+            pid: std::process::id(),
+            ppid: parent_pid(),
+            vars: std::env::vars().collect(),
+        }
+    }
+
+    pub fn var(&self, name: &str) -> Option<&str> {
+        self.vars.get(name).map(String::as_str)
+    }
+
+    fn first_var(&self, names: &[&str], default: &str) -> String {
+        names
+            .iter()
+            .find_map(|n| self.var(n).filter(|v| !v.is_empty()))
+            .unwrap_or(default)
+            .to_string()
+    }
+
+    /// The MPI rank, `0` outside MPI.
+    pub fn rank(&self) -> String {
+        self.first_var(RANK_VARIABLES, "0")
+    }
+
+    /// The number of ranks, `1` outside MPI.
+    pub fn size(&self) -> String {
+        self.first_var(SIZE_VARIABLES, "1")
+    }
+
+    /// The batch job id, `0` outside a batch job.
+    pub fn job(&self) -> String {
+        self.first_var(JOB_VARIABLES, "0")
+    }
+}
+
+/// The node name; the kernel's view, so no FFI is needed.
+fn hostname() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_string())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .or_else(|| std::env::var("HOSTNAME").ok())
+        .unwrap_or_else(|| "localhost".to_string())
+}
+
+/// The parent's pid from `/proc/self/stat` (field 4, after the `(comm)`
+/// field, which may itself contain spaces and parentheses).
+fn parent_pid() -> u32 {
+    std::fs::read_to_string("/proc/self/stat")
+        .ok()
+        .and_then(|stat| {
+            let after_comm = &stat[stat.rfind(')')? + 1..];
+            after_comm.split_whitespace().nth(1)?.parse().ok()
+        })
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn process(vars: &[(&str, &str)]) -> ProcessInfo {
+        ProcessInfo {
+            hostname: "node7".into(),
+            pid: 4242,
+            ppid: 1,
+            vars: vars
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+        }
+    }
+
+    #[test]
+    fn expands_every_key() {
+        let t = PathTemplate::parse(
+            "out/%hostname%/%pid%-%ppid%/r%rank%of%size%-j%job%-%env{USER}%-100%%",
+        )
+        .unwrap();
+        let p = process(&[
+            ("SLURM_PROCID", "3"),
+            ("SLURM_NTASKS", "8"),
+            ("SLURM_JOB_ID", "77"),
+            ("USER", "ada"),
+        ]);
+        assert_eq!(t.expand(&p), "out/node7/4242-1/r3of8-j77-ada-100%");
+    }
+
+    #[test]
+    fn rank_variables_are_tried_in_order() {
+        let t = PathTemplate::parse("%rank%").unwrap();
+        assert_eq!(t.expand(&process(&[])), "0");
+        assert_eq!(
+            t.expand(&process(&[("PMI_RANK", "5"), ("SLURM_PROCID", "9")])),
+            "5"
+        );
+        assert_eq!(
+            t.expand(&process(&[
+                ("OMPI_COMM_WORLD_RANK", "2"),
+                ("PMI_RANK", "5")
+            ])),
+            "2"
+        );
+        assert_eq!(t.expand(&process(&[("MV2_COMM_WORLD_RANK", "6")])), "6");
+        assert_eq!(t.expand(&process(&[("PMIX_RANK", "4")])), "4");
+    }
+
+    #[test]
+    fn unset_env_expands_empty() {
+        let t = PathTemplate::parse("a%env{NOPE_NOT_SET}%b").unwrap();
+        assert_eq!(t.expand(&process(&[])), "ab");
+    }
+
+    #[test]
+    fn errors_point_at_the_percent() {
+        let e = PathTemplate::parse("out/%hostnme%/x").unwrap_err();
+        assert_eq!(e.index, 4);
+        assert!(
+            e.message.starts_with("unknown key `%hostnme%`"),
+            "{}",
+            e.message
+        );
+        let e = PathTemplate::parse("out/%pid%/50%").unwrap_err();
+        assert_eq!(e.index, 12);
+        assert!(e.message.starts_with("unterminated `%`"));
+        assert!(PathTemplate::parse("%env{}%").is_err());
+        assert!(PathTemplate::parse("%env{A-B}%").is_err());
+    }
+
+    #[test]
+    fn current_process_has_an_identity() {
+        let p = ProcessInfo::current();
+        assert_eq!(p.pid, std::process::id());
+        assert!(p.ppid > 0);
+        assert!(!p.hostname.is_empty());
+    }
+}
