@@ -12,6 +12,7 @@
 //! - [`stats`]: the native statistics accumulator (`--stats`, the summary table).
 //! - [`csv_sink`], [`json_sink`], [`rocpd`], [`perfetto`]: the formats.
 //! - [`outputs`]: building the sinks of `--output-format` and driving them.
+//! - [`synthetic`]: a deterministic sample run for tests, fixtures and benchmarks.
 
 pub mod csv_sink;
 pub mod json_sink;
@@ -24,6 +25,7 @@ pub mod rocpd;
 pub mod sink;
 pub mod stats;
 pub mod stats_sink;
+pub mod synthetic;
 
 pub use csv_sink::{CsvSink, TraceFile};
 pub use json_sink::JsonSink;
