@@ -111,7 +111,7 @@ impl Chain {
             settings: Settings {
                 buffer: BufferSettings {
                     size: DEFAULT_BUFFER_SIZE,
-                    watermark: DEFAULT_BUFFER_SIZE / 100 * DEFAULT_WATERMARK_PERCENT,
+                    watermark: percent_of(DEFAULT_BUFFER_SIZE, DEFAULT_WATERMARK_PERCENT),
                     policy: BufferPolicy::Lossless,
                 },
                 delivery_threads: 1,

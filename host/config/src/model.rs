@@ -252,3 +252,8 @@ pub enum OutputGrant {
     /// A subdirectory of the run's output directory (`output = "name"`).
     Subdirectory(String),
 }
+
+/// `percent` % of `size`, rounded down, without overflow.
+pub fn percent_of(size: u64, percent: u64) -> u64 {
+    (size as u128 * percent as u128 / 100) as u64
+}

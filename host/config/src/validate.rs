@@ -76,7 +76,7 @@ impl Validator<'_> {
         let mut s = Settings {
             buffer: BufferSettings {
                 size: DEFAULT_BUFFER_SIZE,
-                watermark: DEFAULT_BUFFER_SIZE / 100 * DEFAULT_WATERMARK_PERCENT,
+                watermark: percent_of(DEFAULT_BUFFER_SIZE, DEFAULT_WATERMARK_PERCENT),
                 policy: BufferPolicy::Lossless,
             },
             delivery_threads: 1,
@@ -98,7 +98,7 @@ impl Validator<'_> {
                     ));
                 }
             }
-            s.buffer.watermark = s.buffer.size / 100 * DEFAULT_WATERMARK_PERCENT;
+            s.buffer.watermark = percent_of(s.buffer.size, DEFAULT_WATERMARK_PERCENT);
             if let Some(w) = &b.watermark {
                 s.buffer.watermark = self.watermark(w, s.buffer.size)?;
             }
@@ -468,15 +468,17 @@ impl Validator<'_> {
                     Some(f) => f,
                     // Without a registry list, a single-kind key keeps the name.
                     None if unchecked && kinds.len() == 1 => (kinds[0], None),
-                    None => return Err(self.src.error(
-                        name.span(),
-                        format!(
+                    None => {
+                        return Err(self.src.error(
+                            name.span(),
+                            format!(
                             "unknown operation `{}` of `{}` {here} (`rocwasm kinds {}` lists them)",
                             name.get_ref(),
                             key.get_ref(),
                             kinds[0].name().to_ascii_lowercase()
                         ),
-                    )),
+                        ))
+                    }
                 };
                 let list = out.entry(kind).or_default();
                 if !list.iter().any(|o| o.name == *name.get_ref()) {
@@ -733,7 +735,7 @@ impl Validator<'_> {
             toml::Value::String(s) if s.trim_end().ends_with('%') => {
                 let pct = s.trim_end().trim_end_matches('%').trim();
                 match pct.parse::<u64>() {
-                    Ok(p) if (1..=100).contains(&p) => size / 100 * p,
+                    Ok(p) if (1..=100).contains(&p) => percent_of(size, p),
                     _ => {
                         return Err(self.src.error(
                             v.span(),
