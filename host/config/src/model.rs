@@ -167,10 +167,10 @@ pub struct PluginRef {
 /// An operation named in a stage's `operations`.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Operation {
-    /// The name as written.
+    /// The name as sdk-core's registry spells it.
     pub name: String,
-    /// The operation number from sdk-core's registry.
-    pub id: Option<u32>,
+    /// The operation number in sdk-core's registry.
+    pub id: u32,
 }
 
 /// Analysis stages receive batches; transform stages rewrite them for the

@@ -1,25 +1,57 @@
 //! Operation names in `operations = { kind = ["name", …] }`, checked against
-//! sdk-core's kind/operation registry.
+//! sdk-core's kind/operation registry ([`rocwasm_core::registry`]).
+//!
+//! Matching follows the registry: the exact name first, then
+//! case-insensitively, then with the kind's name as a prefix (so
+//! `HOST_TO_DEVICE` finds `MEMORY_COPY_HOST_TO_DEVICE`). The validated chain
+//! keeps the registry's spelling and number.
 
+use rocwasm_core::registry::{self, OperationKind};
 use rocwasm_core::BufferTracingKind;
 
 /// The answer for one operation name of one kind.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub enum Lookup {
-    /// The registry knows the operation: its number.
-    Found(u32),
-    /// The registry knows the kind's operations and this is not one of them.
+    /// The operation's number and its name as the registry spells it.
+    Found(u32, &'static str),
+    /// The kind has operations, and this is not one of them.
     Unknown,
-    /// No operation list for this kind is available; the name is kept as
-    /// written and matched by the engine at run time.
-    Unchecked,
+    /// The kind has no named operations, so it cannot be filtered by name.
+    NoOperations,
 }
 
-/// Looks `name` up among the operations of `kind` (case-sensitive: API
-/// function names are).
+/// Looks `name` up among the operations of `kind`.
 pub fn lookup(kind: BufferTracingKind, name: &str) -> Lookup {
-    // sdk-core's registry (`sdk-core/src/registry.rs`) is not in the tree yet;
-    // until it is, operation names are carried unchecked.
-    let _ = (kind, name);
-    Lookup::Unchecked
+    if kind.operation_names().is_empty() {
+        return Lookup::NoOperations;
+    }
+    match registry::operation_by_name(kind, name) {
+        Some(id) => Lookup::Found(id, registry::operation_name(kind, id).unwrap_or("")),
+        None => Lookup::Unknown,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_names() {
+        assert!(matches!(
+            lookup(BufferTracingKind::HipRuntimeApi, "hipMemcpy"),
+            Lookup::Found(_, "hipMemcpy")
+        ));
+        assert!(matches!(
+            lookup(BufferTracingKind::MemoryCopy, "host_to_device"),
+            Lookup::Found(_, "MEMORY_COPY_HOST_TO_DEVICE")
+        ));
+        assert_eq!(
+            lookup(BufferTracingKind::HipRuntimeApi, "hipMemcopy"),
+            Lookup::Unknown
+        );
+        assert_eq!(
+            lookup(BufferTracingKind::RcclApi, "ncclAllReduce"),
+            Lookup::NoOperations
+        );
+    }
 }

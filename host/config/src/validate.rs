@@ -452,33 +452,35 @@ impl Validator<'_> {
                 ));
             }
             for name in names {
+                // An alias key (`hip`) names several kinds: the first that
+                // knows the operation takes it.
                 let mut found = None;
-                let mut unchecked = false;
+                let mut any_operations = false;
                 for &k in &kinds {
                     match operations::lookup(k, name.get_ref()) {
-                        Lookup::Found(id) => found = Some((k, Some(id))),
-                        Lookup::Unchecked => unchecked = true,
-                        Lookup::Unknown => {}
-                    }
-                    if found.is_some() {
-                        break;
+                        Lookup::Found(id, canonical) => {
+                            found = Some((k, id, canonical));
+                            break;
+                        }
+                        Lookup::Unknown => any_operations = true,
+                        Lookup::NoOperations => {}
                     }
                 }
-                let (kind, id) = match found {
-                    Some(f) => f,
-                    // Without a registry list, a single-kind key keeps the name.
-                    None if unchecked && kinds.len() == 1 => (kinds[0], None),
-                    None => {
-                        return Err(self.src.error(
-                            name.span(),
-                            format!(
+                let Some((kind, id, canonical)) = found else {
+                    let message = if any_operations {
+                        format!(
                             "unknown operation `{}` of `{}` {here} (`rocwasm kinds {}` lists them)",
                             name.get_ref(),
                             key.get_ref(),
                             kinds[0].name().to_ascii_lowercase()
-                        ),
-                        ))
-                    }
+                        )
+                    } else {
+                        format!(
+                            "`{}` has no named operations to filter {here}; remove it from `operations`",
+                            key.get_ref()
+                        )
+                    };
+                    return Err(self.src.error(name.span(), message));
                 };
                 let list = out.entry(kind).or_default();
                 if !list.iter().any(|o| o.name == *name.get_ref()) {
