@@ -101,7 +101,9 @@ macro_rules! columns {
 }
 
 macro_rules! first_len {
-    ($first:expr $(, $rest:expr)*) => { $first.len() };
+    ($first:expr $(, $rest:expr)*) => {
+        $first.len()
+    };
 }
 
 columns! {
@@ -263,10 +265,12 @@ impl Batch {
         self.api_calls.append(&mut other.api_calls);
         self.kernel_dispatches.append(&mut other.kernel_dispatches);
         self.memory_copies.append(&mut other.memory_copies);
-        self.memory_allocations.append(&mut other.memory_allocations);
+        self.memory_allocations
+            .append(&mut other.memory_allocations);
         self.scratch_memory.append(&mut other.scratch_memory);
         self.retirements.append(&mut other.retirements);
-        self.runtime_initializations.append(&mut other.runtime_initializations);
+        self.runtime_initializations
+            .append(&mut other.runtime_initializations);
     }
 }
 

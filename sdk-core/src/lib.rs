@@ -2,16 +2,41 @@
 //!
 //! No FFI and no wasmtime live here: this crate is what interception (in
 //! `host/intercept`), the plugin runtime (`host/runtime`) and replay
-//! (`host/replay`) share.
+//! (`host/replay`) share. It contains no `unsafe` code.
 //!
 //! - [`kind`]: buffer- and callback-tracing kinds, phases, status codes.
+//! - [`registry`]: operation names and numbers of every kind.
 //! - [`batch`]: columnar batches, the unit of delivery.
 //! - [`symbols`]: agents, code objects and kernel symbols by id.
+//! - [`profiler`]: the engine — contexts, services, correlation ids, and the
+//!   producer entry points interception calls.
+//! - [`buffer`]: the two-half record buffers (its module doc explains the
+//!   concurrency design); [`callback_thread`] delivers them.
+//! - [`callback`]: callback records, requests, and the sink traits.
+//! - [`domain`]: record sources tying buffer, callback and external kinds together.
+//! - [`clock`]: CLOCK_BOOTTIME timestamps and thread ids.
+
+#![forbid(unsafe_code)]
 
 pub mod batch;
+pub mod buffer;
+pub mod callback;
+mod callback_thread;
+pub mod clock;
+mod correlation;
+pub mod domain;
 pub mod kind;
+pub mod profiler;
+pub mod record;
+pub mod registry;
 pub mod symbols;
 
 pub use batch::*;
+pub use buffer::{Buffer, Pushed};
+pub use callback::*;
+pub use domain::Domain;
 pub use kind::*;
+pub use profiler::{AsyncOp, Profiler};
+pub use record::Record;
+pub use registry::{operation_by_name, operation_name, operations, OperationKind};
 pub use symbols::*;

@@ -1,0 +1,452 @@
+//! Buffers: where producers leave records and callback threads collect them.
+//!
+//! # Concurrency design
+//!
+//! A buffer has **two halves** of `size` bytes each (for both policies) and
+//! one 64-bit `state` word: `epoch << 32 | offset`. The epoch counts how often
+//! the halves were swapped; epoch `e` fills half `e & 1`.
+//!
+//! **Producers** (application threads, runtime signal threads) never lock:
+//!
+//! 1. `fetch_add(size)` on `state` reserves `[offset, offset + size)` in the
+//!    current epoch's half — one atomic gives both the half and the place.
+//! 2. If the record fits, its words are stored with relaxed atomic stores and
+//!    the half's `settled` byte count is increased (release). If the record
+//!    crossed the watermark, the producer *requests a swap* (below) and returns
+//!    without waiting for anything.
+//! 3. If it does not fit, the reservation is still settled (so the consumer can
+//!    tell when every reservation of the epoch is finished); the unique producer
+//!    whose reservation straddles the end records where valid data stops. Then
+//!    it requests a swap and retries in the new epoch. If the other half is
+//!    still owned by the callback thread, a DISCARD producer counts a drop and
+//!    returns; a LOSSLESS producer waits until the other half is free — the only
+//!    wait on the producer side, and only when both halves are full.
+//!    A producer first *loads* `state` and skips the `fetch_add` when the half
+//!    is already full, so a stalled consumer cannot make the offset overflow.
+//!
+//! **A swap** (by a producer at the watermark, by a producer that found the
+//! half full, by the callback thread, or by `flush`) replaces `state` with
+//! `(epoch + 1, 0)`, provided the other half has been drained, and queues
+//! `(epoch, final offset)` on the buffer's callback thread. A tiny spin lock
+//! makes sure one epoch is swapped once; it is held for three atomic
+//! operations, never across a delivery.
+//!
+//! **The callback thread** waits until the epoch's `settled` count equals the
+//! final offset (every producer that reserved space has finished copying),
+//! decodes the words into a columnar [`Batch`], marks the half free again
+//! (`drained`), and only *then* calls the tool's sink. So:
+//!
+//! - no producer ever waits for a plugin while the plugin runs, unless a
+//!   LOSSLESS producer has filled both halves during that time (the bounded
+//!   memory this buffer promises); DISCARD producers never wait at all — this
+//!   beats the SDK, where every producer stalls during a watermark callback;
+//! - every record that does not make it into a half is counted in
+//!   `drop_count` (DISCARD) — the SDK can lose records uncounted after its
+//!   first swap;
+//! - records of one producer thread are delivered in the order produced:
+//!   reservations are ordered within an epoch and epochs are delivered in
+//!   order by a single callback thread.
+//!
+//! A record produced *on a callback thread* into a full LOSSLESS buffer is
+//! dropped and counted instead of waiting, because that thread is the one that
+//! would have to drain the buffer (a plugin calling a traced API during a
+//! delivery must not deadlock the process).
+
+use std::panic::{catch_unwind, AssertUnwindSafe};
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, Ordering::*};
+use std::sync::{Arc, Condvar, Mutex, RwLock};
+use std::time::Duration;
+
+use crossbeam_channel::Sender;
+use crossbeam_utils::{Backoff, CachePadded};
+
+use crate::batch::Batch;
+use crate::callback::{BufferId, BufferSink, CallbackThreadId, ContextId, DeliveryInfo};
+use crate::kind::{BufferPolicy, Status};
+use crate::record::{decode_into, Record, MAX_WORDS};
+
+/// Buffer sizes are rounded up to this.
+pub const PAGE_SIZE: u64 = 4096;
+/// Largest buffer size (per half): offsets must stay far below 2³² bytes.
+pub const MAX_SIZE: u64 = 1 << 30;
+
+const OFFSET_MASK: u64 = 0xffff_ffff;
+
+fn split(state: u64) -> (u32, u64) {
+    ((state >> 32) as u32, state & OFFSET_MASK)
+}
+
+fn join(epoch: u32, offset: u64) -> u64 {
+    (epoch as u64) << 32 | offset
+}
+
+/// `a >= b` for wrapping 32-bit epoch counters.
+fn reached(a: u32, b: u32) -> bool {
+    (a.wrapping_sub(b) as i32) >= 0
+}
+
+thread_local! {
+    static ON_CALLBACK_THREAD: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+pub(crate) fn mark_callback_thread() {
+    ON_CALLBACK_THREAD.with(|c| c.set(true));
+}
+
+fn on_callback_thread() -> bool {
+    ON_CALLBACK_THREAD.with(|c| c.get())
+}
+
+/// Work for a callback thread.
+pub(crate) enum Job {
+    /// Epoch `epoch` of `buffer` ended at byte `end`: decode and deliver it.
+    Deliver {
+        buffer: Arc<Buffer>,
+        epoch: u32,
+        end: u64,
+    },
+    Stop,
+}
+
+struct Half {
+    words: Box<[AtomicU64]>,
+    /// Bytes of reservations (fitting or not) whose producer has finished.
+    settled: CachePadded<AtomicU64>,
+    /// Where valid records end when a reservation straddled the half's end.
+    valid_end: AtomicU64,
+}
+
+impl Half {
+    fn new(size: u64) -> Half {
+        Half {
+            words: (0..size / 8).map(|_| AtomicU64::new(0)).collect(),
+            settled: CachePadded::new(AtomicU64::new(0)),
+            valid_end: AtomicU64::new(u64::MAX),
+        }
+    }
+}
+
+/// Result of a swap attempt.
+#[derive(Debug, PartialEq, Eq)]
+enum Swap {
+    /// We swapped the epoch out.
+    Done,
+    /// Somebody else already did.
+    AlreadyMoved,
+    /// The other half is still being drained.
+    Busy,
+}
+
+/// What happened to a pushed record.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pushed {
+    Stored,
+    Dropped,
+}
+
+/// One buffer. Created by [`crate::Profiler::create_buffer`].
+pub struct Buffer {
+    id: BufferId,
+    context: ContextId,
+    policy: BufferPolicy,
+    size: u64,
+    watermark: u64,
+    state: CachePadded<AtomicU64>,
+    halves: [Half; 2],
+    drops: CachePadded<AtomicU64>,
+    /// Epochs whose half has been copied out (so the half is free again).
+    drained: AtomicU32,
+    /// Epochs handed to the sink (the sink has returned).
+    delivered: AtomicU32,
+    swap_lock: AtomicBool,
+    /// For producers waiting on a full LOSSLESS buffer and for `flush`. The
+    /// callback thread takes it only to notify, never while delivering.
+    wait_lock: Mutex<()>,
+    wait_cond: Condvar,
+    route: RwLock<Route>,
+    sink: Arc<dyn BufferSink>,
+}
+
+#[derive(Clone)]
+pub(crate) struct Route {
+    pub thread: CallbackThreadId,
+    pub sender: Sender<Job>,
+    pub os_thread: Arc<std::sync::OnceLock<std::thread::ThreadId>>,
+}
+
+impl std::fmt::Debug for Buffer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Buffer")
+            .field("id", &self.id)
+            .field("context", &self.context)
+            .field("policy", &self.policy)
+            .field("size", &self.size)
+            .field("watermark", &self.watermark)
+            .finish_non_exhaustive()
+    }
+}
+
+/// `size` rounded up to the page size.
+pub fn round_size(size: u64) -> u64 {
+    size.div_ceil(PAGE_SIZE).max(1) * PAGE_SIZE
+}
+
+impl Buffer {
+    pub(crate) fn new(
+        id: BufferId,
+        context: ContextId,
+        size: u64,
+        watermark: u64,
+        policy: BufferPolicy,
+        sink: Arc<dyn BufferSink>,
+        route: Route,
+    ) -> Result<Arc<Buffer>, Status> {
+        if size == 0 || size > MAX_SIZE {
+            return Err(Status::InvalidArgument);
+        }
+        let size = round_size(size);
+        if watermark > size {
+            return Err(Status::InvalidArgument);
+        }
+        Ok(Arc::new(Buffer {
+            id,
+            context,
+            policy,
+            size,
+            watermark,
+            state: CachePadded::new(AtomicU64::new(0)),
+            halves: [Half::new(size), Half::new(size)],
+            drops: CachePadded::new(AtomicU64::new(0)),
+            drained: AtomicU32::new(0),
+            delivered: AtomicU32::new(0),
+            swap_lock: AtomicBool::new(false),
+            wait_lock: Mutex::new(()),
+            wait_cond: Condvar::new(),
+            route: RwLock::new(route),
+            sink,
+        }))
+    }
+
+    pub fn id(&self) -> BufferId {
+        self.id
+    }
+
+    pub fn context(&self) -> ContextId {
+        self.context
+    }
+
+    pub fn policy(&self) -> BufferPolicy {
+        self.policy
+    }
+
+    /// Size of each half in bytes (the requested size rounded up to a page).
+    pub fn size(&self) -> u64 {
+        self.size
+    }
+
+    pub fn watermark(&self) -> u64 {
+        self.watermark
+    }
+
+    /// How many times the halves were swapped (deliveries queued).
+    pub fn epoch(&self) -> u32 {
+        split(self.state.load(Acquire)).0
+    }
+
+    /// Bytes reserved in the current half.
+    pub fn pending_bytes(&self) -> u64 {
+        split(self.state.load(Acquire)).1.min(self.size)
+    }
+
+    pub(crate) fn route(&self) -> Route {
+        self.route.read().unwrap_or_else(|e| e.into_inner()).clone()
+    }
+
+    pub(crate) fn set_route(&self, route: Route) {
+        *self.route.write().unwrap_or_else(|e| e.into_inner()) = route;
+    }
+
+    /// Copies `record` into the buffer. Wait-free for DISCARD; LOSSLESS waits
+    /// only when both halves are full.
+    #[inline]
+    pub fn push(self: &Arc<Self>, record: &Record) -> Pushed {
+        let mut words = [0u64; MAX_WORDS];
+        let n = record.encode(&mut words);
+        self.push_words(&words[..n], record.byte_size())
+    }
+
+    fn push_words(self: &Arc<Self>, words: &[u64], bytes: u64) -> Pushed {
+        let cap = self.size;
+        loop {
+            let (mut epoch, off) = split(self.state.load(Relaxed));
+            if off + bytes <= cap {
+                let (e, off) = split(self.state.fetch_add(bytes, AcqRel));
+                let half = &self.halves[(e & 1) as usize];
+                if off + bytes <= cap {
+                    let base = (off / 8) as usize;
+                    for (slot, w) in half.words[base..base + words.len()].iter().zip(words) {
+                        slot.store(*w, Relaxed);
+                    }
+                    half.settled.fetch_add(bytes, Release);
+                    let wm = self.watermark;
+                    if off + bytes >= wm && (off < wm || wm == 0) {
+                        self.try_swap(e);
+                    }
+                    return Pushed::Stored;
+                }
+                // Did not fit. The straddling reservation marks the end of
+                // valid data; every reservation settles.
+                if off <= cap {
+                    half.valid_end.store(off, Relaxed);
+                }
+                half.settled.fetch_add(bytes, Release);
+                epoch = e;
+            }
+            match self.try_swap(epoch) {
+                Swap::Done | Swap::AlreadyMoved => continue,
+                Swap::Busy => {}
+            }
+            if self.policy == BufferPolicy::Discard || on_callback_thread() {
+                self.drops.fetch_add(1, Relaxed);
+                return Pushed::Dropped;
+            }
+            self.wait_for_free_half(epoch);
+        }
+    }
+
+    /// Swaps epoch `epoch` out if it is still current and the other half is free.
+    fn try_swap(self: &Arc<Self>, epoch: u32) -> Swap {
+        let backoff = Backoff::new();
+        while self
+            .swap_lock
+            .compare_exchange_weak(false, true, Acquire, Relaxed)
+            .is_err()
+        {
+            backoff.snooze();
+        }
+        let result = if split(self.state.load(Acquire)).0 != epoch {
+            Swap::AlreadyMoved
+        } else if self.drained.load(Acquire) != epoch {
+            Swap::Busy
+        } else {
+            let (_, end) = split(self.state.swap(join(epoch.wrapping_add(1), 0), AcqRel));
+            self.swap_lock.store(false, Release);
+            self.enqueue(epoch, end);
+            return Swap::Done;
+        };
+        self.swap_lock.store(false, Release);
+        result
+    }
+
+    fn enqueue(self: &Arc<Self>, epoch: u32, end: u64) {
+        let job = Job::Deliver {
+            buffer: Arc::clone(self),
+            epoch,
+            end,
+        };
+        // A closed channel means the callback thread is gone (finalize); the
+        // records of this epoch cannot be delivered any more. Mark the epoch
+        // as handled so nobody waits for it forever.
+        if self.route().sender.send(job).is_err() {
+            self.drained.store(epoch.wrapping_add(1), Release);
+            self.delivered.store(epoch.wrapping_add(1), Release);
+            self.notify();
+        }
+    }
+
+    fn notify(&self) {
+        let _guard = self.wait_lock.lock().unwrap_or_else(|e| e.into_inner());
+        self.wait_cond.notify_all();
+    }
+
+    fn wait_until(&self, mut done: impl FnMut() -> bool) {
+        let backoff = Backoff::new();
+        while !backoff.is_completed() {
+            if done() {
+                return;
+            }
+            backoff.snooze();
+        }
+        let mut guard = self.wait_lock.lock().unwrap_or_else(|e| e.into_inner());
+        while !done() {
+            // The timeout only guards against a bug in the notify protocol.
+            guard = self
+                .wait_cond
+                .wait_timeout(guard, Duration::from_millis(50))
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+
+    fn wait_for_free_half(&self, epoch: u32) {
+        self.wait_until(|| {
+            split(self.state.load(Acquire)).0 != epoch || self.drained.load(Acquire) == epoch
+        });
+    }
+
+    /// Delivers everything produced before the call; returns when the sink has
+    /// received it. Fails with `BUFFER_BUSY` on the buffer's own callback
+    /// thread, where waiting would deadlock.
+    pub fn flush(self: &Arc<Self>) -> Result<(), Status> {
+        if self.route().os_thread.get() == Some(&std::thread::current().id()) {
+            return Err(Status::BufferBusy);
+        }
+        let target = loop {
+            let (epoch, off) = split(self.state.load(Acquire));
+            if off == 0 && self.drops.load(Acquire) == 0 {
+                break epoch;
+            }
+            match self.try_swap(epoch) {
+                Swap::Done | Swap::AlreadyMoved => break epoch.wrapping_add(1),
+                Swap::Busy => self.wait_until(|| {
+                    split(self.state.load(Acquire)).0 != epoch
+                        || self.drained.load(Acquire) == epoch
+                }),
+            }
+        };
+        self.wait_until(|| reached(self.delivered.load(Acquire), target));
+        Ok(())
+    }
+
+    /// Runs on the callback thread: decode epoch `epoch`, free its half, call the sink.
+    pub(crate) fn deliver(self: &Arc<Self>, epoch: u32, end: u64) {
+        let half = &self.halves[(epoch & 1) as usize];
+        let backoff = Backoff::new();
+        while half.settled.load(Acquire) != end {
+            backoff.snooze();
+        }
+        let valid = if end <= self.size {
+            end
+        } else {
+            half.valid_end.load(Relaxed)
+        };
+        let mut batch = Batch::default();
+        decode_into(|i| half.words[i].load(Relaxed), valid, &mut batch);
+        half.settled.store(0, Relaxed);
+        half.valid_end.store(u64::MAX, Relaxed);
+        let next = epoch.wrapping_add(1);
+        self.drained.store(next, Release);
+        self.notify();
+        let drop_count = self.drops.swap(0, AcqRel);
+
+        // Producers may have filled the current half past the watermark while
+        // the other one was busy; nobody else will swap it now.
+        let (current, off) = split(self.state.load(Acquire));
+        if current == next && off > 0 && off.min(self.size) >= self.watermark {
+            self.try_swap(current);
+        }
+
+        if !batch.is_empty() || drop_count > 0 {
+            let info = DeliveryInfo {
+                context: self.context,
+                buffer: self.id,
+                drop_count,
+            };
+            // A panicking sink must not take the callback thread (and every
+            // buffer it serves) down with it.
+            let _ = catch_unwind(AssertUnwindSafe(|| self.sink.deliver(info, batch)));
+        }
+        self.delivered.store(next, Release);
+        self.notify();
+    }
+}

@@ -1,0 +1,1151 @@
+//! The engine: contexts, services, buffers, callback threads and the producer
+//! entry points that interception calls on application threads.
+//!
+//! # Two sides
+//!
+//! *Tool-facing* methods (`create_context`, `configure_*`, `flush_buffer`, …)
+//! follow the ROCprofiler-SDK rules and return its status codes. They take a
+//! mutex; they are rare.
+//!
+//! *Producer-facing* methods (`is_tracing`, `trace_api`, `begin_async`,
+//! `complete_*`, `record_*`, `emit_*`) run on application and runtime threads
+//! and must be cheap. They never take the configuration mutex: they read an
+//! immutable [`Routes`] snapshot — per domain, the contexts that want it, with
+//! their operation filters, buffers and sinks. Every configuration change
+//! builds a new snapshot; [`Profiler::lock_configuration`] freezes the last one
+//! into a `OnceLock`, after which reading it is one load. An untraced call costs
+//! one relaxed load of the `active` bitmask.
+//!
+//! # The API wrapper order (FACTS §2)
+//!
+//! [`Profiler::trace_api`]: active contexts? (no → straight call) → internal id
+//! and ancestor → external id per interested context (request callback only
+//! where that context asked for this kind) → ENTER callbacks (arguments
+//! rendered only if a callback will run) → start timestamp → the call → end
+//! timestamp → EXIT callbacks with the return value → buffer records →
+//! retirement of the id if it has no pending async children.
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
+use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+
+use crate::batch::{
+    ApiCall, KernelDispatch, MemoryAllocation, MemoryCopy, Retirement, RuntimeInitialization,
+    RuntimeLibrary, ScratchMemory,
+};
+use crate::buffer::Buffer;
+use crate::callback::*;
+use crate::callback_thread::CallbackThread;
+use crate::clock;
+use crate::correlation::{self, ExternalIds, Pending};
+use crate::domain::Domain;
+use crate::kind::{
+    BufferPolicy, BufferTracingKind, CallbackPhase, CallbackTracingKind, ExternalCorrelationKind,
+    Status,
+};
+use crate::record::Record;
+use crate::registry::{self, code_object_op, kernel_dispatch_op};
+use crate::symbols::{CodeObject, KernelSymbol, SymbolTable};
+
+/// At most this many contexts (the producer side tracks them in `u64` masks).
+pub const MAX_CONTEXTS: usize = 64;
+
+/// An operation filter: `None` = every operation.
+#[derive(Clone, Debug)]
+struct OpFilter(Option<Vec<u64>>);
+
+impl OpFilter {
+    fn new(ops: &[u32]) -> OpFilter {
+        if ops.is_empty() {
+            return OpFilter(None);
+        }
+        let max = *ops.iter().max().unwrap_or(&0) as usize;
+        let mut bits = vec![0u64; max / 64 + 1];
+        for &op in ops {
+            bits[op as usize / 64] |= 1 << (op % 64);
+        }
+        OpFilter(Some(bits))
+    }
+
+    #[inline]
+    fn allows(&self, op: u32) -> bool {
+        match &self.0 {
+            None => true,
+            Some(bits) => bits
+                .get(op as usize / 64)
+                .is_some_and(|w| w & (1 << (op % 64)) != 0),
+        }
+    }
+}
+
+/// The producer-visible part of a context.
+pub(crate) struct ContextState {
+    id: ContextId,
+    active: AtomicBool,
+    external: ExternalIds,
+}
+
+impl ContextState {
+    #[inline]
+    fn is_active(&self) -> bool {
+        self.active.load(Relaxed)
+    }
+}
+
+/// One context's interest in one domain.
+struct Entry {
+    ctx: Arc<ContextState>,
+    buffer: Option<(OpFilter, Arc<Buffer>)>,
+    callback: Option<(OpFilter, Arc<dyn CallbackSink>)>,
+    request: Option<Arc<dyn ExternalCorrelationSink>>,
+}
+
+impl Entry {
+    #[inline]
+    fn buffers(&self, op: u32) -> Option<&Arc<Buffer>> {
+        self.buffer
+            .as_ref()
+            .filter(|(f, _)| f.allows(op))
+            .map(|(_, b)| b)
+    }
+
+    #[inline]
+    fn calls_back(&self, op: u32) -> Option<&Arc<dyn CallbackSink>> {
+        self.callback
+            .as_ref()
+            .filter(|(f, _)| f.allows(op))
+            .map(|(_, s)| s)
+    }
+}
+
+/// The immutable routing snapshot the producers read.
+#[derive(Default)]
+struct Routes {
+    /// Indexed by [`Domain::index`].
+    domains: Vec<Vec<Entry>>,
+    /// Every context, sorted by id.
+    contexts: Vec<Arc<ContextState>>,
+}
+
+/// Configuration of one context (tool side).
+#[derive(Default)]
+struct ContextConfig {
+    buffer: BTreeMap<BufferTracingKind, (OpFilter, BufferId)>,
+    callback: BTreeMap<CallbackTracingKind, (OpFilter, Arc<dyn CallbackSink>)>,
+    external: Option<(
+        Vec<ExternalCorrelationKind>,
+        Arc<dyn ExternalCorrelationSink>,
+    )>,
+}
+
+impl ContextConfig {
+    fn has_services(&self) -> bool {
+        !self.buffer.is_empty() || !self.callback.is_empty() || self.external.is_some()
+    }
+}
+
+#[derive(Default)]
+struct Config {
+    contexts: BTreeMap<ContextId, (Arc<ContextState>, ContextConfig)>,
+    buffers: BTreeMap<BufferId, Arc<Buffer>>,
+    threads: BTreeMap<CallbackThreadId, CallbackThread>,
+    next_context: u64,
+    next_buffer: u64,
+    next_thread: u64,
+}
+
+/// An asynchronous operation (kernel dispatch, memory copy) between its enqueue
+/// on the launching thread and its completion on any thread. Pass it to the
+/// matching `complete_*` method or to [`Profiler::cancel_async`]; dropping it
+/// leaks a reference and the launching id is never retired.
+#[must_use = "complete or cancel the async operation, or its correlation id never retires"]
+#[derive(Debug)]
+pub struct AsyncOp {
+    domain: Domain,
+    operation: u32,
+    internal: u64,
+    thread_id: u64,
+    /// Enqueue time, CLOCK_BOOTTIME ns (for clamping device timestamps).
+    pub enqueue_time: u64,
+    externals: Vec<(ContextId, u64)>,
+}
+
+impl AsyncOp {
+    /// The internal correlation id of the launching call.
+    pub fn correlation_id(&self) -> u64 {
+        self.internal
+    }
+
+    /// The operation given to [`Profiler::begin_async`].
+    pub fn operation(&self) -> u32 {
+        self.operation
+    }
+
+    /// The launching thread.
+    pub fn thread_id(&self) -> u64 {
+        self.thread_id
+    }
+
+    /// The external id this operation carries for `context` (0 if none).
+    pub fn external_id(&self, context: ContextId) -> u64 {
+        self.externals
+            .iter()
+            .find(|(c, _)| *c == context)
+            .map_or(0, |(_, v)| *v)
+    }
+}
+
+/// The ROCprofiler-SDK model: share it as `Arc<Profiler>`.
+pub struct Profiler {
+    config: Mutex<Config>,
+    live: RwLock<Arc<Routes>>,
+    frozen: OnceLock<Arc<Routes>>,
+    /// Bit [`Domain::bit`] set when some active context traces the domain.
+    active: AtomicU64,
+    locked: AtomicBool,
+    finalized: AtomicBool,
+    next_internal: AtomicU64,
+    pending: Pending,
+    symbols: SymbolTable,
+    main_thread: u64,
+}
+
+impl Default for Profiler {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// Borrowed frozen routes, or a live snapshot.
+enum RoutesRef<'a> {
+    Frozen(&'a Routes),
+    Live(Arc<Routes>),
+}
+
+impl std::ops::Deref for RoutesRef<'_> {
+    type Target = Routes;
+    fn deref(&self) -> &Routes {
+        match self {
+            RoutesRef::Frozen(r) => r,
+            RoutesRef::Live(r) => r,
+        }
+    }
+}
+
+impl Profiler {
+    pub fn new() -> Profiler {
+        Profiler {
+            config: Mutex::new(Config {
+                next_context: 1,
+                next_buffer: 1,
+                next_thread: 1,
+                ..Config::default()
+            }),
+            live: RwLock::new(Arc::new(Routes {
+                domains: Domain::ALL.iter().map(|_| Vec::new()).collect(),
+                contexts: Vec::new(),
+            })),
+            frozen: OnceLock::new(),
+            active: AtomicU64::new(0),
+            locked: AtomicBool::new(false),
+            finalized: AtomicBool::new(false),
+            next_internal: AtomicU64::new(1),
+            pending: Pending::default(),
+            symbols: SymbolTable::new(),
+            main_thread: clock::main_thread_id(),
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Tool-facing: contexts
+    // ------------------------------------------------------------------
+
+    fn config(&self) -> MutexGuard<'_, Config> {
+        self.config.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Fails with FINALIZED or CONFIGURATION_LOCKED when configuring is over.
+    fn configurable(&self) -> Result<MutexGuard<'_, Config>, Status> {
+        let cfg = self.config();
+        if self.finalized.load(Acquire) {
+            Err(Status::Finalized)
+        } else if self.locked.load(Acquire) {
+            Err(Status::ConfigurationLocked)
+        } else {
+            Ok(cfg)
+        }
+    }
+
+    pub fn create_context(&self) -> Result<ContextId, Status> {
+        let mut cfg = self.configurable()?;
+        if cfg.contexts.len() >= MAX_CONTEXTS {
+            return Err(Status::Error);
+        }
+        let id = ContextId(cfg.next_context);
+        cfg.next_context += 1;
+        let state = Arc::new(ContextState {
+            id,
+            active: AtomicBool::new(false),
+            external: ExternalIds::default(),
+        });
+        cfg.contexts.insert(id, (state, ContextConfig::default()));
+        self.rebuild(&cfg);
+        Ok(id)
+    }
+
+    /// Starts delivering records for `ctx`. Allowed any time before finalize.
+    /// A context without any service is CONTEXT_INVALID.
+    pub fn start_context(&self, ctx: ContextId) -> Result<(), Status> {
+        self.set_active(ctx, true)
+    }
+
+    pub fn stop_context(&self, ctx: ContextId) -> Result<(), Status> {
+        self.set_active(ctx, false)
+    }
+
+    fn set_active(&self, ctx: ContextId, on: bool) -> Result<(), Status> {
+        let cfg = self.config();
+        if self.finalized.load(Acquire) {
+            return Err(Status::Finalized);
+        }
+        let (state, services) = cfg.contexts.get(&ctx).ok_or(Status::ContextNotFound)?;
+        if on && !services.has_services() {
+            return Err(Status::ContextInvalid);
+        }
+        state.active.store(on, Release);
+        self.update_mask(&cfg);
+        Ok(())
+    }
+
+    pub fn is_context_active(&self, ctx: ContextId) -> Result<bool, Status> {
+        let cfg = self.config();
+        let (state, _) = cfg.contexts.get(&ctx).ok_or(Status::ContextNotFound)?;
+        Ok(state.is_active())
+    }
+
+    // ------------------------------------------------------------------
+    // Tool-facing: buffers and callback threads
+    // ------------------------------------------------------------------
+
+    /// Creates a buffer of `size` bytes per half (rounded up to 4096) that
+    /// starts a delivery once `watermark` bytes are buffered (0 = after every
+    /// record, `size` = when full). Records are charged their SDK size (64 B for
+    /// an API call, 184 B for a kernel dispatch, …). The buffer is served by the
+    /// default callback thread until assigned elsewhere.
+    pub fn create_buffer(
+        &self,
+        ctx: ContextId,
+        size: u64,
+        watermark: u64,
+        policy: BufferPolicy,
+        sink: Arc<dyn BufferSink>,
+    ) -> Result<BufferId, Status> {
+        let mut cfg = self.configurable()?;
+        if !cfg.contexts.contains_key(&ctx) {
+            return Err(Status::ContextNotFound);
+        }
+        let route = Self::thread(&mut cfg, CallbackThreadId::DEFAULT)?.route();
+        let id = BufferId(cfg.next_buffer);
+        let buffer = Buffer::new(id, ctx, size, watermark, policy, sink, route)?;
+        cfg.next_buffer += 1;
+        cfg.buffers.insert(id, buffer);
+        Ok(id)
+    }
+
+    /// The callback thread `id`, spawning the default thread on first use.
+    fn thread(cfg: &mut Config, id: CallbackThreadId) -> Result<&CallbackThread, Status> {
+        if id == CallbackThreadId::DEFAULT && !cfg.threads.contains_key(&id) {
+            let t = CallbackThread::spawn(id)?;
+            cfg.threads.insert(id, t);
+        }
+        cfg.threads.get(&id).ok_or(Status::ThreadNotFound)
+    }
+
+    /// Blocks until every record produced before the call has been delivered.
+    /// BUFFER_BUSY when called from the buffer's own callback thread.
+    pub fn flush_buffer(&self, id: BufferId) -> Result<(), Status> {
+        let buffer = self.buffer(id).ok_or(Status::BufferNotFound)?;
+        if self.finalized.load(Acquire) {
+            return Ok(()); // finalize flushed everything already
+        }
+        buffer.flush()
+    }
+
+    /// The buffer itself (for producers that write records directly, and tests).
+    pub fn buffer(&self, id: BufferId) -> Option<Arc<Buffer>> {
+        self.config().buffers.get(&id).cloned()
+    }
+
+    pub fn create_callback_thread(&self) -> Result<CallbackThreadId, Status> {
+        let mut cfg = self.configurable()?;
+        let id = CallbackThreadId(cfg.next_thread);
+        let t = CallbackThread::spawn(id)?;
+        cfg.next_thread += 1;
+        cfg.threads.insert(id, t);
+        Ok(id)
+    }
+
+    pub fn assign_callback_thread(
+        &self,
+        buffer: BufferId,
+        thread: CallbackThreadId,
+    ) -> Result<(), Status> {
+        let mut cfg = self.configurable()?;
+        let buf = cfg
+            .buffers
+            .get(&buffer)
+            .cloned()
+            .ok_or(Status::BufferNotFound)?;
+        let route = Self::thread(&mut cfg, thread)?.route();
+        debug_assert_eq!(route.thread, thread);
+        // Deliver what the old thread has queued before switching.
+        drop(cfg);
+        buf.flush()?;
+        buf.set_route(route);
+        Ok(())
+    }
+
+    // ------------------------------------------------------------------
+    // Tool-facing: services
+    // ------------------------------------------------------------------
+
+    /// Records of `kind` (operations `ops`, empty = all) go to `buffer`.
+    pub fn configure_buffer_tracing(
+        &self,
+        ctx: ContextId,
+        kind: BufferTracingKind,
+        ops: &[u32],
+        buffer: BufferId,
+    ) -> Result<(), Status> {
+        let mut cfg = self.configurable()?;
+        if !cfg.contexts.contains_key(&ctx) {
+            return Err(Status::ContextNotFound);
+        }
+        check_buffer_kind(kind)?;
+        registry::check_operations(kind, ops)?;
+        let buf = cfg.buffers.get(&buffer).ok_or(Status::BufferNotFound)?;
+        if buf.context() != ctx {
+            return Err(Status::InvalidArgument);
+        }
+        let services = &mut cfg.contexts.get_mut(&ctx).ok_or(Status::ContextNotFound)?.1;
+        if services.buffer.contains_key(&kind) {
+            return Err(Status::ServiceAlreadyConfigured);
+        }
+        services.buffer.insert(kind, (OpFilter::new(ops), buffer));
+        self.rebuild(&cfg);
+        Ok(())
+    }
+
+    /// `sink` is called at ENTER and EXIT of operations `ops` (empty = all) of `kind`.
+    pub fn configure_callback_tracing(
+        &self,
+        ctx: ContextId,
+        kind: CallbackTracingKind,
+        ops: &[u32],
+        sink: Arc<dyn CallbackSink>,
+    ) -> Result<(), Status> {
+        let mut cfg = self.configurable()?;
+        let services = &mut cfg.contexts.get_mut(&ctx).ok_or(Status::ContextNotFound)?.1;
+        if Domain::from_callback_kind(kind).is_none() {
+            return Err(Status::NotImplemented);
+        }
+        registry::check_operations(kind, ops)?;
+        if services.callback.contains_key(&kind) {
+            return Err(Status::ServiceAlreadyConfigured);
+        }
+        services.callback.insert(kind, (OpFilter::new(ops), sink));
+        self.rebuild(&cfg);
+        Ok(())
+    }
+
+    /// `sink` is asked for an external id for operations of `kinds` only
+    /// (empty = every kind).
+    pub fn configure_external_correlation_request(
+        &self,
+        ctx: ContextId,
+        kinds: &[ExternalCorrelationKind],
+        sink: Arc<dyn ExternalCorrelationSink>,
+    ) -> Result<(), Status> {
+        let mut cfg = self.configurable()?;
+        let services = &mut cfg.contexts.get_mut(&ctx).ok_or(Status::ContextNotFound)?.1;
+        if services.external.is_some() {
+            return Err(Status::ServiceAlreadyConfigured);
+        }
+        let kinds = if kinds.is_empty() {
+            ExternalCorrelationKind::ALL.to_vec()
+        } else {
+            kinds.to_vec()
+        };
+        services.external = Some((kinds, sink));
+        self.rebuild(&cfg);
+        Ok(())
+    }
+
+    /// After every tool's initialization: later configuration fails with
+    /// CONFIGURATION_LOCKED, and the producers' routing snapshot is frozen.
+    pub fn lock_configuration(&self) {
+        let cfg = self.config();
+        self.locked.store(true, Release);
+        let routes = self.live.read().unwrap_or_else(|e| e.into_inner()).clone();
+        let _ = self.frozen.set(routes);
+        drop(cfg);
+    }
+
+    pub fn is_configuration_locked(&self) -> bool {
+        self.locked.load(Acquire)
+    }
+
+    // ------------------------------------------------------------------
+    // Tool-facing: external correlation ids
+    // ------------------------------------------------------------------
+
+    fn context_state(&self, ctx: ContextId) -> Result<Arc<ContextState>, Status> {
+        let routes = self.routes();
+        routes
+            .contexts
+            .binary_search_by_key(&ctx, |c| c.id)
+            .map(|i| Arc::clone(&routes.contexts[i]))
+            .map_err(|_| Status::ContextNotFound)
+    }
+
+    fn check_thread(thread_id: u64) -> Result<(), Status> {
+        if thread_id == 0 {
+            Err(Status::InvalidArgument)
+        } else if !clock::thread_exists(thread_id) {
+            Err(Status::ThreadNotFound)
+        } else {
+            Ok(())
+        }
+    }
+
+    /// Pushes an external id for `thread_id` in `ctx`. INVALID_ARGUMENT for
+    /// thread 0, THREAD_NOT_FOUND for a thread that is not alive in this process.
+    pub fn push_external_correlation_id(
+        &self,
+        ctx: ContextId,
+        thread_id: u64,
+        value: u64,
+    ) -> Result<(), Status> {
+        let state = self.context_state(ctx)?;
+        Self::check_thread(thread_id)?;
+        state.external.push(thread_id, value);
+        Ok(())
+    }
+
+    /// Pops the top external id of `thread_id` in `ctx`; an empty stack gives 0.
+    pub fn pop_external_correlation_id(
+        &self,
+        ctx: ContextId,
+        thread_id: u64,
+    ) -> Result<u64, Status> {
+        let state = self.context_state(ctx)?;
+        Self::check_thread(thread_id)?;
+        Ok(state.external.pop(thread_id))
+    }
+
+    // ------------------------------------------------------------------
+    // Tool-facing: life cycle and lookups
+    // ------------------------------------------------------------------
+
+    /// Stops every context, flushes every buffer, stops the callback threads.
+    /// Idempotent. Records produced afterwards are not delivered.
+    pub fn finalize(&self) {
+        let mut cfg = self.config();
+        if self.finalized.swap(true, AcqRel) {
+            return;
+        }
+        self.locked.store(true, Release);
+        for (state, _) in cfg.contexts.values() {
+            state.active.store(false, Release);
+        }
+        self.active.store(0, Release);
+        let buffers: Vec<Arc<Buffer>> = cfg.buffers.values().cloned().collect();
+        for b in &buffers {
+            let _ = b.flush();
+        }
+        for t in cfg.threads.values() {
+            t.stop();
+        }
+        cfg.threads.clear();
+    }
+
+    pub fn is_finalized(&self) -> bool {
+        self.finalized.load(Acquire)
+    }
+
+    /// Agents, code objects and kernel symbols seen so far.
+    pub fn symbols(&self) -> &SymbolTable {
+        &self.symbols
+    }
+
+    /// The contexts that exist, in id order.
+    pub fn contexts(&self) -> Vec<ContextId> {
+        self.config().contexts.keys().copied().collect()
+    }
+
+    // ------------------------------------------------------------------
+    // Snapshot maintenance
+    // ------------------------------------------------------------------
+
+    fn rebuild(&self, cfg: &Config) {
+        let mut domains: Vec<Vec<Entry>> = Domain::ALL.iter().map(|_| Vec::new()).collect();
+        for (state, services) in cfg.contexts.values() {
+            for &d in Domain::ALL {
+                let (b, c, e) = d.kinds();
+                let buffer = b
+                    .and_then(|b| services.buffer.get(&b))
+                    .and_then(|(f, id)| Some((f.clone(), cfg.buffers.get(id)?.clone())));
+                let callback = c
+                    .and_then(|c| services.callback.get(&c))
+                    .map(|(f, s)| (f.clone(), Arc::clone(s)));
+                if buffer.is_none() && callback.is_none() {
+                    continue;
+                }
+                let request = services
+                    .external
+                    .as_ref()
+                    .filter(|(kinds, _)| e.is_some_and(|e| kinds.contains(&e)))
+                    .map(|(_, s)| Arc::clone(s));
+                domains[d.index()].push(Entry {
+                    ctx: Arc::clone(state),
+                    buffer,
+                    callback,
+                    request,
+                });
+            }
+        }
+        let contexts = cfg.contexts.values().map(|(s, _)| Arc::clone(s)).collect();
+        *self.live.write().unwrap_or_else(|e| e.into_inner()) =
+            Arc::new(Routes { domains, contexts });
+        self.update_mask(cfg);
+    }
+
+    fn update_mask(&self, _cfg: &Config) {
+        let routes = self.routes();
+        let mut mask = 0;
+        for &d in Domain::ALL {
+            if routes.domains[d.index()].iter().any(|e| e.ctx.is_active()) {
+                mask |= d.bit();
+            }
+        }
+        self.active.store(mask, Release);
+    }
+
+    #[inline]
+    fn routes(&self) -> RoutesRef<'_> {
+        match self.frozen.get() {
+            Some(r) => RoutesRef::Frozen(r),
+            None => RoutesRef::Live(self.live.read().unwrap_or_else(|e| e.into_inner()).clone()),
+        }
+    }
+
+    // ------------------------------------------------------------------
+    // Producer-facing
+    // ------------------------------------------------------------------
+
+    /// True when some active context traces `domain` (buffer or callback).
+    /// One relaxed load: call it before doing any work for an event.
+    #[inline]
+    pub fn is_tracing(&self, domain: Domain) -> bool {
+        self.active.load(Relaxed) & domain.bit() != 0
+    }
+
+    fn new_internal_id(&self) -> u64 {
+        self.next_internal.fetch_add(1, Relaxed)
+    }
+
+    /// The external id of `entry`'s context for this event.
+    fn external_id(&self, entry: &Entry, domain: Domain, op: u32, internal: u64, tid: u64) -> u64 {
+        if let (Some(sink), Some(kind)) = (&entry.request, domain.external_kind()) {
+            let req = ExternalCorrelationRequest {
+                thread_id: tid,
+                context: entry.ctx.id,
+                kind,
+                operation: op,
+                internal_correlation_id: internal,
+            };
+            if let Some(v) = sink.request(&req) {
+                return v;
+            }
+        }
+        entry.ctx.external.current(tid, self.main_thread)
+    }
+
+    /// Wraps one API call of `domain`, operation `op`, following the SDK's
+    /// wrapper order. `args` is called only if a callback will receive it;
+    /// `render_ret` only at EXIT when a callback will. Calls `call` directly
+    /// when nothing traces the domain.
+    #[inline]
+    pub fn trace_api<R>(
+        &self,
+        domain: Domain,
+        op: u32,
+        args: impl FnOnce() -> Vec<Argument>,
+        call: impl FnOnce() -> R,
+        render_ret: impl FnOnce(&R) -> String,
+    ) -> R {
+        if !self.is_tracing(domain) || !domain.is_api() {
+            return call();
+        }
+        self.trace_api_slow(domain, op, args, call, render_ret)
+    }
+
+    fn trace_api_slow<R>(
+        &self,
+        domain: Domain,
+        op: u32,
+        args: impl FnOnce() -> Vec<Argument>,
+        call: impl FnOnce() -> R,
+        render_ret: impl FnOnce(&R) -> String,
+    ) -> R {
+        let routes = self.routes();
+        let entries = &routes.domains[domain.index()];
+        // Which entries take part, decided once so ENTER and EXIT pair up.
+        let mut buffered = 0u64;
+        let mut called = 0u64;
+        for (i, e) in entries.iter().enumerate().take(64) {
+            if e.ctx.is_active() {
+                if e.buffers(op).is_some() {
+                    buffered |= 1 << i;
+                }
+                if e.calls_back(op).is_some() {
+                    called |= 1 << i;
+                }
+            }
+        }
+        if buffered | called == 0 {
+            return call();
+        }
+        let tid = clock::thread_id();
+        let internal = self.new_internal_id();
+        let ancestor = correlation::push_frame(internal);
+        let frame = FrameGuard { active: true };
+
+        let mut externals = [0u64; 64];
+        for (i, e) in entries.iter().enumerate().take(64) {
+            if (buffered | called) & (1 << i) != 0 {
+                externals[i] = self.external_id(e, domain, op, internal, tid);
+            }
+        }
+
+        let mut user_data = [0u64; 64];
+        let mut record = None;
+        if called != 0 {
+            let kind = domain
+                .callback_kind()
+                .unwrap_or(CallbackTracingKind::HipRuntimeApi);
+            let mut rec = CallbackRecord {
+                context: ContextId(0),
+                kind,
+                operation: op,
+                phase: Some(CallbackPhase::Enter),
+                correlation: Correlation {
+                    internal,
+                    external: 0,
+                    ancestor,
+                },
+                thread_id: tid,
+                timestamp: clock::now(),
+                payload: CallbackPayload::Api {
+                    args: args(),
+                    retval: None,
+                },
+            };
+            for (i, e) in entries.iter().enumerate().take(64) {
+                if called & (1 << i) != 0 {
+                    if let Some(sink) = e.calls_back(op) {
+                        rec.context = e.ctx.id;
+                        rec.correlation.external = externals[i];
+                        sink.on_callback(&rec, &mut user_data[i]);
+                    }
+                }
+            }
+            record = Some(rec);
+        }
+
+        let start = clock::now();
+        let ret = call();
+        let end = clock::now();
+        let has_children = frame.pop();
+
+        if let Some(mut rec) = record {
+            rec.phase = Some(CallbackPhase::Exit);
+            rec.timestamp = end;
+            if let CallbackPayload::Api { retval, .. } = &mut rec.payload {
+                *retval = Some(render_ret(&ret));
+            }
+            for (i, e) in entries.iter().enumerate().take(64) {
+                if called & (1 << i) != 0 {
+                    if let Some(sink) = e.calls_back(op) {
+                        rec.context = e.ctx.id;
+                        rec.correlation.external = externals[i];
+                        sink.on_callback(&rec, &mut user_data[i]);
+                    }
+                }
+            }
+        }
+
+        if buffered != 0 {
+            let kind = domain.buffer_kind().map_or(0, |k| k.raw());
+            for (i, e) in entries.iter().enumerate().take(64) {
+                if buffered & (1 << i) != 0 {
+                    if let Some(buffer) = e.buffers(op) {
+                        buffer.push(&Record::Api(ApiCall {
+                            kind,
+                            operation: op,
+                            correlation_id: internal,
+                            external_correlation_id: externals[i],
+                            ancestor,
+                            thread_id: tid,
+                            start,
+                            end,
+                        }));
+                    }
+                }
+            }
+        }
+
+        if !has_children || self.pending.release(internal) {
+            self.retire(internal);
+        }
+        ret
+    }
+
+    /// Emits a CORRELATION_ID_RETIREMENT record for `id` where traced.
+    fn retire(&self, id: u64) {
+        if !self.is_tracing(Domain::CorrelationIdRetirement) {
+            return;
+        }
+        let record = Record::Retirement(Retirement {
+            timestamp: clock::now(),
+            correlation_id: id,
+        });
+        let routes = self.routes();
+        for e in &routes.domains[Domain::CorrelationIdRetirement.index()] {
+            if e.ctx.is_active() {
+                if let Some((_, b)) = &e.buffer {
+                    b.push(&record);
+                }
+            }
+        }
+    }
+
+    /// Starts an async operation of `domain` (kernel dispatch: operation
+    /// `ENQUEUE`; memory copy: the direction) on the launching thread. It
+    /// inherits the id of the enclosing traced call (a fresh id when there is
+    /// none) and asks for external ids now. `None` when nothing traces it.
+    pub fn begin_async(&self, domain: Domain, op: u32) -> Option<AsyncOp> {
+        if !self.is_tracing(domain) {
+            return None;
+        }
+        let tid = clock::thread_id();
+        let internal = match correlation::adopt_child() {
+            Some((id, first)) => {
+                self.pending.add_child(id, first);
+                id
+            }
+            None => {
+                let id = self.new_internal_id();
+                self.pending.add_child(id, false);
+                id
+            }
+        };
+        let routes = self.routes();
+        let externals = routes.domains[domain.index()]
+            .iter()
+            .filter(|e| e.ctx.is_active())
+            .map(|e| (e.ctx.id, self.external_id(e, domain, op, internal, tid)))
+            .collect();
+        Some(AsyncOp {
+            domain,
+            operation: op,
+            internal,
+            thread_id: tid,
+            enqueue_time: clock::now(),
+            externals,
+        })
+    }
+
+    /// Releases an async operation that will never complete (e.g. the launch failed).
+    pub fn cancel_async(&self, op: AsyncOp) {
+        if self.pending.release(op.internal) {
+            self.retire(op.internal);
+        }
+    }
+
+    /// Writes `record(context's external id)` to every active context that
+    /// buffers `op` of `domain`, then fires COMPLETE callbacks (phase NONE).
+    fn complete(&self, op: &AsyncOp, record_op: u32, record: impl Fn(u64) -> Record) {
+        let routes = self.routes();
+        for e in &routes.domains[op.domain.index()] {
+            if !e.ctx.is_active() {
+                continue;
+            }
+            let external = op.external_id(e.ctx.id);
+            if let Some(b) = e.buffers(record_op) {
+                b.push(&record(external));
+            }
+            if let (Some(sink), Some(kind)) = (e.calls_back(record_op), op.domain.callback_kind()) {
+                let rec = CallbackRecord {
+                    context: e.ctx.id,
+                    kind,
+                    operation: record_op,
+                    phase: None,
+                    correlation: Correlation {
+                        internal: op.internal,
+                        external,
+                        ancestor: 0,
+                    },
+                    thread_id: op.thread_id,
+                    timestamp: clock::now(),
+                    payload: CallbackPayload::None,
+                };
+                sink.on_callback(&rec, &mut 0);
+            }
+        }
+    }
+
+    fn finish(&self, op: AsyncOp) {
+        if self.pending.release(op.internal) {
+            self.retire(op.internal);
+        }
+    }
+
+    /// A kernel dispatch completed (on any thread). The engine fills in
+    /// `correlation_id`, `external_correlation_id` and `thread_id` (the
+    /// launcher's); the caller supplies the timing and dispatch fields.
+    pub fn complete_kernel_dispatch(&self, op: AsyncOp, dispatch: KernelDispatch) {
+        let base = KernelDispatch {
+            correlation_id: op.internal,
+            thread_id: op.thread_id,
+            ..dispatch
+        };
+        self.complete(&op, kernel_dispatch_op::COMPLETE, |external| {
+            Record::KernelDispatch(KernelDispatch {
+                external_correlation_id: external,
+                ..base
+            })
+        });
+        self.finish(op);
+    }
+
+    /// An async memory copy completed (on any thread). `copy.operation` is the
+    /// direction; correlation and thread fields are filled in by the engine.
+    pub fn complete_memory_copy(&self, op: AsyncOp, copy: MemoryCopy) {
+        let base = MemoryCopy {
+            correlation_id: op.internal,
+            thread_id: op.thread_id,
+            ..copy
+        };
+        self.complete(&op, copy.operation, |external| {
+            Record::MemoryCopy(MemoryCopy {
+                external_correlation_id: external,
+                ..base
+            })
+        });
+        self.finish(op);
+    }
+
+    /// Correlation for a synchronous event on this thread: the enclosing call's
+    /// id (0 outside any traced call).
+    fn sync_record(&self, domain: Domain, op: u32, record: impl Fn(u64, u64, u64) -> Record) {
+        if !self.is_tracing(domain) {
+            return;
+        }
+        let tid = clock::thread_id();
+        let internal = correlation::current().unwrap_or(0);
+        let routes = self.routes();
+        for e in &routes.domains[domain.index()] {
+            if e.ctx.is_active() {
+                if let Some(b) = e.buffers(op) {
+                    let external = self.external_id(e, domain, op, internal, tid);
+                    b.push(&record(internal, external, tid));
+                }
+            }
+        }
+    }
+
+    /// A memory allocation or free (`row.operation`, addresses, sizes, times);
+    /// correlation and thread are filled in from the calling thread.
+    pub fn record_memory_allocation(&self, row: MemoryAllocation) {
+        self.sync_record(
+            Domain::MemoryAllocation,
+            row.operation,
+            |internal, external, tid| {
+                Record::MemoryAllocation(MemoryAllocation {
+                    correlation_id: internal,
+                    external_correlation_id: external,
+                    thread_id: tid,
+                    ..row
+                })
+            },
+        );
+    }
+
+    /// A scratch-memory event; correlation and thread from the calling thread.
+    pub fn record_scratch_memory(&self, row: ScratchMemory) {
+        self.sync_record(
+            Domain::ScratchMemory,
+            row.operation,
+            |internal, external, tid| {
+                Record::ScratchMemory(ScratchMemory {
+                    correlation_id: internal,
+                    external_correlation_id: external,
+                    thread_id: tid,
+                    ..row
+                })
+            },
+        );
+    }
+
+    /// A runtime finished initializing; `version` = 10000·major + 100·minor + patch.
+    pub fn record_runtime_initialization(
+        &self,
+        library: RuntimeLibrary,
+        version: u64,
+        instance: u64,
+    ) {
+        let op = library as u32;
+        let now = clock::now();
+        self.sync_record(Domain::RuntimeInitialization, op, |_, _, tid| {
+            Record::RuntimeInitialization(RuntimeInitialization {
+                operation: op,
+                thread_id: tid,
+                timestamp: now,
+                version,
+                instance,
+            })
+        });
+        if self.is_tracing(Domain::RuntimeInitialization) {
+            self.code_object_like_callback(
+                Domain::RuntimeInitialization,
+                op,
+                Some(CallbackPhase::Enter),
+                CallbackPayload::None,
+            );
+        }
+    }
+
+    /// Fires callbacks of a non-API callback kind (code objects, runtime init).
+    fn code_object_like_callback(
+        &self,
+        domain: Domain,
+        op: u32,
+        phase: Option<CallbackPhase>,
+        payload: CallbackPayload,
+    ) {
+        let Some(kind) = domain.callback_kind() else {
+            return;
+        };
+        let routes = self.routes();
+        let mut rec = None;
+        for e in &routes.domains[domain.index()] {
+            if !e.ctx.is_active() {
+                continue;
+            }
+            if let Some(sink) = e.calls_back(op) {
+                let rec = rec.get_or_insert_with(|| CallbackRecord {
+                    context: e.ctx.id,
+                    kind,
+                    operation: op,
+                    phase,
+                    correlation: Correlation {
+                        internal: correlation::current().unwrap_or(0),
+                        external: 0,
+                        ancestor: 0,
+                    },
+                    thread_id: clock::thread_id(),
+                    timestamp: clock::now(),
+                    payload: payload.clone(),
+                });
+                rec.context = e.ctx.id;
+                sink.on_callback(rec, &mut 0);
+            }
+        }
+    }
+
+    /// A code object was loaded: remember it and fire CODE_OBJECT / LOAD (ENTER).
+    pub fn emit_code_object_load(&self, co: CodeObject) {
+        self.symbols.insert_code_object(co.clone());
+        if self.is_tracing(Domain::CodeObject) {
+            self.code_object_like_callback(
+                Domain::CodeObject,
+                code_object_op::LOAD,
+                Some(CallbackPhase::Enter),
+                CallbackPayload::CodeObjectLoad(co),
+            );
+        }
+    }
+
+    /// A code object is being unloaded: CODE_OBJECT / LOAD (EXIT). The table
+    /// keeps it (names stay valid until finalization).
+    pub fn emit_code_object_unload(&self, id: u64) {
+        if let (true, Some(co)) = (
+            self.is_tracing(Domain::CodeObject),
+            self.symbols.code_object(id),
+        ) {
+            self.code_object_like_callback(
+                Domain::CodeObject,
+                code_object_op::LOAD,
+                Some(CallbackPhase::Exit),
+                CallbackPayload::CodeObjectLoad(co),
+            );
+        }
+    }
+
+    /// A kernel symbol was registered: remember it and fire
+    /// CODE_OBJECT / DEVICE_KERNEL_SYMBOL_REGISTER (ENTER).
+    pub fn emit_kernel_symbol_register(&self, symbol: KernelSymbol) {
+        self.symbols.insert_kernel(symbol.clone());
+        if self.is_tracing(Domain::CodeObject) {
+            self.code_object_like_callback(
+                Domain::CodeObject,
+                code_object_op::DEVICE_KERNEL_SYMBOL_REGISTER,
+                Some(CallbackPhase::Enter),
+                CallbackPayload::KernelSymbolRegister(symbol),
+            );
+        }
+    }
+
+    /// A kernel symbol is being unregistered: DEVICE_KERNEL_SYMBOL_REGISTER (EXIT).
+    pub fn emit_kernel_symbol_unregister(&self, id: u64) {
+        if let (true, Some(k)) = (self.is_tracing(Domain::CodeObject), self.symbols.kernel(id)) {
+            self.code_object_like_callback(
+                Domain::CodeObject,
+                code_object_op::DEVICE_KERNEL_SYMBOL_REGISTER,
+                Some(CallbackPhase::Exit),
+                CallbackPayload::KernelSymbolRegister(k),
+            );
+        }
+    }
+}
+
+/// Buffer kinds a context may configure: the ones some domain produces.
+fn check_buffer_kind(kind: BufferTracingKind) -> Result<(), Status> {
+    match kind {
+        // Callback-only in the SDK.
+        BufferTracingKind::HipStream => Err(Status::KindNotFound),
+        k if Domain::from_buffer_kind(k).is_some() => Ok(()),
+        _ => Err(Status::NotImplemented),
+    }
+}
+
+/// Pops the thread's correlation frame even if the wrapped call unwinds.
+struct FrameGuard {
+    active: bool,
+}
+
+impl FrameGuard {
+    fn pop(mut self) -> bool {
+        self.active = false;
+        correlation::pop_frame()
+    }
+}
+
+impl Drop for FrameGuard {
+    fn drop(&mut self) {
+        if self.active {
+            correlation::pop_frame();
+        }
+    }
+}

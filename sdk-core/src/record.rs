@@ -1,0 +1,395 @@
+//! The fixed-size wire form of a buffered record.
+//!
+//! A producer must do as little as possible: it copies a record into the
+//! buffer as a handful of 64-bit words and leaves. The callback thread later
+//! decodes the words into the columns of a [`Batch`]. Words (not bytes) because
+//! the buffer is an array of `AtomicU64` — that is how we share memory between
+//! threads without `unsafe`; a relaxed atomic store compiles to a plain `mov`.
+//!
+//! Each record is charged its ROCprofiler-SDK size (64 B for an API call,
+//! 184 B for a kernel dispatch, …) against the buffer's size and watermark, so
+//! a buffer of N bytes holds as many records as the SDK's would. The encoding
+//! always fits inside that charge.
+//!
+//! The first word is a header: `family << 56 | kind << 32 | operation`.
+
+use crate::batch::*;
+
+/// Most words any record needs (a kernel dispatch: 15).
+pub(crate) const MAX_WORDS: usize = 16;
+
+/// A record as a producer hands it to a buffer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Record {
+    Api(ApiCall),
+    KernelDispatch(KernelDispatch),
+    MemoryCopy(MemoryCopy),
+    MemoryAllocation(MemoryAllocation),
+    ScratchMemory(ScratchMemory),
+    Retirement(Retirement),
+    RuntimeInitialization(RuntimeInitialization),
+}
+
+const API: u64 = 1;
+const DISPATCH: u64 = 2;
+const COPY: u64 = 3;
+const ALLOC: u64 = 4;
+const SCRATCH: u64 = 5;
+const RETIRE: u64 = 6;
+const INIT: u64 = 7;
+
+/// The SDK record size of each family, in bytes (FACTS §1).
+const fn sdk_size(family: u64) -> u64 {
+    match family {
+        API => 64,
+        DISPATCH => 184,
+        COPY => 96,
+        ALLOC => 88,
+        SCRATCH => 96,
+        RETIRE => 32,
+        INIT => 72,
+        _ => 0,
+    }
+}
+
+fn header(family: u64, kind: u32, op: u32) -> u64 {
+    family << 56 | (kind as u64 & 0xff_ffff) << 32 | op as u64
+}
+
+fn pair(lo: u32, hi: u32) -> u64 {
+    lo as u64 | (hi as u64) << 32
+}
+
+impl Record {
+    fn family(&self) -> u64 {
+        match self {
+            Record::Api(_) => API,
+            Record::KernelDispatch(_) => DISPATCH,
+            Record::MemoryCopy(_) => COPY,
+            Record::MemoryAllocation(_) => ALLOC,
+            Record::ScratchMemory(_) => SCRATCH,
+            Record::Retirement(_) => RETIRE,
+            Record::RuntimeInitialization(_) => INIT,
+        }
+    }
+
+    /// Bytes this record is charged in a buffer (its SDK size).
+    pub fn byte_size(&self) -> u64 {
+        sdk_size(self.family())
+    }
+
+    /// Writes the record's words into `w`; returns how many.
+    pub(crate) fn encode(&self, w: &mut [u64; MAX_WORDS]) -> usize {
+        let words: &[u64] = match *self {
+            Record::Api(r) => &[
+                header(API, r.kind, r.operation),
+                r.correlation_id,
+                r.external_correlation_id,
+                r.ancestor,
+                r.thread_id,
+                r.start,
+                r.end,
+            ],
+            Record::KernelDispatch(r) => &[
+                header(DISPATCH, 0, 0),
+                r.correlation_id,
+                r.external_correlation_id,
+                r.thread_id,
+                r.start,
+                r.end,
+                r.agent_id,
+                r.queue_id,
+                r.stream_id,
+                r.kernel_id,
+                r.dispatch_id,
+                pair(r.private_segment_size, r.group_segment_size),
+                pair(r.workgroup_x, r.workgroup_y),
+                pair(r.workgroup_z, r.grid_x),
+                pair(r.grid_y, r.grid_z),
+            ],
+            Record::MemoryCopy(r) => &[
+                header(COPY, 0, r.operation),
+                r.correlation_id,
+                r.external_correlation_id,
+                r.thread_id,
+                r.start,
+                r.end,
+                r.dst_agent_id,
+                r.src_agent_id,
+                r.stream_id,
+                r.bytes,
+                r.dst_address,
+                r.src_address,
+            ],
+            Record::MemoryAllocation(r) => &[
+                header(ALLOC, 0, r.operation),
+                r.correlation_id,
+                r.external_correlation_id,
+                r.thread_id,
+                r.start,
+                r.end,
+                r.agent_id,
+                r.address,
+                r.allocation_size,
+            ],
+            Record::ScratchMemory(r) => &[
+                header(SCRATCH, 0, r.operation),
+                r.flags as u64,
+                r.correlation_id,
+                r.external_correlation_id,
+                r.thread_id,
+                r.start,
+                r.end,
+                r.agent_id,
+                r.queue_id,
+                r.allocation_size,
+            ],
+            Record::Retirement(r) => &[header(RETIRE, 0, 0), r.timestamp, r.correlation_id],
+            Record::RuntimeInitialization(r) => &[
+                header(INIT, 0, r.operation),
+                r.thread_id,
+                r.timestamp,
+                r.version,
+                r.instance,
+            ],
+        };
+        w[..words.len()].copy_from_slice(words);
+        words.len()
+    }
+}
+
+/// Decodes consecutive records from `words` (as written by [`Record::encode`]
+/// at offsets advancing by each record's SDK size) into `batch`. Returns the
+/// number of records decoded.
+pub(crate) fn decode_into(
+    words: impl Fn(usize) -> u64,
+    end_bytes: u64,
+    batch: &mut Batch,
+) -> usize {
+    let mut pos = 0u64;
+    let mut n = 0;
+    while pos < end_bytes {
+        let base = (pos / 8) as usize;
+        let w = |i: usize| words(base + i);
+        let h = w(0);
+        let family = h >> 56;
+        let kind = ((h >> 32) & 0xff_ffff) as u32;
+        let op = h as u32;
+        let lo = |x: u64| x as u32;
+        let hi = |x: u64| (x >> 32) as u32;
+        match family {
+            API => batch.api_calls.push(ApiCall {
+                kind,
+                operation: op,
+                correlation_id: w(1),
+                external_correlation_id: w(2),
+                ancestor: w(3),
+                thread_id: w(4),
+                start: w(5),
+                end: w(6),
+            }),
+            DISPATCH => batch.kernel_dispatches.push(KernelDispatch {
+                correlation_id: w(1),
+                external_correlation_id: w(2),
+                thread_id: w(3),
+                start: w(4),
+                end: w(5),
+                agent_id: w(6),
+                queue_id: w(7),
+                stream_id: w(8),
+                kernel_id: w(9),
+                dispatch_id: w(10),
+                private_segment_size: lo(w(11)),
+                group_segment_size: hi(w(11)),
+                workgroup_x: lo(w(12)),
+                workgroup_y: hi(w(12)),
+                workgroup_z: lo(w(13)),
+                grid_x: hi(w(13)),
+                grid_y: lo(w(14)),
+                grid_z: hi(w(14)),
+            }),
+            COPY => batch.memory_copies.push(MemoryCopy {
+                operation: op,
+                correlation_id: w(1),
+                external_correlation_id: w(2),
+                thread_id: w(3),
+                start: w(4),
+                end: w(5),
+                dst_agent_id: w(6),
+                src_agent_id: w(7),
+                stream_id: w(8),
+                bytes: w(9),
+                dst_address: w(10),
+                src_address: w(11),
+            }),
+            ALLOC => batch.memory_allocations.push(MemoryAllocation {
+                operation: op,
+                correlation_id: w(1),
+                external_correlation_id: w(2),
+                thread_id: w(3),
+                start: w(4),
+                end: w(5),
+                agent_id: w(6),
+                address: w(7),
+                allocation_size: w(8),
+            }),
+            SCRATCH => batch.scratch_memory.push(ScratchMemory {
+                operation: op,
+                flags: w(1) as u32,
+                correlation_id: w(2),
+                external_correlation_id: w(3),
+                thread_id: w(4),
+                start: w(5),
+                end: w(6),
+                agent_id: w(7),
+                queue_id: w(8),
+                allocation_size: w(9),
+            }),
+            RETIRE => batch.retirements.push(Retirement {
+                timestamp: w(1),
+                correlation_id: w(2),
+            }),
+            INIT => batch.runtime_initializations.push(RuntimeInitialization {
+                operation: op,
+                thread_id: w(1),
+                timestamp: w(2),
+                version: w(3),
+                instance: w(4),
+            }),
+            // Only the buffer writes these words and it writes whole records;
+            // anything else is a bug in the buffer protocol.
+            other => panic!("corrupt buffer record family {other} at byte {pos}"),
+        }
+        n += 1;
+        pos += sdk_size(family);
+    }
+    n
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_family_round_trips_within_its_sdk_size() {
+        let records = [
+            Record::Api(ApiCall {
+                kind: 5,
+                operation: 300,
+                correlation_id: 1,
+                external_correlation_id: 2,
+                ancestor: 3,
+                thread_id: 4,
+                start: 5,
+                end: 6,
+            }),
+            Record::KernelDispatch(KernelDispatch {
+                correlation_id: 1,
+                external_correlation_id: 2,
+                thread_id: 3,
+                start: 4,
+                end: 5,
+                agent_id: 6,
+                queue_id: 7,
+                stream_id: 8,
+                kernel_id: 9,
+                dispatch_id: 10,
+                private_segment_size: 11,
+                group_segment_size: 12,
+                workgroup_x: 13,
+                workgroup_y: 14,
+                workgroup_z: 15,
+                grid_x: 16,
+                grid_y: 17,
+                grid_z: u32::MAX,
+            }),
+            Record::MemoryCopy(MemoryCopy {
+                operation: 2,
+                correlation_id: 1,
+                external_correlation_id: 2,
+                thread_id: 3,
+                start: 4,
+                end: 5,
+                dst_agent_id: 6,
+                src_agent_id: 7,
+                stream_id: 8,
+                bytes: 9,
+                dst_address: 10,
+                src_address: u64::MAX,
+            }),
+            Record::MemoryAllocation(MemoryAllocation {
+                operation: 1,
+                correlation_id: 1,
+                external_correlation_id: 2,
+                thread_id: 3,
+                start: 4,
+                end: 5,
+                agent_id: 6,
+                address: 7,
+                allocation_size: 8,
+            }),
+            Record::ScratchMemory(ScratchMemory {
+                operation: 3,
+                flags: 7,
+                correlation_id: 1,
+                external_correlation_id: 2,
+                thread_id: 3,
+                start: 4,
+                end: 5,
+                agent_id: 6,
+                queue_id: 7,
+                allocation_size: 8,
+            }),
+            Record::Retirement(Retirement {
+                timestamp: 9,
+                correlation_id: 10,
+            }),
+            Record::RuntimeInitialization(RuntimeInitialization {
+                operation: 2,
+                thread_id: 1,
+                timestamp: 2,
+                version: 50200,
+                instance: 0,
+            }),
+        ];
+        let mut mem = Vec::new();
+        let mut total = 0;
+        for r in &records {
+            let mut w = [0; MAX_WORDS];
+            let n = r.encode(&mut w);
+            assert!(
+                n as u64 * 8 <= r.byte_size(),
+                "{r:?} does not fit its SDK size"
+            );
+            mem.extend_from_slice(&w[..n]);
+            mem.resize((total + r.byte_size()) as usize / 8, 0);
+            total += r.byte_size();
+        }
+        let mut batch = Batch::default();
+        assert_eq!(decode_into(|i| mem[i], total, &mut batch), records.len());
+        assert!(batch.is_consistent());
+        let expected: Vec<Record> = records.to_vec();
+        let decoded: Vec<Record> = batch
+            .api_calls
+            .rows()
+            .map(Record::Api)
+            .chain(batch.kernel_dispatches.rows().map(Record::KernelDispatch))
+            .chain(batch.memory_copies.rows().map(Record::MemoryCopy))
+            .chain(
+                batch
+                    .memory_allocations
+                    .rows()
+                    .map(Record::MemoryAllocation),
+            )
+            .chain(batch.scratch_memory.rows().map(Record::ScratchMemory))
+            .chain(batch.retirements.rows().map(Record::Retirement))
+            .chain(
+                batch
+                    .runtime_initializations
+                    .rows()
+                    .map(Record::RuntimeInitialization),
+            )
+            .collect();
+        assert_eq!(decoded, expected);
+    }
+}
