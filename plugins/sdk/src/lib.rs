@@ -1,0 +1,298 @@
+//! # rocwasm plugin SDK
+//!
+//! Write rocwasm analyses in Rust. A plugin is a WebAssembly component
+//! implementing one of the two worlds of the `rocwasm:plugin` WIT package
+//! (`wit/` at the repository root): an **analysis** (ROCprofiler-SDK tool
+//! life cycle, buffered batches, callbacks, external-correlation requests) or
+//! a **transform** stage (a batch in, a batch out). This crate sits thinly on
+//! `wit-bindgen` and adds what makes a plugin short:
+//!
+//! - [`AnalysisPlugin`] / [`TransformPlugin`]: traits with a default for every
+//!   method, and [`export_analysis!`] / [`export_transform!`] to export one;
+//! - typed rows over the columnar batches ([`rows`]):
+//!   `batch.kernel_dispatches().iter()` yields [`KernelDispatch`] structs;
+//!   `retain`/`retain_mask`/`collect` build and filter tables;
+//! - [`symbols::KernelNames`] (kernel names, one host call per batch) and
+//!   [`names::OperationNames`] (API function names), both cached;
+//! - [`stats`] (Welford series and rocprofv3 `--stats` tables), [`output`]
+//!   (CSV and files), [`config`] (typed stage configuration), logging macros
+//!   ([`info!`], [`warn!`], …), kind constants ([`kind`]) and
+//!   [`services::trace_buffers`] for the usual `init`.
+//!
+//! ## Example: count kernel launches per kernel
+//!
+//! ```
+//! use std::collections::BTreeMap;
+//! use rocwasm_plugin_sdk::prelude::*;
+//!
+//! #[derive(Default)]
+//! struct Launches {
+//!     names: KernelNames,
+//!     counts: BTreeMap<String, u64>,
+//! }
+//!
+//! impl AnalysisPlugin for Launches {
+//!     fn deliver_batch(&mut self, _info: &DeliveryInfo, batch: &Batch) {
+//!         self.names.resolve(&batch.kernel_dispatches.kernel_id);
+//!         for d in batch.kernel_dispatches().iter() {
+//!             *self.counts.entry(self.names.name(d.kernel_id).to_string()).or_default() += 1;
+//!         }
+//!     }
+//!
+//!     fn fini(&mut self) -> Vec<SummaryTable> {
+//!         let mut table = SummaryTable::new("Kernel launches", &["Kernel", "Launches"]);
+//!         for (name, n) in &self.counts {
+//!             table.push_row([name.clone(), n.to_string()]);
+//!         }
+//!         vec![table]
+//!     }
+//! }
+//!
+//! rocwasm_plugin_sdk::export_analysis!(Launches);
+//! # fn main() {}
+//! ```
+//!
+//! Add `rocwasm-plugin-sdk` as a dependency (the crate must be reachable as
+//! `rocwasm_plugin_sdk`: the generated bindings name it), make the crate a
+//! `cdylib`, and build with `cargo xtask build-plugins` from the repository
+//! root (see `plugins/README.md`).
+//!
+//! ## Testing
+//!
+//! The crate also compiles for the host target, so a plugin's pure logic can
+//! have ordinary `#[test]`s run with `cargo test`. Host imports are not
+//! available there (calling one panics), except logging, which goes to
+//! standard error. Keep logic that needs the host at the edges.
+//!
+//! ## Why the bindings are generated in the plugin crate
+//!
+//! A component exports exactly one world. The SDK generates the *imports*
+//! (`profiler`, `names`, …, and all types) once, here; the export macros
+//! generate the chosen world's *exports* in the plugin crate, reusing the
+//! SDK's types and imports through `wit-bindgen`'s `with`. So one SDK serves
+//! both worlds without feature flags, and a plugin imports only the host
+//! functions it actually calls.
+
+pub mod config;
+pub mod kind;
+pub mod log;
+pub mod names;
+pub mod output;
+mod plugin;
+pub mod rows;
+pub mod services;
+pub mod stats;
+pub mod symbols;
+
+pub use plugin::{AnalysisPlugin, TransformPlugin};
+pub use rows::{
+    ApiCall, KernelDispatch, MemoryAllocation, MemoryCopy, Retirement, RuntimeInitialization,
+    ScratchMemory,
+};
+
+/// Bindings generated from the WIT package for every host import.
+#[doc(hidden)]
+pub mod bindings {
+    wit_bindgen::generate!({
+        path: "../../wit",
+        inline: "
+            package rocwasm:plugin-sdk;
+
+            /// Everything a plugin may import; used only to generate the
+            /// shared types and import functions once.
+            world host-imports {
+                import rocwasm:plugin/types@0.1.0;
+                import rocwasm:plugin/profiler@0.1.0;
+                import rocwasm:plugin/names@0.1.0;
+                import rocwasm:plugin/symbols@0.1.0;
+                import rocwasm:plugin/clock@0.1.0;
+                import rocwasm:plugin/log@0.1.0;
+                import rocwasm:plugin/output@0.1.0;
+                import rocwasm:plugin/config@0.1.0;
+            }
+        ",
+        world: "rocwasm:plugin-sdk/host-imports",
+        generate_all,
+        generate_unused_types: true,
+    });
+}
+
+/// The host clock (`now()`), in the records' time base.
+pub use bindings::rocwasm::plugin::clock;
+/// The SDK verbs (contexts, buffers, services, external correlation ids),
+/// exactly as the WIT declares them. See [`services`] for the common setup.
+pub use bindings::rocwasm::plugin::profiler;
+/// The WIT types: `Batch`, the column tables, `ToolInfo`, `Status`, …
+pub use bindings::rocwasm::plugin::types;
+
+/// What most plugins need, in one import.
+pub mod prelude {
+    pub use crate::config;
+    pub use crate::kind::*;
+    pub use crate::names::OperationNames;
+    pub use crate::output::{self, CsvWriter};
+    pub use crate::profiler;
+    pub use crate::rows::*;
+    pub use crate::services::{self, StatusContext};
+    pub use crate::stats::{Stats, StatsTable};
+    pub use crate::symbols::KernelNames;
+    pub use crate::types::{
+        Batch, CallbackPayload, CallbackRecord, DeliveryInfo, ExternalCorrelationRequest, LogLevel,
+        Phase, Status, SummaryTable, ToolInfo,
+    };
+    pub use crate::{debug, error, info, trace, warn};
+    pub use crate::{AnalysisPlugin, TransformPlugin};
+}
+
+// `__rocwasm_with_wit_dir!`, written by build.rs with the WIT directory's path.
+include!(concat!(env!("OUT_DIR"), "/wit_dir.rs"));
+
+#[doc(hidden)]
+pub mod __private {
+    pub use wit_bindgen;
+
+    pub use crate::plugin::install_panic_hook;
+}
+
+/// Generates one world's bindings in the calling crate (see the crate docs).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __generate_world {
+    ($dir:literal; analysis) => {
+        $crate::__private::wit_bindgen::generate!({
+            path: $dir,
+            world: "rocwasm:plugin/analysis-plugin@0.1.0",
+            runtime_path: "::rocwasm_plugin_sdk::__private::wit_bindgen::rt",
+            with: {
+                "rocwasm:plugin/types@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
+                "rocwasm:plugin/profiler@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::profiler,
+                "rocwasm:plugin/names@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
+                "rocwasm:plugin/symbols@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
+                "rocwasm:plugin/clock@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
+                "rocwasm:plugin/log@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
+                "rocwasm:plugin/output@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
+                "rocwasm:plugin/config@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
+            },
+        });
+    };
+    ($dir:literal; transform) => {
+        $crate::__private::wit_bindgen::generate!({
+            path: $dir,
+            world: "rocwasm:plugin/transform-plugin@0.1.0",
+            runtime_path: "::rocwasm_plugin_sdk::__private::wit_bindgen::rt",
+            with: {
+                "rocwasm:plugin/types@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
+                "rocwasm:plugin/names@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
+                "rocwasm:plugin/symbols@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
+                "rocwasm:plugin/clock@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
+                "rocwasm:plugin/log@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
+                "rocwasm:plugin/output@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
+                "rocwasm:plugin/config@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
+            },
+        });
+    };
+}
+
+/// Keeps the one plugin instance of a component and lends it to exports.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __plugin_slot {
+    ($plugin:ty) => {
+        ::std::thread_local! {
+            static PLUGIN: ::std::cell::RefCell<::std::option::Option<$plugin>> =
+                const { ::std::cell::RefCell::new(::std::option::Option::None) };
+        }
+
+        fn with_plugin<R>(f: impl FnOnce(&mut $plugin) -> R) -> R {
+            $crate::__private::install_panic_hook();
+            PLUGIN.with_borrow_mut(|slot| {
+                f(slot.get_or_insert_with(::std::default::Default::default))
+            })
+        }
+    };
+}
+
+/// Exports a type implementing [`AnalysisPlugin`] as the component's
+/// `analysis-plugin` world. Use once, at the crate root of a `cdylib`.
+#[macro_export]
+macro_rules! export_analysis {
+    ($plugin:ty) => {
+        #[doc(hidden)]
+        #[allow(unused_imports, dead_code, clippy::all)]
+        mod __rocwasm_export {
+            use super::*;
+            $crate::__rocwasm_with_wit_dir!($crate::__generate_world; analysis);
+            $crate::__plugin_slot!($plugin);
+
+            struct Adapter;
+
+            impl exports::rocwasm::plugin::lifecycle::Guest for Adapter {
+                fn configure(info: $crate::types::ToolInfo) -> bool {
+                    with_plugin(|p| $crate::AnalysisPlugin::configure(p, &info))
+                }
+                fn init() -> ::std::result::Result<(), ::std::string::String> {
+                    with_plugin(|p| $crate::AnalysisPlugin::init(p))
+                }
+                fn fini() -> ::std::vec::Vec<$crate::types::SummaryTable> {
+                    with_plugin(|p| $crate::AnalysisPlugin::fini(p))
+                }
+            }
+
+            impl exports::rocwasm::plugin::analysis::Guest for Adapter {
+                fn deliver_batch(info: $crate::types::DeliveryInfo, batch: $crate::types::Batch) {
+                    with_plugin(|p| $crate::AnalysisPlugin::deliver_batch(p, &info, &batch))
+                }
+                fn on_callback(record: $crate::types::CallbackRecord, user_data: u64) -> u64 {
+                    with_plugin(|p| $crate::AnalysisPlugin::on_callback(p, &record, user_data))
+                }
+                fn on_external_correlation_request(
+                    request: $crate::types::ExternalCorrelationRequest,
+                ) -> ::std::option::Option<u64> {
+                    with_plugin(|p| $crate::AnalysisPlugin::on_external_correlation_request(p, &request))
+                }
+            }
+
+            export!(Adapter);
+        }
+    };
+}
+
+/// Exports a type implementing [`TransformPlugin`] as the component's
+/// `transform-plugin` world. Use once, at the crate root of a `cdylib`.
+#[macro_export]
+macro_rules! export_transform {
+    ($plugin:ty) => {
+        #[doc(hidden)]
+        #[allow(unused_imports, dead_code, clippy::all)]
+        mod __rocwasm_export {
+            use super::*;
+            $crate::__rocwasm_with_wit_dir!($crate::__generate_world; transform);
+            $crate::__plugin_slot!($plugin);
+
+            struct Adapter;
+
+            impl exports::rocwasm::plugin::lifecycle::Guest for Adapter {
+                fn configure(info: $crate::types::ToolInfo) -> bool {
+                    with_plugin(|p| $crate::TransformPlugin::configure(p, &info))
+                }
+                fn init() -> ::std::result::Result<(), ::std::string::String> {
+                    with_plugin(|p| $crate::TransformPlugin::init(p))
+                }
+                fn fini() -> ::std::vec::Vec<$crate::types::SummaryTable> {
+                    with_plugin(|p| $crate::TransformPlugin::fini(p))
+                }
+            }
+
+            impl exports::rocwasm::plugin::transform::Guest for Adapter {
+                fn transform_batch(
+                    info: $crate::types::DeliveryInfo,
+                    batch: $crate::types::Batch,
+                ) -> $crate::types::Batch {
+                    with_plugin(|p| $crate::TransformPlugin::transform_batch(p, &info, batch))
+                }
+            }
+
+            export!(Adapter);
+        }
+    };
+}

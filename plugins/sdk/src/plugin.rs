@@ -1,0 +1,99 @@
+//! The traits a plugin implements, and the glue the export macros use.
+//!
+//! A component's exports are free functions; a plugin wants state. The
+//! export macros keep one instance of the plugin type (created with
+//! `Default` on the first call) and route every export to its methods. Every
+//! method has a default, so a plugin implements only what it uses.
+//!
+//! The host never calls into one instance concurrently (a component instance
+//! is not reentrant), so `&mut self` is always safe to hand out.
+
+use crate::types::{
+    Batch, CallbackRecord, DeliveryInfo, ExternalCorrelationRequest, SummaryTable, ToolInfo,
+};
+
+/// An analysis plugin (world `analysis-plugin`). Export it with
+/// [`export_analysis!`](crate::export_analysis).
+pub trait AnalysisPlugin: Default + 'static {
+    /// Called once, first. Return `false` to decline: nothing else is called.
+    fn configure(&mut self, info: &ToolInfo) -> bool {
+        let _ = info;
+        true
+    }
+
+    /// Create contexts, buffers and services here: afterwards they are locked.
+    /// An error disables the plugin and is reported with its text.
+    fn init(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Buffered records, as columns, on a delivery thread.
+    fn deliver_batch(&mut self, info: &DeliveryInfo, batch: &Batch) {
+        let _ = (info, batch);
+    }
+
+    /// A callback-tracing record, on the application thread. `user_data` is 0
+    /// at ENTER; what ENTER returns comes back at EXIT. By default it is
+    /// passed through unchanged.
+    fn on_callback(&mut self, record: &CallbackRecord, user_data: u64) -> u64 {
+        let _ = record;
+        user_data
+    }
+
+    /// Return `Some(v)` to set the external correlation id of the record
+    /// about to be created, `None` to let the pushed value stand.
+    fn on_external_correlation_request(
+        &mut self,
+        request: &ExternalCorrelationRequest,
+    ) -> Option<u64> {
+        let _ = request;
+        None
+    }
+
+    /// Called once, after the last delivery. Returns summary tables.
+    fn fini(&mut self) -> Vec<SummaryTable> {
+        Vec::new()
+    }
+}
+
+/// A transform stage (world `transform-plugin`): a batch in, a batch out.
+/// Export it with [`export_transform!`](crate::export_transform).
+pub trait TransformPlugin: Default + 'static {
+    /// Called once, first. Return `false` to decline.
+    fn configure(&mut self, info: &ToolInfo) -> bool {
+        let _ = info;
+        true
+    }
+
+    /// Read configuration here. Transforms configure no services.
+    fn init(&mut self) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// Returns the batch the following stages see. By default, unchanged.
+    fn transform_batch(&mut self, info: &DeliveryInfo, batch: Batch) -> Batch {
+        let _ = info;
+        batch
+    }
+
+    /// Called once, after the last batch. Returns summary tables.
+    fn fini(&mut self) -> Vec<SummaryTable> {
+        Vec::new()
+    }
+}
+
+/// Installs, once, a panic hook that logs the panic through the host before
+/// the component traps: on `wasm32-unknown-unknown` a panic otherwise shows
+/// up only as an anonymous `unreachable` trap.
+#[doc(hidden)]
+pub fn install_panic_hook() {
+    #[cfg(target_arch = "wasm32")]
+    {
+        static ONCE: std::sync::Once = std::sync::Once::new();
+        ONCE.call_once(|| {
+            std::panic::set_hook(Box::new(|info| {
+                crate::log::log(crate::log::Level::Error, &format!("plugin {info}"));
+            }));
+        });
+    }
+}

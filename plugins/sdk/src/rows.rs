@@ -1,0 +1,545 @@
+//! Typed rows over the columnar batch.
+//!
+//! A [`Batch`] arrives as columns (one `Vec` per field) because that is what
+//! crosses the component boundary cheaply. Most analyses think in records, so
+//! every table gets a `Copy` row struct with named fields and an iterator:
+//!
+//! ```
+//! # use rocwasm_plugin_sdk::prelude::*;
+//! # let mut batch = Batch::default();
+//! # batch.kernel_dispatches.push(KernelDispatch { kernel_id: 7, start: 10, end: 25, ..Default::default() });
+//! for d in batch.kernel_dispatches().iter() {
+//!     assert_eq!(d.duration(), 15);
+//! }
+//! ```
+//!
+//! Tables can also be built and filtered row-wise, which is what transform
+//! stages do: [`KernelDispatchColumns::retain`] with a predicate,
+//! [`KernelDispatchColumns::retain_mask`] with a precomputed mask, `push`,
+//! `collect()` into a table, or `extend` one. The columns stay public for code
+//! that prefers to work on them directly (e.g. `&batch.kernel_dispatches.start`).
+
+use crate::types::{
+    ApiCallColumns, Batch, KernelDispatchColumns, MemoryAllocationColumns, MemoryCopyColumns,
+    RetirementColumns, RuntimeInitializationColumns, ScratchMemoryColumns,
+};
+
+/// A column table: equal-length columns, row `i` being element `i` of each.
+pub trait Table {
+    /// The row struct.
+    type Row: Copy;
+    /// Number of rows.
+    fn len(&self) -> usize;
+    /// Row `i`; panics when `i >= len()`, like slice indexing.
+    fn row(&self, i: usize) -> Self::Row;
+}
+
+/// Iterator over a table's rows (see [`KernelDispatchColumns::iter`] and friends).
+#[derive(Debug, Clone)]
+pub struct Rows<'a, T> {
+    table: &'a T,
+    front: usize,
+    back: usize,
+}
+
+impl<'a, T: Table> Iterator for Rows<'a, T> {
+    type Item = T::Row;
+
+    fn next(&mut self) -> Option<T::Row> {
+        if self.front == self.back {
+            return None;
+        }
+        let row = self.table.row(self.front);
+        self.front += 1;
+        Some(row)
+    }
+
+    fn size_hint(&self) -> (usize, Option<usize>) {
+        let n = self.back - self.front;
+        (n, Some(n))
+    }
+
+    fn nth(&mut self, n: usize) -> Option<T::Row> {
+        self.front = self.front.saturating_add(n).min(self.back);
+        self.next()
+    }
+}
+
+impl<T: Table> DoubleEndedIterator for Rows<'_, T> {
+    fn next_back(&mut self) -> Option<T::Row> {
+        if self.front == self.back {
+            return None;
+        }
+        self.back -= 1;
+        Some(self.table.row(self.back))
+    }
+}
+
+impl<T: Table> ExactSizeIterator for Rows<'_, T> {}
+impl<T: Table> std::iter::FusedIterator for Rows<'_, T> {}
+
+/// Declares a row struct for a generated column table, and the table's
+/// row-wise API. The field list must match the WIT record exactly; the
+/// compiler checks that, because every method names every column.
+macro_rules! rows {
+    (
+        $(#[$meta:meta])*
+        $table:ident => $row:ident {
+            $($(#[$fmeta:meta])* $field:ident : $ty:ty,)+
+        }
+    ) => {
+        $(#[$meta])*
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        pub struct $row {
+            $($(#[$fmeta])* pub $field: $ty,)+
+        }
+
+        impl Default for $table {
+            fn default() -> Self {
+                Self { $($field: Vec::new(),)+ }
+            }
+        }
+
+        impl Table for $table {
+            type Row = $row;
+
+            fn len(&self) -> usize {
+                $table::len(self)
+            }
+
+            fn row(&self, i: usize) -> $row {
+                $table::row(self, i)
+            }
+        }
+
+        impl $table {
+            /// Column names as the Rust fields call them, in WIT order.
+            pub const COLUMNS: &'static [&'static str] = &[$(stringify!($field),)+];
+
+            /// An empty table with room for `n` rows in every column.
+            pub fn with_capacity(n: usize) -> Self {
+                Self { $($field: Vec::with_capacity(n),)+ }
+            }
+
+            /// Number of rows (the length of the first column).
+            pub fn len(&self) -> usize {
+                rows!(@first $(self.$field),+).len()
+            }
+
+            pub fn is_empty(&self) -> bool {
+                self.len() == 0
+            }
+
+            /// True when every column has the same length. The host always
+            /// sends consistent tables; a hand-built one may not be.
+            pub fn is_consistent(&self) -> bool {
+                let n = self.len();
+                true $(&& self.$field.len() == n)+
+            }
+
+            /// Row `i`. Panics when `i >= len()`, like slice indexing.
+            pub fn row(&self, i: usize) -> $row {
+                $row { $($field: self.$field[i],)+ }
+            }
+
+            /// Row `i`, or `None` when out of range (or the table is inconsistent).
+            pub fn get(&self, i: usize) -> Option<$row> {
+                Some($row { $($field: *self.$field.get(i)?,)+ })
+            }
+
+            /// The rows, in production order.
+            pub fn iter(&self) -> Rows<'_, Self> {
+                Rows { table: self, front: 0, back: self.len() }
+            }
+
+            /// Appends one row.
+            pub fn push(&mut self, row: $row) {
+                $(self.$field.push(row.$field);)+
+            }
+
+            /// Keeps row `i` exactly when `mask[i]` is true, preserving order.
+            ///
+            /// # Panics
+            /// When `mask.len() != self.len()`: a mask for another table is a bug.
+            pub fn retain_mask(&mut self, mask: &[bool]) {
+                assert_eq!(mask.len(), self.len(), "retain_mask: mask length differs from the table's");
+                $(
+                    let mut keep = mask.iter();
+                    self.$field.retain(|_| *keep.next().unwrap_or(&false));
+                )+
+            }
+
+            /// Keeps the rows for which `keep` returns true, preserving order.
+            pub fn retain(&mut self, mut keep: impl FnMut(&$row) -> bool) {
+                let mask: Vec<bool> = self.iter().map(|r| keep(&r)).collect();
+                self.retain_mask(&mask);
+            }
+
+            /// Removes every row.
+            pub fn clear(&mut self) {
+                $(self.$field.clear();)+
+            }
+        }
+
+        impl<'a> IntoIterator for &'a $table {
+            type Item = $row;
+            type IntoIter = Rows<'a, $table>;
+
+            fn into_iter(self) -> Self::IntoIter {
+                self.iter()
+            }
+        }
+
+        impl Extend<$row> for $table {
+            fn extend<I: IntoIterator<Item = $row>>(&mut self, rows: I) {
+                for row in rows {
+                    self.push(row);
+                }
+            }
+        }
+
+        impl FromIterator<$row> for $table {
+            fn from_iter<I: IntoIterator<Item = $row>>(rows: I) -> Self {
+                let mut table = Self::default();
+                table.extend(rows);
+                table
+            }
+        }
+    };
+    (@first $first:expr $(, $rest:expr)*) => { $first };
+}
+
+rows! {
+    /// One HSA, HIP, marker (or other API-domain) call.
+    ApiCallColumns => ApiCall {
+        /// The buffer kind: which API domain (`kind::BUFFER_HIP_RUNTIME_API`, …).
+        kind: u32,
+        /// The API function within the kind; name it with [`crate::names`].
+        operation: u32,
+        correlation_id: u64,
+        external_correlation_id: u64,
+        /// Internal id of the enclosing call on the same thread; 0 at top level.
+        ancestor: u64,
+        thread_id: u64,
+        start: u64,
+        end: u64,
+    }
+}
+
+rows! {
+    /// A completed kernel dispatch.
+    KernelDispatchColumns => KernelDispatch {
+        /// Internal id of the launching API call.
+        correlation_id: u64,
+        external_correlation_id: u64,
+        /// The launching thread.
+        thread_id: u64,
+        start: u64,
+        end: u64,
+        agent_id: u64,
+        queue_id: u64,
+        stream_id: u64,
+        /// Name it with [`crate::symbols::KernelNames`].
+        kernel_id: u64,
+        dispatch_id: u64,
+        private_segment_size: u32,
+        group_segment_size: u32,
+        workgroup_x: u32,
+        workgroup_y: u32,
+        workgroup_z: u32,
+        grid_x: u32,
+        grid_y: u32,
+        grid_z: u32,
+    }
+}
+
+rows! {
+    /// A completed asynchronous memory copy.
+    MemoryCopyColumns => MemoryCopy {
+        /// The direction: `kind::copy::HOST_TO_DEVICE`, …
+        operation: u32,
+        correlation_id: u64,
+        external_correlation_id: u64,
+        thread_id: u64,
+        start: u64,
+        end: u64,
+        dst_agent_id: u64,
+        src_agent_id: u64,
+        stream_id: u64,
+        bytes: u64,
+        dst_address: u64,
+        src_address: u64,
+    }
+}
+
+rows! {
+    /// A memory allocation or free.
+    MemoryAllocationColumns => MemoryAllocation {
+        /// `kind::allocation::ALLOCATE`, …
+        operation: u32,
+        correlation_id: u64,
+        external_correlation_id: u64,
+        thread_id: u64,
+        start: u64,
+        end: u64,
+        agent_id: u64,
+        address: u64,
+        allocation_size: u64,
+    }
+}
+
+rows! {
+    /// A scratch-memory event of a queue.
+    ScratchMemoryColumns => ScratchMemory {
+        /// `kind::scratch::ALLOC`, …
+        operation: u32,
+        flags: u32,
+        correlation_id: u64,
+        external_correlation_id: u64,
+        thread_id: u64,
+        start: u64,
+        end: u64,
+        agent_id: u64,
+        queue_id: u64,
+        allocation_size: u64,
+    }
+}
+
+rows! {
+    /// An internal correlation id that no pending async record refers to any more.
+    RetirementColumns => Retirement {
+        timestamp: u64,
+        correlation_id: u64,
+    }
+}
+
+rows! {
+    /// A runtime library finished initialising.
+    RuntimeInitializationColumns => RuntimeInitialization {
+        /// Which library: 1 HSA, 2 HIP, 3 marker, 4 RCCL, 5 rocDecode, 6 rocJPEG.
+        operation: u32,
+        thread_id: u64,
+        timestamp: u64,
+        /// 10000·major + 100·minor + patch.
+        version: u64,
+        instance: u64,
+    }
+}
+
+/// `end - start`, 0 when a clock glitch put `end` first.
+macro_rules! durations {
+    ($($row:ident),+) => {$(
+        impl $row {
+            /// `end - start` in nanoseconds (0 if `end < start`).
+            pub fn duration(&self) -> u64 {
+                self.end.saturating_sub(self.start)
+            }
+        }
+    )+};
+}
+
+durations!(
+    ApiCall,
+    KernelDispatch,
+    MemoryCopy,
+    MemoryAllocation,
+    ScratchMemory
+);
+
+impl KernelDispatch {
+    /// Work-items in the grid (x·y·z).
+    pub fn grid_size(&self) -> u64 {
+        self.grid_x as u64 * self.grid_y as u64 * self.grid_z as u64
+    }
+
+    /// Work-items in one work-group (x·y·z).
+    pub fn workgroup_size(&self) -> u64 {
+        self.workgroup_x as u64 * self.workgroup_y as u64 * self.workgroup_z as u64
+    }
+}
+
+impl Default for Batch {
+    fn default() -> Self {
+        Batch {
+            api_calls: Default::default(),
+            kernel_dispatches: Default::default(),
+            memory_copies: Default::default(),
+            memory_allocations: Default::default(),
+            scratch_memory: Default::default(),
+            retirements: Default::default(),
+            runtime_initializations: Default::default(),
+        }
+    }
+}
+
+impl Batch {
+    /// HIP, HSA, marker and other API calls.
+    pub fn api_calls(&self) -> &ApiCallColumns {
+        &self.api_calls
+    }
+
+    pub fn kernel_dispatches(&self) -> &KernelDispatchColumns {
+        &self.kernel_dispatches
+    }
+
+    pub fn memory_copies(&self) -> &MemoryCopyColumns {
+        &self.memory_copies
+    }
+
+    pub fn memory_allocations(&self) -> &MemoryAllocationColumns {
+        &self.memory_allocations
+    }
+
+    pub fn scratch_memory(&self) -> &ScratchMemoryColumns {
+        &self.scratch_memory
+    }
+
+    pub fn retirements(&self) -> &RetirementColumns {
+        &self.retirements
+    }
+
+    pub fn runtime_initializations(&self) -> &RuntimeInitializationColumns {
+        &self.runtime_initializations
+    }
+
+    /// Records across all tables.
+    pub fn len(&self) -> usize {
+        self.api_calls.len()
+            + self.kernel_dispatches.len()
+            + self.memory_copies.len()
+            + self.memory_allocations.len()
+            + self.scratch_memory.len()
+            + self.retirements.len()
+            + self.runtime_initializations.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+
+    /// True when every table's columns have equal lengths.
+    pub fn is_consistent(&self) -> bool {
+        self.api_calls.is_consistent()
+            && self.kernel_dispatches.is_consistent()
+            && self.memory_copies.is_consistent()
+            && self.memory_allocations.is_consistent()
+            && self.scratch_memory.is_consistent()
+            && self.retirements.is_consistent()
+            && self.runtime_initializations.is_consistent()
+    }
+
+    /// Row counts per table, named as the WIT names them (for logs and reports).
+    pub fn table_lengths(&self) -> [(&'static str, usize); 7] {
+        [
+            ("api-calls", self.api_calls.len()),
+            ("kernel-dispatches", self.kernel_dispatches.len()),
+            ("memory-copies", self.memory_copies.len()),
+            ("memory-allocations", self.memory_allocations.len()),
+            ("scratch-memory", self.scratch_memory.len()),
+            ("retirements", self.retirements.len()),
+            (
+                "runtime-initializations",
+                self.runtime_initializations.len(),
+            ),
+        ]
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn dispatch(kernel_id: u64, start: u64, end: u64) -> KernelDispatch {
+        KernelDispatch {
+            kernel_id,
+            start,
+            end,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn rows_round_trip_through_columns() {
+        let rows = vec![dispatch(1, 0, 10), dispatch(2, 5, 7), dispatch(1, 20, 21)];
+        let table: KernelDispatchColumns = rows.iter().copied().collect();
+        assert_eq!(table.len(), 3);
+        assert!(table.is_consistent());
+        assert_eq!(table.kernel_id, vec![1, 2, 1]);
+        assert_eq!(table.iter().collect::<Vec<_>>(), rows);
+        assert_eq!(
+            table.iter().rev().map(|r| r.kernel_id).collect::<Vec<_>>(),
+            vec![1, 2, 1]
+        );
+        assert_eq!(table.iter().map(|r| r.duration()).sum::<u64>(), 10 + 2 + 1);
+        assert_eq!(table.get(3), None);
+        assert_eq!(table.iter().nth(2), Some(rows[2]));
+        assert_eq!(table.iter().len(), 3);
+    }
+
+    #[test]
+    fn retain_and_mask_keep_order_in_every_column() {
+        let mut table: KernelDispatchColumns =
+            (0..6).map(|i| dispatch(i, i * 10, i * 10 + i)).collect();
+        table.retain(|r| r.kernel_id % 2 == 0);
+        assert_eq!(table.kernel_id, vec![0, 2, 4]);
+        assert_eq!(table.start, vec![0, 20, 40]);
+        assert_eq!(table.end, vec![0, 22, 44]);
+        table.retain_mask(&[false, true, true]);
+        assert_eq!(table.kernel_id, vec![2, 4]);
+        assert!(table.is_consistent());
+    }
+
+    #[test]
+    #[should_panic(expected = "mask length")]
+    fn a_mask_of_the_wrong_length_is_a_bug() {
+        let mut table: KernelDispatchColumns = (0..3).map(|i| dispatch(i, 0, 1)).collect();
+        table.retain_mask(&[true]);
+    }
+
+    #[test]
+    fn inconsistent_tables_are_detected_and_get_is_safe() {
+        let mut table = ApiCallColumns::default();
+        table.push(ApiCall {
+            kind: 5,
+            ..Default::default()
+        });
+        table.start.push(99);
+        assert!(!table.is_consistent());
+        assert!(table.get(1).is_none());
+    }
+
+    #[test]
+    fn batch_counts_all_tables() {
+        let mut batch = Batch::default();
+        assert!(batch.is_empty());
+        batch.kernel_dispatches.push(dispatch(1, 0, 1));
+        batch
+            .api_calls
+            .extend([ApiCall::default(), ApiCall::default()]);
+        batch.retirements.push(Retirement {
+            timestamp: 1,
+            correlation_id: 2,
+        });
+        assert_eq!(batch.len(), 4);
+        assert_eq!(batch.table_lengths()[0], ("api-calls", 2));
+        assert_eq!(batch.kernel_dispatches().iter().count(), 1);
+    }
+
+    #[test]
+    fn derived_sizes() {
+        let d = KernelDispatch {
+            grid_x: 1024,
+            grid_y: 2,
+            grid_z: 1,
+            workgroup_x: 256,
+            workgroup_y: 1,
+            workgroup_z: 1,
+            start: 9,
+            end: 3,
+            ..Default::default()
+        };
+        assert_eq!(d.grid_size(), 2048);
+        assert_eq!(d.workgroup_size(), 256);
+        assert_eq!(d.duration(), 0, "a reversed clock must not underflow");
+    }
+}

@@ -1,0 +1,329 @@
+//! Duration statistics in the shape of rocprofv3's `--stats` tables.
+//!
+//! [`Stats`] accumulates one series (count, total, min, max, and mean and
+//! variance with Welford's online update, so a long run neither overflows nor
+//! loses precision the way a sum of squares would). [`StatsTable`] keeps one
+//! series per key and renders the classic columns:
+//!
+//! `Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDev`
+//!
+//! sorted by total duration, largest first (ties by name). `Percentage` is the
+//! share of the table's grand total; `StdDev` is the *sample* standard
+//! deviation (divisor n − 1, 0 for a single call). Floating-point cells are
+//! written with six decimals.
+//!
+//! ```
+//! use rocwasm_plugin_sdk::stats::StatsTable;
+//! let mut t: StatsTable = StatsTable::new();
+//! t.add("copy", 10);
+//! t.add("copy", 30);
+//! t.add("scale", 60);
+//! let rows = t.sorted();
+//! assert_eq!(rows[0].0, "scale");
+//! assert_eq!(rows[1].1.mean(), 20.0);
+//! assert!(t.to_csv().starts_with("Name,Calls,TotalDurationNs"));
+//! ```
+
+use std::collections::HashMap;
+use std::hash::Hash;
+
+use crate::output::CsvWriter;
+use crate::types::SummaryTable;
+
+/// The rocprofv3 `--stats` header.
+pub const STATS_COLUMNS: [&str; 8] = [
+    "Name",
+    "Calls",
+    "TotalDurationNs",
+    "AverageNs",
+    "Percentage",
+    "MinNs",
+    "MaxNs",
+    "StdDev",
+];
+
+/// One series of durations (or any `u64` samples).
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
+pub struct Stats {
+    count: u64,
+    total: u128,
+    min: u64,
+    max: u64,
+    mean: f64,
+    /// Sum of squared deviations from the running mean.
+    m2: f64,
+}
+
+impl Stats {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one sample.
+    pub fn add(&mut self, x: u64) {
+        self.count += 1;
+        self.total += x as u128;
+        if self.count == 1 {
+            self.min = x;
+            self.max = x;
+        } else {
+            self.min = self.min.min(x);
+            self.max = self.max.max(x);
+        }
+        let delta = x as f64 - self.mean;
+        self.mean += delta / self.count as f64;
+        self.m2 += delta * (x as f64 - self.mean);
+    }
+
+    /// Folds another series in (Chan et al.'s pairwise combination), as if
+    /// its samples had been added here.
+    pub fn merge(&mut self, other: &Stats) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            *self = *other;
+            return;
+        }
+        let n = (self.count + other.count) as f64;
+        let delta = other.mean - self.mean;
+        self.mean += delta * other.count as f64 / n;
+        self.m2 += other.m2 + delta * delta * self.count as f64 * other.count as f64 / n;
+        self.count += other.count;
+        self.total += other.total;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// Sum of all samples (a `u128`: a sum of `u64` durations cannot overflow it).
+    pub fn total(&self) -> u128 {
+        self.total
+    }
+
+    /// Smallest sample, 0 when empty.
+    pub fn min(&self) -> u64 {
+        self.min
+    }
+
+    /// Largest sample, 0 when empty.
+    pub fn max(&self) -> u64 {
+        self.max
+    }
+
+    /// Arithmetic mean, 0 when empty.
+    pub fn mean(&self) -> f64 {
+        self.mean
+    }
+
+    /// Sample variance (divisor n − 1); 0 for fewer than two samples.
+    pub fn variance(&self) -> f64 {
+        if self.count < 2 {
+            0.0
+        } else {
+            (self.m2 / (self.count - 1) as f64).max(0.0)
+        }
+    }
+
+    /// Sample standard deviation; 0 for fewer than two samples.
+    pub fn stddev(&self) -> f64 {
+        self.variance().sqrt()
+    }
+}
+
+/// One [`Stats`] per key (kernel name, API function, …).
+#[derive(Debug, Clone)]
+pub struct StatsTable<K = String> {
+    series: HashMap<K, Stats>,
+}
+
+impl<K> Default for StatsTable<K> {
+    fn default() -> Self {
+        Self {
+            series: HashMap::new(),
+        }
+    }
+}
+
+impl<K: Eq + Hash + Ord + Clone> StatsTable<K> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one sample to `key`'s series.
+    pub fn add(&mut self, key: impl Into<K>, x: u64) {
+        self.series.entry(key.into()).or_default().add(x);
+    }
+
+    /// Folds a whole series into `key`'s.
+    pub fn merge(&mut self, key: impl Into<K>, stats: &Stats) {
+        self.series.entry(key.into()).or_default().merge(stats);
+    }
+
+    pub fn get(&self, key: &K) -> Option<&Stats> {
+        self.series.get(key)
+    }
+
+    pub fn len(&self) -> usize {
+        self.series.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.series.is_empty()
+    }
+
+    /// Sum of every series' total: the denominator of `Percentage`.
+    pub fn grand_total(&self) -> u128 {
+        self.series.values().map(Stats::total).sum()
+    }
+
+    /// The series, by total duration descending, then key ascending.
+    pub fn sorted(&self) -> Vec<(K, Stats)> {
+        let mut rows: Vec<(K, Stats)> = self.series.iter().map(|(k, s)| (k.clone(), *s)).collect();
+        rows.sort_by(|a, b| b.1.total().cmp(&a.1.total()).then_with(|| a.0.cmp(&b.0)));
+        rows
+    }
+}
+
+impl<K: Eq + Hash + Ord + Clone + std::fmt::Display> StatsTable<K> {
+    /// The rows as the `--stats` cells, in [`STATS_COLUMNS`] order.
+    pub fn cells(&self) -> Vec<Vec<String>> {
+        let grand = self.grand_total();
+        self.sorted()
+            .into_iter()
+            .map(|(key, s)| {
+                let pct = if grand == 0 {
+                    0.0
+                } else {
+                    s.total() as f64 * 100.0 / grand as f64
+                };
+                vec![
+                    key.to_string(),
+                    s.count().to_string(),
+                    s.total().to_string(),
+                    format!("{:.6}", s.mean()),
+                    format!("{pct:.6}"),
+                    s.min().to_string(),
+                    s.max().to_string(),
+                    format!("{:.6}", s.stddev()),
+                ]
+            })
+            .collect()
+    }
+
+    /// The table as CSV with the rocprofv3 header.
+    pub fn to_csv(&self) -> String {
+        let mut csv = CsvWriter::new(&STATS_COLUMNS);
+        for row in self.cells() {
+            csv.row(row);
+        }
+        csv.finish()
+    }
+
+    /// The table for the end-of-run summary.
+    pub fn to_summary(&self, title: &str) -> SummaryTable {
+        SummaryTable {
+            title: title.to_string(),
+            columns: STATS_COLUMNS.iter().map(|c| c.to_string()).collect(),
+            rows: self.cells(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn naive(xs: &[u64]) -> (f64, f64) {
+        let n = xs.len() as f64;
+        let mean = xs.iter().map(|&x| x as f64).sum::<f64>() / n;
+        let var = xs.iter().map(|&x| (x as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0);
+        (mean, var.sqrt())
+    }
+
+    #[test]
+    fn welford_matches_the_two_pass_formula() {
+        let xs = [1_000u64, 1_250, 990, 40_000, 7, 1_000_000_123, 55];
+        let mut s = Stats::new();
+        xs.iter().for_each(|&x| s.add(x));
+        let (mean, sd) = naive(&xs);
+        assert_eq!(s.count(), 7);
+        assert_eq!(s.total(), xs.iter().map(|&x| x as u128).sum::<u128>());
+        assert_eq!((s.min(), s.max()), (7, 1_000_000_123));
+        assert!((s.mean() - mean).abs() < 1e-6 * mean);
+        assert!((s.stddev() - sd).abs() < 1e-6 * sd);
+    }
+
+    #[test]
+    fn merge_equals_adding_everything_to_one_series() {
+        let (a, b) = ([3u64, 9, 27, 81], [2u64, 4, 8]);
+        let mut sa = Stats::new();
+        a.iter().for_each(|&x| sa.add(x));
+        let mut sb = Stats::new();
+        b.iter().for_each(|&x| sb.add(x));
+        let mut all = Stats::new();
+        a.iter().chain(&b).for_each(|&x| all.add(x));
+        sa.merge(&sb);
+        assert_eq!(
+            (sa.count(), sa.total(), sa.min(), sa.max()),
+            (all.count(), all.total(), all.min(), all.max())
+        );
+        assert!((sa.mean() - all.mean()).abs() < 1e-9);
+        assert!((sa.stddev() - all.stddev()).abs() < 1e-9);
+        let mut empty = Stats::new();
+        empty.merge(&all);
+        assert_eq!(empty, all);
+    }
+
+    #[test]
+    fn single_and_empty_series_have_zero_spread() {
+        let mut s = Stats::new();
+        assert_eq!((s.mean(), s.stddev(), s.min(), s.max()), (0.0, 0.0, 0, 0));
+        s.add(42);
+        assert_eq!(
+            (s.mean(), s.stddev(), s.min(), s.max()),
+            (42.0, 0.0, 42, 42)
+        );
+    }
+
+    #[test]
+    fn table_sorts_by_total_then_name_and_computes_percentages() {
+        let mut t: StatsTable = StatsTable::new();
+        for (k, x) in [("b", 50), ("a", 50), ("c", 300), ("a", 50), ("b", 50)] {
+            t.add(k, x);
+        }
+        let cells = t.cells();
+        let names: Vec<&str> = cells.iter().map(|r| r[0].as_str()).collect();
+        assert_eq!(names, ["c", "a", "b"]);
+        assert_eq!(
+            cells[0],
+            [
+                "c",
+                "1",
+                "300",
+                "300.000000",
+                "60.000000",
+                "300",
+                "300",
+                "0.000000"
+            ]
+        );
+        assert_eq!(cells[1][4], "20.000000");
+        let csv = t.to_csv();
+        let mut lines = csv.lines();
+        assert_eq!(
+            lines.next(),
+            Some("Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDev")
+        );
+        assert_eq!(
+            lines.next(),
+            Some("c,1,300,300.000000,60.000000,300,300,0.000000")
+        );
+        let summary = t.to_summary("Kernels");
+        assert_eq!(summary.columns.len(), 8);
+        assert_eq!(summary.rows.len(), 3);
+    }
+}
