@@ -1,0 +1,396 @@
+//! Signals: a 64-bit value, waits on conditions, asynchronous handlers, and
+//! the profiling timestamps of the packet or copy that last completed them.
+//!
+//! A `hsa_signal_t` handle is the address of the shared [`Signal`]; a
+//! registry maps live handles to their `Arc`, so a stale or forged handle is
+//! an error rather than a wild pointer. Every change of any signal bumps one
+//! process-wide generation counter and wakes all waiters, which re-check
+//! their own condition: simple, and cheap for the handful of threads a test
+//! application runs. Async handlers (`hsa_amd_signal_async_handler`) run on
+//! one runtime thread, like the real runtime's event thread.
+
+use std::collections::HashMap;
+use std::ffi::c_void;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Condvar, Mutex, OnceLock, RwLock};
+use std::time::{Duration, Instant};
+
+use crate::ffi::*;
+use crate::util::out;
+
+/// Start and end ticks of the work that completed a signal.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Times {
+    pub start: u64,
+    pub end: u64,
+    /// Set when a kernel/barrier on a profiling-enabled queue completed it.
+    pub dispatch_profiled: bool,
+    /// Set when an async copy with copy profiling enabled completed it.
+    pub copy_profiled: bool,
+}
+
+struct AsyncHandler {
+    condition: u32,
+    compare: i64,
+    handler: AsyncHandlerFn,
+    arg: usize,
+}
+
+type AsyncHandlerFn = unsafe extern "C" fn(hsa_signal_value_t, *mut c_void) -> bool;
+
+pub struct Signal {
+    value: AtomicI64,
+    times: Mutex<Times>,
+    handlers: Mutex<Vec<AsyncHandler>>,
+}
+
+static REGISTRY: OnceLock<RwLock<HashMap<u64, Arc<Signal>>>> = OnceLock::new();
+static GENERATION: Mutex<u64> = Mutex::new(0);
+static CHANGED: Condvar = Condvar::new();
+
+fn registry() -> &'static RwLock<HashMap<u64, Arc<Signal>>> {
+    REGISTRY.get_or_init(Default::default)
+}
+
+/// Creates a signal and returns its handle.
+pub fn create(initial: i64) -> hsa_signal_t {
+    let signal = Arc::new(Signal {
+        value: AtomicI64::new(initial),
+        times: Mutex::default(),
+        handlers: Mutex::default(),
+    });
+    let handle = Arc::as_ptr(&signal) as u64;
+    registry()
+        .write()
+        .unwrap_or_else(|p| p.into_inner())
+        .insert(handle, signal);
+    Handle { handle }
+}
+
+/// The signal behind a handle, if it is live.
+pub fn get(handle: hsa_signal_t) -> Option<Arc<Signal>> {
+    if handle.handle == 0 {
+        return None;
+    }
+    registry()
+        .read()
+        .unwrap_or_else(|p| p.into_inner())
+        .get(&handle.handle)
+        .cloned()
+}
+
+fn destroy(handle: hsa_signal_t) -> bool {
+    registry()
+        .write()
+        .unwrap_or_else(|p| p.into_inner())
+        .remove(&handle.handle)
+        .is_some()
+}
+
+/// Wakes every waiter after any signal changed.
+pub fn notify_all() {
+    let mut generation = GENERATION.lock().unwrap_or_else(|p| p.into_inner());
+    *generation = generation.wrapping_add(1);
+    CHANGED.notify_all();
+}
+
+/// Blocks until `ready()` holds or `deadline` passes; returns whether it holds.
+/// `ready` is re-evaluated after every signal change anywhere.
+pub fn wait_until(mut ready: impl FnMut() -> bool, deadline: Option<Instant>) -> bool {
+    let mut generation = GENERATION.lock().unwrap_or_else(|p| p.into_inner());
+    loop {
+        if ready() {
+            return true;
+        }
+        let seen = *generation;
+        // Wake at least every 50 ms even without a change, as a safety net.
+        let now = Instant::now();
+        let mut slice = Duration::from_millis(50);
+        if let Some(d) = deadline {
+            if now >= d {
+                return false;
+            }
+            slice = slice.min(d - now);
+        }
+        let (g, _) = CHANGED
+            .wait_timeout_while(generation, slice, |g| *g == seen)
+            .unwrap_or_else(|p| p.into_inner());
+        generation = g;
+    }
+}
+
+pub fn condition_holds(condition: u32, value: i64, compare: i64) -> bool {
+    match condition {
+        HSA_SIGNAL_CONDITION_EQ => value == compare,
+        HSA_SIGNAL_CONDITION_NE => value != compare,
+        HSA_SIGNAL_CONDITION_LT => value < compare,
+        HSA_SIGNAL_CONDITION_GTE => value >= compare,
+        _ => false,
+    }
+}
+
+impl Signal {
+    pub fn load(&self) -> i64 {
+        self.value.load(Ordering::Acquire)
+    }
+
+    /// Applies `f` to the value atomically, then wakes waiters and fires
+    /// handlers; returns the previous value.
+    pub fn update(&self, f: impl Fn(i64) -> i64) -> i64 {
+        let previous = self
+            .value
+            .fetch_update(Ordering::AcqRel, Ordering::Acquire, |v| Some(f(v)))
+            .unwrap_or_else(|v| v);
+        self.changed();
+        previous
+    }
+
+    fn changed(&self) {
+        notify_all();
+        let value = self.load();
+        let mut handlers = self.handlers.lock().unwrap_or_else(|p| p.into_inner());
+        let (ready, waiting): (Vec<_>, Vec<_>) = handlers
+            .drain(..)
+            .partition(|h| condition_holds(h.condition, value, h.compare));
+        *handlers = waiting;
+        drop(handlers);
+        for h in ready {
+            async_thread()
+                .send(Job {
+                    signal_value: value,
+                    handler: h,
+                    signal: self.self_handle(),
+                })
+                .ok();
+        }
+    }
+
+    fn self_handle(&self) -> hsa_signal_t {
+        Handle {
+            handle: self as *const Signal as u64,
+        }
+    }
+
+    pub fn set_times(&self, times: Times) {
+        *self.times.lock().unwrap_or_else(|p| p.into_inner()) = times;
+    }
+
+    pub fn times(&self) -> Times {
+        *self.times.lock().unwrap_or_else(|p| p.into_inner())
+    }
+
+    /// Completes one piece of work: records its times, then decrements.
+    pub fn complete(&self, times: Times) {
+        self.set_times(times);
+        self.update(|v| v - 1);
+    }
+
+    /// Waits (really) until the value satisfies the condition.
+    pub fn wait(&self, condition: u32, compare: i64, deadline: Option<Instant>) -> i64 {
+        wait_until(
+            || condition_holds(condition, self.load(), compare),
+            deadline,
+        );
+        self.load()
+    }
+}
+
+struct Job {
+    signal: hsa_signal_t,
+    signal_value: i64,
+    handler: AsyncHandler,
+}
+
+/// The runtime thread that calls async handlers.
+fn async_thread() -> &'static std::sync::mpsc::Sender<Job> {
+    static SENDER: OnceLock<std::sync::mpsc::Sender<Job>> = OnceLock::new();
+    SENDER.get_or_init(|| {
+        let (tx, rx) = std::sync::mpsc::channel::<Job>();
+        std::thread::Builder::new()
+            .name("sim-hsa-async".into())
+            .spawn(move || {
+                for job in rx {
+                    // SAFETY: the handler and its argument were registered
+                    // by the application through hsa_amd_signal_async_handler
+                    // with this C signature.
+                    let again = unsafe {
+                        (job.handler.handler)(job.signal_value, job.handler.arg as *mut c_void)
+                    };
+                    if again {
+                        if let Some(signal) = get(job.signal) {
+                            signal
+                                .handlers
+                                .lock()
+                                .unwrap_or_else(|p| p.into_inner())
+                                .push(job.handler);
+                            signal.changed();
+                        }
+                    }
+                }
+            })
+            .expect("spawn the async handler thread");
+        tx
+    })
+}
+
+/// Converts a timeout hint in ticks (ns) to a deadline.
+fn deadline(timeout_hint: u64) -> Option<Instant> {
+    (timeout_hint != u64::MAX).then(|| Instant::now() + Duration::from_nanos(timeout_hint))
+}
+
+pub extern "C" fn hsa_signal_create(
+    initial_value: hsa_signal_value_t,
+    _num_consumers: u32,
+    _consumers: *const hsa_agent_t,
+    signal: *mut hsa_signal_t,
+) -> hsa_status_t {
+    out(signal, create(initial_value))
+}
+
+pub extern "C" fn hsa_amd_signal_create(
+    initial_value: hsa_signal_value_t,
+    num_consumers: u32,
+    consumers: *const hsa_agent_t,
+    _attributes: u64,
+    signal: *mut hsa_signal_t,
+) -> hsa_status_t {
+    hsa_signal_create(initial_value, num_consumers, consumers, signal)
+}
+
+pub extern "C" fn hsa_signal_destroy(signal: hsa_signal_t) -> hsa_status_t {
+    if destroy(signal) {
+        HSA_STATUS_SUCCESS
+    } else {
+        HSA_STATUS_ERROR_INVALID_SIGNAL
+    }
+}
+
+pub extern "C" fn hsa_signal_load(signal: hsa_signal_t) -> hsa_signal_value_t {
+    get(signal).map_or(0, |s| s.load())
+}
+
+pub extern "C" fn hsa_signal_store(signal: hsa_signal_t, value: hsa_signal_value_t) {
+    if let Some(s) = get(signal) {
+        s.update(|_| value);
+    }
+}
+
+pub extern "C" fn hsa_signal_silent_store(signal: hsa_signal_t, value: hsa_signal_value_t) {
+    if let Some(s) = get(signal) {
+        s.value.store(value, Ordering::Release);
+    }
+}
+
+macro_rules! read_modify_write {
+    ($($name:ident => |$old:ident, $arg:ident| $new:expr;)*) => {$(
+        pub extern "C" fn $name(signal: hsa_signal_t, value: hsa_signal_value_t) {
+            if let Some(s) = get(signal) {
+                s.update(|$old| { let $arg = value; $new });
+            }
+        }
+    )*};
+}
+
+read_modify_write! {
+    hsa_signal_add => |v, x| v.wrapping_add(x);
+    hsa_signal_subtract => |v, x| v.wrapping_sub(x);
+    hsa_signal_and => |v, x| v & x;
+    hsa_signal_or => |v, x| v | x;
+    hsa_signal_xor => |v, x| v ^ x;
+}
+
+pub extern "C" fn hsa_signal_exchange(
+    signal: hsa_signal_t,
+    value: hsa_signal_value_t,
+) -> hsa_signal_value_t {
+    get(signal).map_or(0, |s| s.update(|_| value))
+}
+
+pub extern "C" fn hsa_signal_cas(
+    signal: hsa_signal_t,
+    expected: hsa_signal_value_t,
+    value: hsa_signal_value_t,
+) -> hsa_signal_value_t {
+    get(signal).map_or(0, |s| s.update(|v| if v == expected { value } else { v }))
+}
+
+pub extern "C" fn hsa_signal_wait(
+    signal: hsa_signal_t,
+    condition: u32,
+    compare_value: hsa_signal_value_t,
+    timeout_hint: u64,
+    _wait_state_hint: u32,
+) -> hsa_signal_value_t {
+    match get(signal) {
+        Some(s) => s.wait(condition, compare_value, deadline(timeout_hint)),
+        None => 0,
+    }
+}
+
+pub extern "C" fn hsa_amd_signal_wait_any(
+    signal_count: u32,
+    signals: *const hsa_signal_t,
+    conditions: *const u32,
+    values: *const hsa_signal_value_t,
+    timeout_hint: u64,
+    _wait_hint: u32,
+    satisfying_value: *mut hsa_signal_value_t,
+) -> u32 {
+    let n = signal_count as usize;
+    let (signals, conditions, values) = (
+        crate::util::slice(signals, n),
+        crate::util::slice(conditions, n),
+        crate::util::slice(values, n),
+    );
+    if signals.len() != n || conditions.len() != n || values.len() != n {
+        return u32::MAX;
+    }
+    let live: Vec<Option<Arc<Signal>>> = signals.iter().map(|s| get(*s)).collect();
+    let mut found = None;
+    wait_until(
+        || {
+            found = live.iter().enumerate().find_map(|(i, s)| {
+                let v = s.as_ref()?.load();
+                condition_holds(conditions[i], v, values[i]).then_some((i, v))
+            });
+            found.is_some()
+        },
+        deadline(timeout_hint),
+    );
+    match found {
+        Some((i, v)) => {
+            if !satisfying_value.is_null() {
+                out(satisfying_value, v);
+            }
+            i as u32
+        }
+        None => u32::MAX,
+    }
+}
+
+pub extern "C" fn hsa_amd_signal_async_handler(
+    signal: hsa_signal_t,
+    condition: u32,
+    value: hsa_signal_value_t,
+    handler: Option<AsyncHandlerFn>,
+    arg: *mut c_void,
+) -> hsa_status_t {
+    let Some(s) = get(signal) else {
+        return HSA_STATUS_ERROR_INVALID_SIGNAL;
+    };
+    let Some(handler) = handler else {
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    };
+    s.handlers
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .push(AsyncHandler {
+            condition,
+            compare: value,
+            handler,
+            arg: arg as usize,
+        });
+    // The condition may already hold.
+    s.changed();
+    HSA_STATUS_SUCCESS
+}

@@ -1,0 +1,223 @@
+//! The HSA API tables: what tools receive in `OnLoad` and what every exported
+//! `hsa_*` function jumps through.
+//!
+//! The real runtime exports thin trampolines: `hsa_queue_create` loads the
+//! `hsa_queue_create_fn` slot of the core table and calls it. A tool that
+//! rewrites a slot in `OnLoad` therefore sees every caller, including other
+//! runtime libraries (HIP) that call the exported symbol. This module builds
+//! those tables once, when the library is loaded (an `.init_array`
+//! constructor, so no call can come first), in the layout chosen by
+//! `ROCWASM_SIM_HSA_LAYOUT` (only `rocm5`, major 1, exists today). A table is
+//! a version header `{major_id, minor_id = size in bytes, step_id, reserved}`
+//! followed by function pointers; slot order comes from a [`Layout`].
+//!
+//! To add the ROCm 6.x layout (major 2), write `tables/rocm6.txt` with its
+//! slot order, generate it in `build.rs` like `rocm5`, and add a [`Layout`]
+//! to [`LAYOUTS`]: the trampolines find their slot by name, not position.
+
+#[cfg(test)]
+mod layout_check;
+mod trampoline;
+
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::OnceLock;
+
+pub use trampoline::{EXPORTS, EXPORT_COUNT};
+
+/// Slot names of the ROCm 5.x tables, generated from `tables/rocm5.txt`.
+pub mod rocm5 {
+    include!(concat!(env!("OUT_DIR"), "/layout_rocm5.rs"));
+}
+
+/// `ApiTableVersion`: the first member of every table.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct ApiTableVersion {
+    pub major_id: u32,
+    pub minor_id: u32,
+    pub step_id: u32,
+    pub reserved: u32,
+}
+
+/// `HsaApiTable` (root) of the 5.x layout: 48 bytes.
+#[repr(C)]
+pub struct HsaApiTable {
+    pub version: ApiTableVersion,
+    pub core: *mut ApiTableVersion,
+    pub amd_ext: *mut ApiTableVersion,
+    pub finalizer_ext: *mut ApiTableVersion,
+    pub image_ext: *mut ApiTableVersion,
+}
+
+/// One child table's place in a layout.
+pub struct TableLayout {
+    pub major: u32,
+    pub slots: &'static [&'static str],
+}
+
+/// A complete table layout, selected by the root major id.
+pub struct Layout {
+    pub name: &'static str,
+    pub root_major: u32,
+    /// core, amd_ext, finalizer_ext, image_ext.
+    pub tables: [TableLayout; 4],
+}
+
+pub static LAYOUTS: &[Layout] = &[Layout {
+    name: "rocm5",
+    root_major: 1,
+    tables: [
+        TableLayout {
+            major: 1,
+            slots: rocm5::CORE,
+        },
+        TableLayout {
+            major: 1,
+            slots: rocm5::AMD_EXT,
+        },
+        TableLayout {
+            major: 1,
+            slots: rocm5::FINALIZER_EXT,
+        },
+        TableLayout {
+            major: 1,
+            slots: rocm5::IMAGE_EXT,
+        },
+    ],
+}];
+
+/// The live tables: heap memory that tools may rewrite in place.
+pub struct Tables {
+    pub layout: &'static Layout,
+    root: *mut HsaApiTable,
+    children: [*mut usize; 4],
+}
+
+// SAFETY: the tables are written once while being built (before any other
+// thread can see them) and afterwards only by tools through the raw pointer,
+// which is the C protocol; Rust code only reads slot addresses.
+unsafe impl Send for Tables {}
+// SAFETY: see `Send`.
+unsafe impl Sync for Tables {}
+
+static TABLES: OnceLock<Tables> = OnceLock::new();
+
+/// For trampoline `i` (see [`EXPORTS`]): the address of its slot in the live
+/// tables. Read by the exported trampolines' assembly.
+pub(crate) static DISPATCH: [AtomicUsize; EXPORT_COUNT] =
+    [const { AtomicUsize::new(0) }; EXPORT_COUNT];
+
+impl Tables {
+    /// The root table handed to tools.
+    pub fn root(&self) -> *mut HsaApiTable {
+        self.root
+    }
+
+    /// Address of the slot `name`, if this layout has it.
+    pub fn slot_address(&self, name: &str) -> Option<*mut usize> {
+        self.layout
+            .tables
+            .iter()
+            .zip(self.children)
+            .find_map(|(t, base)| {
+                let index = t.slots.iter().position(|s| *s == name)?;
+                // SAFETY: `base` points to a table of 2 header words plus
+                // `t.slots.len()` slots, and `index` is below that length.
+                Some(unsafe { base.add(2 + index) })
+            })
+    }
+
+    /// The function currently in slot `name` (possibly a tool's wrapper).
+    pub fn slot(&self, name: &str) -> Option<usize> {
+        // SAFETY: the address is inside the live table; slots are
+        // pointer-sized and aligned, and tools write them only during OnLoad.
+        self.slot_address(name)
+            .map(|p| unsafe { p.read_volatile() })
+    }
+}
+
+/// Selects the layout named by `ROCWASM_SIM_HSA_LAYOUT` (`rocm5` or its
+/// root major `1`), defaulting to the first.
+fn selected_layout() -> &'static Layout {
+    let wanted = std::env::var("ROCWASM_SIM_HSA_LAYOUT").unwrap_or_default();
+    if wanted.is_empty() {
+        return &LAYOUTS[0];
+    }
+    LAYOUTS
+        .iter()
+        .find(|l| l.name == wanted || l.root_major.to_string() == wanted)
+        .unwrap_or_else(|| {
+            eprintln!(
+                "sim-hsa: unknown ROCWASM_SIM_HSA_LAYOUT={wanted:?}; using {}",
+                LAYOUTS[0].name
+            );
+            &LAYOUTS[0]
+        })
+}
+
+fn build(layout: &'static Layout) -> Tables {
+    let mut children = [std::ptr::null_mut(); 4];
+    for (child, t) in children.iter_mut().zip(&layout.tables) {
+        let mut words = vec![0usize; 2 + t.slots.len()];
+        let version = ApiTableVersion {
+            major_id: t.major,
+            minor_id: (words.len() * 8) as u32,
+            step_id: 0,
+            reserved: 0,
+        };
+        words[0] = version.major_id as usize | (version.minor_id as usize) << 32;
+        words[1] = 0;
+        for (slot, name) in words[2..].iter_mut().zip(t.slots) {
+            *slot = crate::api::implementation(name) as usize;
+        }
+        *child = Box::leak(words.into_boxed_slice()).as_mut_ptr();
+    }
+    let root = Box::leak(Box::new(HsaApiTable {
+        version: ApiTableVersion {
+            major_id: layout.root_major,
+            minor_id: std::mem::size_of::<HsaApiTable>() as u32,
+            step_id: 0,
+            reserved: 0,
+        },
+        core: children[0].cast(),
+        amd_ext: children[1].cast(),
+        finalizer_ext: children[2].cast(),
+        image_ext: children[3].cast(),
+    }));
+    Tables {
+        layout,
+        root,
+        children,
+    }
+}
+
+/// The live tables, built on first use.
+pub fn tables() -> &'static Tables {
+    TABLES.get_or_init(|| {
+        let tables = build(selected_layout());
+        for (dispatch, (export, slot)) in DISPATCH.iter().zip(EXPORTS) {
+            // A function this layout lacks jumps to "not supported".
+            let address = tables
+                .slot_address(slot)
+                .unwrap_or_else(|| std::ptr::addr_of!(UNSUPPORTED_SLOT).cast_mut().cast());
+            let _ = export;
+            dispatch.store(address as usize, Ordering::Release);
+        }
+        tables
+    })
+}
+
+/// A slot holding the "not supported" function, for exports whose slot is
+/// missing from the selected layout.
+static UNSUPPORTED_SLOT: unsafe extern "C" fn() -> crate::ffi::hsa_status_t =
+    crate::api::unsupported;
+
+/// Builds the tables when the library is loaded, so that every trampoline
+/// has a target before any call can arrive.
+extern "C" fn on_library_load() {
+    let _ = tables();
+}
+
+#[used]
+#[link_section = ".init_array"]
+static ON_LOAD: extern "C" fn() = on_library_load;

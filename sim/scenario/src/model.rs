@@ -1,0 +1,198 @@
+//! The scenario's data model and the timing formulas derived from it.
+
+use serde::Deserialize;
+
+/// Everything a run of the simulated runtime can be told.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Scenario {
+    /// GPU agents, in enumeration order (`[[devices]]`). The CPU agent is implicit.
+    pub devices: Vec<Device>,
+    /// Where the virtual clock starts.
+    pub clock: Clock,
+    /// Kernel costs (`[kernels]`, `[[kernels.cost]]`).
+    pub kernels: Kernels,
+    /// Copy-engine cost (`[copy]`).
+    pub copy: Copy,
+    /// Calls that fail on purpose (`[[errors]]`).
+    pub errors: Vec<crate::InjectedError>,
+    /// Host functions that stand in for kernels (`[[effects]]`).
+    pub effects: Vec<Effect>,
+}
+
+impl Default for Scenario {
+    fn default() -> Self {
+        Self {
+            devices: vec![Device::default()],
+            clock: Clock::default(),
+            kernels: Kernels::default(),
+            copy: Copy::default(),
+            errors: Vec::new(),
+            effects: Vec::new(),
+        }
+    }
+}
+
+/// One simulated GPU.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Device {
+    /// The ISA name, e.g. `gfx90a` (the HSA agent name and HIP's `gcnArchName`).
+    pub arch: String,
+    /// Marketing name (HIP's `hipDeviceProp_t::name`, HSA's product name).
+    pub name: String,
+    pub compute_units: u32,
+    pub memory_bytes: u64,
+    pub clock_mhz: u32,
+}
+
+impl Default for Device {
+    fn default() -> Self {
+        Self {
+            arch: "gfx90a".into(),
+            name: "Simulated AMD Instinct MI210".into(),
+            compute_units: 104,
+            memory_bytes: 64 << 30,
+            clock_mhz: 1700,
+        }
+    }
+}
+
+/// The virtual clock: every queue's timeline and the copy engine start here.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Clock {
+    /// First tick of every queue timeline and of the copy engine.
+    pub start_ns: u64,
+    /// When true, work never starts before the host's current tick: more
+    /// realistic against a profiler that clamps to wall time, but no longer
+    /// deterministic. Default false.
+    pub follow_host: bool,
+}
+
+impl Default for Clock {
+    fn default() -> Self {
+        Self {
+            start_ns: 1_000_000_000,
+            follow_host: false,
+        }
+    }
+}
+
+/// Default kernel cost plus per-kernel overrides.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Kernels {
+    /// Fixed cost of every dispatch, in ns.
+    pub fixed_ns: u64,
+    /// Cost per work-item, in picoseconds (10 ps = 0.01 ns).
+    pub ps_per_item: u64,
+    /// Overrides; the first whose `match` is a substring of the kernel's
+    /// symbol name wins.
+    pub cost: Vec<KernelCost>,
+}
+
+impl Default for Kernels {
+    fn default() -> Self {
+        Self {
+            fixed_ns: 4_000,
+            ps_per_item: 10,
+            cost: Vec::new(),
+        }
+    }
+}
+
+/// The cost of the kernels whose name contains `match`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct KernelCost {
+    #[serde(rename = "match")]
+    pub pattern: String,
+    pub fixed_ns: Option<u64>,
+    pub ps_per_item: Option<u64>,
+}
+
+/// The copy engine's cost.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Copy {
+    /// Fixed cost of every copy, in ns.
+    pub fixed_ns: u64,
+    /// Bandwidth in bytes per microsecond (16_000 = 16 GB/s).
+    pub bytes_per_us: u64,
+}
+
+impl Default for Copy {
+    fn default() -> Self {
+        Self {
+            fixed_ns: 1_000,
+            bytes_per_us: 16_000,
+        }
+    }
+}
+
+/// A host function that runs when a kernel whose name contains `match`
+/// completes: either a built-in (`builtin = "vector_add"` or `"none"`) or a
+/// symbol in a shared library (`library`, `symbol`), called as
+/// `void f(const void* kernarg, const uint32_t grid[3], const uint16_t workgroup[3])`.
+#[derive(Debug, Clone, Deserialize, PartialEq)]
+#[serde(deny_unknown_fields)]
+pub struct Effect {
+    #[serde(rename = "match")]
+    pub pattern: String,
+    pub builtin: Option<String>,
+    pub library: Option<String>,
+    pub symbol: Option<String>,
+}
+
+impl Scenario {
+    /// Virtual duration of one dispatch:
+    /// `fixed_ns + ceil(work_items * ps_per_item / 1000)` where
+    /// `work_items = grid_x * grid_y * grid_z` (AQL grid sizes are in
+    /// work-items) and the cost is the first `[[kernels.cost]]` whose `match`
+    /// is a substring of `kernel_name`, falling back to `[kernels]` field by field.
+    pub fn kernel_duration_ns(&self, kernel_name: &str, grid: [u32; 3]) -> u64 {
+        let over = self
+            .kernels
+            .cost
+            .iter()
+            .find(|c| kernel_name.contains(&c.pattern));
+        let fixed = over
+            .and_then(|c| c.fixed_ns)
+            .unwrap_or(self.kernels.fixed_ns);
+        let ps = over
+            .and_then(|c| c.ps_per_item)
+            .unwrap_or(self.kernels.ps_per_item);
+        let items: u64 = grid.iter().map(|&g| u64::from(g.max(1))).product();
+        fixed.saturating_add(items.saturating_mul(ps).div_ceil(1000))
+    }
+
+    /// Virtual duration of one copy: `fixed_ns + ceil(bytes * 1000 / bytes_per_us)`.
+    pub fn copy_duration_ns(&self, bytes: u64) -> u64 {
+        let bw = self.copy.bytes_per_us.max(1);
+        self.copy
+            .fixed_ns
+            .saturating_add(bytes.saturating_mul(1000).div_ceil(bw))
+    }
+
+    /// The effect for a kernel: the first `[[effects]]` entry that matches,
+    /// else the built-in vector add for names containing `vector_add` or `vectorAdd`.
+    pub fn effect_for(&self, kernel_name: &str) -> Option<Effect> {
+        if let Some(effect) = self
+            .effects
+            .iter()
+            .find(|e| kernel_name.contains(&e.pattern))
+        {
+            return Some(effect.clone());
+        }
+        ["vector_add", "vectorAdd"]
+            .iter()
+            .find(|p| kernel_name.contains(*p))
+            .map(|p| Effect {
+                pattern: (*p).into(),
+                builtin: Some("vector_add".into()),
+                library: None,
+                symbol: None,
+            })
+    }
+}
