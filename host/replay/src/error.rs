@@ -1,0 +1,46 @@
+//! Replay errors: always the file, and the line (or row) when there is one.
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+
+/// A problem with a recorded trace. Displays as
+/// `kernel_trace.csv:1234: column End_Timestamp: "12x" is not a number`.
+#[derive(Debug)]
+pub struct ReplayError {
+    pub path: PathBuf,
+    /// 1-based line (CSV, JSON) or row id (rocpd), when known.
+    pub line: Option<u64>,
+    pub message: String,
+}
+
+impl ReplayError {
+    pub fn new(path: &Path, line: Option<u64>, message: impl Into<String>) -> Self {
+        Self {
+            path: path.to_path_buf(),
+            line,
+            message: message.into(),
+        }
+    }
+
+    pub fn io(path: &Path, e: std::io::Error) -> Self {
+        Self::new(path, None, e.to_string())
+    }
+
+    pub fn sqlite(path: &Path, e: rusqlite::Error) -> Self {
+        Self::new(path, None, format!("not a readable rocpd database: {e}"))
+    }
+}
+
+impl fmt::Display for ReplayError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.path.display())?;
+        if let Some(line) = self.line {
+            write!(f, ":{line}")?;
+        }
+        write!(f, ": {}", self.message)
+    }
+}
+
+impl std::error::Error for ReplayError {}
+
+pub type Result<T> = std::result::Result<T, ReplayError>;

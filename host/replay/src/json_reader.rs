@@ -1,0 +1,540 @@
+//! rocprofv3 `results.json` (ours and the real tool's).
+//!
+//! The document is parsed into typed records (never a generic value tree),
+//! every field optional so that older and newer layouts both load. Handles
+//! may be written as numbers or as `{"handle": n}`. Kinds are mapped through
+//! the file's own `strings.buffer_records` name table when it has one (record
+//! kind numbers are those of the SDK that wrote the file), then by name to
+//! this build's numbers; operations likewise. All processes of the file are
+//! replayed one after another; the metadata is the first process's.
+
+use std::collections::HashMap;
+use std::io::BufReader;
+use std::path::Path;
+
+use rocwasm_core::{
+    AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, CodeObject, CodeObjectStorage,
+    KernelDispatch, KernelSymbol, MemoryAllocation, MemoryCopy, ScratchMemory,
+};
+use serde::Deserialize;
+
+use crate::error::{ReplayError, Result};
+use crate::{BatchReader, State};
+
+#[derive(Deserialize)]
+struct Document {
+    #[serde(rename = "rocprofiler-sdk-tool")]
+    tool: Vec<Process>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Process {
+    metadata: Metadata,
+    agents: Vec<Agent>,
+    strings: Strings,
+    code_objects: Vec<JsonCodeObject>,
+    kernel_symbols: Vec<JsonKernel>,
+    buffer_records: Records,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Metadata {
+    pid: u32,
+    ppid: u32,
+    hostname: String,
+    command: Vec<String>,
+    init_time: u64,
+    fini_time: u64,
+    rank: Option<u32>,
+}
+
+/// A handle as a bare number or `{"handle": n}`.
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(untagged)]
+enum Handle {
+    Bare(u64),
+    Wrapped {
+        handle: u64,
+    },
+    #[default]
+    #[serde(skip)]
+    Missing,
+}
+
+impl Handle {
+    fn get(self) -> u64 {
+        match self {
+            Handle::Bare(v) | Handle::Wrapped { handle: v } => v,
+            Handle::Missing => 0,
+        }
+    }
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Agent {
+    id: Handle,
+    #[serde(rename = "type")]
+    agent_type: serde_json::Value,
+    node_id: u32,
+    logical_node_id: Option<u32>,
+    name: String,
+    product_name: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Strings {
+    buffer_records: Vec<KindNames>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct KindNames {
+    kind: String,
+    operations: Vec<String>,
+    synthetic_operations: Vec<SyntheticOp>,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct SyntheticOp {
+    operation: u32,
+    name: String,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct JsonCodeObject {
+    code_object_id: u64,
+    rocp_agent: Handle,
+    agent_id: Handle,
+    uri: String,
+    load_base: u64,
+    load_size: u64,
+    load_delta: i64,
+    storage_type: u32,
+    storage_file: i32,
+    memory_base: u64,
+    memory_size: u64,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct JsonKernel {
+    kernel_id: u64,
+    code_object_id: u64,
+    kernel_name: String,
+    formatted_kernel_name: String,
+    demangled_kernel_name: String,
+    truncated_kernel_name: String,
+    kernel_object: u64,
+    kernarg_segment_size: u32,
+    kernarg_segment_alignment: u32,
+    group_segment_size: u32,
+    private_segment_size: u32,
+    sgpr_count: u32,
+    arch_vgpr_count: u32,
+    accum_vgpr_count: u32,
+    kernel_code_entry_byte_offset: i64,
+    kernel_address: Handle,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct Records {
+    kernel_dispatch: Vec<JsonDispatch>,
+    hip_api: Vec<JsonApi>,
+    hsa_api: Vec<JsonApi>,
+    marker_api: Vec<JsonApi>,
+    rccl_api: Vec<JsonApi>,
+    memory_copy: Vec<JsonCopy>,
+    memory_allocation: Vec<JsonAlloc>,
+    scratch_memory: Vec<JsonScratch>,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(default)]
+struct Corr {
+    internal: u64,
+    external: Handle,
+    ancestor: u64,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct JsonApi {
+    kind: u32,
+    operation: u32,
+    correlation_id: Corr,
+    start_timestamp: u64,
+    end_timestamp: u64,
+    thread_id: u64,
+}
+
+#[derive(Deserialize, Default, Clone, Copy)]
+#[serde(default)]
+struct Dim3 {
+    x: u32,
+    y: u32,
+    z: u32,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct DispatchInfo {
+    agent_id: Handle,
+    queue_id: Handle,
+    kernel_id: u64,
+    dispatch_id: u64,
+    private_segment_size: u32,
+    group_segment_size: u32,
+    workgroup_size: Dim3,
+    grid_size: Dim3,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct JsonDispatch {
+    correlation_id: Corr,
+    thread_id: u64,
+    start_timestamp: u64,
+    end_timestamp: u64,
+    stream_id: Handle,
+    dispatch_info: DispatchInfo,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct JsonCopy {
+    operation: u32,
+    correlation_id: Corr,
+    thread_id: u64,
+    start_timestamp: u64,
+    end_timestamp: u64,
+    dst_agent_id: Handle,
+    src_agent_id: Handle,
+    bytes: u64,
+    dst_address: Handle,
+    src_address: Handle,
+    stream_id: Handle,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct JsonAlloc {
+    operation: u32,
+    correlation_id: Corr,
+    thread_id: u64,
+    start_timestamp: u64,
+    end_timestamp: u64,
+    agent_id: Handle,
+    address: Handle,
+    allocation_size: u64,
+}
+
+#[derive(Deserialize, Default)]
+#[serde(default)]
+struct JsonScratch {
+    operation: u32,
+    flags: u32,
+    correlation_id: Corr,
+    agent_id: Handle,
+    queue_id: Handle,
+    thread_id: u64,
+    start_timestamp: u64,
+    end_timestamp: u64,
+    allocation_size: u64,
+}
+
+/// Maps the file's kind/operation numbers to this build's.
+struct KindMap {
+    kinds: Vec<Option<BufferTracingKind>>,
+    ops: HashMap<(u32, u32), u32>,
+}
+
+impl KindMap {
+    fn new(strings: &Strings, state: &State) -> Self {
+        let mut kinds = Vec::new();
+        let mut ops = HashMap::new();
+        for (file_kind, entry) in strings.buffer_records.iter().enumerate() {
+            let kind = BufferTracingKind::from_name(&entry.kind);
+            kinds.push(kind);
+            let Some(kind) = kind else { continue };
+            let named = entry
+                .operations
+                .iter()
+                .enumerate()
+                .map(|(op, name)| (op as u32, name.as_str()))
+                .chain(
+                    entry
+                        .synthetic_operations
+                        .iter()
+                        .map(|s| (s.operation, s.name.as_str())),
+                );
+            for (file_op, name) in named {
+                if name.is_empty() || name == "NONE" {
+                    continue;
+                }
+                ops.insert(
+                    (file_kind as u32, file_op),
+                    state.names.resolve_or_register(kind.raw(), name),
+                );
+            }
+        }
+        Self { kinds, ops }
+    }
+
+    /// This build's kind for a record kind number (identity without a table).
+    fn kind(&self, file_kind: u32, default: BufferTracingKind) -> u32 {
+        if self.kinds.is_empty() {
+            return BufferTracingKind::from_raw(file_kind)
+                .unwrap_or(default)
+                .raw();
+        }
+        self.kinds
+            .get(file_kind as usize)
+            .copied()
+            .flatten()
+            .unwrap_or(default)
+            .raw()
+    }
+
+    fn op(&self, file_kind: u32, file_op: u32) -> u32 {
+        self.ops
+            .get(&(file_kind, file_op))
+            .copied()
+            .unwrap_or(file_op)
+    }
+
+    /// For records whose `kind` is implied by their category.
+    fn fixed_op(&self, kind: BufferTracingKind, file_op: u32) -> u32 {
+        let file_kind = self
+            .kinds
+            .iter()
+            .position(|k| *k == Some(kind))
+            .map_or(kind.raw(), |i| i as u32);
+        self.op(file_kind, file_op)
+    }
+}
+
+pub(crate) struct JsonReader {
+    batches: std::vec::IntoIter<Batch>,
+}
+
+impl JsonReader {
+    pub(crate) fn open(path: &Path, state: &mut State) -> Result<Self> {
+        let f = std::fs::File::open(path).map_err(|e| ReplayError::io(path, e))?;
+        let doc: Document =
+            serde_json::from_reader(BufReader::with_capacity(1 << 16, f)).map_err(|e| {
+                let line = (e.line() > 0).then_some(e.line() as u64);
+                ReplayError::new(
+                    path,
+                    line,
+                    format!("column {}: invalid rocprofv3 JSON: {e}", e.column()),
+                )
+            })?;
+        if doc.tool.is_empty() {
+            return Err(ReplayError::new(
+                path,
+                None,
+                "no process in \"rocprofiler-sdk-tool\"",
+            ));
+        }
+        let mut batches = Vec::new();
+        for (i, p) in doc.tool.into_iter().enumerate() {
+            if i == 0 {
+                let m = &p.metadata;
+                state.meta.pid = m.pid;
+                state.meta.ppid = m.ppid;
+                state.meta.hostname = m.hostname.clone();
+                state.meta.command = m.command.clone();
+                state.meta.start_ns = m.init_time;
+                state.meta.end_ns = m.fini_time;
+                state.meta.rank = m.rank;
+            }
+            load_symbols(&p, state);
+            let all = records(p, state);
+            batches.extend(rocwasm_output::synthetic::split(all, state.chunk_rows));
+        }
+        state
+            .progress
+            .set_total(batches.iter().map(|b| b.len() as u64).sum());
+        Ok(Self {
+            batches: batches.into_iter(),
+        })
+    }
+}
+
+impl BatchReader for JsonReader {
+    fn next_batch(&mut self, _state: &mut State) -> Result<Option<Batch>> {
+        Ok(self.batches.next())
+    }
+}
+
+fn load_symbols(p: &Process, state: &State) {
+    for a in &p.agents {
+        let gpu = match &a.agent_type {
+            serde_json::Value::Number(n) => n.as_u64() == Some(2),
+            serde_json::Value::String(s) => s.eq_ignore_ascii_case("GPU"),
+            _ => false,
+        };
+        state.symbols.insert_agent(AgentInfo {
+            id: a.id.get(),
+            node_id: a.logical_node_id.unwrap_or(a.node_id),
+            agent_type: if gpu { AgentType::Gpu } else { AgentType::Cpu },
+            name: a.name.clone(),
+            product_name: a.product_name.clone(),
+        });
+    }
+    for c in &p.code_objects {
+        let agent = match c.rocp_agent {
+            Handle::Missing => c.agent_id.get(),
+            h => h.get(),
+        };
+        state.symbols.insert_code_object(CodeObject {
+            id: c.code_object_id,
+            agent_id: agent,
+            uri: c.uri.clone(),
+            load_base: c.load_base,
+            load_size: c.load_size,
+            load_delta: c.load_delta,
+            storage: match c.storage_type {
+                1 => CodeObjectStorage::File { fd: c.storage_file },
+                2 => CodeObjectStorage::Memory {
+                    base: c.memory_base,
+                    size: c.memory_size,
+                },
+                _ => CodeObjectStorage::None,
+            },
+        });
+    }
+    for k in &p.kernel_symbols {
+        let demangled = [
+            &k.formatted_kernel_name,
+            &k.demangled_kernel_name,
+            &k.truncated_kernel_name,
+            &k.kernel_name,
+        ]
+        .into_iter()
+        .find(|s| !s.is_empty())
+        .cloned()
+        .unwrap_or_default();
+        state.symbols.insert_kernel(KernelSymbol {
+            id: k.kernel_id,
+            code_object_id: k.code_object_id,
+            name: if k.kernel_name.is_empty() {
+                demangled.clone()
+            } else {
+                k.kernel_name.clone()
+            },
+            demangled_name: demangled,
+            kernel_object: k.kernel_object,
+            kernarg_segment_size: k.kernarg_segment_size,
+            kernarg_segment_alignment: k.kernarg_segment_alignment,
+            group_segment_size: k.group_segment_size,
+            private_segment_size: k.private_segment_size,
+            sgpr_count: k.sgpr_count,
+            arch_vgpr_count: k.arch_vgpr_count,
+            accum_vgpr_count: k.accum_vgpr_count,
+            kernel_code_entry_byte_offset: k.kernel_code_entry_byte_offset,
+            kernel_address: k.kernel_address.get(),
+        });
+    }
+}
+
+fn records(p: Process, state: &State) -> Batch {
+    use BufferTracingKind as K;
+    let map = KindMap::new(&p.strings, state);
+    let r = p.buffer_records;
+    let mut b = Batch::default();
+    let api_lists = [
+        (r.hip_api, K::HipRuntimeApi),
+        (r.hsa_api, K::HsaCoreApi),
+        (r.marker_api, K::MarkerCoreApi),
+        (r.rccl_api, K::RcclApi),
+    ];
+    for (list, default) in api_lists {
+        for a in list {
+            b.api_calls.push(ApiCall {
+                kind: map.kind(a.kind, default),
+                operation: map.op(a.kind, a.operation),
+                correlation_id: a.correlation_id.internal,
+                external_correlation_id: a.correlation_id.external.get(),
+                ancestor: a.correlation_id.ancestor,
+                thread_id: a.thread_id,
+                start: a.start_timestamp,
+                end: a.end_timestamp,
+            });
+        }
+    }
+    for k in r.kernel_dispatch {
+        let d = k.dispatch_info;
+        b.kernel_dispatches.push(KernelDispatch {
+            correlation_id: k.correlation_id.internal,
+            external_correlation_id: k.correlation_id.external.get(),
+            thread_id: k.thread_id,
+            start: k.start_timestamp,
+            end: k.end_timestamp,
+            agent_id: d.agent_id.get(),
+            queue_id: d.queue_id.get(),
+            stream_id: k.stream_id.get(),
+            kernel_id: d.kernel_id,
+            dispatch_id: d.dispatch_id,
+            private_segment_size: d.private_segment_size,
+            group_segment_size: d.group_segment_size,
+            workgroup_x: d.workgroup_size.x,
+            workgroup_y: d.workgroup_size.y,
+            workgroup_z: d.workgroup_size.z,
+            grid_x: d.grid_size.x,
+            grid_y: d.grid_size.y,
+            grid_z: d.grid_size.z,
+        });
+    }
+    for c in r.memory_copy {
+        b.memory_copies.push(MemoryCopy {
+            operation: map.fixed_op(K::MemoryCopy, c.operation),
+            correlation_id: c.correlation_id.internal,
+            external_correlation_id: c.correlation_id.external.get(),
+            thread_id: c.thread_id,
+            start: c.start_timestamp,
+            end: c.end_timestamp,
+            dst_agent_id: c.dst_agent_id.get(),
+            src_agent_id: c.src_agent_id.get(),
+            stream_id: c.stream_id.get(),
+            bytes: c.bytes,
+            dst_address: c.dst_address.get(),
+            src_address: c.src_address.get(),
+        });
+    }
+    for m in r.memory_allocation {
+        b.memory_allocations.push(MemoryAllocation {
+            operation: map.fixed_op(K::MemoryAllocation, m.operation),
+            correlation_id: m.correlation_id.internal,
+            external_correlation_id: m.correlation_id.external.get(),
+            thread_id: m.thread_id,
+            start: m.start_timestamp,
+            end: m.end_timestamp,
+            agent_id: m.agent_id.get(),
+            address: m.address.get(),
+            allocation_size: m.allocation_size,
+        });
+    }
+    for s in r.scratch_memory {
+        b.scratch_memory.push(ScratchMemory {
+            operation: map.fixed_op(K::ScratchMemory, s.operation),
+            flags: s.flags,
+            correlation_id: s.correlation_id.internal,
+            external_correlation_id: s.correlation_id.external.get(),
+            thread_id: s.thread_id,
+            start: s.start_timestamp,
+            end: s.end_timestamp,
+            agent_id: s.agent_id.get(),
+            queue_id: s.queue_id.get(),
+            allocation_size: s.allocation_size,
+        });
+    }
+    b
+}

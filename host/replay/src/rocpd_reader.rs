@@ -1,0 +1,486 @@
+//! rocpd SQLite databases (schema version 3).
+//!
+//! Symbols, agents, threads and strings are loaded when the file is opened.
+//! Records are read by a background thread that owns its own connection and
+//! sends ready batches through a bounded channel, so SQLite's row stepping
+//! overlaps with whatever consumes the batches.
+//!
+//! Each run's tables (`rocpd_kernel_dispatch_<uuid>`, …, the members of the
+//! plain views) are read one run after another: joining through the
+//! `UNION ALL` views would defeat the primary-key lookups on `rocpd_event`.
+//! A database with plain tables and no per-run suffix is read as one run.
+//! With several runs, kernel ids of the second and later runs are offset by
+//! `run << 40` so that they stay distinct.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+use std::sync::mpsc::{sync_channel, Receiver};
+use std::sync::Arc;
+
+use rocwasm_core::{
+    AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, KernelDispatch, KernelSymbol,
+    MemoryAllocation, MemoryCopy, ScratchMemory,
+};
+use rocwasm_output::OperationNames;
+use rusqlite::{Connection, OpenFlags, Row};
+
+use crate::error::{ReplayError, Result};
+use crate::{BatchReader, State};
+
+pub(crate) struct RocpdReader {
+    rx: Receiver<Result<Batch>>,
+}
+
+/// One run's view of the file: its table suffix and its strings/threads.
+#[derive(Clone)]
+struct Run {
+    suffix: String,
+    id_offset: u64,
+    strings: Arc<HashMap<i64, String>>,
+    threads: Arc<HashMap<i64, u64>>,
+}
+
+fn open_conn(path: &Path) -> Result<Connection> {
+    Connection::open_with_flags(
+        path,
+        OpenFlags::SQLITE_OPEN_READ_ONLY | OpenFlags::SQLITE_OPEN_NO_MUTEX,
+    )
+    .map_err(|e| ReplayError::sqlite(path, e))
+}
+
+fn sql_err(path: &Path) -> impl Fn(rusqlite::Error) -> ReplayError + '_ {
+    move |e| ReplayError::new(path, None, format!("rocpd query failed: {e}"))
+}
+
+impl RocpdReader {
+    pub(crate) fn open(path: &Path, state: &mut State) -> Result<Self> {
+        let conn = open_conn(path)?;
+        let suffixes = run_suffixes(&conn).map_err(|e| ReplayError::sqlite(path, e))?;
+        if suffixes.is_empty() {
+            return Err(ReplayError::new(
+                path,
+                None,
+                "not a rocpd database (no rocpd_metadata table)",
+            ));
+        }
+        let mut runs = Vec::new();
+        let mut total = 0u64;
+        for (i, suffix) in suffixes.into_iter().enumerate() {
+            let run = load_run(&conn, path, &suffix, (i as u64) << 40, state, i == 0)?;
+            for t in [
+                "rocpd_region",
+                "rocpd_kernel_dispatch",
+                "rocpd_memory_copy",
+                "rocpd_memory_allocate",
+            ] {
+                let n: i64 = conn
+                    .query_row(&format!("SELECT count(*) FROM \"{t}{suffix}\""), [], |r| {
+                        r.get(0)
+                    })
+                    .map_err(sql_err(path))?;
+                total += n as u64;
+            }
+            runs.push(run);
+        }
+        state.progress.set_total(total);
+
+        let (tx, rx) = sync_channel(2);
+        let path = path.to_path_buf();
+        let names = state.names.clone();
+        let chunk = state.chunk_rows;
+        std::thread::Builder::new()
+            .name("rocpd-replay".into())
+            .spawn(move || {
+                let result = (|| -> Result<()> {
+                    let conn = open_conn(&path)?;
+                    for run in &runs {
+                        let mut emit = |b: Batch| {
+                            tx.send(Ok(b))
+                                .map_err(|_| ReplayError::new(&path, None, "consumer gone"))
+                        };
+                        read_records(&conn, &path, run, &names, chunk, &mut emit)?;
+                    }
+                    Ok(())
+                })();
+                if let Err(e) = result {
+                    let _ = tx.send(Err(e));
+                }
+            })
+            .map_err(|e| ReplayError::io(Path::new("rocpd-replay thread"), e))?;
+        Ok(Self { rx })
+    }
+}
+
+impl BatchReader for RocpdReader {
+    fn next_batch(&mut self, _state: &mut State) -> Result<Option<Batch>> {
+        match self.rx.recv() {
+            Ok(r) => r.map(Some),
+            Err(_) => Ok(None), // the reader thread is done
+        }
+    }
+}
+
+/// Table suffixes of every run, oldest first; `""` for plain tables.
+fn run_suffixes(conn: &Connection) -> rusqlite::Result<Vec<String>> {
+    let mut stmt = conn.prepare("SELECT name, type FROM sqlite_master WHERE name LIKE 'rocpd\\_metadata%' ESCAPE '\\' ORDER BY rowid")?;
+    let mut out = Vec::new();
+    let mut plain = false;
+    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
+    for row in rows {
+        let (name, ty) = row?;
+        if name == "rocpd_metadata" {
+            plain |= ty == "table";
+        } else if ty == "table" && name.starts_with("rocpd_metadata_") {
+            out.push(name["rocpd_metadata".len()..].to_string());
+        }
+    }
+    if out.is_empty() && plain {
+        out.push(String::new());
+    }
+    Ok(out)
+}
+
+fn load_run(
+    conn: &Connection,
+    path: &Path,
+    s: &str,
+    off: u64,
+    state: &mut State,
+    first: bool,
+) -> Result<Run> {
+    let e = sql_err(path);
+    let mut strings = HashMap::new();
+    let mut stmt = conn
+        .prepare(&format!("SELECT id, string FROM \"rocpd_string{s}\""))
+        .map_err(&e)?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+        .map_err(&e)?;
+    for row in rows {
+        let (id, text) = row.map_err(&e)?;
+        strings.insert(id, text);
+    }
+    let mut threads = HashMap::new();
+    let mut stmt = conn
+        .prepare(&format!("SELECT id, tid FROM \"rocpd_info_thread{s}\""))
+        .map_err(&e)?;
+    let rows = stmt
+        .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
+        .map_err(&e)?;
+    for row in rows {
+        let (id, tid) = row.map_err(&e)?;
+        threads.insert(id, tid as u64);
+    }
+    if first {
+        let mut stmt = conn
+            .prepare(&format!("SELECT pid, coalesce(ppid, 0), coalesce(command, ''), coalesce(start, 0), coalesce(\"end\", 0) FROM \"rocpd_info_process{s}\" ORDER BY id LIMIT 1"))
+            .map_err(&e)?;
+        let mut rows = stmt.query([]).map_err(&e)?;
+        if let Some(r) = rows.next().map_err(&e)? {
+            state.meta.pid = r.get::<_, i64>(0).map_err(&e)? as u32;
+            state.meta.ppid = r.get::<_, i64>(1).map_err(&e)? as u32;
+            let cmd: String = r.get(2).map_err(&e)?;
+            state.meta.command = cmd.split_whitespace().map(str::to_string).collect();
+            state.meta.start_ns = r.get::<_, i64>(3).map_err(&e)? as u64;
+            state.meta.end_ns = r.get::<_, i64>(4).map_err(&e)? as u64;
+        }
+        let host: Option<String> = conn
+            .query_row(
+                &format!("SELECT hostname FROM \"rocpd_info_node{s}\" ORDER BY id LIMIT 1"),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap_or(None);
+        state.meta.hostname = host.unwrap_or_default();
+    }
+    let mut stmt = conn
+        .prepare(&format!("SELECT id, type, coalesce(logical_index, 0), coalesce(name, ''), coalesce(product_name, '') FROM \"rocpd_info_agent{s}\""))
+        .map_err(&e)?;
+    let rows = stmt
+        .query_map([], |r| {
+            Ok(AgentInfo {
+                id: r.get::<_, i64>(0)? as u64,
+                agent_type: if r.get::<_, Option<String>>(1)?.as_deref() == Some("CPU") {
+                    AgentType::Cpu
+                } else {
+                    AgentType::Gpu
+                },
+                node_id: r.get::<_, i64>(2)? as u32,
+                name: r.get(3)?,
+                product_name: r.get(4)?,
+            })
+        })
+        .map_err(&e)?;
+    for a in rows {
+        state.symbols.insert_agent(a.map_err(&e)?);
+    }
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT id, code_object_id, coalesce(kernel_name, ''), coalesce(display_name, ''), coalesce(kernel_object, 0), \
+             coalesce(kernarg_segment_size, 0), coalesce(kernarg_segment_alignment, 0), coalesce(group_segment_size, 0), \
+             coalesce(private_segment_size, 0), coalesce(sgpr_count, 0), coalesce(arch_vgpr_count, 0), coalesce(accum_vgpr_count, 0) \
+             FROM \"rocpd_info_kernel_symbol{s}\""
+        ))
+        .map_err(&e)?;
+    let rows = stmt
+        .query_map([], |r| {
+            let name: String = r.get(2)?;
+            let display: String = r.get(3)?;
+            Ok(KernelSymbol {
+                id: r.get::<_, i64>(0)? as u64 + off,
+                code_object_id: r.get::<_, i64>(1)? as u64,
+                demangled_name: if display.is_empty() {
+                    name.clone()
+                } else {
+                    display
+                },
+                name,
+                kernel_object: r.get::<_, i64>(4)? as u64,
+                kernarg_segment_size: r.get(5)?,
+                kernarg_segment_alignment: r.get(6)?,
+                group_segment_size: r.get(7)?,
+                private_segment_size: r.get(8)?,
+                sgpr_count: r.get(9)?,
+                arch_vgpr_count: r.get(10)?,
+                accum_vgpr_count: r.get(11)?,
+                kernel_code_entry_byte_offset: 0,
+                kernel_address: 0,
+            })
+        })
+        .map_err(&e)?;
+    for k in rows {
+        state.symbols.insert_kernel(k.map_err(&e)?);
+    }
+    Ok(Run {
+        suffix: s.to_string(),
+        id_offset: off,
+        strings: Arc::new(strings),
+        threads: Arc::new(threads),
+    })
+}
+
+/// Reads a run's records in chunks and hands each full batch to `emit`.
+fn read_records(
+    conn: &Connection,
+    path: &PathBuf,
+    run: &Run,
+    names: &OperationNames,
+    chunk: usize,
+    emit: &mut dyn FnMut(Batch) -> Result<()>,
+) -> Result<()> {
+    let s = &run.suffix;
+    let e = sql_err(path);
+    let string = |id: Option<i64>| {
+        id.and_then(|i| run.strings.get(&i))
+            .map(String::as_str)
+            .unwrap_or("")
+    };
+    let tid = |id: Option<i64>| id.and_then(|i| run.threads.get(&i).copied()).unwrap_or(0);
+    let external = |ext: Option<String>| -> (u64, u32) {
+        let v: serde_json::Value = ext
+            .and_then(|x| serde_json::from_str(&x).ok())
+            .unwrap_or_default();
+        (
+            v["external"].as_u64().unwrap_or(0),
+            v["flags"].as_u64().unwrap_or(0) as u32,
+        )
+    };
+    let mut batch = Batch::default();
+    let mut rows_in_batch = 0usize;
+    let push_done = |batch: &mut Batch,
+                     rows: &mut usize,
+                     emit: &mut dyn FnMut(Batch) -> Result<()>|
+     -> Result<()> {
+        *rows += 1;
+        if *rows >= chunk {
+            *rows = 0;
+            emit(std::mem::take(batch))?;
+        }
+        Ok(())
+    };
+    let u = |r: &Row<'_>, i: usize| -> rusqlite::Result<u64> {
+        Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0) as u64)
+    };
+
+    // API calls and markers.
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT r.tid, r.start, r.\"end\", r.name_id, e.category_id, e.correlation_id, e.extdata \
+             FROM \"rocpd_region{s}\" r LEFT JOIN \"rocpd_event{s}\" e ON e.id = r.event_id ORDER BY r.id"
+        ))
+        .map_err(&e)?;
+    let mut rows = stmt.query([]).map_err(&e)?;
+    while let Some(r) = rows.next().map_err(&e)? {
+        let name = string(r.get(3).map_err(&e)?);
+        let category = string(r.get(4).map_err(&e)?);
+        let kind = region_kind(category, name);
+        let (ext, _) = external(r.get(6).map_err(&e)?);
+        batch.api_calls.push(ApiCall {
+            kind: kind.raw(),
+            operation: names.resolve_or_register(kind.raw(), name),
+            correlation_id: u(r, 5).map_err(&e)?,
+            external_correlation_id: ext,
+            ancestor: 0,
+            thread_id: tid(r.get(0).map_err(&e)?),
+            start: u(r, 1).map_err(&e)?,
+            end: u(r, 2).map_err(&e)?,
+        });
+        push_done(&mut batch, &mut rows_in_batch, emit)?;
+    }
+    drop(rows);
+
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT k.tid, k.start, k.\"end\", k.agent_id, k.queue_id, k.stream_id, k.kernel_id, k.dispatch_id, \
+             k.private_segment_size, k.group_segment_size, k.workgroup_size_x, k.workgroup_size_y, k.workgroup_size_z, \
+             k.grid_size_x, k.grid_size_y, k.grid_size_z, e.correlation_id, e.extdata \
+             FROM \"rocpd_kernel_dispatch{s}\" k LEFT JOIN \"rocpd_event{s}\" e ON e.id = k.event_id ORDER BY k.id"
+        ))
+        .map_err(&e)?;
+    let mut rows = stmt.query([]).map_err(&e)?;
+    while let Some(r) = rows.next().map_err(&e)? {
+        let (ext, _) = external(r.get(17).map_err(&e)?);
+        let g = |i| u(r, i).map(|v| v as u32);
+        batch.kernel_dispatches.push(KernelDispatch {
+            correlation_id: u(r, 16).map_err(&e)?,
+            external_correlation_id: ext,
+            thread_id: tid(r.get(0).map_err(&e)?),
+            start: u(r, 1).map_err(&e)?,
+            end: u(r, 2).map_err(&e)?,
+            agent_id: u(r, 3).map_err(&e)?,
+            queue_id: u(r, 4).map_err(&e)?,
+            stream_id: u(r, 5).map_err(&e)?,
+            kernel_id: u(r, 6).map_err(&e)? + run.id_offset,
+            dispatch_id: u(r, 7).map_err(&e)?,
+            private_segment_size: g(8).map_err(&e)?,
+            group_segment_size: g(9).map_err(&e)?,
+            workgroup_x: g(10).map_err(&e)?,
+            workgroup_y: g(11).map_err(&e)?,
+            workgroup_z: g(12).map_err(&e)?,
+            grid_x: g(13).map_err(&e)?,
+            grid_y: g(14).map_err(&e)?,
+            grid_z: g(15).map_err(&e)?,
+        });
+        push_done(&mut batch, &mut rows_in_batch, emit)?;
+    }
+    drop(rows);
+
+    let copy = BufferTracingKind::MemoryCopy.raw();
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT c.tid, c.start, c.\"end\", c.name_id, c.dst_agent_id, c.dst_address, c.src_agent_id, c.src_address, \
+             c.size, c.stream_id, e.correlation_id, e.extdata \
+             FROM \"rocpd_memory_copy{s}\" c LEFT JOIN \"rocpd_event{s}\" e ON e.id = c.event_id ORDER BY c.id"
+        ))
+        .map_err(&e)?;
+    let mut rows = stmt.query([]).map_err(&e)?;
+    while let Some(r) = rows.next().map_err(&e)? {
+        let (ext, _) = external(r.get(11).map_err(&e)?);
+        let name = string(r.get(3).map_err(&e)?);
+        let operation = names
+            .lookup(copy, name)
+            .or_else(|| names.lookup(copy, &format!("MEMORY_COPY_{name}")))
+            .unwrap_or_else(|| names.resolve_or_register(copy, name));
+        batch.memory_copies.push(MemoryCopy {
+            operation,
+            correlation_id: u(r, 10).map_err(&e)?,
+            external_correlation_id: ext,
+            thread_id: tid(r.get(0).map_err(&e)?),
+            start: u(r, 1).map_err(&e)?,
+            end: u(r, 2).map_err(&e)?,
+            dst_agent_id: u(r, 4).map_err(&e)?,
+            dst_address: u(r, 5).map_err(&e)?,
+            src_agent_id: u(r, 6).map_err(&e)?,
+            src_address: u(r, 7).map_err(&e)?,
+            bytes: u(r, 8).map_err(&e)?,
+            stream_id: u(r, 9).map_err(&e)?,
+        });
+        push_done(&mut batch, &mut rows_in_batch, emit)?;
+    }
+    drop(rows);
+
+    let mut stmt = conn
+        .prepare(&format!(
+            "SELECT m.tid, m.start, m.\"end\", m.agent_id, m.type, m.level, m.address, m.size, m.queue_id, \
+             e.correlation_id, e.extdata \
+             FROM \"rocpd_memory_allocate{s}\" m LEFT JOIN \"rocpd_event{s}\" e ON e.id = m.event_id ORDER BY m.id"
+        ))
+        .map_err(&e)?;
+    let mut rows = stmt.query([]).map_err(&e)?;
+    while let Some(r) = rows.next().map_err(&e)? {
+        let ty: Option<String> = r.get(4).map_err(&e)?;
+        let level: Option<String> = r.get(5).map_err(&e)?;
+        let (ext, flags) = external(r.get(10).map_err(&e)?);
+        let (thread_id, start, end) = (
+            tid(r.get(0).map_err(&e)?),
+            u(r, 1).map_err(&e)?,
+            u(r, 2).map_err(&e)?,
+        );
+        let agent_id = u(r, 3).map_err(&e)?;
+        let correlation_id = u(r, 9).map_err(&e)?;
+        if level.as_deref() == Some("SCRATCH") {
+            let operation = match ty.as_deref() {
+                Some("ALLOC") => 1,
+                Some("FREE") => 2,
+                Some("RECLAIM") => 3,
+                _ => 0,
+            };
+            batch.scratch_memory.push(ScratchMemory {
+                operation,
+                flags,
+                correlation_id,
+                external_correlation_id: ext,
+                thread_id,
+                start,
+                end,
+                agent_id,
+                queue_id: u(r, 8).map_err(&e)?,
+                allocation_size: u(r, 7).map_err(&e)?,
+            });
+        } else {
+            let virt = level.as_deref() == Some("VIRTUAL");
+            let operation = match (ty.as_deref(), virt) {
+                (Some("ALLOC"), false) => 1,
+                (Some("ALLOC"), true) => 2,
+                (Some("FREE"), false) => 3,
+                (Some("FREE"), true) => 4,
+                _ => 0,
+            };
+            batch.memory_allocations.push(MemoryAllocation {
+                operation,
+                correlation_id,
+                external_correlation_id: ext,
+                thread_id,
+                start,
+                end,
+                agent_id,
+                address: u(r, 6).map_err(&e)?,
+                allocation_size: u(r, 7).map_err(&e)?,
+            });
+        }
+        push_done(&mut batch, &mut rows_in_batch, emit)?;
+    }
+    drop(rows);
+    if !batch.is_empty() {
+        emit(batch)?;
+    }
+    Ok(())
+}
+
+/// The API kind of a region: its event category when that names a kind,
+/// else guessed from the function name.
+fn region_kind(category: &str, name: &str) -> BufferTracingKind {
+    use BufferTracingKind as K;
+    if let Some(k) = K::from_name(category) {
+        return k;
+    }
+    if name.starts_with("hsa_amd") {
+        K::HsaAmdExtApi
+    } else if name.starts_with("hsa_") {
+        K::HsaCoreApi
+    } else if name.starts_with("roctx") {
+        K::MarkerCoreApi
+    } else {
+        K::HipRuntimeApi
+    }
+}

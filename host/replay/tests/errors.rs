@@ -1,0 +1,132 @@
+//! Corrupt, truncated and malformed inputs give one clear error naming the
+//! file and line — never a panic.
+
+use std::path::Path;
+
+use rocwasm_replay::{open_with, ReplayError, ReplayOptions};
+
+fn replay_err(path: &Path) -> String {
+    let opts = ReplayOptions {
+        chunk_rows: 4,
+        progress: false,
+    };
+    let result: Result<(), ReplayError> = (|| {
+        let mut src = open_with(path, &opts)?;
+        while src.next_batch()?.is_some() {}
+        Ok(())
+    })();
+    result.expect_err("replay should fail").to_string()
+}
+
+const KERNEL_HEADER: &str = "Kind,Agent_Id,Queue_Id,Stream_Id,Thread_Id,Dispatch_Id,Kernel_Id,Kernel_Name,Correlation_Id,Start_Timestamp,End_Timestamp,LDS_Block_Size,Scratch_Size,VGPR_Count,Accum_VGPR_Count,SGPR_Count,Workgroup_Size_X,Workgroup_Size_Y,Workgroup_Size_Z,Grid_Size_X,Grid_Size_Y,Grid_Size_Z";
+
+fn kernel_row(i: u64, end: &str) -> String {
+    format!(
+        "KERNEL_DISPATCH,1,0,0,77,{i},3,\"k(int)\",{i},{},{end},0,0,8,0,16,64,1,1,1024,1,1",
+        1000 * i
+    )
+}
+
+#[test]
+fn bad_number_names_file_line_and_column() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("kernel_trace.csv");
+    let mut s = format!("{KERNEL_HEADER}\n");
+    for i in 1..=9 {
+        s += &kernel_row(i, &(1000 * i + 50).to_string());
+        s += "\n";
+    }
+    s += &kernel_row(10, "12x");
+    s += "\n";
+    std::fs::write(&p, s).unwrap();
+    let msg = replay_err(&p);
+    assert!(
+        msg.ends_with("kernel_trace.csv:11: column End_Timestamp: \"12x\" is not a number"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn truncated_csv_names_the_last_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("kernel_trace.csv");
+    let full = format!(
+        "{KERNEL_HEADER}\n{}\n{}\n",
+        kernel_row(1, "1100"),
+        kernel_row(2, "2100")
+    );
+    // Cut the file in the middle of the last row.
+    std::fs::write(&p, &full[..full.len() - 20]).unwrap();
+    let msg = replay_err(&p);
+    assert!(
+        msg.contains("kernel_trace.csv:3: expected 22 fields, found"),
+        "{msg}"
+    );
+    assert!(msg.contains("truncated"), "{msg}");
+}
+
+#[test]
+fn missing_required_column_is_named() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("hip_api_trace.csv");
+    std::fs::write(&p, "Domain,Function,Process_Id,Thread_Id,Correlation_Id,Start_Timestamp\nHIP_RUNTIME_API,hipMalloc,1,1,1,5\n").unwrap();
+    let msg = replay_err(&p);
+    assert!(
+        msg.ends_with("hip_api_trace.csv:1: missing required column End_Timestamp"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn corrupt_sqlite_is_reported() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("results.db");
+    let mut bytes = b"SQLite format 3\0".to_vec();
+    bytes.extend(std::iter::repeat_n(0xA5u8, 4096));
+    std::fs::write(&p, bytes).unwrap();
+    let msg = replay_err(&p);
+    assert!(
+        msg.contains("results.db: not a readable rocpd database"),
+        "{msg}"
+    );
+
+    // A valid SQLite file that is not rocpd.
+    let q = dir.path().join("other.db");
+    let conn = rusqlite::Connection::open(&q).unwrap();
+    conn.execute_batch("CREATE TABLE t(x); INSERT INTO t VALUES (1);")
+        .unwrap();
+    drop(conn);
+    let msg = replay_err(&q);
+    assert!(msg.contains("other.db: not a rocpd database"), "{msg}");
+}
+
+#[test]
+fn bad_json_names_the_line() {
+    let dir = tempfile::tempdir().unwrap();
+    let p = dir.path().join("results.json");
+    std::fs::write(&p, "{\"rocprofiler-sdk-tool\": [\n  {\"metadata\": {\"pid\": 12},\n   \"buffer_records\": {\"kernel_dispatch\": [ {\"start_timestamp\": 5,, } ]}}]}\n").unwrap();
+    let msg = replay_err(&p);
+    assert!(msg.contains("results.json:3: column"), "{msg}");
+    assert!(msg.contains("invalid rocprofv3 JSON"), "{msg}");
+
+    // Truncated JSON.
+    std::fs::write(
+        &p,
+        "{\"rocprofiler-sdk-tool\": [ {\"metadata\": {\"pid\": 12}",
+    )
+    .unwrap();
+    let msg = replay_err(&p);
+    assert!(
+        msg.contains("results.json:1:") && msg.contains("EOF"),
+        "{msg}"
+    );
+}
+
+#[test]
+fn empty_directory_and_missing_path() {
+    let dir = tempfile::tempdir().unwrap();
+    let msg = replay_err(dir.path());
+    assert!(msg.contains("no rocprofv3 trace files"), "{msg}");
+    let msg = replay_err(&dir.path().join("nope.csv"));
+    assert!(msg.contains("nope.csv:"), "{msg}");
+}
