@@ -1,0 +1,11 @@
+//! Gives the library its real SONAME and the version node `ROCTX_4.1`.
+
+fn main() {
+    let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("roctx.map");
+    let names = ["roctxMarkA", "roctxRangePushA", "roctxRangePop", "roctxRangeStartA", "roctxRangeStop", "roctxGetThreadId"];
+    let globals: String = names.iter().map(|n| format!("    {n};\n")).collect();
+    std::fs::write(&out, format!("ROCTX_4.1 {{\n  global:\n{globals}  local: *;\n}};\n")).unwrap();
+    println!("cargo:rerun-if-changed=build.rs");
+    println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", out.display());
+    println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libroctx64.so.4");
+}
