@@ -136,9 +136,8 @@ pub struct Stage {
     pub sha256: Option<String>,
     pub kind: StageKind,
     /// The buffer-tracing kinds delivered to this stage, aliases expanded,
-    /// deduplicated, in SDK order. Empty: the plugin sets up its own
-    /// contexts in `init` (analysis), or sees every kind of the chain
-    /// (transform).
+    /// deduplicated, in SDK order. Empty: every kind the chain delivers
+    /// (an analysis may also set up contexts of its own in `init`).
     pub domains: Vec<BufferTracingKind>,
     /// Operation filters per kind: only these operations are delivered.
     /// A kind absent here gets all its operations.

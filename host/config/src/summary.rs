@@ -113,10 +113,7 @@ impl Chain {
             .enumerate()
             .map(|(i, s)| {
                 let mut domains = if s.domains.is_empty() {
-                    match s.kind {
-                        StageKind::Analysis => "(its own contexts)".to_string(),
-                        StageKind::Transform => "(all of the chain's)".to_string(),
-                    }
+                    "(all of the chain's)".to_string()
                 } else {
                     kinds(&s.domains)
                 };

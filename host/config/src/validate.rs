@@ -483,9 +483,9 @@ impl Validator<'_> {
                     return Err(self.src.error(name.span(), message));
                 };
                 let list = out.entry(kind).or_default();
-                if !list.iter().any(|o| o.name == *name.get_ref()) {
+                if !list.iter().any(|o| o.id == id) {
                     list.push(Operation {
-                        name: name.get_ref().clone(),
+                        name: canonical.to_string(),
                         id,
                     });
                 }
@@ -608,7 +608,10 @@ impl Validator<'_> {
             }
             let later = &stages[i + 1..];
             let consumed = |k: &BufferTracingKind| {
-                output.trace.contains(k) || later.iter().any(|s| s.domains.contains(k))
+                output.trace.contains(k)
+                    || later
+                        .iter()
+                        .any(|s| s.domains.is_empty() || s.domains.contains(k))
             };
             let idle = if stage.domains.is_empty() {
                 later.iter().all(|s| s.domains.is_empty()) && output.trace.is_empty()

@@ -237,12 +237,20 @@ fn restart_policy_and_units() {
 #[test]
 fn operations_are_kept_per_kind() {
     let c = parse(
-        "version = 1\n[[stage]]\nname = 's'\nplugin = 'plugins/fake.wasm'\ndomains = ['hip_runtime_api', 'kernel']\noperations = { hip_runtime_api = ['hipMemcpy', 'hipMemcpy', 'hipLaunchKernel'] }\n",
+        "version = 1\n[[stage]]\nname = 's'\nplugin = 'plugins/fake.wasm'\ndomains = ['hip_runtime_api', 'kernel']\noperations = { hip_runtime_api = ['hipMemcpy', 'HIPMEMCPY', 'hipLaunchKernel'] }\n",
     )
     .unwrap();
     let ops = &c.stages[0].operations[&HipRuntimeApi];
     let names: Vec<_> = ops.iter().map(|o| o.name.as_str()).collect();
-    assert_eq!(names, ["hipMemcpy", "hipLaunchKernel"]);
+    assert_eq!(
+        names,
+        ["hipMemcpy", "hipLaunchKernel"],
+        "canonical spelling, no duplicates"
+    );
+    assert_eq!(
+        rocwasm_core::registry::operation_name(HipRuntimeApi, ops[0].id),
+        Some("hipMemcpy")
+    );
     assert!(!c.stages[0].operations.contains_key(&KernelDispatch));
 }
 

@@ -1,0 +1,310 @@
+//! Every argument of the `rocwasm` command, in one place (clap derive).
+//!
+//! Subcommands take their arguments as plain structs defined here; the
+//! modules under `commands/` do the work. The rocprofv3-style options of
+//! `run` and `replay` are [`TraceArgs`] and [`OutputArgs`], and turn into a
+//! [`rocwasm_config::TraceFlags`] in one function.
+
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use rocwasm_config::{OutputFormat, TraceFlags};
+
+/// Profile AMD ROCm applications with sandboxed WebAssembly analyses.
+#[derive(Debug, Parser)]
+#[command(name = "rocwasm", version, propagate_version = true)]
+#[command(after_help = "\
+EXAMPLES:
+    rocwasm demo                                   # a first run, on the simulated GPU runtime
+    rocwasm run --kernel-trace --stats -- ./app    # rocprofv3-style
+    rocwasm run -c chain.toml -- ./app --size 4096 # a chain of plugins
+    rocwasm check chain.toml                       # validate a chain file
+    rocwasm replay results/ -c chain.toml          # analyse a recorded rocprofv3 trace
+
+Exit status: 0 success, 1 failure at run time, 2 bad usage or configuration.
+Logging: -v (info), -vv (debug), -vvv (trace), or RUST_LOG=<filter>.")]
+pub struct Cli {
+    /// More log output on stderr (repeat for more); RUST_LOG overrides.
+    #[arg(short, long, action = clap::ArgAction::Count, global = true)]
+    pub verbose: u8,
+
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Run an application with the profiler injected.
+    #[command(after_help = RUN_EXAMPLES)]
+    Run(RunArgs),
+    /// Analyse a recorded rocprofv3 trace (CSV, JSON or rocpd) with a chain.
+    #[command(after_help = REPLAY_EXAMPLES)]
+    Replay(ReplayArgs),
+    /// Build what is needed and profile a sample application on the simulated GPU.
+    #[command(after_help = DEMO_EXAMPLES)]
+    Demo(DemoArgs),
+    /// Validate a chain file and show what it would run.
+    #[command(after_help = CHECK_EXAMPLES)]
+    Check(CheckArgs),
+    /// List tracing kinds and their operations.
+    #[command(after_help = KINDS_EXAMPLES)]
+    Kinds(KindsArgs),
+    /// Work with plugin components.
+    #[command(subcommand)]
+    Plugin(PluginCommand),
+}
+
+/// rocprofv3-style tracing options (`run` only: replay reads what was recorded).
+#[derive(Debug, Args, Clone, Default)]
+pub struct TraceArgs {
+    /// Trace HIP runtime and compiler API calls.
+    #[arg(long)]
+    pub hip_trace: bool,
+    /// Trace HSA API calls (core, AMD extension, image, finalizer).
+    #[arg(long)]
+    pub hsa_trace: bool,
+    /// Trace kernel dispatches.
+    #[arg(long)]
+    pub kernel_trace: bool,
+    /// Trace asynchronous memory copies.
+    #[arg(long)]
+    pub memory_copy_trace: bool,
+    /// Trace roctx markers and ranges.
+    #[arg(long)]
+    pub marker_trace: bool,
+}
+
+/// Output options shared by `run` and `replay`.
+#[derive(Debug, Args, Clone, Default)]
+pub struct OutputArgs {
+    /// Add statistics stages (kernel-stats, api-stats, memcpy-bandwidth) and print their tables.
+    #[arg(long)]
+    pub stats: bool,
+    /// Output directory; may use %hostname%, %pid%, %rank%, %job%, %env{NAME}% …
+    #[arg(short = 'd', long, value_name = "DIR")]
+    pub output_directory: Option<String>,
+    /// Output file name prefix (same keys as -d).
+    #[arg(short = 'o', long, value_name = "NAME")]
+    pub output_file: Option<String>,
+    /// Host output formats, comma-separated.
+    #[arg(long, value_name = "FORMATS", value_delimiter = ',', value_parser = parse_format)]
+    pub output_format: Option<Vec<OutputFormat>>,
+}
+
+#[derive(Debug, Args)]
+pub struct RunArgs {
+    /// The chain file; flags amend it. Without it, the flags alone describe the run.
+    #[arg(short = 'c', long = "config", value_name = "CHAIN")]
+    pub chain: Option<PathBuf>,
+    #[command(flatten)]
+    pub trace: TraceArgs,
+    #[command(flatten)]
+    pub output: OutputArgs,
+    /// Run on the simulated AMD runtime (no GPU needed).
+    #[arg(long)]
+    pub sim: bool,
+    /// The application and its arguments, after `--`.
+    #[arg(last = true, required = true, value_name = "APP")]
+    pub app: Vec<String>,
+}
+
+#[derive(Debug, Args)]
+pub struct ReplayArgs {
+    /// A rocprofv3 output: a CSV file, a directory of them, a JSON file or a rocpd database.
+    #[arg(value_name = "PATH")]
+    pub path: PathBuf,
+    /// The chain file to drive; flags amend it.
+    #[arg(short = 'c', long = "config", value_name = "CHAIN")]
+    pub chain: Option<PathBuf>,
+    #[command(flatten)]
+    pub output: OutputArgs,
+}
+
+#[derive(Debug, Args)]
+pub struct DemoArgs {
+    /// Output directory of the demo run.
+    #[arg(short = 'd', long, value_name = "DIR")]
+    pub output_directory: Option<String>,
+    /// Host output formats, comma-separated (default: csv,rocpd,perfetto).
+    #[arg(long, value_name = "FORMATS", value_delimiter = ',', value_parser = parse_format)]
+    pub output_format: Option<Vec<OutputFormat>>,
+}
+
+#[derive(Debug, Args)]
+pub struct CheckArgs {
+    /// The chain file to validate.
+    #[arg(value_name = "CHAIN")]
+    pub chain: PathBuf,
+    /// Do not look for plugin files, resolve stock names or verify digests.
+    #[arg(long)]
+    pub no_plugins: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct KindsArgs {
+    /// Only buffer-tracing kinds.
+    #[arg(long, conflicts_with = "callback")]
+    pub buffer: bool,
+    /// Only callback-tracing kinds.
+    #[arg(long)]
+    pub callback: bool,
+    /// A kind (or alias such as `hip`): list its operations.
+    #[arg(value_name = "KIND")]
+    pub kind: Option<String>,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
+    /// Show a component's world, imports, exports, size and digest.
+    #[command(after_help = INSPECT_EXAMPLES)]
+    Inspect {
+        /// The component (.wasm).
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+}
+
+impl RunArgs {
+    pub fn flags(&self) -> TraceFlags {
+        to_flags(Some(&self.trace), &self.output)
+    }
+}
+
+impl ReplayArgs {
+    pub fn flags(&self) -> TraceFlags {
+        to_flags(None, &self.output)
+    }
+}
+
+fn to_flags(trace: Option<&TraceArgs>, output: &OutputArgs) -> TraceFlags {
+    let t = trace.cloned().unwrap_or_default();
+    TraceFlags {
+        hip_trace: t.hip_trace,
+        hsa_trace: t.hsa_trace,
+        kernel_trace: t.kernel_trace,
+        memory_copy_trace: t.memory_copy_trace,
+        marker_trace: t.marker_trace,
+        stats: output.stats,
+        output_directory: output.output_directory.clone(),
+        output_file: output.output_file.clone(),
+        output_formats: output.output_format.clone(),
+    }
+}
+
+fn parse_format(s: &str) -> Result<OutputFormat, String> {
+    OutputFormat::from_name(s.trim()).ok_or_else(|| {
+        let names: Vec<_> = OutputFormat::ALL.iter().map(|f| f.name()).collect();
+        format!(
+            "unknown output format `{s}` (expected one of: {})",
+            names.join(", ")
+        )
+    })
+}
+
+const RUN_EXAMPLES: &str = "\
+EXAMPLES:
+    # rocprofv3-style: kernel trace as CSV plus kernel statistics
+    rocwasm run --kernel-trace --stats -- ./app
+
+    # HIP and copies, as a rocpd database and a Perfetto trace, one directory per rank
+    rocwasm run --hip-trace --memory-copy-trace --output-format rocpd,perfetto \\
+        -d 'results/%job%/%rank%' -- ./app --iterations 10
+
+    # a chain of plugins, on the simulated GPU runtime
+    rocwasm run --sim -c examples/chains/default.toml -- ./target/sim/bin/vector_add
+
+    # flags amend a chain: add kernel_trace.csv to whatever the chain does
+    rocwasm run -c chain.toml --kernel-trace -- ./app
+
+Without -c, at least one --*-trace flag or --stats is needed.";
+
+const REPLAY_EXAMPLES: &str = "\
+EXAMPLES:
+    # kernel statistics of a recorded run
+    rocwasm replay node01/4242/ --stats
+
+    # a chain over a rocpd database, results as CSV in ./replayed
+    rocwasm replay results.db -c examples/chains/filtered.toml -d replayed
+
+    # one rocprofv3 CSV file
+    rocwasm replay node01/4242/4242_kernel_trace.csv --stats --output-format json
+
+Kinds and operations are matched by name, so traces from other ROCm versions work.";
+
+const DEMO_EXAMPLES: &str = "\
+EXAMPLES:
+    rocwasm demo
+    rocwasm demo -d /tmp/demo --output-format csv,perfetto
+
+Runs the sample application on the simulated AMD runtime with
+examples/chains/default.toml (kernel-stats, api-stats, memcpy-bandwidth),
+prints the summary and where the outputs are.";
+
+const CHECK_EXAMPLES: &str = "\
+EXAMPLES:
+    rocwasm check examples/chains/default.toml
+    rocwasm check --no-plugins chain.toml      # before the plugins are built
+
+Errors are one line, `error: FILE:LINE:COLUMN: message`, and exit with status 2.
+Stock plugin names are looked up in [settings] plugin_path, ROCWASM_PLUGIN_PATH,
+then <dir of rocwasm>/../plugins and <dir of rocwasm>/../lib/rocwasm/plugins.";
+
+const KINDS_EXAMPLES: &str = "\
+EXAMPLES:
+    rocwasm kinds                        # every buffer and callback kind
+    rocwasm kinds --buffer               # the names chain files use in `domains`
+    rocwasm kinds hip_runtime_api        # the operations of one kind
+    rocwasm kinds --callback code_object
+    rocwasm kinds memory_copy";
+
+const INSPECT_EXAMPLES: &str = "\
+EXAMPLES:
+    rocwasm plugin inspect target/plugins/kernel-stats.wasm";
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn clap_definition_is_consistent() {
+        Cli::command().debug_assert();
+    }
+
+    #[test]
+    fn run_flags_map_to_trace_flags() {
+        let cli = Cli::try_parse_from([
+            "rocwasm",
+            "run",
+            "--kernel-trace",
+            "--stats",
+            "-d",
+            "out",
+            "--output-format",
+            "csv,rocpd",
+            "--",
+            "./app",
+            "-x",
+        ])
+        .unwrap();
+        let Command::Run(run) = cli.command else {
+            panic!("not run")
+        };
+        let f = run.flags();
+        assert!(f.kernel_trace && f.stats && !f.hip_trace);
+        assert_eq!(f.output_directory.as_deref(), Some("out"));
+        assert_eq!(
+            f.output_formats,
+            Some(vec![OutputFormat::Csv, OutputFormat::Rocpd])
+        );
+        assert_eq!(run.app, ["./app", "-x"]);
+    }
+
+    #[test]
+    fn bad_format_is_a_usage_error() {
+        let e = Cli::try_parse_from(["rocwasm", "replay", "x", "--output-format", "csv,xml"])
+            .unwrap_err();
+        assert_eq!(e.exit_code(), 2);
+        assert!(e.to_string().contains("unknown output format `xml`"));
+    }
+}

@@ -1,0 +1,33 @@
+//! The chain a `run` or `replay` drives: a chain file amended by flags, or
+//! the chain the flags alone describe, with stock plugins resolved.
+
+use std::path::Path;
+
+use rocwasm_config::{Chain, LoadOptions, TraceFlags};
+
+use crate::failure::Result;
+
+/// The standard plugin search path of this `rocwasm` binary.
+pub fn load_options() -> LoadOptions {
+    let exe = std::env::current_exe().ok();
+    let options = LoadOptions::standard(exe.as_deref());
+    tracing::debug!(search_path = ?options.plugin_path, "plugin search path");
+    options
+}
+
+/// Loads `file` (if any), applies `flags`, resolves stock plugins.
+pub fn chain_for(file: Option<&Path>, flags: &TraceFlags) -> Result<Chain> {
+    let options = load_options();
+    let chain = match file {
+        Some(file) => {
+            let mut chain = Chain::load(file, &options)?;
+            chain.apply_flags(flags)?;
+            chain
+        }
+        None => Chain::from_flags(flags)?,
+    };
+    let mut chain = chain;
+    chain.resolve_plugins(&options.plugin_path)?;
+    tracing::info!("chain:\n{}", chain.summary());
+    Ok(chain)
+}

@@ -1,0 +1,24 @@
+//! One module per subcommand. Each takes its parsed arguments and returns
+//! [`crate::failure::Result`]; none parses arguments or picks exit codes.
+
+mod chain;
+mod check;
+mod demo;
+mod kinds;
+mod plugin;
+mod replay;
+mod run;
+
+use crate::cli::{Command, PluginCommand};
+use crate::failure::Result;
+
+pub fn dispatch(command: Command) -> Result {
+    match command {
+        Command::Run(args) => run::run(args),
+        Command::Replay(args) => replay::replay(args),
+        Command::Demo(args) => demo::demo(args),
+        Command::Check(args) => check::check(args),
+        Command::Kinds(args) => kinds::kinds(args),
+        Command::Plugin(PluginCommand::Inspect { file }) => plugin::inspect(&file),
+    }
+}

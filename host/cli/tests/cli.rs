@@ -1,0 +1,279 @@
+//! The `rocwasm` binary end to end: exit statuses, the one-line errors of
+//! every malformed chain in `host/config/tests/bad/`, and each subcommand's
+//! help.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+fn rocwasm(args: &[&str], dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rocwasm"))
+        .args(args)
+        .current_dir(dir)
+        .env_remove("RUST_LOG")
+        .env_remove("ROCWASM_PLUGIN_PATH")
+        .output()
+        .expect("rocwasm runs")
+}
+
+fn config_dir() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../config")
+}
+
+fn stderr(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stderr).into_owned()
+}
+
+fn stdout(o: &Output) -> String {
+    String::from_utf8_lossy(&o.stdout).into_owned()
+}
+
+#[test]
+fn every_bad_chain_exits_2_with_its_one_line() {
+    let dir = config_dir();
+    let mut cases: Vec<PathBuf> = std::fs::read_dir(dir.join("tests/bad"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        .collect();
+    cases.sort();
+    assert!(cases.len() >= 15, "only {} cases", cases.len());
+    for case in cases {
+        let rel = format!("tests/bad/{}", case.file_name().unwrap().to_str().unwrap());
+        let expected = std::fs::read_to_string(case.with_extension("expected")).unwrap();
+        let out = rocwasm(&["check", &rel], &dir);
+        assert_eq!(out.status.code(), Some(2), "{rel}: {}", stderr(&out));
+        assert_eq!(stderr(&out), expected, "{rel}");
+        assert!(
+            stdout(&out).is_empty(),
+            "{rel}: printed on stdout: {}",
+            stdout(&out)
+        );
+    }
+}
+
+#[test]
+fn check_prints_the_stages_of_a_good_chain() {
+    let dir = config_dir();
+    let out = rocwasm(
+        &[
+            "check",
+            "--no-plugins",
+            "../../examples/chains/default.toml",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.starts_with("../../examples/chains/default.toml: ok, 3 stage(s)"),
+        "{text}"
+    );
+    for name in [
+        "kernel-stats",
+        "api-stats",
+        "memcpy-bandwidth",
+        "restart (≤3, 100ms)",
+        "run dir/bandwidth",
+    ] {
+        assert!(text.contains(name), "missing {name} in\n{text}");
+    }
+}
+
+#[test]
+fn check_resolves_plugins_next_to_the_chain() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("mine.wasm"), b"\0asm").unwrap();
+    std::fs::write(
+        tmp.path().join("chain.toml"),
+        "version = 1\n[[stage]]\nname = 'mine'\nplugin = 'mine.wasm'\ndomains = ['kernel']\n",
+    )
+    .unwrap();
+    let out = rocwasm(&["check", "chain.toml"], tmp.path());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(stdout(&out).contains("mine.wasm"));
+}
+
+#[test]
+fn missing_chain_file_is_exit_2() {
+    let out = rocwasm(&["check", "nope.toml"], &config_dir());
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("error: nope.toml: cannot read chain file:"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stderr(&out).lines().count(), 1);
+}
+
+#[test]
+fn kinds_lists_names_and_operations() {
+    let dir = config_dir();
+    let out = rocwasm(&["kinds", "--buffer"], &dir);
+    assert_eq!(out.status.code(), Some(0));
+    let text = stdout(&out);
+    assert!(
+        text.contains("kernel_dispatch") && text.contains("hip_runtime_api"),
+        "{text}"
+    );
+    assert!(!text.contains("callback-tracing"), "{text}");
+    assert!(text.contains("memory_copy"));
+
+    let out = rocwasm(&["kinds", "memory_copy"], &dir);
+    assert_eq!(out.status.code(), Some(0));
+    assert!(
+        stdout(&out).contains("MEMORY_COPY_HOST_TO_DEVICE"),
+        "{}",
+        stdout(&out)
+    );
+
+    let out = rocwasm(&["kinds", "hip"], &dir);
+    let text = stdout(&out);
+    assert!(
+        text.contains("hipMemcpy") && text.contains("__hipRegisterFatBinary"),
+        "{text}"
+    );
+
+    let out = rocwasm(&["kinds", "--callback", "code_object"], &dir);
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(!stdout(&out).is_empty());
+
+    let out = rocwasm(&["kinds", "kernal"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "error: unknown kind `kernal` (`rocwasm kinds` lists the kinds and aliases)\n"
+    );
+}
+
+#[test]
+fn stubs_validate_then_exit_1() {
+    let dir = config_dir();
+    let out = rocwasm(&["run", "--kernel-trace", "--stats", "--", "./app"], &dir);
+    // kernel-stats may or may not be built; either way no panic and a one-line error.
+    assert!(
+        matches!(out.status.code(), Some(1) | Some(2)),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
+
+    let out = rocwasm(&["run", "--kernel-trace", "--", "./app"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "error: `rocwasm run` is not implemented yet\n"
+    );
+
+    let out = rocwasm(&["run", "--", "./app"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).starts_with("error: nothing to profile"),
+        "{}",
+        stderr(&out)
+    );
+
+    let out = rocwasm(
+        &["run", "-c", "tests/bad/unknown_key.toml", "--", "./app"],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        std::fs::read_to_string(dir.join("tests/bad/unknown_key.expected")).unwrap()
+    );
+
+    let out = rocwasm(
+        &[
+            "replay",
+            "tests/bad",
+            "-c",
+            "../../examples/chains/filtered.toml",
+            "-d",
+            "%oops%",
+        ],
+        &dir,
+    );
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+
+    let out = rocwasm(&["demo"], &dir);
+    assert_eq!(out.status.code(), Some(1));
+    assert_eq!(
+        stderr(&out),
+        "error: `rocwasm demo` is not implemented yet\n"
+    );
+}
+
+#[test]
+fn usage_errors_exit_2() {
+    let dir = config_dir();
+    assert_eq!(
+        rocwasm(&["run", "--kernel-trace"], &dir).status.code(),
+        Some(2),
+        "no app"
+    );
+    assert_eq!(rocwasm(&["frobnicate"], &dir).status.code(), Some(2));
+    assert_eq!(
+        rocwasm(&["kinds", "--buffer", "--callback"], &dir)
+            .status
+            .code(),
+        Some(2)
+    );
+    let out = rocwasm(&["plugin", "inspect", "missing.wasm"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(stderr(&out).lines().count(), 1);
+}
+
+#[test]
+fn every_subcommand_has_help_with_examples() {
+    let dir = config_dir();
+    for sub in [
+        &["run"][..],
+        &["replay"],
+        &["demo"],
+        &["check"],
+        &["kinds"],
+        &["plugin", "inspect"],
+        &[],
+    ] {
+        let mut args: Vec<&str> = sub.to_vec();
+        args.push("--help");
+        let out = rocwasm(&args, &dir);
+        assert_eq!(out.status.code(), Some(0), "{sub:?}");
+        assert!(
+            stdout(&out).contains("EXAMPLES:"),
+            "{sub:?} help has no examples:\n{}",
+            stdout(&out)
+        );
+    }
+    let run_help = stdout(&rocwasm(&["run", "--help"], &dir));
+    for flag in [
+        "--hip-trace",
+        "--hsa-trace",
+        "--kernel-trace",
+        "--memory-copy-trace",
+        "--marker-trace",
+        "--stats",
+        "--output-directory",
+        "--output-file",
+        "--config",
+        "--sim",
+        "--output-format",
+    ] {
+        assert!(run_help.contains(flag), "run --help lacks {flag}");
+    }
+}
+
+#[test]
+fn plugin_inspect_reports_size_and_digest() {
+    let out = rocwasm(
+        &["plugin", "inspect", "tests/bad/plugins/fake.wasm"],
+        &config_dir(),
+    );
+    let text = stdout(&out);
+    assert!(
+        text.contains("24eaf3439a60c96764c4f2c92a0a81b52bd4fe5d5b91f090184a0f6486b1bf29"),
+        "{text}{}",
+        stderr(&out)
+    );
+    assert!(text.contains("8 bytes"), "{text}");
+}
