@@ -1,1 +1,48 @@
-//! Placeholder: filled in by its owner.
+//! `rocwasm-runtime`: the WebAssembly plugin host.
+//!
+//! Plugins are Wasm *components* implementing one of the two worlds of the
+//! `rocwasm:plugin` WIT package (`wit/worlds.wit`): an **analysis** (a
+//! ROCprofiler-SDK tool: life cycle, batch deliveries, callbacks, external
+//! correlation requests) or a **transform** (a batch in, a batch out). This
+//! crate compiles, sandboxes and drives them:
+//!
+//! - [`Runtime`]: one wasmtime [`Engine`](wasmtime::Engine) per process with
+//!   epoch interruption and a ticker thread, an on-disk cache of compiled
+//!   components ([`cache`]), world detection ([`world`]), and
+//!   [`Runtime::inspect`] for `rocwasm plugin inspect`.
+//! - [`Plugin`]: one long-lived instance in its own `Store` with a memory
+//!   cap, a per-call deadline and, only for guests that import WASI, a
+//!   deny-all WASI context ([`sandbox`]). Host imports live in `host/`.
+//! - [`failure`]: what happens when a plugin traps, overruns its deadline or
+//!   hits its memory cap ([`FailurePolicy`]), and the [`FailureReport`]s.
+//! - [`Chain`]: the ordered stages of a run, their life cycle, and delivery.
+//!
+//! A run goes: [`Runtime::new`] → [`Chain::new`] with [`StageSpec`]s (compiles,
+//! configures, initialises, locks configuration) → [`Chain::deliver`] per batch →
+//! [`Chain::finish`] (final flush, `fini` once per plugin, summaries, reports).
+
+pub mod bindings;
+pub mod cache;
+pub mod chain;
+mod convert;
+pub mod failure;
+pub mod filter;
+mod host;
+pub mod plugin;
+pub mod runtime;
+pub mod sandbox;
+pub mod spec;
+mod stage;
+mod state;
+pub mod world;
+
+pub use chain::{Chain, ChainOutcome, HostEnv};
+pub use failure::{FailureCause, FailurePolicy, FailureReport};
+pub use filter::KindFilter;
+pub use plugin::Plugin;
+pub use runtime::{CompiledPlugin, PluginInfo, Runtime, RuntimeConfig};
+pub use spec::{BufferSettings, Limits, StageSpec};
+pub use world::World;
+
+/// A summary table returned by a plugin's `fini` (e.g. the `--stats` columns).
+pub use bindings::types::SummaryTable;

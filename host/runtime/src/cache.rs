@@ -1,0 +1,243 @@
+//! The on-disk cache of compiled components.
+//!
+//! Compiling a component is expensive (15 ms for a Rust plugin, ~7 s for a
+//! componentize-py one); loading a compiled artifact is cheap (0.1–3 ms). So
+//! the runtime stores each compiled component under a key made of
+//!
+//! - the SHA-256 of the `.wasm` bytes (what was compiled),
+//! - the engine's `precompile_compatibility_hash` (wasmtime version, target,
+//!   compiler flags and tunables: what it was compiled *for*),
+//!
+//! and loads it with `Component::deserialize_file` on the next run.
+//!
+//! # Why a cache file is trusted only if this host wrote it
+//!
+//! A compiled artifact is native machine code. `deserialize_file` checks the
+//! wasmtime version and configuration but cannot check that the code is what
+//! compiling the digest's Wasm would produce: deserializing a file *is*
+//! running native code from it, with none of the sandbox's guarantees. So a
+//! cache file is accepted only when
+//!
+//! 1. it lives in a cache directory owned by the current user and writable by
+//!    nobody else (else another user could plant one),
+//! 2. the file itself is owned by the current user and not group/other
+//!    writable, is a regular file and not a symlink,
+//! 3. its name is exactly the key computed here from the Wasm bytes we are
+//!    about to run and from this engine; a file copied from another machine
+//!    or engine therefore has a key nobody asks for, and the key includes
+//!    this machine's id (`/etc/machine-id`) so a shared home directory does
+//!    not share artifacts between machines,
+//! 4. its sidecar `.sha256` (written with it) matches the artifact's bytes,
+//!    which rejects truncated or half-replaced files.
+//!
+//! Files are written to a temporary name and renamed into place, so a reader
+//! never sees a partial file. Anything that fails these checks is ignored
+//! (and recompiled), never deleted: the user may want to look at it.
+
+use std::fs;
+use std::hash::Hasher;
+use std::io::Write;
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use sha2::{Digest, Sha256};
+use wasmtime::component::Component;
+use wasmtime::Engine;
+
+/// A directory of compiled components for one engine.
+#[derive(Debug, Clone)]
+pub struct ComponentCache {
+    dir: PathBuf,
+    engine_key: String,
+}
+
+impl ComponentCache {
+    /// Opens (creating it with mode 0700 if needed) the cache in `dir`.
+    pub fn open(dir: impl Into<PathBuf>, engine: &Engine) -> Result<Self> {
+        let dir = dir.into();
+        fs::create_dir_all(&dir)
+            .with_context(|| format!("creating cache directory {}", dir.display()))?;
+        let meta = fs::symlink_metadata(&dir)?;
+        if meta.uid() == current_uid() && meta.permissions().mode() & 0o077 != 0 {
+            // Ours but too open: tighten rather than give up.
+            fs::set_permissions(&dir, fs::Permissions::from_mode(0o700))?;
+        }
+        Ok(ComponentCache {
+            dir,
+            engine_key: engine_key(engine),
+        })
+    }
+
+    /// The default location: `$ROCWASM_CACHE_DIR`, else
+    /// `$XDG_CACHE_HOME/rocwasm/components`, else `~/.cache/rocwasm/components`.
+    pub fn default_dir() -> Option<PathBuf> {
+        if let Some(d) = std::env::var_os("ROCWASM_CACHE_DIR") {
+            return Some(PathBuf::from(d));
+        }
+        let base = std::env::var_os("XDG_CACHE_HOME")
+            .map(PathBuf::from)
+            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
+        Some(base.join("rocwasm").join("components"))
+    }
+
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The artifact path for a Wasm digest (hex SHA-256).
+    pub fn path_for(&self, digest: &str) -> PathBuf {
+        self.dir.join(format!("{digest}-{}.cwasm", self.engine_key))
+    }
+
+    /// Loads the compiled component for `digest`, if a trustworthy one exists.
+    pub fn load(&self, engine: &Engine, digest: &str) -> Option<Component> {
+        let path = self.path_for(digest);
+        if let Err(why) = self.check_trusted(&path) {
+            if path.exists() {
+                tracing::warn!(path = %path.display(), "ignoring cache file: {why}");
+            }
+            return None;
+        }
+        // SAFETY: `deserialize_file` runs native code from the file. We only
+        // get here for a file this user's host wrote into a directory only
+        // this user can write, under the key of exactly these Wasm bytes and
+        // this engine, with a matching checksum (see the module docs). The
+        // file is memory-mapped; nobody else can modify it while mapped.
+        match unsafe { Component::deserialize_file(engine, &path) } {
+            Ok(c) => Some(c),
+            Err(e) => {
+                tracing::warn!(path = %path.display(), "ignoring cache file: {e:#}");
+                None
+            }
+        }
+    }
+
+    /// Stores a compiled component atomically (temp file + rename).
+    pub fn store(&self, digest: &str, component: &Component) -> Result<()> {
+        let bytes = component.serialize()?;
+        let path = self.path_for(digest);
+        write_atomically(
+            &path.with_extension("cwasm.sha256"),
+            hex::encode(Sha256::digest(&bytes)).as_bytes(),
+        )?;
+        write_atomically(&path, &bytes)
+    }
+
+    fn check_trusted(&self, path: &Path) -> Result<(), String> {
+        let uid = current_uid();
+        let dir = fs::symlink_metadata(&self.dir).map_err(|e| e.to_string())?;
+        if dir.uid() != uid || dir.permissions().mode() & 0o022 != 0 {
+            return Err("cache directory is not private to this user".into());
+        }
+        let meta = fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+        if !meta.file_type().is_file()
+            || meta.uid() != uid
+            || meta.permissions().mode() & 0o022 != 0
+        {
+            return Err("not a private regular file of this user".into());
+        }
+        let want =
+            fs::read_to_string(path.with_extension("cwasm.sha256")).map_err(|e| e.to_string())?;
+        let have = hex::encode(Sha256::digest(fs::read(path).map_err(|e| e.to_string())?));
+        if want.trim() != have {
+            return Err("checksum mismatch".into());
+        }
+        Ok(())
+    }
+}
+
+/// Hex SHA-256 of the Wasm bytes: the identity of a plugin.
+pub fn digest(wasm: &[u8]) -> String {
+    hex::encode(Sha256::digest(wasm))
+}
+
+/// A short hex key for this engine's compilation environment and this machine.
+fn engine_key(engine: &Engine) -> String {
+    struct ShaHasher(Sha256);
+    impl Hasher for ShaHasher {
+        fn finish(&self) -> u64 {
+            0 // unused: we finalise the SHA-256 itself
+        }
+        fn write(&mut self, bytes: &[u8]) {
+            self.0.update(bytes);
+        }
+    }
+    let mut h = ShaHasher(Sha256::new());
+    std::hash::Hash::hash(&engine.precompile_compatibility_hash(), &mut h);
+    h.0.update(fs::read("/etc/machine-id").unwrap_or_default());
+    hex::encode(&h.0.finalize()[..12])
+}
+
+fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
+    let mut f = fs::OpenOptions::new()
+        .write(true)
+        .create(true)
+        .truncate(true)
+        .mode_private()
+        .open(&tmp)
+        .with_context(|| format!("writing {}", tmp.display()))?;
+    f.write_all(bytes)?;
+    f.sync_all()?;
+    fs::rename(&tmp, path).with_context(|| format!("renaming into {}", path.display()))
+}
+
+trait ModePrivate {
+    fn mode_private(&mut self) -> &mut Self;
+}
+
+impl ModePrivate for fs::OpenOptions {
+    fn mode_private(&mut self) -> &mut Self {
+        use std::os::unix::fs::OpenOptionsExt;
+        self.mode(0o600)
+    }
+}
+
+fn current_uid() -> u32 {
+    // SAFETY: geteuid has no preconditions and cannot fail.
+    unsafe { libc::geteuid() }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const WAT: &str = "(component)";
+
+    #[test]
+    fn stores_and_reloads_and_rejects_tampering() {
+        let engine = Engine::default();
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ComponentCache::open(dir.path().join("c"), &engine).unwrap();
+        let wasm = WAT.as_bytes().to_vec();
+        let d = digest(&wasm);
+        assert!(cache.load(&engine, &d).is_none(), "empty cache");
+        let c = Component::new(&engine, &wasm).unwrap();
+        cache.store(&d, &c).unwrap();
+        assert!(cache.load(&engine, &d).is_some(), "reload");
+        // A different digest is a different file.
+        assert!(cache.load(&engine, &digest(b"other")).is_none());
+        // Tampering with the artifact is detected by the checksum.
+        let p = cache.path_for(&d);
+        let mut bytes = fs::read(&p).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        fs::write(&p, bytes).unwrap();
+        assert!(cache.load(&engine, &d).is_none(), "tampered file accepted");
+    }
+
+    #[test]
+    fn a_world_writable_file_is_not_trusted() {
+        let engine = Engine::default();
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ComponentCache::open(dir.path(), &engine).unwrap();
+        let wasm = WAT.as_bytes().to_vec();
+        let d = digest(&wasm);
+        cache
+            .store(&d, &Component::new(&engine, &wasm).unwrap())
+            .unwrap();
+        fs::set_permissions(cache.path_for(&d), fs::Permissions::from_mode(0o666)).unwrap();
+        assert!(cache.load(&engine, &d).is_none());
+    }
+}

@@ -1,0 +1,285 @@
+//! The `profiler` interface: the SDK verbs, delegating to the shared
+//! `rocwasm_core::Profiler`.
+//!
+//! Per plugin, the host adds three rules on top of the engine's:
+//!
+//! - **Configuration only in `init`.** Outside its `init` a plugin's
+//!   configuration calls return `configuration-locked` (the engine itself
+//!   locks once every plugin's `init` is done). Starting and stopping
+//!   contexts, flushing and pushing correlation ids are allowed any time.
+//! - **Isolation.** A plugin sees only the contexts and buffers it created;
+//!   other ids are `context-not-found` / `buffer-not-found`, so one plugin
+//!   cannot stop or flush another's.
+//! - **Restart replay.** When a failed plugin is restarted (see
+//!   [`crate::FailurePolicy::Restart`]) its fresh instance runs `init` again,
+//!   after the engine is locked. Its configuration calls are then answered
+//!   from the log of its first `init`: the n-th call gets the n-th answer if
+//!   it is the same verb, so the new instance learns the same context and
+//!   buffer ids, and the engine's sinks (which point at the stage, not at an
+//!   instance) keep delivering to it.
+//!
+//! The sinks given to the engine deliver to the stage (`crate::stage`).
+
+use std::collections::BTreeSet;
+use std::sync::{Arc, Weak};
+
+use rocwasm_core::{
+    BufferId, BufferPolicy, BufferTracingKind, CallbackThreadId, CallbackTracingKind, ContextId,
+    ExternalCorrelationKind, Profiler, Status,
+};
+
+use crate::bindings::analysis::rocwasm::plugin::profiler as wit_profiler;
+use crate::bindings::types as wit;
+use crate::convert::status_to_wit;
+use crate::stage::{StageCell, StageSink};
+use crate::state::PluginState;
+
+/// Where this plugin is in its configuration life.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum SetupMode {
+    /// Before `init` or after it: configuration calls are locked.
+    Locked,
+    /// During the first `init`: calls go to the engine and are logged.
+    Open,
+    /// During a restart's `init`: calls are answered from the log.
+    Replay { next: usize },
+}
+
+pub(crate) struct ProfilerLink {
+    pub profiler: Arc<Profiler>,
+    pub stage: Weak<StageCell>,
+    pub mode: SetupMode,
+    log: Vec<(&'static str, Result<u64, Status>)>,
+    contexts: BTreeSet<u64>,
+    buffers: BTreeSet<u64>,
+    threads: BTreeSet<u64>,
+}
+
+impl ProfilerLink {
+    pub fn new(profiler: Arc<Profiler>) -> Self {
+        ProfilerLink {
+            profiler,
+            stage: Weak::new(),
+            mode: SetupMode::Locked,
+            log: Vec::new(),
+            contexts: BTreeSet::new(),
+            buffers: BTreeSet::new(),
+            threads: BTreeSet::new(),
+        }
+    }
+
+    /// Carries what the first `init` set up into a restarted instance.
+    pub fn for_restart(&self) -> Self {
+        ProfilerLink {
+            profiler: self.profiler.clone(),
+            stage: self.stage.clone(),
+            mode: SetupMode::Locked,
+            log: self.log.clone(),
+            contexts: self.contexts.clone(),
+            buffers: self.buffers.clone(),
+            threads: self.threads.clone(),
+        }
+    }
+
+    /// Runs one configuration verb according to the mode.
+    fn setup(
+        &mut self,
+        verb: &'static str,
+        run: impl FnOnce(&mut Self) -> Result<u64, Status>,
+    ) -> Result<u64, Status> {
+        match self.mode {
+            SetupMode::Locked => Err(Status::ConfigurationLocked),
+            SetupMode::Open => {
+                let r = run(self);
+                self.log.push((verb, r));
+                r
+            }
+            SetupMode::Replay { next } => match self.log.get(next) {
+                Some(&(v, r)) if v == verb => {
+                    self.mode = SetupMode::Replay { next: next + 1 };
+                    r
+                }
+                _ => Err(Status::ConfigurationLocked),
+            },
+        }
+    }
+
+    fn context(&self, id: u64) -> Result<ContextId, Status> {
+        self.contexts
+            .contains(&id)
+            .then_some(ContextId(id))
+            .ok_or(Status::ContextNotFound)
+    }
+
+    fn buffer(&self, id: u64) -> Result<BufferId, Status> {
+        self.buffers
+            .contains(&id)
+            .then_some(BufferId(id))
+            .ok_or(Status::BufferNotFound)
+    }
+
+    fn sink(&self) -> Arc<StageSink> {
+        Arc::new(StageSink(self.stage.clone()))
+    }
+}
+
+fn w<T>(r: Result<T, Status>) -> Result<T, wit::Status> {
+    r.map_err(status_to_wit)
+}
+
+impl wit_profiler::Host for PluginState {
+    fn create_context(&mut self) -> Result<u64, wit::Status> {
+        w(self.profiler.setup("create-context", |l| {
+            let id = l.profiler.create_context()?.0;
+            l.contexts.insert(id);
+            Ok(id)
+        }))
+    }
+
+    fn start_context(&mut self, context: u64) -> Result<(), wit::Status> {
+        let p = &self.profiler;
+        w(p.context(context).and_then(|c| p.profiler.start_context(c)))
+    }
+
+    fn stop_context(&mut self, context: u64) -> Result<(), wit::Status> {
+        let p = &self.profiler;
+        w(p.context(context).and_then(|c| p.profiler.stop_context(c)))
+    }
+
+    fn is_context_active(&mut self, context: u64) -> Result<bool, wit::Status> {
+        let p = &self.profiler;
+        w(p.context(context)
+            .and_then(|c| p.profiler.is_context_active(c)))
+    }
+
+    fn create_buffer(
+        &mut self,
+        context: u64,
+        size: u64,
+        watermark: u64,
+        policy: wit::BufferPolicy,
+    ) -> Result<u64, wit::Status> {
+        let policy = match policy {
+            wit::BufferPolicy::Lossless => BufferPolicy::Lossless,
+            wit::BufferPolicy::Discard => BufferPolicy::Discard,
+        };
+        w(self.profiler.setup("create-buffer", |l| {
+            let ctx = l.context(context)?;
+            let id = l
+                .profiler
+                .create_buffer(ctx, size, watermark, policy, l.sink())?
+                .0;
+            l.buffers.insert(id);
+            Ok(id)
+        }))
+    }
+
+    fn flush_buffer(&mut self, buffer: u64) -> Result<(), wit::Status> {
+        // The records reach this plugin right after the current call returns:
+        // a component instance cannot be re-entered while it is running.
+        let p = &self.profiler;
+        w(p.buffer(buffer).and_then(|b| p.profiler.flush_buffer(b)))
+    }
+
+    fn create_callback_thread(&mut self) -> Result<u64, wit::Status> {
+        w(self.profiler.setup("create-callback-thread", |l| {
+            let id = l.profiler.create_callback_thread()?.0;
+            l.threads.insert(id);
+            Ok(id)
+        }))
+    }
+
+    fn assign_callback_thread(&mut self, buffer: u64, thread: u64) -> Result<(), wit::Status> {
+        w(self
+            .profiler
+            .setup("assign-callback-thread", |l| {
+                let b = l.buffer(buffer)?;
+                if thread != CallbackThreadId::DEFAULT.0 && !l.threads.contains(&thread) {
+                    return Err(Status::ThreadNotFound);
+                }
+                l.profiler
+                    .assign_callback_thread(b, CallbackThreadId(thread))
+                    .map(|_| 0)
+            })
+            .map(drop))
+    }
+
+    fn configure_buffer_tracing(
+        &mut self,
+        context: u64,
+        kind: u32,
+        operations: Vec<u32>,
+        buffer: u64,
+    ) -> Result<(), wit::Status> {
+        w(self
+            .profiler
+            .setup("configure-buffer-tracing", |l| {
+                let ctx = l.context(context)?;
+                let b = l.buffer(buffer)?;
+                let kind = BufferTracingKind::from_raw(kind).ok_or(Status::KindNotFound)?;
+                l.profiler
+                    .configure_buffer_tracing(ctx, kind, &operations, b)
+                    .map(|_| 0)
+            })
+            .map(drop))
+    }
+
+    fn configure_callback_tracing(
+        &mut self,
+        context: u64,
+        kind: u32,
+        operations: Vec<u32>,
+    ) -> Result<(), wit::Status> {
+        w(self
+            .profiler
+            .setup("configure-callback-tracing", |l| {
+                let ctx = l.context(context)?;
+                let kind = CallbackTracingKind::from_raw(kind).ok_or(Status::KindNotFound)?;
+                l.profiler
+                    .configure_callback_tracing(ctx, kind, &operations, l.sink())
+                    .map(|_| 0)
+            })
+            .map(drop))
+    }
+
+    fn configure_external_correlation_request(
+        &mut self,
+        context: u64,
+        kinds: Vec<u32>,
+    ) -> Result<(), wit::Status> {
+        w(self
+            .profiler
+            .setup("configure-external-correlation-request", |l| {
+                let ctx = l.context(context)?;
+                let kinds = kinds
+                    .iter()
+                    .map(|k| ExternalCorrelationKind::from_raw(*k).ok_or(Status::KindNotFound))
+                    .collect::<Result<Vec<_>, _>>()?;
+                l.profiler
+                    .configure_external_correlation_request(ctx, &kinds, l.sink())
+                    .map(|_| 0)
+            })
+            .map(drop))
+    }
+
+    fn push_external_correlation_id(
+        &mut self,
+        context: u64,
+        thread_id: u64,
+        value: u64,
+    ) -> Result<(), wit::Status> {
+        let p = &self.profiler;
+        w(p.context(context)
+            .and_then(|c| p.profiler.push_external_correlation_id(c, thread_id, value)))
+    }
+
+    fn pop_external_correlation_id(
+        &mut self,
+        context: u64,
+        thread_id: u64,
+    ) -> Result<u64, wit::Status> {
+        let p = &self.profiler;
+        w(p.context(context)
+            .and_then(|c| p.profiler.pop_external_correlation_id(c, thread_id)))
+    }
+}

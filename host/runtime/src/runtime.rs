@@ -1,0 +1,340 @@
+//! [`Runtime`]: the process-wide engine, the compiled-component cache, and
+//! turning a `.wasm` file into a [`CompiledPlugin`] ready to instantiate.
+//!
+//! # Time
+//!
+//! The engine runs with epoch interruption: a background thread increments
+//! the engine's epoch every [`RuntimeConfig::epoch_tick`] and each call sets
+//! its store's deadline a number of ticks ahead, so a guest that loops
+//! forever traps at its deadline (± one tick). Epochs cost far less than
+//! fuel in tight loops (0–25 % versus ~2×).
+
+use std::fmt;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::thread::JoinHandle;
+use std::time::Duration;
+
+use anyhow::{bail, Context, Result};
+use wasmtime::component::{Component, Linker};
+use wasmtime::{Config, Engine};
+
+use crate::bindings::analysis::{AnalysisPlugin, AnalysisPluginPre};
+use crate::bindings::transform::{TransformPlugin, TransformPluginPre};
+use crate::cache::{self, ComponentCache};
+use crate::state::PluginState;
+use crate::world::{self, Surface, World, WorldError};
+
+/// How the runtime is set up.
+#[derive(Debug, Clone)]
+pub struct RuntimeConfig {
+    /// Where compiled components are cached; `None` disables the cache.
+    pub cache_dir: Option<PathBuf>,
+    /// The epoch period: the granularity of deadlines.
+    pub epoch_tick: Duration,
+    /// The guest's native stack budget; deep recursion traps past it.
+    pub max_wasm_stack: usize,
+}
+
+impl Default for RuntimeConfig {
+    fn default() -> Self {
+        RuntimeConfig {
+            cache_dir: ComponentCache::default_dir(),
+            epoch_tick: Duration::from_millis(1),
+            max_wasm_stack: 512 << 10,
+        }
+    }
+}
+
+/// The wasmtime engine of the process, its epoch ticker and its cache.
+pub struct Runtime {
+    engine: Engine,
+    cache: Option<ComponentCache>,
+    tick: Duration,
+    ticker: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
+    linkers: Linkers,
+}
+
+/// One linker per world, with and without WASI.
+struct Linkers {
+    analysis: Linker<PluginState>,
+    analysis_wasi: Linker<PluginState>,
+    transform: Linker<PluginState>,
+    transform_wasi: Linker<PluginState>,
+}
+
+impl Linkers {
+    fn new(engine: &Engine) -> Result<Self> {
+        use wasmtime::component::HasSelf;
+        let analysis = || -> Result<Linker<PluginState>> {
+            let mut l = Linker::new(engine);
+            AnalysisPlugin::add_to_linker::<_, HasSelf<PluginState>>(&mut l, |s| s)?;
+            Ok(l)
+        };
+        let transform = || -> Result<Linker<PluginState>> {
+            let mut l = Linker::new(engine);
+            TransformPlugin::add_to_linker::<_, HasSelf<PluginState>>(&mut l, |s| s)?;
+            Ok(l)
+        };
+        let with_wasi = |mut l: Linker<PluginState>| -> Result<Linker<PluginState>> {
+            wasmtime_wasi::p2::add_to_linker_sync(&mut l)?;
+            Ok(l)
+        };
+        Ok(Linkers {
+            analysis: analysis()?,
+            analysis_wasi: with_wasi(analysis()?)?,
+            transform: transform()?,
+            transform_wasi: with_wasi(transform()?)?,
+        })
+    }
+
+    fn get(&self, world: World, wasi: bool) -> &Linker<PluginState> {
+        match (world, wasi) {
+            (World::Analysis, false) => &self.analysis,
+            (World::Analysis, true) => &self.analysis_wasi,
+            (World::Transform, false) => &self.transform,
+            (World::Transform, true) => &self.transform_wasi,
+        }
+    }
+}
+
+/// A plugin compiled and pre-linked: instantiating it is cheap.
+pub struct CompiledPlugin {
+    pub path: PathBuf,
+    /// Hex SHA-256 of the `.wasm` bytes.
+    pub digest: String,
+    pub world: World,
+    pub surface: Surface,
+    /// Size of the `.wasm` file in bytes.
+    pub size: u64,
+    /// True when the compiled code came from the cache.
+    pub from_cache: bool,
+    pub(crate) pre: Pre,
+}
+
+pub(crate) enum Pre {
+    Analysis(AnalysisPluginPre<PluginState>),
+    Transform(TransformPluginPre<PluginState>),
+}
+
+impl fmt::Debug for CompiledPlugin {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("CompiledPlugin")
+            .field("path", &self.path)
+            .field("digest", &self.digest)
+            .field("world", &self.world)
+            .finish_non_exhaustive()
+    }
+}
+
+/// What `rocwasm plugin inspect` prints.
+#[derive(Debug, Clone)]
+pub struct PluginInfo {
+    pub path: PathBuf,
+    pub size: u64,
+    pub digest: String,
+    /// The world, or why the component is neither.
+    pub world: Result<World, WorldError>,
+    pub imports: Vec<String>,
+    pub exports: Vec<String>,
+    /// True when the component imports WASI (it would get a deny-all context).
+    pub imports_wasi: bool,
+}
+
+impl Runtime {
+    pub fn new(config: RuntimeConfig) -> Result<Runtime> {
+        let mut c = Config::new();
+        c.wasm_component_model(true)
+            .epoch_interruption(true)
+            .max_wasm_stack(config.max_wasm_stack);
+        let engine = Engine::new(&c)?;
+        let cache = match &config.cache_dir {
+            Some(dir) => match ComponentCache::open(dir, &engine) {
+                Ok(c) => Some(c),
+                Err(e) => {
+                    tracing::warn!("compiled-component cache disabled: {e:#}");
+                    None
+                }
+            },
+            None => None,
+        };
+        let stop = Arc::new(AtomicBool::new(false));
+        let handle = {
+            let (engine, stop, tick) = (engine.clone(), stop.clone(), config.epoch_tick);
+            std::thread::Builder::new()
+                .name("rocwasm-epoch".into())
+                .spawn(move || {
+                    while !stop.load(Ordering::Relaxed) {
+                        std::thread::sleep(tick);
+                        engine.increment_epoch();
+                    }
+                })
+                .context("spawning the epoch ticker")?
+        };
+        Ok(Runtime {
+            linkers: Linkers::new(&engine)?,
+            engine,
+            cache,
+            tick: config.epoch_tick,
+            ticker: Some((stop, handle)),
+        })
+    }
+
+    pub fn engine(&self) -> &Engine {
+        &self.engine
+    }
+
+    pub fn cache(&self) -> Option<&ComponentCache> {
+        self.cache.as_ref()
+    }
+
+    /// Epoch ticks covering `budget` (at least 2, so a tick landing right
+    /// after the deadline is set does not cut a call short).
+    pub(crate) fn ticks(&self, budget: Duration) -> u64 {
+        let t = self.tick.as_nanos().max(1);
+        (budget.as_nanos().div_ceil(t) as u64).max(1) + 1
+    }
+
+    /// Reads, checks, compiles (or loads from the cache) and pre-links a plugin.
+    pub fn compile(&self, path: &Path) -> Result<Arc<CompiledPlugin>> {
+        let (bytes, digest) = read_component(path)?;
+        let (component, from_cache) = self.component(&bytes, &digest, path)?;
+        let surface = Surface::of(&self.engine, &component);
+        let world = world::detect(&surface)
+            .with_context(|| format!("{} is not a rocwasm plugin", path.display()))?;
+        let linker = self.linkers.get(world, surface.imports_wasi());
+        let pre = linker
+            .instantiate_pre(&component)
+            .map_err(anyhow::Error::from)
+            .with_context(|| format!("linking {} as a {world}", path.display()))?;
+        let pre = match world {
+            World::Analysis => Pre::Analysis(AnalysisPluginPre::new(pre)?),
+            World::Transform => Pre::Transform(TransformPluginPre::new(pre)?),
+        };
+        Ok(Arc::new(CompiledPlugin {
+            path: path.to_path_buf(),
+            digest,
+            world,
+            surface,
+            size: bytes.len() as u64,
+            from_cache,
+            pre,
+        }))
+    }
+
+    /// Describes a component without linking it.
+    pub fn inspect(&self, path: &Path) -> Result<PluginInfo> {
+        let (bytes, digest) = read_component(path)?;
+        let (component, _) = self.component(&bytes, &digest, path)?;
+        let surface = Surface::of(&self.engine, &component);
+        Ok(PluginInfo {
+            path: path.to_path_buf(),
+            size: bytes.len() as u64,
+            digest,
+            world: world::detect(&surface),
+            imports_wasi: surface.imports_wasi(),
+            imports: surface.imports,
+            exports: surface.exports,
+        })
+    }
+
+    fn component(&self, bytes: &[u8], digest: &str, path: &Path) -> Result<(Component, bool)> {
+        if let Some(c) = self
+            .cache
+            .as_ref()
+            .and_then(|c| c.load(&self.engine, digest))
+        {
+            return Ok((c, true));
+        }
+        let component = Component::new(&self.engine, bytes)
+            .map_err(anyhow::Error::from)
+            .with_context(|| format!("compiling {}", path.display()))?;
+        if let Some(cache) = &self.cache {
+            if let Err(e) = cache.store(digest, &component) {
+                tracing::warn!("could not cache {}: {e:#}", path.display());
+            }
+        }
+        Ok((component, false))
+    }
+}
+
+impl Drop for Runtime {
+    fn drop(&mut self) {
+        if let Some((stop, handle)) = self.ticker.take() {
+            stop.store(true, Ordering::Relaxed);
+            let _ = handle.join();
+        }
+    }
+}
+
+/// Reads a file and checks it is a Wasm *component* (not a core module).
+fn read_component(path: &Path) -> Result<(Vec<u8>, String)> {
+    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+    if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
+        bail!("{} is not a WebAssembly file", path.display());
+    }
+    // Bytes 6..8 are the layer: 0 for a core module, 1 for a component.
+    if bytes[6..8] == [0, 0] {
+        bail!(
+            "{} is a core WebAssembly module, not a component: build it for the \
+             `rocwasm:plugin` worlds (wasm-component-ld, or `wasm-tools component new`)",
+            path.display()
+        );
+    }
+    let digest = cache::digest(&bytes);
+    Ok((bytes, digest))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn runtime() -> Runtime {
+        Runtime::new(RuntimeConfig {
+            cache_dir: None,
+            ..Default::default()
+        })
+        .unwrap()
+    }
+
+    #[test]
+    fn rejects_non_wasm_and_core_modules_with_a_clear_error() {
+        let rt = runtime();
+        let dir = tempfile::tempdir().unwrap();
+        let text = dir.path().join("x.wasm");
+        std::fs::write(&text, b"hello world").unwrap();
+        let e = rt.compile(&text).unwrap_err().to_string();
+        assert!(e.contains("not a WebAssembly file"), "{e}");
+        let core = dir.path().join("core.wasm");
+        std::fs::write(&core, b"\0asm\x01\0\0\0").unwrap();
+        let e = rt.compile(&core).unwrap_err().to_string();
+        assert!(e.contains("core WebAssembly module"), "{e}");
+    }
+
+    #[test]
+    fn an_empty_component_matches_no_world_and_says_what_is_missing() {
+        let rt = runtime();
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("empty.wasm");
+        let bytes = Component::new(rt.engine(), "(component)").unwrap();
+        drop(bytes);
+        // An empty component in binary form: magic, version 0x0d, layer 1.
+        std::fs::write(&p, b"\0asm\x0d\0\x01\0").unwrap();
+        let e = format!("{:#}", rt.compile(&p).unwrap_err());
+        assert!(
+            e.contains("rocwasm:plugin/analysis@0.1.0")
+                && e.contains("rocwasm:plugin/transform@0.1.0"),
+            "{e}"
+        );
+        let info = rt.inspect(&p).unwrap();
+        assert!(info.world.is_err() && info.exports.is_empty() && info.size == 8);
+    }
+
+    #[test]
+    fn ticks_cover_the_budget() {
+        let rt = runtime();
+        assert_eq!(rt.ticks(Duration::from_millis(10)), 11);
+        assert_eq!(rt.ticks(Duration::ZERO), 2);
+    }
+}

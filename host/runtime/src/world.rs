@@ -1,0 +1,175 @@
+//! Which world a component implements, read from its type before anything
+//! is linked or instantiated, so a wrong file fails with a precise message.
+
+use std::fmt;
+
+use wasmtime::component::Component;
+use wasmtime::Engine;
+
+use crate::bindings::names;
+
+/// The two plugin worlds of `wit/worlds.wit`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum World {
+    /// `analysis-plugin`: a tool with life cycle, deliveries and callbacks.
+    Analysis,
+    /// `transform-plugin`: a batch in, a batch out.
+    Transform,
+}
+
+impl World {
+    pub fn wit_name(self) -> &'static str {
+        match self {
+            World::Analysis => "analysis-plugin",
+            World::Transform => "transform-plugin",
+        }
+    }
+
+    /// The interfaces a component of this world must export.
+    pub fn required_exports(self) -> &'static [&'static str] {
+        match self {
+            World::Analysis => &[names::LIFECYCLE, names::ANALYSIS],
+            World::Transform => &[names::LIFECYCLE, names::TRANSFORM],
+        }
+    }
+
+    /// True when this world may import `name` (WASI is handled separately).
+    fn may_import(self, name: &str) -> bool {
+        names::COMMON_IMPORTS.contains(&name)
+            || (self == World::Analysis && name == names::PROFILER)
+    }
+
+    pub fn from_name(s: &str) -> Option<World> {
+        match s {
+            "analysis" | "analysis-plugin" => Some(World::Analysis),
+            "transform" | "transform-plugin" => Some(World::Transform),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for World {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.wit_name())
+    }
+}
+
+/// A component's interface surface, by name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Surface {
+    pub imports: Vec<String>,
+    pub exports: Vec<String>,
+}
+
+impl Surface {
+    pub fn of(engine: &Engine, component: &Component) -> Surface {
+        let ty = component.component_type();
+        Surface {
+            imports: ty.imports(engine).map(|(n, _)| n.to_string()).collect(),
+            exports: ty.exports(engine).map(|(n, _)| n.to_string()).collect(),
+        }
+    }
+
+    /// True when the component imports any WASI interface (componentize-py
+    /// and componentize-js guests do); it then gets a deny-all WASI context.
+    pub fn imports_wasi(&self) -> bool {
+        self.imports.iter().any(|i| i.starts_with("wasi:"))
+    }
+}
+
+/// Why a component is not a plugin.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum WorldError {
+    #[error(
+        "the component implements neither plugin world: for `analysis-plugin` it lacks the \
+         export(s) {missing_analysis:?}, for `transform-plugin` {missing_transform:?} \
+         (it exports {exports:?})"
+    )]
+    NoWorld {
+        missing_analysis: Vec<String>,
+        missing_transform: Vec<String>,
+        exports: Vec<String>,
+    },
+    #[error("the component exports both `analysis` and `transform`; a plugin is one or the other")]
+    Ambiguous,
+    #[error("the chain expects a {expected} but the component is a {found}")]
+    Unexpected { expected: World, found: World },
+    #[error("a {world} may not import {imports:?} (the host provides only the world's interfaces and WASI)")]
+    ForeignImports { world: World, imports: Vec<String> },
+}
+
+/// Detects the world from the exports, then checks the imports against it.
+pub fn detect(surface: &Surface) -> Result<World, WorldError> {
+    let missing = |w: World| -> Vec<String> {
+        w.required_exports()
+            .iter()
+            .filter(|e| !surface.exports.iter().any(|x| x == *e))
+            .map(|e| e.to_string())
+            .collect()
+    };
+    let (ma, mt) = (missing(World::Analysis), missing(World::Transform));
+    let world = match (ma.is_empty(), mt.is_empty()) {
+        (true, false) => World::Analysis,
+        (false, true) => World::Transform,
+        (true, true) => return Err(WorldError::Ambiguous),
+        (false, false) => {
+            return Err(WorldError::NoWorld {
+                missing_analysis: ma,
+                missing_transform: mt,
+                exports: surface.exports.clone(),
+            })
+        }
+    };
+    let foreign: Vec<String> = surface
+        .imports
+        .iter()
+        .filter(|i| !i.starts_with("wasi:") && !world.may_import(i))
+        .cloned()
+        .collect();
+    if !foreign.is_empty() {
+        return Err(WorldError::ForeignImports {
+            world,
+            imports: foreign,
+        });
+    }
+    Ok(world)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn surface(imports: &[&str], exports: &[&str]) -> Surface {
+        Surface {
+            imports: imports.iter().map(|s| s.to_string()).collect(),
+            exports: exports.iter().map(|s| s.to_string()).collect(),
+        }
+    }
+
+    #[test]
+    fn detects_each_world_and_names_missing_exports() {
+        let a = surface(
+            &[names::PROFILER, "wasi:cli/stdout@0.2.0"],
+            &[names::LIFECYCLE, names::ANALYSIS],
+        );
+        assert_eq!(detect(&a), Ok(World::Analysis));
+        assert!(a.imports_wasi());
+        let t = surface(
+            &["rocwasm:plugin/log@0.1.0"],
+            &[names::LIFECYCLE, names::TRANSFORM],
+        );
+        assert_eq!(detect(&t), Ok(World::Transform));
+        let none = surface(&[], &[names::LIFECYCLE]);
+        let err = detect(&none).unwrap_err().to_string();
+        assert!(
+            err.contains(names::ANALYSIS) && err.contains(names::TRANSFORM),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn transform_may_not_import_profiler() {
+        let t = surface(&[names::PROFILER], &[names::LIFECYCLE, names::TRANSFORM]);
+        assert!(matches!(detect(&t), Err(WorldError::ForeignImports { .. })));
+    }
+}
