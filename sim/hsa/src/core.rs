@@ -110,9 +110,8 @@ pub extern "C" fn hsa_status_string(
     out(string, text.as_ptr().cast())
 }
 
-/// `hsa_amd_image_get_info_max_dim`: exported but in no table; images are
-/// not simulated.
-#[unsafe(no_mangle)]
+/// `hsa_amd_image_get_info_max_dim`: exported (through the thunk below) but
+/// in no table; images are not simulated.
 pub extern "C" fn hsa_amd_image_get_info_max_dim(
     _agent: hsa_agent_t,
     _attribute: u32,
@@ -120,3 +119,13 @@ pub extern "C" fn hsa_amd_image_get_info_max_dim(
 ) -> hsa_status_t {
     HSA_STATUS_ERROR
 }
+
+// An assembly thunk keeps the export under `ROCR_1` (see `table::trampoline`).
+core::arch::global_asm!(
+    ".globl hsa_amd_image_get_info_max_dim",
+    ".type hsa_amd_image_get_info_max_dim,@function",
+    "hsa_amd_image_get_info_max_dim:",
+    "jmp {f}@PLT",
+    ".size hsa_amd_image_get_info_max_dim, . - hsa_amd_image_get_info_max_dim",
+    f = sym hsa_amd_image_get_info_max_dim,
+);

@@ -12,6 +12,8 @@
 //! keeps the bookkeeping that gives the return values their meaning, and
 //! prints each event when `ROCWASM_SIM_LOG` is set.
 
+#![allow(non_snake_case)]
+
 use std::cell::RefCell;
 use std::collections::HashMap;
 use std::ffi::{c_char, CStr};
@@ -39,12 +41,10 @@ fn log(event: std::fmt::Arguments) {
     }
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn roctxMarkA(message: *const c_char) {
     log(format_args!("mark {:?}", text(message)));
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn roctxRangePushA(message: *const c_char) -> i32 {
     let message = text(message);
     log(format_args!("push {message:?}"));
@@ -55,7 +55,6 @@ pub extern "C" fn roctxRangePushA(message: *const c_char) -> i32 {
     })
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn roctxRangePop() -> i32 {
     STACK.with(|s| {
         let mut s = s.borrow_mut();
@@ -69,7 +68,6 @@ pub extern "C" fn roctxRangePop() -> i32 {
     })
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn roctxRangeStartA(message: *const c_char) -> u64 {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let message = text(message);
@@ -78,7 +76,6 @@ pub extern "C" fn roctxRangeStartA(message: *const c_char) -> u64 {
     id
 }
 
-#[unsafe(no_mangle)]
 pub extern "C" fn roctxRangeStop(id: u64) {
     let closed = OPEN.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashMap::new).remove(&id);
     match closed {
@@ -88,7 +85,6 @@ pub extern "C" fn roctxRangeStop(id: u64) {
 }
 
 /// `int roctxGetThreadId(roctx_thread_id_t* tid)`: the OS thread id.
-#[unsafe(no_mangle)]
 pub extern "C" fn roctxGetThreadId(tid: *mut u64) -> i32 {
     if tid.is_null() {
         return -1;
@@ -137,3 +133,20 @@ mod tests {
         assert!(OPEN.lock().unwrap().as_ref().unwrap().get(&a).is_none());
     }
 }
+
+/// Exports as assembly thunks so they keep the `ROCTX_4.1` version (rustc's
+/// own anonymous version script would strip it from `#[no_mangle]` items).
+macro_rules! export {
+    ($($name:ident),*) => {$(
+        core::arch::global_asm!(
+            concat!(".globl ", stringify!($name)),
+            concat!(".type ", stringify!($name), ",@function"),
+            concat!(stringify!($name), ":"),
+            "jmp {f}@PLT",
+            concat!(".size ", stringify!($name), ", . - ", stringify!($name)),
+            f = sym $name,
+        );
+    )*};
+}
+
+export!(roctxMarkA, roctxRangePushA, roctxRangePop, roctxRangeStartA, roctxRangeStop, roctxGetThreadId);

@@ -1,4 +1,4 @@
-//! The exported `hsa_*` symbols: one naked trampoline per function.
+//! The exported `hsa_*` symbols: one assembly trampoline per function.
 //!
 //! Each trampoline is three instructions: load the address of its slot from
 //! [`DISPATCH`](super::DISPATCH), load the function pointer from the slot, and
@@ -16,23 +16,26 @@ macro_rules! trampolines {
         /// How many trampolines there are.
         pub const EXPORT_COUNT: usize = [$($id),*].len();
 
+        // The trampolines are assembly symbols rather than `#[no_mangle]`
+        // Rust functions: rustc lists its own exports in an anonymous
+        // version script, which would strip the `ROCR_1` version from them.
+        // SAFETY (of the assembly): `DISPATCH[$id]` holds the address of a
+        // slot of the live tables (filled by the library constructor before
+        // any call); the slot holds a function with this export's C
+        // signature, and arguments pass through untouched, so the jump is a
+        // plain tail call.
         $(
-            #[unsafe(naked)]
-            #[unsafe(no_mangle)]
-            pub extern "C" fn $name() {
-                // SAFETY: `DISPATCH[$id]` holds the address of a slot of the
-                // live tables (filled by the library constructor before any
-                // call); the slot holds a function with this export's C
-                // signature, and arguments pass through untouched in their
-                // registers and stack, so the jump is a plain tail call.
-                core::arch::naked_asm!(
-                    "mov r11, qword ptr [rip + {dispatch}@GOTPCREL]",
-                    "mov r11, qword ptr [r11 + {offset}]",
-                    "jmp qword ptr [r11]",
-                    dispatch = sym DISPATCH,
-                    offset = const $id * 8,
-                );
-            }
+            core::arch::global_asm!(
+                concat!(".globl ", stringify!($name)),
+                concat!(".type ", stringify!($name), ",@function"),
+                concat!(stringify!($name), ":"),
+                "mov r11, qword ptr [rip + {dispatch}@GOTPCREL]",
+                "mov r11, qword ptr [r11 + {offset}]",
+                "jmp qword ptr [r11]",
+                concat!(".size ", stringify!($name), ", . - ", stringify!($name)),
+                dispatch = sym DISPATCH,
+                offset = const $id * 8,
+            );
         )*
     };
 }

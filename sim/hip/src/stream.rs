@@ -1,0 +1,313 @@
+//! Streams over HSA queues.
+//!
+//! Each stream owns one HSA queue on its device (created on first use, with
+//! profiling enabled so events can be timed) and remembers the signal of the
+//! last operation it submitted. Work is in order:
+//! - a kernel becomes a dispatch packet with a fresh completion signal; if
+//!   the previous operation was a copy (which runs on the copy engine, not on
+//!   the queue) a barrier-AND packet waiting for the copy goes first;
+//! - a copy becomes `hsa_amd_memory_async_copy` depending on the last signal;
+//! - an event record becomes a barrier-AND packet completing the event's
+//!   signal (its dispatch time is the event's timestamp).
+//!
+//! The null stream is an ordinary per-device stream here (no implicit
+//! synchronisation with other streams); `hipDeviceSynchronize` waits for all
+//! streams of the device. Completed signals and kernel-argument buffers are
+//! reclaimed when the stream is synchronised or grows a backlog.
+
+use std::collections::HashMap;
+use std::ffi::{c_int, c_uint, c_void};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::{Arc, Mutex, OnceLock};
+
+use crate::device::{self, runtime, write_out};
+use crate::error::*;
+use crate::hsa::{self, Handle};
+
+#[derive(Default)]
+struct State {
+    queue: Option<usize>,
+    /// The signal of the last operation, and whether it was a copy.
+    last: Option<(Handle, bool)>,
+    /// Signals (and kernel-argument buffers) still to reclaim.
+    pending: Vec<(Handle, Option<usize>)>,
+}
+
+pub struct Stream {
+    pub device: usize,
+    state: Mutex<State>,
+}
+
+pub type hipStream_t = *mut c_void;
+
+static STREAMS: OnceLock<Mutex<HashMap<usize, Arc<Stream>>>> = OnceLock::new();
+static NULL_STREAMS: OnceLock<Mutex<HashMap<usize, Arc<Stream>>>> = OnceLock::new();
+
+fn streams() -> std::sync::MutexGuard<'static, HashMap<usize, Arc<Stream>>> {
+    STREAMS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+}
+
+/// The stream behind a handle (null: the current device's null stream).
+pub fn resolve(handle: hipStream_t) -> Result<Arc<Stream>, hipError_t> {
+    if handle.is_null() {
+        let dev = device::current();
+        device::device(dev)?;
+        let mut nulls = NULL_STREAMS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
+        return Ok(nulls.entry(dev).or_insert_with(|| Arc::new(Stream { device: dev, state: Mutex::default() })).clone());
+    }
+    streams().get(&(handle as usize)).cloned().ok_or(hipErrorInvalidHandle)
+}
+
+fn all_streams_of(dev: usize) -> Vec<Arc<Stream>> {
+    let mut list: Vec<Arc<Stream>> = streams().values().filter(|s| s.device == dev).cloned().collect();
+    if let Some(nulls) = NULL_STREAMS.get() {
+        list.extend(nulls.lock().unwrap_or_else(|p| p.into_inner()).get(&dev).cloned());
+    }
+    list
+}
+
+pub fn synchronize_device(dev: usize) {
+    for s in all_streams_of(dev) {
+        s.synchronize();
+    }
+}
+
+/// One AQL packet: the 32-bit header+setup word and the rest of the body.
+pub struct Packet {
+    pub header: u16,
+    pub setup: u16,
+    pub body: [u8; 60],
+}
+
+impl Packet {
+    pub fn barrier_and(deps: &[Handle], completion: Handle) -> Packet {
+        let mut body = [0u8; 60];
+        // dep_signal[0..5] at packet offset 8 (body offset 4); completion at 56.
+        for (i, d) in deps.iter().take(5).enumerate() {
+            body[4 + 8 * i..12 + 8 * i].copy_from_slice(&d.handle.to_le_bytes());
+        }
+        body[52..60].copy_from_slice(&completion.handle.to_le_bytes());
+        Packet { header: hsa::PACKET_TYPE_BARRIER_AND | hsa::HEADER_FENCES, setup: 0, body }
+    }
+}
+
+impl Stream {
+    fn queue(&self, state: &mut State) -> Result<*mut hsa::Queue, hipError_t> {
+        if let Some(q) = state.queue {
+            return Ok(q as *mut hsa::Queue);
+        }
+        let dev = device::device(self.device)?;
+        let mut q: *mut hsa::Queue = std::ptr::null_mut();
+        // SAFETY: valid agent and out-pointer; no error callback.
+        let status = unsafe {
+            hsa::hsa_queue_create(dev.agent, 1024, 0, std::ptr::null(), std::ptr::null_mut(), u32::MAX, u32::MAX, &mut q)
+        };
+        if status != hsa::SUCCESS || q.is_null() {
+            return Err(hipErrorOutOfMemory);
+        }
+        // SAFETY: `q` is the queue just created.
+        unsafe { hsa::hsa_amd_profiling_set_profiler_enabled(q, 1) };
+        state.queue = Some(q as usize);
+        Ok(q)
+    }
+
+    /// Writes one packet into the queue and rings the doorbell.
+    fn submit(&self, state: &mut State, packet: &Packet) -> Result<(), hipError_t> {
+        let q = self.queue(state)?;
+        // SAFETY: `q` is a live queue created by this stream; HSA owns it.
+        let (base, size, doorbell) = unsafe { ((*q).base_address, (*q).size, (*q).doorbell_signal) };
+        // SAFETY: reserving a slot is a plain call on a live queue.
+        let index = unsafe { hsa::hsa_queue_add_write_index_scacq_screl(q, 1) };
+        // Wait for the slot to be free (the ring holds `size` packets).
+        // SAFETY: plain call on a live queue.
+        while index - unsafe { hsa::hsa_queue_load_read_index_scacquire(q) } >= u64::from(size) {
+            std::thread::yield_now();
+        }
+        let slot = (base as usize + (index % u64::from(size)) as usize * 64) as *mut u8;
+        // SAFETY: `slot` is a 64-byte packet slot of the ring that this
+        // writer reserved; the body is written before the header is
+        // published with a release store, as the AQL protocol requires.
+        unsafe {
+            std::ptr::copy_nonoverlapping(packet.body.as_ptr(), slot.add(4), 60);
+            let word = u32::from(packet.header) | (u32::from(packet.setup) << 16);
+            AtomicU32::from_ptr(slot.cast::<u32>()).store(word, Ordering::Release);
+        }
+        hsa::signal_store(doorbell, index as i64);
+        Ok(())
+    }
+
+    /// Before queue work: make it wait for a preceding copy.
+    fn order_after_copy(&self, state: &mut State) -> Result<(), hipError_t> {
+        if let Some((signal, true)) = state.last {
+            let done = hsa::signal_create(1).ok_or(hipErrorOutOfMemory)?;
+            self.submit(state, &Packet::barrier_and(&[signal], done))?;
+            state.pending.push((done, None));
+            state.last = Some((done, false));
+        }
+        Ok(())
+    }
+
+    /// Submits a kernel dispatch (built by `make`, given its completion signal).
+    pub fn launch(&self, make: impl FnOnce(Handle) -> Packet, kernarg: Option<usize>) -> Result<(), hipError_t> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        self.reclaim(&mut state, false);
+        self.order_after_copy(&mut state)?;
+        let signal = hsa::signal_create(1).ok_or(hipErrorOutOfMemory)?;
+        self.submit(&mut state, &make(signal))?;
+        state.pending.push((signal, kernarg));
+        state.last = Some((signal, false));
+        Ok(())
+    }
+
+    /// Submits an asynchronous copy after the stream's previous work.
+    pub fn copy(&self, dst: *mut c_void, dst_agent: Handle, src: *const c_void, src_agent: Handle, size: usize) -> Result<(), hipError_t> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        self.reclaim(&mut state, false);
+        let signal = hsa::signal_create(1).ok_or(hipErrorOutOfMemory)?;
+        let deps: Vec<Handle> = state.last.iter().map(|(s, _)| *s).collect();
+        // SAFETY: the application guarantees the ranges; the dependency
+        // array lives for the call.
+        let status = unsafe {
+            hsa::hsa_amd_memory_async_copy(dst, dst_agent, src, src_agent, size, deps.len() as u32, deps.as_ptr(), signal)
+        };
+        if status != hsa::SUCCESS {
+            hsa::signal_destroy(signal);
+            return Err(hipErrorInvalidValue);
+        }
+        state.pending.push((signal, None));
+        state.last = Some((signal, true));
+        Ok(())
+    }
+
+    /// Makes `signal` complete after all work so far (used by events).
+    pub fn record(&self, signal: Handle) -> Result<(), hipError_t> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        let deps: Vec<Handle> = match state.last {
+            Some((s, true)) => vec![s],
+            _ => vec![],
+        };
+        self.submit(&mut state, &Packet::barrier_and(&deps, signal))?;
+        state.last = Some((signal, false));
+        Ok(())
+    }
+
+    /// Makes later work wait for `signal` (used by hipStreamWaitEvent).
+    pub fn wait_for(&self, signal: Handle) -> Result<(), hipError_t> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        self.order_after_copy(&mut state)?;
+        let done = hsa::signal_create(1).ok_or(hipErrorOutOfMemory)?;
+        self.submit(&mut state, &Packet::barrier_and(&[signal], done))?;
+        state.pending.push((done, None));
+        state.last = Some((done, false));
+        Ok(())
+    }
+
+    pub fn last_signal(&self) -> Option<Handle> {
+        self.state.lock().unwrap_or_else(|p| p.into_inner()).last.map(|(s, _)| s)
+    }
+
+    pub fn is_idle(&self) -> bool {
+        self.last_signal().is_none_or(|s| hsa::signal_load(s) < 1)
+    }
+
+    pub fn synchronize(&self) {
+        if let Some(s) = self.last_signal() {
+            hsa::signal_wait_done(s);
+        }
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        self.reclaim(&mut state, true);
+    }
+
+    /// Frees completed signals and argument buffers (all of them after a sync).
+    fn reclaim(&self, state: &mut State, all: bool) {
+        if !all && state.pending.len() < 256 {
+            return;
+        }
+        let last = state.last.map(|(s, _)| s);
+        state.pending.retain(|(signal, kernarg)| {
+            if hsa::signal_load(*signal) >= 1 || Some(*signal) == last {
+                return true;
+            }
+            hsa::signal_destroy(*signal);
+            if let Some(k) = kernarg {
+                // SAFETY: the buffer came from hsa_amd_memory_pool_allocate
+                // and the dispatch that read it has completed.
+                unsafe { hsa::hsa_amd_memory_pool_free(*k as *mut c_void) };
+            }
+            false
+        });
+    }
+}
+
+fn create(stream: *mut hipStream_t) -> hipError_t {
+    if stream.is_null() {
+        return hipErrorInvalidValue;
+    }
+    if let Err(e) = runtime() {
+        return e;
+    }
+    let s = Arc::new(Stream { device: device::current(), state: Mutex::default() });
+    let handle = Arc::as_ptr(&s) as usize;
+    streams().insert(handle, s);
+    write_out(stream, handle as hipStream_t)
+}
+
+pub extern "C" fn hipStreamCreate(stream: *mut hipStream_t) -> hipError_t {
+    api!("hipStreamCreate", { create(stream) })
+}
+
+pub extern "C" fn hipStreamCreateWithFlags(stream: *mut hipStream_t, _flags: c_uint) -> hipError_t {
+    api!("hipStreamCreateWithFlags", { create(stream) })
+}
+
+pub extern "C" fn hipStreamCreateWithPriority(stream: *mut hipStream_t, _flags: c_uint, _priority: c_int) -> hipError_t {
+    api!("hipStreamCreateWithPriority", { create(stream) })
+}
+
+pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
+    api!("hipStreamDestroy", {
+        let Some(s) = streams().remove(&(stream as usize)) else { return hipErrorInvalidHandle };
+        s.synchronize();
+        hipSuccess
+    })
+}
+
+pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
+    api!("hipStreamSynchronize", {
+        match resolve(stream) {
+            Ok(s) => {
+                s.synchronize();
+                hipSuccess
+            }
+            Err(e) => e,
+        }
+    })
+}
+
+pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
+    api!("hipStreamQuery", {
+        match resolve(stream) {
+            Ok(s) if s.is_idle() => hipSuccess,
+            Ok(_) => hipErrorNotReady,
+            Err(e) => e,
+        }
+    })
+}
+
+pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: crate::event::hipEvent_t, _flags: c_uint) -> hipError_t {
+    api!("hipStreamWaitEvent", {
+        let s = match resolve(stream) {
+            Ok(s) => s,
+            Err(e) => return e,
+        };
+        match crate::event::signal_of(event) {
+            Ok(Some(signal)) => s.wait_for(signal).err().unwrap_or(hipSuccess),
+            Ok(None) => hipSuccess,
+            Err(e) => e,
+        }
+    })
+}
+
+pub extern "C" fn hipGetStreamDeviceId(stream: hipStream_t) -> c_int {
+    resolve(stream).map_or(-1, |s| s.device as c_int)
+}
