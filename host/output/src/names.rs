@@ -24,7 +24,8 @@ pub const SYNTHETIC_BASE: u32 = 0x4000_0000;
 #[derive(Debug, Default)]
 struct Inner {
     by_op: HashMap<(u32, u32), Arc<str>>,
-    by_name: HashMap<(u32, Box<str>), u32>,
+    /// kind → name → op; nested so that lookups by `&str` do not allocate.
+    by_name: HashMap<u32, HashMap<Box<str>, u32>>,
     next_synthetic: HashMap<u32, u32>,
 }
 
@@ -59,7 +60,12 @@ impl OperationNames {
     pub fn register(&self, kind: u32, op: u32, name: &str) {
         let mut inner = write(&self.inner);
         inner.by_op.insert((kind, op), Arc::from(name));
-        inner.by_name.entry((kind, name.into())).or_insert(op);
+        inner
+            .by_name
+            .entry(kind)
+            .or_default()
+            .entry(name.into())
+            .or_insert(op);
     }
 
     /// The operation's name, or `<KIND>_OP_<n>` when nobody named it.
@@ -73,7 +79,11 @@ impl OperationNames {
     /// The number of a named operation, if known (including the
     /// `<KIND>_OP_<n>` fallback form).
     pub fn lookup(&self, kind: u32, name: &str) -> Option<u32> {
-        if let Some(&op) = read(&self.inner).by_name.get(&(kind, name.into())) {
+        if let Some(&op) = read(&self.inner)
+            .by_name
+            .get(&kind)
+            .and_then(|m| m.get(name))
+        {
             return Some(op);
         }
         parse_fallback(kind, name)
@@ -87,14 +97,18 @@ impl OperationNames {
         }
         let mut inner = write(&self.inner);
         // Re-check under the write lock: another reader may have won the race.
-        if let Some(&op) = inner.by_name.get(&(kind, name.into())) {
+        if let Some(&op) = inner.by_name.get(&kind).and_then(|m| m.get(name)) {
             return op;
         }
         let next = inner.next_synthetic.entry(kind).or_insert(SYNTHETIC_BASE);
         let op = *next;
         *next += 1;
         inner.by_op.insert((kind, op), Arc::from(name));
-        inner.by_name.insert((kind, name.into()), op);
+        inner
+            .by_name
+            .entry(kind)
+            .or_default()
+            .insert(name.into(), op);
         op
     }
 

@@ -49,6 +49,12 @@ pub enum TraceFormat {
     Rocpd,
 }
 
+/// Support for the ingest benchmark (not a stable API).
+#[doc(hidden)]
+pub mod bench_support {
+    pub use crate::rocpd_reader::record_queries;
+}
+
 /// Knobs of [`open_with`].
 #[derive(Debug, Clone)]
 pub struct ReplayOptions {

@@ -259,6 +259,34 @@ fn load_run(
     })
 }
 
+/// The four record queries of one run (regions, dispatches, copies,
+/// allocations), each joined to its event by primary key. Public for the
+/// ingest benchmark, which times SQLite alone on exactly these queries.
+pub fn record_queries(s: &str) -> [String; 4] {
+    [
+        format!(
+            "SELECT r.tid, r.start, r.\"end\", r.name_id, e.category_id, e.correlation_id, e.extdata \
+             FROM \"rocpd_region{s}\" r LEFT JOIN \"rocpd_event{s}\" e ON e.id = r.event_id ORDER BY r.id"
+        ),
+        format!(
+            "SELECT k.tid, k.start, k.\"end\", k.agent_id, k.queue_id, k.stream_id, k.kernel_id, k.dispatch_id, \
+             k.private_segment_size, k.group_segment_size, k.workgroup_size_x, k.workgroup_size_y, k.workgroup_size_z, \
+             k.grid_size_x, k.grid_size_y, k.grid_size_z, e.correlation_id, e.extdata \
+             FROM \"rocpd_kernel_dispatch{s}\" k LEFT JOIN \"rocpd_event{s}\" e ON e.id = k.event_id ORDER BY k.id"
+        ),
+        format!(
+            "SELECT c.tid, c.start, c.\"end\", c.name_id, c.dst_agent_id, c.dst_address, c.src_agent_id, c.src_address, \
+             c.size, c.stream_id, e.correlation_id, e.extdata \
+             FROM \"rocpd_memory_copy{s}\" c LEFT JOIN \"rocpd_event{s}\" e ON e.id = c.event_id ORDER BY c.id"
+        ),
+        format!(
+            "SELECT m.tid, m.start, m.\"end\", m.agent_id, m.type, m.level, m.address, m.size, m.queue_id, \
+             e.correlation_id, e.extdata \
+             FROM \"rocpd_memory_allocate{s}\" m LEFT JOIN \"rocpd_event{s}\" e ON e.id = m.event_id ORDER BY m.id"
+        ),
+    ]
+}
+
 /// Reads a run's records in chunks and hands each full batch to `emit`.
 fn read_records(
     conn: &Connection,
@@ -277,7 +305,9 @@ fn read_records(
     };
     let tid = |id: Option<i64>| id.and_then(|i| run.threads.get(&i).copied()).unwrap_or(0);
     let external = |ext: Option<String>| -> (u64, u32) {
+        // Most rows carry the default `{}`: skip the JSON parser for them.
         let v: serde_json::Value = ext
+            .filter(|x| x != "{}")
             .and_then(|x| serde_json::from_str(&x).ok())
             .unwrap_or_default();
         (
@@ -302,22 +332,21 @@ fn read_records(
         Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0) as u64)
     };
 
-    // API calls and markers.
-    let mut stmt = conn
-        .prepare(&format!(
-            "SELECT r.tid, r.start, r.\"end\", r.name_id, e.category_id, e.correlation_id, e.extdata \
-             FROM \"rocpd_region{s}\" r LEFT JOIN \"rocpd_event{s}\" e ON e.id = r.event_id ORDER BY r.id"
-        ))
-        .map_err(&e)?;
+    // API calls and markers. (name, category) → (kind, op), resolved once.
+    let mut ops: HashMap<(Option<i64>, Option<i64>), (u32, u32)> = HashMap::new();
+    let mut stmt = conn.prepare(&record_queries(s)[0]).map_err(&e)?;
     let mut rows = stmt.query([]).map_err(&e)?;
     while let Some(r) = rows.next().map_err(&e)? {
-        let name = string(r.get(3).map_err(&e)?);
-        let category = string(r.get(4).map_err(&e)?);
-        let kind = region_kind(category, name);
+        let key: (Option<i64>, Option<i64>) = (r.get(3).map_err(&e)?, r.get(4).map_err(&e)?);
+        let (kind, operation) = *ops.entry(key).or_insert_with(|| {
+            let (name, category) = (string(key.0), string(key.1));
+            let kind = region_kind(category, name).raw();
+            (kind, names.resolve_or_register(kind, name))
+        });
         let (ext, _) = external(r.get(6).map_err(&e)?);
         batch.api_calls.push(ApiCall {
-            kind: kind.raw(),
-            operation: names.resolve_or_register(kind.raw(), name),
+            kind,
+            operation,
             correlation_id: u(r, 5).map_err(&e)?,
             external_correlation_id: ext,
             ancestor: 0,
@@ -329,14 +358,7 @@ fn read_records(
     }
     drop(rows);
 
-    let mut stmt = conn
-        .prepare(&format!(
-            "SELECT k.tid, k.start, k.\"end\", k.agent_id, k.queue_id, k.stream_id, k.kernel_id, k.dispatch_id, \
-             k.private_segment_size, k.group_segment_size, k.workgroup_size_x, k.workgroup_size_y, k.workgroup_size_z, \
-             k.grid_size_x, k.grid_size_y, k.grid_size_z, e.correlation_id, e.extdata \
-             FROM \"rocpd_kernel_dispatch{s}\" k LEFT JOIN \"rocpd_event{s}\" e ON e.id = k.event_id ORDER BY k.id"
-        ))
-        .map_err(&e)?;
+    let mut stmt = conn.prepare(&record_queries(s)[1]).map_err(&e)?;
     let mut rows = stmt.query([]).map_err(&e)?;
     while let Some(r) = rows.next().map_err(&e)? {
         let (ext, _) = external(r.get(17).map_err(&e)?);
@@ -366,13 +388,7 @@ fn read_records(
     drop(rows);
 
     let copy = BufferTracingKind::MemoryCopy.raw();
-    let mut stmt = conn
-        .prepare(&format!(
-            "SELECT c.tid, c.start, c.\"end\", c.name_id, c.dst_agent_id, c.dst_address, c.src_agent_id, c.src_address, \
-             c.size, c.stream_id, e.correlation_id, e.extdata \
-             FROM \"rocpd_memory_copy{s}\" c LEFT JOIN \"rocpd_event{s}\" e ON e.id = c.event_id ORDER BY c.id"
-        ))
-        .map_err(&e)?;
+    let mut stmt = conn.prepare(&record_queries(s)[2]).map_err(&e)?;
     let mut rows = stmt.query([]).map_err(&e)?;
     while let Some(r) = rows.next().map_err(&e)? {
         let (ext, _) = external(r.get(11).map_err(&e)?);
@@ -399,13 +415,7 @@ fn read_records(
     }
     drop(rows);
 
-    let mut stmt = conn
-        .prepare(&format!(
-            "SELECT m.tid, m.start, m.\"end\", m.agent_id, m.type, m.level, m.address, m.size, m.queue_id, \
-             e.correlation_id, e.extdata \
-             FROM \"rocpd_memory_allocate{s}\" m LEFT JOIN \"rocpd_event{s}\" e ON e.id = m.event_id ORDER BY m.id"
-        ))
-        .map_err(&e)?;
+    let mut stmt = conn.prepare(&record_queries(s)[3]).map_err(&e)?;
     let mut rows = stmt.query([]).map_err(&e)?;
     while let Some(r) = rows.next().map_err(&e)? {
         let ty: Option<String> = r.get(4).map_err(&e)?;
