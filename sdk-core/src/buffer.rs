@@ -280,7 +280,7 @@ impl Buffer {
         loop {
             let (mut epoch, off) = split(self.state.load(Relaxed));
             if off + bytes <= cap {
-                let (e, off) = split(self.state.fetch_add(bytes, AcqRel));
+                let (e, off) = split(self.state.fetch_add(bytes, SeqCst));
                 let half = &self.halves[(e & 1) as usize];
                 if off + bytes <= cap {
                     let base = (off / 8) as usize;
@@ -326,7 +326,7 @@ impl Buffer {
         }
         let result = if split(self.state.load(Acquire)).0 != epoch {
             Swap::AlreadyMoved
-        } else if self.drained.load(Acquire) != epoch {
+        } else if self.drained.load(SeqCst) != epoch {
             Swap::Busy
         } else {
             let (_, end) = split(self.state.swap(join(epoch.wrapping_add(1), 0), AcqRel));
@@ -425,13 +425,16 @@ impl Buffer {
         half.settled.store(0, Relaxed);
         half.valid_end.store(u64::MAX, Relaxed);
         let next = epoch.wrapping_add(1);
-        self.drained.store(next, Release);
+        // SeqCst with the producers' SeqCst `fetch_add` on `state` and load of
+        // `drained`: either a producer at the watermark sees this half free and
+        // swaps, or we see its reservation below and swap for it.
+        self.drained.store(next, SeqCst);
         self.notify();
         let drop_count = self.drops.swap(0, AcqRel);
 
         // Producers may have filled the current half past the watermark while
         // the other one was busy; nobody else will swap it now.
-        let (current, off) = split(self.state.load(Acquire));
+        let (current, off) = split(self.state.load(SeqCst));
         if current == next && off > 0 && off.min(self.size) >= self.watermark {
             self.try_swap(current);
         }
