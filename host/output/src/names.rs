@@ -221,6 +221,16 @@ mod tests {
     }
 
     #[test]
+    fn api_names_come_from_the_core_registry() {
+        let n = OperationNames::new();
+        let op = n
+            .lookup(HIP, "hipLaunchKernel")
+            .expect("registry names HIP functions");
+        assert!(op > 0 && op < SYNTHETIC_BASE);
+        assert_eq!(&*n.name(HIP, op), "hipLaunchKernel");
+    }
+
+    #[test]
     fn unknown_names_get_stable_synthetic_numbers() {
         let n = OperationNames::empty();
         let a = n.resolve_or_register(HIP, "hipFutureCall");

@@ -1,14 +1,21 @@
-//! The one place that reads API operation names from `rocwasm_core`'s
-//! registry (HIP, HSA, marker, … function names by kind and number).
+//! The one place that reads operation names from `rocwasm_core::registry`
+//! (HIP, HSA and marker function names and the async kinds' enumerators, by
+//! kind and number).
 //!
 //! Kept apart so that [`crate::names::OperationNames`] does not depend on the
 //! registry's exact shape.
 
+use rocwasm_core::registry;
+use rocwasm_core::BufferTracingKind;
+
 use crate::names::OperationNames;
 
-/// Registers every API operation name the core registry knows.
-pub(crate) fn seed(_names: &OperationNames) {
-    // Filled in once `rocwasm_core::registry` lands (see the crate README in
-    // the final report); until then API names come from recorded traces and
-    // unnamed numbers print as `<KIND>_OP_<n>`.
+/// Registers every operation name the core registry knows, for every buffer
+/// tracing kind.
+pub(crate) fn seed(names: &OperationNames) {
+    for &kind in BufferTracingKind::ALL {
+        for (op, name) in registry::operations(kind) {
+            names.register(kind.raw(), op, name);
+        }
+    }
 }
