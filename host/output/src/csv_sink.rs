@@ -163,7 +163,10 @@ pub(crate) fn csv_writer(path: &Path) -> Result<Writer> {
             .with_context(|| format!("creating {}", parent.display()))?;
     }
     let f = File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    Ok(csv::WriterBuilder::new().from_writer(BufWriter::with_capacity(1 << 16, f)))
+    // rocprofv3 quotes headers and text fields and leaves numbers bare.
+    Ok(csv::WriterBuilder::new()
+        .quote_style(csv::QuoteStyle::NonNumeric)
+        .from_writer(BufWriter::with_capacity(1 << 16, f)))
 }
 
 /// Kernel facts the kernel trace repeats on every row, cached per kernel id.

@@ -39,7 +39,17 @@ fn every_file_has_the_exact_rocprofv3_header() {
     for (file, header) in EXPECTED {
         let path = dir.path().join(file);
         assert!(path.exists(), "{file} missing");
-        assert_eq!(common::first_line(&path), *header, "{file}");
+        // Exact names and order, and quoted the way rocprofv3 writes them.
+        let names: Vec<String> = csv::Reader::from_path(&path)
+            .unwrap()
+            .headers()
+            .unwrap()
+            .iter()
+            .map(String::from)
+            .collect();
+        assert_eq!(names.join(","), *header, "{file}");
+        let quoted: Vec<String> = header.split(',').map(|h| format!("\"{h}\"")).collect();
+        assert_eq!(common::first_line(&path), quoted.join(","), "{file}");
     }
 }
 
