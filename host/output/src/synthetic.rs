@@ -167,7 +167,6 @@ pub fn sample_run(
         corr += 1;
         corr
     };
-    let mut dispatch_id = 0;
     let api = |kind, operation, correlation_id, ancestor, thread_id, start, end| ApiCall {
         kind,
         operation,
@@ -254,7 +253,6 @@ pub fn sample_run(
             start + 2_000,
             start + 2_300,
         ));
-        dispatch_id += 1;
         all.kernel_dispatches.push(KernelDispatch {
             correlation_id: c,
             external_correlation_id: if n % 5 == 0 { 77 } else { 0 },
@@ -265,7 +263,7 @@ pub fn sample_run(
             queue_id: queue,
             stream_id: stream,
             kernel_id: gpu as u64 * KERNELS.len() as u64 + kernel_idx as u64 + 1,
-            dispatch_id,
+            dispatch_id: n as u64 + 1,
             private_segment_size: 16 * (kernel_idx as u32 % 3),
             group_segment_size: 1024 * kernel_idx as u32,
             workgroup_x: 256,

@@ -13,7 +13,7 @@
 //! `run << 40` so that they stay distinct.
 
 use std::collections::HashMap;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
@@ -290,7 +290,7 @@ pub fn record_queries(s: &str) -> [String; 4] {
 /// Reads a run's records in chunks and hands each full batch to `emit`.
 fn read_records(
     conn: &Connection,
-    path: &PathBuf,
+    path: &Path,
     run: &Run,
     names: &OperationNames,
     chunk: usize,
