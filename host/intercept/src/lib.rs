@@ -1,18 +1,26 @@
 //! `librocwasm_intercept.so`: the tool library injected into the profiled process.
 //!
-//! `rocwasm run` preloads it (`LD_PRELOAD`) and names it in `HSA_TOOLS_LIB`.
-//! Inside the application it
+//! `rocwasm run` preloads it (`LD_PRELOAD`), names it in `HSA_TOOLS_LIB` and
+//! points `ROCWASM_RUN` at the run file. Inside the application it
 //!
-//! - interposes every exported HIP function ([`hip`]) and the roctx markers,
-//! - wraps the HSA API tables handed to `OnLoad`, and turns queues into
-//!   intercept queues for kernel timing,
-//! - runs the sdk-core engine and the plugin chain ([`session`]) from start-up
-//!   to a clean shutdown at exit.
+//! - interposes every exported HIP function ([`hip`], 399 generated wrappers)
+//!   and the roctx markers ([`roctx`]),
+//! - wraps every slot of the HSA core and AMD-extension tables handed to
+//!   `OnLoad` ([`hsa`]), turns queues into intercept queues for kernel
+//!   timing, times async copies, and traces code objects,
+//! - receives the ROCm ≥ 6.2 tables through `rocprofiler_set_api_table`
+//!   ([`register`]),
+//! - runs the sdk-core engine and the outputs ([`session`]) from start-up to
+//!   a clean shutdown ([`lifecycle`]).
 //!
 //! All of the host's `unsafe` lives in this crate; every block says why it is sound.
 
 pub mod args;
 pub mod hip;
+pub mod hsa;
+pub mod lifecycle;
 pub mod next;
+pub mod roctx;
+pub mod run_config;
 pub mod session;
 pub mod tracer;

@@ -73,6 +73,17 @@ impl Missing for i32 {
     }
 }
 
+macro_rules! missing_zero {
+    ($($t:ty),*) => {$(
+        impl Missing for $t {
+            fn missing() -> Self {
+                0
+            }
+        }
+    )*};
+}
+missing_zero!(u32, u64, i64);
+
 impl Missing for () {
     fn missing() -> Self {}
 }

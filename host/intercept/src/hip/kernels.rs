@@ -21,7 +21,12 @@ pub struct HostKernel {
     pub mangled: String,
     /// The demangled name, or `mangled` when it is not a C++ name.
     pub demangled: String,
+    /// Its id in the symbol table (host registrations have code object 0).
+    pub symbol_id: u64,
 }
+
+/// Kernel symbol ids, shared with code-object tracing so ids never collide.
+pub static KERNEL_IDS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
 
 fn table() -> &'static RwLock<HashMap<usize, Arc<HostKernel>>> {
     static T: OnceLock<RwLock<HashMap<usize, Arc<HostKernel>>>> = OnceLock::new();
@@ -40,7 +45,9 @@ pub fn register(host_fn: usize, name: *const c_char, fallback: *const c_char) {
     let mangled = unsafe { CStr::from_ptr(pick) }
         .to_string_lossy()
         .into_owned();
+    let symbol_id = KERNEL_IDS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let kernel = Arc::new(HostKernel {
+        symbol_id,
         host_fn,
         demangled: demangle(&mangled),
         mangled,

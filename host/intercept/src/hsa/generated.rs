@@ -6,7 +6,7 @@
 // wrapper per slot.
 
 hsa_tables! {
-    core {
+    core_api {
         1 fn hsa_init() -> i32 = "hsa_status_t";
         2 fn hsa_shut_down() -> i32 = "hsa_status_t";
         3 fn hsa_system_get_info(attribute: i32 = "hsa_system_info_t", value: *mut c_void = "void *") -> i32 = "hsa_status_t";
@@ -133,7 +133,7 @@ hsa_tables! {
         124 fn hsa_executable_iterate_agent_symbols(executable: u64 = "hsa_executable_t", agent: u64 = "hsa_agent_t", callback: *mut c_void = "hsa_status_t (*)(hsa_executable_t, hsa_agent_t, hsa_executable_symbol_t, void *)", data: *mut c_void = "void *") -> i32 = "hsa_status_t";
         125 fn hsa_executable_iterate_program_symbols(executable: u64 = "hsa_executable_t", callback: *mut c_void = "hsa_status_t (*)(hsa_executable_t, hsa_executable_symbol_t, void *)", data: *mut c_void = "void *") -> i32 = "hsa_status_t";
     }
-    amd_ext {
+    amd_ext_api {
         1 fn hsa_amd_coherency_get_type(agent: u64 = "hsa_agent_t", r#type: *mut c_void = "hsa_amd_coherency_type_t *") -> i32 = "hsa_status_t";
         2 fn hsa_amd_coherency_set_type(agent: u64 = "hsa_agent_t", r#type: i32 = "hsa_amd_coherency_type_t") -> i32 = "hsa_status_t";
         3 fn hsa_amd_profiling_set_profiler_enabled(queue: *mut c_void = "hsa_queue_t *", enable: i32 = "int") -> i32 = "hsa_status_t";

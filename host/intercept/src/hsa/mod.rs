@@ -1,0 +1,140 @@
+//! HSA: the API tables handed to `OnLoad`.
+//!
+//! The runtime loads the libraries named in `HSA_TOOLS_LIB` (and, from ROCm
+//! 5.7, any loaded library exporting `HSA_AMD_TOOL_PRIORITY`) during
+//! `hsa_init` and calls their `OnLoad(table, runtime_version,
+//! failed_tool_count, failed_tool_names)`. The exported `hsa_*` functions
+//! jump through these tables, so a rewritten slot sees every caller — the
+//! application and the HIP runtime alike.
+//!
+//! The layout is chosen by the root `major_id`: only ROCm 5.x (major 1) is
+//! known here, generated from `hsa_api_trace.h`; any other major leaves the
+//! tables untouched (with a message), because writing slots of an unknown
+//! order would call the wrong functions. Each slot is bounds-checked against
+//! its table's `minor_id` ([`table`]).
+//!
+//! Debian's real ROCm 5.2 never reaches `OnLoad` without a GPU (`hsa_init`
+//! fails first); the simulated runtime (`sim/hsa`) exercises this path.
+
+pub mod agents;
+pub mod copy;
+pub mod loader;
+pub mod memory;
+pub mod queue;
+pub mod rt;
+pub mod table;
+#[macro_use]
+pub mod wrap;
+
+use std::ffi::c_char;
+use std::sync::atomic::{AtomicBool, Ordering};
+
+use rocwasm_core::BufferTracingKind;
+
+use table::{HsaApiTable, Table};
+
+/// The table layout this build knows (ROCm 5.x).
+pub const KNOWN_MAJOR: u32 = 1;
+
+/// Makes ROCm ≥ 5.7 treat this library as a tool even without `HSA_TOOLS_LIB`.
+#[no_mangle]
+#[used]
+pub static HSA_AMD_TOOL_PRIORITY: u32 = 50;
+
+static LOADED: AtomicBool = AtomicBool::new(false);
+
+/// Why the tables were not (fully) wrapped.
+#[derive(Debug, PartialEq, Eq)]
+pub enum InstallError {
+    Null,
+    UnknownMajor(&'static str, u32),
+    TooSmall(&'static str),
+}
+
+impl std::fmt::Display for InstallError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            InstallError::Null => write!(f, "the runtime passed no table"),
+            InstallError::UnknownMajor(t, m) => {
+                write!(f, "{t} table layout major {m} is not known (this build knows {KNOWN_MAJOR}); HSA is not traced")
+            }
+            InstallError::TooSmall(t) => write!(f, "the root table has no {t} table"),
+        }
+    }
+}
+
+/// Wraps the tables; returns the number of slots wrapped per table.
+///
+/// # Safety
+/// `root` is null or the runtime's live `HsaApiTable`.
+pub unsafe fn install(root: *mut HsaApiTable) -> Result<(usize, usize), InstallError> {
+    if root.is_null() {
+        return Err(InstallError::Null);
+    }
+    // SAFETY: the root header is readable per the caller's contract.
+    let version = unsafe { (*root).version };
+    if version.major_id != KNOWN_MAJOR {
+        return Err(InstallError::UnknownMajor("root", version.major_id));
+    }
+    // The child pointers exist only if the root's size covers them.
+    let covers = |offset: usize| offset + 8 <= version.minor_id as usize;
+    if !covers(16) || !covers(24) {
+        return Err(InstallError::TooSmall("core/amd_ext"));
+    }
+    // SAFETY: the runtime's child tables, each a header plus minor_id bytes.
+    let core = unsafe { Table::new((*root).core) }.ok_or(InstallError::TooSmall("core"))?;
+    let amd = unsafe { Table::new((*root).amd_ext) }.ok_or(InstallError::TooSmall("amd_ext"))?;
+    if core.version().major_id != KNOWN_MAJOR {
+        return Err(InstallError::UnknownMajor("core", core.version().major_id));
+    }
+    if amd.version().major_id != KNOWN_MAJOR {
+        return Err(InstallError::UnknownMajor(
+            "amd_ext",
+            amd.version().major_id,
+        ));
+    }
+    Ok((
+        wrap::core_api::install(&core),
+        wrap::amd_ext_api::install(&amd),
+    ))
+}
+
+/// The HSA tool entry point.
+///
+/// # Safety
+/// Called by the HSA runtime with its live API table.
+#[no_mangle]
+pub unsafe extern "C" fn OnLoad(
+    table: *mut HsaApiTable,
+    runtime_version: u64,
+    _failed_tool_count: u64,
+    _failed_tool_names: *const *const c_char,
+) -> bool {
+    if LOADED.swap(true, Ordering::AcqRel) {
+        return true; // loaded twice (HSA_TOOLS_LIB and HSA_AMD_TOOL_PRIORITY)
+    }
+    crate::lifecycle::ensure_started();
+    // SAFETY: forwarded runtime table.
+    match unsafe { install(table) } {
+        Ok((core, amd)) => {
+            if crate::session::active().is_some_and(|s| s.wants(BufferTracingKind::MemoryCopy)) {
+                // SAFETY: a plain runtime setting.
+                if unsafe { rt::hsa_amd_profiling_async_copy_enable(true) } != Some(0) {
+                    eprintln!("rocwasm: cannot enable async copy profiling; copies are not timed");
+                }
+            }
+            if std::env::var_os("ROCWASM_DEBUG").is_some() {
+                eprintln!("rocwasm: HSA runtime {runtime_version}: wrapped {core} core and {amd} amd_ext slots");
+            }
+            crate::session::runtime_initialized(rocwasm_core::RuntimeLibrary::Hsa, runtime_version);
+        }
+        Err(e) => eprintln!("rocwasm: {e}"),
+    }
+    true
+}
+
+/// Called by the runtime at `hsa_shut_down`. Records already produced stay;
+/// the session is finalized at process exit, not here, because HIP may keep
+/// running after its runtime shut HSA down.
+#[no_mangle]
+pub extern "C" fn OnUnload() {}

@@ -1,0 +1,144 @@
+//! Typed wrappers for every slot of the core and AMD-extension tables.
+//!
+//! `generated.rs` (from `hsa_api_trace.h` by `cargo xtask gen-intercept`)
+//! lists each table's slots in order with their C signatures;
+//! [`hsa_tables!`] makes, per table, a module with
+//!
+//! - `SAVED`: the runtime's original function of every slot,
+//! - one `extern "C"` wrapper per slot, traced as operation = slot number
+//!   (the sdk-core registry numbers HSA operations by 1-based slot),
+//! - `install(&Table)`: saves the originals and writes the wrappers, slot by
+//!   slot, each bounds-checked against the table's `minor_id`,
+//! - `original(slot)`: what the tool itself calls (never traced).
+//!
+//! A handful of slots do more than trace ([`around_hsa!`]): queue creation
+//! becomes an intercept queue, async copies get timed, executables report
+//! their code objects and kernels, pool allocations become allocation records.
+
+use std::ffi::{c_char, c_void};
+
+macro_rules! hsa_tables {
+    ($(
+        $table:ident {
+            $($slot:literal fn $name:ident($($arg:ident: $ty:ty = $cty:literal),* $(,)?) -> $ret:ty = $cret:literal;)*
+        }
+    )*) => {$(
+        #[allow(non_snake_case, non_upper_case_globals, clippy::missing_safety_doc, unused_variables)]
+        pub mod $table {
+            use super::*;
+            use std::sync::atomic::{AtomicPtr, Ordering};
+
+            /// Highest slot number this layout knows.
+            pub const SLOTS: usize = { let mut n = 0; $( if $slot > n { n = $slot; } )* n };
+
+            /// The runtime's original functions, by slot.
+            pub static SAVED: [AtomicPtr<c_void>; SLOTS + 1] =
+                [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS + 1];
+
+            /// Slot numbers by function name.
+            pub mod slot {
+                $(pub const $name: usize = $slot;)*
+            }
+
+            /// Every slot of the layout: (slot, function name).
+            pub const NAMES: &[(usize, &str)] = &[$(($slot, stringify!($name))),*];
+
+            /// The original function of `slot` (null when absent).
+            #[inline]
+            pub fn original(slot: usize) -> *mut c_void {
+                SAVED.get(slot).map_or(std::ptr::null_mut(), |p| p.load(Ordering::Acquire))
+            }
+
+            /// Saves each slot's original and installs the wrapper; returns how
+            /// many slots were wrapped.
+            pub fn install(table: &$crate::hsa::table::Table) -> usize {
+                let mut wrapped = 0;
+                $(
+                    if let Some(orig) = table.get($slot) {
+                        if !orig.is_null() {
+                            SAVED[$slot].store(orig, Ordering::Release);
+                            if table.set($slot, $name as *mut c_void) {
+                                wrapped += 1;
+                            }
+                        }
+                    }
+                )*
+                wrapped
+            }
+
+            $(
+                pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
+                    static OP: $crate::tracer::ApiOp =
+                        $crate::tracer::ApiOp::with_id(table_kind!($table), stringify!($name), $slot);
+                    let next = SAVED[$slot].load(Ordering::Acquire);
+                    if next.is_null() {
+                        return <$ret as $crate::next::Missing>::missing();
+                    }
+                    // SAFETY: `next` is the runtime's function of this slot,
+                    // whose signature the generator read from hsa_api_trace.h.
+                    let real: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { std::mem::transmute(next) };
+                    $crate::tracer::api_call(
+                        &OP,
+                        &|_a: &mut $crate::args::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* },
+                        // SAFETY: forwarding (or specially handling) the caller's arguments.
+                        || unsafe { around_hsa!($name, real, ($($arg),*)) },
+                    )
+                }
+            )*
+        }
+    )*};
+}
+
+/// The slots that need more than tracing; the last arm just forwards.
+macro_rules! around_hsa {
+    (hsa_queue_create, $real:ident, ($agent:ident, $size:ident, $ty:ident, $cb:ident, $data:ident, $ps:ident, $gs:ident, $q:ident)) => {
+        $crate::hsa::queue::create($real, $agent, $size, $ty, $cb, $data, $ps, $gs, $q)
+    };
+    (hsa_queue_destroy, $real:ident, ($q:ident)) => {{
+        $crate::hsa::queue::forget($q);
+        $real($q)
+    }};
+    (hsa_executable_freeze, $real:ident, ($exe:ident, $opts:ident)) => {{
+        let r = $real($exe, $opts);
+        if r == 0 {
+            $crate::hsa::loader::on_freeze($exe);
+        }
+        r
+    }};
+    (hsa_executable_destroy, $real:ident, ($exe:ident)) => {{
+        $crate::hsa::loader::on_destroy($exe);
+        $real($exe)
+    }};
+    (hsa_amd_memory_async_copy, $real:ident, ($dst:ident, $dst_agent:ident, $src:ident, $src_agent:ident, $size:ident, $n:ident, $deps:ident, $sig:ident)) => {
+        $crate::hsa::copy::async_copy($real, $dst, $dst_agent, $src, $src_agent, $size, $n, $deps, $sig)
+    };
+    (hsa_amd_memory_pool_allocate, $real:ident, ($pool:ident, $size:ident, $flags:ident, $ptr:ident)) => {{
+        let r = $real($pool, $size, $flags, $ptr);
+        if r == 0 {
+            $crate::hsa::memory::allocated($pool, $size, $ptr);
+        }
+        r
+    }};
+    (hsa_amd_memory_pool_free, $real:ident, ($ptr:ident)) => {{
+        $crate::hsa::memory::freed($ptr);
+        $real($ptr)
+    }};
+    ($other:ident, $real:ident, ($($a:ident),*)) => {
+        $real($($a),*)
+    };
+}
+
+#[allow(unused_imports)]
+use crate::hsa::table::Table;
+
+/// The tracing kind of each generated table module.
+macro_rules! table_kind {
+    (core_api) => {
+        rocwasm_core::BufferTracingKind::HsaCoreApi
+    };
+    (amd_ext_api) => {
+        rocwasm_core::BufferTracingKind::HsaAmdExtApi
+    };
+}
+
+include!("generated.rs");

@@ -1,0 +1,43 @@
+//! roctx markers by `LD_PRELOAD` interposition.
+//!
+//! Legacy `libroctx64.so.4` (version node ROCTX_4.1) and ROCm ≥ 6.2's
+//! `librocprofiler-sdk-roctx.so.1` export the same five names, so
+//! interposing them works with both. Each call is a MARKER_CORE_API record;
+//! callback subscribers get the message as an argument, which is how a
+//! plugin (the correlation tagger) follows ranges.
+
+use std::ffi::{c_char, CStr};
+
+use rocwasm_core::BufferTracingKind;
+
+use crate::next::NextFn;
+use crate::tracer::{api_call, ApiOp};
+
+macro_rules! roctx {
+    ($($name:ident($($arg:ident: $ty:ty = $cty:literal),*) -> $ret:ty = $missing:expr;)*) => {$(
+        #[no_mangle]
+        #[allow(non_snake_case, clippy::missing_safety_doc)]
+        pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
+            static NEXT: NextFn = NextFn::new(match CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes()) {
+                Ok(c) => c,
+                Err(_) => panic!("symbol names have no NUL"),
+            });
+            static OP: ApiOp = ApiOp::new(BufferTracingKind::MarkerCoreApi, stringify!($name));
+            let next = NEXT.get();
+            if next.is_null() {
+                return $missing;
+            }
+            // SAFETY: the next definition of this roctx function, same C signature.
+            let real: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { std::mem::transmute(next) };
+            api_call(&OP, &|_a: &mut crate::args::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* }, || unsafe { real($($arg),*) })
+        }
+    )*};
+}
+
+roctx! {
+    roctxMarkA(message: *const c_char = "const char *") -> () = ();
+    roctxRangePushA(message: *const c_char = "const char *") -> i32 = -1;
+    roctxRangePop() -> i32 = -1;
+    roctxRangeStartA(message: *const c_char = "const char *") -> u64 = 0;
+    roctxRangeStop(id: u64 = "roctx_range_id_t") -> () = ();
+}
