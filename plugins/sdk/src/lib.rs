@@ -134,7 +134,7 @@ pub mod prelude {
     pub use crate::profiler;
     pub use crate::rows::*;
     pub use crate::services::{self, StatusContext};
-    pub use crate::stats::{Stats, StatsTable};
+    pub use crate::stats::{KeyedSums, Stats, StatsTable, Sums};
     pub use crate::symbols::KernelNames;
     pub use crate::types::{
         Batch, CallbackPayload, CallbackRecord, DeliveryInfo, ExternalCorrelationRequest, LogLevel,

@@ -19,7 +19,7 @@
 //! `collect()` into a table, or `extend` one. The columns stay public for code
 //! that prefers to work on them directly (e.g. `&batch.kernel_dispatches.start`).
 
-use crate::types::{
+pub use crate::types::{
     ApiCallColumns, Batch, KernelDispatchColumns, MemoryAllocationColumns, MemoryCopyColumns,
     RetirementColumns, RuntimeInitializationColumns, ScratchMemoryColumns,
 };

@@ -134,6 +134,144 @@ impl Stats {
     }
 }
 
+/// Exact running sums for hot loops: an add is two integer additions, a
+/// multiplication and two comparisons (no division, unlike [`Stats::add`]).
+/// Convert with [`Sums::to_stats`] when reporting; variance is then computed
+/// from exact integers whenever they fit in `u128`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Sums {
+    count: u64,
+    sum: u128,
+    sum_sq: u128,
+    min: u64,
+    max: u64,
+}
+
+impl Sums {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds one sample.
+    #[inline]
+    pub fn add(&mut self, x: u64) {
+        if self.count == 0 {
+            self.min = x;
+            self.max = x;
+        } else {
+            self.min = self.min.min(x);
+            self.max = self.max.max(x);
+        }
+        self.count += 1;
+        self.sum += x as u128;
+        self.sum_sq = self.sum_sq.wrapping_add(x as u128 * x as u128);
+    }
+
+    pub fn count(&self) -> u64 {
+        self.count
+    }
+
+    /// The same series as [`Stats`] (mean, sample variance, …).
+    pub fn to_stats(&self) -> Stats {
+        if self.count == 0 {
+            return Stats::default();
+        }
+        let n = self.count as u128;
+        let mean = self.sum as f64 / self.count as f64;
+        // m2 = Σx² − (Σx)²/n; exactly as (n·Σx² − (Σx)²)/n when it fits.
+        let m2 = n
+            .checked_mul(self.sum_sq)
+            .zip(self.sum.checked_mul(self.sum))
+            .and_then(|(a, b)| a.checked_sub(b))
+            .map(|num| num as f64 / self.count as f64)
+            .unwrap_or_else(|| (self.sum_sq as f64 - mean * self.sum as f64).max(0.0));
+        Stats {
+            count: self.count,
+            total: self.sum,
+            min: self.min,
+            max: self.max,
+            mean,
+            m2,
+        }
+    }
+}
+
+/// [`Sums`] per key, for hot loops over a batch's columns.
+///
+/// Records of one key usually come in runs (the same kernel launched in a
+/// loop), so the last key's slot is remembered and a hash lookup happens only
+/// when the key changes.
+#[derive(Debug, Clone)]
+pub struct KeyedSums<K> {
+    slots: HashMap<K, usize>,
+    sums: Vec<(K, Sums)>,
+    last: Option<(K, usize)>,
+}
+
+impl<K> Default for KeyedSums<K> {
+    fn default() -> Self {
+        Self {
+            slots: HashMap::new(),
+            sums: Vec::new(),
+            last: None,
+        }
+    }
+}
+
+impl<K: Hash + Eq + Copy> KeyedSums<K> {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds sample `x` to `key`'s sums.
+    #[inline]
+    pub fn add(&mut self, key: K, x: u64) {
+        let slot = match self.last {
+            Some((last, slot)) if last == key => slot,
+            _ => {
+                let next = self.sums.len();
+                let slot = *self.slots.entry(key).or_insert(next);
+                if slot == next {
+                    self.sums.push((key, Sums::new()));
+                }
+                self.last = Some((key, slot));
+                slot
+            }
+        };
+        self.sums[slot].1.add(x);
+    }
+
+    /// Every key with its sums, in first-seen order.
+    pub fn iter(&self) -> impl Iterator<Item = (K, &Sums)> + '_ {
+        self.sums.iter().map(|(k, s)| (*k, s))
+    }
+
+    /// Samples across all keys.
+    pub fn count(&self) -> u64 {
+        self.sums.iter().map(|(_, s)| s.count()).sum()
+    }
+
+    pub fn len(&self) -> usize {
+        self.sums.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.sums.is_empty()
+    }
+
+    /// A [`StatsTable`] keyed by `name(key)`; keys sharing a name are merged.
+    pub fn to_table<N: Eq + Hash + Ord + Clone>(
+        &self,
+        mut name: impl FnMut(K) -> N,
+    ) -> StatsTable<N> {
+        let mut table = StatsTable::new();
+        for (key, sums) in self.iter() {
+            table.merge(name(key), &sums.to_stats());
+        }
+        table
+    }
+}
+
 /// One [`Stats`] per key (kernel name, API function, …).
 #[derive(Debug, Clone)]
 pub struct StatsTable<K = String> {
@@ -276,6 +414,62 @@ mod tests {
         let mut empty = Stats::new();
         empty.merge(&all);
         assert_eq!(empty, all);
+    }
+
+    #[test]
+    fn exact_sums_agree_with_welford() {
+        let xs = [
+            1_000_000_007u64,
+            1_000_000_009,
+            1_000_000_008,
+            1_000_000_011,
+            999_999_999,
+        ];
+        let mut w = Stats::new();
+        let mut s = Sums::new();
+        xs.iter().for_each(|&x| {
+            w.add(x);
+            s.add(x);
+        });
+        let from_sums = s.to_stats();
+        assert_eq!(
+            (
+                from_sums.count(),
+                from_sums.total(),
+                from_sums.min(),
+                from_sums.max()
+            ),
+            (5, w.total(), 999_999_999, 1_000_000_011)
+        );
+        let (_, sd) = naive(&xs);
+        assert!(
+            (from_sums.stddev() - sd).abs() < 1e-9,
+            "{} vs {sd}",
+            from_sums.stddev()
+        );
+        assert!((from_sums.mean() - w.mean()).abs() < 1e-6);
+        assert_eq!(Sums::new().to_stats(), Stats::default());
+    }
+
+    #[test]
+    fn keyed_sums_survive_key_changes_and_merge_by_name() {
+        let mut k = KeyedSums::new();
+        for (key, x) in [(1u64, 10), (1, 20), (2, 5), (1, 30), (3, 7)] {
+            k.add(key, x);
+        }
+        assert_eq!(k.len(), 3);
+        assert_eq!(k.count(), 5);
+        let firsts: Vec<u64> = k.iter().map(|(key, _)| key).collect();
+        assert_eq!(firsts, [1, 2, 3]);
+        let t = k.to_table(|key| {
+            if key == 3 {
+                "one".to_string()
+            } else {
+                format!("k{key}")
+            }
+        });
+        assert_eq!(t.get(&"k1".to_string()).map(Stats::total), Some(60));
+        assert_eq!(t.get(&"one".to_string()).map(Stats::count), Some(1));
     }
 
     #[test]

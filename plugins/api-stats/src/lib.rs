@@ -1,0 +1,93 @@
+//! `api-stats`: per-function duration statistics of API calls, as rocprofv3
+//! `--stats` prints them, one table per API domain.
+//!
+//! Every API-call record (HIP, HSA, marker/roctx, and RCCL, rocDecode,
+//! rocJPEG when delivered) is counted under its domain and its function name
+//! (the operation name from the host's `names` interface). Per domain with at
+//! least one call, it writes `<domain>_api_stats.csv` — `hip_api_stats.csv`,
+//! `hsa_api_stats.csv`, `marker_api_stats.csv` — with the columns
+//! `Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDev`
+//! (percentages of the domain's total, sorted by total descending) and returns
+//! the same tables from `fini`.
+//!
+//! When the stage names no `domains`, `init` sets up tracing itself for the
+//! APIs in config key `apis` (comma-separated among `hip`, `hsa`, `marker`;
+//! default all three): HIP runtime + compiler, the four HSA tables, and the
+//! three marker tables. A kind the host cannot trace is skipped with a warning.
+
+mod aggregate;
+
+use rocwasm_plugin_sdk::prelude::*;
+use rocwasm_plugin_sdk::services::BufferOptions;
+
+use aggregate::ApiAggregate;
+
+#[derive(Default)]
+struct ApiStats {
+    self_configure: bool,
+    calls: ApiAggregate,
+    names: OperationNames,
+}
+
+impl AnalysisPlugin for ApiStats {
+    fn configure(&mut self, info: &ToolInfo) -> bool {
+        self.self_configure = info.domains.is_empty();
+        true
+    }
+
+    fn init(&mut self) -> Result<(), String> {
+        if !self.self_configure {
+            return Ok(());
+        }
+        let apis = config::get("apis").unwrap_or_else(|| "hip,hsa,marker".to_string());
+        let kinds = aggregate::kinds_for_apis(&apis)?;
+        trace_tolerantly(&kinds)
+    }
+
+    fn deliver_batch(&mut self, _info: &DeliveryInfo, batch: &Batch) {
+        self.calls.add(batch.api_calls());
+    }
+
+    fn fini(&mut self) -> Vec<SummaryTable> {
+        let names = &mut self.names;
+        let mut tables = Vec::new();
+        for (domain, table) in self
+            .calls
+            .by_domain(|kind, op| names.buffer_operation(kind, op).to_string())
+        {
+            let file = format!("{domain}_api_stats.csv");
+            if let Err(e) = output::write(&file, table.to_csv()) {
+                warn!("api-stats: cannot write {file}: {e}");
+            }
+            tables.push(table.to_summary(&format!("{} API statistics", domain.to_uppercase())));
+        }
+        info!("api-stats: {} API calls", self.calls.count());
+        tables
+    }
+}
+
+/// One context and buffer, buffer tracing for each kind the host supports.
+fn trace_tolerantly(kinds: &[u32]) -> Result<(), String> {
+    let options = BufferOptions::default();
+    let context = profiler::create_context().context("create-context")?;
+    let buffer = profiler::create_buffer(context, options.size, options.watermark, options.policy)
+        .context("create-buffer")?;
+    let mut traced = 0;
+    for &kind in kinds {
+        match profiler::configure_buffer_tracing(context, kind, &[], buffer) {
+            Ok(()) => traced += 1,
+            Err(status) => warn!(
+                "api-stats: cannot trace {}: {}",
+                buffer_kind_name(kind).unwrap_or("?"),
+                status.name()
+            ),
+        }
+    }
+    if traced == 0 {
+        return Err("api-stats: the host can trace none of the requested API kinds".to_string());
+    }
+    profiler::start_context(context).context("start-context")?;
+    Ok(())
+}
+
+rocwasm_plugin_sdk::export_analysis!(ApiStats);

@@ -1,0 +1,115 @@
+//! `kernel-filter` (transform stage): lets through only the kernel
+//! dispatches later stages should see; every other table passes unchanged.
+//!
+//! Config keys:
+//! - `pattern`: matched against the demangled kernel name. With `*` (any
+//!   run of characters) or `?` (one character) it is a glob over the whole
+//!   name (`*gemm*`, `void scale<?>*`); without them, a substring
+//!   (`gemm` matches `Cijk_gemm_NN`).
+//! - `case-sensitive`: default `true`.
+//! - `min-duration-ns`: keep dispatches with `end - start >= min-duration-ns`.
+//! - `mode`: `all` (default: every configured condition must hold) or `any`
+//!   (one is enough).
+//! - `invert`: default `false`; `true` drops what would be kept.
+//!
+//! With neither `pattern` nor `min-duration-ns` everything passes (a warning
+//! says so). `fini` returns a table of kept and dropped dispatches per kernel.
+
+mod filter;
+
+use std::collections::{BTreeMap, HashMap};
+
+use rocwasm_plugin_sdk::prelude::*;
+
+use filter::{Filter, Mode, Pattern};
+
+#[derive(Default)]
+struct KernelFilter {
+    filter: Filter,
+    names: KernelNames,
+    /// Whether each kernel id's name matches `pattern` (globbed once per id).
+    name_matches: HashMap<u64, bool>,
+    /// Per kernel id: (kept, dropped).
+    counts: HashMap<u64, (u64, u64)>,
+}
+
+impl TransformPlugin for KernelFilter {
+    fn init(&mut self) -> Result<(), String> {
+        let case_sensitive = config::get_bool("case-sensitive", true)?;
+        let mode = match config::get("mode").as_deref().map(str::trim) {
+            None | Some("all") => Mode::All,
+            Some("any") => Mode::Any,
+            Some(other) => {
+                return Err(format!(
+                    "config key `mode`: expected `all` or `any`, got `{other}`"
+                ))
+            }
+        };
+        self.filter = Filter {
+            pattern: config::get("pattern").map(|p| Pattern::new(&p, case_sensitive)),
+            min_duration_ns: config::get_parsed("min-duration-ns")?,
+            mode,
+            invert: config::get_bool("invert", false)?,
+        };
+        if self.filter.is_pass_through() {
+            warn!("kernel-filter: neither `pattern` nor `min-duration-ns` is set; every dispatch passes");
+        }
+        Ok(())
+    }
+
+    fn transform_batch(&mut self, _info: &DeliveryInfo, mut batch: Batch) -> Batch {
+        let dispatches = &batch.kernel_dispatches;
+        if dispatches.is_empty() {
+            return batch;
+        }
+        if self.filter.pattern.is_some() {
+            self.names.resolve(&dispatches.kernel_id);
+        }
+        let mask: Vec<bool> = dispatches
+            .iter()
+            .map(|d| {
+                let (names, pattern, cache) =
+                    (&self.names, &self.filter.pattern, &mut self.name_matches);
+                let name_matches = || {
+                    *cache.entry(d.kernel_id).or_insert_with(|| {
+                        pattern
+                            .as_ref()
+                            .is_some_and(|p| p.matches(names.name(d.kernel_id)))
+                    })
+                };
+                let keep = self.filter.keep(name_matches, d.duration());
+                let count = self.counts.entry(d.kernel_id).or_default();
+                if keep {
+                    count.0 += 1;
+                } else {
+                    count.1 += 1;
+                }
+                keep
+            })
+            .collect();
+        batch.kernel_dispatches.retain_mask(&mask);
+        batch
+    }
+
+    fn fini(&mut self) -> Vec<SummaryTable> {
+        let mut by_name: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+        let ids: Vec<u64> = self.counts.keys().copied().collect();
+        self.names.resolve(&ids);
+        for (id, (kept, dropped)) in &self.counts {
+            let entry = by_name.entry(self.names.name(*id).to_string()).or_default();
+            entry.0 += kept;
+            entry.1 += dropped;
+        }
+        let (kept, dropped) = by_name.values().fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1));
+        let mut table = SummaryTable::new(
+            format!("Kernel filter ({kept} dispatches kept, {dropped} dropped)"),
+            &["Kernel", "Kept", "Dropped"],
+        );
+        for (name, (k, d)) in by_name {
+            table.push_row([name, k.to_string(), d.to_string()]);
+        }
+        vec![table]
+    }
+}
+
+rocwasm_plugin_sdk::export_transform!(KernelFilter);

@@ -1,0 +1,75 @@
+//! `kernel-stats`: per-kernel duration statistics, as rocprofv3 `--stats`
+//! prints them.
+//!
+//! For every kernel name: `Calls`, `TotalDurationNs`, `AverageNs`,
+//! `Percentage` (of all kernels' total), `MinNs`, `MaxNs`, `StdDev` (sample),
+//! sorted by total duration, largest first. Written as `kernel_stats.csv`
+//! through the host's `output` interface and returned from `fini` as the
+//! summary table "Kernel dispatch statistics".
+//!
+//! Records: kernel dispatches. When the stage names `domains` in the chain
+//! file the host delivers those; when it names none, the plugin sets up its
+//! own context, buffer and `KERNEL_DISPATCH` buffer tracing in `init`.
+//!
+//! Config keys: `file` (default `kernel_stats.csv`; empty string = no file).
+//!
+//! The same kernel on two agents (or reloaded) has two kernel ids and one
+//! name: rows are per *name*, as in rocprofv3.
+
+mod aggregate;
+
+use rocwasm_plugin_sdk::prelude::*;
+
+use aggregate::KernelAggregate;
+
+#[derive(Default)]
+struct KernelStats {
+    self_configure: bool,
+    file: String,
+    names: KernelNames,
+    by_kernel: KernelAggregate,
+}
+
+impl AnalysisPlugin for KernelStats {
+    fn configure(&mut self, info: &ToolInfo) -> bool {
+        self.self_configure = info.domains.is_empty();
+        if !self.self_configure && !info.domains.contains(&BUFFER_KERNEL_DISPATCH) {
+            warn!("kernel-stats: the stage's domains do not include KERNEL_DISPATCH; it will see no kernels");
+        }
+        true
+    }
+
+    fn init(&mut self) -> Result<(), String> {
+        self.file = config::get_or("file", "kernel_stats.csv".to_string())?;
+        if self.self_configure {
+            services::trace_buffers(&[BUFFER_KERNEL_DISPATCH])?;
+        }
+        Ok(())
+    }
+
+    fn deliver_batch(&mut self, _info: &DeliveryInfo, batch: &Batch) {
+        let dispatches = batch.kernel_dispatches();
+        if dispatches.is_empty() {
+            return;
+        }
+        self.names.resolve(&dispatches.kernel_id);
+        self.by_kernel.add(dispatches);
+    }
+
+    fn fini(&mut self) -> Vec<SummaryTable> {
+        let table = self.by_kernel.by_name(|id| self.names.name(id).to_string());
+        info!(
+            "kernel-stats: {} dispatches of {} kernels",
+            self.by_kernel.count(),
+            table.len()
+        );
+        if !self.file.is_empty() {
+            if let Err(e) = output::write(&self.file, table.to_csv()) {
+                warn!("kernel-stats: cannot write {}: {e}", self.file);
+            }
+        }
+        vec![table.to_summary("Kernel dispatch statistics")]
+    }
+}
+
+rocwasm_plugin_sdk::export_analysis!(KernelStats);

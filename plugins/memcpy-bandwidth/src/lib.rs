@@ -1,0 +1,82 @@
+//! `memcpy-bandwidth`: how much the application copied, how long it took,
+//! and at what rate — per copy direction and per (source, destination) agent
+//! pair.
+//!
+//! Columns: `Copies`, `Bytes`, `TotalDurationNs` (sum of copy durations),
+//! `AverageDurationNs`, `BandwidthGBps` = bytes / total duration (decimal
+//! GB/s, i.e. bytes per nanosecond), `PeakBandwidthGBps` = the fastest single
+//! copy. Copies that overlap in time each count their own duration, so
+//! `BandwidthGBps` is the mean per-copy rate, not the link's aggregate. A
+//! copy with zero duration adds bytes but no rate. Rows are sorted by bytes,
+//! largest first.
+//!
+//! Files: `memcpy_bandwidth_by_direction.csv` (`Direction`, …) and
+//! `memcpy_bandwidth_by_agents.csv` (`SrcAgent`, `DstAgent`, …); the same two
+//! tables are returned from `fini`. Agents are labelled `GPU 1 (gfx90a)`,
+//! `CPU 0` from the host's agent table.
+//!
+//! When the stage names no `domains`, `init` sets up `MEMORY_COPY` buffer
+//! tracing itself. No config keys.
+
+mod bandwidth;
+
+use std::collections::HashMap;
+
+use rocwasm_plugin_sdk::prelude::*;
+use rocwasm_plugin_sdk::symbols;
+
+use bandwidth::Bandwidth;
+
+#[derive(Default)]
+struct MemcpyBandwidth {
+    self_configure: bool,
+    copies: Bandwidth,
+}
+
+impl AnalysisPlugin for MemcpyBandwidth {
+    fn configure(&mut self, info: &ToolInfo) -> bool {
+        self.self_configure = info.domains.is_empty();
+        true
+    }
+
+    fn init(&mut self) -> Result<(), String> {
+        if self.self_configure {
+            services::trace_buffers(&[BUFFER_MEMORY_COPY])?;
+        }
+        Ok(())
+    }
+
+    fn deliver_batch(&mut self, _info: &DeliveryInfo, batch: &Batch) {
+        for copy in batch.memory_copies().iter() {
+            self.copies.add(&copy);
+        }
+    }
+
+    fn fini(&mut self) -> Vec<SummaryTable> {
+        let mut labels = HashMap::new();
+        let mut label = |id: u64| {
+            labels
+                .entry(id)
+                .or_insert_with(|| symbols::agent_label(id))
+                .clone()
+        };
+        let tables = [
+            (
+                "memcpy_bandwidth_by_direction.csv",
+                self.copies.by_direction_table(),
+            ),
+            (
+                "memcpy_bandwidth_by_agents.csv",
+                self.copies.by_agents_table(&mut label),
+            ),
+        ];
+        for (file, table) in &tables {
+            if let Err(e) = output::write(file, table.to_csv()) {
+                warn!("memcpy-bandwidth: cannot write {file}: {e}");
+            }
+        }
+        tables.into_iter().map(|(_, t)| t).collect()
+    }
+}
+
+rocwasm_plugin_sdk::export_analysis!(MemcpyBandwidth);
