@@ -1,7 +1,136 @@
-//! Owned by the simulated-runtime work: builds sim/ and the sample apps.
-use anyhow::Result;
-use std::path::PathBuf;
+//! `cargo xtask build-sim`: the simulated AMD runtime and the sample apps.
+//!
+//! Produces `<root>/target/sim/`:
+//! - `lib/libhsa-runtime64.so.1`, `lib/libamdhip64.so.5`, `lib/libroctx64.so.4`
+//!   (the `sim-*` cdylibs under their real names) plus unversioned symlinks;
+//! - `bin/vector_add` (C, gcc, linked against Debian's real libamdhip64),
+//!   `bin/vector_add_kernels.co` (its code object, `hipcc --genco`), and
+//!   `bin/multi_kernel` (hipcc `--offload-arch=gfx90a`).
+//!
+//! Run a sample on the simulated GPU with
+//! `LD_LIBRARY_PATH=target/sim/lib target/sim/bin/multi_kernel`.
+//! The libraries are always built into `<root>/target` (whatever
+//! `CARGO_TARGET_DIR` says) so every caller finds them in the same place.
+//! Sample apps are rebuilt only when a source is newer than the output.
 
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use anyhow::{bail, Context, Result};
+
+use crate::util::{root, run};
+
+/// `(cargo artefact, real file name, unversioned link name)`.
+const LIBRARIES: &[(&str, &str, &str)] = &[
+    (
+        "libsim_hsa.so",
+        "libhsa-runtime64.so.1",
+        "libhsa-runtime64.so",
+    ),
+    ("libsim_hip.so", "libamdhip64.so.5", "libamdhip64.so"),
+    ("libsim_roctx.so", "libroctx64.so.4", "libroctx64.so"),
+];
+
+/// Builds everything and returns `<root>/target/sim`.
 pub fn build() -> Result<PathBuf> {
-    Ok(crate::util::root().join("target/sim"))
+    let root = root();
+    let target = root.join("target");
+    let out = target.join("sim");
+    let (lib, bin) = (out.join("lib"), out.join("bin"));
+    std::fs::create_dir_all(&lib).with_context(|| format!("cannot create {}", lib.display()))?;
+    std::fs::create_dir_all(&bin).with_context(|| format!("cannot create {}", bin.display()))?;
+
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run(Command::new(cargo)
+        .args([
+            "build",
+            "-p",
+            "sim-hsa",
+            "-p",
+            "sim-hip",
+            "-p",
+            "sim-roctx",
+            "--target-dir",
+        ])
+        .arg(&target)
+        .current_dir(&root))?;
+    for (artefact, name, link) in LIBRARIES {
+        let from = target.join("debug").join(artefact);
+        let to = lib.join(name);
+        if !stale(&to, &[&from]) {
+            continue;
+        }
+        // Copy through a temporary file so a running program never sees a
+        // half-written library.
+        let tmp = lib.join(format!(".{name}.tmp"));
+        std::fs::copy(&from, &tmp).with_context(|| format!("cannot copy {}", from.display()))?;
+        std::fs::rename(&tmp, &to)?;
+        let link_path = lib.join(link);
+        let _ = std::fs::remove_file(&link_path);
+        std::os::unix::fs::symlink(name, &link_path)
+            .with_context(|| format!("cannot link {}", link_path.display()))?;
+    }
+
+    let apps = root.join("examples/apps");
+    let roctx = lib.join("libroctx64.so.4");
+    let kernels_src = apps.join("vector_add_kernels.hip");
+    let kernels_co = bin.join("vector_add_kernels.co");
+    if stale(&kernels_co, &[&kernels_src]) {
+        run(Command::new(tool("hipcc")?)
+            .args(["--genco", "--offload-arch=gfx90a", "-O2"])
+            .arg(&kernels_src)
+            .arg("-o")
+            .arg(&kernels_co))?;
+    }
+    let c_src = apps.join("vector_add.c");
+    let c_bin = bin.join("vector_add");
+    if stale(&c_bin, &[&c_src, &roctx]) {
+        // Linked against Debian's real libamdhip64 (default search path);
+        // roctx by file, because Debian ships no libroctx64.
+        run(Command::new(tool("gcc")?)
+            .args(["-D__HIP_PLATFORM_AMD__", "-O2", "-Wall"])
+            .arg(&c_src)
+            .arg("-o")
+            .arg(&c_bin)
+            .args(["-lamdhip64", "-lpthread"])
+            .arg(&roctx))?;
+    }
+    let hip_src = apps.join("multi_kernel.hip");
+    let hip_bin = bin.join("multi_kernel");
+    if stale(&hip_bin, &[&hip_src, &roctx]) {
+        run(Command::new(tool("hipcc")?)
+            .args(["--offload-arch=gfx90a", "-O2"])
+            .arg(&hip_src)
+            .arg("-o")
+            .arg(&hip_bin)
+            // `-Wl,` so hipcc hands the library to the linker instead of
+            // taking `.so.4` for a source file.
+            .arg(format!("-Wl,{}", roctx.display()))
+            .arg("-lpthread"))?;
+    }
+    Ok(out)
+}
+
+/// True if `output` is missing or older than any input.
+fn stale(output: &Path, inputs: &[&Path]) -> bool {
+    let Ok(built) = std::fs::metadata(output).and_then(|m| m.modified()) else {
+        return true;
+    };
+    inputs.iter().any(|i| {
+        std::fs::metadata(i)
+            .and_then(|m| m.modified())
+            .map_or(true, |t| t > built)
+    })
+}
+
+/// Finds a build tool on PATH, with a hint when it is missing.
+fn tool(name: &str) -> Result<&str> {
+    let found = Command::new("sh")
+        .arg("-c")
+        .arg(format!("command -v {name}"))
+        .output();
+    match found {
+        Ok(o) if o.status.success() => Ok(name),
+        _ => bail!("{name} not found: the sample apps need Debian's ROCm 5.2 packages (run `cargo xtask setup`)"),
+    }
 }

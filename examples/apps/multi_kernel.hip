@@ -1,0 +1,153 @@
+// multi_kernel.hip: a real HIP program (hipcc --offload-arch=gfx90a) with
+// several __global__ kernels launched with <<<>>>, copies, roctx ranges and
+// worker threads (--threads N, default 8), each on its own stream.
+// Only vector_add's result is checked (the simulated runtime reproduces it
+// on the host); the other kernels exercise launches and timing.
+// Prints DEVICES, COUNTS kernels=N copies=M markers=K hip_calls=H, RESULT.
+#include <hip/hip_runtime.h>
+#include <atomic>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <thread>
+#include <vector>
+
+extern "C" {
+int roctxRangePushA(const char* message);
+int roctxRangePop(void);
+void roctxMarkA(const char* message);
+}
+
+static std::atomic<int> hip_calls{0}, kernels{0}, copies{0}, markers{0}, failures{0};
+
+#define HIP(call)                                                                         \
+    do {                                                                                  \
+        hip_calls++;                                                                      \
+        hipError_t e_ = (call);                                                           \
+        if (e_ != hipSuccess) {                                                           \
+            std::fprintf(stderr, "%s failed: %s (%d)\n", #call, hipGetErrorName(e_), e_); \
+            failures++;                                                                   \
+            return;                                                                       \
+        }                                                                                 \
+    } while (0)
+
+__global__ void vector_add(const float* a, const float* b, float* c, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) c[i] = a[i] + b[i];
+}
+
+__global__ void scale(float* a, float s, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) a[i] *= s;
+}
+
+__global__ void square(const float* a, float* out, int n) {
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    if (i < n) out[i] = a[i] * a[i];
+}
+
+__global__ void block_sum(const float* a, float* sums, int n) {
+    __shared__ float part[256];
+    int i = blockIdx.x * blockDim.x + threadIdx.x;
+    part[threadIdx.x] = i < n ? a[i] : 0.0f;
+    __syncthreads();
+    if (threadIdx.x == 0) {
+        float s = 0;
+        for (int k = 0; k < blockDim.x; k++) s += part[k];
+        sums[blockIdx.x] = s;
+    }
+}
+
+constexpr int N = 1 << 14;
+constexpr int BLOCK = 256;
+
+static void worker(int id) {
+    char label[64];
+    std::snprintf(label, sizeof label, "worker %d", id);
+    roctxRangePushA(label);
+    markers++;
+    std::vector<float> ha(N), hb(N), hc(N);
+    for (int i = 0; i < N; i++) {
+        ha[i] = float(i % 1000 + id);
+        hb[i] = float(3 * (i % 500));
+    }
+    hipStream_t stream;
+    float *da, *db, *dc, *tmp, *sums;
+    HIP(hipStreamCreate(&stream));
+    HIP(hipMalloc(&da, N * sizeof(float)));
+    HIP(hipMalloc(&db, N * sizeof(float)));
+    HIP(hipMalloc(&dc, N * sizeof(float)));
+    HIP(hipMalloc(&tmp, N * sizeof(float)));
+    HIP(hipMalloc(&sums, (N / BLOCK) * sizeof(float)));
+    HIP(hipMemcpyAsync(da, ha.data(), N * sizeof(float), hipMemcpyHostToDevice, stream));
+    HIP(hipMemcpyAsync(db, hb.data(), N * sizeof(float), hipMemcpyHostToDevice, stream));
+    copies += 2;
+
+    roctxRangePushA("kernels");
+    markers++;
+    vector_add<<<N / BLOCK, BLOCK, 0, stream>>>(da, db, dc, N);
+    square<<<N / BLOCK, BLOCK, 0, stream>>>(da, tmp, N);
+    scale<<<N / BLOCK, BLOCK, 0, stream>>>(tmp, 0.5f, N);
+    block_sum<<<N / BLOCK, BLOCK, 0, stream>>>(tmp, sums, N);
+    kernels += 4;
+    hip_calls += 4;  // each <<<>>> is one hipLaunchKernel
+    HIP(hipGetLastError());
+    roctxRangePop();
+
+    HIP(hipMemcpyAsync(hc.data(), dc, N * sizeof(float), hipMemcpyDeviceToHost, stream));
+    copies++;
+    HIP(hipStreamSynchronize(stream));
+    roctxMarkA("synchronized");
+    markers++;
+    int bad = 0;
+    for (int i = 0; i < N; i++)
+        if (hc[i] != ha[i] + hb[i]) bad++;
+    if (bad) {
+        std::fprintf(stderr, "worker %d: %d wrong results\n", id, bad);
+        failures++;
+    }
+    HIP(hipFree(da));
+    HIP(hipFree(db));
+    HIP(hipFree(dc));
+    HIP(hipFree(tmp));
+    HIP(hipFree(sums));
+    HIP(hipStreamDestroy(stream));
+    roctxRangePop();
+}
+
+static bool report_devices() {
+    int count = 0;
+    hip_calls++;
+    hipError_t e = hipGetDeviceCount(&count);
+    if (e != hipSuccess || count == 0) {
+        std::fprintf(stderr, "hipGetDeviceCount: %s (%d)\n", hipGetErrorName(e), e);
+        return false;
+    }
+    hipDeviceProp_t props;
+    hip_calls++;
+    if (hipGetDeviceProperties(&props, 0) != hipSuccess) return false;
+    std::printf("DEVICES n=%d name=%s arch=%s\n", count, props.name, props.gcnArchName);
+    return true;
+}
+
+int main(int argc, char** argv) {
+    int threads = 8;
+    for (int i = 1; i + 1 < argc; i++)
+        if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+    if (threads < 1 || threads > 64) threads = 8;
+    roctxMarkA("start");
+    markers++;
+    bool ok = report_devices();
+    if (ok) {
+        std::vector<std::thread> pool;
+        for (int t = 0; t < threads; t++) pool.emplace_back(worker, t);
+        for (auto& t : pool) t.join();
+        hip_calls++;
+        if (hipDeviceSynchronize() != hipSuccess) failures++;
+    }
+    std::printf("COUNTS kernels=%d copies=%d markers=%d hip_calls=%d\n", kernels.load(), copies.load(),
+                markers.load(), hip_calls.load());
+    bool pass = ok && failures == 0;
+    std::printf("RESULT %s\n", pass ? "PASS" : "FAIL");
+    return pass ? 0 : 1;
+}
