@@ -1,32 +1,124 @@
-//! Producer cost per 64-byte record (an API-call record), for one and eight
-//! producer threads, LOSSLESS and DISCARD; plus the cost of an untraced and a
-//! traced `trace_api` call.
+//! Producer cost per 64-byte record (an API-call record) for one and eight
+//! producer threads, LOSSLESS and DISCARD, and the cost of an untraced and a
+//! buffered `Profiler::trace_api` call.
 //!
-//! `cargo bench -p rocwasm-core --bench producer`
+//! ```text
+//! cargo bench -p rocwasm-core --bench producer
+//! ```
 //!
-//! Multi-thread figures are wall time divided by the total number of records
-//! (all threads together), so on a machine with fewer cores than threads they
-//! include the threads' time-sharing.
+//! Prints one table. Per case:
+//!
+//! - **cpu ns**: the producer threads' own CPU time (`CLOCK_THREAD_CPUTIME_ID`)
+//!   divided by the records they wrote — the cost an application thread pays.
+//!   It leaves out time a thread spent descheduled, so it stays meaningful on a
+//!   machine shared with other work. Best of several runs.
+//! - **wall ns**: wall time divided by all records of all threads (best run);
+//!   with more threads than cores it includes their time-sharing.
+//! - **instr**: instructions per record counted by callgrind (only inside the
+//!   measured loop, all producer threads, delivery threads excluded), when
+//!   `valgrind` is installed. Independent of machine load: the figure to compare
+//!   across changes. Set `ROCWASM_BENCH_CALLGRIND=0` to skip it.
+//!
+//! Buffers are 1 MiB per half with a 512 KiB watermark, so deliveries run while
+//! producers write (the realistic case). The `no delivery` rows fill one 1 MiB
+//! half at a time and wait for its delivery before timing the next (pages
+//! touched beforehand): the producer path alone.
+//!
+//! The binary re-runs itself under callgrind as `producer --count <case> <n>`.
 
 use std::hint::black_box;
+use std::process::Command;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use criterion::{criterion_group, criterion_main, Criterion, Throughput};
 use rocwasm_core::*;
 
-fn buffer(policy: BufferPolicy) -> (Arc<Profiler>, Arc<Buffer>) {
-    let p = Arc::new(Profiler::new());
-    let ctx = p.create_context().unwrap();
-    let sink = Arc::new(|_: DeliveryInfo, b: Batch| {
+const HALF: u64 = 1 << 20;
+const WATERMARK: u64 = 1 << 19;
+/// Records per timed run (all threads together).
+const RECORDS: u64 = 2_000_000;
+const RUNS: usize = 7;
+/// Records per callgrind run (all threads together).
+const COUNTED: u64 = 200_000;
+
+#[derive(Clone, Copy)]
+enum Case {
+    /// Producers write, deliveries run concurrently.
+    Push { policy: BufferPolicy, threads: u64 },
+    /// One producer, no delivery while timed.
+    PushAlone { policy: BufferPolicy },
+    /// `trace_api` with nothing tracing the domain.
+    Untraced,
+    /// `trace_api` with one context buffering the domain.
+    Buffered { policy: BufferPolicy },
+}
+
+const CASES: &[(&str, Case)] = &[
+    (
+        "push LOSSLESS, 1 thread, no delivery",
+        Case::PushAlone {
+            policy: BufferPolicy::Lossless,
+        },
+    ),
+    (
+        "push DISCARD, 1 thread, no delivery",
+        Case::PushAlone {
+            policy: BufferPolicy::Discard,
+        },
+    ),
+    (
+        "push LOSSLESS, 1 thread",
+        Case::Push {
+            policy: BufferPolicy::Lossless,
+            threads: 1,
+        },
+    ),
+    (
+        "push DISCARD, 1 thread",
+        Case::Push {
+            policy: BufferPolicy::Discard,
+            threads: 1,
+        },
+    ),
+    (
+        "push LOSSLESS, 8 threads",
+        Case::Push {
+            policy: BufferPolicy::Lossless,
+            threads: 8,
+        },
+    ),
+    (
+        "push DISCARD, 8 threads",
+        Case::Push {
+            policy: BufferPolicy::Discard,
+            threads: 8,
+        },
+    ),
+    ("trace_api untraced", Case::Untraced),
+    (
+        "trace_api buffered LOSSLESS",
+        Case::Buffered {
+            policy: BufferPolicy::Lossless,
+        },
+    ),
+    (
+        "trace_api buffered DISCARD",
+        Case::Buffered {
+            policy: BufferPolicy::Discard,
+        },
+    ),
+];
+
+/// CPU time of the calling thread.
+fn thread_cpu_time() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+fn counting_sink() -> Arc<dyn BufferSink> {
+    Arc::new(|_: DeliveryInfo, b: Batch| {
         black_box(b.len());
-    });
-    let id = p
-        .create_buffer(ctx, 1 << 20, 1 << 19, policy, sink)
-        .unwrap();
-    p.lock_configuration();
-    let b = p.buffer(id).unwrap();
-    (p, b)
+    })
 }
 
 fn record(thread: u64, seq: u64) -> Record {
@@ -34,138 +126,217 @@ fn record(thread: u64, seq: u64) -> Record {
         kind: 5,
         operation: 1,
         correlation_id: seq,
+        external_correlation_id: 0,
+        ancestor: 0,
         thread_id: thread,
         start: seq,
         end: seq + 1,
-        ..Default::default()
     })
 }
 
-fn push_from(threads: u64, b: &Arc<Buffer>, total: u64) -> Duration {
-    let per = total.div_ceil(threads);
-    let start = Instant::now();
-    std::thread::scope(|s| {
-        for t in 0..threads {
-            s.spawn(move || {
-                for i in 0..per {
-                    black_box(b.push(&record(t, i)));
-                }
-            });
-        }
-    });
-    start.elapsed()
+/// The measured producer loop. Not inlined: callgrind collects exactly here.
+#[inline(never)]
+fn measured_push_loop(b: &Arc<Buffer>, thread: u64, n: u64) {
+    for i in 0..n {
+        // The record is built here, as a tracer builds it: part of the cost.
+        black_box(b.push(&record(thread, i)));
+    }
 }
 
-fn producers(c: &mut Criterion) {
-    let mut g = c.benchmark_group("push_64B_record");
-    g.throughput(Throughput::Elements(1));
-    for policy in [BufferPolicy::Lossless, BufferPolicy::Discard] {
-        for threads in [1u64, 8] {
-            let (p, b) = buffer(policy);
-            g.bench_function(format!("{policy:?}/{threads}_threads"), |bench| {
-                bench.iter_custom(|iters| push_from(threads, &b, iters.max(threads)))
+/// The measured `trace_api` loop. Not inlined: callgrind collects exactly here.
+#[inline(never)]
+fn measured_trace_api_loop(p: &Profiler, n: u64) {
+    for _ in 0..n {
+        black_box(p.trace_api(
+            Domain::HipRuntimeApi,
+            black_box(1),
+            Vec::new,
+            || black_box(1u32),
+            |_| String::new(),
+        ));
+    }
+}
+
+/// One timed run: (sum of producer CPU time, wall time) for `total` records.
+fn run(case: Case, total: u64) -> (Duration, Duration) {
+    match case {
+        Case::Push { policy, threads } => {
+            let p = Profiler::new();
+            let ctx = p.create_context().unwrap();
+            let id = p
+                .create_buffer(ctx, HALF, WATERMARK, policy, counting_sink())
+                .unwrap();
+            p.lock_configuration();
+            let b = p.buffer(id).unwrap();
+            let per = total.div_ceil(threads);
+            let start = Instant::now();
+            let cpu: Duration = std::thread::scope(|s| {
+                let handles: Vec<_> = (0..threads)
+                    .map(|t| {
+                        let b = &b;
+                        s.spawn(move || {
+                            let c = thread_cpu_time();
+                            measured_push_loop(b, t, per);
+                            thread_cpu_time() - c
+                        })
+                    })
+                    .collect();
+                handles.into_iter().map(|h| h.join().unwrap()).sum()
             });
+            let wall = start.elapsed();
             p.finalize();
+            (cpu, wall)
         }
-    }
-    g.finish();
-}
-
-/// CPU time of the calling thread: on a loaded machine wall time would also
-/// count the time this thread spent descheduled.
-fn thread_cpu_time() -> Duration {
-    let t = rustix::time::clock_gettime(rustix::time::ClockId::ThreadCPUTime);
-    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
-}
-
-/// The producer alone: a buffer big enough that no delivery runs while timed,
-/// with both halves touched beforehand (no page faults), timed in thread CPU time.
-fn push_undisturbed(iters: u64) -> Duration {
-    const CHUNK: u64 = 1 << 18; // records per 16 MiB half
-    let mut total = Duration::ZERO;
-    let mut left = iters;
-    while left > 0 {
-        let n = left.min(CHUNK);
-        let p = Profiler::new();
-        let ctx = p.create_context().unwrap();
-        let sink = Arc::new(|_: DeliveryInfo, b: Batch| {
-            black_box(b.len());
-        });
-        let size = CHUNK * 64;
-        let id = p
-            .create_buffer(ctx, size, size, BufferPolicy::Lossless, sink)
-            .unwrap();
-        let b = p.buffer(id).unwrap();
-        for _ in 0..2 {
-            for i in 0..CHUNK {
-                b.push(&record(1, i));
+        Case::PushAlone { policy } => {
+            let p = Profiler::new();
+            let ctx = p.create_context().unwrap();
+            // A half holds one chunk; the delivery of a chunk is awaited
+            // before the next is timed. Cache-sized, like the real buffers.
+            let chunk = HALF / 64;
+            let id = p
+                .create_buffer(ctx, HALF, HALF, policy, counting_sink())
+                .unwrap();
+            let b = p.buffer(id).unwrap();
+            // Touch both halves so the timed loops take no page faults.
+            for _ in 0..2 {
+                for i in 0..chunk {
+                    b.push(&record(1, i));
+                }
+                p.flush_buffer(id).unwrap();
             }
-            p.flush_buffer(id).unwrap();
+            let (mut cpu, mut wall) = (Duration::ZERO, Duration::ZERO);
+            let mut done = 0;
+            while done < total {
+                let n = chunk.min(total - done);
+                p.flush_buffer(id).unwrap();
+                let c = thread_cpu_time();
+                let start = Instant::now();
+                measured_push_loop(&b, 1, n);
+                wall += start.elapsed();
+                cpu += thread_cpu_time() - c;
+                done += n;
+            }
+            p.finalize();
+            (cpu, wall)
         }
-        let start = thread_cpu_time();
-        for i in 0..n {
-            black_box(b.push(&record(1, i)));
+        Case::Untraced => {
+            let p = Profiler::new();
+            let c = thread_cpu_time();
+            let start = Instant::now();
+            measured_trace_api_loop(&p, total);
+            let wall = start.elapsed();
+            (thread_cpu_time() - c, wall)
         }
-        total += thread_cpu_time() - start;
-        left -= n;
-        p.finalize();
+        Case::Buffered { policy } => {
+            let p = Profiler::new();
+            let ctx = p.create_context().unwrap();
+            let buf = p
+                .create_buffer(ctx, HALF, WATERMARK, policy, counting_sink())
+                .unwrap();
+            p.configure_buffer_tracing(ctx, BufferTracingKind::HipRuntimeApi, &[], buf)
+                .unwrap();
+            p.start_context(ctx).unwrap();
+            p.lock_configuration();
+            let c = thread_cpu_time();
+            let start = Instant::now();
+            measured_trace_api_loop(&p, total);
+            let wall = start.elapsed();
+            let cpu = thread_cpu_time() - c;
+            p.finalize();
+            (cpu, wall)
+        }
     }
-    total
 }
 
-fn producer_only(c: &mut Criterion) {
-    let mut g = c.benchmark_group("push_64B_record");
-    g.throughput(Throughput::Elements(1));
-    g.bench_function("no_delivery/1_thread", |b| b.iter_custom(push_undisturbed));
-    g.finish();
+/// Instructions per record inside the measured loops, by callgrind.
+fn callgrind_instructions(case_index: usize) -> Option<f64> {
+    let exe = std::env::current_exe().ok()?;
+    let out = std::env::temp_dir().join(format!(
+        "rocwasm-producer-callgrind.{}.{case_index}",
+        std::process::id()
+    ));
+    let status = Command::new("valgrind")
+        .arg("--tool=callgrind")
+        .arg(format!("--callgrind-out-file={}", out.display()))
+        .arg("--toggle-collect=*measured_*_loop*")
+        .arg("--fair-sched=yes")
+        .arg(&exe)
+        .args(["--count", &case_index.to_string(), &COUNTED.to_string()])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status()
+        .ok()?;
+    let text = std::fs::read_to_string(&out).ok();
+    let _ = std::fs::remove_file(&out);
+    if !status.success() {
+        return None;
+    }
+    let total: u64 = text?
+        .lines()
+        .find_map(|l| {
+            l.strip_prefix("totals:")
+                .or_else(|| l.strip_prefix("summary:"))
+        })?
+        .split_whitespace()
+        .next()?
+        .parse()
+        .ok()?;
+    Some(total as f64 / COUNTED as f64)
 }
 
-fn api_calls(c: &mut Criterion) {
-    let mut g = c.benchmark_group("trace_api");
-    let p = Profiler::new();
-    g.bench_function("untraced", |b| {
-        b.iter(|| {
-            p.trace_api(
-                Domain::HipRuntimeApi,
-                1,
-                Vec::new,
-                || black_box(1),
-                |_| String::new(),
-            )
-        })
-    });
-    let ctx = p.create_context().unwrap();
-    let sink = Arc::new(|_: DeliveryInfo, b: Batch| {
-        black_box(b.len());
-    });
-    let buf = p
-        .create_buffer(ctx, 1 << 20, 1 << 19, BufferPolicy::Discard, sink)
-        .unwrap();
-    p.configure_buffer_tracing(ctx, BufferTracingKind::HipRuntimeApi, &[], buf)
-        .unwrap();
-    p.start_context(ctx).unwrap();
-    p.lock_configuration();
-    g.bench_function("buffered", |b| {
-        b.iter(|| {
-            p.trace_api(
-                Domain::HipRuntimeApi,
-                1,
-                Vec::new,
-                || black_box(1),
-                |_| String::new(),
-            )
-        })
-    });
-    g.finish();
-    p.finalize();
-}
+fn main() {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    // Child mode under callgrind: run one case once, untimed.
+    if let Some(i) = args.iter().position(|a| a == "--count") {
+        let case: usize = args[i + 1].parse().expect("case index");
+        let n: u64 = args[i + 2].parse().expect("record count");
+        run(CASES[case].1, n);
+        return;
+    }
+    // `cargo test --benches` runs bench binaries with no `--bench`: stay quick.
+    let quick = !args.iter().any(|a| a == "--bench");
+    let filter = args
+        .iter()
+        .find(|a| !a.starts_with("--"))
+        .cloned()
+        .unwrap_or_default();
+    let callgrind = !quick
+        && std::env::var("ROCWASM_BENCH_CALLGRIND").as_deref() != Ok("0")
+        && Command::new("valgrind")
+            .arg("--version")
+            .output()
+            .is_ok_and(|o| o.status.success());
 
-criterion_group! {
-    name = benches;
-    config = Criterion::default()
-        .sample_size(20)
-        .warm_up_time(Duration::from_secs(1))
-        .measurement_time(Duration::from_secs(3));
-    targets = producer_only, producers, api_calls
+    let (records, runs) = if quick { (10_000, 1) } else { (RECORDS, RUNS) };
+    println!(
+        "producer cost per 64-byte record ({records} records per run, best of {runs} runs{})",
+        if callgrind {
+            ", instructions by callgrind"
+        } else {
+            ""
+        }
+    );
+    println!(
+        "{:<40} {:>8} {:>8} {:>8}",
+        "case", "cpu ns", "wall ns", "instr"
+    );
+    for (index, (name, case)) in CASES.iter().enumerate() {
+        if !name.contains(&filter) {
+            continue;
+        }
+        run(*case, records / 10); // warm up
+        let mut cpu = f64::INFINITY;
+        let mut wall = f64::INFINITY;
+        for _ in 0..runs {
+            let (c, w) = run(*case, records);
+            cpu = cpu.min(c.as_nanos() as f64 / records as f64);
+            wall = wall.min(w.as_nanos() as f64 / records as f64);
+        }
+        let instr = if callgrind {
+            callgrind_instructions(index).map_or("-".into(), |i| format!("{i:.1}"))
+        } else {
+            "-".into()
+        };
+        println!("{name:<40} {cpu:>8.1} {wall:>8.1} {instr:>8}");
+    }
 }
-criterion_main!(benches);

@@ -63,7 +63,7 @@ use crossbeam_utils::{Backoff, CachePadded};
 use crate::batch::Batch;
 use crate::callback::{BufferId, BufferSink, CallbackThreadId, ContextId, DeliveryInfo};
 use crate::kind::{BufferPolicy, Status};
-use crate::record::{decode_into, Record, MAX_WORDS};
+use crate::record::{decode_into, Encode, Record, WordSink};
 
 /// Buffer sizes are rounded up to this.
 pub const PAGE_SIZE: u64 = 4096;
@@ -142,6 +142,19 @@ enum Swap {
 pub enum Pushed {
     Stored,
     Dropped,
+}
+
+/// Pushes a record's fixed-size words into a buffer (see [`Record::encode_into`]).
+struct Producer<'a>(&'a Arc<Buffer>);
+
+impl WordSink for Producer<'_> {
+    type Output = Pushed;
+
+    #[inline(always)]
+    fn put<const N: usize, T: Encode<N>>(self, record: &T) -> Pushed {
+        const { assert!(T::BYTES >= 8 * N as u64 && T::BYTES % 8 == 0) };
+        self.0.push_words(&record.words(), T::BYTES)
+    }
 }
 
 /// One buffer. Created by [`crate::Profiler::create_buffer`].
@@ -270,47 +283,106 @@ impl Buffer {
     /// only when both halves are full.
     #[inline]
     pub fn push(self: &Arc<Self>, record: &Record) -> Pushed {
-        let mut words = [0u64; MAX_WORDS];
-        let n = record.encode(&mut words);
-        self.push_words(&words[..n], record.byte_size())
+        record.encode_into(Producer(self))
     }
 
-    fn push_words(self: &Arc<Self>, words: &[u64], bytes: u64) -> Pushed {
-        let cap = self.size;
+    /// The producer's fast path: one reservation that fits, `N` plain stores,
+    /// one settle. Everything else (a full half, a swap, waiting, dropping) is
+    /// out of line in [`Buffer::push_slow`].
+    #[inline(always)]
+    fn push_words<const N: usize>(self: &Arc<Self>, words: &[u64; N], bytes: u64) -> Pushed {
+        // Look before reserving: a full half (a stalled consumer) must not
+        // make the offset grow without bound.
+        let (epoch, off) = split(self.state.load(Relaxed));
+        if off + bytes <= self.size {
+            // SeqCst: pairs with the callback thread's SeqCst store of
+            // `drained` and load of `state` (see `deliver`). On x86-64 every
+            // atomic read-modify-write is a full barrier anyway (`lock xadd`).
+            let (epoch, off) = split(self.state.fetch_add(bytes, SeqCst));
+            if off + bytes <= self.size {
+                let half = &self.halves[(epoch & 1) as usize];
+                let base = (off / 8) as usize;
+                let slots: &[AtomicU64; N] = half.words[base..base + N]
+                    .try_into()
+                    .expect("a range of N words");
+                for (slot, w) in slots.iter().zip(words) {
+                    slot.store(*w, Relaxed);
+                }
+                self.settle(epoch, off, bytes);
+                return Pushed::Stored;
+            }
+            self.abandon(epoch, off, bytes);
+            return self.push_slow(words, bytes, epoch);
+        }
+        self.push_slow(words, bytes, epoch)
+    }
+
+    /// Marks a stored record's reservation finished; swaps at the watermark.
+    #[inline(always)]
+    fn settle(self: &Arc<Self>, epoch: u32, off: u64, bytes: u64) {
+        self.halves[(epoch & 1) as usize]
+            .settled
+            .fetch_add(bytes, Release);
+        let wm = self.watermark;
+        if off + bytes >= wm && (off < wm || wm == 0) {
+            self.at_watermark(epoch);
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn at_watermark(self: &Arc<Self>, epoch: u32) {
+        self.try_swap(epoch);
+    }
+
+    /// A reservation `[off, off + bytes)` of `epoch` that does not fit. It
+    /// still settles, so the consumer can tell when every reservation of the
+    /// epoch is finished; the unique one that straddles the end marks where
+    /// valid data stops.
+    #[cold]
+    #[inline(never)]
+    fn abandon(&self, epoch: u32, off: u64, bytes: u64) {
+        let half = &self.halves[(epoch & 1) as usize];
+        if off <= self.size {
+            half.valid_end.store(off, Relaxed);
+        }
+        half.settled.fetch_add(bytes, Release);
+    }
+
+    /// The current half (of `epoch`) is full: swap, then retry; if the other
+    /// half is still being delivered, DISCARD drops (counted) and LOSSLESS
+    /// waits for it.
+    #[cold]
+    #[inline(never)]
+    fn push_slow(self: &Arc<Self>, words: &[u64], bytes: u64, mut epoch: u32) -> Pushed {
         loop {
-            let (mut epoch, off) = split(self.state.load(Relaxed));
-            if off + bytes <= cap {
-                let (e, off) = split(self.state.fetch_add(bytes, SeqCst));
-                let half = &self.halves[(e & 1) as usize];
-                if off + bytes <= cap {
-                    let base = (off / 8) as usize;
-                    for (slot, w) in half.words[base..base + words.len()].iter().zip(words) {
-                        slot.store(*w, Relaxed);
-                    }
-                    half.settled.fetch_add(bytes, Release);
-                    let wm = self.watermark;
-                    if off + bytes >= wm && (off < wm || wm == 0) {
-                        self.try_swap(e);
-                    }
-                    return Pushed::Stored;
-                }
-                // Did not fit. The straddling reservation marks the end of
-                // valid data; every reservation settles.
-                if off <= cap {
-                    half.valid_end.store(off, Relaxed);
-                }
-                half.settled.fetch_add(bytes, Release);
-                epoch = e;
-            }
             match self.try_swap(epoch) {
-                Swap::Done | Swap::AlreadyMoved => continue,
-                Swap::Busy => {}
+                Swap::Done | Swap::AlreadyMoved => {}
+                Swap::Busy => {
+                    if self.policy == BufferPolicy::Discard || on_callback_thread() {
+                        self.drops.fetch_add(1, Relaxed);
+                        return Pushed::Dropped;
+                    }
+                    self.wait_for_free_half(epoch);
+                }
             }
-            if self.policy == BufferPolicy::Discard || on_callback_thread() {
-                self.drops.fetch_add(1, Relaxed);
-                return Pushed::Dropped;
+            let (e, off) = split(self.state.load(Relaxed));
+            epoch = e;
+            if off + bytes > self.size {
+                continue;
             }
-            self.wait_for_free_half(epoch);
+            let (e, off) = split(self.state.fetch_add(bytes, SeqCst));
+            epoch = e;
+            if off + bytes <= self.size {
+                let half = &self.halves[(e & 1) as usize];
+                let base = (off / 8) as usize;
+                for (slot, w) in half.words[base..base + words.len()].iter().zip(words) {
+                    slot.store(*w, Relaxed);
+                }
+                self.settle(e, off, bytes);
+                return Pushed::Stored;
+            }
+            self.abandon(e, off, bytes);
         }
     }
 

@@ -12,11 +12,12 @@
 //! always fits inside that charge.
 //!
 //! The first word is a header: `family << 56 | kind << 32 | operation`.
+//!
+//! Each family's wire form is a fixed-size array ([`Encode<N>`]): the buffer's
+//! copy loop then has a constant length and compiles to `N` plain stores, with
+//! no scratch array to clear and no length to carry around.
 
 use crate::batch::*;
-
-/// Most words any record needs (a kernel dispatch: 15).
-pub(crate) const MAX_WORDS: usize = 16;
 
 /// A record as a producer hands it to a buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,11 +53,13 @@ const fn sdk_size(family: u64) -> u64 {
     }
 }
 
-fn header(family: u64, kind: u32, op: u32) -> u64 {
+#[inline(always)]
+const fn header(family: u64, kind: u32, op: u32) -> u64 {
     family << 56 | (kind as u64 & 0xff_ffff) << 32 | op as u64
 }
 
-fn pair(lo: u32, hi: u32) -> u64 {
+#[inline(always)]
+const fn pair(lo: u32, hi: u32) -> u64 {
     lo as u64 | (hi as u64) << 32
 }
 
@@ -78,83 +81,171 @@ impl Record {
         sdk_size(self.family())
     }
 
-    /// Writes the record's words into `w`; returns how many.
-    pub(crate) fn encode(&self, w: &mut [u64; MAX_WORDS]) -> usize {
-        let words: &[u64] = match *self {
-            Record::Api(r) => &[
-                header(API, r.kind, r.operation),
-                r.correlation_id,
-                r.external_correlation_id,
-                r.ancestor,
-                r.thread_id,
-                r.start,
-                r.end,
-            ],
-            Record::KernelDispatch(r) => &[
-                header(DISPATCH, 0, 0),
-                r.correlation_id,
-                r.external_correlation_id,
-                r.thread_id,
-                r.start,
-                r.end,
-                r.agent_id,
-                r.queue_id,
-                r.stream_id,
-                r.kernel_id,
-                r.dispatch_id,
-                pair(r.private_segment_size, r.group_segment_size),
-                pair(r.workgroup_x, r.workgroup_y),
-                pair(r.workgroup_z, r.grid_x),
-                pair(r.grid_y, r.grid_z),
-            ],
-            Record::MemoryCopy(r) => &[
-                header(COPY, 0, r.operation),
-                r.correlation_id,
-                r.external_correlation_id,
-                r.thread_id,
-                r.start,
-                r.end,
-                r.dst_agent_id,
-                r.src_agent_id,
-                r.stream_id,
-                r.bytes,
-                r.dst_address,
-                r.src_address,
-            ],
-            Record::MemoryAllocation(r) => &[
-                header(ALLOC, 0, r.operation),
-                r.correlation_id,
-                r.external_correlation_id,
-                r.thread_id,
-                r.start,
-                r.end,
-                r.agent_id,
-                r.address,
-                r.allocation_size,
-            ],
-            Record::ScratchMemory(r) => &[
-                header(SCRATCH, 0, r.operation),
-                r.flags as u64,
-                r.correlation_id,
-                r.external_correlation_id,
-                r.thread_id,
-                r.start,
-                r.end,
-                r.agent_id,
-                r.queue_id,
-                r.allocation_size,
-            ],
-            Record::Retirement(r) => &[header(RETIRE, 0, 0), r.timestamp, r.correlation_id],
-            Record::RuntimeInitialization(r) => &[
-                header(INIT, 0, r.operation),
-                r.thread_id,
-                r.timestamp,
-                r.version,
-                r.instance,
-            ],
-        };
-        w[..words.len()].copy_from_slice(words);
-        words.len()
+    /// Hands the record's words to `sink` as a fixed-size array, so the
+    /// sink's copy loop has a constant length and unrolls into plain stores.
+    #[inline(always)]
+    pub(crate) fn encode_into<S: WordSink>(&self, sink: S) -> S::Output {
+        match self {
+            Record::Api(r) => sink.put(r),
+            Record::KernelDispatch(r) => sink.put(r),
+            Record::MemoryCopy(r) => sink.put(r),
+            Record::MemoryAllocation(r) => sink.put(r),
+            Record::ScratchMemory(r) => sink.put(r),
+            Record::Retirement(r) => sink.put(r),
+            Record::RuntimeInitialization(r) => sink.put(r),
+        }
+    }
+
+    /// The record's words, for tests.
+    #[cfg(test)]
+    pub(crate) fn encode(&self) -> Vec<u64> {
+        struct ToVec;
+        impl WordSink for ToVec {
+            type Output = Vec<u64>;
+            fn put<const N: usize, T: Encode<N>>(self, r: &T) -> Vec<u64> {
+                r.words().to_vec()
+            }
+        }
+        self.encode_into(ToVec)
+    }
+}
+
+/// One record family's wire form: `N` words, charged `BYTES` in a buffer.
+pub(crate) trait Encode<const N: usize> {
+    /// The SDK size of the record (≥ `8 * N`).
+    const BYTES: u64;
+    fn words(&self) -> [u64; N];
+}
+
+/// Receives a record's words from [`Record::encode_into`].
+pub(crate) trait WordSink {
+    type Output;
+    fn put<const N: usize, T: Encode<N>>(self, record: &T) -> Self::Output;
+}
+
+impl Encode<7> for ApiCall {
+    const BYTES: u64 = sdk_size(API);
+    #[inline(always)]
+    fn words(&self) -> [u64; 7] {
+        let r = self;
+        [
+            header(API, r.kind, r.operation),
+            r.correlation_id,
+            r.external_correlation_id,
+            r.ancestor,
+            r.thread_id,
+            r.start,
+            r.end,
+        ]
+    }
+}
+
+impl Encode<15> for KernelDispatch {
+    const BYTES: u64 = sdk_size(DISPATCH);
+    #[inline(always)]
+    fn words(&self) -> [u64; 15] {
+        let r = self;
+        [
+            header(DISPATCH, 0, 0),
+            r.correlation_id,
+            r.external_correlation_id,
+            r.thread_id,
+            r.start,
+            r.end,
+            r.agent_id,
+            r.queue_id,
+            r.stream_id,
+            r.kernel_id,
+            r.dispatch_id,
+            pair(r.private_segment_size, r.group_segment_size),
+            pair(r.workgroup_x, r.workgroup_y),
+            pair(r.workgroup_z, r.grid_x),
+            pair(r.grid_y, r.grid_z),
+        ]
+    }
+}
+
+impl Encode<12> for MemoryCopy {
+    const BYTES: u64 = sdk_size(COPY);
+    #[inline(always)]
+    fn words(&self) -> [u64; 12] {
+        let r = self;
+        [
+            header(COPY, 0, r.operation),
+            r.correlation_id,
+            r.external_correlation_id,
+            r.thread_id,
+            r.start,
+            r.end,
+            r.dst_agent_id,
+            r.src_agent_id,
+            r.stream_id,
+            r.bytes,
+            r.dst_address,
+            r.src_address,
+        ]
+    }
+}
+
+impl Encode<9> for MemoryAllocation {
+    const BYTES: u64 = sdk_size(ALLOC);
+    #[inline(always)]
+    fn words(&self) -> [u64; 9] {
+        let r = self;
+        [
+            header(ALLOC, 0, r.operation),
+            r.correlation_id,
+            r.external_correlation_id,
+            r.thread_id,
+            r.start,
+            r.end,
+            r.agent_id,
+            r.address,
+            r.allocation_size,
+        ]
+    }
+}
+
+impl Encode<10> for ScratchMemory {
+    const BYTES: u64 = sdk_size(SCRATCH);
+    #[inline(always)]
+    fn words(&self) -> [u64; 10] {
+        let r = self;
+        [
+            header(SCRATCH, 0, r.operation),
+            r.flags as u64,
+            r.correlation_id,
+            r.external_correlation_id,
+            r.thread_id,
+            r.start,
+            r.end,
+            r.agent_id,
+            r.queue_id,
+            r.allocation_size,
+        ]
+    }
+}
+
+impl Encode<3> for Retirement {
+    const BYTES: u64 = sdk_size(RETIRE);
+    #[inline(always)]
+    fn words(&self) -> [u64; 3] {
+        [header(RETIRE, 0, 0), self.timestamp, self.correlation_id]
+    }
+}
+
+impl Encode<5> for RuntimeInitialization {
+    const BYTES: u64 = sdk_size(INIT);
+    #[inline(always)]
+    fn words(&self) -> [u64; 5] {
+        let r = self;
+        [
+            header(INIT, 0, r.operation),
+            r.thread_id,
+            r.timestamp,
+            r.version,
+            r.instance,
+        ]
     }
 }
 
@@ -355,13 +446,12 @@ mod tests {
         let mut mem = Vec::new();
         let mut total = 0;
         for r in &records {
-            let mut w = [0; MAX_WORDS];
-            let n = r.encode(&mut w);
+            let w = r.encode();
             assert!(
-                n as u64 * 8 <= r.byte_size(),
+                w.len() as u64 * 8 <= r.byte_size(),
                 "{r:?} does not fit its SDK size"
             );
-            mem.extend_from_slice(&w[..n]);
+            mem.extend_from_slice(&w);
             mem.resize((total + r.byte_size()) as usize / 8, 0);
             total += r.byte_size();
         }
