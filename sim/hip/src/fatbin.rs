@@ -171,7 +171,7 @@ mod tests {
         head.extend((entries.len() as u64).to_le_bytes());
         let header_len: usize = 32 + entries.iter().map(|(t, _)| 24 + t.len()).sum::<usize>();
         let mut offset = header_len as u64;
-        let mut body = Vec::new();
+        let mut body: Vec<u8> = Vec::new();
         for (t, d) in entries {
             head.extend(offset.to_le_bytes());
             head.extend((d.len() as u64).to_le_bytes());

@@ -195,6 +195,18 @@ impl Signal {
     }
 }
 
+/// Handler calls queued or running on the async thread.
+static IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// Waits (at most `limit`) until no async handler is queued or running, so
+/// that tools unloading at shutdown have seen every completion.
+pub fn drain_async_handlers(limit: Duration) -> bool {
+    if std::thread::current().name() == Some("sim-hsa-async") {
+        return IN_FLIGHT.load(Ordering::Acquire) <= 1;
+    }
+    wait_until(|| IN_FLIGHT.load(Ordering::Acquire) == 0, Some(Instant::now() + limit))
+}
+
 struct Job {
     signal: hsa_signal_t,
     signal_value: i64,

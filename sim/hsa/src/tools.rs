@@ -79,8 +79,13 @@ pub fn load_all() {
     register_exit_hook();
 }
 
-/// Calls `OnUnload` of every loaded tool, newest first, once.
+/// Calls `OnUnload` of every loaded tool, newest first, once, after the
+/// async handlers already triggered have run (so a tool has seen every
+/// completion of the work the application waited for).
 pub fn unload_all() {
+    if !crate::signal::drain_async_handlers(std::time::Duration::from_secs(5)) {
+        eprintln!("sim-hsa: async handlers still running at tool unload");
+    }
     let tools: Vec<(String, Option<OnUnload>)> = {
         let mut loaded = LOADED.lock().unwrap_or_else(|p| p.into_inner());
         loaded
