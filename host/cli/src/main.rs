@@ -3,10 +3,12 @@
 //! - `cli`: every argument (clap derive).
 //! - `commands/`: one module per subcommand; logic lives in the libraries.
 //! - `failure`: how errors become exit statuses and one `error:` line.
+//! - `stages`: chain stages → the plugin runtime's stage specs.
 
 mod cli;
 mod commands;
 mod failure;
+mod stages;
 
 use std::process::ExitCode;
 

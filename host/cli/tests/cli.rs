@@ -146,9 +146,12 @@ fn kinds_lists_names_and_operations() {
 }
 
 #[test]
-fn stubs_validate_then_exit_1() {
+fn run_replay_demo_validate_the_chain_first() {
     let dir = config_dir();
-    let out = rocwasm(&["run", "--kernel-trace", "--stats", "--", "./app"], &dir);
+    let out = rocwasm(
+        &["run", "--kernel-trace", "--stats", "--", "./no-such-app"],
+        &dir,
+    );
     // kernel-stats may or may not be built; either way no panic and a one-line error.
     assert!(
         matches!(out.status.code(), Some(1) | Some(2)),
@@ -157,12 +160,11 @@ fn stubs_validate_then_exit_1() {
     );
     assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
 
-    let out = rocwasm(&["run", "--kernel-trace", "--", "./app"], &dir);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        stderr(&out),
-        "error: `rocwasm run` is not implemented yet\n"
-    );
+    // A valid chain reaches the launcher; a missing application is a one-line failure.
+    let out = rocwasm(&["run", "--kernel-trace", "--", "./no-such-app"], &dir);
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    assert!(stderr(&out).starts_with("error: "), "{}", stderr(&out));
+    assert_eq!(stderr(&out).lines().count(), 1, "{}", stderr(&out));
 
     let out = rocwasm(&["run", "--", "./app"], &dir);
     assert_eq!(out.status.code(), Some(2));
@@ -264,16 +266,59 @@ fn every_subcommand_has_help_with_examples() {
 }
 
 #[test]
-fn plugin_inspect_reports_size_and_digest() {
+fn plugin_inspect_rejects_a_non_component_in_one_line() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("junk.wasm"), b"this is not wasm").unwrap();
+    let out = rocwasm(&["plugin", "inspect", "junk.wasm"], tmp.path());
+    assert_eq!(out.status.code(), Some(1), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert!(
+        err.starts_with("error: junk.wasm is not a loadable component"),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+}
+
+#[test]
+fn plugin_inspect_of_an_empty_component_has_no_world() {
+    // `fake.wasm` is the 8-byte header of an empty component.
     let out = rocwasm(
         &["plugin", "inspect", "tests/bad/plugins/fake.wasm"],
         &config_dir(),
     );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
         text.contains("24eaf3439a60c96764c4f2c92a0a81b52bd4fe5d5b91f090184a0f6486b1bf29"),
-        "{text}{}",
-        stderr(&out)
+        "{text}"
     );
-    assert!(text.contains("8 bytes"), "{text}");
+    assert!(text.contains("size:     8 bytes"), "{text}");
+    assert!(text.contains("world:    none"), "{text}");
+}
+
+/// Runs when the stock plugins are built (`cargo xtask build-plugins`).
+#[test]
+fn plugin_inspect_shows_world_and_digest_of_a_stock_plugin() {
+    let wasm = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/plugins/kernel-stats.wasm");
+    if !wasm.is_file() {
+        eprintln!("skipped: {} not built", wasm.display());
+        return;
+    }
+    let out = rocwasm(
+        &["plugin", "inspect", wasm.to_str().unwrap()],
+        &config_dir(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    let digest = {
+        let o = Command::new("sha256sum").arg(&wasm).output().unwrap();
+        String::from_utf8_lossy(&o.stdout)
+            .split_whitespace()
+            .next()
+            .unwrap()
+            .to_string()
+    };
+    assert!(text.contains(&format!("sha256:   {digest}")), "{text}");
+    assert!(text.contains("world:    analysis-plugin"), "{text}");
+    assert!(text.contains("rocwasm:plugin/lifecycle"), "{text}");
 }

@@ -1,9 +1,11 @@
-//! `rocwasm plugin inspect FILE`: what a component is before anyone runs it.
+//! `rocwasm plugin inspect FILE`: what a component is before anyone runs it
+//! (world, imports, exports, size, digest), from rocwasm-runtime's
+//! [`Runtime::inspect`]. Nothing is instantiated.
 
 use std::path::Path;
 
 use anyhow::Context;
-use rocwasm_config::resolve::sha256_of;
+use rocwasm_runtime::{Runtime, RuntimeConfig};
 
 use crate::failure::{Failure, Result};
 
@@ -13,9 +15,32 @@ pub fn inspect(file: &Path) -> Result {
     if !meta.is_file() {
         return Err(Failure::usage(format!("{}: not a file", file.display())));
     }
-    let digest = sha256_of(file).with_context(|| format!("reading {}", file.display()))?;
-    println!("file:    {}", file.display());
-    println!("size:    {} bytes", meta.len());
-    println!("sha256:  {digest}");
+    let runtime = Runtime::new(RuntimeConfig::default()).context("starting the Wasm runtime")?;
+    let info = runtime
+        .inspect(file)
+        .with_context(|| format!("{} is not a loadable component", file.display()))?;
+    println!("file:     {}", info.path.display());
+    println!("size:     {} bytes", info.size);
+    println!("sha256:   {}", info.digest);
+    match &info.world {
+        Ok(world) => println!("world:    {}", world.wit_name()),
+        Err(why) => println!("world:    none ({why})"),
+    }
+    println!(
+        "wasi:     {}",
+        if info.imports_wasi {
+            "imported (a deny-all context is linked)"
+        } else {
+            "not imported"
+        }
+    );
+    println!("imports:");
+    for i in &info.imports {
+        println!("  {i}");
+    }
+    println!("exports:");
+    for e in &info.exports {
+        println!("  {e}");
+    }
     Ok(())
 }
