@@ -29,7 +29,8 @@ fn main() {
     println!("cargo:rerun-if-changed=src");
     println!("cargo:rerun-if-changed={REAL_LIB}");
 
-    let exports = real_exports().unwrap_or_else(|| checked_in_exports(&manifest.join("exports.txt")));
+    let exports =
+        real_exports().unwrap_or_else(|| checked_in_exports(&manifest.join("exports.txt")));
     let wanted: BTreeSet<&str> = exports.iter().map(|(n, _)| n.as_str()).collect();
     let implemented = implemented_functions(&manifest.join("src"), &wanted);
 
@@ -83,7 +84,10 @@ fn main() {
     }
     let map = out.join("hip.map");
     std::fs::write(&map, script).unwrap();
-    println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", map.display());
+    println!(
+        "cargo:rustc-cdylib-link-arg=-Wl,--version-script={}",
+        map.display()
+    );
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libamdhip64.so.5");
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
 
@@ -101,7 +105,10 @@ fn real_exports() -> Option<Vec<(String, String)>> {
     if !Path::new(REAL_LIB).exists() {
         return None;
     }
-    let out = Command::new("readelf").args(["--dyn-syms", "-W", REAL_LIB]).output().ok()?;
+    let out = Command::new("readelf")
+        .args(["--dyn-syms", "-W", REAL_LIB])
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }
@@ -110,7 +117,11 @@ fn real_exports() -> Option<Vec<(String, String)>> {
         .lines()
         .filter_map(|l| {
             let f: Vec<&str> = l.split_whitespace().collect();
-            if f.len() < 8 || f[3] != "FUNC" || f[6] == "UND" || !(f[4] == "GLOBAL" || f[4] == "WEAK") {
+            if f.len() < 8
+                || f[3] != "FUNC"
+                || f[6] == "UND"
+                || !(f[4] == "GLOBAL" || f[4] == "WEAK")
+            {
                 return None;
             }
             let (name, node) = f[7].split_once('@')?;
@@ -126,7 +137,10 @@ fn checked_in_exports(path: &Path) -> Vec<(String, String)> {
     let mut list: Vec<(String, String)> = text
         .lines()
         .filter(|l| !l.trim().is_empty() && !l.starts_with('#'))
-        .filter_map(|l| l.split_once(' ').map(|(a, b)| (a.to_string(), b.trim().to_string())))
+        .filter_map(|l| {
+            l.split_once(' ')
+                .map(|(a, b)| (a.to_string(), b.trim().to_string()))
+        })
         .collect();
     list.sort();
     list
@@ -142,12 +156,21 @@ fn implemented_functions(dir: &Path, wanted: &BTreeSet<&str>) -> BTreeMap<String
             continue;
         }
         let stem = path.file_stem().unwrap().to_string_lossy().to_string();
-        let module = if stem == "lib" { "crate".to_string() } else { format!("crate::{stem}") };
+        let module = if stem == "lib" {
+            "crate".to_string()
+        } else {
+            format!("crate::{stem}")
+        };
         let text = std::fs::read_to_string(&path).unwrap();
         for line in text.lines() {
-            let Some(i) = line.find("pub extern \"C\" fn ") else { continue };
+            let Some(i) = line.find("pub extern \"C\" fn ") else {
+                continue;
+            };
             let rest = &line[i + "pub extern \"C\" fn ".len()..];
-            let name: String = rest.chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let name: String = rest
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
             if wanted.contains(name.as_str()) {
                 found.insert(name.clone(), format!("{module}::{name}"));
             }
@@ -162,12 +185,24 @@ fn build_hsa_link_stub(decls: &Path, out: &Path) {
     let mut names: BTreeSet<String> = BTreeSet::new();
     for line in text.lines() {
         if let Some(i) = line.find("fn hsa_") {
-            let name: String = line[i + 3..].chars().take_while(|c| c.is_alphanumeric() || *c == '_').collect();
+            let name: String = line[i + 3..]
+                .chars()
+                .take_while(|c| c.is_alphanumeric() || *c == '_')
+                .collect();
             names.insert(name);
         }
     }
-    let c: String = names.iter().map(|n| format!("void {n}(void) {{}}\n")).collect();
-    let map: String = format!("ROCR_1 {{\n  global:\n{}  local: *;\n}};\n", names.iter().map(|n| format!("    {n};\n")).collect::<String>());
+    let c: String = names
+        .iter()
+        .map(|n| format!("void {n}(void) {{}}\n"))
+        .collect();
+    let map: String = format!(
+        "ROCR_1 {{\n  global:\n{}  local: *;\n}};\n",
+        names
+            .iter()
+            .map(|n| format!("    {n};\n"))
+            .collect::<String>()
+    );
     std::fs::write(out.join("hsa_stub.c"), c).unwrap();
     std::fs::write(out.join("hsa_stub.map"), map).unwrap();
     let cc = std::env::var("CC").unwrap_or_else(|_| "cc".into());
@@ -176,11 +211,18 @@ fn build_hsa_link_stub(decls: &Path, out: &Path) {
         .arg(out.join("libhsa-runtime64.so"))
         .arg(out.join("hsa_stub.c"))
         .arg("-Wl,-soname,libhsa-runtime64.so.1")
-        .arg(format!("-Wl,--version-script={}", out.join("hsa_stub.map").display()))
+        .arg(format!(
+            "-Wl,--version-script={}",
+            out.join("hsa_stub.map").display()
+        ))
         .status()
         .unwrap_or_else(|e| panic!("cannot run {cc} to build the HSA link stub: {e}"));
     assert!(status.success(), "building the HSA link stub failed");
-    std::fs::copy(out.join("libhsa-runtime64.so"), out.join("libhsa-runtime64.so.1")).unwrap();
+    std::fs::copy(
+        out.join("libhsa-runtime64.so"),
+        out.join("libhsa-runtime64.so.1"),
+    )
+    .unwrap();
     println!("cargo:rustc-link-search=native={}", out.display());
     println!("cargo:rustc-link-lib=dylib=hsa-runtime64");
 }

@@ -2,10 +2,24 @@
 
 fn main() {
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("roctx.map");
-    let names = ["roctxMarkA", "roctxRangePushA", "roctxRangePop", "roctxRangeStartA", "roctxRangeStop", "roctxGetThreadId"];
+    let names = [
+        "roctxMarkA",
+        "roctxRangePushA",
+        "roctxRangePop",
+        "roctxRangeStartA",
+        "roctxRangeStop",
+        "roctxGetThreadId",
+    ];
     let globals: String = names.iter().map(|n| format!("    {n};\n")).collect();
-    std::fs::write(&out, format!("ROCTX_4.1 {{\n  global:\n{globals}  local: *;\n}};\n")).unwrap();
+    std::fs::write(
+        &out,
+        format!("ROCTX_4.1 {{\n  global:\n{globals}  local: *;\n}};\n"),
+    )
+    .unwrap();
     println!("cargo:rerun-if-changed=build.rs");
-    println!("cargo:rustc-cdylib-link-arg=-Wl,--version-script={}", out.display());
+    println!(
+        "cargo:rustc-cdylib-link-arg=-Wl,--version-script={}",
+        out.display()
+    );
     println!("cargo:rustc-cdylib-link-arg=-Wl,-soname,libroctx64.so.4");
 }

@@ -38,22 +38,36 @@ fn discover() -> Result<Runtime, hipError_t> {
     let mut devices = Vec::new();
     for agent in agents {
         // SAFETY: the closure forwards a valid callback and data pointer.
-        let pools = hsa::collect(|cb, data| unsafe { hsa::hsa_amd_agent_iterate_memory_pools(agent, cb, data) });
+        let pools = hsa::collect(|cb, data| unsafe {
+            hsa::hsa_amd_agent_iterate_memory_pools(agent, cb, data)
+        });
         match hsa::agent_info::<u32>(agent, hsa::AGENT_INFO_DEVICE) {
             Some(0) if cpu.is_none() => {
-                let flags = |p: &Handle| hsa::pool_info::<u32>(*p, hsa::POOL_INFO_GLOBAL_FLAGS).unwrap_or(0);
-                let kernarg = pools.iter().find(|p| flags(p) & hsa::GLOBAL_FLAG_KERNARG != 0).copied();
-                let fine = pools.iter().find(|p| flags(p) & hsa::GLOBAL_FLAG_FINE_GRAINED != 0).copied();
+                let flags = |p: &Handle| {
+                    hsa::pool_info::<u32>(*p, hsa::POOL_INFO_GLOBAL_FLAGS).unwrap_or(0)
+                };
+                let kernarg = pools
+                    .iter()
+                    .find(|p| flags(p) & hsa::GLOBAL_FLAG_KERNARG != 0)
+                    .copied();
+                let fine = pools
+                    .iter()
+                    .find(|p| flags(p) & hsa::GLOBAL_FLAG_FINE_GRAINED != 0)
+                    .copied();
                 cpu = Some((agent, fine.or(kernarg), kernarg.or(fine)));
             }
             Some(1) => {
-                let Some(pool) = pools.first().copied() else { continue };
+                let Some(pool) = pools.first().copied() else {
+                    continue;
+                };
                 devices.push(Device {
                     agent,
                     arch: hsa::agent_string(agent, hsa::AGENT_INFO_NAME),
                     name: hsa::agent_string(agent, hsa::AMD_AGENT_INFO_PRODUCT_NAME),
-                    compute_units: hsa::agent_info(agent, hsa::AMD_AGENT_INFO_COMPUTE_UNIT_COUNT).unwrap_or(1),
-                    clock_mhz: hsa::agent_info(agent, hsa::AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY).unwrap_or(1000),
+                    compute_units: hsa::agent_info(agent, hsa::AMD_AGENT_INFO_COMPUTE_UNIT_COUNT)
+                        .unwrap_or(1),
+                    clock_mhz: hsa::agent_info(agent, hsa::AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY)
+                        .unwrap_or(1000),
                     memory: hsa::pool_info(pool, hsa::POOL_INFO_SIZE).unwrap_or(0),
                     pool,
                 });
@@ -61,14 +75,29 @@ fn discover() -> Result<Runtime, hipError_t> {
             _ => {}
         }
     }
-    let (cpu, Some(host_pool), Some(kernarg_pool)) = cpu.ok_or(hipErrorNoDevice)? else { return Err(hipErrorNoDevice) };
+    let (cpu, Some(host_pool), Some(kernarg_pool)) = cpu.ok_or(hipErrorNoDevice)? else {
+        return Err(hipErrorNoDevice);
+    };
     if devices.is_empty() {
         return Err(hipErrorNoDevice);
     }
     if crate::log_enabled() {
-        eprintln!("sim-hip: {} device(s): {}", devices.len(), devices.iter().map(|d| d.arch.as_str()).collect::<Vec<_>>().join(", "));
+        eprintln!(
+            "sim-hip: {} device(s): {}",
+            devices.len(),
+            devices
+                .iter()
+                .map(|d| d.arch.as_str())
+                .collect::<Vec<_>>()
+                .join(", ")
+        );
     }
-    Ok(Runtime { cpu, host_pool, kernarg_pool, devices })
+    Ok(Runtime {
+        cpu,
+        host_pool,
+        kernarg_pool,
+        devices,
+    })
 }
 
 /// The HIP runtime, initialised on first use.
@@ -98,7 +127,6 @@ pub(crate) fn write_out<T>(out: *mut T, value: T) -> hipError_t {
     unsafe { out.write(value) };
     hipSuccess
 }
-
 
 pub extern "C" fn hipInit(_flags: u32) -> hipError_t {
     api!("hipInit", { runtime().map_or_else(|e| e, |_| hipSuccess) })
@@ -359,4 +387,3 @@ pub extern "C" fn hipDeviceReset() -> hipError_t {
         hipSuccess
     })
 }
-

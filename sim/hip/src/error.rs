@@ -18,52 +18,176 @@ pub const ERRORS: &[(hipError_t, &str, &str)] = &[
     (2, "hipErrorOutOfMemory", "out of memory"),
     (3, "hipErrorNotInitialized", "initialization error"),
     (4, "hipErrorDeinitialized", "driver shutting down"),
-    (5, "hipErrorProfilerDisabled", "profiler disabled while using external profiling tool"),
-    (6, "hipErrorProfilerNotInitialized", "profiler is not initialized"),
-    (7, "hipErrorProfilerAlreadyStarted", "profiler already started"),
-    (8, "hipErrorProfilerAlreadyStopped", "profiler already stopped"),
-    (9, "hipErrorInvalidConfiguration", "invalid configuration argument"),
+    (
+        5,
+        "hipErrorProfilerDisabled",
+        "profiler disabled while using external profiling tool",
+    ),
+    (
+        6,
+        "hipErrorProfilerNotInitialized",
+        "profiler is not initialized",
+    ),
+    (
+        7,
+        "hipErrorProfilerAlreadyStarted",
+        "profiler already started",
+    ),
+    (
+        8,
+        "hipErrorProfilerAlreadyStopped",
+        "profiler already stopped",
+    ),
+    (
+        9,
+        "hipErrorInvalidConfiguration",
+        "invalid configuration argument",
+    ),
     (12, "hipErrorInvalidPitchValue", "invalid pitch argument"),
     (13, "hipErrorInvalidSymbol", "invalid device symbol"),
     (17, "hipErrorInvalidDevicePointer", "invalid device pointer"),
-    (21, "hipErrorInvalidMemcpyDirection", "invalid copy direction for memcpy"),
-    (35, "hipErrorInsufficientDriver", "driver version is insufficient for runtime version"),
-    (52, "hipErrorMissingConfiguration", "__global__ function call is not configured"),
-    (53, "hipErrorPriorLaunchFailure", "unspecified launch failure in prior launch"),
-    (98, "hipErrorInvalidDeviceFunction", "invalid device function"),
-    (100, "hipErrorNoDevice", "no ROCm-capable device is detected"),
+    (
+        21,
+        "hipErrorInvalidMemcpyDirection",
+        "invalid copy direction for memcpy",
+    ),
+    (
+        35,
+        "hipErrorInsufficientDriver",
+        "driver version is insufficient for runtime version",
+    ),
+    (
+        52,
+        "hipErrorMissingConfiguration",
+        "__global__ function call is not configured",
+    ),
+    (
+        53,
+        "hipErrorPriorLaunchFailure",
+        "unspecified launch failure in prior launch",
+    ),
+    (
+        98,
+        "hipErrorInvalidDeviceFunction",
+        "invalid device function",
+    ),
+    (
+        100,
+        "hipErrorNoDevice",
+        "no ROCm-capable device is detected",
+    ),
     (101, "hipErrorInvalidDevice", "invalid device ordinal"),
-    (200, "hipErrorInvalidImage", "device kernel image is invalid"),
+    (
+        200,
+        "hipErrorInvalidImage",
+        "device kernel image is invalid",
+    ),
     (201, "hipErrorInvalidContext", "invalid device context"),
-    (209, "hipErrorNoBinaryForGpu", "no kernel image is available for execution on the device"),
+    (
+        209,
+        "hipErrorNoBinaryForGpu",
+        "no kernel image is available for execution on the device",
+    ),
     (218, "hipErrorInvalidKernelFile", "invalid kernel file"),
-    (300, "hipErrorInvalidSource", "device kernel image is invalid"),
+    (
+        300,
+        "hipErrorInvalidSource",
+        "device kernel image is invalid",
+    ),
     (301, "hipErrorFileNotFound", "file not found"),
-    (302, "hipErrorSharedObjectSymbolNotFound", "shared object symbol not found"),
-    (303, "hipErrorSharedObjectInitFailed", "shared object initialization failed"),
-    (304, "hipErrorOperatingSystem", "OS call failed or operation not supported on this OS"),
+    (
+        302,
+        "hipErrorSharedObjectSymbolNotFound",
+        "shared object symbol not found",
+    ),
+    (
+        303,
+        "hipErrorSharedObjectInitFailed",
+        "shared object initialization failed",
+    ),
+    (
+        304,
+        "hipErrorOperatingSystem",
+        "OS call failed or operation not supported on this OS",
+    ),
     (400, "hipErrorInvalidHandle", "invalid resource handle"),
-    (401, "hipErrorIllegalState", "the operation cannot be performed in the present state"),
+    (
+        401,
+        "hipErrorIllegalState",
+        "the operation cannot be performed in the present state",
+    ),
     (500, "hipErrorNotFound", "named symbol not found"),
     (600, "hipErrorNotReady", "device not ready"),
-    (700, "hipErrorIllegalAddress", "an illegal memory access was encountered"),
-    (701, "hipErrorLaunchOutOfResources", "too many resources requested for launch"),
-    (702, "hipErrorLaunchTimeOut", "the launch timed out and was terminated"),
-    (704, "hipErrorPeerAccessAlreadyEnabled", "peer access is already enabled"),
-    (705, "hipErrorPeerAccessNotEnabled", "peer access has not been enabled"),
-    (708, "hipErrorSetOnActiveProcess", "cannot set while device is active in this process"),
+    (
+        700,
+        "hipErrorIllegalAddress",
+        "an illegal memory access was encountered",
+    ),
+    (
+        701,
+        "hipErrorLaunchOutOfResources",
+        "too many resources requested for launch",
+    ),
+    (
+        702,
+        "hipErrorLaunchTimeOut",
+        "the launch timed out and was terminated",
+    ),
+    (
+        704,
+        "hipErrorPeerAccessAlreadyEnabled",
+        "peer access is already enabled",
+    ),
+    (
+        705,
+        "hipErrorPeerAccessNotEnabled",
+        "peer access has not been enabled",
+    ),
+    (
+        708,
+        "hipErrorSetOnActiveProcess",
+        "cannot set while device is active in this process",
+    ),
     (709, "hipErrorContextIsDestroyed", "context is destroyed"),
     (710, "hipErrorAssert", "device-side assert triggered"),
-    (712, "hipErrorHostMemoryAlreadyRegistered", "part or all of the requested memory range is already mapped"),
-    (713, "hipErrorHostMemoryNotRegistered", "pointer does not correspond to a registered memory region"),
+    (
+        712,
+        "hipErrorHostMemoryAlreadyRegistered",
+        "part or all of the requested memory range is already mapped",
+    ),
+    (
+        713,
+        "hipErrorHostMemoryNotRegistered",
+        "pointer does not correspond to a registered memory region",
+    ),
     (719, "hipErrorLaunchFailure", "unspecified launch failure"),
-    (720, "hipErrorCooperativeLaunchTooLarge", "too many blocks in cooperative launch"),
+    (
+        720,
+        "hipErrorCooperativeLaunchTooLarge",
+        "too many blocks in cooperative launch",
+    ),
     (801, "hipErrorNotSupported", "operation not supported"),
-    (900, "hipErrorStreamCaptureUnsupported", "operation not permitted when stream is capturing"),
-    (901, "hipErrorStreamCaptureInvalidated", "operation failed due to a previous error during capture"),
+    (
+        900,
+        "hipErrorStreamCaptureUnsupported",
+        "operation not permitted when stream is capturing",
+    ),
+    (
+        901,
+        "hipErrorStreamCaptureInvalidated",
+        "operation failed due to a previous error during capture",
+    ),
     (999, "hipErrorUnknown", "unknown error"),
-    (1052, "hipErrorRuntimeMemory", "runtime memory call returned error"),
-    (1053, "hipErrorRuntimeOther", "runtime call other than memory returned error"),
+    (
+        1052,
+        "hipErrorRuntimeMemory",
+        "runtime memory call returned error",
+    ),
+    (
+        1053,
+        "hipErrorRuntimeOther",
+        "runtime call other than memory returned error",
+    ),
 ];
 
 pub const hipSuccess: hipError_t = 0;
@@ -106,7 +230,10 @@ fn injector() -> &'static ErrorInjector {
     INJECTOR.get_or_init(|| {
         let scenario = crate::scenario();
         let (injector, unknown) = ErrorInjector::new(&scenario.errors, |name| {
-            ERRORS.iter().find(|(_, n, _)| *n == name).map(|(c, _, _)| i64::from(*c))
+            ERRORS
+                .iter()
+                .find(|(_, n, _)| *n == name)
+                .map(|(c, _, _)| i64::from(*c))
         });
         for u in unknown {
             eprintln!("sim-hip: ignoring injected error with unknown code {u}");

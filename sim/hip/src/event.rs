@@ -23,7 +23,10 @@ static EVENTS: OnceLock<Mutex<HashMap<usize, Event>>> = OnceLock::new();
 static NEXT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0x4556_0000);
 
 fn events() -> std::sync::MutexGuard<'static, HashMap<usize, Event>> {
-    EVENTS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+    EVENTS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
 }
 
 /// The event's signal, `None` if it was never recorded.
@@ -37,9 +40,18 @@ fn create(event: *mut hipEvent_t) -> hipError_t {
     if let Err(e) = crate::device::runtime() {
         return e;
     }
-    let Some(signal) = hsa::signal_create(0) else { return hipErrorOutOfMemory };
+    let Some(signal) = hsa::signal_create(0) else {
+        return hipErrorOutOfMemory;
+    };
     let handle = NEXT.fetch_add(16, std::sync::atomic::Ordering::Relaxed);
-    events().insert(handle, Event { signal, device: crate::device::current(), recorded: false });
+    events().insert(
+        handle,
+        Event {
+            signal,
+            device: crate::device::current(),
+            recorded: false,
+        },
+    );
     write_out(event, handle as hipEvent_t)
 }
 
@@ -72,7 +84,9 @@ pub extern "C" fn hipEventRecord(event: hipEvent_t, stream: hipStream_t) -> hipE
         };
         let signal = {
             let mut events = events();
-            let Some(e) = events.get_mut(&(event as usize)) else { return hipErrorInvalidHandle };
+            let Some(e) = events.get_mut(&(event as usize)) else {
+                return hipErrorInvalidHandle;
+            };
             e.recorded = true;
             e.device = s.device;
             e.signal
@@ -128,7 +142,11 @@ fn timestamp(event: hipEvent_t) -> Result<u64, hipError_t> {
     Ok(time.end)
 }
 
-pub extern "C" fn hipEventElapsedTime(ms: *mut f32, start: hipEvent_t, stop: hipEvent_t) -> hipError_t {
+pub extern "C" fn hipEventElapsedTime(
+    ms: *mut f32,
+    start: hipEvent_t,
+    stop: hipEvent_t,
+) -> hipError_t {
     api!("hipEventElapsedTime", {
         match (timestamp(start), timestamp(stop)) {
             (Ok(a), Ok(b)) => write_out(ms, (b as f64 - a as f64) as f32 / 1e6),

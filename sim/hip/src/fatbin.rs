@@ -38,7 +38,9 @@ pub struct KernelMeta {
 }
 
 fn u64_at(bytes: &[u8], at: usize) -> Option<u64> {
-    bytes.get(at..at + 8).map(|b| u64::from_le_bytes(b.try_into().unwrap()))
+    bytes
+        .get(at..at + 8)
+        .map(|b| u64::from_le_bytes(b.try_into().unwrap()))
 }
 
 /// The entries of a bundle: `(triple, bytes)`.
@@ -50,12 +52,22 @@ pub fn parse_bundle(bytes: &[u8]) -> Result<Vec<(String, &[u8])>, String> {
     let mut at = 32;
     let mut entries = Vec::new();
     for _ in 0..count {
-        let (offset, size, len) = (u64_at(bytes, at), u64_at(bytes, at + 8), u64_at(bytes, at + 16));
-        let (Some(offset), Some(size), Some(len)) = (offset, size, len) else { return Err("truncated bundle entry".into()) };
+        let (offset, size, len) = (
+            u64_at(bytes, at),
+            u64_at(bytes, at + 8),
+            u64_at(bytes, at + 16),
+        );
+        let (Some(offset), Some(size), Some(len)) = (offset, size, len) else {
+            return Err("truncated bundle entry".into());
+        };
         at += 24;
-        let triple = bytes.get(at..at + len as usize).ok_or("truncated bundle triple")?;
+        let triple = bytes
+            .get(at..at + len as usize)
+            .ok_or("truncated bundle triple")?;
         at += len as usize;
-        let data = bytes.get(offset as usize..(offset + size) as usize).ok_or("bundle entry out of range")?;
+        let data = bytes
+            .get(offset as usize..(offset + size) as usize)
+            .ok_or("bundle entry out of range")?;
         entries.push((String::from_utf8_lossy(triple).into_owned(), data));
     }
     Ok(entries)
@@ -101,24 +113,35 @@ pub fn code_object_for<'a>(image: &'a [u8], arch: &str) -> Option<&'a [u8]> {
     if image.starts_with(b"\x7fELF") {
         return Some(image);
     }
-    parse_bundle(image).ok()?.into_iter().find(|(t, _)| triple_arch(t) == Some(arch)).map(|(_, d)| d)
+    parse_bundle(image)
+        .ok()?
+        .into_iter()
+        .find(|(t, _)| triple_arch(t) == Some(arch))
+        .map(|(_, d)| d)
 }
 
 /// Device architectures present in an image.
 pub fn archs(image: &[u8]) -> Vec<String> {
     parse_bundle(image)
-        .map(|e| e.iter().filter_map(|(t, _)| triple_arch(t).map(str::to_string)).collect())
+        .map(|e| {
+            e.iter()
+                .filter_map(|(t, _)| triple_arch(t).map(str::to_string))
+                .collect()
+        })
         .unwrap_or_default()
 }
 
 /// The raw msgpack of the `NT_AMDGPU_METADATA` note.
 pub fn metadata_note(elf: &[u8]) -> Result<Vec<u8>, String> {
-    let file = ElfFile64::<Endianness>::parse(elf).map_err(|e| format!("not an ELF code object: {e}"))?;
+    let file =
+        ElfFile64::<Endianness>::parse(elf).map_err(|e| format!("not an ELF code object: {e}"))?;
     let endian = file.endian();
     let header = file.elf_header();
     let sections = header.sections(endian, elf).map_err(|e| e.to_string())?;
     for section in sections.iter() {
-        let Ok(Some(mut notes)) = section.notes(endian, elf) else { continue };
+        let Ok(Some(mut notes)) = section.notes(endian, elf) else {
+            continue;
+        };
         while let Ok(Some(note)) = notes.next() {
             if note.name() == b"AMDGPU" && note.n_type(endian) == NT_AMDGPU_METADATA {
                 return Ok(note.desc().to_vec());
@@ -131,12 +154,21 @@ pub fn metadata_note(elf: &[u8]) -> Result<Vec<u8>, String> {
 /// Kernels described by a code object's metadata note.
 pub fn kernels(elf: &[u8]) -> Result<Vec<KernelMeta>, String> {
     let note = metadata_note(elf)?;
-    let value = rmpv::decode::read_value(&mut note.as_slice()).map_err(|e| format!("bad metadata msgpack: {e}"))?;
+    let value = rmpv::decode::read_value(&mut note.as_slice())
+        .map_err(|e| format!("bad metadata msgpack: {e}"))?;
     let get = |map: &rmpv::Value, key: &str| -> Option<rmpv::Value> {
-        map.as_map()?.iter().find(|(k, _)| k.as_str() == Some(key)).map(|(_, v)| v.clone())
+        map.as_map()?
+            .iter()
+            .find(|(k, _)| k.as_str() == Some(key))
+            .map(|(_, v)| v.clone())
     };
-    let num = |map: &rmpv::Value, key: &str| get(map, key).and_then(|v| v.as_u64()).unwrap_or(0) as u32;
-    let text = |map: &rmpv::Value, key: &str| get(map, key).and_then(|v| v.as_str().map(str::to_string)).unwrap_or_default();
+    let num =
+        |map: &rmpv::Value, key: &str| get(map, key).and_then(|v| v.as_u64()).unwrap_or(0) as u32;
+    let text = |map: &rmpv::Value, key: &str| {
+        get(map, key)
+            .and_then(|v| v.as_str().map(str::to_string))
+            .unwrap_or_default()
+    };
     let list = get(&value, "amdhsa.kernels").ok_or("metadata has no amdhsa.kernels")?;
     let list = list.as_array().ok_or("amdhsa.kernels is not a list")?;
     Ok(list
@@ -150,7 +182,11 @@ pub fn kernels(elf: &[u8]) -> Result<Vec<KernelMeta>, String> {
                 .and_then(|a| a.as_array().cloned())
                 .unwrap_or_default()
                 .iter()
-                .map(|a| Arg { offset: num(a, ".offset"), size: num(a, ".size"), value_kind: text(a, ".value_kind") })
+                .map(|a| Arg {
+                    offset: num(a, ".offset"),
+                    size: num(a, ".size"),
+                    value_kind: text(a, ".value_kind"),
+                })
                 .collect(),
             group_segment_fixed_size: num(k, ".group_segment_fixed_size"),
             private_segment_fixed_size: num(k, ".private_segment_fixed_size"),
@@ -186,7 +222,10 @@ mod tests {
 
     #[test]
     fn bundle_round_trip_and_arch_pick() {
-        let b = bundle(&[("host-x86_64-unknown-linux", b""), ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-", b"\x7fELFabc")]);
+        let b = bundle(&[
+            ("host-x86_64-unknown-linux", b""),
+            ("hipv4-amdgcn-amd-amdhsa--gfx90a:xnack-", b"\x7fELFabc"),
+        ]);
         let entries = parse_bundle(&b).unwrap();
         assert_eq!(entries.len(), 2);
         assert_eq!(entries[1].1, b"\x7fELFabc");

@@ -44,15 +44,36 @@ extern "C" {
     pub fn hsa_init() -> Status;
     pub fn hsa_iterate_agents(callback: AgentCallback, data: *mut c_void) -> Status;
     pub fn hsa_agent_get_info(agent: Handle, attribute: u32, value: *mut c_void) -> Status;
-    pub fn hsa_amd_agent_iterate_memory_pools(agent: Handle, callback: AgentCallback, data: *mut c_void) -> Status;
-    pub fn hsa_amd_memory_pool_get_info(pool: Handle, attribute: u32, value: *mut c_void) -> Status;
-    pub fn hsa_amd_memory_pool_allocate(pool: Handle, size: usize, flags: u32, ptr: *mut *mut c_void) -> Status;
+    pub fn hsa_amd_agent_iterate_memory_pools(
+        agent: Handle,
+        callback: AgentCallback,
+        data: *mut c_void,
+    ) -> Status;
+    pub fn hsa_amd_memory_pool_get_info(pool: Handle, attribute: u32, value: *mut c_void)
+        -> Status;
+    pub fn hsa_amd_memory_pool_allocate(
+        pool: Handle,
+        size: usize,
+        flags: u32,
+        ptr: *mut *mut c_void,
+    ) -> Status;
     pub fn hsa_amd_memory_pool_free(ptr: *mut c_void) -> Status;
-    pub fn hsa_signal_create(initial: i64, num_consumers: u32, consumers: *const Handle, signal: *mut Handle) -> Status;
+    pub fn hsa_signal_create(
+        initial: i64,
+        num_consumers: u32,
+        consumers: *const Handle,
+        signal: *mut Handle,
+    ) -> Status;
     pub fn hsa_signal_destroy(signal: Handle) -> Status;
     pub fn hsa_signal_load_scacquire(signal: Handle) -> i64;
     pub fn hsa_signal_store_screlease(signal: Handle, value: i64);
-    pub fn hsa_signal_wait_scacquire(signal: Handle, condition: u32, compare: i64, timeout: u64, hint: u32) -> i64;
+    pub fn hsa_signal_wait_scacquire(
+        signal: Handle,
+        condition: u32,
+        compare: i64,
+        timeout: u64,
+        hint: u32,
+    ) -> i64;
     pub fn hsa_queue_create(
         agent: Handle,
         size: u32,
@@ -76,9 +97,22 @@ extern "C" {
         completion_signal: Handle,
     ) -> Status;
     pub fn hsa_amd_profiling_set_profiler_enabled(queue: *mut Queue, enable: i32) -> Status;
-    pub fn hsa_amd_profiling_get_dispatch_time(agent: Handle, signal: Handle, time: *mut DispatchTime) -> Status;
-    pub fn hsa_code_object_reader_create_from_memory(code: *const c_void, size: usize, reader: *mut Handle) -> Status;
-    pub fn hsa_executable_create_alt(profile: u32, rounding: u32, options: *const i8, executable: *mut Handle) -> Status;
+    pub fn hsa_amd_profiling_get_dispatch_time(
+        agent: Handle,
+        signal: Handle,
+        time: *mut DispatchTime,
+    ) -> Status;
+    pub fn hsa_code_object_reader_create_from_memory(
+        code: *const c_void,
+        size: usize,
+        reader: *mut Handle,
+    ) -> Status;
+    pub fn hsa_executable_create_alt(
+        profile: u32,
+        rounding: u32,
+        options: *const i8,
+        executable: *mut Handle,
+    ) -> Status;
     pub fn hsa_executable_load_agent_code_object(
         executable: Handle,
         agent: Handle,
@@ -87,8 +121,17 @@ extern "C" {
         loaded: *mut Handle,
     ) -> Status;
     pub fn hsa_executable_freeze(executable: Handle, options: *const i8) -> Status;
-    pub fn hsa_executable_get_symbol_by_name(executable: Handle, name: *const i8, agent: *const Handle, symbol: *mut Handle) -> Status;
-    pub fn hsa_executable_symbol_get_info(symbol: Handle, attribute: u32, value: *mut c_void) -> Status;
+    pub fn hsa_executable_get_symbol_by_name(
+        executable: Handle,
+        name: *const i8,
+        agent: *const Handle,
+        symbol: *mut Handle,
+    ) -> Status;
+    pub fn hsa_executable_symbol_get_info(
+        symbol: Handle,
+        attribute: u32,
+        value: *mut c_void,
+    ) -> Status;
 }
 
 pub const AGENT_INFO_NAME: u32 = 0;
@@ -127,7 +170,8 @@ pub fn agent_string(agent: Handle, attribute: u32) -> String {
 pub fn pool_info<T: Default>(pool: Handle, attribute: u32) -> Option<T> {
     let mut value = T::default();
     // SAFETY: as in `agent_info`.
-    let status = unsafe { hsa_amd_memory_pool_get_info(pool, attribute, (&mut value as *mut T).cast()) };
+    let status =
+        unsafe { hsa_amd_memory_pool_get_info(pool, attribute, (&mut value as *mut T).cast()) };
     (status == SUCCESS).then_some(value)
 }
 

@@ -57,7 +57,11 @@ pub extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
     })
 }
 
-pub extern "C" fn hipExtMallocWithFlags(ptr: *mut *mut c_void, size: usize, _flags: c_uint) -> hipError_t {
+pub extern "C" fn hipExtMallocWithFlags(
+    ptr: *mut *mut c_void,
+    size: usize,
+    _flags: c_uint,
+) -> hipError_t {
     api!("hipExtMallocWithFlags", {
         match device::device(device::current()) {
             Ok(d) => allocate(d.pool, ptr, size),
@@ -75,7 +79,11 @@ pub extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, _flags: c_ui
     })
 }
 
-pub extern "C" fn hipMallocManaged(ptr: *mut *mut c_void, size: usize, _flags: c_uint) -> hipError_t {
+pub extern "C" fn hipMallocManaged(
+    ptr: *mut *mut c_void,
+    size: usize,
+    _flags: c_uint,
+) -> hipError_t {
     api!("hipMallocManaged", {
         match runtime() {
             Ok(rt) => allocate(rt.host_pool, ptr, size),
@@ -93,7 +101,14 @@ pub extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
 }
 
 /// Queues a copy on `stream`; `wait` makes it synchronous.
-fn copy(dst: *mut c_void, src: *const c_void, size: usize, kind: c_int, stream: hipStream_t, wait: bool) -> hipError_t {
+fn copy(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: c_int,
+    stream: hipStream_t,
+    wait: bool,
+) -> hipError_t {
     if size == 0 {
         return hipSuccess;
     }
@@ -128,32 +143,67 @@ fn copy(dst: *mut c_void, src: *const c_void, size: usize, kind: c_int, stream: 
     hipSuccess
 }
 
-pub extern "C" fn hipMemcpy(dst: *mut c_void, src: *const c_void, size: usize, kind: c_int) -> hipError_t {
-    api!("hipMemcpy", { copy(dst, src, size, kind, std::ptr::null_mut(), true) })
+pub extern "C" fn hipMemcpy(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: c_int,
+) -> hipError_t {
+    api!("hipMemcpy", {
+        copy(dst, src, size, kind, std::ptr::null_mut(), true)
+    })
 }
 
-pub extern "C" fn hipMemcpyAsync(dst: *mut c_void, src: *const c_void, size: usize, kind: c_int, stream: hipStream_t) -> hipError_t {
-    api!("hipMemcpyAsync", { copy(dst, src, size, kind, stream, false) })
+pub extern "C" fn hipMemcpyAsync(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    kind: c_int,
+    stream: hipStream_t,
+) -> hipError_t {
+    api!("hipMemcpyAsync", {
+        copy(dst, src, size, kind, stream, false)
+    })
 }
 
 pub extern "C" fn hipMemcpyHtoD(dst: *mut c_void, src: *const c_void, size: usize) -> hipError_t {
-    api!("hipMemcpyHtoD", { copy(dst, src, size, HOST_TO_DEVICE, std::ptr::null_mut(), true) })
+    api!("hipMemcpyHtoD", {
+        copy(dst, src, size, HOST_TO_DEVICE, std::ptr::null_mut(), true)
+    })
 }
 
 pub extern "C" fn hipMemcpyDtoH(dst: *mut c_void, src: *const c_void, size: usize) -> hipError_t {
-    api!("hipMemcpyDtoH", { copy(dst, src, size, DEVICE_TO_HOST, std::ptr::null_mut(), true) })
+    api!("hipMemcpyDtoH", {
+        copy(dst, src, size, DEVICE_TO_HOST, std::ptr::null_mut(), true)
+    })
 }
 
 pub extern "C" fn hipMemcpyDtoD(dst: *mut c_void, src: *const c_void, size: usize) -> hipError_t {
-    api!("hipMemcpyDtoD", { copy(dst, src, size, DEVICE_TO_DEVICE, std::ptr::null_mut(), true) })
+    api!("hipMemcpyDtoD", {
+        copy(dst, src, size, DEVICE_TO_DEVICE, std::ptr::null_mut(), true)
+    })
 }
 
-pub extern "C" fn hipMemcpyHtoDAsync(dst: *mut c_void, src: *const c_void, size: usize, stream: hipStream_t) -> hipError_t {
-    api!("hipMemcpyHtoDAsync", { copy(dst, src, size, HOST_TO_DEVICE, stream, false) })
+pub extern "C" fn hipMemcpyHtoDAsync(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    api!("hipMemcpyHtoDAsync", {
+        copy(dst, src, size, HOST_TO_DEVICE, stream, false)
+    })
 }
 
-pub extern "C" fn hipMemcpyDtoHAsync(dst: *mut c_void, src: *const c_void, size: usize, stream: hipStream_t) -> hipError_t {
-    api!("hipMemcpyDtoHAsync", { copy(dst, src, size, DEVICE_TO_HOST, stream, false) })
+pub extern "C" fn hipMemcpyDtoHAsync(
+    dst: *mut c_void,
+    src: *const c_void,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
+    api!("hipMemcpyDtoHAsync", {
+        copy(dst, src, size, DEVICE_TO_HOST, stream, false)
+    })
 }
 
 fn fill(dst: *mut c_void, value: u8, size: usize, stream: hipStream_t) -> hipError_t {
@@ -174,9 +224,16 @@ fn fill(dst: *mut c_void, value: u8, size: usize, stream: hipStream_t) -> hipErr
 }
 
 pub extern "C" fn hipMemset(dst: *mut c_void, value: c_int, size: usize) -> hipError_t {
-    api!("hipMemset", { fill(dst, value as u8, size, std::ptr::null_mut()) })
+    api!("hipMemset", {
+        fill(dst, value as u8, size, std::ptr::null_mut())
+    })
 }
 
-pub extern "C" fn hipMemsetAsync(dst: *mut c_void, value: c_int, size: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn hipMemsetAsync(
+    dst: *mut c_void,
+    value: c_int,
+    size: usize,
+    stream: hipStream_t,
+) -> hipError_t {
     api!("hipMemsetAsync", { fill(dst, value as u8, size, stream) })
 }

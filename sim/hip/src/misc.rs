@@ -14,7 +14,13 @@ pub struct hipChannelFormatDesc {
     pub f: c_int,
 }
 
-pub extern "C" fn hipCreateChannelDesc(x: c_int, y: c_int, z: c_int, w: c_int, f: c_int) -> hipChannelFormatDesc {
+pub extern "C" fn hipCreateChannelDesc(
+    x: c_int,
+    y: c_int,
+    z: c_int,
+    w: c_int,
+    f: c_int,
+) -> hipChannelFormatDesc {
     hipChannelFormatDesc { x, y, z, w, f }
 }
 
@@ -26,7 +32,12 @@ pub extern "C" fn hipGetCmdName(_id: u32) -> *const c_char {
     c_static("unknown")
 }
 
-pub extern "C" fn hipInitActivityCallback(_id: *mut std::ffi::c_void, _op: *mut std::ffi::c_void, _arg: *mut std::ffi::c_void) {}
+pub extern "C" fn hipInitActivityCallback(
+    _id: *mut std::ffi::c_void,
+    _op: *mut std::ffi::c_void,
+    _arg: *mut std::ffi::c_void,
+) {
+}
 
 pub extern "C" fn hipEnableActivityCallback(_op: u32, _enable: bool) -> bool {
     false

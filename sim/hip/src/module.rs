@@ -58,12 +58,17 @@ struct Registry {
 
 fn registry() -> std::sync::MutexGuard<'static, Registry> {
     static R: OnceLock<Mutex<Registry>> = OnceLock::new();
-    R.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+    R.get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
 }
 
 impl Module {
     fn new(image: Vec<u8>) -> Arc<Module> {
-        Arc::new(Module { image, loaded: Mutex::default() })
+        Arc::new(Module {
+            image,
+            loaded: Mutex::default(),
+        })
     }
 
     /// Loads the module on device `dev` (once).
@@ -82,10 +87,19 @@ impl Module {
         // SAFETY: `code` lives as long as the module (the HSA reader copies
         // it anyway); out-pointers are valid; options are null.
         let ok = unsafe {
-            hsa::hsa_code_object_reader_create_from_memory(code.as_ptr().cast(), code.len(), &mut reader) == hsa::SUCCESS
+            hsa::hsa_code_object_reader_create_from_memory(
+                code.as_ptr().cast(),
+                code.len(),
+                &mut reader,
+            ) == hsa::SUCCESS
                 && hsa::hsa_executable_create_alt(0, 0, std::ptr::null(), &mut exe) == hsa::SUCCESS
-                && hsa::hsa_executable_load_agent_code_object(exe, d.agent, reader, std::ptr::null(), std::ptr::null_mut())
-                    == hsa::SUCCESS
+                && hsa::hsa_executable_load_agent_code_object(
+                    exe,
+                    d.agent,
+                    reader,
+                    std::ptr::null(),
+                    std::ptr::null_mut(),
+                ) == hsa::SUCCESS
                 && hsa::hsa_executable_freeze(exe, std::ptr::null()) == hsa::SUCCESS
         };
         if !ok {
@@ -99,9 +113,13 @@ impl Module {
             // SAFETY: valid executable, NUL-terminated name, agent pointer
             // and out-pointers of the documented types.
             let found = unsafe {
-                hsa::hsa_executable_get_symbol_by_name(exe, symbol.as_ptr(), &d.agent, &mut sym) == hsa::SUCCESS
-                    && hsa::hsa_executable_symbol_get_info(sym, hsa::SYMBOL_INFO_KERNEL_OBJECT, (&mut object as *mut u64).cast())
-                        == hsa::SUCCESS
+                hsa::hsa_executable_get_symbol_by_name(exe, symbol.as_ptr(), &d.agent, &mut sym)
+                    == hsa::SUCCESS
+                    && hsa::hsa_executable_symbol_get_info(
+                        sym,
+                        hsa::SYMBOL_INFO_KERNEL_OBJECT,
+                        (&mut object as *mut u64).cast(),
+                    ) == hsa::SUCCESS
             };
             if found {
                 kernels.insert(meta.name.clone(), (object, meta));
@@ -153,7 +171,10 @@ pub extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mut c_voi
     let module = Module::new(image);
     let handle = Box::into_raw(Box::new(std::ptr::null_mut::<c_void>()));
     if crate::log_enabled() {
-        eprintln!("sim-hip: registered fat binary for {:?}", fatbin::archs(&module.image));
+        eprintln!(
+            "sim-hip: registered fat binary for {:?}",
+            fatbin::archs(&module.image)
+        );
     }
     registry().modules.insert(handle as usize, module);
     handle
@@ -179,7 +200,9 @@ pub extern "C" fn __hipRegisterFunction(
         return;
     }
     // SAFETY: hipcc passes the kernel's NUL-terminated mangled name.
-    let name = unsafe { std::ffi::CStr::from_ptr(device_name) }.to_string_lossy().into_owned();
+    let name = unsafe { std::ffi::CStr::from_ptr(device_name) }
+        .to_string_lossy()
+        .into_owned();
     let mut r = registry();
     let Some(module) = r.modules.get(&(modules as usize)).cloned() else {
         eprintln!("sim-hip: __hipRegisterFunction({name}) with an unknown fat binary");
@@ -189,7 +212,14 @@ pub extern "C" fn __hipRegisterFunction(
         eprintln!("sim-hip: registered kernel {name}");
     }
     let c_name = CString::new(name.clone()).unwrap_or_default();
-    r.functions_by_host.insert(host_function as usize, Arc::new(Function { module, name, c_name }));
+    r.functions_by_host.insert(
+        host_function as usize,
+        Arc::new(Function {
+            module,
+            name,
+            c_name,
+        }),
+    );
 }
 
 pub extern "C" fn __hipRegisterVar(
@@ -214,7 +244,15 @@ pub extern "C" fn __hipRegisterManagedVar(
 ) {
 }
 
-pub extern "C" fn __hipRegisterSurface(_m: *mut *mut c_void, _v: *mut c_void, _h: *mut c_char, _d: *const c_char, _dim: c_int, _ext: c_int) {}
+pub extern "C" fn __hipRegisterSurface(
+    _m: *mut *mut c_void,
+    _v: *mut c_void,
+    _h: *mut c_char,
+    _d: *const c_char,
+    _dim: c_int,
+    _ext: c_int,
+) {
+}
 
 pub extern "C" fn __hipRegisterTexture(
     _m: *mut *mut c_void,
@@ -231,12 +269,22 @@ thread_local! {
     static CONFIG: RefCell<Vec<(Dim3, Dim3, usize, hipStream_t)>> = const { RefCell::new(Vec::new()) };
 }
 
-pub extern "C" fn __hipPushCallConfiguration(grid: Dim3, block: Dim3, shared: usize, stream: hipStream_t) -> hipError_t {
+pub extern "C" fn __hipPushCallConfiguration(
+    grid: Dim3,
+    block: Dim3,
+    shared: usize,
+    stream: hipStream_t,
+) -> hipError_t {
     CONFIG.with(|c| c.borrow_mut().push((grid, block, shared, stream)));
     hipSuccess
 }
 
-pub extern "C" fn __hipPopCallConfiguration(grid: *mut Dim3, block: *mut Dim3, shared: *mut usize, stream: *mut hipStream_t) -> hipError_t {
+pub extern "C" fn __hipPopCallConfiguration(
+    grid: *mut Dim3,
+    block: *mut Dim3,
+    shared: *mut usize,
+    stream: *mut hipStream_t,
+) -> hipError_t {
     match CONFIG.with(|c| c.borrow_mut().pop()) {
         Some((g, b, s, st)) => {
             write_out(grid, g);
@@ -256,7 +304,13 @@ enum Args {
     Buffer(*const u8, usize),
 }
 
-fn fill_kernarg(buf: &mut [u8], meta: &KernelMeta, args: &Args, grid: Dim3, block: Dim3) -> Result<(), hipError_t> {
+fn fill_kernarg(
+    buf: &mut [u8],
+    meta: &KernelMeta,
+    args: &Args,
+    grid: Dim3,
+    block: Dim3,
+) -> Result<(), hipError_t> {
     match *args {
         Args::Buffer(ptr, len) => {
             let n = len.min(buf.len());
@@ -267,14 +321,28 @@ fn fill_kernarg(buf: &mut [u8], meta: &KernelMeta, args: &Args, grid: Dim3, bloc
             let mut explicit = 0usize;
             for arg in &meta.args {
                 let (at, size) = (arg.offset as usize, arg.size as usize);
-                let Some(dst) = buf.get_mut(at..at + size) else { return Err(hipErrorInvalidImage) };
+                let Some(dst) = buf.get_mut(at..at + size) else {
+                    return Err(hipErrorInvalidImage);
+                };
                 match arg.value_kind.as_str() {
-                    "hidden_block_count_x" => dst.copy_from_slice(&grid.x.to_le_bytes()[..size.min(4)]),
-                    "hidden_block_count_y" => dst.copy_from_slice(&grid.y.to_le_bytes()[..size.min(4)]),
-                    "hidden_block_count_z" => dst.copy_from_slice(&grid.z.to_le_bytes()[..size.min(4)]),
-                    "hidden_group_size_x" => dst.copy_from_slice(&(block.x as u16).to_le_bytes()[..size.min(2)]),
-                    "hidden_group_size_y" => dst.copy_from_slice(&(block.y as u16).to_le_bytes()[..size.min(2)]),
-                    "hidden_group_size_z" => dst.copy_from_slice(&(block.z as u16).to_le_bytes()[..size.min(2)]),
+                    "hidden_block_count_x" => {
+                        dst.copy_from_slice(&grid.x.to_le_bytes()[..size.min(4)])
+                    }
+                    "hidden_block_count_y" => {
+                        dst.copy_from_slice(&grid.y.to_le_bytes()[..size.min(4)])
+                    }
+                    "hidden_block_count_z" => {
+                        dst.copy_from_slice(&grid.z.to_le_bytes()[..size.min(4)])
+                    }
+                    "hidden_group_size_x" => {
+                        dst.copy_from_slice(&(block.x as u16).to_le_bytes()[..size.min(2)])
+                    }
+                    "hidden_group_size_y" => {
+                        dst.copy_from_slice(&(block.y as u16).to_le_bytes()[..size.min(2)])
+                    }
+                    "hidden_group_size_z" => {
+                        dst.copy_from_slice(&(block.z as u16).to_le_bytes()[..size.min(2)])
+                    }
                     kind if kind.starts_with("hidden_") => {}
                     _ => {
                         if ptrs.is_null() {
@@ -299,7 +367,14 @@ fn fill_kernarg(buf: &mut [u8], meta: &KernelMeta, args: &Args, grid: Dim3, bloc
     Ok(())
 }
 
-fn launch(f: &Function, grid: Dim3, block: Dim3, shared: usize, stream: hipStream_t, args: Args) -> hipError_t {
+fn launch(
+    f: &Function,
+    grid: Dim3,
+    block: Dim3,
+    shared: usize,
+    stream: hipStream_t,
+    args: Args,
+) -> hipError_t {
     let s = match stream::resolve(stream) {
         Ok(s) => s,
         Err(e) => return e,
@@ -308,8 +383,12 @@ fn launch(f: &Function, grid: Dim3, block: Dim3, shared: usize, stream: hipStrea
         Ok(l) => l,
         Err(e) => return e,
     };
-    let Some((object, meta)) = loaded.kernels.get(&f.name) else { return hipErrorInvalidDeviceFunction };
-    if [grid.x, grid.y, grid.z, block.x, block.y, block.z].contains(&0) || block.x * block.y * block.z > 1024 {
+    let Some((object, meta)) = loaded.kernels.get(&f.name) else {
+        return hipErrorInvalidDeviceFunction;
+    };
+    if [grid.x, grid.y, grid.z, block.x, block.y, block.z].contains(&0)
+        || block.x * block.y * block.z > 1024
+    {
         return 9; // hipErrorInvalidConfiguration
     }
     let rt = match device::runtime() {
@@ -319,7 +398,9 @@ fn launch(f: &Function, grid: Dim3, block: Dim3, shared: usize, stream: hipStrea
     let size = (meta.kernarg_size as usize).max(16);
     let mut kernarg: *mut c_void = std::ptr::null_mut();
     // SAFETY: valid pool and out-pointer.
-    if unsafe { hsa::hsa_amd_memory_pool_allocate(rt.kernarg_pool, size, 0, &mut kernarg) } != hsa::SUCCESS {
+    if unsafe { hsa::hsa_amd_memory_pool_allocate(rt.kernarg_pool, size, 0, &mut kernarg) }
+        != hsa::SUCCESS
+    {
         return hipErrorOutOfMemory;
     }
     // SAFETY: a fresh allocation of `size` bytes that only we reference.
@@ -329,10 +410,15 @@ fn launch(f: &Function, grid: Dim3, block: Dim3, shared: usize, stream: hipStrea
         unsafe { hsa::hsa_amd_memory_pool_free(kernarg) };
         return e;
     }
-    let (object, group, private) = (*object, meta.group_segment_fixed_size + shared as u32, meta.private_segment_fixed_size);
+    let (object, group, private) = (
+        *object,
+        meta.group_segment_fixed_size + shared as u32,
+        meta.private_segment_fixed_size,
+    );
     let make = |completion: Handle| {
         let mut body = [0u8; 60];
-        let mut put = |at: usize, bytes: &[u8]| body[at - 4..at - 4 + bytes.len()].copy_from_slice(bytes);
+        let mut put =
+            |at: usize, bytes: &[u8]| body[at - 4..at - 4 + bytes.len()].copy_from_slice(bytes);
         put(4, &(block.x as u16).to_le_bytes());
         put(6, &(block.y as u16).to_le_bytes());
         put(8, &(block.z as u16).to_le_bytes());
@@ -344,7 +430,11 @@ fn launch(f: &Function, grid: Dim3, block: Dim3, shared: usize, stream: hipStrea
         put(32, &object.to_le_bytes());
         put(40, &(kernarg as u64).to_le_bytes());
         put(56, &completion.handle.to_le_bytes());
-        Packet { header: hsa::PACKET_TYPE_KERNEL_DISPATCH | hsa::HEADER_FENCES, setup: 3, body }
+        Packet {
+            header: hsa::PACKET_TYPE_KERNEL_DISPATCH | hsa::HEADER_FENCES,
+            setup: 3,
+            body,
+        }
     };
     match s.launch(make, Some(kernarg as usize)) {
         Ok(()) => hipSuccess,
@@ -361,7 +451,11 @@ pub extern "C" fn hipLaunchKernel(
     stream: hipStream_t,
 ) -> hipError_t {
     api!("hipLaunchKernel", {
-        let Some(f) = registry().functions_by_host.get(&(function as usize)).cloned() else {
+        let Some(f) = registry()
+            .functions_by_host
+            .get(&(function as usize))
+            .cloned()
+        else {
             return hipErrorInvalidDeviceFunction;
         };
         launch(&f, grid, block, shared, stream, Args::Pointers(args))
@@ -390,7 +484,9 @@ pub extern "C" fn hipModuleLaunchKernel(
     extra: *mut *mut c_void,
 ) -> hipError_t {
     api!("hipModuleLaunchKernel", {
-        let Some(func) = function_of(f) else { return hipErrorInvalidHandle };
+        let Some(func) = function_of(f) else {
+            return hipErrorInvalidHandle;
+        };
         let args = if !params.is_null() || extra.is_null() {
             Args::Pointers(params)
         } else {
@@ -408,7 +504,9 @@ pub extern "C" fn hipModuleLaunchKernel(
                 match key {
                     LAUNCH_PARAM_BUFFER_POINTER => buffer = value.cast(),
                     // SAFETY: the size value points at a size_t.
-                    LAUNCH_PARAM_BUFFER_SIZE if !value.is_null() => size = unsafe { *value.cast::<usize>() },
+                    LAUNCH_PARAM_BUFFER_SIZE if !value.is_null() => {
+                        size = unsafe { *value.cast::<usize>() }
+                    }
                     _ => {}
                 }
                 i += 2;
@@ -418,7 +516,18 @@ pub extern "C" fn hipModuleLaunchKernel(
             }
             Args::Buffer(buffer, size)
         };
-        let (grid, block) = (Dim3 { x: gx, y: gy, z: gz }, Dim3 { x: bx, y: by, z: bz });
+        let (grid, block) = (
+            Dim3 {
+                x: gx,
+                y: gy,
+                z: gz,
+            },
+            Dim3 {
+                x: bx,
+                y: by,
+                z: bz,
+            },
+        );
         launch(&func, grid, block, shared as usize, stream, args)
     })
 }
@@ -463,7 +572,10 @@ pub extern "C" fn hipModuleLoadData(module: *mut *mut c_void, image: *const c_vo
             return hipErrorInvalidImage;
         };
         // SAFETY: the image is `len` bytes long, per its own header.
-        new_module(unsafe { std::slice::from_raw_parts(ptr, len) }.to_vec(), module)
+        new_module(
+            unsafe { std::slice::from_raw_parts(ptr, len) }.to_vec(),
+            module,
+        )
     })
 }
 
@@ -473,7 +585,9 @@ pub extern "C" fn hipModuleLoad(module: *mut *mut c_void, fname: *const c_char) 
             return hipErrorInvalidValue;
         }
         // SAFETY: a NUL-terminated path (checked non-null).
-        let path = unsafe { std::ffi::CStr::from_ptr(fname) }.to_string_lossy().into_owned();
+        let path = unsafe { std::ffi::CStr::from_ptr(fname) }
+            .to_string_lossy()
+            .into_owned();
         match std::fs::read(&path) {
             Ok(bytes) => new_module(bytes, module),
             Err(_) => hipErrorFileNotFound,
@@ -483,18 +597,30 @@ pub extern "C" fn hipModuleLoad(module: *mut *mut c_void, fname: *const c_char) 
 
 pub extern "C" fn hipModuleUnload(module: *mut c_void) -> hipError_t {
     api!("hipModuleUnload", {
-        if registry().modules.contains_key(&(module as usize)) { hipSuccess } else { hipErrorInvalidHandle }
+        if registry().modules.contains_key(&(module as usize)) {
+            hipSuccess
+        } else {
+            hipErrorInvalidHandle
+        }
     })
 }
 
-pub extern "C" fn hipModuleGetFunction(function: *mut *mut c_void, module: *mut c_void, name: *const c_char) -> hipError_t {
+pub extern "C" fn hipModuleGetFunction(
+    function: *mut *mut c_void,
+    module: *mut c_void,
+    name: *const c_char,
+) -> hipError_t {
     api!("hipModuleGetFunction", {
         if name.is_null() {
             return hipErrorInvalidValue;
         }
         // SAFETY: a NUL-terminated kernel name (checked non-null).
-        let name = unsafe { std::ffi::CStr::from_ptr(name) }.to_string_lossy().into_owned();
-        let Some(module) = registry().modules.get(&(module as usize)).cloned() else { return hipErrorInvalidHandle };
+        let name = unsafe { std::ffi::CStr::from_ptr(name) }
+            .to_string_lossy()
+            .into_owned();
+        let Some(module) = registry().modules.get(&(module as usize)).cloned() else {
+            return hipErrorInvalidHandle;
+        };
         let arch = match device::device(device::current()) {
             Ok(d) => d.arch.clone(),
             Err(e) => return e,
@@ -503,7 +629,11 @@ pub extern "C" fn hipModuleGetFunction(function: *mut *mut c_void, module: *mut 
             return hipErrorNotFound;
         }
         let c_name = CString::new(name.clone()).unwrap_or_default();
-        let f = Arc::new(Function { module, name, c_name });
+        let f = Arc::new(Function {
+            module,
+            name,
+            c_name,
+        });
         let handle = Arc::as_ptr(&f) as usize;
         registry().function_handles.insert(handle, f);
         write_out(function, handle as *mut c_void)
@@ -514,6 +644,12 @@ pub extern "C" fn hipKernelNameRef(f: *mut c_void) -> *const c_char {
     function_of(f).map_or(std::ptr::null(), |f| f.c_name.as_ptr())
 }
 
-pub extern "C" fn hipKernelNameRefByPtr(host_function: *const c_void, _stream: hipStream_t) -> *const c_char {
-    registry().functions_by_host.get(&(host_function as usize)).map_or(std::ptr::null(), |f| f.c_name.as_ptr())
+pub extern "C" fn hipKernelNameRefByPtr(
+    host_function: *const c_void,
+    _stream: hipStream_t,
+) -> *const c_char {
+    registry()
+        .functions_by_host
+        .get(&(host_function as usize))
+        .map_or(std::ptr::null(), |f| f.c_name.as_ptr())
 }

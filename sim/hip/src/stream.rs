@@ -44,7 +44,10 @@ static STREAMS: OnceLock<Mutex<HashMap<usize, Arc<Stream>>>> = OnceLock::new();
 static NULL_STREAMS: OnceLock<Mutex<HashMap<usize, Arc<Stream>>>> = OnceLock::new();
 
 fn streams() -> std::sync::MutexGuard<'static, HashMap<usize, Arc<Stream>>> {
-    STREAMS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner())
+    STREAMS
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
 }
 
 /// The stream behind a handle (null: the current device's null stream).
@@ -52,16 +55,40 @@ pub fn resolve(handle: hipStream_t) -> Result<Arc<Stream>, hipError_t> {
     if handle.is_null() {
         let dev = device::current();
         device::device(dev)?;
-        let mut nulls = NULL_STREAMS.get_or_init(Default::default).lock().unwrap_or_else(|p| p.into_inner());
-        return Ok(nulls.entry(dev).or_insert_with(|| Arc::new(Stream { device: dev, state: Mutex::default() })).clone());
+        let mut nulls = NULL_STREAMS
+            .get_or_init(Default::default)
+            .lock()
+            .unwrap_or_else(|p| p.into_inner());
+        return Ok(nulls
+            .entry(dev)
+            .or_insert_with(|| {
+                Arc::new(Stream {
+                    device: dev,
+                    state: Mutex::default(),
+                })
+            })
+            .clone());
     }
-    streams().get(&(handle as usize)).cloned().ok_or(hipErrorInvalidHandle)
+    streams()
+        .get(&(handle as usize))
+        .cloned()
+        .ok_or(hipErrorInvalidHandle)
 }
 
 fn all_streams_of(dev: usize) -> Vec<Arc<Stream>> {
-    let mut list: Vec<Arc<Stream>> = streams().values().filter(|s| s.device == dev).cloned().collect();
+    let mut list: Vec<Arc<Stream>> = streams()
+        .values()
+        .filter(|s| s.device == dev)
+        .cloned()
+        .collect();
     if let Some(nulls) = NULL_STREAMS.get() {
-        list.extend(nulls.lock().unwrap_or_else(|p| p.into_inner()).get(&dev).cloned());
+        list.extend(
+            nulls
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .get(&dev)
+                .cloned(),
+        );
     }
     list
 }
@@ -87,7 +114,11 @@ impl Packet {
             body[4 + 8 * i..12 + 8 * i].copy_from_slice(&d.handle.to_le_bytes());
         }
         body[52..60].copy_from_slice(&completion.handle.to_le_bytes());
-        Packet { header: hsa::PACKET_TYPE_BARRIER_AND | hsa::HEADER_FENCES, setup: 0, body }
+        Packet {
+            header: hsa::PACKET_TYPE_BARRIER_AND | hsa::HEADER_FENCES,
+            setup: 0,
+            body,
+        }
     }
 }
 
@@ -100,7 +131,16 @@ impl Stream {
         let mut q: *mut hsa::Queue = std::ptr::null_mut();
         // SAFETY: valid agent and out-pointer; no error callback.
         let status = unsafe {
-            hsa::hsa_queue_create(dev.agent, 1024, 0, std::ptr::null(), std::ptr::null_mut(), u32::MAX, u32::MAX, &mut q)
+            hsa::hsa_queue_create(
+                dev.agent,
+                1024,
+                0,
+                std::ptr::null(),
+                std::ptr::null_mut(),
+                u32::MAX,
+                u32::MAX,
+                &mut q,
+            )
         };
         if status != hsa::SUCCESS || q.is_null() {
             return Err(hipErrorOutOfMemory);
@@ -115,7 +155,8 @@ impl Stream {
     fn submit(&self, state: &mut State, packet: &Packet) -> Result<(), hipError_t> {
         let q = self.queue(state)?;
         // SAFETY: `q` is a live queue created by this stream; HSA owns it.
-        let (base, size, doorbell) = unsafe { ((*q).base_address, (*q).size, (*q).doorbell_signal) };
+        let (base, size, doorbell) =
+            unsafe { ((*q).base_address, (*q).size, (*q).doorbell_signal) };
         // SAFETY: reserving a slot is a plain call on a live queue.
         let index = unsafe { hsa::hsa_queue_add_write_index_scacq_screl(q, 1) };
         // Wait for the slot to be free (the ring holds `size` packets).
@@ -148,7 +189,11 @@ impl Stream {
     }
 
     /// Submits a kernel dispatch (built by `make`, given its completion signal).
-    pub fn launch(&self, make: impl FnOnce(Handle) -> Packet, kernarg: Option<usize>) -> Result<(), hipError_t> {
+    pub fn launch(
+        &self,
+        make: impl FnOnce(Handle) -> Packet,
+        kernarg: Option<usize>,
+    ) -> Result<(), hipError_t> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         self.reclaim(&mut state, false);
         self.order_after_copy(&mut state)?;
@@ -160,7 +205,14 @@ impl Stream {
     }
 
     /// Submits an asynchronous copy after the stream's previous work.
-    pub fn copy(&self, dst: *mut c_void, dst_agent: Handle, src: *const c_void, src_agent: Handle, size: usize) -> Result<(), hipError_t> {
+    pub fn copy(
+        &self,
+        dst: *mut c_void,
+        dst_agent: Handle,
+        src: *const c_void,
+        src_agent: Handle,
+        size: usize,
+    ) -> Result<(), hipError_t> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         self.reclaim(&mut state, false);
         let signal = hsa::signal_create(1).ok_or(hipErrorOutOfMemory)?;
@@ -168,7 +220,16 @@ impl Stream {
         // SAFETY: the application guarantees the ranges; the dependency
         // array lives for the call.
         let status = unsafe {
-            hsa::hsa_amd_memory_async_copy(dst, dst_agent, src, src_agent, size, deps.len() as u32, deps.as_ptr(), signal)
+            hsa::hsa_amd_memory_async_copy(
+                dst,
+                dst_agent,
+                src,
+                src_agent,
+                size,
+                deps.len() as u32,
+                deps.as_ptr(),
+                signal,
+            )
         };
         if status != hsa::SUCCESS {
             hsa::signal_destroy(signal);
@@ -203,7 +264,11 @@ impl Stream {
     }
 
     pub fn last_signal(&self) -> Option<Handle> {
-        self.state.lock().unwrap_or_else(|p| p.into_inner()).last.map(|(s, _)| s)
+        self.state
+            .lock()
+            .unwrap_or_else(|p| p.into_inner())
+            .last
+            .map(|(s, _)| s)
     }
 
     pub fn is_idle(&self) -> bool {
@@ -246,7 +311,10 @@ fn create(stream: *mut hipStream_t) -> hipError_t {
     if let Err(e) = runtime() {
         return e;
     }
-    let s = Arc::new(Stream { device: device::current(), state: Mutex::default() });
+    let s = Arc::new(Stream {
+        device: device::current(),
+        state: Mutex::default(),
+    });
     let handle = Arc::as_ptr(&s) as usize;
     streams().insert(handle, s);
     write_out(stream, handle as hipStream_t)
@@ -260,13 +328,19 @@ pub extern "C" fn hipStreamCreateWithFlags(stream: *mut hipStream_t, _flags: c_u
     api!("hipStreamCreateWithFlags", { create(stream) })
 }
 
-pub extern "C" fn hipStreamCreateWithPriority(stream: *mut hipStream_t, _flags: c_uint, _priority: c_int) -> hipError_t {
+pub extern "C" fn hipStreamCreateWithPriority(
+    stream: *mut hipStream_t,
+    _flags: c_uint,
+    _priority: c_int,
+) -> hipError_t {
     api!("hipStreamCreateWithPriority", { create(stream) })
 }
 
 pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
     api!("hipStreamDestroy", {
-        let Some(s) = streams().remove(&(stream as usize)) else { return hipErrorInvalidHandle };
+        let Some(s) = streams().remove(&(stream as usize)) else {
+            return hipErrorInvalidHandle;
+        };
         s.synchronize();
         hipSuccess
     })
@@ -294,7 +368,11 @@ pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     })
 }
 
-pub extern "C" fn hipStreamWaitEvent(stream: hipStream_t, event: crate::event::hipEvent_t, _flags: c_uint) -> hipError_t {
+pub extern "C" fn hipStreamWaitEvent(
+    stream: hipStream_t,
+    event: crate::event::hipEvent_t,
+    _flags: c_uint,
+) -> hipError_t {
     api!("hipStreamWaitEvent", {
         let s = match resolve(stream) {
             Ok(s) => s,

@@ -22,9 +22,15 @@ fn run_with_tool(name: &str, args: &[&str], scenario: &str) -> (String, String) 
             ("ROCWASM_SIM_SCENARIO", scenario_path.to_str().unwrap()),
         ],
     );
-    assert!(out.status.success(), "multi_kernel under the tool failed:\n{}\n{}", stdout(&out), stderr(&out));
+    assert!(
+        out.status.success(),
+        "multi_kernel under the tool failed:\n{}\n{}",
+        stdout(&out),
+        stderr(&out)
+    );
     assert!(stdout(&out).contains("RESULT PASS"), "{}", stdout(&out));
-    let report = std::fs::read_to_string(&tool_out).expect("the tool wrote no report: OnUnload not called?");
+    let report =
+        std::fs::read_to_string(&tool_out).expect("the tool wrote no report: OnUnload not called?");
     (stdout(&out), report)
 }
 
@@ -46,7 +52,14 @@ fn tool_gets_real_table_sizes_and_sees_calls() {
     ] {
         assert_eq!(num(&onload, ours), num(&onload, header), "{ours}");
     }
-    assert_eq!((num(&onload, "root_size"), num(&onload, "core_size"), num(&onload, "amd_ext_size")), (48, 1016, 400));
+    assert_eq!(
+        (
+            num(&onload, "root_size"),
+            num(&onload, "core_size"),
+            num(&onload, "amd_ext_size")
+        ),
+        (48, 1016, 400)
+    );
     let counts = fields(&report, "COUNTS");
     // HIP's own hsa_* calls went through the rewritten slots.
     assert_eq!(num(&counts, "queue_creates"), 2, "one queue per stream");
@@ -57,7 +70,12 @@ fn tool_gets_real_table_sizes_and_sees_calls() {
     let co = fields(&report, "CODE_OBJECT");
     assert!(co["uri"].starts_with("memory://"), "{co:?}");
     assert!(num(&co, "size") > 0 && num(&co, "base") > 0);
-    assert!(report.lines().any(|l| l == "SYMBOL _Z10vector_addPKfS0_Pfi"), "{report}");
+    assert!(
+        report
+            .lines()
+            .any(|l| l == "SYMBOL _Z10vector_addPKfS0_Pfi"),
+        "{report}"
+    );
 }
 
 #[test]
@@ -66,19 +84,38 @@ fn interception_sees_every_dispatch_and_times_are_deterministic() {
     let counts = fields(&report, "COUNTS");
     assert_eq!(num(&counts, "dispatches"), 32, "8 threads × 4 kernels");
     assert_eq!(num(&counts, "completions"), 32);
-    let dispatches: Vec<_> = report.lines().filter(|l| l.starts_with("DISPATCH ")).map(line_fields).collect();
+    let dispatches: Vec<_> = report
+        .lines()
+        .filter(|l| l.starts_with("DISPATCH "))
+        .map(line_fields)
+        .collect();
     assert_eq!(dispatches.len(), 32);
     for d in &dispatches {
-        assert_eq!(d["status"], "0", "profiling must be enabled on intercepted queues: {d:?}");
-        let grid: u64 = d["grid"].split(',').map(|g| g.parse::<u64>().unwrap()).product();
+        assert_eq!(
+            d["status"], "0",
+            "profiling must be enabled on intercepted queues: {d:?}"
+        );
+        let grid: u64 = d["grid"]
+            .split(',')
+            .map(|g| g.parse::<u64>().unwrap())
+            .product();
         // duration = fixed_ns + ceil(work_items * ps_per_item / 1000), see sim/README.md.
-        let fixed = if d["name"].contains("square") { 5000 } else { 1000 };
+        let fixed = if d["name"].contains("square") {
+            5000
+        } else {
+            1000
+        };
         assert_eq!(num(d, "end") - num(d, "start"), fixed + grid, "{d:?}");
         assert_ne!(d["name"], "unknown");
     }
 
     // One thread: every timestamp repeats exactly across runs.
-    let timeline = |r: &str| -> Vec<String> { r.lines().filter(|l| l.starts_with("DISPATCH ")).map(str::to_string).collect() };
+    let timeline = |r: &str| -> Vec<String> {
+        r.lines()
+            .filter(|l| l.starts_with("DISPATCH "))
+            .map(str::to_string)
+            .collect()
+    };
     let (_, first) = run_with_tool("det1", &["--threads", "1"], SCENARIO);
     let (_, second) = run_with_tool("det2", &["--threads", "1"], SCENARIO);
     assert_eq!(timeline(&first), timeline(&second));

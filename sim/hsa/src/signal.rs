@@ -204,7 +204,10 @@ pub fn drain_async_handlers(limit: Duration) -> bool {
     if std::thread::current().name() == Some("sim-hsa-async") {
         return IN_FLIGHT.load(Ordering::Acquire) <= 1;
     }
-    wait_until(|| IN_FLIGHT.load(Ordering::Acquire) == 0, Some(Instant::now() + limit))
+    wait_until(
+        || IN_FLIGHT.load(Ordering::Acquire) == 0,
+        Some(Instant::now() + limit),
+    )
 }
 
 struct Job {

@@ -32,7 +32,9 @@ fn text(message: *const c_char) -> String {
         return String::new();
     }
     // SAFETY: roctx messages are NUL-terminated C strings (checked non-null).
-    unsafe { CStr::from_ptr(message) }.to_string_lossy().into_owned()
+    unsafe { CStr::from_ptr(message) }
+        .to_string_lossy()
+        .into_owned()
 }
 
 fn log(event: std::fmt::Arguments) {
@@ -72,12 +74,19 @@ pub extern "C" fn roctxRangeStartA(message: *const c_char) -> u64 {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let message = text(message);
     log(format_args!("start {id} {message:?}"));
-    OPEN.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashMap::new).insert(id, message);
+    OPEN.lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .insert(id, message);
     id
 }
 
 pub extern "C" fn roctxRangeStop(id: u64) {
-    let closed = OPEN.lock().unwrap_or_else(|p| p.into_inner()).get_or_insert_with(HashMap::new).remove(&id);
+    let closed = OPEN
+        .lock()
+        .unwrap_or_else(|p| p.into_inner())
+        .get_or_insert_with(HashMap::new)
+        .remove(&id);
     match closed {
         Some(message) => log(format_args!("stop {id} {message:?}")),
         None => log(format_args!("stop of unknown range {id}")),
@@ -149,4 +158,11 @@ macro_rules! export {
     )*};
 }
 
-export!(roctxMarkA, roctxRangePushA, roctxRangePop, roctxRangeStartA, roctxRangeStop, roctxGetThreadId);
+export!(
+    roctxMarkA,
+    roctxRangePushA,
+    roctxRangePop,
+    roctxRangeStartA,
+    roctxRangeStop,
+    roctxGetThreadId
+);

@@ -10,7 +10,10 @@ use std::process::{Command, Output};
 use std::sync::OnceLock;
 
 pub fn workspace_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..").canonicalize().unwrap()
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .canonicalize()
+        .unwrap()
 }
 
 /// `<root>/target/sim`, built once per test process with `cargo xtask
@@ -35,7 +38,13 @@ pub fn sim_dir() -> &'static Path {
             String::from_utf8_lossy(&out.stderr)
         );
         let dir = root.join("target/sim");
-        for f in ["lib/libamdhip64.so.5", "lib/libhsa-runtime64.so.1", "lib/libroctx64.so.4", "bin/vector_add", "bin/multi_kernel"] {
+        for f in [
+            "lib/libamdhip64.so.5",
+            "lib/libhsa-runtime64.so.1",
+            "lib/libroctx64.so.4",
+            "bin/vector_add",
+            "bin/multi_kernel",
+        ] {
             assert!(dir.join(f).exists(), "build-sim did not produce {f}");
         }
         dir
@@ -54,7 +63,8 @@ pub fn run_sample(name: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.output().unwrap_or_else(|e| panic!("cannot run {name}: {e}"))
+    cmd.output()
+        .unwrap_or_else(|e| panic!("cannot run {name}: {e}"))
 }
 
 pub fn stdout(o: &Output) -> String {
@@ -75,11 +85,17 @@ pub fn fields(text: &str, tag: &str) -> HashMap<String, String> {
 }
 
 pub fn line_fields(line: &str) -> HashMap<String, String> {
-    line.split_whitespace().filter_map(|w| w.split_once('=')).map(|(k, v)| (k.to_string(), v.to_string())).collect()
+    line.split_whitespace()
+        .filter_map(|w| w.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.to_string()))
+        .collect()
 }
 
 pub fn num(map: &HashMap<String, String>, key: &str) -> u64 {
-    map.get(key).unwrap_or_else(|| panic!("no {key} in {map:?}")).parse().unwrap()
+    map.get(key)
+        .unwrap_or_else(|| panic!("no {key} in {map:?}"))
+        .parse()
+        .unwrap()
 }
 
 /// A scratch directory for one test.
@@ -94,12 +110,23 @@ pub fn build_tool(dir: &Path) -> PathBuf {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/data/test_tool.cpp");
     let lib = dir.join("libtest_tool.so");
     let out = Command::new("g++")
-        .args(["-std=c++17", "-shared", "-fPIC", "-O1", "-DAMD_INTERNAL_BUILD", "-I/usr/include/hsa"])
+        .args([
+            "-std=c++17",
+            "-shared",
+            "-fPIC",
+            "-O1",
+            "-DAMD_INTERNAL_BUILD",
+            "-I/usr/include/hsa",
+        ])
         .arg(&src)
         .arg("-o")
         .arg(&lib)
         .output()
         .expect("g++ is required to build the test HSA tool");
-    assert!(out.status.success(), "building the test tool failed:\n{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "building the test tool failed:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     lib
 }
