@@ -198,7 +198,7 @@ impl Chain {
                     let out = stage
                         .cell
                         .with(|p| p.transform(info, &seen))
-                        .map_err(aborted)?;
+                        .map_err(|a| self.stop(a))?;
                     batch = filter::merge(out.unwrap_or(seen), rest);
                 }
                 World::Analysis => {
@@ -209,7 +209,7 @@ impl Chain {
                         stage
                             .cell
                             .with(|p| p.deliver_counted(info, seen, n))
-                            .map_err(aborted)?;
+                            .map_err(|a| self.stop(a))?;
                     }
                 }
             }
@@ -250,6 +250,13 @@ impl Chain {
             failures: self.failures.reports(),
             declined: self.declined,
         })
+    }
+
+    /// Remembers an abort so every later call refuses too.
+    fn stop(&self, a: Aborted) -> anyhow::Error {
+        let mut slot = self.run.aborted.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert_with(|| a.0.clone());
+        aborted(a)
     }
 
     fn check_abort(&self) -> Result<()> {

@@ -10,18 +10,30 @@ use rocwasm_core::{Batch, BufferId, ContextId, DeliveryInfo, KernelDispatch};
 use rocwasm_runtime::{Chain, StageSpec, World};
 
 fn info() -> DeliveryInfo {
-    DeliveryInfo { context: ContextId(1), buffer: BufferId(1), drop_count: 0 }
+    DeliveryInfo {
+        context: ContextId(1),
+        buffer: BufferId(1),
+        drop_count: 0,
+    }
 }
 
 #[test]
 fn kernel_stats_matches_independent_statistics() {
-    let kernels = [(1, "gemm_f32"), (2, "reduce"), (3, "gemm_f32"), (4, "copy_kernel")];
+    let kernels = [
+        (1, "gemm_f32"),
+        (2, "reduce"),
+        (3, "gemm_f32"),
+        (4, "copy_kernel"),
+    ];
     let env = env_with_kernels(&kernels);
     let (rt, _cache) = runtime();
     let out = tempfile::tempdir().unwrap();
     let spec = StageSpec::new("kstats", plugin("kernel-stats")).with_output_dir(out.path());
     let chain = Chain::new(rt.clone(), env, vec![spec]).unwrap();
-    assert_eq!(rt.compile(&plugin("kernel-stats")).unwrap().world, World::Analysis);
+    assert_eq!(
+        rt.compile(&plugin("kernel-stats")).unwrap().world,
+        World::Analysis
+    );
 
     let mut rng = Lcg(7);
     let mut durations: BTreeMap<String, Vec<u64>> = BTreeMap::new();

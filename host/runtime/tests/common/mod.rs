@@ -20,14 +20,22 @@ pub fn plugin(name: &str) -> PathBuf {
         dir.display()
     );
     let p = dir.join(format!("{name}.wasm"));
-    assert!(p.is_file(), "{} is missing: run `cargo xtask build-plugins`", p.display());
+    assert!(
+        p.is_file(),
+        "{} is missing: run `cargo xtask build-plugins`",
+        p.display()
+    );
     p
 }
 
 /// A runtime with a private cache directory (kept for the test's life).
 pub fn runtime() -> (Arc<Runtime>, tempfile::TempDir) {
     let cache = tempfile::tempdir().unwrap();
-    let rt = Runtime::new(RuntimeConfig { cache_dir: Some(cache.path().join("cache")), ..Default::default() }).unwrap();
+    let rt = Runtime::new(RuntimeConfig {
+        cache_dir: Some(cache.path().join("cache")),
+        ..Default::default()
+    })
+    .unwrap();
     (Arc::new(rt), cache)
 }
 
@@ -73,7 +81,11 @@ pub fn oracle(durations: &BTreeMap<String, Vec<u64>>) -> BTreeMap<String, Expect
             let n = d.len() as f64;
             let total: u64 = d.iter().sum();
             let mean = total as f64 / n;
-            let var = if d.len() > 1 { d.iter().map(|x| (*x as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0) } else { 0.0 };
+            let var = if d.len() > 1 {
+                d.iter().map(|x| (*x as f64 - mean).powi(2)).sum::<f64>() / (n - 1.0)
+            } else {
+                0.0
+            };
             let e = Expected {
                 calls: d.len() as u64,
                 total,
@@ -95,21 +107,37 @@ pub fn check_stats(columns: &[String], rows: &[Vec<String>], want: &BTreeMap<Str
             .position(|c| c.to_ascii_lowercase().contains(needle))
             .unwrap_or_else(|| panic!("no column like {needle:?} in {columns:?}"))
     };
-    let (name, calls, total, avg, pct, min, max, sd) =
-        (col("name"), col("calls"), col("total"), col("average"), col("percent"), col("min"), col("max"), col("std"));
+    let (name, calls, total, avg, pct, min, max, sd) = (
+        col("name"),
+        col("calls"),
+        col("total"),
+        col("average"),
+        col("percent"),
+        col("min"),
+        col("max"),
+        col("std"),
+    );
     assert_eq!(rows.len(), want.len(), "rows: {rows:?}");
     let grand: u64 = want.values().map(|e| e.total).sum();
-    let f = |s: &str| s.parse::<f64>().unwrap_or_else(|_| panic!("not a number: {s:?}"));
+    let f = |s: &str| {
+        s.parse::<f64>()
+            .unwrap_or_else(|_| panic!("not a number: {s:?}"))
+    };
     let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b.abs().max(1.0);
     for r in rows {
-        let e = want.get(&r[name]).unwrap_or_else(|| panic!("unexpected row {r:?}"));
+        let e = want
+            .get(&r[name])
+            .unwrap_or_else(|| panic!("unexpected row {r:?}"));
         assert_eq!(r[calls].parse::<u64>().unwrap(), e.calls, "{r:?}");
         assert_eq!(r[total].parse::<u64>().unwrap(), e.total, "{r:?}");
         assert_eq!(r[min].parse::<u64>().unwrap(), e.min, "{r:?}");
         assert_eq!(r[max].parse::<u64>().unwrap(), e.max, "{r:?}");
         assert!(close(f(&r[avg]), e.mean), "{r:?} mean {}", e.mean);
         assert!(close(f(&r[sd]), e.stddev), "{r:?} sd {}", e.stddev);
-        assert!(close(f(&r[pct]), e.total as f64 * 100.0 / grand as f64), "{r:?}");
+        assert!(
+            close(f(&r[pct]), e.total as f64 * 100.0 / grand as f64),
+            "{r:?}"
+        );
     }
 }
 
@@ -117,7 +145,11 @@ pub fn check_stats(columns: &[String], rows: &[Vec<String>], want: &BTreeMap<Str
 pub fn read_csv(path: &Path) -> (Vec<String>, Vec<Vec<String>>) {
     let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
     let mut lines = text.lines().filter(|l| !l.is_empty());
-    let split = |l: &str| l.split(',').map(|c| c.trim_matches('"').to_string()).collect::<Vec<_>>();
+    let split = |l: &str| {
+        l.split(',')
+            .map(|c| c.trim_matches('"').to_string())
+            .collect::<Vec<_>>()
+    };
     let header = split(lines.next().expect("empty CSV"));
     (header, lines.map(split).collect())
 }
@@ -127,7 +159,38 @@ pub struct Lcg(pub u64);
 
 impl Lcg {
     pub fn next(&mut self) -> u64 {
-        self.0 = self.0.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+        self.0 = self
+            .0
+            .wrapping_mul(6364136223846793005)
+            .wrapping_add(1442695040888963407);
         self.0 >> 33
     }
+}
+
+/// `n` kernel dispatches with kernel id 1 (a batch for plumbing tests).
+pub fn dispatches(n: usize, first: u64) -> rocwasm_core::Batch {
+    let mut b = rocwasm_core::Batch::default();
+    for i in 0..n as u64 {
+        b.kernel_dispatches.push(rocwasm_core::KernelDispatch {
+            kernel_id: 1,
+            correlation_id: first + i,
+            start: 100 * (first + i),
+            end: 100 * (first + i) + 50,
+            ..Default::default()
+        });
+    }
+    b
+}
+
+pub fn info() -> rocwasm_core::DeliveryInfo {
+    rocwasm_core::DeliveryInfo {
+        context: rocwasm_core::ContextId(1),
+        buffer: rocwasm_core::BufferId(1),
+        drop_count: 0,
+    }
+}
+
+pub fn read_json(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    serde_json::from_str(&text).unwrap()
 }
