@@ -17,7 +17,9 @@
 //! - **instr**: instructions per record counted by callgrind (only inside the
 //!   measured loop, all producer threads, delivery threads excluded), when
 //!   `valgrind` is installed. Independent of machine load: the figure to compare
-//!   across changes. Set `ROCWASM_BENCH_CALLGRIND=0` to skip it.
+//!   across changes. Set `ROCWASM_BENCH_CALLGRIND=0` to skip it. Valgrind has
+//!   no vDSO, so the clock becomes a system call whose kernel part is not
+//!   counted: the `trace_api buffered` count leaves out its two clock reads.
 //!
 //! Buffers are 1 MiB per half with a 512 KiB watermark, so deliveries run while
 //! producers write (the realistic case). The `no delivery` rows fill one 1 MiB
@@ -51,6 +53,8 @@ enum Case {
     Untraced,
     /// `trace_api` with one context buffering the domain.
     Buffered { policy: BufferPolicy },
+    /// One `clock::now()`, for reference: a traced call reads it twice.
+    Clock,
 }
 
 const CASES: &[(&str, Case)] = &[
@@ -107,6 +111,7 @@ const CASES: &[(&str, Case)] = &[
             policy: BufferPolicy::Discard,
         },
     ),
+    ("clock::now (reference; 2 per traced call)", Case::Clock),
 ];
 
 /// CPU time of the calling thread.
@@ -154,6 +159,14 @@ fn measured_trace_api_loop(p: &Profiler, n: u64) {
             || black_box(1u32),
             |_| String::new(),
         ));
+    }
+}
+
+/// The measured clock loop. Not inlined: callgrind collects exactly here.
+#[inline(never)]
+fn measured_clock_loop(n: u64) {
+    for _ in 0..n {
+        black_box(clock::now());
     }
 }
 
@@ -244,6 +257,13 @@ fn run(case: Case, total: u64) -> (Duration, Duration) {
             let cpu = thread_cpu_time() - c;
             p.finalize();
             (cpu, wall)
+        }
+        Case::Clock => {
+            let c = thread_cpu_time();
+            let start = Instant::now();
+            measured_clock_loop(total);
+            let wall = start.elapsed();
+            (thread_cpu_time() - c, wall)
         }
     }
 }

@@ -95,6 +95,8 @@ impl ContextState {
 /// One context's interest in one domain.
 struct Entry {
     ctx: Arc<ContextState>,
+    /// The raw buffer-tracing kind of the domain (its records carry it).
+    buffer_kind: u32,
     buffer: Option<(OpFilter, Arc<Buffer>)>,
     callback: Option<(OpFilter, Arc<dyn CallbackSink>)>,
     request: Option<Arc<dyn ExternalCorrelationSink>>,
@@ -608,6 +610,7 @@ impl Profiler {
                     .map(|(_, s)| Arc::clone(s));
                 domains[d.index()].push(Entry {
                     ctx: Arc::clone(state),
+                    buffer_kind: b.map_or(0, |k| k.raw()),
                     buffer,
                     callback,
                     request,
@@ -655,17 +658,21 @@ impl Profiler {
     }
 
     /// The external id of `entry`'s context for this event.
+    #[inline]
     fn external_id(&self, entry: &Entry, domain: Domain, op: u32, internal: u64, tid: u64) -> u64 {
-        if let (Some(sink), Some(kind)) = (&entry.request, domain.external_kind()) {
-            let req = ExternalCorrelationRequest {
-                thread_id: tid,
-                context: entry.ctx.id,
-                kind,
-                operation: op,
-                internal_correlation_id: internal,
-            };
-            if let Some(v) = sink.request(&req) {
-                return v;
+        // The kind is looked up only when a request sink exists.
+        if let Some(sink) = &entry.request {
+            if let Some(kind) = domain.external_kind() {
+                let req = ExternalCorrelationRequest {
+                    thread_id: tid,
+                    context: entry.ctx.id,
+                    kind,
+                    operation: op,
+                    internal_correlation_id: internal,
+                };
+                if let Some(v) = sink.request(&req) {
+                    return v;
+                }
             }
         }
         entry.ctx.external.current(tid, self.main_thread)
@@ -721,15 +728,14 @@ impl Profiler {
         let ancestor = correlation::push_frame(internal);
         let frame = FrameGuard { active: true };
 
-        let mut externals = [0u64; 64];
-        for (i, e) in entries.iter().enumerate().take(64) {
-            if (buffered | called) & (1 << i) != 0 {
-                externals[i] = self.external_id(e, domain, op, internal, tid);
-            }
+        let mut externals = PerEntry::new(entries.len());
+        for i in bits(buffered | called) {
+            *externals.slot(i) = self.external_id(&entries[i], domain, op, internal, tid);
         }
 
-        let mut user_data = [0u64; 64];
-        let mut record = None;
+        // Callback tracing: the record (with the rendered arguments) and the
+        // per-context user data exist only when some callback will run.
+        let mut callbacks = None;
         if called != 0 {
             let kind = domain
                 .callback_kind()
@@ -751,16 +757,16 @@ impl Profiler {
                     retval: None,
                 },
             };
-            for (i, e) in entries.iter().enumerate().take(64) {
-                if called & (1 << i) != 0 {
-                    if let Some(sink) = e.calls_back(op) {
-                        rec.context = e.ctx.id;
-                        rec.correlation.external = externals[i];
-                        sink.on_callback(&rec, &mut user_data[i]);
-                    }
+            let mut user_data = PerEntry::new(entries.len());
+            for i in bits(called) {
+                let e = &entries[i];
+                if let Some((_, sink)) = &e.callback {
+                    rec.context = e.ctx.id;
+                    rec.correlation.external = externals.get(i);
+                    sink.on_callback(&rec, user_data.slot(i));
                 }
             }
-            record = Some(rec);
+            callbacks = Some((rec, user_data));
         }
 
         let start = clock::now();
@@ -768,40 +774,35 @@ impl Profiler {
         let end = clock::now();
         let has_children = frame.pop();
 
-        if let Some(mut rec) = record {
+        if let Some((mut rec, mut user_data)) = callbacks {
             rec.phase = Some(CallbackPhase::Exit);
             rec.timestamp = end;
             if let CallbackPayload::Api { retval, .. } = &mut rec.payload {
                 *retval = Some(render_ret(&ret));
             }
-            for (i, e) in entries.iter().enumerate().take(64) {
-                if called & (1 << i) != 0 {
-                    if let Some(sink) = e.calls_back(op) {
-                        rec.context = e.ctx.id;
-                        rec.correlation.external = externals[i];
-                        sink.on_callback(&rec, &mut user_data[i]);
-                    }
+            for i in bits(called) {
+                let e = &entries[i];
+                if let Some((_, sink)) = &e.callback {
+                    rec.context = e.ctx.id;
+                    rec.correlation.external = externals.get(i);
+                    sink.on_callback(&rec, user_data.slot(i));
                 }
             }
         }
 
-        if buffered != 0 {
-            let kind = domain.buffer_kind().map_or(0, |k| k.raw());
-            for (i, e) in entries.iter().enumerate().take(64) {
-                if buffered & (1 << i) != 0 {
-                    if let Some(buffer) = e.buffers(op) {
-                        buffer.push(&Record::Api(ApiCall {
-                            kind,
-                            operation: op,
-                            correlation_id: internal,
-                            external_correlation_id: externals[i],
-                            ancestor,
-                            thread_id: tid,
-                            start,
-                            end,
-                        }));
-                    }
-                }
+        for i in bits(buffered) {
+            let e = &entries[i];
+            if let Some((_, buffer)) = &e.buffer {
+                buffer.push(&Record::Api(ApiCall {
+                    kind: e.buffer_kind,
+                    operation: op,
+                    correlation_id: internal,
+                    external_correlation_id: externals.get(i),
+                    ancestor,
+                    thread_id: tid,
+                    start,
+                    end,
+                }));
             }
         }
 
@@ -811,11 +812,17 @@ impl Profiler {
         ret
     }
 
-    /// Emits a CORRELATION_ID_RETIREMENT record for `id` where traced.
+    /// Emits a CORRELATION_ID_RETIREMENT record for `id` where traced. Every
+    /// traced call ends here: the untraced check stays inline.
+    #[inline]
     fn retire(&self, id: u64) {
-        if !self.is_tracing(Domain::CorrelationIdRetirement) {
-            return;
+        if self.is_tracing(Domain::CorrelationIdRetirement) {
+            self.emit_retirement(id);
         }
+    }
+
+    #[inline(never)]
+    fn emit_retirement(&self, id: u64) {
         let record = Record::Retirement(Retirement {
             timestamp: clock::now(),
             correlation_id: id,
@@ -1130,6 +1137,59 @@ fn check_buffer_kind(kind: BufferTracingKind) -> Result<(), Status> {
     }
 }
 
+/// One `u64` per routing entry of a call (external ids, user data): inline
+/// for the usual handful of contexts, so a traced call neither allocates nor
+/// clears a 64-slot array.
+struct PerEntry {
+    inline: [u64; 4],
+    heap: Vec<u64>,
+}
+
+impl PerEntry {
+    #[inline]
+    fn new(entries: usize) -> PerEntry {
+        PerEntry {
+            inline: [0; 4],
+            heap: if entries > 4 {
+                vec![0; entries]
+            } else {
+                Vec::new()
+            },
+        }
+    }
+
+    #[inline]
+    fn slot(&mut self, i: usize) -> &mut u64 {
+        if self.heap.is_empty() {
+            &mut self.inline[i]
+        } else {
+            &mut self.heap[i]
+        }
+    }
+
+    #[inline]
+    fn get(&self, i: usize) -> u64 {
+        if self.heap.is_empty() {
+            self.inline[i]
+        } else {
+            self.heap[i]
+        }
+    }
+}
+
+/// The indices of the set bits of `mask`, lowest first.
+#[inline]
+fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
+    std::iter::from_fn(move || {
+        if mask == 0 {
+            return None;
+        }
+        let i = mask.trailing_zeros() as usize;
+        mask &= mask - 1;
+        Some(i)
+    })
+}
+
 /// Pops the thread's correlation frame even if the wrapped call unwinds.
 struct FrameGuard {
     active: bool,
@@ -1146,6 +1206,85 @@ impl Drop for FrameGuard {
     fn drop(&mut self) {
         if self.active {
             correlation::pop_frame();
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::batch::Batch;
+
+    /// More contexts than `PerEntry` keeps inline: every context gets its own
+    /// external id and its own user-data slot, ENTER pairs with EXIT, and each
+    /// buffer receives exactly its context's record.
+    #[test]
+    fn many_contexts_keep_their_own_external_ids_and_user_data() {
+        const N: u64 = 7;
+        let p = Profiler::new();
+        let tid = clock::thread_id();
+        let calls = Arc::new(Mutex::new(Vec::new()));
+        let batches = Arc::new(Mutex::new(Vec::new()));
+        let mut ids = Vec::new();
+        for n in 0..N {
+            let ctx = p.create_context().unwrap();
+            let b = Arc::clone(&batches);
+            let buf = p
+                .create_buffer(
+                    ctx,
+                    4096,
+                    4096,
+                    BufferPolicy::Lossless,
+                    Arc::new(move |info: DeliveryInfo, batch: Batch| {
+                        b.lock().unwrap().push((info.context, batch));
+                    }),
+                )
+                .unwrap();
+            p.configure_buffer_tracing(ctx, BufferTracingKind::HipRuntimeApi, &[], buf)
+                .unwrap();
+            let c = Arc::clone(&calls);
+            let sink = Arc::new(move |rec: &CallbackRecord, user: &mut u64| {
+                if rec.phase == Some(CallbackPhase::Enter) {
+                    assert_eq!(*user, 0, "a fresh slot per context");
+                    *user = rec.context.0 * 1000 + rec.correlation.external;
+                } else {
+                    assert_eq!(*user, rec.context.0 * 1000 + rec.correlation.external);
+                }
+                c.lock().unwrap().push((rec.context, rec.phase, *user));
+            });
+            p.configure_callback_tracing(ctx, CallbackTracingKind::HipRuntimeApi, &[], sink)
+                .unwrap();
+            p.push_external_correlation_id(ctx, tid, 10 + n).unwrap();
+            p.start_context(ctx).unwrap();
+            ids.push((ctx, buf, 10 + n));
+        }
+        p.lock_configuration();
+        let ret = p.trace_api(Domain::HipRuntimeApi, 3, Vec::new, || 42, |r| r.to_string());
+        assert_eq!(ret, 42);
+        for &(_, buf, _) in &ids {
+            p.flush_buffer(buf).unwrap();
+        }
+
+        let calls = calls.lock().unwrap();
+        assert_eq!(calls.len() as u64, 2 * N);
+        for &(ctx, _, ext) in &ids {
+            let mark = ctx.0 * 1000 + ext;
+            let phases: Vec<_> = calls.iter().filter(|c| c.0 == ctx).collect();
+            assert_eq!(phases.len(), 2);
+            assert_eq!(phases[0].1, Some(CallbackPhase::Enter));
+            assert_eq!(phases[1].1, Some(CallbackPhase::Exit));
+            assert!(phases.iter().all(|c| c.2 == mark));
+        }
+        let batches = batches.lock().unwrap();
+        assert_eq!(batches.len() as u64, N);
+        for &(ctx, _, ext) in &ids {
+            let (_, batch) = batches.iter().find(|(c, _)| *c == ctx).unwrap();
+            let rows: Vec<_> = batch.api_calls.rows().collect();
+            assert_eq!(rows.len(), 1);
+            assert_eq!(rows[0].external_correlation_id, ext);
+            assert_eq!(rows[0].operation, 3);
+            assert_eq!(rows[0].thread_id, tid);
+            assert!(rows[0].start <= rows[0].end);
         }
     }
 }
