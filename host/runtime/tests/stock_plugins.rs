@@ -171,3 +171,43 @@ fn memcpy_bandwidth_matches_independent_sums_per_direction() {
         assert!((g - b / t).abs() <= 1e-3 * (b / t), "{r:?}");
     }
 }
+
+#[test]
+fn api_stats_matches_independent_statistics_per_function() {
+    use rocwasm_core::{operation_name, ApiCall, BufferTracingKind as K};
+    let (rt, _cache) = runtime();
+    let out = tempfile::tempdir().unwrap();
+    let spec = StageSpec::new("api", plugin("api-stats")).with_output_dir(out.path());
+    let chain = Chain::new(rt, env_with_kernels(&[]), vec![spec]).unwrap();
+    let mut rng = Lcg(5);
+    let mut hip: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    let ops = [1u32, 2, 3, 10, 40];
+    for _ in 0..3 {
+        let mut b = Batch::default();
+        for i in 0..200u64 {
+            let op = ops[(rng.next() % ops.len() as u64) as usize];
+            let d = 1 + rng.next() % 10_000;
+            b.api_calls.push(ApiCall {
+                kind: K::HipRuntimeApi as u32,
+                operation: op,
+                correlation_id: i,
+                start: i * 20_000,
+                end: i * 20_000 + d,
+                ..Default::default()
+            });
+            let name = operation_name(K::HipRuntimeApi, op)
+                .expect("a HIP operation name")
+                .to_string();
+            hip.entry(name).or_default().push(d);
+        }
+        chain.deliver(info(), b).unwrap();
+    }
+    let outcome = chain.finish().unwrap();
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    let (header, rows) = read_csv(&out.path().join("hip_api_stats.csv"));
+    check_stats(&header, &rows, &oracle(&hip));
+    assert!(
+        !out.path().join("hsa_api_stats.csv").exists(),
+        "no HSA calls were delivered"
+    );
+}
