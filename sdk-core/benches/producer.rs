@@ -14,6 +14,10 @@
 //!   machine shared with other work. Best of several runs.
 //! - **wall ns**: wall time divided by all records of all threads (best run);
 //!   with more threads than cores it includes their time-sharing.
+//! - **consumer ns**: where deliveries run, the rest of the process's CPU time
+//!   (the callback thread: waiting for settled records, decoding into columns,
+//!   calling the sink) per record. A LOSSLESS producer waits when this side
+//!   falls behind.
 //! - **instr**: instructions per record counted by callgrind (only inside the
 //!   measured loop, all producer threads, delivery threads excluded), when
 //!   `valgrind` is installed. Independent of machine load: the figure to compare
@@ -120,6 +124,23 @@ fn thread_cpu_time() -> Duration {
     Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
 }
 
+/// CPU time of the whole process (producers, callback thread, main thread).
+fn process_cpu_time() -> Duration {
+    let t = rustix::time::clock_gettime(rustix::time::ClockId::ProcessCPUTime);
+    Duration::new(t.tv_sec as u64, t.tv_nsec as u32)
+}
+
+/// What one timed run measured.
+struct Run {
+    /// CPU time of the producer threads, summed.
+    producers: Duration,
+    /// Wall time of the run.
+    wall: Duration,
+    /// CPU time of everything else (the callback thread decoding and
+    /// delivering), when the case has deliveries running.
+    consumer: Option<Duration>,
+}
+
 fn counting_sink() -> Arc<dyn BufferSink> {
     Arc::new(|_: DeliveryInfo, b: Batch| {
         black_box(b.len());
@@ -170,8 +191,8 @@ fn measured_clock_loop(n: u64) {
     }
 }
 
-/// One timed run: (sum of producer CPU time, wall time) for `total` records.
-fn run(case: Case, total: u64) -> (Duration, Duration) {
+/// One timed run of `total` records.
+fn run(case: Case, total: u64) -> Run {
     match case {
         Case::Push { policy, threads } => {
             let p = Profiler::new();
@@ -182,6 +203,7 @@ fn run(case: Case, total: u64) -> (Duration, Duration) {
             p.lock_configuration();
             let b = p.buffer(id).unwrap();
             let per = total.div_ceil(threads);
+            let process = process_cpu_time();
             let start = Instant::now();
             let cpu: Duration = std::thread::scope(|s| {
                 let handles: Vec<_> = (0..threads)
@@ -196,9 +218,16 @@ fn run(case: Case, total: u64) -> (Duration, Duration) {
                     .collect();
                 handles.into_iter().map(|h| h.join().unwrap()).sum()
             });
+            // Everything produced is delivered before the clocks stop.
+            p.flush_buffer(id).unwrap();
             let wall = start.elapsed();
+            let consumer = (process_cpu_time() - process).saturating_sub(cpu);
             p.finalize();
-            (cpu, wall)
+            Run {
+                producers: cpu,
+                wall,
+                consumer: Some(consumer),
+            }
         }
         Case::PushAlone { policy } => {
             let p = Profiler::new();
@@ -230,7 +259,11 @@ fn run(case: Case, total: u64) -> (Duration, Duration) {
                 done += n;
             }
             p.finalize();
-            (cpu, wall)
+            Run {
+                producers: cpu,
+                wall,
+                consumer: None,
+            }
         }
         Case::Untraced => {
             let p = Profiler::new();
@@ -238,7 +271,11 @@ fn run(case: Case, total: u64) -> (Duration, Duration) {
             let start = Instant::now();
             measured_trace_api_loop(&p, total);
             let wall = start.elapsed();
-            (thread_cpu_time() - c, wall)
+            Run {
+                producers: thread_cpu_time() - c,
+                wall,
+                consumer: None,
+            }
         }
         Case::Buffered { policy } => {
             let p = Profiler::new();
@@ -256,14 +293,22 @@ fn run(case: Case, total: u64) -> (Duration, Duration) {
             let wall = start.elapsed();
             let cpu = thread_cpu_time() - c;
             p.finalize();
-            (cpu, wall)
+            Run {
+                producers: cpu,
+                wall,
+                consumer: None,
+            }
         }
         Case::Clock => {
             let c = thread_cpu_time();
             let start = Instant::now();
             measured_clock_loop(total);
             let wall = start.elapsed();
-            (thread_cpu_time() - c, wall)
+            Run {
+                producers: thread_cpu_time() - c,
+                wall,
+                consumer: None,
+            }
         }
     }
 }
@@ -337,26 +382,36 @@ fn main() {
         }
     );
     println!(
-        "{:<40} {:>8} {:>8} {:>8}",
-        "case", "cpu ns", "wall ns", "instr"
+        "{:<42} {:>8} {:>8} {:>8} {:>12}",
+        "case", "cpu ns", "wall ns", "instr", "consumer ns"
     );
     for (index, (name, case)) in CASES.iter().enumerate() {
         if !name.contains(&filter) {
             continue;
         }
         run(*case, records / 10); // warm up
+        let per_record = |d: Duration| d.as_nanos() as f64 / records as f64;
         let mut cpu = f64::INFINITY;
         let mut wall = f64::INFINITY;
+        let mut consumer = f64::INFINITY;
         for _ in 0..runs {
-            let (c, w) = run(*case, records);
-            cpu = cpu.min(c.as_nanos() as f64 / records as f64);
-            wall = wall.min(w.as_nanos() as f64 / records as f64);
+            let r = run(*case, records);
+            cpu = cpu.min(per_record(r.producers));
+            wall = wall.min(per_record(r.wall));
+            if let Some(c) = r.consumer {
+                consumer = consumer.min(per_record(c));
+            }
         }
+        let consumer = if consumer.is_finite() {
+            format!("{consumer:.1}")
+        } else {
+            "-".into()
+        };
         let instr = if callgrind {
             callgrind_instructions(index).map_or("-".into(), |i| format!("{i:.1}"))
         } else {
             "-".into()
         };
-        println!("{name:<40} {cpu:>8.1} {wall:>8.1} {instr:>8}");
+        println!("{name:<42} {cpu:>8.1} {wall:>8.1} {instr:>8} {consumer:>12}");
     }
 }

@@ -60,10 +60,9 @@ use std::time::Duration;
 use crossbeam_channel::Sender;
 use crossbeam_utils::{Backoff, CachePadded};
 
-use crate::batch::Batch;
 use crate::callback::{BufferId, BufferSink, CallbackThreadId, ContextId, DeliveryInfo};
 use crate::kind::{BufferPolicy, Status};
-use crate::record::{decode_into, Encode, Record, WordSink};
+use crate::record::{decode, Encode, Record, WordSink};
 
 /// Buffer sizes are rounded up to this.
 pub const PAGE_SIZE: u64 = 4096;
@@ -492,8 +491,7 @@ impl Buffer {
         } else {
             half.valid_end.load(Relaxed)
         };
-        let mut batch = Batch::default();
-        decode_into(|i| half.words[i].load(Relaxed), valid, &mut batch);
+        let batch = decode(&half.words, valid);
         half.settled.store(0, Relaxed);
         half.valid_end.store(u64::MAX, Relaxed);
         let next = epoch.wrapping_add(1);

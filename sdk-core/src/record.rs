@@ -17,6 +17,8 @@
 //! copy loop then has a constant length and compiles to `N` plain stores, with
 //! no scratch array to clear and no length to carry around.
 
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+
 use crate::batch::*;
 
 /// A record as a producer hands it to a buffer.
@@ -111,10 +113,32 @@ impl Record {
 }
 
 /// One record family's wire form: `N` words, charged `BYTES` in a buffer.
-pub(crate) trait Encode<const N: usize> {
+pub(crate) trait Encode<const N: usize>: Sized {
     /// The SDK size of the record (≥ `8 * N`).
     const BYTES: u64;
     fn words(&self) -> [u64; N];
+    /// The inverse of [`Encode::words`] (the header's family is already known).
+    fn from_words(w: &[u64; N]) -> Self;
+}
+
+#[inline(always)]
+fn kind_of(header: u64) -> u32 {
+    ((header >> 32) & 0xff_ffff) as u32
+}
+
+#[inline(always)]
+fn op_of(header: u64) -> u32 {
+    header as u32
+}
+
+#[inline(always)]
+fn lo(x: u64) -> u32 {
+    x as u32
+}
+
+#[inline(always)]
+fn hi(x: u64) -> u32 {
+    (x >> 32) as u32
 }
 
 /// Receives a record's words from [`Record::encode_into`].
@@ -137,6 +161,20 @@ impl Encode<7> for ApiCall {
             r.start,
             r.end,
         ]
+    }
+
+    #[inline(always)]
+    fn from_words(w: &[u64; 7]) -> Self {
+        ApiCall {
+            kind: kind_of(w[0]),
+            operation: op_of(w[0]),
+            correlation_id: w[1],
+            external_correlation_id: w[2],
+            ancestor: w[3],
+            thread_id: w[4],
+            start: w[5],
+            end: w[6],
+        }
     }
 }
 
@@ -163,6 +201,30 @@ impl Encode<15> for KernelDispatch {
             pair(r.grid_y, r.grid_z),
         ]
     }
+
+    #[inline(always)]
+    fn from_words(w: &[u64; 15]) -> Self {
+        KernelDispatch {
+            correlation_id: w[1],
+            external_correlation_id: w[2],
+            thread_id: w[3],
+            start: w[4],
+            end: w[5],
+            agent_id: w[6],
+            queue_id: w[7],
+            stream_id: w[8],
+            kernel_id: w[9],
+            dispatch_id: w[10],
+            private_segment_size: lo(w[11]),
+            group_segment_size: hi(w[11]),
+            workgroup_x: lo(w[12]),
+            workgroup_y: hi(w[12]),
+            workgroup_z: lo(w[13]),
+            grid_x: hi(w[13]),
+            grid_y: lo(w[14]),
+            grid_z: hi(w[14]),
+        }
+    }
 }
 
 impl Encode<12> for MemoryCopy {
@@ -185,6 +247,24 @@ impl Encode<12> for MemoryCopy {
             r.src_address,
         ]
     }
+
+    #[inline(always)]
+    fn from_words(w: &[u64; 12]) -> Self {
+        MemoryCopy {
+            operation: op_of(w[0]),
+            correlation_id: w[1],
+            external_correlation_id: w[2],
+            thread_id: w[3],
+            start: w[4],
+            end: w[5],
+            dst_agent_id: w[6],
+            src_agent_id: w[7],
+            stream_id: w[8],
+            bytes: w[9],
+            dst_address: w[10],
+            src_address: w[11],
+        }
+    }
 }
 
 impl Encode<9> for MemoryAllocation {
@@ -203,6 +283,21 @@ impl Encode<9> for MemoryAllocation {
             r.address,
             r.allocation_size,
         ]
+    }
+
+    #[inline(always)]
+    fn from_words(w: &[u64; 9]) -> Self {
+        MemoryAllocation {
+            operation: op_of(w[0]),
+            correlation_id: w[1],
+            external_correlation_id: w[2],
+            thread_id: w[3],
+            start: w[4],
+            end: w[5],
+            agent_id: w[6],
+            address: w[7],
+            allocation_size: w[8],
+        }
     }
 }
 
@@ -224,6 +319,22 @@ impl Encode<10> for ScratchMemory {
             r.allocation_size,
         ]
     }
+
+    #[inline(always)]
+    fn from_words(w: &[u64; 10]) -> Self {
+        ScratchMemory {
+            operation: op_of(w[0]),
+            flags: w[1] as u32,
+            correlation_id: w[2],
+            external_correlation_id: w[3],
+            thread_id: w[4],
+            start: w[5],
+            end: w[6],
+            agent_id: w[7],
+            queue_id: w[8],
+            allocation_size: w[9],
+        }
+    }
 }
 
 impl Encode<3> for Retirement {
@@ -231,6 +342,14 @@ impl Encode<3> for Retirement {
     #[inline(always)]
     fn words(&self) -> [u64; 3] {
         [header(RETIRE, 0, 0), self.timestamp, self.correlation_id]
+    }
+
+    #[inline(always)]
+    fn from_words(w: &[u64; 3]) -> Self {
+        Retirement {
+            timestamp: w[1],
+            correlation_id: w[2],
+        }
     }
 }
 
@@ -247,114 +366,74 @@ impl Encode<5> for RuntimeInitialization {
             r.instance,
         ]
     }
+
+    #[inline(always)]
+    fn from_words(w: &[u64; 5]) -> Self {
+        RuntimeInitialization {
+            operation: op_of(w[0]),
+            thread_id: w[1],
+            timestamp: w[2],
+            version: w[3],
+            instance: w[4],
+        }
+    }
 }
 
-/// Decodes consecutive records from `words` (as written by [`Record::encode`]
-/// at offsets advancing by each record's SDK size) into `batch`. Returns the
-/// number of records decoded.
-pub(crate) fn decode_into(
-    words: impl Fn(usize) -> u64,
-    end_bytes: u64,
-    batch: &mut Batch,
-) -> usize {
-    let mut pos = 0u64;
-    let mut n = 0;
-    while pos < end_bytes {
-        let base = (pos / 8) as usize;
-        let w = |i: usize| words(base + i);
-        let h = w(0);
-        let family = h >> 56;
-        let kind = ((h >> 32) & 0xff_ffff) as u32;
-        let op = h as u32;
-        let lo = |x: u64| x as u32;
-        let hi = |x: u64| (x >> 32) as u32;
+/// Decodes the records in the first `end_bytes` of `words` (as written by a
+/// buffer: each at an offset advancing by the previous record's SDK size)
+/// into a new batch.
+///
+/// Two passes: the first reads only the headers to count each family, so
+/// every column is allocated once at its final size instead of growing (and
+/// copying) as rows arrive.
+pub(crate) fn decode(words: &[AtomicU64], end_bytes: u64) -> Batch {
+    let end = (end_bytes / 8) as usize;
+    let mut counts = [0usize; 8];
+    let mut pos = 0;
+    while pos < end {
+        let family = words[pos].load(Relaxed) >> 56;
+        let size = sdk_size(family) as usize / 8;
+        if size == 0 {
+            break; // corrupt: the second pass reports it
+        }
+        counts[family as usize] += 1;
+        pos += size;
+    }
+    let mut batch = Batch {
+        api_calls: ApiCallColumns::with_capacity(counts[API as usize]),
+        kernel_dispatches: KernelDispatchColumns::with_capacity(counts[DISPATCH as usize]),
+        memory_copies: MemoryCopyColumns::with_capacity(counts[COPY as usize]),
+        memory_allocations: MemoryAllocationColumns::with_capacity(counts[ALLOC as usize]),
+        scratch_memory: ScratchMemoryColumns::with_capacity(counts[SCRATCH as usize]),
+        retirements: RetirementColumns::with_capacity(counts[RETIRE as usize]),
+        runtime_initializations: RuntimeInitializationColumns::with_capacity(counts[INIT as usize]),
+    };
+    let mut pos = 0;
+    while pos < end {
+        let family = words[pos].load(Relaxed) >> 56;
+        let at = &words[pos..];
         match family {
-            API => batch.api_calls.push(ApiCall {
-                kind,
-                operation: op,
-                correlation_id: w(1),
-                external_correlation_id: w(2),
-                ancestor: w(3),
-                thread_id: w(4),
-                start: w(5),
-                end: w(6),
-            }),
-            DISPATCH => batch.kernel_dispatches.push(KernelDispatch {
-                correlation_id: w(1),
-                external_correlation_id: w(2),
-                thread_id: w(3),
-                start: w(4),
-                end: w(5),
-                agent_id: w(6),
-                queue_id: w(7),
-                stream_id: w(8),
-                kernel_id: w(9),
-                dispatch_id: w(10),
-                private_segment_size: lo(w(11)),
-                group_segment_size: hi(w(11)),
-                workgroup_x: lo(w(12)),
-                workgroup_y: hi(w(12)),
-                workgroup_z: lo(w(13)),
-                grid_x: hi(w(13)),
-                grid_y: lo(w(14)),
-                grid_z: hi(w(14)),
-            }),
-            COPY => batch.memory_copies.push(MemoryCopy {
-                operation: op,
-                correlation_id: w(1),
-                external_correlation_id: w(2),
-                thread_id: w(3),
-                start: w(4),
-                end: w(5),
-                dst_agent_id: w(6),
-                src_agent_id: w(7),
-                stream_id: w(8),
-                bytes: w(9),
-                dst_address: w(10),
-                src_address: w(11),
-            }),
-            ALLOC => batch.memory_allocations.push(MemoryAllocation {
-                operation: op,
-                correlation_id: w(1),
-                external_correlation_id: w(2),
-                thread_id: w(3),
-                start: w(4),
-                end: w(5),
-                agent_id: w(6),
-                address: w(7),
-                allocation_size: w(8),
-            }),
-            SCRATCH => batch.scratch_memory.push(ScratchMemory {
-                operation: op,
-                flags: w(1) as u32,
-                correlation_id: w(2),
-                external_correlation_id: w(3),
-                thread_id: w(4),
-                start: w(5),
-                end: w(6),
-                agent_id: w(7),
-                queue_id: w(8),
-                allocation_size: w(9),
-            }),
-            RETIRE => batch.retirements.push(Retirement {
-                timestamp: w(1),
-                correlation_id: w(2),
-            }),
-            INIT => batch.runtime_initializations.push(RuntimeInitialization {
-                operation: op,
-                thread_id: w(1),
-                timestamp: w(2),
-                version: w(3),
-                instance: w(4),
-            }),
+            API => batch.api_calls.push(load(at)),
+            DISPATCH => batch.kernel_dispatches.push(load(at)),
+            COPY => batch.memory_copies.push(load(at)),
+            ALLOC => batch.memory_allocations.push(load(at)),
+            SCRATCH => batch.scratch_memory.push(load(at)),
+            RETIRE => batch.retirements.push(load(at)),
+            INIT => batch.runtime_initializations.push(load(at)),
             // Only the buffer writes these words and it writes whole records;
             // anything else is a bug in the buffer protocol.
-            other => panic!("corrupt buffer record family {other} at byte {pos}"),
+            other => panic!("corrupt buffer record family {other} at byte {}", pos * 8),
         }
-        n += 1;
-        pos += sdk_size(family);
+        pos += sdk_size(family) as usize / 8;
     }
-    n
+    batch
+}
+
+/// Reads one record of family `T` from the start of `words`.
+#[inline(always)]
+fn load<const N: usize, T: Encode<N>>(words: &[AtomicU64]) -> T {
+    let slots: &[AtomicU64; N] = words[..N].try_into().expect("a range of N words");
+    T::from_words(&slots.each_ref().map(|w| w.load(Relaxed)))
 }
 
 #[cfg(test)]
@@ -443,7 +522,7 @@ mod tests {
                 instance: 0,
             }),
         ];
-        let mut mem = Vec::new();
+        let mut mem: Vec<u64> = Vec::new();
         let mut total = 0;
         for r in &records {
             let w = r.encode();
@@ -455,8 +534,9 @@ mod tests {
             mem.resize((total + r.byte_size()) as usize / 8, 0);
             total += r.byte_size();
         }
-        let mut batch = Batch::default();
-        assert_eq!(decode_into(|i| mem[i], total, &mut batch), records.len());
+        let mem: Vec<AtomicU64> = mem.into_iter().map(AtomicU64::new).collect();
+        let batch = decode(&mem, total);
+        assert_eq!(batch.len(), records.len());
         assert!(batch.is_consistent());
         let expected: Vec<Record> = records.to_vec();
         let decoded: Vec<Record> = batch
