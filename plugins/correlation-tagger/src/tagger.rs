@@ -156,7 +156,7 @@ impl Tagger {
             format!(
                 "External correlation tags ({} answered, {} left to the pushed value)",
                 self.answered(),
-                self.passed
+                self.passed()
             ),
             &["Range", "Value", "Requests"],
         );

@@ -83,10 +83,12 @@ impl Bandwidth {
             .add(c.bytes, duration);
     }
 
+    #[cfg(test)]
     pub fn direction(&self, op: u32) -> Option<&Group> {
         self.by_direction.get(&op)
     }
 
+    #[cfg(test)]
     pub fn agents(&self, src: u64, dst: u64) -> Option<&Group> {
         self.by_agents.get(&(src, dst))
     }
