@@ -18,6 +18,9 @@
 //!   (the callback thread: waiting for settled records, decoding into columns,
 //!   calling the sink) per record. A LOSSLESS producer waits when this side
 //!   falls behind.
+//! - **dropped**: the largest share of records a DISCARD run dropped (its
+//!   drop count, as the sink received it): a dropped record is cheaper than
+//!   a stored one, so read the DISCARD rows with it.
 //! - **instr**: instructions per record counted by callgrind (only inside the
 //!   measured loop, all producer threads, delivery threads excluded), when
 //!   `valgrind` is installed. Independent of machine load: the figure to compare
@@ -34,6 +37,7 @@
 
 use std::hint::black_box;
 use std::process::Command;
+use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -139,10 +143,15 @@ struct Run {
     /// CPU time of everything else (the callback thread decoding and
     /// delivering), when the case has deliveries running.
     consumer: Option<Duration>,
+    /// Records dropped (DISCARD), as reported to the sink.
+    dropped: u64,
 }
 
-fn counting_sink() -> Arc<dyn BufferSink> {
-    Arc::new(|_: DeliveryInfo, b: Batch| {
+/// A sink that only adds up the drop counts it is handed.
+fn counting_sink(dropped: &Arc<AtomicU64>) -> Arc<dyn BufferSink> {
+    let dropped = Arc::clone(dropped);
+    Arc::new(move |info: DeliveryInfo, b: Batch| {
+        dropped.fetch_add(info.drop_count, Relaxed);
         black_box(b.len());
     })
 }
@@ -193,12 +202,19 @@ fn measured_clock_loop(n: u64) {
 
 /// One timed run of `total` records.
 fn run(case: Case, total: u64) -> Run {
+    let dropped = Arc::new(AtomicU64::new(0));
+    let mut run = run_case(case, total, &dropped);
+    run.dropped = dropped.load(Relaxed);
+    run
+}
+
+fn run_case(case: Case, total: u64, dropped: &Arc<AtomicU64>) -> Run {
     match case {
         Case::Push { policy, threads } => {
             let p = Profiler::new();
             let ctx = p.create_context().unwrap();
             let id = p
-                .create_buffer(ctx, HALF, WATERMARK, policy, counting_sink())
+                .create_buffer(ctx, HALF, WATERMARK, policy, counting_sink(dropped))
                 .unwrap();
             p.lock_configuration();
             let b = p.buffer(id).unwrap();
@@ -227,6 +243,7 @@ fn run(case: Case, total: u64) -> Run {
                 producers: cpu,
                 wall,
                 consumer: Some(consumer),
+                dropped: 0,
             }
         }
         Case::PushAlone { policy } => {
@@ -236,7 +253,7 @@ fn run(case: Case, total: u64) -> Run {
             // before the next is timed. Cache-sized, like the real buffers.
             let chunk = HALF / 64;
             let id = p
-                .create_buffer(ctx, HALF, HALF, policy, counting_sink())
+                .create_buffer(ctx, HALF, HALF, policy, counting_sink(dropped))
                 .unwrap();
             let b = p.buffer(id).unwrap();
             // Touch both halves so the timed loops take no page faults.
@@ -263,6 +280,7 @@ fn run(case: Case, total: u64) -> Run {
                 producers: cpu,
                 wall,
                 consumer: None,
+                dropped: 0,
             }
         }
         Case::Untraced => {
@@ -275,13 +293,14 @@ fn run(case: Case, total: u64) -> Run {
                 producers: thread_cpu_time() - c,
                 wall,
                 consumer: None,
+                dropped: 0,
             }
         }
         Case::Buffered { policy } => {
             let p = Profiler::new();
             let ctx = p.create_context().unwrap();
             let buf = p
-                .create_buffer(ctx, HALF, WATERMARK, policy, counting_sink())
+                .create_buffer(ctx, HALF, WATERMARK, policy, counting_sink(dropped))
                 .unwrap();
             p.configure_buffer_tracing(ctx, BufferTracingKind::HipRuntimeApi, &[], buf)
                 .unwrap();
@@ -297,6 +316,7 @@ fn run(case: Case, total: u64) -> Run {
                 producers: cpu,
                 wall,
                 consumer: None,
+                dropped: 0,
             }
         }
         Case::Clock => {
@@ -308,6 +328,7 @@ fn run(case: Case, total: u64) -> Run {
                 producers: thread_cpu_time() - c,
                 wall,
                 consumer: None,
+                dropped: 0,
             }
         }
     }
@@ -382,8 +403,8 @@ fn main() {
         }
     );
     println!(
-        "{:<42} {:>8} {:>8} {:>8} {:>12}",
-        "case", "cpu ns", "wall ns", "instr", "consumer ns"
+        "{:<42} {:>8} {:>8} {:>8} {:>12} {:>8}",
+        "case", "cpu ns", "wall ns", "instr", "consumer ns", "dropped"
     );
     for (index, (name, case)) in CASES.iter().enumerate() {
         if !name.contains(&filter) {
@@ -394,8 +415,10 @@ fn main() {
         let mut cpu = f64::INFINITY;
         let mut wall = f64::INFINITY;
         let mut consumer = f64::INFINITY;
+        let mut dropped = 0;
         for _ in 0..runs {
             let r = run(*case, records);
+            dropped = dropped.max(r.dropped);
             cpu = cpu.min(per_record(r.producers));
             wall = wall.min(per_record(r.wall));
             if let Some(c) = r.consumer {
@@ -412,6 +435,7 @@ fn main() {
         } else {
             "-".into()
         };
-        println!("{name:<42} {cpu:>8.1} {wall:>8.1} {instr:>8} {consumer:>12}");
+        let dropped = format!("{:.0}%", 100.0 * dropped as f64 / records as f64);
+        println!("{name:<42} {cpu:>8.1} {wall:>8.1} {instr:>8} {consumer:>12} {dropped:>8}");
     }
 }

@@ -10,14 +10,15 @@
 //!
 //! 1. `fetch_add(size)` on `state` reserves `[offset, offset + size)` in the
 //!    current epoch's half — one atomic gives both the half and the place.
-//! 2. If the record fits, its words are stored with relaxed atomic stores and
-//!    the half's `settled` byte count is increased (release). If the record
-//!    crossed the watermark, the producer *requests a swap* (below) and returns
-//!    without waiting for anything.
-//! 3. If it does not fit, the reservation is still settled (so the consumer can
-//!    tell when every reservation of the epoch is finished); the unique producer
-//!    whose reservation straddles the end records where valid data stops. Then
-//!    it requests a swap and retries in the new epoch. If the other half is
+//! 2. If the record fits, its words are stored with relaxed atomic stores
+//!    (plain `mov`s), the header word last with release ordering: a non-zero
+//!    header *commits* the record (every header is non-zero, and a half is all
+//!    zeros before it is filled). If the record crossed the watermark, the
+//!    producer *requests a swap* (below) and returns without waiting for
+//!    anything. So a stored record costs one atomic read-modify-write.
+//! 3. If it does not fit, the unique producer whose reservation straddles the
+//!    end records where valid data stops (the others touch nothing). Then it
+//!    requests a swap and retries in the new epoch. If the other half is
 //!    still owned by the callback thread, a DISCARD producer counts a drop and
 //!    returns; a LOSSLESS producer waits until the other half is free — the only
 //!    wait on the producer side, and only when both halves are full.
@@ -31,9 +32,12 @@
 //! makes sure one epoch is swapped once; it is held for three atomic
 //! operations, never across a delivery.
 //!
-//! **The callback thread** waits until the epoch's `settled` count equals the
-//! final offset (every producer that reserved space has finished copying),
-//! decodes the words into a columnar [`Batch`], marks the half free again
+//! **The callback thread** knows from the final offset (or, past the end, from
+//! the straddler's mark) where valid records stop. It walks them from the
+//! start, waiting at a zero header for the producer that reserved the place to
+//! finish copying (acquire: the header's release store makes the record's
+//! other words visible), decodes the words into a columnar [`Batch`] and
+//! zeroes them for the half's next use, marks the half free again
 //! (`drained`), and only *then* calls the tool's sink. So:
 //!
 //! - no producer ever waits for a plugin while the plugin runs, unless a
@@ -108,10 +112,10 @@ pub(crate) enum Job {
 }
 
 struct Half {
+    /// All zero except records of the epoch being filled or delivered.
     words: Box<[AtomicU64]>,
-    /// Bytes of reservations (fitting or not) whose producer has finished.
-    settled: CachePadded<AtomicU64>,
-    /// Where valid records end when a reservation straddled the half's end.
+    /// Where valid records end when a reservation straddled the half's end;
+    /// `u64::MAX` until the straddling producer has written it.
     valid_end: AtomicU64,
 }
 
@@ -119,7 +123,6 @@ impl Half {
     fn new(size: u64) -> Half {
         Half {
             words: (0..size / 8).map(|_| AtomicU64::new(0)).collect(),
-            settled: CachePadded::new(AtomicU64::new(0)),
             valid_end: AtomicU64::new(u64::MAX),
         }
     }
@@ -285,9 +288,9 @@ impl Buffer {
         record.encode_into(Producer(self))
     }
 
-    /// The producer's fast path: one reservation that fits, `N` plain stores,
-    /// one settle. Everything else (a full half, a swap, waiting, dropping) is
-    /// out of line in [`Buffer::push_slow`].
+    /// The producer's fast path: one reservation that fits and `N` plain
+    /// stores, the header last. Everything else (a full half, a swap, waiting,
+    /// dropping) is out of line in [`Buffer::push_slow`].
     #[inline(always)]
     fn push_words<const N: usize>(self: &Arc<Self>, words: &[u64; N], bytes: u64) -> Pushed {
         // Look before reserving: a full half (a stalled consumer) must not
@@ -304,24 +307,23 @@ impl Buffer {
                 let slots: &[AtomicU64; N] = half.words[base..base + N]
                     .try_into()
                     .expect("a range of N words");
-                for (slot, w) in slots.iter().zip(words) {
+                for (slot, w) in slots[1..].iter().zip(&words[1..]) {
                     slot.store(*w, Relaxed);
                 }
-                self.settle(epoch, off, bytes);
+                slots[0].store(words[0], Release);
+                self.check_watermark(epoch, off, bytes);
                 return Pushed::Stored;
             }
-            self.abandon(epoch, off, bytes);
+            self.abandon(epoch, off);
             return self.push_slow(words, bytes, epoch);
         }
         self.push_slow(words, bytes, epoch)
     }
 
-    /// Marks a stored record's reservation finished; swaps at the watermark.
+    /// Requests a swap when the record at `[off, off + bytes)` crossed the
+    /// watermark (with watermark 0: after every record).
     #[inline(always)]
-    fn settle(self: &Arc<Self>, epoch: u32, off: u64, bytes: u64) {
-        self.halves[(epoch & 1) as usize]
-            .settled
-            .fetch_add(bytes, Release);
+    fn check_watermark(self: &Arc<Self>, epoch: u32, off: u64, bytes: u64) {
         let wm = self.watermark;
         if off + bytes >= wm && (off < wm || wm == 0) {
             self.at_watermark(epoch);
@@ -334,18 +336,17 @@ impl Buffer {
         self.try_swap(epoch);
     }
 
-    /// A reservation `[off, off + bytes)` of `epoch` that does not fit. It
-    /// still settles, so the consumer can tell when every reservation of the
-    /// epoch is finished; the unique one that straddles the end marks where
-    /// valid data stops.
+    /// A reservation starting at `off` in `epoch` that does not fit. The
+    /// unique one that straddles the end (`off <= size`) marks where valid
+    /// records stop; the callback thread waits for that mark.
     #[cold]
     #[inline(never)]
-    fn abandon(&self, epoch: u32, off: u64, bytes: u64) {
-        let half = &self.halves[(epoch & 1) as usize];
+    fn abandon(&self, epoch: u32, off: u64) {
         if off <= self.size {
-            half.valid_end.store(off, Relaxed);
+            self.halves[(epoch & 1) as usize]
+                .valid_end
+                .store(off, Release);
         }
-        half.settled.fetch_add(bytes, Release);
     }
 
     /// The current half (of `epoch`) is full: swap, then retry; if the other
@@ -355,7 +356,15 @@ impl Buffer {
     #[inline(never)]
     fn push_slow(self: &Arc<Self>, words: &[u64], bytes: u64, mut epoch: u32) -> Pushed {
         loop {
-            match self.try_swap(epoch) {
+            // While the other half is being delivered no swap can succeed:
+            // see that with one load, not the swap lock, so a DISCARD producer
+            // facing a backlog drops at the cost of one counter increment.
+            let swap = if reached(self.drained.load(SeqCst), epoch) {
+                self.try_swap(epoch)
+            } else {
+                Swap::Busy
+            };
+            match swap {
                 Swap::Done | Swap::AlreadyMoved => {}
                 Swap::Busy => {
                     if self.policy == BufferPolicy::Discard || on_callback_thread() {
@@ -375,13 +384,15 @@ impl Buffer {
             if off + bytes <= self.size {
                 let half = &self.halves[(e & 1) as usize];
                 let base = (off / 8) as usize;
-                for (slot, w) in half.words[base..base + words.len()].iter().zip(words) {
+                let slots = &half.words[base..base + words.len()];
+                for (slot, w) in slots.iter().zip(words).skip(1) {
                     slot.store(*w, Relaxed);
                 }
-                self.settle(e, off, bytes);
+                slots[0].store(words[0], Release);
+                self.check_watermark(e, off, bytes);
                 return Pushed::Stored;
             }
-            self.abandon(e, off, bytes);
+            self.abandon(e, off);
         }
     }
 
@@ -482,17 +493,21 @@ impl Buffer {
     /// Runs on the callback thread: decode epoch `epoch`, free its half, call the sink.
     pub(crate) fn deliver(self: &Arc<Self>, epoch: u32, end: u64) {
         let half = &self.halves[(epoch & 1) as usize];
-        let backoff = Backoff::new();
-        while half.settled.load(Acquire) != end {
-            backoff.snooze();
-        }
         let valid = if end <= self.size {
             end
         } else {
-            half.valid_end.load(Relaxed)
+            // The producer whose reservation straddles the end may still be
+            // on its way to marking it.
+            let backoff = Backoff::new();
+            loop {
+                match half.valid_end.load(Acquire) {
+                    u64::MAX => backoff.snooze(),
+                    v => break v,
+                }
+            }
         };
+        // Waits for each record's commit, and leaves the words zero.
         let batch = decode(&half.words, valid);
-        half.settled.store(0, Relaxed);
         half.valid_end.store(u64::MAX, Relaxed);
         let next = epoch.wrapping_add(1);
         // SeqCst with the producers' SeqCst `fetch_add` on `state` and load of
@@ -521,5 +536,122 @@ impl Buffer {
         }
         self.delivered.store(next, Release);
         self.notify();
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::Mutex;
+
+    use super::*;
+    use crate::batch::{ApiCall, Batch, KernelDispatch, MemoryCopy};
+    use crate::Profiler;
+
+    /// Every field of a record, derived from its producer and sequence number.
+    fn record(thread: u64, seq: u64) -> Record {
+        let x = thread << 40 | seq;
+        match seq % 3 {
+            0 => Record::Api(ApiCall {
+                kind: 5,
+                operation: (seq % 400) as u32,
+                correlation_id: seq,
+                external_correlation_id: !x,
+                ancestor: x ^ 0xa5a5,
+                thread_id: thread,
+                start: x,
+                end: x + 1,
+            }),
+            1 => Record::KernelDispatch(KernelDispatch {
+                correlation_id: seq,
+                external_correlation_id: !x,
+                thread_id: thread,
+                start: x,
+                end: x + 2,
+                agent_id: x + 3,
+                queue_id: x + 4,
+                stream_id: x + 5,
+                kernel_id: x + 6,
+                dispatch_id: x + 7,
+                private_segment_size: seq as u32,
+                group_segment_size: !(seq as u32),
+                workgroup_x: 1,
+                workgroup_y: 2,
+                workgroup_z: 3,
+                grid_x: thread as u32,
+                grid_y: u32::MAX,
+                grid_z: (seq >> 3) as u32,
+            }),
+            _ => Record::MemoryCopy(MemoryCopy {
+                operation: 2,
+                correlation_id: seq,
+                external_correlation_id: !x,
+                thread_id: thread,
+                start: x,
+                end: x + 8,
+                dst_agent_id: x + 9,
+                src_agent_id: x + 10,
+                stream_id: x + 11,
+                bytes: x + 12,
+                dst_address: x + 13,
+                src_address: u64::MAX - x,
+            }),
+        }
+    }
+
+    /// The commit protocol (header last, words zeroed after delivery) under
+    /// swaps at every watermark and records straddling the end of a half:
+    /// every delivered record is exactly a record that was produced, whole,
+    /// once — nothing stale, torn or mixed from an earlier use of a half.
+    #[test]
+    fn delivered_records_are_whole_and_exact() {
+        const THREADS: u64 = 4;
+        const PER_THREAD: u64 = 60_000;
+        for watermark in [0, 1000, 4096] {
+            let p = Profiler::new();
+            let ctx = p.create_context().unwrap();
+            let seen = Arc::new(Mutex::new(Vec::new()));
+            let s = Arc::clone(&seen);
+            let sink = Arc::new(move |info: DeliveryInfo, b: Batch| {
+                assert_eq!(info.drop_count, 0);
+                let mut s = s.lock().unwrap();
+                s.extend(b.api_calls.rows().map(Record::Api));
+                s.extend(b.kernel_dispatches.rows().map(Record::KernelDispatch));
+                s.extend(b.memory_copies.rows().map(Record::MemoryCopy));
+            });
+            let id = p
+                .create_buffer(ctx, 4096, watermark, BufferPolicy::Lossless, sink)
+                .unwrap();
+            let b = p.buffer(id).unwrap();
+            std::thread::scope(|scope| {
+                for t in 1..=THREADS {
+                    let b = &b;
+                    scope.spawn(move || {
+                        for seq in 1..=PER_THREAD {
+                            assert_eq!(b.push(&record(t, seq)), Pushed::Stored);
+                        }
+                    });
+                }
+            });
+            p.flush_buffer(id).unwrap();
+            p.finalize();
+            let seen = seen.lock().unwrap();
+            assert_eq!(
+                seen.len() as u64,
+                THREADS * PER_THREAD,
+                "watermark {watermark}"
+            );
+            let mut count = std::collections::HashMap::new();
+            for r in seen.iter() {
+                let (thread, seq) = match r {
+                    Record::Api(r) => (r.thread_id, r.correlation_id),
+                    Record::KernelDispatch(r) => (r.thread_id, r.correlation_id),
+                    Record::MemoryCopy(r) => (r.thread_id, r.correlation_id),
+                    other => panic!("unexpected record {other:?}"),
+                };
+                assert_eq!(*r, record(thread, seq), "watermark {watermark}");
+                *count.entry((thread, seq)).or_insert(0) += 1;
+            }
+            assert!(count.values().all(|&n| n == 1), "each record exactly once");
+        }
     }
 }

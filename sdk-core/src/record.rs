@@ -17,7 +17,12 @@
 //! copy loop then has a constant length and compiles to `N` plain stores, with
 //! no scratch array to clear and no length to carry around.
 
-use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
+use std::sync::atomic::{
+    AtomicU64,
+    Ordering::{Acquire, Relaxed},
+};
+
+use crossbeam_utils::Backoff;
 
 use crate::batch::*;
 
@@ -381,17 +386,30 @@ impl Encode<5> for RuntimeInitialization {
 
 /// Decodes the records in the first `end_bytes` of `words` (as written by a
 /// buffer: each at an offset advancing by the previous record's SDK size)
-/// into a new batch.
+/// into a new batch, and zeroes the words it read.
 ///
-/// Two passes: the first reads only the headers to count each family, so
-/// every column is allocated once at its final size instead of growing (and
-/// copying) as rows arrive.
+/// A header is never zero, so a zero header means the producer that reserved
+/// the place has not finished copying: wait for it. Its release store of the
+/// header, read here with acquire, makes the record's other words visible.
+/// Zeroing every word read leaves the region all zero again, which is what
+/// the next use of the words relies on.
+///
+/// Two passes: the first reads only the headers (waiting where needed) to
+/// count each family, so every column is allocated once at its final size
+/// instead of growing (and copying) as rows arrive.
 pub(crate) fn decode(words: &[AtomicU64], end_bytes: u64) -> Batch {
     let end = (end_bytes / 8) as usize;
     let mut counts = [0usize; 8];
     let mut pos = 0;
     while pos < end {
-        let family = words[pos].load(Relaxed) >> 56;
+        let backoff = Backoff::new();
+        let header = loop {
+            match words[pos].load(Acquire) {
+                0 => backoff.snooze(),
+                h => break h,
+            }
+        };
+        let family = header >> 56;
         let size = sdk_size(family) as usize / 8;
         if size == 0 {
             break; // corrupt: the second pass reports it
@@ -429,11 +447,15 @@ pub(crate) fn decode(words: &[AtomicU64], end_bytes: u64) -> Batch {
     batch
 }
 
-/// Reads one record of family `T` from the start of `words`.
+/// Reads one record of family `T` from the start of `words`, zeroing its words.
 #[inline(always)]
 fn load<const N: usize, T: Encode<N>>(words: &[AtomicU64]) -> T {
     let slots: &[AtomicU64; N] = words[..N].try_into().expect("a range of N words");
-    T::from_words(&slots.each_ref().map(|w| w.load(Relaxed)))
+    T::from_words(&slots.each_ref().map(|w| {
+        let v = w.load(Relaxed);
+        w.store(0, Relaxed);
+        v
+    }))
 }
 
 #[cfg(test)]
@@ -537,6 +559,10 @@ mod tests {
         let mem: Vec<AtomicU64> = mem.into_iter().map(AtomicU64::new).collect();
         let batch = decode(&mem, total);
         assert_eq!(batch.len(), records.len());
+        assert!(
+            mem.iter().all(|w| w.load(Relaxed) == 0),
+            "decoding leaves the words zero for their next use"
+        );
         assert!(batch.is_consistent());
         let expected: Vec<Record> = records.to_vec();
         let decoded: Vec<Record> = batch
