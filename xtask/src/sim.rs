@@ -76,7 +76,7 @@ pub fn build() -> Result<PathBuf> {
     let kernels_src = apps.join("vector_add_kernels.hip");
     let kernels_co = bin.join("vector_add_kernels.co");
     if stale(&kernels_co, &[&kernels_src]) {
-        run(Command::new(tool("hipcc")?)
+        run(compiler("hipcc")?
             .args(["--genco", "--offload-arch=gfx90a", "-O2"])
             .arg(&kernels_src)
             .arg("-o")
@@ -87,7 +87,7 @@ pub fn build() -> Result<PathBuf> {
     if stale(&c_bin, &[&c_src, &roctx]) {
         // Linked against Debian's real libamdhip64 (default search path);
         // roctx by file, because Debian ships no libroctx64.
-        run(Command::new(tool("gcc")?)
+        run(compiler("gcc")?
             .args(["-D__HIP_PLATFORM_AMD__", "-O2", "-Wall"])
             .arg(&c_src)
             .arg("-o")
@@ -98,7 +98,7 @@ pub fn build() -> Result<PathBuf> {
     let hip_src = apps.join("multi_kernel.hip");
     let hip_bin = bin.join("multi_kernel");
     if stale(&hip_bin, &[&hip_src, &roctx]) {
-        run(Command::new(tool("hipcc")?)
+        run(compiler("hipcc")?
             .args(["--offload-arch=gfx90a", "-O2"])
             .arg(&hip_src)
             .arg("-o")
@@ -121,6 +121,16 @@ fn stale(output: &Path, inputs: &[&Path]) -> bool {
             .and_then(|m| m.modified())
             .map_or(true, |t| t > built)
     })
+}
+
+/// A compiler command with a clean library path: under `cargo test`,
+/// `LD_LIBRARY_PATH` holds build-script directories (one has sim-hip's HSA
+/// link stub, named `libhsa-runtime64.so.1`), and the linker would resolve
+/// the real libamdhip64's dependencies against it.
+fn compiler(name: &str) -> Result<Command> {
+    let mut cmd = Command::new(tool(name)?);
+    cmd.env_remove("LD_LIBRARY_PATH");
+    Ok(cmd)
 }
 
 /// Finds a build tool on PATH, with a hint when it is missing.

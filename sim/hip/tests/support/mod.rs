@@ -29,6 +29,7 @@ pub fn sim_dir() -> &'static Path {
         let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
         let out = Command::new(cargo)
             .args(["run", "-q", "-p", "xtask", "--", "build-sim"])
+            .env_remove("LD_LIBRARY_PATH")
             .current_dir(&root)
             .output()
             .expect("cannot run cargo to build the simulated runtime");

@@ -195,12 +195,11 @@ fn build(layout: &'static Layout) -> Tables {
 pub fn tables() -> &'static Tables {
     TABLES.get_or_init(|| {
         let tables = build(selected_layout());
-        for (dispatch, (export, slot)) in DISPATCH.iter().zip(EXPORTS) {
+        for (dispatch, (_, slot)) in DISPATCH.iter().zip(EXPORTS) {
             // A function this layout lacks jumps to "not supported".
             let address = tables
                 .slot_address(slot)
                 .unwrap_or_else(|| std::ptr::addr_of!(UNSUPPORTED_SLOT).cast_mut().cast());
-            let _ = export;
             dispatch.store(address as usize, Ordering::Release);
         }
         tables
