@@ -1,8 +1,9 @@
 //! Per-kernel-id duration sums, then per-name statistics.
 //!
 //! The hot loop runs once per dispatch record, so it zips the three columns
-//! it needs instead of building rows, and sums exactly ([`KeyedSums`]) instead
-//! of updating a running variance.
+//! it needs instead of building rows, and sums runs of one kernel in
+//! registers ([`KeyedSums::add_many`]) instead of updating a running
+//! variance per record.
 
 use rocwasm_plugin_sdk::rows::KernelDispatchColumns;
 use rocwasm_plugin_sdk::stats::{KeyedSums, StatsTable};
@@ -15,9 +16,12 @@ pub struct KernelAggregate {
 impl KernelAggregate {
     /// Adds every dispatch's duration (`end - start`, 0 if reversed).
     pub fn add(&mut self, d: &KernelDispatchColumns) {
-        for ((&id, &start), &end) in d.kernel_id.iter().zip(&d.start).zip(&d.end) {
-            self.by_id.add(id, end.saturating_sub(start));
-        }
+        let durations = d
+            .start
+            .iter()
+            .zip(&d.end)
+            .map(|(&start, &end)| end.saturating_sub(start));
+        self.by_id.add_many(&d.kernel_id, durations);
     }
 
     /// Dispatches seen.

@@ -134,17 +134,23 @@ impl Stats {
     }
 }
 
-/// Exact running sums for hot loops: an add is two integer additions, a
-/// multiplication and two comparisons (no division, unlike [`Stats::add`]).
-/// Convert with [`Sums::to_stats`] when reporting; variance is then computed
-/// from exact integers whenever they fit in `u128`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+/// Running sums for hot loops: an add is a few additions, one
+/// multiplication and two comparisons — no division (unlike
+/// [`Stats::add`]) and no 128-bit multiply (slow on `wasm32`). Convert with
+/// [`Sums::to_stats`] when reporting.
+///
+/// The spread is kept as sums of deviations from the first sample (the
+/// "shifted data" method): squares of small deviations stay precise in `f64`
+/// even when the durations themselves are large.
+#[derive(Debug, Clone, Copy, PartialEq, Default)]
 pub struct Sums {
     count: u64,
-    sum: u128,
-    sum_sq: u128,
+    total: u128,
     min: u64,
     max: u64,
+    shift: u64,
+    dev_sum: f64,
+    dev_sq: f64,
 }
 
 impl Sums {
@@ -156,19 +162,45 @@ impl Sums {
     #[inline]
     pub fn add(&mut self, x: u64) {
         if self.count == 0 {
+            self.shift = x;
             self.min = x;
             self.max = x;
-        } else {
-            self.min = self.min.min(x);
-            self.max = self.max.max(x);
         }
         self.count += 1;
-        self.sum += x as u128;
-        self.sum_sq = self.sum_sq.wrapping_add(x as u128 * x as u128);
+        self.total += x as u128;
+        self.min = self.min.min(x);
+        self.max = self.max.max(x);
+        let d = x as f64 - self.shift as f64;
+        self.dev_sum += d;
+        self.dev_sq += d * d;
+    }
+
+    /// Folds `other` in, as if its samples had been added here.
+    pub fn merge(&mut self, other: &Sums) {
+        if other.count == 0 {
+            return;
+        }
+        if self.count == 0 {
+            *self = *other;
+            return;
+        }
+        // Re-express other's deviations relative to our shift.
+        let delta = other.shift as f64 - self.shift as f64;
+        let n = other.count as f64;
+        self.dev_sq += other.dev_sq + 2.0 * delta * other.dev_sum + n * delta * delta;
+        self.dev_sum += other.dev_sum + n * delta;
+        self.count += other.count;
+        self.total += other.total;
+        self.min = self.min.min(other.min);
+        self.max = self.max.max(other.max);
     }
 
     pub fn count(&self) -> u64 {
         self.count
+    }
+
+    pub fn total(&self) -> u128 {
+        self.total
     }
 
     /// The same series as [`Stats`] (mean, sample variance, …).
@@ -176,18 +208,12 @@ impl Sums {
         if self.count == 0 {
             return Stats::default();
         }
-        let n = self.count as u128;
-        let mean = self.sum as f64 / self.count as f64;
-        // m2 = Σx² − (Σx)²/n; exactly as (n·Σx² − (Σx)²)/n when it fits.
-        let m2 = n
-            .checked_mul(self.sum_sq)
-            .zip(self.sum.checked_mul(self.sum))
-            .and_then(|(a, b)| a.checked_sub(b))
-            .map(|num| num as f64 / self.count as f64)
-            .unwrap_or_else(|| (self.sum_sq as f64 - mean * self.sum as f64).max(0.0));
+        let n = self.count as f64;
+        let mean = self.total as f64 / n;
+        let m2 = (self.dev_sq - self.dev_sum * self.dev_sum / n).max(0.0);
         Stats {
             count: self.count,
-            total: self.sum,
+            total: self.total,
             min: self.min,
             max: self.max,
             mean,
@@ -226,6 +252,31 @@ impl<K: Hash + Eq + Copy> KeyedSums<K> {
     /// Adds sample `x` to `key`'s sums.
     #[inline]
     pub fn add(&mut self, key: K, x: u64) {
+        self.slot(key).add(x);
+    }
+
+    /// Adds `samples[i]` to `keys[i]` for every `i` (the shorter input
+    /// decides). Faster than [`KeyedSums::add`] per sample: a run of equal
+    /// keys is summed in registers and folded into the table once.
+    pub fn add_many(&mut self, keys: &[K], samples: impl IntoIterator<Item = u64>) {
+        let mut pairs = keys.iter().copied().zip(samples);
+        let Some((mut key, first)) = pairs.next() else {
+            return;
+        };
+        let mut run = Sums::new();
+        run.add(first);
+        for (k, x) in pairs {
+            if k != key {
+                self.slot(key).merge(&run);
+                key = k;
+                run = Sums::new();
+            }
+            run.add(x);
+        }
+        self.slot(key).merge(&run);
+    }
+
+    fn slot(&mut self, key: K) -> &mut Sums {
         let slot = match self.last {
             Some((last, slot)) if last == key => slot,
             _ => {
@@ -238,7 +289,7 @@ impl<K: Hash + Eq + Copy> KeyedSums<K> {
                 slot
             }
         };
-        self.sums[slot].1.add(x);
+        &mut self.sums[slot].1
     }
 
     /// Every key with its sums, in first-seen order.
@@ -470,6 +521,39 @@ mod tests {
         });
         assert_eq!(t.get(&"k1".to_string()).map(Stats::total), Some(60));
         assert_eq!(t.get(&"one".to_string()).map(Stats::count), Some(1));
+    }
+
+    #[test]
+    fn add_many_and_merge_equal_adding_one_by_one() {
+        let keys = [1u64, 1, 2, 2, 2, 1, 3, 1, 1];
+        let xs = [10u64, 1_000_000_000, 7, 9, 11, 5, 0, 123_456_789, 42];
+        let mut one = KeyedSums::new();
+        keys.iter().zip(xs).for_each(|(&k, x)| one.add(k, x));
+        let mut many = KeyedSums::new();
+        many.add_many(&keys[..4], xs[..4].iter().copied());
+        many.add_many(&keys[4..], xs[4..].iter().copied());
+        many.add_many(&[], []);
+        assert_eq!(many.count(), 9);
+        for ((k1, a), (k2, b)) in one.iter().zip(many.iter()) {
+            assert_eq!(k1, k2);
+            let (a, b) = (a.to_stats(), b.to_stats());
+            assert_eq!(
+                (a.count(), a.total(), a.min(), a.max()),
+                (b.count(), b.total(), b.min(), b.max())
+            );
+            assert!(
+                (a.stddev() - b.stddev()).abs() <= 1e-9 * a.stddev().max(1.0),
+                "{k1}: {} vs {}",
+                a.stddev(),
+                b.stddev()
+            );
+        }
+        let mut w = Stats::new();
+        [10u64, 1_000_000_000, 5, 123_456_789, 42]
+            .iter()
+            .for_each(|&x| w.add(x));
+        let k1 = many.iter().next().unwrap().1.to_stats();
+        assert!((k1.stddev() - w.stddev()).abs() < 1e-6 * w.stddev());
     }
 
     #[test]
