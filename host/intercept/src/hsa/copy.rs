@@ -31,6 +31,23 @@ struct Pending {
     record: MemoryCopy,
 }
 
+thread_local! {
+    static PREPARED: std::cell::RefCell<Option<AsyncToken>> = const { std::cell::RefCell::new(None) };
+}
+
+/// Before the traced `hsa_amd_memory_async_copy` frame: start the async
+/// operation in the caller's frame (the HIP copy), on this thread.
+pub fn prepare(src_agent: u64, dst_agent: u64) {
+    let Some(session) = session::active().filter(|s| s.wants(BufferTracingKind::MemoryCopy)) else {
+        return;
+    };
+    let op = direction(agents::is_gpu(src_agent), agents::is_gpu(dst_agent)) as u32;
+    let token = session.begin_async(BufferTracingKind::MemoryCopy, op);
+    if let Some(old) = PREPARED.with(|p| p.borrow_mut().replace(token)) {
+        session.cancel_async(old);
+    }
+}
+
 /// The wrapped `hsa_amd_memory_async_copy`.
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn async_copy(
@@ -47,6 +64,9 @@ pub unsafe fn async_copy(
     let session = session::active().filter(|s| s.wants(BufferTracingKind::MemoryCopy));
     let signal = session.and_then(|_| rt::new_signal());
     let (Some(session), Some(signal)) = (session, signal) else {
+        if let (Some(s), Some(t)) = (session, PREPARED.with(|p| p.borrow_mut().take())) {
+            s.cancel_async(t);
+        }
         // SAFETY: forwarding the caller's arguments.
         return unsafe {
             real(
@@ -63,7 +83,11 @@ pub unsafe fn async_copy(
         src_address: src as u64,
         ..Default::default()
     };
-    let token = session.begin_async(BufferTracingKind::MemoryCopy, record.operation);
+    // Begun before the traced HSA frame was entered (see `prepare`), so the
+    // copy carries the id of the HIP call that asked for it.
+    let token = PREPARED
+        .with(|p| p.borrow_mut().take())
+        .unwrap_or_else(|| session.begin_async(BufferTracingKind::MemoryCopy, record.operation));
     // SAFETY: the caller's copy, completing on our signal instead of theirs.
     let status = unsafe { real(dst, dst_agent, src, src_agent, size, num_deps, deps, signal) };
     if status != 0 {

@@ -8,7 +8,14 @@
 //!
 //! 1. note the launch on the submitting thread (`begin_async`: its thread id
 //!    and the correlation id of the API call on top of its stack — the
-//!    `hipLaunchKernel` that caused the dispatch),
+//!    `hipLaunchKernel` that caused the dispatch). The handler may run on
+//!    another thread, and even before the doorbell rings (the simulated
+//!    runtime's packet processor starts as soon as a header is valid), so
+//!    this happens when the launching thread *reserves* the packet slot
+//!    (wrapped `hsa_queue_add_write_index_*` / `cas_write_index_*`,
+//!    [`on_reserve`]) — before the packet can exist. The handler picks the
+//!    token up by packet index and cancels the tokens of packets that turned
+//!    out not to be kernel dispatches (barriers).
 //! 2. swap its completion signal for a tool-owned one,
 //! 3. append a barrier-AND packet (barrier bit set, so it waits for the
 //!    dispatch) that carries the application's original signal, so the
@@ -17,8 +24,10 @@
 //!    [`on_complete`] reads the dispatch's start/end with
 //!    `hsa_amd_profiling_get_dispatch_time` and produces the record.
 
+use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{Mutex, OnceLock, RwLock};
 
 use rocwasm_core::{BufferTracingKind, KernelDispatch};
 
@@ -36,11 +45,61 @@ const RELEASE_SCOPE_SHIFT: u16 = 11;
 struct QueueInfo {
     agent: u64,
     queue_id: u64,
+    /// Ring size in packets (bounds one reservation).
+    size: u64,
+    /// Tokens noted at reservation time, by packet index.
+    pending: Mutex<HashMap<u64, Noted>>,
+}
+
+/// What the submitting thread knew about a dispatch.
+struct Noted {
+    token: AsyncToken,
+    /// The kernel the HIP launch on the stack named (fallback for names).
+    host_kernel: Option<u64>,
 }
 
 type QueueCreateFn =
     unsafe extern "C" fn(u64, u32, u32, *mut c_void, *mut c_void, u32, u32, *mut c_void) -> i32;
 type PacketWriter = unsafe extern "C" fn(*const c_void, u64);
+
+/// Intercept queues by `hsa_queue_t*`.
+fn queues() -> &'static RwLock<HashMap<usize, &'static QueueInfo>> {
+    static M: OnceLock<RwLock<HashMap<usize, &'static QueueInfo>>> = OnceLock::new();
+    M.get_or_init(Default::default)
+}
+
+static ANY_QUEUE: AtomicBool = AtomicBool::new(false);
+
+/// Called after the application reserved packet slots `first..first+count`
+/// of `queue`, on its (launching) thread.
+pub fn on_reserve(queue: *const c_void, first: u64, count: u64) {
+    if !ANY_QUEUE.load(Ordering::Relaxed) || count == 0 {
+        return;
+    }
+    let Some(info) = queues()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&(queue as usize))
+        .copied()
+    else {
+        return;
+    };
+    let Some(session) = session::active().filter(|s| s.wants(BufferTracingKind::KernelDispatch))
+    else {
+        return;
+    };
+    let host_kernel = crate::hip::kernels::current_launch().map(|k| k.symbol_id);
+    let mut pending = info.pending.lock().unwrap_or_else(|e| e.into_inner());
+    for index in first..first.saturating_add(count.min(info.size)) {
+        let token = session.begin_async(
+            BufferTracingKind::KernelDispatch,
+            rocwasm_core::registry::kernel_dispatch_op::ENQUEUE,
+        );
+        if let Some(old) = pending.insert(index, Noted { token, host_kernel }) {
+            session.cancel_async(old.token);
+        }
+    }
+}
 
 /// The replacement of `hsa_queue_create`: an intercept queue when kernel
 /// tracing is on and the runtime offers intercept queues, else the original.
@@ -79,7 +138,20 @@ pub unsafe fn create(
     // doorbell_signal, size, reserved1, id).
     // SAFETY: `q` is a live hsa_queue_t.
     let queue_id = unsafe { *((q as *const u8).add(32) as *const u64) };
-    let info = Box::into_raw(Box::new(QueueInfo { agent, queue_id }));
+    // SAFETY: `q` is a live hsa_queue_t: `size` (packets) at byte 24.
+    let ring = unsafe { *((q as *const u8).add(24) as *const u32) };
+    let info: &'static QueueInfo = Box::leak(Box::new(QueueInfo {
+        agent,
+        queue_id,
+        size: u64::from(ring.max(1)),
+        pending: Mutex::new(HashMap::new()),
+    }));
+    queues()
+        .write()
+        .unwrap_or_else(|e| e.into_inner())
+        .insert(q as usize, info);
+    ANY_QUEUE.store(true, Ordering::Release);
+    let info = info as *const QueueInfo as *mut QueueInfo;
     // SAFETY: `q` is an intercept queue just created; the handler matches
     // `hsa_amd_queue_intercept_handler`; `info` lives forever.
     unsafe {
@@ -105,7 +177,7 @@ static DISPATCH_IDS: AtomicU64 = AtomicU64::new(1);
 unsafe extern "C" fn on_packets(
     packets: *const c_void,
     count: u64,
-    _user_index: u64,
+    user_index: u64,
     data: *mut c_void,
     writer: PacketWriter,
 ) {
@@ -120,13 +192,22 @@ unsafe extern "C" fn on_packets(
         return;
     };
     let mut out: Vec<[u8; PACKET]> = Vec::with_capacity(input.len() * 2);
-    for p in input {
+    for (i, p) in input.iter().enumerate() {
         let header = u16::from_le_bytes([p[0], p[1]]);
         if header & 0xff != TYPE_KERNEL_DISPATCH {
+            // A barrier or other packet: its reservation note is not needed.
+            let noted = info
+                .pending
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .remove(&(user_index + i as u64));
+            if let Some(n) = noted {
+                session.cancel_async(n.token);
+            }
             out.push(*p);
             continue;
         }
-        match instrument(session, info, p) {
+        match instrument(session, info, p, user_index + i as u64) {
             Some((dispatch, barrier)) => {
                 out.push(dispatch);
                 out.extend(barrier);
@@ -150,8 +231,19 @@ fn instrument(
     session: &'static session::Session,
     info: &QueueInfo,
     p: &[u8; PACKET],
+    index: u64,
 ) -> Option<([u8; PACKET], Option<[u8; PACKET]>)> {
-    let signal = rt::new_signal()?;
+    let noted = info
+        .pending
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .remove(&index);
+    let Some(signal) = rt::new_signal() else {
+        if let Some(n) = noted {
+            session.cancel_async(n.token);
+        }
+        return None;
+    };
     let u16_at = |o: usize| u16::from_le_bytes([p[o], p[o + 1]]) as u32;
     let u32_at = |o: usize| u32::from_le_bytes(p[o..o + 4].try_into().unwrap());
     let u64_at = |o: usize| u64::from_le_bytes(p[o..o + 8].try_into().unwrap());
@@ -161,6 +253,7 @@ fn instrument(
         agent_id: agents::id_of(info.agent),
         queue_id: info.queue_id,
         kernel_id: loader::kernel_id(kernel_object)
+            .or(noted.as_ref().and_then(|n| n.host_kernel))
             .or_else(|| crate::hip::kernels::current_launch().map(|k| k.symbol_id))
             .unwrap_or(0),
         dispatch_id: DISPATCH_IDS.fetch_add(1, Ordering::Relaxed),
@@ -174,11 +267,18 @@ fn instrument(
         group_segment_size: u32_at(28),
         ..Default::default()
     };
-    let token = session.begin_async(
-        BufferTracingKind::KernelDispatch,
-        rocwasm_core::registry::kernel_dispatch_op::ENQUEUE,
-    );
-    let enqueue = rocwasm_core::clock::now();
+    // Noted at reservation on the launching thread; else (a runtime that
+    // reserved some other way) here, with this thread's context.
+    let token = match noted {
+        Some(n) => n.token,
+        None => session.begin_async(
+            BufferTracingKind::KernelDispatch,
+            rocwasm_core::registry::kernel_dispatch_op::ENQUEUE,
+        ),
+    };
+    let enqueue = token
+        .as_ref()
+        .map_or_else(rocwasm_core::clock::now, |t| t.enqueue_time);
 
     let mut dispatch = *p;
     dispatch[56..64].copy_from_slice(&signal.to_le_bytes());

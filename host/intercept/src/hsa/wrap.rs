@@ -77,12 +77,15 @@ macro_rules! hsa_tables {
                     // SAFETY: `next` is the runtime's function of this slot,
                     // whose signature the generator read from hsa_api_trace.h.
                     let real: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { std::mem::transmute(next) };
-                    $crate::tracer::api_call(
+                    before_hsa!($name, ($($arg),*));
+                    let r = $crate::tracer::api_call(
                         &OP,
                         &|_a: &mut $crate::args::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* },
                         // SAFETY: forwarding (or specially handling) the caller's arguments.
                         || unsafe { around_hsa!($name, real, ($($arg),*)) },
-                    )
+                    );
+                    after_hsa!($name, r, ($($arg),*));
+                    r
                 }
             )*
         }
@@ -130,6 +133,54 @@ macro_rules! around_hsa {
 
 #[allow(unused_imports)]
 use crate::hsa::table::Table;
+
+/// Work before a slot's traced frame is entered (in the caller's frame).
+macro_rules! before_hsa {
+    (hsa_amd_memory_async_copy, ($dst:ident, $dst_agent:ident, $src:ident, $src_agent:ident, $size:ident, $n:ident, $deps:ident, $sig:ident)) => {
+        $crate::hsa::copy::prepare($src_agent, $dst_agent)
+    };
+    ($other:ident, ($($a:ident),*)) => {};
+}
+
+/// Work after a slot's call returned, outside its traced frame (so that
+/// anything it starts belongs to the enclosing call, e.g. the HIP launch).
+macro_rules! after_hsa {
+    // Packet slots reserved on intercept queues: note each on the reserving
+    // (launching) thread, before the packet can be visible to anyone.
+    (hsa_queue_add_write_index_scacq_screl, $r:ident, ($q:ident, $n:ident)) => {
+        $crate::hsa::queue::on_reserve($q, $r, $n)
+    };
+    (hsa_queue_cas_write_index_scacq_screl, $r:ident, ($q:ident, $expected:ident, $value:ident)) => {
+        if $r == $expected {
+            $crate::hsa::queue::on_reserve($q, $expected, $value.saturating_sub($expected))
+        }
+    };
+    (hsa_queue_add_write_index_scacquire, $r:ident, ($q:ident, $n:ident)) => {
+        $crate::hsa::queue::on_reserve($q, $r, $n)
+    };
+    (hsa_queue_cas_write_index_scacquire, $r:ident, ($q:ident, $expected:ident, $value:ident)) => {
+        if $r == $expected {
+            $crate::hsa::queue::on_reserve($q, $expected, $value.saturating_sub($expected))
+        }
+    };
+    (hsa_queue_add_write_index_relaxed, $r:ident, ($q:ident, $n:ident)) => {
+        $crate::hsa::queue::on_reserve($q, $r, $n)
+    };
+    (hsa_queue_cas_write_index_relaxed, $r:ident, ($q:ident, $expected:ident, $value:ident)) => {
+        if $r == $expected {
+            $crate::hsa::queue::on_reserve($q, $expected, $value.saturating_sub($expected))
+        }
+    };
+    (hsa_queue_add_write_index_screlease, $r:ident, ($q:ident, $n:ident)) => {
+        $crate::hsa::queue::on_reserve($q, $r, $n)
+    };
+    (hsa_queue_cas_write_index_screlease, $r:ident, ($q:ident, $expected:ident, $value:ident)) => {
+        if $r == $expected {
+            $crate::hsa::queue::on_reserve($q, $expected, $value.saturating_sub($expected))
+        }
+    };
+    ($other:ident, $r:ident, ($($a:ident),*)) => {};
+}
 
 /// The tracing kind of each generated table module.
 macro_rules! table_kind {
