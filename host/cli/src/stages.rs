@@ -48,7 +48,12 @@ pub fn stage_specs(chain: &Chain, run_dir: &Path) -> Vec<StageSpec> {
                 StageKind::Analysis => World::Analysis,
                 StageKind::Transform => World::Transform,
             }),
-            domains: s.domains.clone(),
+            // A transform's `domains` only say which kinds it filters (its
+            // kind filter above); it sees the chain's batches and traces nothing.
+            domains: match s.kind {
+                StageKind::Analysis => s.domains.clone(),
+                StageKind::Transform => Vec::new(),
+            },
             buffer: BufferSettings {
                 size: chain.settings.buffer.size,
                 watermark: chain.settings.buffer.watermark,

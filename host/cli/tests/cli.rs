@@ -196,13 +196,6 @@ fn run_replay_demo_validate_the_chain_first() {
         &dir,
     );
     assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
-
-    let out = rocwasm(&["demo"], &dir);
-    assert_eq!(out.status.code(), Some(1));
-    assert_eq!(
-        stderr(&out),
-        "error: `rocwasm demo` is not implemented yet\n"
-    );
 }
 
 #[test]

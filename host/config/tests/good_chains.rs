@@ -85,8 +85,12 @@ fn filtered_example_puts_the_transform_first() {
     assert_eq!(c.stages[0].kind, StageKind::Transform);
     assert_eq!(c.stages[0].plugin.spec, "kernel-filter");
     assert_eq!(
-        c.stages[0].config.get("include").map(String::as_str),
-        Some(r#"["gemm","conv"]"#)
+        c.stages[0].config.get("pattern").map(String::as_str),
+        Some("gemm")
+    );
+    assert_eq!(
+        c.stages[0].config.get("case-sensitive").map(String::as_str),
+        Some("false")
     );
     assert_eq!(c.stages[0].on_failure, FailurePolicy::Abort);
     assert_eq!(c.stages[1].name, "kernel-stats");

@@ -1,12 +1,51 @@
 //! `rocwasm replay PATH [-c CHAIN] [--stats -d -o --output-format]`: drive a
-//! chain with a recorded rocprofv3 trace.
+//! chain with a recorded rocprofv3 trace, as if the run were live.
 //!
-//! The chain is built and validated here; reading the trace and driving the
-//! chain belong to the replay work and are not wired yet.
+//! ```text
+//! rocwasm-replay ──batch──> Chain::deliver ──final batch──> host sinks
+//!   (CSV dir / JSON /        (transforms, then               (CSV, JSON, rocpd,
+//!    rocpd), symbols           analyses)                      Perfetto, --stats)
+//! ```
+//!
+//! What makes a replay look live to plugins:
+//! - the kernel symbols, agents and code objects the reader finds are copied
+//!   into the engine's symbol table *before* the batch that uses them, so the
+//!   `symbols` imports (`kernel-names`, …) answer as in a live run;
+//! - kinds and operations were matched by name by the reader, so the numbers
+//!   plugins see are this build's (the `names` imports agree with them);
+//! - `tool-info.replay` is true.
+//!
+//! The sinks write what a live run of the same chain would have recorded:
+//! the kinds in `[output] trace` and the stages' `domains` (everything, when
+//! the chain names none), after the transforms.
+//!
+//! Exit status: 2 when PATH does not exist or the chain is invalid; 1 when
+//! the trace is corrupt (one line: `FILE:LINE: what is wrong`), a plugin
+//! cannot be loaded, a stage with `on_failure = "abort"` fails, or an output
+//! cannot be written.
+
+use std::collections::BTreeSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+use std::time::{Instant, SystemTime};
+
+use anyhow::Context;
+use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+use rocwasm_config::{Chain, OutputFormat, ProcessInfo, StageKind};
+use rocwasm_core::{
+    Batch, BufferId, BufferTracingKind as K, ContextId, DeliveryInfo, Profiler, SymbolTable,
+};
+use rocwasm_output::{OutputOptions, Outputs, SinkContext};
+use rocwasm_replay::{ReplayOptions, ReplaySource};
+use rocwasm_runtime::{ChainOutcome, HostEnv, Runtime, RuntimeConfig, SummaryTable};
 
 use crate::cli::ReplayArgs;
 use crate::commands::chain::chain_for;
 use crate::failure::{Failure, Result};
+use crate::stages::stage_specs;
+
+/// Rows shown per native `--stats` table.
+const STATS_TOP: usize = 20;
 
 pub fn replay(args: ReplayArgs) -> Result {
     if !args.path.exists() {
@@ -15,9 +54,300 @@ pub fn replay(args: ReplayArgs) -> Result {
             args.path.display()
         )));
     }
-    let flags = args.flags();
-    // With flags alone and no --stats there is nothing to run on a replay.
+    let mut flags = args.flags();
+    // `--stats` asked for the host's own statistics (files and tables) too.
+    let host_stats = flags.stats;
+    // Replay has no --*-trace flags: without a chain, the useful default is
+    // the `--stats` chain (kernel, API and copy statistics plugins).
+    if args.chain.is_none() {
+        flags.stats = true;
+    }
     let chain = chain_for(args.chain.as_deref(), &flags)?;
-    tracing::info!(path = %args.path.display(), stages = chain.stages.len(), "replay requested");
-    Err(Failure::runtime("`rocwasm replay` is not implemented yet"))
+    let started = Instant::now();
+    let since = SystemTime::now();
+
+    let mut source = rocwasm_replay::open_with(&args.path, &ReplayOptions::default())
+        .map_err(|e| Failure::Runtime(e.into()))?;
+    tracing::info!(path = %args.path.display(), format = ?source.format, "replaying");
+
+    let process = ProcessInfo::current();
+    let run_dir = PathBuf::from(chain.output.directory.expand(&process));
+    let prefix = Some(chain.output.file_prefix.expand(&process)).filter(|p| !p.is_empty());
+    create_output_dirs(&chain, &run_dir)?;
+
+    // The plugins' engine: symbols are copied into it as the reader finds them.
+    let profiler = Arc::new(Profiler::new());
+    let mut synced = SymbolSync::default();
+    synced.copy(source.symbols(), profiler.symbols());
+    let env = HostEnv {
+        profiler,
+        runtime_version: 0,
+        replay: true,
+    };
+    let runtime = Runtime::new(RuntimeConfig {
+        cache_dir: chain
+            .settings
+            .plugin_cache
+            .clone()
+            .or_else(|| RuntimeConfig::default().cache_dir),
+        ..RuntimeConfig::default()
+    })
+    .context("starting the Wasm runtime")?;
+    let specs = stage_specs(&chain, &run_dir);
+    let plugins = rocwasm_runtime::Chain::new(Arc::new(runtime), env.clone(), specs)
+        .context("loading the chain's plugins")?;
+
+    let mut outputs = Outputs::new(&OutputOptions {
+        dir: run_dir.clone(),
+        name: prefix,
+        formats: chain
+            .output
+            .formats
+            .iter()
+            .map(|f| sink_format(*f))
+            .collect(),
+        stats: host_stats,
+    });
+    let recorded = RecordedKinds::of(&chain);
+    let symbols = source.symbols().clone();
+    let names = source.names().clone();
+    outputs.begin(&SinkContext {
+        meta: source.meta(),
+        symbols: &symbols,
+        names: &names,
+    });
+
+    let info = DeliveryInfo {
+        context: ContextId(1),
+        buffer: BufferId(1),
+        drop_count: 0,
+    };
+    let mut batches = 0u64;
+    while let Some(batch) = next_batch(&mut source)? {
+        synced.copy(&symbols, env.profiler.symbols());
+        let mut out = plugins
+            .deliver(info, batch)
+            .context("delivering a batch to the chain")?;
+        recorded.restrict(&mut out);
+        let meta = source.meta().clone();
+        let ctx = SinkContext {
+            meta: &meta,
+            symbols: &symbols,
+            names: &names,
+        };
+        outputs.write_batch(&out, &ctx);
+        batches += 1;
+    }
+    let records = source.records();
+
+    let outcome = plugins.finish().context("finishing the chain")?;
+    let meta = source.meta().clone();
+    let written = outputs.finish(&SinkContext {
+        meta: &meta,
+        symbols: &symbols,
+        names: &names,
+    });
+
+    println!(
+        "replayed {records} record(s) in {batches} batch(es) from {} ({}) through {} stage(s) in {:.2} s",
+        args.path.display(),
+        format_name(source.format),
+        outcome.summaries.len(),
+        started.elapsed().as_secs_f64(),
+    );
+    if chain.output.summary {
+        print_plugin_tables(&outcome);
+    }
+    if host_stats {
+        println!("host statistics (--stats):");
+        print!("{}", written.stats.render_summary(STATS_TOP));
+    }
+    let files = output_files(&run_dir, written.files, since);
+    if !files.is_empty() {
+        println!("outputs in {}:", run_dir.display());
+        for f in &files {
+            println!("  {}", f.strip_prefix(&run_dir).unwrap_or(f).display());
+        }
+    }
+    report_problems(&outcome, &written.errors)
+}
+
+/// The next batch; a corrupt trace is one `FILE:LINE: …` line, status 1.
+fn next_batch(source: &mut ReplaySource) -> Result<Option<Batch>> {
+    source.next_batch().map_err(|e| Failure::Runtime(e.into()))
+}
+
+/// Plugin failures and sink errors go to stderr; either makes the replay
+/// fail (status 1) after everything that could be written was written.
+fn report_problems(outcome: &ChainOutcome, sink_errors: &[anyhow::Error]) -> Result {
+    for name in &outcome.declined {
+        eprintln!("rocwasm: stage `{name}` declined to run (its configure returned false)");
+    }
+    for f in &outcome.failures {
+        eprintln!("rocwasm: {f}");
+    }
+    for e in sink_errors {
+        eprintln!("rocwasm: {e:#}");
+    }
+    match (outcome.failures.len(), sink_errors.len()) {
+        (0, 0) => Ok(()),
+        (p, s) => Err(Failure::runtime(format!(
+            "replay finished with {p} plugin failure(s) and {s} output error(s) (see above)"
+        ))),
+    }
+}
+
+/// `[output] directory` and every granted subdirectory, before plugins start.
+fn create_output_dirs(chain: &Chain, run_dir: &Path) -> Result {
+    let mut dirs = vec![run_dir.to_path_buf()];
+    for stage in &chain.stages {
+        if let rocwasm_config::OutputGrant::Subdirectory(d) = &stage.output {
+            dirs.push(run_dir.join(d));
+        }
+    }
+    for d in dirs {
+        std::fs::create_dir_all(&d)
+            .with_context(|| format!("cannot create the output directory {}", d.display()))?;
+    }
+    Ok(())
+}
+
+fn sink_format(f: OutputFormat) -> rocwasm_output::OutputFormat {
+    match f {
+        OutputFormat::Csv => rocwasm_output::OutputFormat::Csv,
+        OutputFormat::Json => rocwasm_output::OutputFormat::Json,
+        OutputFormat::Rocpd => rocwasm_output::OutputFormat::Rocpd,
+        OutputFormat::Perfetto => rocwasm_output::OutputFormat::Pftrace,
+    }
+}
+
+fn format_name(f: rocwasm_replay::TraceFormat) -> &'static str {
+    match f {
+        rocwasm_replay::TraceFormat::Csv => "rocprofv3 CSV",
+        rocwasm_replay::TraceFormat::Json => "rocprofv3 JSON",
+        rocwasm_replay::TraceFormat::Rocpd => "rocpd",
+    }
+}
+
+/// The kinds a live run of the chain would have recorded for the sinks:
+/// `[output] trace` plus the analyses' `domains` (a transform's `domains`
+/// only say which kinds it filters). Empty = everything.
+struct RecordedKinds(BTreeSet<K>);
+
+impl RecordedKinds {
+    fn of(chain: &Chain) -> Self {
+        let mut kinds: BTreeSet<K> = chain.output.trace.iter().copied().collect();
+        for s in &chain.stages {
+            if s.kind == StageKind::Analysis {
+                kinds.extend(s.domains.iter().copied());
+            }
+        }
+        RecordedKinds(kinds)
+    }
+
+    fn keeps(&self, kind: K) -> bool {
+        self.0.is_empty() || self.0.contains(&kind)
+    }
+
+    /// Drops the records of kinds the chain does not record.
+    fn restrict(&self, batch: &mut Batch) {
+        if self.0.is_empty() {
+            return;
+        }
+        batch
+            .api_calls
+            .retain(|r| K::from_raw(r.kind).is_some_and(|k| self.0.contains(&k)));
+        macro_rules! table {
+            ($t:ident, $kind:expr) => {
+                if !self.keeps($kind) {
+                    batch.$t.clear();
+                }
+            };
+        }
+        table!(kernel_dispatches, K::KernelDispatch);
+        table!(memory_copies, K::MemoryCopy);
+        table!(memory_allocations, K::MemoryAllocation);
+        table!(scratch_memory, K::ScratchMemory);
+        table!(retirements, K::CorrelationIdRetirement);
+        table!(runtime_initializations, K::RuntimeInitialization);
+    }
+}
+
+/// Copies newly found symbols from the reader's table into the engine's.
+/// The CSV reader registers kernel names while it reads, so this runs
+/// before every delivery; the tables are small (kernels, not dispatches).
+#[derive(Default)]
+struct SymbolSync {
+    agents: usize,
+    code_objects: usize,
+    kernels: usize,
+}
+
+impl SymbolSync {
+    fn copy(&mut self, from: &SymbolTable, to: &SymbolTable) {
+        // Readers only ever add entries, so a count that did not move means
+        // nothing new (and saves cloning the tables).
+        let agents = from.agents();
+        if agents.len() != self.agents {
+            self.agents = agents.len();
+            agents.into_iter().for_each(|a| to.insert_agent(a));
+        }
+        let cos = from.code_objects();
+        if cos.len() != self.code_objects {
+            self.code_objects = cos.len();
+            cos.into_iter().for_each(|c| to.insert_code_object(c));
+        }
+        let kernels = from.kernels();
+        if kernels.len() != self.kernels {
+            self.kernels = kernels.len();
+            kernels.into_iter().for_each(|k| to.insert_kernel(k));
+        }
+    }
+}
+
+/// Every stage's `fini` tables, one comfy-table each.
+pub(crate) fn print_plugin_tables(outcome: &ChainOutcome) {
+    for (stage, tables) in &outcome.summaries {
+        for t in tables {
+            println!("{}", render_table(stage, t));
+        }
+    }
+}
+
+fn render_table(stage: &str, t: &SummaryTable) -> String {
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_header(t.columns.clone());
+    for row in &t.rows {
+        table.add_row(row.clone());
+    }
+    format!("[{stage}] {} ({} row(s))\n{table}", t.title, t.rows.len())
+}
+
+/// The files the sinks wrote, then the files the plugins wrote into the
+/// output directory during this replay (modified since it started).
+fn output_files(run_dir: &Path, sink_files: Vec<PathBuf>, since: SystemTime) -> Vec<PathBuf> {
+    let mut seen: BTreeSet<PathBuf> = sink_files.iter().cloned().collect();
+    let mut files = sink_files;
+    let mut stack = vec![run_dir.to_path_buf()];
+    let mut plugin_files = Vec::new();
+    while let Some(dir) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                stack.push(path);
+            } else if meta.modified().is_ok_and(|m| m >= since) && seen.insert(path.clone()) {
+                plugin_files.push(path);
+            }
+        }
+    }
+    plugin_files.sort();
+    files.extend(plugin_files);
+    files
 }
