@@ -1,0 +1,224 @@
+//! End to end on the simulated runtime (`cargo xtask build-sim`): the sim's
+//! sample applications run under the tool, HSA tracing arrives through
+//! `OnLoad`, kernels and copies are timed through intercept queues and
+//! profiling signals, and the records agree with what the samples say they
+//! did and with the scenario's duration formulas (sim/README.md).
+
+mod common;
+
+use std::collections::{HashMap, HashSet};
+use std::path::Path;
+
+use common::*;
+
+const KINDS: &[&str] = &[
+    "HIP_RUNTIME_API",
+    "HIP_COMPILER_API",
+    "HSA_CORE_API",
+    "HSA_AMD_EXT_API",
+    "KERNEL_DISPATCH",
+    "MEMORY_COPY",
+    "MARKER_CORE_API",
+];
+
+/// The default scenario: kernels cost 4000 ns + 10 ps per work-item, copies
+/// 1000 ns + bytes / 16 000 per µs.
+fn kernel_ns(grid: u64) -> u64 {
+    4000 + (grid * 10).div_ceil(1000)
+}
+
+fn copy_ns(bytes: u64) -> u64 {
+    1000 + (bytes * 1000).div_ceil(16_000)
+}
+
+struct Run {
+    counts: HashMap<String, u64>,
+    dir: std::path::PathBuf,
+}
+
+fn run_sample(name: &str, args: &[&str]) -> Option<Run> {
+    let Some((lib, bin)) = sim_dirs() else {
+        eprintln!("SKIPPED: the simulated runtime is not built (cargo xtask build-sim)");
+        return None;
+    };
+    let dir = scratch(&format!("sim-{name}"));
+    let run = run_file(&dir, KINDS, "");
+    let child = traced(&bin.join(name), &run, Some(&lib))
+        .args(args)
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(out.status.success());
+    assert!(stdout.contains("RESULT PASS"));
+    Some(Run {
+        counts: sample_counts(&stdout),
+        dir: out_dir(&dir, pid),
+    })
+}
+
+fn rows(dir: &Path, file: &str) -> Vec<HashMap<String, String>> {
+    csv_rows(&dir.join(file))
+}
+
+fn num(r: &HashMap<String, String>, k: &str) -> u64 {
+    r[k].parse().unwrap_or_else(|_| panic!("{k} = {:?}", r[k]))
+}
+
+/// Everything the acceptance asks of one sample run.
+fn check(run: &Run) {
+    let d = &run.dir;
+    let hip = rows(d, "hip_api_trace.csv");
+    let kernels = rows(d, "kernel_trace.csv");
+    let copies = rows(d, "memory_copy_trace.csv");
+    let markers = rows(d, "marker_api_trace.csv");
+    let hsa = rows(d, "hsa_api_trace.csv");
+
+    // Counts equal what the sample says it did.
+    let runtime_calls = hip
+        .iter()
+        .filter(|r| r["Domain"] == "HIP_RUNTIME_API")
+        .count() as u64;
+    assert_eq!(runtime_calls, run.counts["hip_calls"], "HIP runtime calls");
+    assert_eq!(
+        kernels.len() as u64,
+        run.counts["kernels"],
+        "kernel dispatches"
+    );
+    assert_eq!(copies.len() as u64, run.counts["copies"], "memory copies");
+    let f = |name: &str| markers.iter().filter(|r| r["Function"] == name).count() as u64;
+    assert_eq!(
+        f("roctxMarkA") + f("roctxRangePushA") + f("roctxRangeStartA"),
+        run.counts["markers"],
+        "markers"
+    );
+    assert_eq!(f("roctxRangePop"), f("roctxRangePushA"));
+    assert_eq!(f("roctxRangeStop"), f("roctxRangeStartA"));
+
+    // Marker callbacks carry the message (how plugins follow ranges).
+    let log = std::fs::read_to_string(d.join("api_calls.txt")).unwrap();
+    assert!(log.lines().any(
+        |l| l.contains("roctxRangePushA(message: const char * = ") && !l.contains("= nullptr")
+    ));
+
+    // Every dispatch carries the id of the HIP launch that caused it, on the launching thread.
+    let launches: HashMap<&str, &HashMap<String, String>> = hip
+        .iter()
+        .filter(|r| {
+            r["Function"].starts_with("hipLaunch") || r["Function"] == "hipModuleLaunchKernel"
+        })
+        .map(|r| (r["Correlation_Id"].as_str(), r))
+        .collect();
+    for k in &kernels {
+        let launch = launches
+            .get(k["Correlation_Id"].as_str())
+            .unwrap_or_else(|| panic!("dispatch {k:?}"));
+        assert_eq!(launch["Thread_Id"], k["Thread_Id"]);
+    }
+    // Every copy carries the id of the HIP copy that asked for it.
+    let by_id: HashMap<&str, &str> = hip
+        .iter()
+        .map(|r| (r["Correlation_Id"].as_str(), r["Function"].as_str()))
+        .collect();
+    for c in &copies {
+        assert!(
+            by_id
+                .get(c["Correlation_Id"].as_str())
+                .is_some_and(|f| f.starts_with("hipMemcpy")),
+            "{c:?}"
+        );
+    }
+
+    // Durations follow the scenario's formulas; names are the loaded symbols.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(d.join("results.json")).unwrap()).unwrap();
+    let tool = &json["rocprofiler-sdk-tool"][0];
+    let loaded: HashSet<&str> = tool["kernel_symbols"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|s| s["code_object_id"].as_u64() != Some(0))
+        .map(|s| s["demangled_kernel_name"].as_str().unwrap())
+        .collect();
+    assert!(
+        !loaded.is_empty(),
+        "code-object tracing registered the kernels"
+    );
+    for k in &kernels {
+        assert!(
+            loaded.contains(k["Kernel_Name"].as_str()),
+            "{} is a loaded kernel",
+            k["Kernel_Name"]
+        );
+        let grid = num(k, "Grid_Size_X") * num(k, "Grid_Size_Y") * num(k, "Grid_Size_Z");
+        assert_eq!(
+            num(k, "End_Timestamp") - num(k, "Start_Timestamp"),
+            kernel_ns(grid),
+            "{k:?}"
+        );
+    }
+    let json_copies = tool["buffer_records"]["memory_copy"].as_array().unwrap();
+    assert_eq!(json_copies.len(), copies.len());
+    for c in json_copies {
+        let (start, end) = (
+            c["start_timestamp"].as_u64().unwrap(),
+            c["end_timestamp"].as_u64().unwrap(),
+        );
+        assert_eq!(end - start, copy_ns(c["bytes"].as_u64().unwrap()), "{c}");
+    }
+
+    // HSA API tracing through OnLoad sees the HIP layer's calls.
+    let h = |name: &str| hsa.iter().filter(|r| r["Function"] == name).count() as u64;
+    assert_eq!(h("hsa_amd_memory_async_copy"), run.counts["copies"]);
+    assert!(h("hsa_queue_add_write_index_scacq_screl") >= run.counts["kernels"]);
+    assert!(h("hsa_queue_create") >= 1 && h("hsa_executable_freeze") >= 1);
+    assert!(
+        h("hsa_signal_store_screlease") >= run.counts["kernels"],
+        "doorbells"
+    );
+
+    // No record lost or duplicated: ids unique across API records.
+    let ids: Vec<&str> = hip
+        .iter()
+        .chain(&hsa)
+        .chain(&markers)
+        .map(|r| r["Correlation_Id"].as_str())
+        .collect();
+    let unique: HashSet<&&str> = ids.iter().collect();
+    assert_eq!(unique.len(), ids.len(), "API correlation ids are unique");
+}
+
+#[test]
+fn vector_add_on_the_simulated_gpu() {
+    if let Some(run) = run_sample("vector_add", &["4"]) {
+        check(&run);
+    }
+}
+
+#[test]
+fn multi_kernel_with_eight_threads() {
+    let Some(run) = run_sample("multi_kernel", &["--threads", "8"]) else {
+        return;
+    };
+    check(&run);
+    // ≥ 8 launching threads, each with the same share of dispatches.
+    let kernels = rows(&run.dir, "kernel_trace.csv");
+    let mut per_thread: HashMap<&str, usize> = HashMap::new();
+    for k in &kernels {
+        *per_thread.entry(k["Thread_Id"].as_str()).or_default() += 1;
+    }
+    assert!(per_thread.len() >= 8, "{per_thread:?}");
+    let shares: HashSet<usize> = per_thread.values().copied().collect();
+    assert_eq!(
+        shares.len(),
+        1,
+        "every thread launched the same number: {per_thread:?}"
+    );
+    let ids: HashSet<&str> = kernels
+        .iter()
+        .map(|k| k["Correlation_Id"].as_str())
+        .collect();
+    assert_eq!(ids.len(), kernels.len(), "one launch per dispatch");
+}
