@@ -54,7 +54,9 @@ fn main() -> Result<()> {
             setup::ensure_packages()?;
             plugins::build(true)?;
             sim::build()?;
-            util::cargo(&["run", "-p", "rocwasm", "--", "demo"])
+            // `rocwasm run` injects the tool library: build it with the CLI.
+            util::cargo(&["build", "-p", "rocwasm", "-p", "rocwasm-intercept"])?;
+            util::cargo(&["run", "-q", "-p", "rocwasm", "--", "demo"])
         }
         Command::Test => {
             setup::ensure_packages()?;

@@ -256,7 +256,7 @@ fn print_outputs(dir: &Path, what: &str) {
     group(
         "CSV",
         &|p| ext(p, "csv"),
-        "rocprofv3-compatible; *_stats.csv are the statistics",
+        "rocprofv3-compatible",
     );
     group(
         "rocpd",
