@@ -253,11 +253,7 @@ fn print_outputs(dir: &Path, what: &str) {
     };
     println!();
     println!("Outputs of {what} are in {}:", dir.display());
-    group(
-        "CSV",
-        &|p| ext(p, "csv"),
-        "rocprofv3-compatible",
-    );
+    group("CSV", &|p| ext(p, "csv"), "rocprofv3-compatible");
     group(
         "rocpd",
         &|p| ext(p, "db"),
