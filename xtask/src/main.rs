@@ -62,7 +62,24 @@ fn main() -> Result<()> {
             setup::ensure_packages()?;
             plugins::build(true)?;
             sim::build()?;
-            util::cargo(&["test", "--workspace", "--no-fail-fast"])
+            let host = util::cargo(&["test", "--workspace", "--no-fail-fast"]);
+            // The plugins' pure logic (statistics, filters, config parsing) is
+            // unit-tested natively; their own workspace keeps its own target dir.
+            let plugins = test_plugins_natively();
+            host.and(plugins)
         }
     }
+}
+
+/// Runs the plugins workspace's unit tests for the host target, in a target
+/// directory of their own (never the wasm32 one, never the host workspace's).
+fn test_plugins_natively() -> Result<()> {
+    let root = util::root();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    util::run(
+        std::process::Command::new(cargo)
+            .args(["test", "--no-fail-fast"])
+            .current_dir(root.join("plugins"))
+            .env("CARGO_TARGET_DIR", root.join("target/plugins-native")),
+    )
 }
