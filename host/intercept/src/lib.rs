@@ -20,6 +20,7 @@ pub mod hip;
 pub mod hsa;
 pub mod lifecycle;
 pub mod next;
+pub mod register;
 pub mod roctx;
 pub mod run_config;
 pub mod session;
