@@ -223,7 +223,7 @@ fn write_formatted(rel: &str, text: &str) -> Result<()> {
 const HSA_OUTPUT: &str = "host/intercept/src/hsa/generated.rs";
 
 /// The tables `OnLoad` receives whose every slot is wrapped for API tracing.
-const HSA_TABLES: &[(&str, &str)] = &[("CoreApiTable", "core"), ("AmdExtTable", "amd_ext")];
+const HSA_TABLES: &[(&str, &str)] = &[("CoreApiTable", "core_api"), ("AmdExtTable", "amd_ext_api")];
 
 /// AMD-internal functions that have table slots but no public declaration.
 /// The queue-intercept pair has `hsa_queue_create`'s shape plus a handler.
