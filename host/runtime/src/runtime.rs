@@ -35,6 +35,11 @@ pub struct RuntimeConfig {
     pub epoch_tick: Duration,
     /// The guest's native stack budget; deep recursion traps past it.
     pub max_wasm_stack: usize,
+    /// Let wasmtime catch guest faults with SIGSEGV/SIGILL/SIGBUS/SIGFPE
+    /// handlers (faster bounds checks). A host living inside someone else's
+    /// process (the tool library) turns this off so that the application's
+    /// own signal handling stays untouched; guests then get explicit checks.
+    pub signals_based_traps: bool,
 }
 
 impl Default for RuntimeConfig {
@@ -43,6 +48,7 @@ impl Default for RuntimeConfig {
             cache_dir: ComponentCache::default_dir(),
             epoch_tick: Duration::from_millis(1),
             max_wasm_stack: 512 << 10,
+            signals_based_traps: true,
         }
     }
 }
@@ -147,7 +153,8 @@ impl Runtime {
         let mut c = Config::new();
         c.wasm_component_model(true)
             .epoch_interruption(true)
-            .max_wasm_stack(config.max_wasm_stack);
+            .max_wasm_stack(config.max_wasm_stack)
+            .signals_based_traps(config.signals_based_traps);
         let engine = Engine::new(&c)?;
         let cache = match &config.cache_dir {
             Some(dir) => match ComponentCache::open(dir, &engine) {
