@@ -10,8 +10,9 @@
 //!   timing, times async copies, and traces code objects,
 //! - receives the ROCm ≥ 6.2 tables through `rocprofiler_set_api_table`
 //!   ([`register`]),
-//! - runs the sdk-core engine and the outputs ([`session`]) from start-up to
-//!   a clean shutdown ([`lifecycle`]).
+//! - runs the sdk-core engine, the chain's Wasm plugins ([`plugins`]) and
+//!   the outputs ([`session`]) from start-up to a clean shutdown
+//!   ([`lifecycle`]).
 //!
 //! All of the host's `unsafe` lives in this crate; every block says why it is sound.
 
@@ -20,6 +21,7 @@ pub mod hip;
 pub mod hsa;
 pub mod lifecycle;
 pub mod next;
+pub mod plugins;
 pub mod register;
 pub mod roctx;
 pub mod run_config;

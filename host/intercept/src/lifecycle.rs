@@ -15,7 +15,10 @@
 //! - **fork()**: the child must never write into the parent's outputs. A
 //!   `pthread_atfork` child handler detaches the inherited session; with
 //!   `fork = "run"` (the default) the child starts its own run in its own
-//!   directory (`<dir>/child-<pid>` unless the template has `%pid%`).
+//!   directory (`<dir>/child-<pid>` unless the template has `%pid%`). The
+//!   child's run has the sinks but **no plugins**: starting a wasm engine
+//!   inside `fork()` would take locks that another parent thread may have
+//!   held at the moment of the fork (and most forks are followed by `exec`).
 //!
 //! Errors never reach the application: they are printed with a `rocwasm:`
 //! prefix and the tool stays out of the way.
@@ -64,16 +67,34 @@ fn start_with(config: RunConfig) {
 }
 
 /// Finalizes the session (idempotent, never panics into the caller).
+///
+/// The work runs on a thread of its own: `exit()` destroys the exiting
+/// thread's thread-locals before it runs `atexit` handlers, and finishing
+/// the chain calls into wasmtime (and the plugins' `fini`), which need a
+/// thread whose thread-locals are intact.
 pub fn finalize() {
     if FINALIZED.swap(true, Ordering::AcqRel) {
         return;
     }
-    if let Some(s) = session::active() {
+    let Some(s) = session::active() else {
+        return;
+    };
+    let work = move || {
         if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.finalize())).is_err() {
             eprintln!("rocwasm: finalization panicked; outputs may be incomplete");
         }
-        session::detach();
+    };
+    match std::thread::Builder::new()
+        .name("rocwasm-finalize".into())
+        .spawn(work)
+    {
+        Ok(t) => {
+            let _ = t.join();
+        }
+        // No thread to be had: do it here, as well as it goes.
+        Err(_) => work(),
     }
+    session::detach();
 }
 
 extern "C" fn at_exit() {
@@ -178,7 +199,17 @@ extern "C" fn after_fork_child() {
     }
     // The signal thread did not survive either; a new one is made for the child.
     SIGNAL_PIPE.store(-1, Ordering::Release);
-    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| session::start(config)));
+    let mut notes = Vec::new();
+    if !config.stages.is_empty() {
+        config.stages.clear();
+        notes.push(format!(
+            "forked child {}: the chain's plugins run in the parent process only",
+            std::process::id()
+        ));
+    }
+    let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        session::start_with_notes(config, notes)
+    }));
     match result {
         Ok(Ok(_)) => install_signal_handlers(),
         Ok(Err(e)) => eprintln!(

@@ -1,5 +1,6 @@
 //! One profiling run inside the application: the sdk-core [`Profiler`], the
-//! configured services, and the output sinks, from start-up to finalization.
+//! plugin chain, the configured services, and the output sinks, from
+//! start-up to finalization.
 //!
 //! The session is created once ([`start`]) and then reached through a global
 //! pointer that interposers load with one atomic read ([`active`]). It is
@@ -7,24 +8,36 @@
 //! exits, and a leaked session is cheaper than a use-after-free. After
 //! [`Session::finalize`] (or in a forked child that opted out) [`active`]
 //! returns `None` and every interposer just forwards.
+//!
+//! # Start-up order
+//!
+//! The engine's configuration is locked once, after every tool's `init`, as
+//! in the SDK. So the session configures its own context first (the kinds
+//! the sinks want that the chain does not trace, see [`sinks::SinkPlan`], and
+//! the API log), then starts the chain ([`crate::plugins`]), which configures
+//! and initialises the plugins and locks; then the session's own context
+//! starts.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 use std::sync::{Arc, Mutex};
 
 use rocwasm_core::{
-    clock, Argument, Batch, BufferPolicy, BufferTracingKind, CodeObject, DeliveryInfo, Domain,
-    KernelDispatch, KernelSymbol, MemoryAllocation, MemoryCopy, Profiler, RuntimeLibrary,
+    clock, Argument, Batch, BufferPolicy, BufferTracingKind, CodeObject, ContextId, DeliveryInfo,
+    Domain, KernelDispatch, KernelSymbol, MemoryAllocation, MemoryCopy, Profiler, RuntimeLibrary,
 };
-use rocwasm_output::{
-    OperationNames, OutputFormat, OutputOptions, Outputs, RunMetadata, SinkContext,
-};
+use rocwasm_output::{OutputFormat, OutputOptions, Outputs, RunMetadata};
+use rocwasm_runtime::Chain;
 
 use crate::args::{ArgList, Render};
+use crate::plugins::{self, summary::PluginReport};
 use crate::run_config::{RunConfig, SUMMARY_FILE};
 use crate::tracer::ApiOp;
 
 mod api_log;
+pub mod sinks;
+
+use sinks::{SinkPlan, Sinks};
 
 /// An in-flight async operation (kernel dispatch, copy); `None` when nothing traces it.
 pub type AsyncToken = Option<rocwasm_core::AsyncOp>;
@@ -37,23 +50,14 @@ pub struct Session {
     profiler: Arc<Profiler>,
     pub config: RunConfig,
     pub dir: PathBuf,
-    outputs: Mutex<Option<Outputs>>,
-    meta: Mutex<RunMetadata>,
-    names: OperationNames,
+    sinks: Arc<Sinks>,
+    /// The plugin chain, until finalization takes it.
+    plugins: Mutex<Option<Chain>>,
+    /// Problems found at start-up (already printed), for the summary.
+    start_problems: Vec<String>,
     finished: AtomicBool,
     pub kinds: Vec<BufferTracingKind>,
     api_log: Mutex<Option<Arc<api_log::ApiLog>>>,
-}
-
-/// The output's name table, completed with every operation of the registry.
-fn operation_names() -> OperationNames {
-    let names = OperationNames::new();
-    for &kind in BufferTracingKind::ALL {
-        for (op, name) in rocwasm_core::operations(kind) {
-            names.register(kind.raw(), op, name);
-        }
-    }
-    names
 }
 
 /// The live session, if any.
@@ -108,8 +112,20 @@ pub fn runtime_initialized(lib: RuntimeLibrary, version: u64) {
     }
 }
 
+/// Prints a problem now (`rocwasm:` prefix) and keeps it for the summary.
+fn problem(list: &mut Vec<String>, text: String) {
+    eprintln!("rocwasm: {text}");
+    list.push(text);
+}
+
 /// Starts the session described by `config` and publishes it.
 pub fn start(config: RunConfig) -> Result<&'static Session, String> {
+    start_with_notes(config, Vec::new())
+}
+
+/// As [`start`], with lines the summary should carry (e.g. why a forked
+/// child runs no plugins).
+pub fn start_with_notes(config: RunConfig, notes: Vec<String>) -> Result<&'static Session, String> {
     let pid = std::process::id();
     let dir = config.expand_dir(pid);
     let mut kinds = Vec::new();
@@ -130,42 +146,161 @@ pub fn start(config: RunConfig) -> Result<&'static Session, String> {
     });
     let mut meta = RunMetadata::for_current_process(config.command.clone());
     meta.start_ns = clock::now();
-
     let profiler = Arc::new(Profiler::new());
+    let sinks = Arc::new(Sinks::new(outputs, meta, profiler.clone()));
+    let mut problems = notes;
+
+    // The chain's stages, and what the chain will trace for them.
+    let specs = match plugins::spec::stage_specs(&config.stages, &dir) {
+        Ok(specs) => specs,
+        Err(e) => {
+            problem(&mut problems, format!("the plugin chain is not run: {e}"));
+            Vec::new()
+        }
+    };
+    let plan = if specs.is_empty() {
+        SinkPlan::without_chain(&kinds)
+    } else {
+        SinkPlan::new(&kinds, &plugins::spec::traced_by_chain(&specs))
+    };
+
+    let status = |what: &str, e: rocwasm_core::Status| format!("{what}: {e}");
+    let own =
+        OwnContext::new(&profiler, &config, &sinks).map_err(|e| status("create context", e))?;
+    own.trace(&profiler, &plan.own)?;
+    let api_log = if config.api_log {
+        Some(own.api_log(&profiler, &dir, &kinds)?)
+    } else {
+        None
+    };
+
+    let mut chain = None;
+    if !specs.is_empty() {
+        let output = {
+            let (sinks, plan) = (sinks.clone(), plan.clone());
+            Box::new(move |_: &DeliveryInfo, batch: &Batch| {
+                if plan.chain_only.is_empty() {
+                    sinks.write(batch);
+                } else {
+                    let mut batch = batch.clone();
+                    plan.restrict(&mut batch);
+                    sinks.write(&batch);
+                }
+            })
+        };
+        match plugins::start(&config, specs, profiler.clone(), output) {
+            Ok(c) => chain = Some(c),
+            Err(e) => {
+                problem(
+                    &mut problems,
+                    format!(
+                        "the plugin chain cannot start ({e:#}); profiling goes on without plugins"
+                    ),
+                );
+                // The chain fails before it locks the engine's
+                // configuration: the session still traces what the sinks
+                // expected from it.
+                let missing: Vec<_> = plan.from_chain.iter().copied().collect();
+                if let Err(e) = own.trace(&profiler, &missing) {
+                    problem(&mut problems, format!("tracing without the chain: {e}"));
+                }
+            }
+        }
+    }
+    profiler.lock_configuration();
+    own.start(&profiler)
+        .map_err(|e| status("start context", e))?;
+
     let session: &'static Session = Box::leak(Box::new(Session {
         profiler: profiler.clone(),
         config,
         dir,
-        outputs: Mutex::new(Some(outputs)),
-        meta: Mutex::new(meta),
-        names: operation_names(),
-        api_log: Mutex::new(None),
+        sinks,
+        plugins: Mutex::new(chain),
+        start_problems: problems,
+        api_log: Mutex::new(api_log),
         finished: AtomicBool::new(false),
-        kinds: kinds.clone(),
+        kinds,
     }));
-
-    let status = |what: &str, e: rocwasm_core::Status| format!("{what}: {e}");
-    let ctx = profiler
-        .create_context()
-        .map_err(|e| status("create context", e))?;
-    let size = if session.config.buffer_size == 0 {
-        DEFAULT_BUFFER
-    } else {
-        session.config.buffer_size
-    };
-    let sink = move |_info: DeliveryInfo, batch: Batch| session.deliver(&batch);
-    let buffer = profiler
-        .create_buffer(ctx, size, size / 2, BufferPolicy::Lossless, Arc::new(sink))
-        .map_err(|e| status("create buffer", e))?;
-    for &kind in &kinds {
-        profiler
-            .configure_buffer_tracing(ctx, kind, &[], buffer)
-            .map_err(|e| status(kind.name(), e))?;
+    session.sinks.begin();
+    for k in crate::hip::kernels::all() {
+        profiler.symbols().insert_kernel(host_symbol(&k));
     }
-    if session.config.api_log {
-        let log = Arc::new(api_log::ApiLog::new(&session.dir)?);
-        *session.api_log.lock().unwrap_or_else(|e| e.into_inner()) = Some(log.clone());
-        for &kind in &kinds {
+    SESSION.store(session as *const Session as *mut Session, Ordering::Release);
+    Ok(session)
+}
+
+/// The session's own context: the kinds the sinks take from no chain, and
+/// the API log's callbacks. Its buffer is created on first use.
+struct OwnContext {
+    ctx: ContextId,
+    size: u64,
+    sinks: Arc<Sinks>,
+    buffer: Mutex<Option<rocwasm_core::BufferId>>,
+    used: AtomicBool,
+}
+
+impl OwnContext {
+    fn new(
+        profiler: &Profiler,
+        config: &RunConfig,
+        sinks: &Arc<Sinks>,
+    ) -> Result<OwnContext, rocwasm_core::Status> {
+        Ok(OwnContext {
+            ctx: profiler.create_context()?,
+            size: if config.buffer_size == 0 {
+                DEFAULT_BUFFER
+            } else {
+                config.buffer_size
+            },
+            sinks: sinks.clone(),
+            buffer: Mutex::new(None),
+            used: AtomicBool::new(false),
+        })
+    }
+
+    /// Buffer tracing of `kinds` (all operations) into the sinks.
+    fn trace(&self, profiler: &Profiler, kinds: &[BufferTracingKind]) -> Result<(), String> {
+        if kinds.is_empty() {
+            return Ok(());
+        }
+        let mut slot = self.buffer.lock().unwrap_or_else(|e| e.into_inner());
+        let buffer = match *slot {
+            Some(b) => b,
+            None => {
+                let sinks = self.sinks.clone();
+                let sink = move |_info: DeliveryInfo, batch: Batch| sinks.write(&batch);
+                let b = profiler
+                    .create_buffer(
+                        self.ctx,
+                        self.size,
+                        self.size / 2,
+                        BufferPolicy::Lossless,
+                        Arc::new(sink),
+                    )
+                    .map_err(|e| format!("create buffer: {e}"))?;
+                *slot = Some(b);
+                b
+            }
+        };
+        for &kind in kinds {
+            profiler
+                .configure_buffer_tracing(self.ctx, kind, &[], buffer)
+                .map_err(|e| format!("{}: {e}", kind.name()))?;
+        }
+        self.used.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// `api_calls.txt`: callback tracing of the traced API kinds.
+    fn api_log(
+        &self,
+        profiler: &Profiler,
+        dir: &std::path::Path,
+        kinds: &[BufferTracingKind],
+    ) -> Result<Arc<api_log::ApiLog>, String> {
+        let log = Arc::new(api_log::ApiLog::new(dir)?);
+        for &kind in kinds {
             let Some(cb) = Domain::from_buffer_kind(kind)
                 .filter(|d| d.is_api())
                 .and_then(|d| d.callback_kind())
@@ -175,41 +310,22 @@ pub fn start(config: RunConfig) -> Result<&'static Session, String> {
             let log = log.clone();
             let sink = move |r: &rocwasm_core::CallbackRecord, _: &mut u64| log.record(r);
             profiler
-                .configure_callback_tracing(ctx, cb, &[], Arc::new(sink))
-                .map_err(|e| status(cb.name(), e))?;
+                .configure_callback_tracing(self.ctx, cb, &[], Arc::new(sink))
+                .map_err(|e| format!("{}: {e}", cb.name()))?;
+            self.used.store(true, Ordering::Relaxed);
         }
+        Ok(log)
     }
-    if let Some(chain) = &session.config.chain {
-        eprintln!(
-            "rocwasm: chain {} is not run in the process by this build (the plugin runtime is not linked yet)",
-            chain.display()
-        );
-    }
-    profiler.lock_configuration();
-    profiler
-        .start_context(ctx)
-        .map_err(|e| status("start context", e))?;
 
-    {
-        let mut guard = session.outputs.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(o) = guard.as_mut() {
-            let meta = session
-                .meta
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .clone();
-            o.begin(&SinkContext {
-                meta: &meta,
-                symbols: profiler.symbols(),
-                names: &session.names,
-            });
+    /// Starts the context if it has anything to do (the engine refuses to
+    /// start an empty one).
+    fn start(&self, profiler: &Profiler) -> Result<(), rocwasm_core::Status> {
+        if self.used.load(Ordering::Relaxed) {
+            profiler.start_context(self.ctx)
+        } else {
+            Ok(())
         }
     }
-    for k in crate::hip::kernels::all() {
-        profiler.symbols().insert_kernel(host_symbol(&k));
-    }
-    SESSION.store(session as *const Session as *mut Session, Ordering::Release);
-    Ok(session)
 }
 
 impl Session {
@@ -294,57 +410,54 @@ impl Session {
         self.profiler.emit_kernel_symbol_unregister(k.id);
     }
 
-    /// A buffer delivery, on the callback thread.
-    fn deliver(&self, batch: &Batch) {
-        let mut guard = self.outputs.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(o) = guard.as_mut() {
-            let meta = self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            o.write_batch(
-                batch,
-                &SinkContext {
-                    meta: &meta,
-                    symbols: self.profiler.symbols(),
-                    names: &self.names,
-                },
-            );
-        }
-    }
-
-    /// Flushes everything, closes the outputs, writes the summary file. Runs
-    /// once; later calls return at once.
+    /// Flushes everything, finishes the chain (each plugin's `fini`, once),
+    /// closes the outputs, writes the summary file. Runs once; later calls
+    /// return at once.
     pub fn finalize(&self) {
         if self.finished.swap(true, Ordering::AcqRel) {
             return;
         }
-        // Stops contexts and delivers every buffered record (blocking).
-        self.profiler.finalize();
-        let outputs = self
-            .outputs
+        let chain = self
+            .plugins
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take();
-        let Some(outputs) = outputs else { return };
-        let mut meta = self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        meta.end_ns = clock::now();
+        // Finishing the chain finalizes the engine first (stops contexts,
+        // delivers every buffered record: the chain's through the stages
+        // into the sinks, the session's straight into them).
+        let report = match chain {
+            Some(chain) => plugins::finish(chain),
+            None => PluginReport::default(),
+        };
+        self.profiler.finalize();
+        for p in &report.problems {
+            eprintln!("rocwasm: {p}");
+        }
+        let Some((outputs, meta)) = self.sinks.finish() else {
+            return;
+        };
         if let Err(e) = std::fs::create_dir_all(&self.dir) {
             eprintln!("rocwasm: cannot create {}: {e}", self.dir.display());
         }
-        let ctx = SinkContext {
-            meta: &meta,
-            symbols: self.profiler.symbols(),
-            names: &self.names,
-        };
-        let summary = outputs.finish(&ctx);
-        let mut text = summary.stats.render_summary(10);
+        let mut text = report.render();
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&outputs.stats.render_summary(10));
         let host_kernels = crate::hip::kernels::all().len();
         text.push_str(&format!(
-            "\nrocwasm: pid {} — {} kernels registered by HIP\n",
-            meta.pid, host_kernels
+            "\nrocwasm: pid {} — {} kernels registered by HIP; {} plugin stage(s) ran in the process\n",
+            meta.pid,
+            host_kernels,
+            report.tables.len()
         ));
-        for f in &summary.files {
+        for p in &self.start_problems {
+            text.push_str(&format!("rocwasm: {p}\n"));
+        }
+        for f in &outputs.files {
             text.push_str(&format!("rocwasm: wrote {}\n", f.display()));
         }
-        for e in &summary.errors {
+        for e in &outputs.errors {
             text.push_str(&format!("rocwasm: output error: {e:#}\n"));
         }
         if let Some(log) = self

@@ -60,7 +60,7 @@ pub fn run_file(dir: &Path, kinds: &[&str], extra: &str) -> PathBuf {
     let out = dir.join("out");
     let kinds: Vec<String> = kinds.iter().map(|k| format!("\"{k}\"")).collect();
     let text = format!(
-        r#"{{"version":1,"output_dir":"{}/%pid%","formats":["csv","json"],"kinds":[{}],"api_log":true{extra}}}"#,
+        r#"{{"version":2,"output_dir":"{}/%pid%","formats":["csv","json"],"kinds":[{}],"api_log":true{extra}}}"#,
         out.display(),
         kinds.join(",")
     );

@@ -1,0 +1,83 @@
+//! The plugins' part of `rocwasm-summary.txt`: every stage's `fini` tables
+//! (one comfy-table each, like the host's `--stats` tables and `rocwasm
+//! replay`), then what went wrong, one `rocwasm:` line each.
+
+use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+use rocwasm_runtime::SummaryTable;
+
+/// What the end of a chain leaves for the summary.
+#[derive(Debug, Default)]
+pub struct PluginReport {
+    /// Per stage in chain order, its `fini` tables.
+    pub tables: Vec<(String, Vec<SummaryTable>)>,
+    /// Failure reports, declined stages, a chain that could not start or
+    /// finish: each one line, without the `rocwasm:` prefix.
+    pub problems: Vec<String>,
+}
+
+impl PluginReport {
+    /// The tables, then the problems.
+    pub fn render(&self) -> String {
+        let mut out = String::new();
+        for (stage, tables) in &self.tables {
+            for t in tables {
+                out.push_str(&render_table(stage, t));
+                out.push('\n');
+            }
+        }
+        for p in &self.problems {
+            out.push_str("rocwasm: ");
+            out.push_str(p);
+            out.push('\n');
+        }
+        out
+    }
+}
+
+/// `[stage] title (n row(s))` over the table. Rows shorter than the header
+/// are padded: a plugin's table is its own business, not a reason to panic.
+pub fn render_table(stage: &str, t: &SummaryTable) -> String {
+    let mut table = Table::new();
+    table
+        .load_preset(UTF8_FULL_CONDENSED)
+        .set_content_arrangement(ContentArrangement::Dynamic)
+        .set_width(120)
+        .set_header(t.columns.clone());
+    for row in &t.rows {
+        let mut row = row.clone();
+        if row.len() < t.columns.len() {
+            row.resize(t.columns.len(), String::new());
+        }
+        table.add_row(row);
+    }
+    format!("[{stage}] {} ({} row(s))\n{table}", t.title, t.rows.len())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn table() -> SummaryTable {
+        SummaryTable {
+            title: "Kernel statistics".into(),
+            columns: vec!["Name".into(), "Calls".into()],
+            rows: vec![vec!["vector_add".into(), "4".into()], vec!["short".into()]],
+        }
+    }
+
+    #[test]
+    fn tables_then_problems() {
+        let report = PluginReport {
+            tables: vec![("kernel-stats".into(), vec![table()])],
+            problems: vec!["plugin `trap`: trap: unreachable".into()],
+        };
+        let text = report.render();
+        let head = text
+            .find("[kernel-stats] Kernel statistics (2 row(s))")
+            .unwrap();
+        let cell = text.find("vector_add").unwrap();
+        let problem = text.find("rocwasm: plugin `trap`").unwrap();
+        assert!(head < cell && cell < problem, "{text}");
+        assert!(text.contains("Calls"), "{text}");
+    }
+}
