@@ -54,6 +54,13 @@ pub fn stage_specs(chain: &Chain, run_dir: &Path) -> Vec<StageSpec> {
                 StageKind::Analysis => s.domains.clone(),
                 StageKind::Transform => Vec::new(),
             },
+            // What the stage sees of its kinds; for an analysis also what the
+            // chain traces (the union over its stages).
+            operations: s
+                .operations
+                .iter()
+                .map(|(kind, ops)| (*kind, ops.iter().map(|o| o.id).collect()))
+                .collect(),
             buffer: BufferSettings {
                 size: chain.settings.buffer.size,
                 watermark: chain.settings.buffer.watermark,
@@ -105,6 +112,47 @@ mod tests {
         assert_eq!(specs[0].world, Some(World::Analysis));
         assert_eq!(specs[1].domains.len(), 2);
         assert_eq!(specs[1].buffer.size, 4 << 20);
+    }
+
+    #[test]
+    fn operations_map_to_their_numbers() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("ops.toml");
+        std::fs::write(
+            &path,
+            r#"
+version = 1
+
+[[stage]]
+name = "launches"
+plugin = "api-stats"
+domains = ["hip_runtime_api", "kernel_dispatch"]
+operations = { hip_runtime_api = ["hipLaunchKernel", "hipMemcpy"] }
+"#,
+        )
+        .unwrap();
+        let chain = Chain::load(
+            &path,
+            &LoadOptions {
+                plugin_path: vec![],
+                check_plugins: false,
+            },
+        )
+        .unwrap();
+        let specs = stage_specs(&chain, Path::new("o"));
+        let hip = rocwasm_core::BufferTracingKind::HipRuntimeApi;
+        let want: Vec<u32> = ["hipLaunchKernel", "hipMemcpy"]
+            .iter()
+            .map(|n| rocwasm_core::operation_by_name(hip, n).unwrap())
+            .collect();
+        let mut got = specs[0].operations[&hip].clone();
+        got.sort_unstable();
+        let mut want_sorted = want.clone();
+        want_sorted.sort_unstable();
+        assert_eq!(got, want_sorted);
+        assert!(!specs[0]
+            .operations
+            .contains_key(&rocwasm_core::BufferTracingKind::KernelDispatch));
     }
 
     #[test]

@@ -1,32 +1,63 @@
-//! [`Chain`]: the ordered stages of a run and their common life cycle.
+//! [`Chain`]: the ordered stages of a run, their common life cycle, and the
+//! chain's one shared delivery.
 //!
 //! ```text
-//! new:     compile all → configure all (decliners dropped) → init all → lock
-//! deliver: batch → transform 1 → transform 2 → …   (each sees its kinds only;
-//!                  analyses see the batch as the stages before them left it)
+//! new:     chain context → compile all → configure all (decliners dropped)
+//!          → on the chain context: one buffer (own callback thread) tracing
+//!            the union of the stages' domains and operations
+//!          → init all → lock → start the chain context
+//! deliver: batch → stage 1 → stage 2 → … → output
+//!          (each stage sees its kinds and operations only; a transform's
+//!           output is what the stages after it see)
 //! finish:  final flush of every buffer → fini of each plugin, once, in order
 //! ```
 //!
-//! A stage sees only the buffer kinds in its [`KindFilter`]. For a transform,
-//! records outside its filter bypass it and rejoin its output, so a kernel
-//! filter never eats API calls. A transform that fails passes its input on
-//! unchanged (downstream stages then see unfiltered records rather than
-//! none). Analyses see the chain's batches in delivery order.
+//! # One delivery per chain
+//!
+//! A chain file's `domains` are a shortcut: "trace these kinds for this
+//! stage". The chain does that once for all its stages, as one SDK tool
+//! would: one context (the *chain context*), one buffer, buffer tracing of
+//! the union of the stages' domains (all operations of a kind as soon as one
+//! stage wants them all, else the union of their operation lists). Each batch
+//! of that buffer flows through the stages in order, on the buffer's own
+//! callback thread, and reaches each stage filtered to its own domains and
+//! operations ([`StageView`]); then the optional chain output
+//! ([`Chain::set_output`]) gets the batch as the last stage left it. Stages
+//! that name no domains receive nothing from this buffer (transforms, which
+//! cannot trace, see all of it through their kind filter).
+//!
+//! A plugin that sets up contexts and buffers of its own in `init` gets its
+//! own buffers, delivered to it alone, exactly like an SDK tool. It may also
+//! configure callback tracing and external-correlation requests on the chain
+//! context (`tool-info.chain-context`), so that its answers land on the
+//! records the chain buffers: that is how `correlation-tagger` tags the
+//! dispatches every other stage sees.
+//!
+//! Batches handed to [`Chain::deliver`] (replay, or a host that buffers
+//! elsewhere) take the same path; there a stage without domains sees what its
+//! kind filter accepts, since nothing was traced for anyone.
+//!
+//! A transform that fails passes its input on unchanged (downstream stages
+//! then see unfiltered records rather than none); records outside its filter
+//! bypass it and rejoin its output, so a kernel filter never eats API calls.
 
-use std::collections::BTreeSet;
-use std::sync::Arc;
+use std::collections::{BTreeMap, BTreeSet};
+use std::sync::{Arc, Mutex, Weak};
 
-use anyhow::{bail, Context, Result};
-use rocwasm_core::{Batch, BufferTracingKind, ContextId, DeliveryInfo, Profiler};
+use anyhow::{anyhow, bail, Context, Result};
+use rocwasm_core::{
+    Batch, BufferId, BufferSink, BufferTracingKind, ContextId, DeliveryInfo, Profiler, Status,
+};
 
 use crate::bindings::types as wit;
 use crate::convert;
 use crate::failure::{FailureLog, FailureReport};
-use crate::filter::{self, KindFilter};
+use crate::filter::{self, KindFilter, OpFilter, StageView};
+use crate::host::OperationNameTable;
 use crate::plugin::{Aborted, Plugin};
 use crate::runtime::Runtime;
 use crate::spec::{BufferSettings, StageSpec};
-use crate::stage::{RunState, StageCell, StageSink};
+use crate::stage::{RunState, StageCell};
 use crate::world::World;
 
 /// rocwasm's version as plugins see it: 10000·major + 100·minor + patch.
@@ -42,6 +73,10 @@ pub struct HostEnv {
     pub runtime_version: u32,
     /// True when records come from a recorded trace.
     pub replay: bool,
+    /// Operation names beyond this build's registry (a replayed trace's,
+    /// including the synthetic numbers it registered for unknown names);
+    /// the `names` imports ask it first. `None`: the registry only.
+    pub operation_names: Option<Arc<dyn OperationNameTable>>,
 }
 
 impl HostEnv {
@@ -50,19 +85,181 @@ impl HostEnv {
             profiler,
             runtime_version: 0,
             replay: false,
+            operation_names: None,
         }
     }
+
+    /// Marks the records as coming from a recorded trace.
+    pub fn with_replay(mut self, replay: bool) -> Self {
+        self.replay = replay;
+        self
+    }
+
+    pub fn with_runtime_version(mut self, version: u32) -> Self {
+        self.runtime_version = version;
+        self
+    }
+
+    /// Lets plugins' `names` imports resolve the operations of `table`.
+    pub fn with_operation_names(mut self, table: Arc<dyn OperationNameTable>) -> Self {
+        self.operation_names = Some(table);
+        self
+    }
 }
+
+/// Receives every batch of the chain's buffer after the last stage, with
+/// its delivery info, on the buffer's callback thread (host sinks: files,
+/// tables). Batches given to [`Chain::deliver`] are returned instead.
+pub type ChainOutput = Box<dyn FnMut(&DeliveryInfo, &Batch) + Send>;
 
 struct Stage {
     name: String,
     world: World,
-    kinds: KindFilter,
+    /// What the stage sees of batches handed to [`Chain::deliver`].
+    view: StageView,
+    /// What it sees of the chain buffer's batches; `None` = nothing.
+    traced: Option<StageView>,
     domains: Vec<BufferTracingKind>,
+    operations: BTreeMap<BufferTracingKind, Vec<u32>>,
     buffer: BufferSettings,
     cell: Arc<StageCell>,
-    /// The context the chain created for `domains`.
-    context: Option<ContextId>,
+}
+
+impl Stage {
+    fn new(spec: &StageSpec, world: World, cell: Arc<StageCell>) -> Stage {
+        let ops = OpFilter::new(&spec.operations);
+        let (view, traced) = match (world, spec.domains.is_empty()) {
+            // A transform filters whatever the chain carries.
+            (World::Transform, _) => {
+                let v = StageView::new(spec.kinds.clone(), ops);
+                (v.clone(), Some(v))
+            }
+            // An analysis that asked for nothing traced sees replayed or
+            // host-delivered batches only.
+            (World::Analysis, true) => (StageView::new(spec.kinds.clone(), ops), None),
+            (World::Analysis, false) => {
+                let kinds = spec
+                    .kinds
+                    .intersect(&KindFilter::only(spec.domains.iter().copied()));
+                let v = StageView::new(kinds, ops);
+                (v.clone(), Some(v))
+            }
+        };
+        Stage {
+            name: spec.name.clone(),
+            world,
+            view,
+            traced,
+            domains: spec.domains.clone(),
+            operations: spec.operations.clone(),
+            buffer: spec.buffer,
+            cell,
+        }
+    }
+}
+
+/// Where a batch came from, which decides each stage's view of it.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Source {
+    Caller,
+    ChainBuffer,
+}
+
+/// The stages after `configure`, shared with the chain buffer's sink.
+struct Pipeline {
+    stages: Vec<Stage>,
+    run: Arc<RunState>,
+    output: Mutex<Option<ChainOutput>>,
+}
+
+impl Pipeline {
+    /// Runs one batch through the stages in order; returns it as the last
+    /// transform left it.
+    fn run(
+        &self,
+        info: wit::DeliveryInfo,
+        mut batch: wit::Batch,
+        from: Source,
+    ) -> Result<wit::Batch> {
+        self.check_abort()?;
+        for stage in &self.stages {
+            let view = match from {
+                Source::Caller => &stage.view,
+                Source::ChainBuffer => match &stage.traced {
+                    Some(v) => v,
+                    None => continue,
+                },
+            };
+            match stage.world {
+                World::Transform => {
+                    let (seen, rest) = view.split(batch);
+                    let out = if convert::wit_len(&seen) == 0 {
+                        None
+                    } else {
+                        stage
+                            .cell
+                            .with(|p| p.transform(info, &seen))
+                            .map_err(|a| self.stop(a))?
+                    };
+                    batch = filter::merge(out.unwrap_or(seen), rest);
+                }
+                World::Analysis => {
+                    let selected = view.select(&batch);
+                    let seen = selected.as_ref().unwrap_or(&batch);
+                    let n = convert::wit_len(seen) as u64;
+                    if n > 0 {
+                        stage
+                            .cell
+                            .with(|p| p.deliver_counted(info, seen, n))
+                            .map_err(|a| self.stop(a))?;
+                    }
+                }
+            }
+        }
+        self.check_abort()?;
+        Ok(batch)
+    }
+
+    /// Hands a final batch to the chain output, if one is set.
+    fn emit(&self, info: &DeliveryInfo, batch: wit::Batch) {
+        let mut output = self.output.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(f) = output.as_mut() {
+            f(info, &convert::batch_from_wit(batch));
+        }
+    }
+
+    /// Remembers an abort so every later call refuses too.
+    fn stop(&self, a: Aborted) -> anyhow::Error {
+        let mut slot = self.run.aborted.lock().unwrap_or_else(|e| e.into_inner());
+        slot.get_or_insert_with(|| a.0.clone());
+        aborted(a)
+    }
+
+    fn check_abort(&self) -> Result<()> {
+        let a = self.run.aborted.lock().unwrap_or_else(|e| e.into_inner());
+        match &*a {
+            Some(r) => Err(aborted(Aborted(r.clone()))),
+            None => Ok(()),
+        }
+    }
+}
+
+/// The engine's handle on the chain buffer. Weak, so the engine (which may
+/// outlive the chain) does not keep the plugins alive.
+struct ChainSink(Weak<Pipeline>);
+
+impl BufferSink for ChainSink {
+    fn deliver(&self, info: DeliveryInfo, batch: Batch) {
+        let Some(pipeline) = self.0.upgrade() else {
+            return;
+        };
+        let winfo = convert::delivery_info_to_wit(info);
+        // An abort is remembered in the run state; the chain's next call
+        // (at the latest `finish`) reports it.
+        if let Ok(out) = pipeline.run(winfo, convert::batch_to_wit(batch), Source::ChainBuffer) {
+            pipeline.emit(&info, out);
+        }
+    }
 }
 
 /// What a finished run leaves.
@@ -78,24 +275,58 @@ pub struct ChainOutcome {
 
 pub struct Chain {
     env: HostEnv,
-    stages: Vec<Stage>,
+    pipeline: Arc<Pipeline>,
     declined: Vec<String>,
     failures: FailureLog,
-    run: Arc<RunState>,
+    context: Option<ContextId>,
+    buffer: Option<BufferId>,
 }
 
 impl Chain {
-    /// Compiles, instantiates, configures and initialises every stage, then
-    /// locks the engine's configuration.
+    /// Compiles, instantiates, configures and initialises every stage, sets
+    /// up the chain's shared context and buffer, then locks the engine's
+    /// configuration and starts tracing.
     pub fn new(runtime: Arc<Runtime>, env: HostEnv, specs: Vec<StageSpec>) -> Result<Chain> {
+        Self::build(runtime, env, specs, None)
+    }
+
+    /// As [`Chain::new`], with the chain output in place before tracing
+    /// starts, so that it receives every batch of the chain's buffer.
+    pub fn with_output(
+        runtime: Arc<Runtime>,
+        env: HostEnv,
+        specs: Vec<StageSpec>,
+        output: ChainOutput,
+    ) -> Result<Chain> {
+        Self::build(runtime, env, specs, Some(output))
+    }
+
+    fn build(
+        runtime: Arc<Runtime>,
+        env: HostEnv,
+        specs: Vec<StageSpec>,
+        output: Option<ChainOutput>,
+    ) -> Result<Chain> {
         let mut names = BTreeSet::new();
         for s in &specs {
             if !names.insert(s.name.as_str()) {
                 bail!("two stages are called `{}`", s.name);
             }
         }
+        // The chain context exists before `configure` so that every plugin
+        // learns its id. Without domains it is only an offer.
+        let context = match env.profiler.create_context() {
+            Ok(c) => Some(c),
+            Err(s) if specs.iter().any(|s| !s.domains.is_empty()) => {
+                bail!("creating the chain's context: {s}")
+            }
+            Err(_) => None,
+        };
         let failures = FailureLog::default();
-        let run = Arc::new(RunState::default());
+        let run = Arc::new(RunState {
+            aborted: Mutex::default(),
+            chain_context: context,
+        });
         let mut stages = Vec::new();
         for spec in specs {
             let compiled = runtime
@@ -117,105 +348,110 @@ impl Chain {
                     spec.name
                 );
             }
-            let (name, world, kinds) = (spec.name.clone(), compiled.world, spec.kinds.clone());
-            let (domains, buffer) = (spec.domains.clone(), spec.buffer);
+            let world = compiled.world;
             let plugin = Plugin::new(
                 runtime.clone(),
                 compiled,
-                spec,
+                spec.clone(),
                 env.clone(),
                 failures.clone(),
             )?;
             let cell = StageCell::new(plugin, run.clone());
-            stages.push(Stage {
-                name,
-                world,
-                kinds,
-                domains,
-                buffer,
-                cell,
-                context: None,
-            });
+            stages.push(Stage::new(&spec, world, cell));
         }
-        let mut chain = Chain {
-            env,
-            stages,
-            declined: Vec::new(),
-            failures,
-            run,
-        };
 
         // Every configure before any init; decliners leave the chain.
         let mut kept = Vec::new();
-        for (priority, stage) in std::mem::take(&mut chain.stages).into_iter().enumerate() {
+        let mut declined = Vec::new();
+        for (priority, stage) in stages.into_iter().enumerate() {
             let info = wit::ToolInfo {
                 version: VERSION,
-                runtime_version: chain.env.runtime_version,
+                runtime_version: env.runtime_version,
                 priority: priority as u32,
                 name: stage.name.clone(),
-                replay: chain.env.replay,
+                replay: env.replay,
                 domains: stage.domains.iter().map(|k| k.raw()).collect(),
+                chain_context: context.map(|c| c.0),
             };
             if stage.cell.with(|p| p.configure(info)).map_err(aborted)? {
                 kept.push(stage);
             } else {
-                chain.declined.push(stage.name.clone());
+                declined.push(stage.name.clone());
             }
         }
-        chain.stages = kept;
-        for stage in &mut chain.stages {
-            stage.context = set_up_domains(&chain.env.profiler, stage)?;
-        }
-        for stage in &chain.stages {
+        let pipeline = Arc::new(Pipeline {
+            stages: kept,
+            run,
+            output: Mutex::new(output),
+        });
+        let buffer = match context {
+            Some(ctx) => trace_domains(&env.profiler, ctx, &pipeline)?,
+            None => None,
+        };
+        for stage in &pipeline.stages {
             stage.cell.with(|p| p.init()).map_err(aborted)?;
         }
-        chain.env.profiler.lock_configuration();
-        for stage in &chain.stages {
-            if let Some(ctx) = stage.context {
-                chain.env.profiler.start_context(ctx).map_err(|s| {
-                    anyhow::anyhow!("stage `{}`: starting its context: {s}", stage.name)
-                })?;
+        env.profiler.lock_configuration();
+        if let Some(ctx) = context {
+            // Without domains and without any plugin's services on it, the
+            // context has nothing to do and the engine refuses to start it.
+            match env.profiler.start_context(ctx) {
+                Ok(()) | Err(Status::ContextInvalid) => {}
+                Err(s) => bail!("starting the chain's context: {s}"),
             }
         }
-        Ok(chain)
+        Ok(Chain {
+            env,
+            pipeline,
+            declined,
+            failures,
+            context,
+            buffer,
+        })
     }
 
     /// The stages left after `configure`, in order.
     pub fn stage_names(&self) -> Vec<&str> {
-        self.stages.iter().map(|s| s.name.as_str()).collect()
+        self.pipeline
+            .stages
+            .iter()
+            .map(|s| s.name.as_str())
+            .collect()
+    }
+
+    /// The chain's shared context (`tool-info.chain-context`), if any. Hosts
+    /// push external correlation ids on it; its buffer carries the stages'
+    /// domains.
+    pub fn context(&self) -> Option<ContextId> {
+        self.context
+    }
+
+    /// The chain's buffer, when some stage names domains. Flushing it runs
+    /// what it holds through the stages and into the output.
+    pub fn buffer(&self) -> Option<BufferId> {
+        self.buffer
+    }
+
+    /// Sets (or replaces) the chain output: it receives every later batch
+    /// of the chain's buffer after the last stage. Batches delivered before
+    /// it is set are not kept; use [`Chain::with_output`] to miss none.
+    pub fn set_output(&self, output: ChainOutput) {
+        *self
+            .pipeline
+            .output
+            .lock()
+            .unwrap_or_else(|e| e.into_inner()) = Some(output);
     }
 
     /// Delivers one batch through the chain and returns it as the last
-    /// transform left it (for the host's own sinks).
+    /// transform left it (for the host's own sinks; the chain output is not
+    /// called).
     pub fn deliver(&self, info: DeliveryInfo, batch: Batch) -> Result<Batch> {
-        self.check_abort()?;
         let info = convert::delivery_info_to_wit(info);
-        let mut batch = convert::batch_to_wit(batch);
-        for stage in &self.stages {
-            match stage.world {
-                World::Transform => {
-                    let (seen, rest) = stage.kinds.split(batch);
-                    let out = stage
-                        .cell
-                        .with(|p| p.transform(info, &seen))
-                        .map_err(|a| self.stop(a))?;
-                    batch = filter::merge(out.unwrap_or(seen), rest);
-                }
-                World::Analysis => {
-                    let view = stage.kinds.select(&batch);
-                    let seen = view.as_ref().unwrap_or(&batch);
-                    let n = convert::wit_len(seen) as u64;
-                    if n > 0 {
-                        stage
-                            .cell
-                            .with(|p| p.deliver_counted(info, seen, n))
-                            .map_err(|a| self.stop(a))?;
-                    }
-                }
-            }
-        }
-        self.check_abort()?;
-        Ok(convert::batch_from_wit(batch))
+        let out = self
+            .pipeline
+            .run(info, convert::batch_to_wit(batch), Source::Caller)?;
+        Ok(convert::batch_from_wit(out))
     }
 
     /// The failures so far.
@@ -223,16 +459,18 @@ impl Chain {
         self.failures.reports()
     }
 
-    /// Final flush of every buffer (the engine is finalised), then each
-    /// plugin's `fini` exactly once, in chain order.
+    /// Final flush of every buffer (the engine is finalised; the chain
+    /// buffer's last batches go through the stages and the output), then
+    /// each plugin's `fini` exactly once, in chain order.
     pub fn finish(self) -> Result<ChainOutcome> {
         self.env.profiler.finalize();
-        for stage in &self.stages {
+        let stages = &self.pipeline.stages;
+        for stage in stages {
             stage.cell.drain();
         }
         let mut summaries = Vec::new();
         let mut abort = None;
-        for stage in &self.stages {
+        for stage in stages {
             match stage.cell.with(|p| p.fini()) {
                 Ok(tables) => summaries.push((stage.name.clone(), tables)),
                 Err(Aborted(r)) => {
@@ -244,52 +482,136 @@ impl Chain {
         if let Some(r) = abort {
             return Err(aborted(Aborted(r)));
         }
-        self.check_abort()?;
+        self.pipeline.check_abort()?;
         Ok(ChainOutcome {
             summaries,
             failures: self.failures.reports(),
             declined: self.declined,
         })
     }
-
-    /// Remembers an abort so every later call refuses too.
-    fn stop(&self, a: Aborted) -> anyhow::Error {
-        let mut slot = self.run.aborted.lock().unwrap_or_else(|e| e.into_inner());
-        slot.get_or_insert_with(|| a.0.clone());
-        aborted(a)
-    }
-
-    fn check_abort(&self) -> Result<()> {
-        let a = self.run.aborted.lock().unwrap_or_else(|e| e.into_inner());
-        match &*a {
-            Some(r) => Err(aborted(Aborted(r.clone()))),
-            None => Ok(()),
-        }
-    }
 }
 
-/// Creates the context, buffer and services a stage's `domains` ask for.
-fn set_up_domains(profiler: &Profiler, stage: &Stage) -> Result<Option<ContextId>> {
-    if stage.domains.is_empty() {
+/// The buffer services of the chain from each stage's `(domains,
+/// operations)`: per kind of any stage's domains, the operations to trace
+/// (empty = all, because some stage wants them all).
+fn services<'a>(
+    stages: impl IntoIterator<
+        Item = (
+            &'a [BufferTracingKind],
+            &'a BTreeMap<BufferTracingKind, Vec<u32>>,
+        ),
+    >,
+) -> BTreeMap<BufferTracingKind, Vec<u32>> {
+    // `None` = every operation.
+    let mut union: BTreeMap<BufferTracingKind, Option<BTreeSet<u32>>> = BTreeMap::new();
+    for (domains, operations) in stages {
+        for kind in domains {
+            let wanted = operations
+                .get(kind)
+                .filter(|ops| !ops.is_empty())
+                .map(|ops| ops.iter().copied().collect::<BTreeSet<u32>>());
+            match union.get_mut(kind) {
+                None => {
+                    union.insert(*kind, wanted);
+                }
+                Some(Some(have)) => match wanted {
+                    Some(more) => have.extend(more),
+                    None => *union.get_mut(kind).expect("present") = None,
+                },
+                Some(None) => {}
+            }
+        }
+    }
+    union
+        .into_iter()
+        .map(|(k, ops)| (k, ops.map(|s| s.into_iter().collect()).unwrap_or_default()))
+        .collect()
+}
+
+/// Creates the chain buffer, on a callback thread of its own, and traces the
+/// stages' domains into it. `None` when no stage names domains.
+fn trace_domains(
+    profiler: &Profiler,
+    ctx: ContextId,
+    pipeline: &Arc<Pipeline>,
+) -> Result<Option<BufferId>> {
+    let services = services(
+        pipeline
+            .stages
+            .iter()
+            .map(|s| (s.domains.as_slice(), &s.operations)),
+    );
+    if services.is_empty() {
         return Ok(None);
     }
-    let err = |s: rocwasm_core::Status| {
-        anyhow::anyhow!("stage `{}`: setting up its domains: {s}", stage.name)
-    };
-    let ctx = profiler.create_context().map_err(err)?;
-    let sink = Arc::new(StageSink(Arc::downgrade(&stage.cell)));
-    let b = &stage.buffer;
+    let err = |what: &'static str| move |s: Status| anyhow!("the chain's buffer: {what}: {s}");
+    let b = pipeline
+        .stages
+        .iter()
+        .find(|s| !s.domains.is_empty())
+        .map(|s| s.buffer)
+        .unwrap_or_default();
+    let sink = Arc::new(ChainSink(Arc::downgrade(pipeline)));
     let buffer = profiler
         .create_buffer(ctx, b.size, b.watermark, b.policy, sink)
-        .map_err(err)?;
-    for kind in &stage.domains {
+        .map_err(err("create-buffer"))?;
+    // Its own thread: the stages' calls from here may wait for a stage's
+    // lock whose holder waits for a flush of the plugin's own buffer, which
+    // the default thread must stay free to deliver.
+    let thread = profiler
+        .create_callback_thread()
+        .map_err(err("create-callback-thread"))?;
+    profiler
+        .assign_callback_thread(buffer, thread)
+        .map_err(err("assign-callback-thread"))?;
+    for (kind, ops) in &services {
         profiler
-            .configure_buffer_tracing(ctx, *kind, &[], buffer)
-            .map_err(err)?;
+            .configure_buffer_tracing(ctx, *kind, ops, buffer)
+            .map_err(|s| anyhow!("the chain's buffer: tracing {}: {s}", kind.name()))?;
     }
-    Ok(Some(ctx))
+    Ok(Some(buffer))
 }
 
 fn aborted(a: Aborted) -> anyhow::Error {
-    anyhow::anyhow!("run aborted: {}", a.0)
+    anyhow!("run aborted: {}", a.0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocwasm_core::BufferTracingKind as K;
+
+    type Spec = (Vec<K>, BTreeMap<K, Vec<u32>>);
+
+    fn stage(domains: &[K], ops: &[(K, &[u32])]) -> Spec {
+        (
+            domains.to_vec(),
+            ops.iter().map(|(k, o)| (*k, o.to_vec())).collect(),
+        )
+    }
+
+    fn union(stages: &[Spec]) -> BTreeMap<K, Vec<u32>> {
+        services(stages.iter().map(|(d, o)| (d.as_slice(), o)))
+    }
+
+    #[test]
+    fn operation_lists_unite_and_all_wins() {
+        let a = stage(
+            &[K::HipRuntimeApi, K::KernelDispatch],
+            &[(K::HipRuntimeApi, &[3, 1])],
+        );
+        let b = stage(&[K::HipRuntimeApi], &[(K::HipRuntimeApi, &[2])]);
+        let c = stage(&[K::KernelDispatch], &[(K::KernelDispatch, &[2])]);
+        let u = union(&[a, b.clone(), c.clone()]);
+        assert_eq!(u[&K::HipRuntimeApi], vec![1, 2, 3]);
+        assert!(u[&K::KernelDispatch].is_empty(), "a wants every dispatch");
+        let u = union(&[c.clone(), b.clone()]);
+        assert_eq!(u[&K::KernelDispatch], vec![2]);
+        // All first, then a list: still all.
+        let all = stage(&[K::HipRuntimeApi], &[]);
+        assert!(union(&[all, b])[&K::HipRuntimeApi].is_empty());
+        // Operations of a kind outside the domains trace nothing.
+        let stray = stage(&[K::KernelDispatch], &[(K::MemoryCopy, &[1])]);
+        assert!(!union(&[stray]).contains_key(&K::MemoryCopy));
+    }
 }

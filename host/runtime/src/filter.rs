@@ -1,11 +1,16 @@
-//! Per-stage kind filters: a stage sees only the buffer kinds it asked for.
+//! Per-stage filters: a stage sees only the buffer kinds, and of those the
+//! operations, it asked for.
 //!
 //! Every table of a batch holds one kind, except the API table, whose rows
 //! carry their kind (HIP, HSA, marker …) in a column; that table is filtered
-//! row by row, the others as a whole.
+//! row by row, the others as a whole. [`KindFilter`] does that without
+//! copying when a stage sees everything. An [`OpFilter`] narrows kinds further
+//! to some operations (API functions, copy directions, allocation verbs); a
+//! [`StageView`] is the two together, what one stage sees of a batch.
 
-use std::collections::BTreeSet;
+use std::collections::{BTreeMap, BTreeSet};
 
+use rocwasm_core::registry::kernel_dispatch_op;
 use rocwasm_core::{ApiCallColumns, Batch, BufferTracingKind as K};
 
 use crate::bindings::types as wit;
@@ -32,6 +37,15 @@ impl KindFilter {
 
     pub fn accepts(&self, kind: K) -> bool {
         self.0.is_empty() || self.0.contains(&kind)
+    }
+
+    /// The kinds both filters accept (`all` is the neutral element).
+    pub fn intersect(&self, other: &KindFilter) -> KindFilter {
+        match (self.is_all(), other.is_all()) {
+            (true, _) => other.clone(),
+            (_, true) => self.clone(),
+            _ => KindFilter(self.0.intersection(&other.0).copied().collect()),
+        }
     }
 
     fn accepts_raw(&self, raw: u32) -> bool {
@@ -155,6 +169,112 @@ pub fn merge(out: wit::Batch, mut rest: Batch) -> wit::Batch {
     batch_to_wit(out)
 }
 
+/// Per-kind operation filters. A kind absent here (or given an empty list)
+/// passes every operation, as an empty operation list does in the SDK.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct OpFilter(BTreeMap<K, BTreeSet<u32>>);
+
+impl OpFilter {
+    /// Every operation of every kind.
+    pub fn all() -> Self {
+        OpFilter::default()
+    }
+
+    /// From a stage's `operations` map; empty lists mean "all of that kind".
+    pub fn new(ops: &BTreeMap<K, Vec<u32>>) -> Self {
+        OpFilter(
+            ops.iter()
+                .filter(|(_, list)| !list.is_empty())
+                .map(|(k, list)| (*k, list.iter().copied().collect()))
+                .collect(),
+        )
+    }
+
+    pub fn is_all(&self) -> bool {
+        self.0.is_empty()
+    }
+
+    pub fn allows(&self, kind: K, op: u32) -> bool {
+        self.0.get(&kind).is_none_or(|ops| ops.contains(&op))
+    }
+
+    fn allows_raw(&self, raw: u32, op: u32) -> bool {
+        K::from_raw(raw).is_none_or(|k| self.allows(k, op))
+    }
+}
+
+/// What one stage sees of a batch: its kinds, and of those its operations.
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub struct StageView {
+    pub kinds: KindFilter,
+    pub ops: OpFilter,
+}
+
+impl StageView {
+    pub fn new(kinds: KindFilter, ops: OpFilter) -> Self {
+        StageView { kinds, ops }
+    }
+
+    /// As [`KindFilter::select`], with the operation filter applied.
+    pub fn select(&self, batch: &wit::Batch) -> Option<wit::Batch> {
+        if self.ops.is_all() {
+            return self.kinds.select(batch);
+        }
+        let (seen, _) = self.partition(batch_from_wit(batch.clone()));
+        Some(batch_to_wit(seen))
+    }
+
+    /// As [`KindFilter::split`], with the operation filter applied.
+    pub fn split(&self, batch: wit::Batch) -> (wit::Batch, Batch) {
+        if self.ops.is_all() {
+            return self.kinds.split(batch);
+        }
+        let (seen, rest) = self.partition(batch_from_wit(batch));
+        (batch_to_wit(seen), rest)
+    }
+
+    /// Rows this stage sees, and the others, each table in its order.
+    fn partition(&self, mut all: Batch) -> (Batch, Batch) {
+        let mut seen = Batch::default();
+        let mut rest = Batch::default();
+        let (kinds, ops) = (&self.kinds, &self.ops);
+        for r in std::mem::take(&mut all.api_calls).rows() {
+            if kinds.accepts_raw(r.kind) && ops.allows_raw(r.kind, r.operation) {
+                seen.api_calls.push(r)
+            } else {
+                rest.api_calls.push(r)
+            }
+        }
+        // Tables of one kind, each row with its operation.
+        macro_rules! table {
+            ($t:ident, $kind:expr, |$r:ident| $op:expr) => {
+                for $r in std::mem::take(&mut all.$t).rows() {
+                    if kinds.accepts($kind) && ops.allows($kind, $op) {
+                        seen.$t.push($r)
+                    } else {
+                        rest.$t.push($r)
+                    }
+                }
+            };
+        }
+        // Buffered dispatches are always COMPLETE (FACTS §1).
+        table!(kernel_dispatches, K::KernelDispatch, |r| {
+            let _ = &r;
+            kernel_dispatch_op::COMPLETE
+        });
+        table!(memory_copies, K::MemoryCopy, |r| r.operation);
+        table!(memory_allocations, K::MemoryAllocation, |r| r.operation);
+        table!(scratch_memory, K::ScratchMemory, |r| r.operation);
+        table!(retirements, K::CorrelationIdRetirement, |r| {
+            let _ = &r;
+            0
+        });
+        table!(runtime_initializations, K::RuntimeInitialization, |r| r
+            .operation);
+        (seen, rest)
+    }
+}
+
 fn api_to_core(t: wit::ApiCallColumns) -> ApiCallColumns {
     let mut b = wit_empty();
     b.api_calls = t;
@@ -202,6 +322,59 @@ mod tests {
         assert!(s.memory_copies.bytes.is_empty());
         assert_eq!(f.count(&sample()), 2);
         assert!(KindFilter::all().select(&sample()).is_none());
+    }
+
+    #[test]
+    fn operation_filters_narrow_rows_within_their_kinds() {
+        let mut b = Batch::default();
+        for (op, id) in [(5, 1), (6, 2), (5, 3)] {
+            b.api_calls.push(ApiCall {
+                kind: K::HipRuntimeApi as u32,
+                operation: op,
+                correlation_id: id,
+                ..Default::default()
+            });
+        }
+        b.api_calls.push(ApiCall {
+            kind: K::HsaCoreApi as u32,
+            operation: 6,
+            correlation_id: 4,
+            ..Default::default()
+        });
+        for dir in [2, 3, 2] {
+            b.memory_copies.push(MemoryCopy {
+                operation: dir,
+                ..Default::default()
+            });
+        }
+        let ops = OpFilter::new(&BTreeMap::from([
+            (K::HipRuntimeApi, vec![5]),
+            (K::MemoryCopy, vec![3]),
+            (K::KernelDispatch, vec![]),
+        ]));
+        assert!(ops.allows(K::HsaCoreApi, 99) && ops.allows(K::KernelDispatch, 1));
+        let view = StageView::new(KindFilter::all(), ops.clone());
+        let seen = view.select(&batch_to_wit(b.clone())).unwrap();
+        assert_eq!(seen.api_calls.correlation_id, vec![1, 3, 4]);
+        assert_eq!(seen.memory_copies.operation, vec![3]);
+
+        // Kinds and operations together; what a transform does not see
+        // passes it by.
+        let view = StageView::new(KindFilter::only([K::HipRuntimeApi]), ops);
+        let (seen, rest) = view.split(batch_to_wit(b));
+        assert_eq!(seen.api_calls.correlation_id, vec![1, 3]);
+        assert!(seen.memory_copies.operation.is_empty());
+        assert_eq!(rest.api_calls.correlation_id, vec![2, 4]);
+        assert_eq!(rest.memory_copies.len(), 3);
+    }
+
+    #[test]
+    fn intersect_treats_all_as_neutral() {
+        let a = KindFilter::only([K::KernelDispatch, K::MemoryCopy]);
+        let b = KindFilter::only([K::MemoryCopy, K::HipRuntimeApi]);
+        assert_eq!(a.intersect(&b), KindFilter::only([K::MemoryCopy]));
+        assert_eq!(KindFilter::all().intersect(&b), b);
+        assert_eq!(a.intersect(&KindFilter::all()), a);
     }
 
     #[test]

@@ -36,9 +36,10 @@ mod stage;
 mod state;
 pub mod world;
 
-pub use chain::{Chain, ChainOutcome, HostEnv};
+pub use chain::{Chain, ChainOutcome, ChainOutput, HostEnv};
 pub use failure::{FailureCause, FailurePolicy, FailureReport};
-pub use filter::KindFilter;
+pub use filter::{KindFilter, OpFilter, StageView};
+pub use host::OperationNameTable;
 pub use plugin::Plugin;
 pub use runtime::{CompiledPlugin, PluginInfo, Runtime, RuntimeConfig};
 pub use spec::{BufferSettings, Limits, StageSpec};

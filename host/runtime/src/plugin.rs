@@ -499,6 +499,7 @@ pub(crate) fn default_tool_info(name: &str) -> wit::ToolInfo {
         name: name.into(),
         replay: false,
         domains: Vec::new(),
+        chain_context: None,
     }
 }
 

@@ -60,15 +60,23 @@ pub struct StageSpec {
     pub output_dir: Option<PathBuf>,
     /// The world the chain expects; `None` = whatever the component is.
     pub world: Option<World>,
-    /// Kinds the host traces *for* the plugin (the chain file's `domains`):
-    /// before `init` the chain creates a context, a buffer ([`Self::buffer`])
-    /// delivering to this plugin and these buffer-tracing services, and tells
-    /// the plugin in `tool-info.domains`. Empty: the plugin sets up its own.
+    /// Kinds the host traces *for* the plugin (the chain file's `domains`).
+    /// The chain traces the union of its stages' domains on one shared
+    /// context into one buffer, and each of its batches reaches this stage
+    /// with only these kinds (see [`crate::chain`]); the plugin learns them in
+    /// `tool-info.domains`. Empty: the plugin sets up its own services, and
+    /// receives nothing from the chain's buffer.
     pub domains: Vec<BufferTracingKind>,
+    /// Operation filters per kind of [`Self::domains`] (the chain file's
+    /// `operations`): the stage sees only these operations of the kind. A
+    /// kind absent here, or with an empty list, gets all its operations.
+    pub operations: BTreeMap<BufferTracingKind, Vec<u32>>,
+    /// The chain's buffer. Every stage of a chain carries the same chain-wide
+    /// settings; the chain uses the first stage's.
     pub buffer: BufferSettings,
 }
 
-/// The buffer the chain creates for a stage's `domains`.
+/// The chain's shared buffer: size, watermark and policy.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct BufferSettings {
     pub size: u64,
@@ -100,6 +108,7 @@ impl StageSpec {
             output_dir: None,
             world: None,
             domains: Vec::new(),
+            operations: BTreeMap::new(),
             buffer: BufferSettings::default(),
         }
     }
@@ -126,6 +135,23 @@ impl StageSpec {
 
     pub fn with_domains(mut self, kinds: impl IntoIterator<Item = BufferTracingKind>) -> Self {
         self.domains = kinds.into_iter().collect();
+        self
+    }
+
+    /// Only operations `ops` of `kind` reach this stage (empty = all). The
+    /// kind should be one of [`Self::domains`] (or, for a transform, of its
+    /// kind filter): operations of other kinds are not traced for it.
+    pub fn with_operations(
+        mut self,
+        kind: BufferTracingKind,
+        ops: impl IntoIterator<Item = u32>,
+    ) -> Self {
+        self.operations.insert(kind, ops.into_iter().collect());
+        self
+    }
+
+    pub fn with_buffer(mut self, buffer: BufferSettings) -> Self {
+        self.buffer = buffer;
         self
     }
 

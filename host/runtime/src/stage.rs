@@ -20,7 +20,7 @@ use std::collections::VecDeque;
 use std::sync::{Arc, Mutex, MutexGuard, TryLockError, Weak};
 
 use rocwasm_core::{
-    BufferSink, CallbackRecord, CallbackSink, DeliveryInfo, ExternalCorrelationRequest,
+    BufferSink, CallbackRecord, CallbackSink, ContextId, DeliveryInfo, ExternalCorrelationRequest,
     ExternalCorrelationSink,
 };
 
@@ -40,6 +40,9 @@ pub(crate) struct RunState {
     /// Set when a plugin with the `abort` policy failed outside a chain call
     /// (in a sink); the chain returns it from its next call.
     pub aborted: Mutex<Option<FailureReport>>,
+    /// The chain's shared context (`tool-info.chain-context`), on which
+    /// plugins may configure callbacks and external-correlation requests.
+    pub chain_context: Option<ContextId>,
 }
 
 pub(crate) struct StageCell {
@@ -58,6 +61,11 @@ impl StageCell {
         let weak = Arc::downgrade(&cell);
         cell.lock().set_stage(weak);
         cell
+    }
+
+    /// The run's shared context, if the chain has one.
+    pub fn chain_context(&self) -> Option<ContextId> {
+        self.run.chain_context
     }
 
     fn lock(&self) -> MutexGuard<'_, Plugin> {

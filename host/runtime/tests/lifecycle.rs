@@ -34,10 +34,9 @@ fn a_decliner_is_never_initialised_or_called() {
 fn configuration_after_init_is_locked() {
     let (rt, _cache) = runtime();
     let out = tempfile::tempdir().unwrap();
-    // `trace` gives its context a service (a context without one cannot start).
-    let spec = StageSpec::new("late", plugin("late-configure"))
-        .with_output_dir(out.path())
-        .with_config("trace", "KERNEL_DISPATCH");
+    // No `trace` key: by default its init gives its context a service (a
+    // context without one cannot start), so init succeeds.
+    let spec = StageSpec::new("late", plugin("late-configure")).with_output_dir(out.path());
     let chain = Chain::new(rt, env_with_kernels(&[]), vec![spec]).unwrap();
     chain.deliver(info(), dispatches(1, 0)).unwrap();
     let outcome = chain.finish().unwrap();
@@ -45,7 +44,13 @@ fn configuration_after_init_is_locked() {
     let v = read_json(&out.path().join("late-configure.json"));
     assert_eq!(v["phase"], "deliver-batch", "{v}");
     let attempts = v["attempts"].as_array().unwrap();
-    assert!(attempts.len() >= 5, "{v}");
+    assert!(attempts.len() >= 6, "{v}");
+    assert!(
+        attempts
+            .iter()
+            .any(|a| a["call"].as_str().unwrap().contains("chain-context")),
+        "the chain's context is locked too: {v}"
+    );
     for a in attempts {
         assert_eq!(a["result"], "configuration-locked", "{a}");
     }

@@ -15,6 +15,16 @@
 //!    `default` is absent or `none` — no answer, so the value pushed with
 //!    `push-external-correlation-id` (or 0) stands.
 //!
+//! **Where it listens.** External correlation ids are per context (as in the
+//! SDK): an answer lands only on the records of the context that asked. So
+//! in a chain the tagger configures its request (and the range callbacks) on
+//! the chain's shared context (`tool-info.chain-context`), whose buffer every
+//! stage's `domains` are traced into: the dispatches the other stages see
+//! carry its values, and each dispatch is asked about once. Alone (no chain
+//! context) it uses a context of its own. If another stage already traces
+//! marker callbacks on the chain context, it follows ranges on its own
+//! context instead (one callback sink per kind and context).
+//!
 //! Config keys: `base` (default 1000), `default` (default `none`),
 //! `ranges.<name>`. Start/stop ranges (`roctxRangeStartA`) are not nested and
 //! are ignored.
@@ -36,6 +46,8 @@ const POP: &str = "roctxRangePop";
 
 #[derive(Default)]
 struct CorrelationTagger {
+    /// `tool-info.chain-context`.
+    chain_context: Option<u64>,
     tagger: Tagger,
     ops: OperationNames,
     tagged_dispatches_seen: u64,
@@ -43,25 +55,59 @@ struct CorrelationTagger {
 }
 
 impl AnalysisPlugin for CorrelationTagger {
+    fn configure(&mut self, info: &ToolInfo) -> bool {
+        self.chain_context = info.chain_context;
+        true
+    }
+
     fn init(&mut self) -> Result<(), String> {
         let rule = TagRule::from_entries(&config::entries())?;
         self.tagger = Tagger::new(rule);
 
-        let context = profiler::create_context().context("create-context")?;
         // Only the two range calls, when the host names them; else all marker calls.
         let ops: Vec<u32> = [PUSH, POP]
             .iter()
             .filter_map(|n| names::find_callback_operation(CALLBACK_MARKER_CORE_API, n))
             .collect();
         let ops = if ops.len() == 2 { ops } else { Vec::new() };
-        profiler::configure_callback_tracing(context, CALLBACK_MARKER_CORE_API, &ops)
+        let mut own = None;
+        let mut own_context = || -> Result<u64, String> {
+            if own.is_none() {
+                own = Some(profiler::create_context().context("create-context")?);
+            }
+            Ok(own.expect("just created"))
+        };
+        let requests = match self.chain_context {
+            Some(chain) => chain,
+            None => own_context()?,
+        };
+        let ranges =
+            match profiler::configure_callback_tracing(requests, CALLBACK_MARKER_CORE_API, &ops) {
+                Err(Status::ServiceAlreadyConfigured) if Some(requests) == self.chain_context => {
+                    let ctx = own_context()?;
+                    profiler::configure_callback_tracing(ctx, CALLBACK_MARKER_CORE_API, &ops)
+                        .map(|_| ctx)
+                }
+                r => r.map(|_| requests),
+            }
             .context("configure-callback-tracing(MARKER_CORE_API)")?;
         profiler::configure_external_correlation_request(
-            context,
+            requests,
             &[EXTERNAL_CORRELATION_KERNEL_DISPATCH],
         )
         .context("configure-external-correlation-request(KERNEL_DISPATCH)")?;
-        profiler::start_context(context).context("start-context")?;
+        // The chain starts its own context; ours we start.
+        if let Some(ctx) = own {
+            profiler::start_context(ctx).context("start-context")?;
+        }
+        info!(
+            "correlation-tagger: requests on context {requests}{}, ranges on context {ranges}",
+            if Some(requests) == self.chain_context {
+                " (the chain's)"
+            } else {
+                ""
+            }
+        );
         Ok(())
     }
 

@@ -12,7 +12,9 @@
 //!   into the engine's symbol table *before* the batch that uses them, so the
 //!   `symbols` imports (`kernel-names`, …) answer as in a live run;
 //! - kinds and operations were matched by name by the reader, so the numbers
-//!   plugins see are this build's (the `names` imports agree with them);
+//!   plugins see are this build's; names this build lacks got synthetic
+//!   numbers, and the `names` imports answer from the reader's table, so
+//!   plugins name those operations as the trace did;
 //! - `tool-info.replay` is true.
 //!
 //! The sinks write what a live run of the same chain would have recorded:
@@ -36,8 +38,10 @@ use rocwasm_core::{
     Batch, BufferId, BufferTracingKind as K, ContextId, DeliveryInfo, Profiler, SymbolTable,
 };
 use rocwasm_output::{OutputOptions, Outputs, SinkContext};
-use rocwasm_replay::{ReplayOptions, ReplaySource};
-use rocwasm_runtime::{ChainOutcome, HostEnv, Runtime, RuntimeConfig, SummaryTable};
+use rocwasm_replay::{OperationNames, ReplayOptions, ReplaySource};
+use rocwasm_runtime::{
+    ChainOutcome, HostEnv, OperationNameTable, Runtime, RuntimeConfig, SummaryTable,
+};
 
 use crate::cli::ReplayArgs;
 use crate::commands::chain::chain_for;
@@ -79,11 +83,9 @@ pub fn replay(args: ReplayArgs) -> Result {
     let profiler = Arc::new(Profiler::new());
     let mut synced = SymbolSync::default();
     synced.copy(source.symbols(), profiler.symbols());
-    let env = HostEnv {
-        profiler,
-        runtime_version: 0,
-        replay: true,
-    };
+    let env = HostEnv::new(profiler)
+        .with_replay(true)
+        .with_operation_names(Arc::new(TraceNames(source.names().clone())));
     let runtime = Runtime::new(RuntimeConfig {
         cache_dir: chain
             .settings
@@ -270,6 +272,28 @@ impl RecordedKinds {
         table!(scratch_memory, K::ScratchMemory);
         table!(retirements, K::CorrelationIdRetirement);
         table!(runtime_initializations, K::RuntimeInitialization);
+    }
+}
+
+/// The trace's operation names, for the plugins' `names` imports.
+struct TraceNames(Arc<OperationNames>);
+
+impl OperationNameTable for TraceNames {
+    fn operation_name(&self, kind: u32, op: u32) -> Option<String> {
+        // Only names the table holds: its `name` would invent a fallback.
+        self.0
+            .operations(kind)
+            .into_iter()
+            .find(|(o, _)| *o == op)
+            .map(|(_, n)| n.to_string())
+    }
+
+    fn operations(&self, kind: u32) -> Vec<u32> {
+        self.0
+            .operations(kind)
+            .into_iter()
+            .map(|(o, _)| o)
+            .collect()
     }
 }
 

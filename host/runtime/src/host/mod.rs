@@ -1,66 +1,26 @@
 //! The host side of the WIT imports, implemented on `PluginState`.
 //!
 //! One file per concern: `profiler` (the SDK verbs, delegating to the
-//! `rocwasm_core` engine), `output` (files in the granted directory), and here
-//! the small ones: `names`, `symbols`, `clock`, `log`, `config`.
+//! `rocwasm_core` engine), `output` (files in the granted directory), `names`
+//! (kinds and operations), and here the small ones: `symbols`, `clock`,
+//! `log`, `config`.
 
+mod names;
 mod output;
 mod profiler;
 
 use std::time::Instant;
 
-use rocwasm_core::{BufferTracingKind, CallbackTracingKind};
-
+pub use names::OperationNameTable;
 pub(crate) use output::OutputGrant;
 pub(crate) use profiler::{ProfilerLink, SetupMode};
 
-use crate::bindings::analysis::rocwasm::plugin::{clock, config, log, names, symbols};
+use crate::bindings::analysis::rocwasm::plugin::{clock, config, log, symbols};
 use crate::bindings::types::{self as wit, LogLevel};
 use crate::convert;
 use crate::state::PluginState;
 
 impl wit::Host for PluginState {}
-
-impl names::Host for PluginState {
-    fn buffer_kinds(&mut self) -> Vec<u32> {
-        BufferTracingKind::ALL.iter().map(|k| k.raw()).collect()
-    }
-    fn buffer_kind_name(&mut self, kind: u32) -> Option<String> {
-        BufferTracingKind::from_raw(kind).map(|k| k.name().to_string())
-    }
-    fn buffer_kind_operations(&mut self, kind: u32) -> Vec<u32> {
-        BufferTracingKind::from_raw(kind)
-            .map(|k| {
-                rocwasm_core::registry::operations(k)
-                    .map(|(n, _)| n)
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-    fn buffer_operation_name(&mut self, kind: u32, op: u32) -> Option<String> {
-        let k = BufferTracingKind::from_raw(kind)?;
-        rocwasm_core::registry::operation_name(k, op).map(str::to_string)
-    }
-    fn callback_kinds(&mut self) -> Vec<u32> {
-        CallbackTracingKind::ALL.iter().map(|k| k.raw()).collect()
-    }
-    fn callback_kind_name(&mut self, kind: u32) -> Option<String> {
-        CallbackTracingKind::from_raw(kind).map(|k| k.name().to_string())
-    }
-    fn callback_kind_operations(&mut self, kind: u32) -> Vec<u32> {
-        CallbackTracingKind::from_raw(kind)
-            .map(|k| {
-                rocwasm_core::registry::operations(k)
-                    .map(|(n, _)| n)
-                    .collect()
-            })
-            .unwrap_or_default()
-    }
-    fn callback_operation_name(&mut self, kind: u32, op: u32) -> Option<String> {
-        let k = CallbackTracingKind::from_raw(kind)?;
-        rocwasm_core::registry::operation_name(k, op).map(str::to_string)
-    }
-}
 
 impl symbols::Host for PluginState {
     fn agents(&mut self) -> Vec<wit::Agent> {

@@ -10,6 +10,13 @@
 //! - **Isolation.** A plugin sees only the contexts and buffers it created;
 //!   other ids are `context-not-found` / `buffer-not-found`, so one plugin
 //!   cannot stop or flush another's.
+//! - **The chain's context.** One exception: the chain's shared context
+//!   (`tool-info.chain-context`), which carries the buffer every stage's
+//!   `domains` are traced into. A plugin may configure callback tracing and
+//!   external-correlation requests on it (so that, as in the SDK, its answers
+//!   land on the records of the context that buffers them), push and pop
+//!   external ids on it and ask whether it is active. Everything else on it
+//!   (start, stop, buffers, buffer tracing) is the chain's: `context-not-found`.
 //! - **Restart replay.** When a failed plugin is restarted (see
 //!   [`crate::FailurePolicy::Restart`]) its fresh instance runs `init` again,
 //!   after the engine is locked. Its configuration calls are then answered
@@ -111,6 +118,16 @@ impl ProfilerLink {
             .ok_or(Status::ContextNotFound)
     }
 
+    /// A context of this plugin's, or the chain's shared one (for the verbs
+    /// that may act on it, see the module docs).
+    fn shared_context(&self, id: u64) -> Result<ContextId, Status> {
+        let chain = self.stage.upgrade().and_then(|s| s.chain_context());
+        match chain {
+            Some(c) if c.0 == id => Ok(c),
+            _ => self.context(id),
+        }
+    }
+
     fn buffer(&self, id: u64) -> Result<BufferId, Status> {
         self.buffers
             .contains(&id)
@@ -148,7 +165,7 @@ impl wit_profiler::Host for PluginState {
 
     fn is_context_active(&mut self, context: u64) -> Result<bool, wit::Status> {
         let p = &self.profiler;
-        w(p.context(context)
+        w(p.shared_context(context)
             .and_then(|c| p.profiler.is_context_active(c)))
     }
 
@@ -233,7 +250,7 @@ impl wit_profiler::Host for PluginState {
         w(self
             .profiler
             .setup("configure-callback-tracing", |l| {
-                let ctx = l.context(context)?;
+                let ctx = l.shared_context(context)?;
                 let kind = CallbackTracingKind::from_raw(kind).ok_or(Status::KindNotFound)?;
                 l.profiler
                     .configure_callback_tracing(ctx, kind, &operations, l.sink())
@@ -250,7 +267,7 @@ impl wit_profiler::Host for PluginState {
         w(self
             .profiler
             .setup("configure-external-correlation-request", |l| {
-                let ctx = l.context(context)?;
+                let ctx = l.shared_context(context)?;
                 let kinds = kinds
                     .iter()
                     .map(|k| ExternalCorrelationKind::from_raw(*k).ok_or(Status::KindNotFound))
@@ -269,7 +286,7 @@ impl wit_profiler::Host for PluginState {
         value: u64,
     ) -> Result<(), wit::Status> {
         let p = &self.profiler;
-        w(p.context(context)
+        w(p.shared_context(context)
             .and_then(|c| p.profiler.push_external_correlation_id(c, thread_id, value)))
     }
 
@@ -279,7 +296,7 @@ impl wit_profiler::Host for PluginState {
         thread_id: u64,
     ) -> Result<u64, wit::Status> {
         let p = &self.profiler;
-        w(p.context(context)
+        w(p.shared_context(context)
             .and_then(|c| p.profiler.pop_external_correlation_id(c, thread_id)))
     }
 }

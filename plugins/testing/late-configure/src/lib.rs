@@ -4,7 +4,8 @@
 //! In `init` it creates one context (allowed). In its first `deliver-batch`
 //! (or first `on-callback`, whichever comes first) it tries every
 //! configuring verb — on that context, so the only correct answer is
-//! `configuration-locked` — and writes the outcome to `late-configure.json`:
+//! `configuration-locked`; also on the chain's context when it has one —
+//! and writes the outcome to `late-configure.json`:
 //!
 //! ```json
 //! {"phase": "deliver-batch",
@@ -13,8 +14,10 @@
 //! ```
 //!
 //! `result` is `ok` or the status name. `fini` returns the same as a table.
-//! Config key `trace`: buffer kinds to trace from `init` (comma-separated),
-//! so it gets a delivery without chain domains.
+//! Config key `trace`: buffer kinds to trace from `init` (comma-separated;
+//! default `KERNEL_DISPATCH`), so its context has a service (the engine
+//! refuses to start a context without one, as the SDK does) and it gets
+//! deliveries of its own besides the chain's.
 
 use rocwasm_plugin_sdk::prelude::*;
 use serde_json::json;
@@ -22,6 +25,8 @@ use serde_json::json;
 #[derive(Default)]
 struct LateConfigure {
     context: u64,
+    /// `tool-info.chain-context`: configuring on it after init is locked too.
+    chain_context: Option<u64>,
     attempts: Vec<(&'static str, String)>,
     phase: Option<&'static str>,
 }
@@ -81,6 +86,15 @@ impl LateConfigure {
                 )),
             ),
         ];
+        if let Some(chain) = self.chain_context {
+            self.attempts.push((
+                "configure-external-correlation-request(chain-context)",
+                outcome(profiler::configure_external_correlation_request(
+                    chain,
+                    &[EXTERNAL_CORRELATION_KERNEL_DISPATCH],
+                )),
+            ));
+        }
         let all_locked = self
             .attempts
             .iter()
@@ -97,22 +111,29 @@ impl LateConfigure {
 }
 
 impl AnalysisPlugin for LateConfigure {
+    fn configure(&mut self, info: &ToolInfo) -> bool {
+        self.chain_context = info.chain_context;
+        true
+    }
+
     fn init(&mut self) -> Result<(), String> {
         self.context = profiler::create_context().context("create-context")?;
-        if let Some(list) = config::get("trace") {
-            let kinds = parse_kind_list(&list, buffer_kind_by_name)?;
-            let options = services::BufferOptions::default();
-            let buffer = profiler::create_buffer(
-                self.context,
-                options.size,
-                options.watermark,
-                options.policy,
-            )
-            .context("create-buffer")?;
-            for kind in kinds {
-                profiler::configure_buffer_tracing(self.context, kind, &[], buffer)
-                    .context("configure-buffer-tracing")?;
-            }
+        let list = config::get("trace").unwrap_or_else(|| "KERNEL_DISPATCH".to_string());
+        let kinds = parse_kind_list(&list, buffer_kind_by_name)?;
+        if kinds.is_empty() {
+            return Err("config key `trace`: name at least one buffer kind".to_string());
+        }
+        let options = services::BufferOptions::default();
+        let buffer = profiler::create_buffer(
+            self.context,
+            options.size,
+            options.watermark,
+            options.policy,
+        )
+        .context("create-buffer")?;
+        for kind in kinds {
+            profiler::configure_buffer_tracing(self.context, kind, &[], buffer)
+                .context("configure-buffer-tracing")?;
         }
         profiler::start_context(self.context).context("start-context")?;
         Ok(())

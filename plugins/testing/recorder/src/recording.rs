@@ -291,6 +291,7 @@ mod tests {
             name: "rec".into(),
             replay,
             domains: vec![11],
+            chain_context: None,
         }
     }
 

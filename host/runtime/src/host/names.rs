@@ -1,0 +1,90 @@
+//! The `names` interface: kinds and operations by number and by name.
+//!
+//! Kind names are this build's (`rocwasm_core::kind`). Operation names come
+//! from the core registry, and first from the run's [`OperationNameTable`]
+//! when the host has one: a replayed trace may name operations this build
+//! does not know, which the replay registered under synthetic numbers; the
+//! records carry those numbers, so plugins must be able to name them.
+//! Callback kinds share their operations with the buffer kind of the same
+//! domain, so the table (keyed by buffer kind) answers for both.
+
+use rocwasm_core::{registry, BufferTracingKind, CallbackTracingKind, Domain};
+
+use crate::bindings::analysis::rocwasm::plugin::names;
+use crate::state::PluginState;
+
+/// Operation names of a run beyond the core registry (e.g. a replayed
+/// trace's). Keyed by raw buffer-tracing kind numbers.
+pub trait OperationNameTable: Send + Sync {
+    /// The name of `op` of buffer kind `kind`, if this table knows it.
+    fn operation_name(&self, kind: u32, op: u32) -> Option<String>;
+    /// Every operation of `kind` this table knows, in any order.
+    fn operations(&self, kind: u32) -> Vec<u32>;
+}
+
+impl PluginState {
+    fn table(&self) -> Option<&dyn OperationNameTable> {
+        self.env.operation_names.as_deref()
+    }
+
+    /// Registry operations of `kind` plus the table's, sorted, deduplicated.
+    fn buffer_operations(&self, kind: BufferTracingKind) -> Vec<u32> {
+        let mut ops: Vec<u32> = registry::operations(kind).map(|(n, _)| n).collect();
+        if let Some(t) = self.table() {
+            ops.extend(t.operations(kind.raw()));
+        }
+        ops.sort_unstable();
+        ops.dedup();
+        ops
+    }
+
+    fn buffer_op_name(&self, kind: BufferTracingKind, op: u32) -> Option<String> {
+        self.table()
+            .and_then(|t| t.operation_name(kind.raw(), op))
+            .or_else(|| registry::operation_name(kind, op).map(str::to_string))
+    }
+}
+
+/// The buffer kind whose operations `kind` shares (same domain).
+fn buffer_twin(kind: CallbackTracingKind) -> Option<BufferTracingKind> {
+    Domain::from_callback_kind(kind).and_then(|d| d.buffer_kind())
+}
+
+impl names::Host for PluginState {
+    fn buffer_kinds(&mut self) -> Vec<u32> {
+        BufferTracingKind::ALL.iter().map(|k| k.raw()).collect()
+    }
+    fn buffer_kind_name(&mut self, kind: u32) -> Option<String> {
+        BufferTracingKind::from_raw(kind).map(|k| k.name().to_string())
+    }
+    fn buffer_kind_operations(&mut self, kind: u32) -> Vec<u32> {
+        BufferTracingKind::from_raw(kind)
+            .map(|k| self.buffer_operations(k))
+            .unwrap_or_default()
+    }
+    fn buffer_operation_name(&mut self, kind: u32, op: u32) -> Option<String> {
+        let k = BufferTracingKind::from_raw(kind)?;
+        self.buffer_op_name(k, op)
+    }
+    fn callback_kinds(&mut self) -> Vec<u32> {
+        CallbackTracingKind::ALL.iter().map(|k| k.raw()).collect()
+    }
+    fn callback_kind_name(&mut self, kind: u32) -> Option<String> {
+        CallbackTracingKind::from_raw(kind).map(|k| k.name().to_string())
+    }
+    fn callback_kind_operations(&mut self, kind: u32) -> Vec<u32> {
+        let Some(k) = CallbackTracingKind::from_raw(kind) else {
+            return Vec::new();
+        };
+        match (buffer_twin(k), self.table()) {
+            (Some(b), Some(_)) => self.buffer_operations(b),
+            _ => registry::operations(k).map(|(n, _)| n).collect(),
+        }
+    }
+    fn callback_operation_name(&mut self, kind: u32, op: u32) -> Option<String> {
+        let k = CallbackTracingKind::from_raw(kind)?;
+        let from_table =
+            buffer_twin(k).and_then(|b| self.table().and_then(|t| t.operation_name(b.raw(), op)));
+        from_table.or_else(|| registry::operation_name(k, op).map(str::to_string))
+    }
+}
