@@ -6,13 +6,16 @@
 //! 1. resolve the chain (chain file amended by flags, or the flags alone) and
 //!    validate it — a bad chain fails with status 2 before anything starts;
 //! 2. write the run file (`ROCWASM_RUN`, see `host/intercept/src/run_config.rs`)
-//!    with the traced kinds, output directory template, formats;
+//!    with the traced kinds, output directory template, formats, and the
+//!    chain's stages as the plugin runtime will run them inside the
+//!    application (from [`stage_specs`], the same mapping `replay` uses);
 //! 3. set `LD_PRELOAD` (appended to any existing value) and `HSA_TOOLS_LIB`
 //!    to `librocwasm_intercept.so`; with `--sim`, put the simulated runtime
 //!    first on `LD_LIBRARY_PATH`;
 //! 4. run the application, wait, print the summary the tool library wrote
-//!    into the output directory, and exit with the application's status
-//!    (a signal becomes 128 + its number, as shells do).
+//!    into the output directory (the plugins' tables, the host's statistics,
+//!    failures), and exit with the application's status (a signal becomes
+//!    128 + its number, as shells do).
 
 use std::ffi::OsString;
 use std::os::unix::process::ExitStatusExt;
@@ -20,17 +23,20 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::Context;
-use rocwasm_config::Chain;
+use rocwasm_config::{Chain, OutputGrant};
+use rocwasm_core::BufferTracingKind;
+use rocwasm_runtime::{BufferSettings, FailurePolicy, RuntimeConfig, StageSpec, World};
 
 use crate::cli::RunArgs;
 use crate::commands::chain::chain_for;
 use crate::failure::{Failure, Result};
+use crate::stages::stage_specs;
 
 #[path = "../../../intercept/src/run_config.rs"]
 #[allow(dead_code)]
 mod run_config;
 
-use run_config::RunConfig;
+use run_config::{RunBuffer, RunConfig, RunFailure, RunLimits, RunStage};
 
 /// The tool library's file name.
 const TOOL_LIB: &str = "librocwasm_intercept.so";
@@ -68,7 +74,7 @@ pub fn run(args: RunArgs) -> Result {
         None
     };
 
-    let config = run_config(&chain, &args);
+    let config = run_config(&chain, &args)?;
     let run_file = write_run_file(&config)?;
 
     let mut cmd = Command::new(&args.app[0]);
@@ -114,7 +120,7 @@ pub fn run(args: RunArgs) -> Result {
 }
 
 /// The run file's contents for this chain and these flags.
-fn run_config(chain: &Chain, args: &RunArgs) -> RunConfig {
+fn run_config(chain: &Chain, args: &RunArgs) -> Result<RunConfig> {
     let mut kinds: Vec<String> = chain
         .output
         .trace
@@ -137,9 +143,16 @@ fn run_config(chain: &Chain, args: &RunArgs) -> RunConfig {
     if formats.is_empty() && !kinds.is_empty() {
         formats.push("csv".into());
     }
-    RunConfig {
+    let output_dir = absolute(chain.output.directory.as_str());
+    Ok(RunConfig {
         version: RunConfig::VERSION,
-        output_dir: absolute(chain.output.directory.as_str()),
+        stages: run_stages(chain, Path::new(&output_dir))?,
+        plugin_cache: chain
+            .settings
+            .plugin_cache
+            .clone()
+            .or_else(|| RuntimeConfig::default().cache_dir),
+        output_dir,
         output_name: args.output.output_file.clone(),
         formats,
         stats: args.output.stats,
@@ -149,7 +162,105 @@ fn run_config(chain: &Chain, args: &RunArgs) -> RunConfig {
         fork: "run".into(),
         api_log: std::env::var_os("ROCWASM_API_LOG").is_some(),
         command: args.app.clone(),
+    })
+}
+
+/// The chain's stages for the run file: [`stage_specs`] (the one mapping of
+/// chain stages onto the runtime's specs), written by name. Output grants
+/// stay relative to the run directory, which only the profiled process can
+/// expand (`%pid%`).
+fn run_stages(chain: &Chain, run_dir: &Path) -> Result<Vec<RunStage>> {
+    let specs = stage_specs(chain, run_dir);
+    if specs.len() != chain.stages.len() {
+        return Err(Failure::runtime("internal error: stages and specs differ"));
     }
+    specs
+        .iter()
+        .zip(&chain.stages)
+        .map(|(spec, stage)| {
+            let output = match &stage.output {
+                OutputGrant::None => None,
+                OutputGrant::RunDirectory => Some(String::new()),
+                OutputGrant::Subdirectory(d) => Some(d.clone()),
+            };
+            run_stage(spec, output)
+        })
+        .collect()
+}
+
+fn run_stage(spec: &StageSpec, output: Option<String>) -> Result<RunStage> {
+    let names = |kinds: &mut dyn Iterator<Item = BufferTracingKind>| -> Vec<String> {
+        kinds.map(|k| k.name().to_string()).collect()
+    };
+    let mut operations = std::collections::BTreeMap::new();
+    for (kind, ops) in &spec.operations {
+        let ops = ops
+            .iter()
+            .map(|&op| {
+                rocwasm_core::operation_name(*kind, op)
+                    .map(str::to_string)
+                    .ok_or_else(|| {
+                        Failure::runtime(format!(
+                            "stage `{}`: {} has no operation {op}",
+                            spec.name,
+                            kind.name()
+                        ))
+                    })
+            })
+            .collect::<Result<Vec<_>>>()?;
+        operations.insert(kind.name().to_string(), ops);
+    }
+    let wasm = std::path::absolute(&spec.wasm).unwrap_or_else(|_| spec.wasm.clone());
+    let nanos = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
+    let BufferSettings {
+        size,
+        watermark,
+        policy,
+    } = spec.buffer;
+    Ok(RunStage {
+        name: spec.name.clone(),
+        wasm,
+        world: spec.world.map(|w| {
+            match w {
+                World::Analysis => "analysis",
+                World::Transform => "transform",
+            }
+            .to_string()
+        }),
+        kinds: (!spec.kinds.is_all()).then(|| {
+            names(
+                &mut BufferTracingKind::ALL
+                    .iter()
+                    .copied()
+                    .filter(|&k| spec.kinds.accepts(k)),
+            )
+        }),
+        domains: names(&mut spec.domains.iter().copied()),
+        operations,
+        config: spec.config.clone(),
+        limits: RunLimits {
+            memory_bytes: spec.limits.memory_bytes as u64,
+            deadline_ns: nanos(spec.limits.deadline),
+            callback_deadline_ns: nanos(spec.limits.callback_deadline),
+            output_bytes: spec.limits.output_bytes,
+            log_per_second: spec.limits.log_per_second,
+        },
+        failure: match spec.failure {
+            FailurePolicy::Skip => RunFailure::Skip,
+            FailurePolicy::Disable => RunFailure::Disable,
+            FailurePolicy::Restart { max, backoff } => RunFailure::Restart {
+                max,
+                backoff_ns: nanos(backoff),
+            },
+            FailurePolicy::Abort => RunFailure::Abort,
+        },
+        output,
+        buffer: RunBuffer {
+            size,
+            watermark,
+            lossless: policy == rocwasm_core::BufferPolicy::Lossless,
+        },
+    })
 }
 
 /// A relative output directory is relative to where `rocwasm run` was started.
@@ -258,5 +369,62 @@ fn print_summary(dir: &Path) {
             "rocwasm: no summary at {} ({e}); the application may not have used the AMD runtime",
             path.display()
         ),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocwasm_config::LoadOptions;
+
+    fn default_chain() -> Chain {
+        let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/chains/default.toml");
+        Chain::load(
+            &path,
+            &LoadOptions {
+                plugin_path: vec![],
+                check_plugins: false,
+            },
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn the_default_chain_reaches_the_run_file_by_name() {
+        let stages = run_stages(&default_chain(), Path::new("/out/%pid%")).unwrap();
+        let names: Vec<&str> = stages.iter().map(|s| s.name.as_str()).collect();
+        assert_eq!(names, ["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+        let [ks, api, bw] = &stages[..] else {
+            unreachable!()
+        };
+        assert_eq!(ks.domains, ["KERNEL_DISPATCH"]);
+        assert_eq!(
+            ks.kinds.as_deref(),
+            Some(&["KERNEL_DISPATCH".to_string()][..])
+        );
+        assert_eq!(ks.world.as_deref(), Some("analysis"));
+        assert_eq!(ks.output.as_deref(), Some(""));
+        assert_eq!(api.domains, ["HIP_RUNTIME_API", "HIP_COMPILER_API"]);
+        assert_eq!(api.limits.memory_bytes, 64 << 20);
+        assert_eq!(api.limits.deadline_ns, 500_000_000);
+        assert_eq!(bw.output.as_deref(), Some("bandwidth"));
+        assert_eq!(
+            bw.operations["MEMORY_COPY"],
+            ["MEMORY_COPY_HOST_TO_DEVICE", "MEMORY_COPY_DEVICE_TO_HOST"]
+        );
+        assert_eq!(
+            bw.failure,
+            RunFailure::Restart {
+                max: 3,
+                backoff_ns: 100_000_000
+            }
+        );
+        assert_eq!(bw.buffer.size, 4 << 20);
+        assert!(bw.buffer.lossless);
+        assert!(bw.wasm.is_absolute());
+        // The run file round-trips through JSON unchanged.
+        let json = serde_json::to_string(&stages).unwrap();
+        let back: Vec<RunStage> = serde_json::from_str(&json).unwrap();
+        assert_eq!(back, stages);
     }
 }
