@@ -48,6 +48,7 @@ pub mod names {
     pub const ANALYSIS: &str = "rocwasm:plugin/analysis@0.1.0";
     pub const TRANSFORM: &str = "rocwasm:plugin/transform@0.1.0";
     pub const PROFILER: &str = "rocwasm:plugin/profiler@0.1.0";
+    pub const DELIVERY: &str = "rocwasm:plugin/delivery@0.1.0";
     /// Host interfaces both worlds import.
     pub const COMMON_IMPORTS: &[&str] = &[
         "rocwasm:plugin/types@0.1.0",

@@ -2,18 +2,33 @@
 //!
 //! Batches move column by column: every column is a `Vec` on both sides with
 //! the same element type, so a conversion is a few pointer moves per table
-//! and never touches a record. That is what keeps delivery near 1 ns per record.
+//! and never touches a record.
+//!
+//! Delivery into a plugin lowers a [`BatchView`]: the same record shape, but
+//! made of borrowed slices. Lowering copies each slice into the guest's
+//! memory (one `memcpy` per column); no owned batch, and no clone, is ever
+//! needed for it, however many stages see the batch. A [`Projection`] (the
+//! plugin's `delivery.select-columns`) turns the columns a plugin did not ask
+//! for into empty slices, so they cost nothing to copy.
 
-use rocwasm_core as core;
+// Not `as core`: the derive macros below name the `core` crate.
+use rocwasm_core as rc;
+use wasmtime::component::{ComponentType, Lower};
 
 use crate::bindings::types as wit;
 
-/// Generates the batch conversions from one table list, so the two
-/// directions, the length and the consistency check cannot disagree.
-macro_rules! batch_conversions {
-    ($($table:ident : $core:ident / $wit:ident { $first:ident $(, $field:ident)* }),+ $(,)?) => {
+/// Generates, from one table list, the batch conversions, the borrowed
+/// [`BatchView`] that lowering uses, and the column names projection checks,
+/// so none of them can disagree with another.
+macro_rules! batch_tables {
+    ($(
+        $table:ident = $table_name:literal : $core:ident / $wit:ident / $view:ident {
+            $first:ident : $first_ty:ty = $first_name:literal
+            $(, $field:ident : $ty:ty = $name:literal)* $(,)?
+        }
+    ),+ $(,)?) => {
         /// Moves a core batch into a WIT batch.
-        pub fn batch_to_wit(b: core::Batch) -> wit::Batch {
+        pub fn batch_to_wit(b: rc::Batch) -> wit::Batch {
             wit::Batch {
                 $($table: {
                     let t = b.$table;
@@ -23,11 +38,11 @@ macro_rules! batch_conversions {
         }
 
         /// Moves a WIT batch back into a core batch.
-        pub fn batch_from_wit(b: wit::Batch) -> core::Batch {
-            core::Batch {
+        pub fn batch_from_wit(b: wit::Batch) -> rc::Batch {
+            rc::Batch {
                 $($table: {
                     let t = b.$table;
-                    core::$core { $first: t.$first, $($field: t.$field,)* }
+                    rc::$core { $first: t.$first, $($field: t.$field,)* }
                 },)+
             }
         }
@@ -42,43 +57,199 @@ macro_rules! batch_conversions {
         pub fn wit_consistent(b: &wit::Batch) -> bool {
             true $(&& { let n = b.$table.$first.len(); true $(&& b.$table.$field.len() == n)* })+
         }
+
+        /// The tables' WIT names with their columns' WIT names, in WIT
+        /// order; the position of a table and of a column is its bit in a
+        /// [`Projection`].
+        pub const TABLES: &[(&str, &[&str])] = &[
+            $(($table_name, &[$first_name $(, $name)*]),)+
+        ];
+
+        $(
+            #[doc = concat!("`", $table_name, "` lowered from borrowed columns.")]
+            #[derive(ComponentType, Lower)]
+            #[component(record)]
+            pub struct $view<'a> {
+                #[component(name = $first_name)]
+                pub $first: &'a [$first_ty],
+                $(
+                    #[component(name = $name)]
+                    pub $field: &'a [$ty],
+                )*
+            }
+        )+
+
+        /// A `types.batch` lowered from borrowed columns: what
+        /// `deliver-batch` sends. Lowering reads through the references, so
+        /// the host never needs to own (or clone) a batch to deliver it, and
+        /// a column left out by a [`Projection`] is an empty slice: nothing
+        /// is copied for it.
+        #[derive(ComponentType, Lower)]
+        #[component(record)]
+        pub struct BatchView<'a> {
+            $(
+                #[component(name = $table_name)]
+                pub $table: $view<'a>,
+            )+
+        }
+
+        impl<'a> BatchView<'a> {
+            /// The columns of `b` that `p` selects; the others empty.
+            pub fn project(b: &'a wit::Batch, p: &Projection) -> BatchView<'a> {
+                let mut masks = p.masks.iter().map(|m| m.unwrap_or(u32::MAX));
+                BatchView {
+                    $($table: {
+                        let mask = masks.next().unwrap_or(u32::MAX);
+                        let t = &b.$table;
+                        // Struct fields are evaluated in the order written,
+                        // which is the WIT order the bits follow.
+                        let mut bit = 0u32;
+                        let mut pick = || {
+                            let on = mask & (1 << bit) != 0;
+                            bit += 1;
+                            on
+                        };
+                        $view {
+                            $first: if pick() { &t.$first } else { &[] },
+                            $($field: if pick() { &t.$field } else { &[] },)*
+                        }
+                    },)+
+                }
+            }
+        }
     };
 }
 
-batch_conversions! {
-    api_calls: ApiCallColumns / ApiCallColumns {
-        kind, operation, correlation_id, external_correlation_id, ancestor, thread_id, start, end
+batch_tables! {
+    api_calls = "api-calls": ApiCallColumns / ApiCallColumns / ApiCallView {
+        kind: u32 = "kind",
+        operation: u32 = "operation",
+        correlation_id: u64 = "correlation-id",
+        external_correlation_id: u64 = "external-correlation-id",
+        ancestor: u64 = "ancestor",
+        thread_id: u64 = "thread-id",
+        start: u64 = "start",
+        end: u64 = "end",
     },
-    kernel_dispatches: KernelDispatchColumns / KernelDispatchColumns {
-        correlation_id, external_correlation_id, thread_id, start, end, agent_id, queue_id,
-        stream_id, kernel_id, dispatch_id, private_segment_size, group_segment_size,
-        workgroup_x, workgroup_y, workgroup_z, grid_x, grid_y, grid_z
+    kernel_dispatches = "kernel-dispatches": KernelDispatchColumns / KernelDispatchColumns / KernelDispatchView {
+        correlation_id: u64 = "correlation-id",
+        external_correlation_id: u64 = "external-correlation-id",
+        thread_id: u64 = "thread-id",
+        start: u64 = "start",
+        end: u64 = "end",
+        agent_id: u64 = "agent-id",
+        queue_id: u64 = "queue-id",
+        stream_id: u64 = "stream-id",
+        kernel_id: u64 = "kernel-id",
+        dispatch_id: u64 = "dispatch-id",
+        private_segment_size: u32 = "private-segment-size",
+        group_segment_size: u32 = "group-segment-size",
+        workgroup_x: u32 = "workgroup-x",
+        workgroup_y: u32 = "workgroup-y",
+        workgroup_z: u32 = "workgroup-z",
+        grid_x: u32 = "grid-x",
+        grid_y: u32 = "grid-y",
+        grid_z: u32 = "grid-z",
     },
-    memory_copies: MemoryCopyColumns / MemoryCopyColumns {
-        operation, correlation_id, external_correlation_id, thread_id, start, end,
-        dst_agent_id, src_agent_id, stream_id, bytes, dst_address, src_address
+    memory_copies = "memory-copies": MemoryCopyColumns / MemoryCopyColumns / MemoryCopyView {
+        operation: u32 = "operation",
+        correlation_id: u64 = "correlation-id",
+        external_correlation_id: u64 = "external-correlation-id",
+        thread_id: u64 = "thread-id",
+        start: u64 = "start",
+        end: u64 = "end",
+        dst_agent_id: u64 = "dst-agent-id",
+        src_agent_id: u64 = "src-agent-id",
+        stream_id: u64 = "stream-id",
+        bytes: u64 = "bytes",
+        dst_address: u64 = "dst-address",
+        src_address: u64 = "src-address",
     },
-    memory_allocations: MemoryAllocationColumns / MemoryAllocationColumns {
-        operation, correlation_id, external_correlation_id, thread_id, start, end,
-        agent_id, address, allocation_size
+    memory_allocations = "memory-allocations": MemoryAllocationColumns / MemoryAllocationColumns / MemoryAllocationView {
+        operation: u32 = "operation",
+        correlation_id: u64 = "correlation-id",
+        external_correlation_id: u64 = "external-correlation-id",
+        thread_id: u64 = "thread-id",
+        start: u64 = "start",
+        end: u64 = "end",
+        agent_id: u64 = "agent-id",
+        address: u64 = "address",
+        allocation_size: u64 = "allocation-size",
     },
-    scratch_memory: ScratchMemoryColumns / ScratchMemoryColumns {
-        operation, flags, correlation_id, external_correlation_id, thread_id, start, end,
-        agent_id, queue_id, allocation_size
+    scratch_memory = "scratch-memory": ScratchMemoryColumns / ScratchMemoryColumns / ScratchMemoryView {
+        operation: u32 = "operation",
+        flags: u32 = "flags",
+        correlation_id: u64 = "correlation-id",
+        external_correlation_id: u64 = "external-correlation-id",
+        thread_id: u64 = "thread-id",
+        start: u64 = "start",
+        end: u64 = "end",
+        agent_id: u64 = "agent-id",
+        queue_id: u64 = "queue-id",
+        allocation_size: u64 = "allocation-size",
     },
-    retirements: RetirementColumns / RetirementColumns { timestamp, correlation_id },
-    runtime_initializations: RuntimeInitializationColumns / RuntimeInitializationColumns {
-        operation, thread_id, timestamp, version, instance
+    retirements = "retirements": RetirementColumns / RetirementColumns / RetirementView {
+        timestamp: u64 = "timestamp",
+        correlation_id: u64 = "correlation-id",
     },
+    runtime_initializations = "runtime-initializations": RuntimeInitializationColumns / RuntimeInitializationColumns / RuntimeInitializationView {
+        operation: u32 = "operation",
+        thread_id: u64 = "thread-id",
+        timestamp: u64 = "timestamp",
+        version: u64 = "version",
+        instance: u64 = "instance",
+    },
+}
+
+/// Which columns of which tables a plugin receives (`delivery.select-columns`).
+///
+/// One bit mask per table, indexed like [`TABLES`]; a table without a mask
+/// gets every column, so the default projection is the whole batch.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Projection {
+    masks: [Option<u32>; TABLES.len()],
+}
+
+/// Why a projection was refused: the name that is not in the WIT.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum ProjectionError {
+    #[error("no table `{0}` in a batch")]
+    UnknownTable(String),
+    #[error("table `{table}` has no column `{column}`")]
+    UnknownColumn { table: String, column: String },
+}
+
+impl Projection {
+    /// Keeps only `columns` of `table` (replacing an earlier choice for it).
+    /// On an unknown name nothing changes.
+    pub fn select(&mut self, table: &str, columns: &[String]) -> Result<(), ProjectionError> {
+        let (index, names) = TABLES
+            .iter()
+            .enumerate()
+            .find_map(|(i, (t, cols))| (*t == table).then_some((i, *cols)))
+            .ok_or_else(|| ProjectionError::UnknownTable(table.to_string()))?;
+        let mut mask = 0u32;
+        for column in columns {
+            let bit = names.iter().position(|n| n == column).ok_or_else(|| {
+                ProjectionError::UnknownColumn {
+                    table: table.to_string(),
+                    column: column.clone(),
+                }
+            })?;
+            mask |= 1 << bit;
+        }
+        self.masks[index] = Some(mask);
+        Ok(())
+    }
 }
 
 /// An empty WIT batch.
 pub fn empty_batch() -> wit::Batch {
-    batch_to_wit(core::Batch::default())
+    batch_to_wit(rc::Batch::default())
 }
 
-pub fn status_to_wit(s: core::Status) -> wit::Status {
-    use core::Status as S;
+pub fn status_to_wit(s: rc::Status) -> wit::Status {
+    use rc::Status as S;
     use wit::Status as W;
     match s {
         S::Error => W::Error,
@@ -97,20 +268,20 @@ pub fn status_to_wit(s: core::Status) -> wit::Status {
     }
 }
 
-pub fn agent_to_wit(a: core::AgentInfo) -> wit::Agent {
+pub fn agent_to_wit(a: rc::AgentInfo) -> wit::Agent {
     wit::Agent {
         id: a.id,
         node_id: a.node_id,
         agent_type: match a.agent_type {
-            core::AgentType::Cpu => wit::AgentType::Cpu,
-            core::AgentType::Gpu => wit::AgentType::Gpu,
+            rc::AgentType::Cpu => wit::AgentType::Cpu,
+            rc::AgentType::Gpu => wit::AgentType::Gpu,
         },
         name: a.name,
         product_name: a.product_name,
     }
 }
 
-pub fn code_object_to_wit(c: core::CodeObject) -> wit::CodeObject {
+pub fn code_object_to_wit(c: rc::CodeObject) -> wit::CodeObject {
     wit::CodeObject {
         id: c.id,
         agent_id: c.agent_id,
@@ -121,7 +292,7 @@ pub fn code_object_to_wit(c: core::CodeObject) -> wit::CodeObject {
     }
 }
 
-pub fn kernel_symbol_to_wit(k: core::KernelSymbol) -> wit::KernelSymbol {
+pub fn kernel_symbol_to_wit(k: rc::KernelSymbol) -> wit::KernelSymbol {
     wit::KernelSymbol {
         id: k.id,
         code_object_id: k.code_object_id,
@@ -138,7 +309,7 @@ pub fn kernel_symbol_to_wit(k: core::KernelSymbol) -> wit::KernelSymbol {
     }
 }
 
-pub fn delivery_info_to_wit(i: core::DeliveryInfo) -> wit::DeliveryInfo {
+pub fn delivery_info_to_wit(i: rc::DeliveryInfo) -> wit::DeliveryInfo {
     wit::DeliveryInfo {
         context: i.context.0,
         buffer: i.buffer.0,
@@ -147,7 +318,7 @@ pub fn delivery_info_to_wit(i: core::DeliveryInfo) -> wit::DeliveryInfo {
 }
 
 pub fn external_request_to_wit(
-    r: &core::ExternalCorrelationRequest,
+    r: &rc::ExternalCorrelationRequest,
 ) -> wit::ExternalCorrelationRequest {
     wit::ExternalCorrelationRequest {
         thread_id: r.thread_id,
@@ -158,15 +329,15 @@ pub fn external_request_to_wit(
     }
 }
 
-pub fn callback_record_to_wit(r: &core::CallbackRecord) -> wit::CallbackRecord {
+pub fn callback_record_to_wit(r: &rc::CallbackRecord) -> wit::CallbackRecord {
     wit::CallbackRecord {
         context: r.context.0,
         kind: r.kind.raw(),
         operation: r.operation,
         phase: match r.phase {
             None => wit::Phase::None,
-            Some(core::CallbackPhase::Enter) => wit::Phase::Enter,
-            Some(core::CallbackPhase::Exit) => wit::Phase::Exit,
+            Some(rc::CallbackPhase::Enter) => wit::Phase::Enter,
+            Some(rc::CallbackPhase::Exit) => wit::Phase::Exit,
         },
         correlation: wit::Correlation {
             internal: r.correlation.internal,
@@ -176,7 +347,7 @@ pub fn callback_record_to_wit(r: &core::CallbackRecord) -> wit::CallbackRecord {
         thread_id: r.thread_id,
         timestamp: r.timestamp,
         payload: match &r.payload {
-            core::CallbackPayload::Api { args, retval } => {
+            rc::CallbackPayload::Api { args, retval } => {
                 wit::CallbackPayload::Api(wit::ApiCallPayload {
                     args: args
                         .iter()
@@ -189,13 +360,13 @@ pub fn callback_record_to_wit(r: &core::CallbackRecord) -> wit::CallbackRecord {
                     retval: retval.clone(),
                 })
             }
-            core::CallbackPayload::CodeObjectLoad(c) => {
+            rc::CallbackPayload::CodeObjectLoad(c) => {
                 wit::CallbackPayload::CodeObjectLoad(code_object_to_wit(c.clone()))
             }
-            core::CallbackPayload::KernelSymbolRegister(k) => {
+            rc::CallbackPayload::KernelSymbolRegister(k) => {
                 wit::CallbackPayload::KernelSymbolRegister(kernel_symbol_to_wit(k.clone()))
             }
-            core::CallbackPayload::None => wit::CallbackPayload::None,
+            rc::CallbackPayload::None => wit::CallbackPayload::None,
         },
     }
 }
@@ -206,22 +377,22 @@ mod tests {
 
     #[test]
     fn batch_round_trips_through_wit_without_loss() {
-        let mut b = core::Batch::default();
+        let mut b = rc::Batch::default();
         for i in 0..5u64 {
-            b.kernel_dispatches.push(core::KernelDispatch {
+            b.kernel_dispatches.push(rc::KernelDispatch {
                 correlation_id: i,
                 start: 10 * i,
                 end: 10 * i + 7,
                 grid_z: i as u32,
                 ..Default::default()
             });
-            b.api_calls.push(core::ApiCall {
+            b.api_calls.push(rc::ApiCall {
                 kind: 5,
                 operation: i as u32,
                 ..Default::default()
             });
         }
-        b.retirements.push(core::Retirement {
+        b.retirements.push(rc::Retirement {
             timestamp: 1,
             correlation_id: 2,
         });
@@ -229,6 +400,62 @@ mod tests {
         assert_eq!(wit_len(&w), 11);
         assert!(wit_consistent(&w));
         assert_eq!(batch_from_wit(w), b);
+    }
+
+    #[test]
+    fn projection_keeps_selected_columns_and_unmentioned_tables() {
+        let mut b = rc::Batch::default();
+        b.kernel_dispatches.push(rc::KernelDispatch {
+            kernel_id: 3,
+            start: 10,
+            end: 20,
+            grid_x: 64,
+            ..Default::default()
+        });
+        b.api_calls.push(rc::ApiCall {
+            kind: 5,
+            ..Default::default()
+        });
+        let w = batch_to_wit(b);
+        let mut p = Projection::default();
+        let cols = |c: &[&str]| c.iter().map(|s| s.to_string()).collect::<Vec<_>>();
+        p.select("kernel-dispatches", &cols(&["kernel-id", "end"]))
+            .unwrap();
+        p.select("retirements", &[]).unwrap();
+        let v = BatchView::project(&w, &p);
+        assert_eq!(v.kernel_dispatches.kernel_id, [3]);
+        assert_eq!(v.kernel_dispatches.end, [20]);
+        assert!(v.kernel_dispatches.start.is_empty() && v.kernel_dispatches.grid_x.is_empty());
+        assert_eq!(v.api_calls.kind, [5], "a table not mentioned arrives whole");
+        assert_eq!(v.api_calls.end, [0]);
+
+        // An unknown name is refused and changes nothing.
+        let before = p.clone();
+        assert_eq!(
+            p.select("kernel-dispatches", &cols(&["kernel-id", "kernel-name"])),
+            Err(ProjectionError::UnknownColumn {
+                table: "kernel-dispatches".into(),
+                column: "kernel-name".into()
+            })
+        );
+        assert_eq!(
+            p.select("kernels", &[]),
+            Err(ProjectionError::UnknownTable("kernels".into()))
+        );
+        assert_eq!(p, before);
+        // The last call for a table wins.
+        p.select("kernel-dispatches", &cols(&["grid-x"])).unwrap();
+        let v = BatchView::project(&w, &p);
+        assert!(v.kernel_dispatches.kernel_id.is_empty());
+        assert_eq!(v.kernel_dispatches.grid_x, [64]);
+    }
+
+    #[test]
+    fn every_table_has_at_most_32_columns_for_its_mask() {
+        assert_eq!(TABLES.len(), 7);
+        assert!(TABLES.iter().all(|(_, cols)| cols.len() <= 32));
+        assert_eq!(TABLES[1].0, "kernel-dispatches");
+        assert_eq!(TABLES[1].1.len(), 18);
     }
 
     #[test]

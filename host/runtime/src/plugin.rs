@@ -23,7 +23,7 @@ use crate::bindings::types as wit;
 use crate::chain::HostEnv;
 use crate::convert;
 use crate::failure::{FailureAction, FailureCause, FailureLog, FailurePolicy, FailureReport};
-use crate::host::{LogGate, OutputGrant, ProfilerLink, SetupMode};
+use crate::host::{DeliveryChoice, LogGate, OutputGrant, ProfilerLink, SetupMode};
 use crate::runtime::{CompiledPlugin, Pre, Runtime};
 use crate::sandbox::{deny_all_wasi, MemoryCap, MemoryCapExceeded};
 use crate::spec::StageSpec;
@@ -220,10 +220,9 @@ impl Plugin {
             self.miss(missed);
             return Ok(());
         }
+        self.store.data_mut().delivery.lock();
         let r = self.call(self.spec.limits.deadline, |s, i| match i {
-            Instance::Analysis(a) => a
-                .rocwasm_plugin_analysis()
-                .call_deliver_batch(s, info, batch),
+            Instance::Analysis(a) => deliver_view(s, a, info, batch),
             Instance::Transform(_) => Ok(()),
         });
         match r {
@@ -457,6 +456,24 @@ impl Plugin {
     }
 }
 
+/// Calls `deliver-batch` with the columns the plugin selected.
+///
+/// The generated `call_deliver_batch` lowers a whole `&Batch`; this lowers a
+/// [`convert::BatchView`] of the same component type instead (checked by
+/// `typed`, which compares the two types structurally), so unselected columns
+/// go across as empty lists and nothing is cloned.
+fn deliver_view(
+    store: &mut Store<PluginState>,
+    plugin: &AnalysisPlugin,
+    info: wit::DeliveryInfo,
+    batch: &wit::Batch,
+) -> wasmtime::Result<()> {
+    let func = *plugin.rocwasm_plugin_analysis().func_deliver_batch().func();
+    let typed = func.typed::<(wit::DeliveryInfo, convert::BatchView<'_>), ()>(&*store)?;
+    let view = convert::BatchView::project(batch, &store.data().delivery.projection);
+    typed.call(store, (info, view))
+}
+
 /// The life-cycle exports of either world (two generated types, one shape).
 struct Lifecycle<'a>(&'a Instance);
 
@@ -525,6 +542,7 @@ fn new_store(
         log: LogGate::new(spec.limits.log_per_second),
         env: env.clone(),
         profiler,
+        delivery: DeliveryChoice::default(),
         wasi,
         table: ResourceTable::new(),
     };

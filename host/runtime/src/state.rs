@@ -8,7 +8,7 @@ use wasmtime::component::ResourceTable;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::chain::HostEnv;
-use crate::host::{LogGate, OutputGrant, ProfilerLink};
+use crate::host::{DeliveryChoice, LogGate, OutputGrant, ProfilerLink};
 use crate::sandbox::MemoryCap;
 
 pub(crate) struct PluginState {
@@ -20,6 +20,8 @@ pub(crate) struct PluginState {
     pub log: LogGate,
     pub env: HostEnv,
     pub profiler: ProfilerLink,
+    /// The columns `deliver-batch` sends (`delivery.select-columns`).
+    pub delivery: DeliveryChoice,
     /// Only used when the component imports WASI (then it is deny-all).
     pub wasi: WasiCtx,
     pub table: ResourceTable,

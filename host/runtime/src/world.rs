@@ -36,7 +36,7 @@ impl World {
     /// True when this world may import `name` (WASI is handled separately).
     fn may_import(self, name: &str) -> bool {
         names::COMMON_IMPORTS.contains(&name)
-            || (self == World::Analysis && name == names::PROFILER)
+            || (self == World::Analysis && (name == names::PROFILER || name == names::DELIVERY))
     }
 
     pub fn from_name(s: &str) -> Option<World> {

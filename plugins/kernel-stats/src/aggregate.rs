@@ -1,32 +1,36 @@
 //! Per-kernel-id duration sums, then per-name statistics.
 //!
 //! The hot loop runs once per dispatch record, so it zips the three columns
-//! it needs instead of building rows, and sums runs of one kernel in
-//! registers ([`KeyedSums::add_many`]) instead of updating a running
-//! variance per record.
+//! it needs instead of building rows, finds the kernel's sums by indexing a
+//! table with the kernel id ([`IdSums`]: no hashing, however kernels
+//! interleave) and adds plain sums (no division per record). Names are
+//! looked up once per kernel, when the table is built.
 
 use rocwasm_plugin_sdk::rows::KernelDispatchColumns;
-use rocwasm_plugin_sdk::stats::{KeyedSums, StatsTable};
+use rocwasm_plugin_sdk::stats::{IdSums, StatsTable};
+
+/// The columns [`KernelAggregate::add`] reads: all the plugin selects.
+pub const COLUMNS: [&str; 3] = ["kernel_id", "start", "end"];
 
 #[derive(Debug, Default)]
 pub struct KernelAggregate {
-    by_id: KeyedSums<u64>,
+    by_id: IdSums,
 }
 
 impl KernelAggregate {
     /// Adds every dispatch's duration (`end - start`, 0 if reversed).
     pub fn add(&mut self, d: &KernelDispatchColumns) {
-        let durations = d
-            .start
-            .iter()
-            .zip(&d.end)
-            .map(|(&start, &end)| end.saturating_sub(start));
-        self.by_id.add_many(&d.kernel_id, durations);
+        self.by_id.add_durations(&d.kernel_id, &d.start, &d.end);
     }
 
     /// Dispatches seen.
     pub fn count(&self) -> u64 {
         self.by_id.count()
+    }
+
+    /// Kernel ids seen, in first-seen order.
+    pub fn ids(&self) -> &[u64] {
+        self.by_id.ids()
     }
 
     /// Statistics per kernel name (ids sharing a name are merged).

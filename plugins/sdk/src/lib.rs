@@ -12,9 +12,13 @@
 //! - typed rows over the columnar batches ([`rows`]):
 //!   `batch.kernel_dispatches().iter()` yields [`KernelDispatch`] structs;
 //!   `retain`/`retain_mask`/`collect` build and filter tables;
+//! - column projection ([`delivery`]): `KernelDispatchColumns::select(&["kernel_id",
+//!   "start", "end"])` in `init`, and the host copies only those columns into
+//!   the plugin (the others arrive empty and read as 0);
 //! - [`symbols::KernelNames`] (kernel names, one host call per batch) and
 //!   [`names::OperationNames`] (API function names), both cached;
-//! - [`stats`] (Welford series and rocprofv3 `--stats` tables), [`output`]
+//! - [`stats`] (Welford series, [`stats::IdSums`] for per-id hot loops, and
+//!   rocprofv3 `--stats` tables), [`output`]
 //!   (CSV and files), [`config`] (typed stage configuration), logging macros
 //!   ([`info!`], [`warn!`], …), kind constants ([`kind`]) and
 //!   [`services::trace_buffers`] for the usual `init`.
@@ -74,6 +78,7 @@
 //! functions it actually calls.
 
 pub mod config;
+pub mod delivery;
 pub mod kind;
 pub mod log;
 pub mod names;
@@ -103,6 +108,7 @@ pub mod bindings {
             world host-imports {
                 import rocwasm:plugin/types@0.1.0;
                 import rocwasm:plugin/profiler@0.1.0;
+                import rocwasm:plugin/delivery@0.1.0;
                 import rocwasm:plugin/names@0.1.0;
                 import rocwasm:plugin/symbols@0.1.0;
                 import rocwasm:plugin/clock@0.1.0;
@@ -128,13 +134,14 @@ pub use bindings::rocwasm::plugin::types;
 /// What most plugins need, in one import.
 pub mod prelude {
     pub use crate::config;
+    pub use crate::delivery::select_columns;
     pub use crate::kind::*;
     pub use crate::names::OperationNames;
     pub use crate::output::{self, CsvWriter};
     pub use crate::profiler;
     pub use crate::rows::*;
     pub use crate::services::{self, StatusContext};
-    pub use crate::stats::{KeyedSums, Stats, StatsTable, Sums};
+    pub use crate::stats::{IdSums, KeyedSums, Stats, StatsTable, Sums};
     pub use crate::symbols::KernelNames;
     pub use crate::types::{
         Batch, CallbackPayload, CallbackRecord, DeliveryInfo, ExternalCorrelationRequest, LogLevel,
@@ -166,6 +173,7 @@ macro_rules! __generate_world {
             with: {
                 "rocwasm:plugin/types@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
                 "rocwasm:plugin/profiler@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::profiler,
+                "rocwasm:plugin/delivery@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::delivery,
                 "rocwasm:plugin/names@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
                 "rocwasm:plugin/symbols@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
                 "rocwasm:plugin/clock@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,

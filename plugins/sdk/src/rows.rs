@@ -32,6 +32,10 @@ pub trait Table {
     fn len(&self) -> usize;
     /// Row `i`; panics when `i >= len()`, like slice indexing.
     fn row(&self, i: usize) -> Self::Row;
+    /// Row `i` with no range check of its own: a column shorter than `i`
+    /// (absent after projection) reads as 0. [`Rows`] checks the range once.
+    #[doc(hidden)]
+    fn fetch(&self, i: usize) -> Self::Row;
 }
 
 /// Iterator over a table's rows (see [`KernelDispatchColumns::iter`] and friends).
@@ -49,7 +53,7 @@ impl<'a, T: Table> Iterator for Rows<'a, T> {
         if self.front == self.back {
             return None;
         }
-        let row = self.table.row(self.front);
+        let row = self.table.fetch(self.front);
         self.front += 1;
         Some(row)
     }
@@ -71,7 +75,7 @@ impl<T: Table> DoubleEndedIterator for Rows<'_, T> {
             return None;
         }
         self.back -= 1;
-        Some(self.table.row(self.back))
+        Some(self.table.fetch(self.back))
     }
 }
 
@@ -84,7 +88,7 @@ impl<T: Table> std::iter::FusedIterator for Rows<'_, T> {}
 macro_rules! rows {
     (
         $(#[$meta:meta])*
-        $table:ident => $row:ident {
+        $table:ident = $wit_table:literal => $row:ident {
             $($(#[$fmeta:meta])* $field:ident : $ty:ty,)+
         }
     ) => {
@@ -110,41 +114,75 @@ macro_rules! rows {
             fn row(&self, i: usize) -> $row {
                 $table::row(self, i)
             }
+
+            #[inline]
+            fn fetch(&self, i: usize) -> $row {
+                $row { $($field: self.$field.get(i).copied().unwrap_or_default(),)+ }
+            }
         }
 
         impl $table {
             /// Column names as the Rust fields call them, in WIT order.
             pub const COLUMNS: &'static [&'static str] = &[$(stringify!($field),)+];
 
+            /// The table's name in the WIT `batch` record.
+            pub const TABLE: &'static str = $wit_table;
+
+            /// Receive only `columns` of this table from now on (see
+            /// [`crate::delivery`]); call in `configure` or `init`. Names
+            /// are the Rust field names ([`Self::COLUMNS`]); an unknown one
+            /// fails with `invalid-argument` before the host is asked.
+            pub fn select(columns: &[&str]) -> Result<(), crate::types::Status> {
+                if columns.iter().any(|c| !Self::COLUMNS.contains(c)) {
+                    return Err(crate::types::Status::InvalidArgument);
+                }
+                crate::delivery::select_columns(Self::TABLE, columns)
+            }
+
             /// An empty table with room for `n` rows in every column.
             pub fn with_capacity(n: usize) -> Self {
                 Self { $($field: Vec::with_capacity(n),)+ }
             }
 
-            /// Number of rows (the length of the first column).
+            /// Number of rows: the length of the longest column. (Columns
+            /// a plugin did not select arrive empty; see [`crate::delivery`].)
             pub fn len(&self) -> usize {
-                rows!(@first $(self.$field),+).len()
+                0 $(.max(self.$field.len()))+
             }
 
             pub fn is_empty(&self) -> bool {
                 self.len() == 0
             }
 
-            /// True when every column has the same length. The host always
-            /// sends consistent tables; a hand-built one may not be.
+            /// True when every column has the table's length, or is empty
+            /// (a column left out by projection). The host always sends
+            /// consistent tables; a hand-built one may not be.
             pub fn is_consistent(&self) -> bool {
                 let n = self.len();
-                true $(&& self.$field.len() == n)+
+                true $(&& (self.$field.len() == n || self.$field.is_empty()))+
             }
 
-            /// Row `i`. Panics when `i >= len()`, like slice indexing.
+            /// True when `column` (a Rust field name) has data, or the
+            /// table has no rows. False for a column left out by projection.
+            pub fn has_column(&self, column: &str) -> bool {
+                let n = self.len();
+                $(if column == stringify!($field) {
+                    return self.$field.len() == n;
+                })+
+                false
+            }
+
+            /// Row `i`; a column left out by projection reads as 0. Panics
+            /// when `i >= len()`, like slice indexing.
             pub fn row(&self, i: usize) -> $row {
-                $row { $($field: self.$field[i],)+ }
+                assert!(i < self.len(), "row {i} of a table with {} rows", self.len());
+                Table::fetch(self, i)
             }
 
-            /// Row `i`, or `None` when out of range (or the table is inconsistent).
+            /// Row `i`, or `None` when out of range. A column left out by
+            /// projection (or too short in a hand-built table) reads as 0.
             pub fn get(&self, i: usize) -> Option<$row> {
-                Some($row { $($field: *self.$field.get(i)?,)+ })
+                (i < self.len()).then(|| Table::fetch(self, i))
             }
 
             /// The rows, in production order.
@@ -206,12 +244,11 @@ macro_rules! rows {
             }
         }
     };
-    (@first $first:expr $(, $rest:expr)*) => { $first };
 }
 
 rows! {
     /// One HSA, HIP, marker (or other API-domain) call.
-    ApiCallColumns => ApiCall {
+    ApiCallColumns = "api-calls" => ApiCall {
         /// The buffer kind: which API domain (`kind::BUFFER_HIP_RUNTIME_API`, …).
         kind: u32,
         /// The API function within the kind; name it with [`crate::names`].
@@ -228,7 +265,7 @@ rows! {
 
 rows! {
     /// A completed kernel dispatch.
-    KernelDispatchColumns => KernelDispatch {
+    KernelDispatchColumns = "kernel-dispatches" => KernelDispatch {
         /// Internal id of the launching API call.
         correlation_id: u64,
         external_correlation_id: u64,
@@ -255,7 +292,7 @@ rows! {
 
 rows! {
     /// A completed asynchronous memory copy.
-    MemoryCopyColumns => MemoryCopy {
+    MemoryCopyColumns = "memory-copies" => MemoryCopy {
         /// The direction: `kind::copy::HOST_TO_DEVICE`, …
         operation: u32,
         correlation_id: u64,
@@ -274,7 +311,7 @@ rows! {
 
 rows! {
     /// A memory allocation or free.
-    MemoryAllocationColumns => MemoryAllocation {
+    MemoryAllocationColumns = "memory-allocations" => MemoryAllocation {
         /// `kind::allocation::ALLOCATE`, …
         operation: u32,
         correlation_id: u64,
@@ -290,7 +327,7 @@ rows! {
 
 rows! {
     /// A scratch-memory event of a queue.
-    ScratchMemoryColumns => ScratchMemory {
+    ScratchMemoryColumns = "scratch-memory" => ScratchMemory {
         /// `kind::scratch::ALLOC`, …
         operation: u32,
         flags: u32,
@@ -307,7 +344,7 @@ rows! {
 
 rows! {
     /// An internal correlation id that no pending async record refers to any more.
-    RetirementColumns => Retirement {
+    RetirementColumns = "retirements" => Retirement {
         timestamp: u64,
         correlation_id: u64,
     }
@@ -315,7 +352,7 @@ rows! {
 
 rows! {
     /// A runtime library finished initialising.
-    RuntimeInitializationColumns => RuntimeInitialization {
+    RuntimeInitializationColumns = "runtime-initializations" => RuntimeInitialization {
         /// Which library: 1 HSA, 2 HIP, 3 marker, 4 RCCL, 5 rocDecode, 6 rocJPEG.
         operation: u32,
         thread_id: u64,
@@ -503,9 +540,43 @@ mod tests {
             kind: 5,
             ..Default::default()
         });
+        table.push(ApiCall::default());
         table.start.push(99);
         assert!(!table.is_consistent());
-        assert!(table.get(1).is_none());
+        assert_eq!(table.len(), 3, "the longest column counts");
+        assert_eq!(table.get(2).map(|r| (r.kind, r.start)), Some((0, 99)));
+        assert!(table.get(3).is_none());
+    }
+
+    #[test]
+    fn projected_tables_read_absent_columns_as_zero() {
+        // What the host sends after `select(&["kernel_id", "start", "end"])`.
+        let table = KernelDispatchColumns {
+            kernel_id: vec![7, 8],
+            start: vec![10, 20],
+            end: vec![15, 29],
+            ..Default::default()
+        };
+        assert_eq!(table.len(), 2);
+        assert!(table.is_consistent());
+        assert!(table.has_column("start") && !table.has_column("correlation_id"));
+        assert!(!table.has_column("no_such_column"));
+        let rows: Vec<_> = table.iter().collect();
+        assert_eq!(rows[1].kernel_id, 8);
+        assert_eq!(rows[1].duration(), 9);
+        assert_eq!((rows[1].correlation_id, rows[1].grid_x), (0, 0));
+        assert_eq!(table.get(1), Some(rows[1]));
+        assert_eq!(KernelDispatchColumns::TABLE, "kernel-dispatches");
+    }
+
+    #[test]
+    fn select_rejects_unknown_columns_without_asking_the_host() {
+        // On the native target the host call would panic; an unknown name
+        // must fail before it.
+        assert_eq!(
+            KernelDispatchColumns::select(&["kernel_id", "kernel-name"]),
+            Err(crate::types::Status::InvalidArgument)
+        );
     }
 
     #[test]

@@ -25,7 +25,7 @@
 //! ```
 
 use std::collections::HashMap;
-use std::hash::Hash;
+use std::hash::{BuildHasherDefault, Hash, Hasher};
 
 use crate::output::CsvWriter;
 use crate::types::SummaryTable;
@@ -229,7 +229,7 @@ impl Sums {
 /// when the key changes.
 #[derive(Debug, Clone)]
 pub struct KeyedSums<K> {
-    slots: HashMap<K, usize>,
+    slots: HashMap<K, usize, FastHash>,
     sums: Vec<(K, Sums)>,
     last: Option<(K, usize)>,
 }
@@ -237,7 +237,7 @@ pub struct KeyedSums<K> {
 impl<K> Default for KeyedSums<K> {
     fn default() -> Self {
         Self {
-            slots: HashMap::new(),
+            slots: HashMap::default(),
             sums: Vec::new(),
             last: None,
         }
@@ -320,6 +320,195 @@ impl<K: Hash + Eq + Copy> KeyedSums<K> {
             table.merge(name(key), &sums.to_stats());
         }
         table
+    }
+}
+
+/// [`Sums`] per `u64` id (kernel ids, agent ids, …): the per-record loop of
+/// an analysis, made as cheap as it gets.
+///
+/// Ids that the profiler hands out from counters are small, so an id below
+/// [`IdSums::DENSE_LIMIT`] indexes a table directly (one load, no hashing,
+/// no matter how ids interleave); larger ids go to a hash map with a
+/// multiplicative hash. Ids keep first-seen order, and [`IdSums::ids`] lets a
+/// plugin resolve names once per *new* id instead of once per record.
+///
+/// ```
+/// use rocwasm_plugin_sdk::stats::IdSums;
+/// let mut by_kernel = IdSums::new();
+/// by_kernel.add_durations(&[3, 4, 3], &[0, 0, 10], &[5, 7, 30]);
+/// assert_eq!(by_kernel.ids(), &[3, 4]);
+/// assert_eq!(by_kernel.get(3).unwrap().total(), 25);
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct IdSums {
+    /// `dense[id]` = slot + 1 for small ids (0: not seen yet).
+    dense: Vec<u32>,
+    sparse: HashMap<u64, u32, FastHash>,
+    ids: Vec<u64>,
+    sums: Vec<Sums>,
+}
+
+impl IdSums {
+    /// Ids below this index a table (4 bytes per id up to the largest seen).
+    pub const DENSE_LIMIT: u64 = 1 << 16;
+
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Adds sample `x` to `id`'s sums.
+    #[inline]
+    pub fn add(&mut self, id: u64, x: u64) {
+        let slot = self.slot(id);
+        self.sums[slot].add(x);
+    }
+
+    /// Adds `end[i] - start[i]` (0 when reversed) to `ids[i]`, for every `i`
+    /// of the shortest input: the kernel-timing loop over a batch's columns.
+    pub fn add_durations(&mut self, ids: &[u64], start: &[u64], end: &[u64]) {
+        for ((&id, &start), &end) in ids.iter().zip(start).zip(end) {
+            self.add(id, end.saturating_sub(start));
+        }
+    }
+
+    #[inline]
+    fn slot(&mut self, id: u64) -> usize {
+        // Compare as u64 first: `id as usize` truncates on wasm32.
+        if id < self.dense.len() as u64 {
+            let s = self.dense[id as usize];
+            if s != 0 {
+                return s as usize - 1;
+            }
+        }
+        self.slot_slow(id)
+    }
+
+    #[cold]
+    fn slot_slow(&mut self, id: u64) -> usize {
+        let next = self.sums.len();
+        if id < Self::DENSE_LIMIT {
+            let id = id as usize;
+            if id >= self.dense.len() {
+                let len = (id + 1).next_power_of_two().max(64);
+                self.dense.resize(len, 0);
+            }
+            if self.dense[id] != 0 {
+                return self.dense[id] as usize - 1;
+            }
+            self.dense[id] = next as u32 + 1;
+        } else {
+            let slot = *self.sparse.entry(id).or_insert(next as u32);
+            if slot as usize != next {
+                return slot as usize;
+            }
+        }
+        self.ids.push(id);
+        self.sums.push(Sums::new());
+        next
+    }
+
+    /// The sums of `id`, if it was seen.
+    pub fn get(&self, id: u64) -> Option<&Sums> {
+        let slot = if id < self.dense.len() as u64 {
+            self.dense[id as usize].checked_sub(1)?
+        } else {
+            *self.sparse.get(&id)?
+        };
+        self.sums.get(slot as usize)
+    }
+
+    /// Every id seen, in first-seen order. `&ids()[n..]` are the ids that
+    /// appeared since `len()` was `n`.
+    pub fn ids(&self) -> &[u64] {
+        &self.ids
+    }
+
+    /// Every id with its sums, in first-seen order.
+    pub fn iter(&self) -> impl Iterator<Item = (u64, &Sums)> + '_ {
+        self.ids.iter().copied().zip(&self.sums)
+    }
+
+    /// Samples across all ids.
+    pub fn count(&self) -> u64 {
+        self.sums.iter().map(Sums::count).sum()
+    }
+
+    /// Distinct ids.
+    pub fn len(&self) -> usize {
+        self.ids.len()
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.ids.is_empty()
+    }
+
+    /// A [`StatsTable`] keyed by `name(id)`; ids sharing a name are merged.
+    pub fn to_table<N: Eq + Hash + Ord + Clone>(
+        &self,
+        mut name: impl FnMut(u64) -> N,
+    ) -> StatsTable<N> {
+        let mut table = StatsTable::new();
+        for (id, sums) in self.iter() {
+            table.merge(name(id), &sums.to_stats());
+        }
+        table
+    }
+}
+
+/// A fast, non-cryptographic hash for small keys (ids, kind/operation
+/// pairs): one rotate, xor and multiply per word, as in Firefox's and rustc's
+/// FxHash. The std default (SipHash) resists hash flooding, which costs
+/// ~10× more per lookup; the keys here come from the profiler, not from an
+/// adversary.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct FastHasher(u64);
+
+/// [`FastHasher`] as a `HashMap`'s `S` parameter.
+pub type FastHash = BuildHasherDefault<FastHasher>;
+
+impl FastHasher {
+    const SEED: u64 = 0x51_7c_c1_b7_27_22_0a_95;
+
+    #[inline]
+    fn mix(&mut self, word: u64) {
+        self.0 = (self.0.rotate_left(5) ^ word).wrapping_mul(Self::SEED);
+    }
+}
+
+impl Hasher for FastHasher {
+    #[inline]
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        let mut chunks = bytes.chunks_exact(8);
+        for c in &mut chunks {
+            self.mix(u64::from_le_bytes(c.try_into().unwrap_or_default()));
+        }
+        for &b in chunks.remainder() {
+            self.mix(b as u64);
+        }
+    }
+
+    #[inline]
+    fn write_u8(&mut self, i: u8) {
+        self.mix(i as u64);
+    }
+
+    #[inline]
+    fn write_u32(&mut self, i: u32) {
+        self.mix(i as u64);
+    }
+
+    #[inline]
+    fn write_u64(&mut self, i: u64) {
+        self.mix(i);
+    }
+
+    #[inline]
+    fn write_usize(&mut self, i: usize) {
+        self.mix(i as u64);
     }
 }
 
@@ -603,5 +792,38 @@ mod tests {
         let summary = t.to_summary("Kernels");
         assert_eq!(summary.columns.len(), 8);
         assert_eq!(summary.rows.len(), 3);
+    }
+
+    #[test]
+    fn id_sums_match_per_id_series_for_dense_and_sparse_interleaved_ids() {
+        let big = IdSums::DENSE_LIMIT + 5;
+        let ids = [1u64, big, 1, 9, u64::MAX, big, 9, 1, 0];
+        let start = [0u64, 10, 20, 30, 40, 50, 60, 70, 80];
+        let end = [5u64, 25, 20, 100, 41, 53, 58, 90, 81];
+        let mut sums = IdSums::new();
+        sums.add_durations(&ids, &start, &end);
+        assert_eq!(sums.ids(), &[1, big, 9, u64::MAX, 0]);
+        assert_eq!(sums.count(), 9);
+        let mut expected: HashMap<u64, Stats> = HashMap::new();
+        for i in 0..ids.len() {
+            expected
+                .entry(ids[i])
+                .or_default()
+                .add(end[i].saturating_sub(start[i]));
+        }
+        for (id, want) in &expected {
+            let got = sums.get(*id).unwrap().to_stats();
+            assert_eq!(
+                (got.count(), got.total(), got.min(), got.max()),
+                (want.count(), want.total(), want.min(), want.max()),
+                "id {id}"
+            );
+            assert!((got.stddev() - want.stddev()).abs() < 1e-9, "id {id}");
+        }
+        // 60 → 58 is reversed: it counts as 0.
+        assert_eq!(sums.get(9).unwrap().to_stats().min(), 0);
+        assert!(sums.get(2).is_none() && sums.get(big + 1).is_none());
+        let table = sums.to_table(|id| if id == 1 || id == 9 { "a" } else { "b" }.to_string());
+        assert_eq!(table.get(&"a".to_string()).unwrap().count(), 5);
     }
 }

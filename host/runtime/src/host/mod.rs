@@ -1,16 +1,18 @@
 //! The host side of the WIT imports, implemented on `PluginState`.
 //!
 //! One file per concern: `profiler` (the SDK verbs, delegating to the
-//! `rocwasm_core` engine), `output` (files in the granted directory), `names`
-//! (kinds and operations), and here the small ones: `symbols`, `clock`,
-//! `log`, `config`.
+//! `rocwasm_core` engine), `output` (files in the granted directory),
+//! `delivery` (the columns a plugin is sent), `names` (kinds and
+//! operations), and here the small ones: `symbols`, `clock`, `log`, `config`.
 
+mod delivery;
 mod names;
 mod output;
 mod profiler;
 
 use std::time::Instant;
 
+pub(crate) use delivery::DeliveryChoice;
 pub use names::OperationNameTable;
 pub(crate) use output::OutputGrant;
 pub(crate) use profiler::{ProfilerLink, SetupMode};

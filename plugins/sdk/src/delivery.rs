@@ -1,0 +1,63 @@
+//! Column projection: receive only the columns the analysis reads.
+//!
+//! Every column of a batch is copied into the plugin's memory on each
+//! delivery. A kernel dispatch has 18 columns (~128 bytes); a per-kernel
+//! timing analysis reads three of them (24 bytes). Declaring those in `init`
+//! makes the host copy only them:
+//!
+//! ```no_run
+//! use rocwasm_plugin_sdk::prelude::*;
+//! # fn init() -> Result<(), String> {
+//! KernelDispatchColumns::select(&["kernel_id", "start", "end"]).context("select-columns")?;
+//! # Ok(()) }
+//! ```
+//!
+//! What then arrives: the selected columns in full, every other column of
+//! that table as an empty `Vec`. The row views stay usable — a table's
+//! `len()` is its longest column and an absent column reads as 0 in
+//! [`row`](crate::rows::KernelDispatchColumns::row) and `iter()` — but an
+//! analysis should read only what it selected.
+//!
+//! Tables you never select arrive whole (that is the default, for every
+//! table, when a plugin selects nothing). `select(&[])` drops a table. Select
+//! in `configure` or `init`: once batches flow the host answers
+//! [`Status::ConfigurationLocked`]. Transform stages cannot project (their
+//! reply replaces the batch, so they must see all of it).
+
+use crate::types::Status;
+
+/// The raw host call: keep only `columns` (WIT names, e.g. `kernel-id`) of
+/// `table` (a WIT field of `batch`, e.g. `kernel-dispatches`).
+pub use crate::bindings::rocwasm::plugin::delivery::select_columns as select_columns_raw;
+
+/// Keeps only `columns` of `table` in this plugin's deliveries.
+///
+/// Names may be given as WIT names (`kernel-id`) or as the Rust field names
+/// (`kernel_id`); the table as `kernel-dispatches` or `kernel_dispatches`.
+/// Prefer the typed form, `KernelDispatchColumns::select(&[...])`, which
+/// checks the names before asking the host.
+pub fn select_columns(table: &str, columns: &[&str]) -> Result<(), Status> {
+    let columns: Vec<String> = columns.iter().map(|c| wit_name(c)).collect();
+    select_columns_raw(&wit_name(table), &columns)
+}
+
+/// `kernel_id` → `kernel-id` (WIT names are kebab-case).
+pub fn wit_name(rust_name: &str) -> String {
+    rust_name.replace('_', "-")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn rust_names_become_wit_names() {
+        assert_eq!(wit_name("kernel_id"), "kernel-id");
+        assert_eq!(
+            wit_name("external_correlation_id"),
+            "external-correlation-id"
+        );
+        assert_eq!(wit_name("start"), "start");
+        assert_eq!(wit_name("kernel-dispatches"), "kernel-dispatches");
+    }
+}
