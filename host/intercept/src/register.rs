@@ -231,7 +231,7 @@ mod tests {
             size: 8 + 3 * 8,
             slots: [0; 9],
         };
-        t.slots[1] = fake_push as usize;
+        t.slots[1] = fake_push as *const () as usize;
         for (i, s) in t.slots.iter_mut().enumerate() {
             if *s == 0 {
                 *s = 0x1000 + i;

@@ -443,7 +443,11 @@ impl Session {
         if !text.is_empty() {
             text.push('\n');
         }
-        text.push_str(&outputs.stats.render_summary(10));
+        // The host's own statistics: with `--stats`, or when no plugin
+        // printed tables of its own (they would say the same twice).
+        if self.config.stats || report.tables.iter().all(|(_, t)| t.is_empty()) {
+            text.push_str(&outputs.stats.render_summary(10));
+        }
         let host_kernels = crate::hip::kernels::all().len();
         text.push_str(&format!(
             "\nrocwasm: pid {} — {} kernels registered by HIP; {} plugin stage(s) ran in the process\n",

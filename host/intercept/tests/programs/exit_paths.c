@@ -7,10 +7,15 @@
  *   fork A B C      A calls, fork; the child makes B calls and exits 0;
  *                   the parent waits, makes C more and exits 0
  *   threads T N     T threads make N calls each; prints each thread's tid
+ *   signals N       prints who handles SIGSEGV/SIGBUS/SIGILL/SIGFPE, makes N
+ *                   calls, then installs its own SIGSEGV handler, faults on
+ *                   purpose and prints "caught own SIGSEGV" from the handler
  */
 #define _GNU_SOURCE
 #include <hip/hip_runtime_api.h>
 #include <pthread.h>
+#include <setjmp.h>
+#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -41,7 +46,43 @@ static void* call_worker(void* arg) {
     return arg;
 }
 
+static sigjmp_buf fault_return;
+
+static void on_segv(int sig) {
+    (void)sig;
+    siglongjmp(fault_return, 1);
+}
+
+static void report_handlers(void) {
+    const struct {
+        int sig;
+        const char* name;
+    } sigs[] = {{SIGSEGV, "SIGSEGV"}, {SIGBUS, "SIGBUS"}, {SIGILL, "SIGILL"}, {SIGFPE, "SIGFPE"}};
+    for (unsigned i = 0; i < sizeof sigs / sizeof sigs[0]; i++) {
+        struct sigaction old;
+        sigaction(sigs[i].sig, 0, &old);
+        printf("%s %s\n", sigs[i].name, old.sa_handler == SIG_DFL ? "default" : "handled");
+    }
+}
+
 int main(int argc, char** argv) {
+    if (argc >= 3 && strcmp(argv[1], "signals") == 0) {
+        report_handlers();
+        calls(atoi(argv[2]));
+        struct sigaction sa;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_segv;
+        sigemptyset(&sa.sa_mask);
+        sigaction(SIGSEGV, &sa, 0);
+        if (sigsetjmp(fault_return, 1) == 0) {
+            volatile int* nowhere = (volatile int*)16;
+            *nowhere = 1;
+            printf("no fault?\n");
+        } else {
+            printf("caught own SIGSEGV\n");
+        }
+        return 0;
+    }
     if (argc >= 3 && strcmp(argv[1], "worker-exit") == 0) {
         per_thread = atoi(argv[2]);
         pthread_t t;
@@ -78,6 +119,7 @@ int main(int argc, char** argv) {
         for (int i = 0; i < n && i < 64; i++) pthread_join(ts[i], 0);
         return 0;
     }
-    fprintf(stderr, "usage: exit_paths worker-exit N | sigterm N | fork A B C | threads T N\n");
+    fprintf(stderr,
+            "usage: exit_paths worker-exit N | sigterm N | fork A B C | threads T N | signals N\n");
     return 2;
 }
