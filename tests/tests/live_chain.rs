@@ -1,0 +1,374 @@
+//! The chain runs **inside** the profiled application: `rocwasm run --sim -c
+//! CHAIN -- multi_kernel` on the simulated runtime, then the plugins'
+//! results are checked against the run's own trace files.
+//!
+//! - the default chain's kernel-stats, api-stats and memcpy-bandwidth
+//!   results equal statistics computed here from `kernel_trace.csv`,
+//!   `hip_api_trace.csv` and `results.json` of the same run, and `run`
+//!   prints their tables;
+//! - with `correlation-tagger` in the chain, every kernel dispatch in
+//!   `results.json` carries the tagger's value for the roctx range the
+//!   launch happened in;
+//! - a plugin that traps changes neither the application's exit status nor
+//!   its output, and the other plugins' results stay complete.
+//!
+//! Needs `cargo xtask build-plugins` and `cargo xtask build-sim`; fails
+//! (never skips) with the command to run when they are missing.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use rocwasm_tests::*;
+
+const THREADS: &str = "4";
+
+/// `rocwasm run --sim -c CHAIN -d out --output-format csv,json -- multi_kernel
+/// --threads 4` in `cwd`; returns the output and the run directory.
+fn run_sample(chain: &Path, cwd: &Path) -> (Output, PathBuf) {
+    let sample = sim_dir().join("bin/multi_kernel");
+    let out = rocwasm(
+        &[
+            "run",
+            "--sim",
+            "-c",
+            chain.to_str().unwrap(),
+            "-d",
+            "out",
+            "--output-format",
+            "csv,json",
+            "--",
+            sample.to_str().unwrap(),
+            "--threads",
+            THREADS,
+        ],
+        cwd,
+    );
+    (out, cwd.join("out"))
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// `COUNTS kernels=N …` of the sample's stdout.
+fn counts(stdout: &str) -> BTreeMap<String, u64> {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("COUNTS "))
+        .unwrap_or_else(|| panic!("the sample prints COUNTS:\n{stdout}"));
+    line.split_whitespace()
+        .skip(1)
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.parse().unwrap()))
+        .collect()
+}
+
+/// The lines the sample itself prints (not rocwasm's summary).
+fn sample_lines(stdout: &str) -> Vec<&str> {
+    stdout
+        .lines()
+        .filter(|l| {
+            ["DEVICES ", "COUNTS ", "RESULT "]
+                .iter()
+                .any(|p| l.starts_with(p))
+        })
+        .collect()
+}
+
+/// Durations per `name_col` value of a rocprofv3 trace CSV.
+fn durations_by(path: &Path, name_col: &str) -> BTreeMap<String, Vec<u64>> {
+    let mut r = csv::Reader::from_path(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let header = r.headers().unwrap().clone();
+    let col = |n: &str| {
+        header
+            .iter()
+            .position(|h| h == n)
+            .unwrap_or_else(|| panic!("{}: no column {n}", path.display()))
+    };
+    let (name, start, end) = (col(name_col), col("Start_Timestamp"), col("End_Timestamp"));
+    let mut out: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        let s: u64 = rec[start].parse().unwrap();
+        let e: u64 = rec[end].parse().unwrap();
+        out.entry(rec[name].to_string()).or_default().push(e - s);
+    }
+    out
+}
+
+/// The process object of `results.json`.
+fn results_json(dir: &Path) -> serde_json::Value {
+    let path = dir.join("results.json");
+    let text = std::fs::read_to_string(&path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let v: serde_json::Value = serde_json::from_str(&text).expect("valid JSON");
+    v["rocprofiler-sdk-tool"][0].clone()
+}
+
+fn records<'a>(process: &'a serde_json::Value, category: &str) -> &'a Vec<serde_json::Value> {
+    process["buffer_records"][category]
+        .as_array()
+        .unwrap_or_else(|| panic!("results.json has no buffer_records.{category}"))
+}
+
+/// A plugin's CSV table as rows of (header → cell).
+fn table(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_path(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let header = r.headers().unwrap().clone();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap();
+            header
+                .iter()
+                .zip(rec.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn write_chain(dir: &Path, toml: &str) -> PathBuf {
+    let path = dir.join("chain.toml");
+    std::fs::write(&path, toml).unwrap();
+    path
+}
+
+#[test]
+fn the_default_chain_runs_in_the_process_and_agrees_with_the_runs_traces() {
+    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let chain = workspace().join("examples/chains/default.toml");
+    let (out, dir) = run_sample(&chain, tmp.path());
+    assert_success(&out, "rocwasm run -c default.toml");
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    let counts = counts(&stdout);
+
+    // The plugins' tables, printed by `run` from the in-process summary.
+    for head in [
+        "[kernel-stats] ",
+        "[api-stats] HIP API statistics",
+        "[memcpy-bandwidth] Memory copies by direction",
+    ] {
+        assert!(stdout.contains(head), "no {head:?} table in:\n{stdout}");
+    }
+    assert!(
+        !stdout.contains("plugin `") && !stderr.contains("plugin `"),
+        "no plugin failed:\n{stdout}\n{stderr}"
+    );
+
+    // kernel-stats == the statistics of kernel_trace.csv.
+    let kernels = kernel_durations(&dir.join("kernel_trace.csv"));
+    let dispatched: usize = kernels.values().map(Vec::len).sum();
+    assert_eq!(
+        dispatched as u64, counts["kernels"],
+        "every dispatch traced"
+    );
+    assert_eq!(kernels.len(), 4, "four kernels: {:?}", kernels.keys());
+    assert_same_stats(
+        &read_stats(&dir.join("kernel_stats.csv")),
+        &stats_of(&kernels),
+        "kernel-stats in the process vs kernel_trace.csv",
+    );
+
+    // api-stats == the statistics of hip_api_trace.csv.
+    let hip = durations_by(&dir.join("hip_api_trace.csv"), "Function");
+    assert!(hip.contains_key("hipLaunchKernel"), "{:?}", hip.keys());
+    assert_eq!(
+        hip["hipLaunchKernel"].len() as u64,
+        counts["kernels"],
+        "one hipLaunchKernel per <<<>>>"
+    );
+    assert_same_stats(
+        &read_stats(&dir.join("hip_api_stats.csv")),
+        &stats_of(&hip),
+        "api-stats in the process vs hip_api_trace.csv",
+    );
+
+    // memcpy-bandwidth (host↔device only, by the chain's operation filter)
+    // == the copies of results.json, per direction.
+    let process = results_json(&dir);
+    let mut want: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
+    for c in records(&process, "memory_copy") {
+        // SDK copy directions: 2 host→device, 3 device→host.
+        let dir = match c["operation"].as_u64().unwrap() {
+            2 => "HOST_TO_DEVICE",
+            3 => "DEVICE_TO_HOST",
+            _ => continue,
+        };
+        let e = want.entry(dir).or_default();
+        e.0 += 1;
+        e.1 += c["bytes"].as_u64().unwrap();
+        e.2 += c["end_timestamp"].as_u64().unwrap() - c["start_timestamp"].as_u64().unwrap();
+    }
+    let copies: u64 = want.values().map(|w| w.0).sum();
+    assert_eq!(copies, counts["copies"], "every copy traced");
+    let got = table(&dir.join("bandwidth/memcpy_bandwidth_by_direction.csv"));
+    assert_eq!(got.len(), want.len(), "{got:?}");
+    for row in &got {
+        let (n, bytes, total) = want[row["Direction"].as_str()];
+        assert_eq!(row["Copies"], n.to_string(), "{row:?}");
+        assert_eq!(row["Bytes"], bytes.to_string(), "{row:?}");
+        assert_eq!(row["TotalDurationNs"], total.to_string(), "{row:?}");
+        let gbps: f64 = row["BandwidthGBps"].parse().unwrap();
+        assert!((gbps - bytes as f64 / total as f64).abs() < 1e-6, "{row:?}");
+    }
+}
+
+const TAGGED: &str = r#"
+version = 1
+
+[output]
+formats = ["json"]
+trace = ["kernel_dispatch"]
+
+[[stage]]
+name = "tagger"
+plugin = "correlation-tagger"
+output = true
+# Every range has its own pinned value, so the expected tag of a dispatch
+# is known whatever order the threads pushed their ranges in.
+config = { default = "7", ranges = { kernels = "4242", "worker 0" = "5000", "worker 1" = "5001", "worker 2" = "5002", "worker 3" = "5003" } }
+
+[[stage]]
+name = "kernel-stats"
+plugin = "kernel-stats"
+domains = ["kernel_dispatch"]
+output = true
+"#;
+
+#[test]
+fn dispatches_carry_the_correlation_taggers_values_end_to_end() {
+    plugins_dir(&["correlation-tagger", "kernel-stats"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let chain = write_chain(tmp.path(), TAGGED);
+    let (out, dir) = run_sample(&chain, tmp.path());
+    assert_success(&out, "rocwasm run with correlation-tagger");
+    let stdout = text(&out.stdout);
+    let counts = counts(&stdout);
+
+    // multi_kernel launches its kernels inside `roctxRangePushA("kernels")`
+    // (nested in "worker N"): the innermost range names them.
+    let process = results_json(&dir);
+    let dispatches = records(&process, "kernel_dispatch");
+    assert_eq!(dispatches.len() as u64, counts["kernels"]);
+    let tags: Vec<u64> = dispatches
+        .iter()
+        .map(|d| d["correlation_id"]["external"].as_u64().unwrap())
+        .collect();
+    assert!(
+        tags.iter().all(|&t| t == 4242),
+        "every dispatch carries the tag of range `kernels`: {tags:?}"
+    );
+
+    // The tagger's own account: every request came from inside `kernels`.
+    // (It is asked when a launching thread reserves a queue slot, before
+    // the packet exists, so a barrier packet reserved inside the range is
+    // asked about too: at least one request per dispatch.)
+    let report = table(&dir.join("correlation_tags.csv"));
+    for row in &report {
+        let requests: u64 = row["Requests"].parse().unwrap();
+        if row["Range"] == "kernels" {
+            assert_eq!(row["Value"], "4242");
+            assert!(requests >= counts["kernels"], "{row:?}");
+        } else {
+            assert_eq!(requests, 0, "no launch outside `kernels`: {row:?}");
+        }
+    }
+    assert!(report.iter().any(|r| r["Range"] == "kernels"), "{report:?}");
+    assert!(
+        stdout.contains("[tagger] External correlation tags"),
+        "{stdout}"
+    );
+}
+
+const HOSTILE: &str = r#"
+version = 1
+
+[output]
+formats = ["csv"]
+trace = ["kernel_dispatch", "hip"]
+
+[[stage]]
+name = "trap"
+plugin = "trap"
+domains = ["kernel_dispatch", "hip"]
+# Trap on its second batch: it has already seen records by then.
+config = { at = "deliver-batch", after = "2", how = "unreachable" }
+
+[[stage]]
+name = "kernel-stats"
+plugin = "kernel-stats"
+domains = ["kernel_dispatch"]
+output = true
+
+[[stage]]
+name = "api-stats"
+plugin = "api-stats"
+domains = ["hip"]
+output = true
+"#;
+
+#[test]
+fn a_trapping_plugin_changes_nothing_for_the_application_or_the_other_plugins() {
+    plugins_dir(&["trap", "kernel-stats", "api-stats"]);
+    let tmp = tempfile::tempdir().unwrap();
+    // Small batches, so that the trap fires mid-run.
+    let chain = write_chain(
+        tmp.path(),
+        &HOSTILE.replace(
+            "[output]",
+            "[settings.buffer]\nsize = \"64KiB\"\nwatermark = \"8KiB\"\n\n[output]",
+        ),
+    );
+    let (hostile, dir) = run_sample(&chain, tmp.path());
+
+    // The same application without any tool.
+    let sim = sim_dir();
+    let plain = std::process::Command::new(sim.join("bin/multi_kernel"))
+        .args(["--threads", THREADS])
+        .env("LD_LIBRARY_PATH", sim.join("lib"))
+        .env_remove("LD_PRELOAD")
+        .env_remove("HSA_TOOLS_LIB")
+        .output()
+        .unwrap();
+    assert!(plain.status.success(), "the sample alone: {plain:?}");
+    assert_eq!(
+        hostile.status.code(),
+        plain.status.code(),
+        "exit status unchanged"
+    );
+    let stdout = text(&hostile.stdout);
+    let plain_stdout = text(&plain.stdout);
+    assert_eq!(
+        sample_lines(&stdout),
+        sample_lines(&plain_stdout),
+        "the application's output unchanged"
+    );
+
+    // The failure is reported, in the summary and on stderr.
+    let stderr = text(&hostile.stderr);
+    assert!(
+        stdout.contains("rocwasm: plugin `trap`") && stderr.contains("rocwasm: plugin `trap`"),
+        "the trap is reported:\n{stdout}\n{stderr}"
+    );
+
+    // The others saw every record.
+    let counts = counts(&stdout);
+    let kernels = kernel_durations(&dir.join("kernel_trace.csv"));
+    let dispatched: usize = kernels.values().map(Vec::len).sum();
+    assert_eq!(dispatched as u64, counts["kernels"]);
+    assert_same_stats(
+        &read_stats(&dir.join("kernel_stats.csv")),
+        &stats_of(&kernels),
+        "kernel-stats after a trapping stage",
+    );
+    assert_same_stats(
+        &read_stats(&dir.join("hip_api_stats.csv")),
+        &stats_of(&durations_by(&dir.join("hip_api_trace.csv"), "Function")),
+        "api-stats after a trapping stage",
+    );
+}
