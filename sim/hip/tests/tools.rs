@@ -78,18 +78,34 @@ fn tool_gets_real_table_sizes_and_sees_calls() {
     );
 }
 
+/// The report's `DISPATCH` lines (one per completion handler the tool ran),
+/// asserted to number `expected`. The tool writes its report at OnUnload, so
+/// a shortfall means OnUnload ran before every completion handler had: the
+/// message carries the tool's own counters to tell which.
+fn dispatch_lines<'a>(run: &str, report: &'a str, expected: usize) -> Vec<&'a str> {
+    let lines: Vec<&str> = report
+        .lines()
+        .filter(|l| l.starts_with("DISPATCH "))
+        .collect();
+    assert_eq!(
+        lines.len(),
+        expected,
+        "run {run}: DISPATCH lines in the tool's report (its COUNTS line: {:?})",
+        report.lines().find(|l| l.starts_with("COUNTS "))
+    );
+    lines
+}
+
 #[test]
 fn interception_sees_every_dispatch_and_times_are_deterministic() {
     let (_, report) = run_with_tool("intercept", &["--threads", "8"], SCENARIO);
     let counts = fields(&report, "COUNTS");
     assert_eq!(num(&counts, "dispatches"), 32, "8 threads × 4 kernels");
     assert_eq!(num(&counts, "completions"), 32);
-    let dispatches: Vec<_> = report
-        .lines()
-        .filter(|l| l.starts_with("DISPATCH "))
+    let dispatches: Vec<_> = dispatch_lines("intercept", &report, 32)
+        .into_iter()
         .map(line_fields)
         .collect();
-    assert_eq!(dispatches.len(), 32);
     for d in &dispatches {
         assert_eq!(
             d["status"], "0",
@@ -110,14 +126,10 @@ fn interception_sees_every_dispatch_and_times_are_deterministic() {
     }
 
     // One thread: every timestamp repeats exactly across runs.
-    let timeline = |r: &str| -> Vec<String> {
-        r.lines()
-            .filter(|l| l.starts_with("DISPATCH "))
-            .map(str::to_string)
-            .collect()
-    };
     let (_, first) = run_with_tool("det1", &["--threads", "1"], SCENARIO);
     let (_, second) = run_with_tool("det2", &["--threads", "1"], SCENARIO);
-    assert_eq!(timeline(&first), timeline(&second));
-    assert_eq!(timeline(&first).len(), 4);
+    assert_eq!(
+        dispatch_lines("det1", &first, 4),
+        dispatch_lines("det2", &second, 4)
+    );
 }

@@ -7,11 +7,14 @@
 //! process-wide generation counter and wakes all waiters, which re-check
 //! their own condition: simple, and cheap for the handful of threads a test
 //! application runs. Async handlers (`hsa_amd_signal_async_handler`) run on
-//! one runtime thread, like the real runtime's event thread.
+//! one runtime thread, like the real runtime's event thread. Each triggered
+//! call is counted from the moment the signal change queues it until it has
+//! run, so that shutdown (`drain_async_handlers`, before tools' `OnUnload`)
+//! can wait for every completion the application has already observed.
 
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
@@ -155,11 +158,16 @@ impl Signal {
         *handlers = waiting;
         drop(handlers);
         for h in ready {
+            // The job is counted before it is queued, and so before whatever
+            // this change lets the application observe (e.g. a barrier that
+            // completes its signal next): a shutdown that follows sees it.
+            // A failed send drops the job and with it the count.
             async_thread()
                 .send(Job {
                     signal_value: value,
                     handler: h,
                     signal: self.self_handle(),
+                    counted: InFlight::count(),
                 })
                 .ok();
         }
@@ -196,7 +204,26 @@ impl Signal {
 }
 
 /// Handler calls queued or running on the async thread.
-static IN_FLIGHT: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+static IN_FLIGHT: AtomicUsize = AtomicUsize::new(0);
+
+/// One handler call counted in [`IN_FLIGHT`]: taken when the call is queued,
+/// released (and waiters woken) once it has run and, if it asked to, been
+/// re-armed, so the count never reads zero between a call and its re-arm.
+struct InFlight(());
+
+impl InFlight {
+    fn count() -> Self {
+        IN_FLIGHT.fetch_add(1, Ordering::AcqRel);
+        InFlight(())
+    }
+}
+
+impl Drop for InFlight {
+    fn drop(&mut self) {
+        IN_FLIGHT.fetch_sub(1, Ordering::AcqRel);
+        notify_all();
+    }
+}
 
 /// Waits (at most `limit`) until no async handler is queued or running, so
 /// that tools unloading at shutdown have seen every completion.
@@ -214,6 +241,7 @@ struct Job {
     signal: hsa_signal_t,
     signal_value: i64,
     handler: AsyncHandler,
+    counted: InFlight,
 }
 
 /// The runtime thread that calls async handlers.
@@ -241,6 +269,8 @@ fn async_thread() -> &'static std::sync::mpsc::Sender<Job> {
                             signal.changed();
                         }
                     }
+                    // Only now is this call finished for drain_async_handlers.
+                    drop(job.counted);
                 }
             })
             .expect("spawn the async handler thread");
@@ -408,4 +438,41 @@ pub extern "C" fn hsa_amd_signal_async_handler(
     // The condition may already hold.
     s.changed();
     HSA_STATUS_SUCCESS
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::atomic::AtomicU32;
+
+    /// Slow on purpose: the drain must wait for it, not race it.
+    unsafe extern "C" fn slow_handler(_value: hsa_signal_value_t, arg: *mut c_void) -> bool {
+        std::thread::sleep(Duration::from_millis(300));
+        // SAFETY: `arg` is the address of the test's static counter.
+        let calls = unsafe { &*(arg as *const AtomicU32) };
+        calls.fetch_add(1, Ordering::SeqCst) == 0 // re-arm once
+    }
+
+    #[test]
+    fn drain_waits_for_triggered_handlers_and_their_re_arms() {
+        static CALLS: AtomicU32 = AtomicU32::new(0);
+        let s = create(1);
+        let arg = &CALLS as *const AtomicU32 as *mut c_void;
+        let status =
+            hsa_amd_signal_async_handler(s, HSA_SIGNAL_CONDITION_LT, 1, Some(slow_handler), arg);
+        assert_eq!(status, HSA_STATUS_SUCCESS);
+        assert!(drain_async_handlers(Duration::from_secs(5)));
+        assert_eq!(CALLS.load(Ordering::SeqCst), 0, "condition not met yet");
+        // Completing the signal queues the call; the first call re-arms
+        // (the condition still holds, so it is queued again at once).
+        hsa_signal_store(s, 0);
+        assert!(drain_async_handlers(Duration::from_secs(5)));
+        assert_eq!(
+            CALLS.load(Ordering::SeqCst),
+            2,
+            "the drain returned before the handler and its re-arm had run"
+        );
+        assert_eq!(IN_FLIGHT.load(Ordering::SeqCst), 0);
+        assert_eq!(hsa_signal_destroy(s), HSA_STATUS_SUCCESS);
+    }
 }
