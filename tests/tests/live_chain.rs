@@ -372,3 +372,32 @@ fn a_trapping_plugin_changes_nothing_for_the_application_or_the_other_plugins() 
         "api-stats after a trapping stage",
     );
 }
+
+#[test]
+fn the_demo_shows_the_plugins_tables_from_the_live_run() {
+    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+    sim_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let out = rocwasm(&["demo", "-d", "demo"], tmp.path());
+    assert_success(&out, "rocwasm demo");
+    let stdout = text(&out.stdout);
+    let stderr = text(&out.stderr);
+    assert!(!stderr.contains("FALLING BACK"), "{stderr}");
+    for head in [
+        "[kernel-stats] Kernel dispatch statistics",
+        "[api-stats] HIP API statistics",
+        "[memcpy-bandwidth] Memory copies by direction",
+        "3 plugin stage(s) ran in the process",
+        "computed inside the profiled application",
+        "Outputs of the live run are in",
+    ] {
+        assert!(stdout.contains(head), "no {head:?} in:\n{stdout}");
+    }
+    // The tables are the live run's: kernel-stats counted the sample's kernels.
+    let dir = tmp.path().join("demo");
+    let kernels: u64 = read_stats(&dir.join("kernel_stats.csv"))
+        .values()
+        .map(|s| s.calls)
+        .sum();
+    assert_eq!(kernels, counts(&stdout)["kernels"]);
+}

@@ -39,6 +39,9 @@ use serde::{Deserialize, Serialize};
 pub const ENV: &str = "ROCWASM_RUN";
 /// File (in the output directory) where the tool writes its end-of-run summary.
 pub const SUMMARY_FILE: &str = "rocwasm-summary.txt";
+/// The summary's words after the number of plugin stages that finished in
+/// the process (`rocwasm demo` reads it to tell a live chain from none).
+pub const PLUGINS_RAN: &str = "plugin stage(s) ran in the process";
 /// File (in the output directory) of the API call log (`api_log`).
 pub const API_LOG_FILE: &str = "api_calls.txt";
 

@@ -31,7 +31,7 @@ use rocwasm_runtime::Chain;
 
 use crate::args::{ArgList, Render};
 use crate::plugins::{self, summary::PluginReport};
-use crate::run_config::{RunConfig, SUMMARY_FILE};
+use crate::run_config::{RunConfig, PLUGINS_RAN, SUMMARY_FILE};
 use crate::tracer::ApiOp;
 
 mod api_log;
@@ -440,17 +440,17 @@ impl Session {
             eprintln!("rocwasm: cannot create {}: {e}", self.dir.display());
         }
         let mut text = report.render();
-        if !text.is_empty() {
-            text.push('\n');
-        }
         // The host's own statistics: with `--stats`, or when no plugin
         // printed tables of its own (they would say the same twice).
         if self.config.stats || report.tables.iter().all(|(_, t)| t.is_empty()) {
+            if !text.is_empty() {
+                text.push('\n');
+            }
             text.push_str(&outputs.stats.render_summary(10));
         }
         let host_kernels = crate::hip::kernels::all().len();
         text.push_str(&format!(
-            "\nrocwasm: pid {} — {} kernels registered by HIP; {} plugin stage(s) ran in the process\n",
+            "\nrocwasm: pid {} — {} kernels registered by HIP; {} {PLUGINS_RAN}\n",
             meta.pid,
             host_kernels,
             report.tables.len()

@@ -13,15 +13,20 @@
 //! (`cargo xtask build-plugins`), `target/debug/librocwasm_intercept.so`.
 //! `cargo xtask demo` builds all of them and then runs this command.
 //!
-//! If the live run fails, the demo says so loudly and replays the recorded
-//! sample trace in `examples/traces/sample/` through the same chain instead,
-//! so that a first user still sees what the plugins produce.
+//! The plugins run inside the profiled application; the tables `run`
+//! prints are their `fini` summaries from that live run.
+//!
+//! If the live run fails — including when it ran but its plugin chain did
+//! not — the demo says so loudly and replays the recorded sample trace in
+//! `examples/traces/sample/` through the same chain instead, so that a first
+//! user still sees what the plugins produce.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use rocwasm_config::ProcessInfo;
 
+use super::run::run_config::{PLUGINS_RAN, SUMMARY_FILE};
 use crate::cli::{DemoArgs, OutputArgs, ReplayArgs};
 use crate::failure::{Failure, Result};
 
@@ -61,12 +66,21 @@ pub fn demo(args: DemoArgs) -> Result {
     cmd.arg("--").arg(&layout.sample).args(SAMPLE_ARGS);
     let status = cmd.status();
 
-    let live_ok = matches!(&status, Ok(s) if s.success()) && has_files(&dir);
+    let stages = plugin_stages_ran(&dir);
+    let live_ok = matches!(&status, Ok(s) if s.success()) && has_files(&dir) && stages > 0;
     if live_ok {
+        println!();
+        println!(
+            "The tables above are the {stages} plugin stage(s)' summaries, computed inside \
+             the profiled application."
+        );
         print_outputs(&dir, "the live run");
         return Ok(());
     }
     let why = match status {
+        Ok(s) if s.success() && has_files(&dir) => {
+            "its plugin chain did not run in the application (see the rocwasm: lines above)".into()
+        }
         Ok(s) if s.success() => format!("it wrote nothing into {}", dir.display()),
         Ok(s) => format!("it ended with {s}"),
         Err(e) => format!("it could not start: {e}"),
@@ -211,6 +225,18 @@ fn output_dir(args: &DemoArgs) -> PathBuf {
     } else {
         std::env::current_dir().map(|c| c.join(&p)).unwrap_or(p)
     }
+}
+
+/// How many plugin stages finished inside the application, from the
+/// summary the tool library wrote (`… 3 plugin stage(s) ran in the process`).
+fn plugin_stages_ran(dir: &Path) -> usize {
+    let text = std::fs::read_to_string(dir.join(SUMMARY_FILE)).unwrap_or_default();
+    text.lines()
+        .find_map(|l| {
+            let (before, _) = l.split_once(PLUGINS_RAN)?;
+            before.split_whitespace().last()?.parse().ok()
+        })
+        .unwrap_or(0)
 }
 
 fn has_files(dir: &Path) -> bool {

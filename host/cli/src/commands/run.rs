@@ -34,7 +34,7 @@ use crate::stages::stage_specs;
 
 #[path = "../../../intercept/src/run_config.rs"]
 #[allow(dead_code)]
-mod run_config;
+pub(crate) mod run_config;
 
 use run_config::{RunBuffer, RunConfig, RunFailure, RunLimits, RunStage};
 
