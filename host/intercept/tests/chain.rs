@@ -217,3 +217,33 @@ fn a_trapping_stage_is_reported_and_the_others_carry_on() {
     assert!(summary(&o).contains("rocwasm: plugin `trap`"));
     assert_eq!(stats_calls(&o), 300, "api-stats saw every call");
 }
+
+#[test]
+fn a_chain_that_cannot_start_leaves_profiling_on_without_plugins() {
+    require_real_hip!();
+    let dir = scratch("chain-missing");
+    let exe = build_c("exit_paths", &dir);
+    let missing = stage("ghost", &dir.join("no-such-plugin.wasm"), "");
+    let run = chain_run_file(&dir, &[missing]);
+    let child = traced(&exe, &run, None)
+        .args(["worker-exit", "40"])
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(5), "the application's status");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("rocwasm: the plugin chain cannot start") && stderr.contains("ghost"),
+        "{stderr}"
+    );
+    // The sinks trace what the chain would have: every call is there.
+    let o = out_dir(&dir, pid);
+    let rows = csv_rows(&o.join("hip_api_trace.csv"));
+    let calls = rows
+        .iter()
+        .filter(|r| r["Function"] == "hipGetDeviceCount")
+        .count();
+    assert_eq!(calls, 40);
+    assert!(summary(&o).contains("the plugin chain cannot start"));
+}
