@@ -46,9 +46,19 @@ pub fn ensure_packages() -> Result<()> {
         return Ok(());
     }
     eprintln!("installing Debian packages: {}", missing.join(" "));
-    let is_root = Command::new("id").arg("-u").output().map(|o| o.stdout.starts_with(b"0")).unwrap_or(false);
+    let is_root = Command::new("id")
+        .arg("-u")
+        .output()
+        .map(|o| o.stdout.starts_with(b"0"))
+        .unwrap_or(false);
     let apt = |args: &[&str]| {
-        let mut cmd = if is_root { Command::new("apt-get") } else { let mut c = Command::new("sudo"); c.arg("apt-get"); c };
+        let mut cmd = if is_root {
+            Command::new("apt-get")
+        } else {
+            let mut c = Command::new("sudo");
+            c.arg("apt-get");
+            c
+        };
         cmd.env("DEBIAN_FRONTEND", "noninteractive").args(args);
         cmd
     };

@@ -17,7 +17,9 @@ pub fn root() -> PathBuf {
 pub fn run(cmd: &mut Command) -> Result<()> {
     let shown = format!("{cmd:?}");
     eprintln!("+ {shown}");
-    let status = cmd.status().with_context(|| format!("cannot start {shown}"))?;
+    let status = cmd
+        .status()
+        .with_context(|| format!("cannot start {shown}"))?;
     if !status.success() {
         bail!("{shown} failed with {status}");
     }
