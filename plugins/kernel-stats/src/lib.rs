@@ -16,7 +16,9 @@
 //! into the plugin instead of ~128. Kernel names are asked from the host once,
 //! in `fini`, for the kernels seen.
 //!
-//! Config keys: `file` (default `kernel_stats.csv`; empty string = no file).
+//! Config keys: `file` (default `kernel_stats.csv`; empty string = no file);
+//! `project` (default `true`; `false` receives every column, which only the
+//! delivery benchmark wants, for comparison).
 //!
 //! The same kernel on two agents (or reloaded) has two kernel ids and one
 //! name: rows are per *name*, as in rocprofv3.
@@ -46,7 +48,10 @@ impl AnalysisPlugin for KernelStats {
 
     fn init(&mut self) -> Result<(), String> {
         self.file = config::get_or("file", "kernel_stats.csv".to_string())?;
-        KernelDispatchColumns::select(&aggregate::COLUMNS).context("delivery.select-columns")?;
+        if config::get_bool("project", true)? {
+            KernelDispatchColumns::select(&aggregate::COLUMNS)
+                .context("delivery.select-columns")?;
+        }
         if self.self_configure {
             services::trace_buffers(&[BUFFER_KERNEL_DISPATCH])?;
         }

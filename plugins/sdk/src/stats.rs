@@ -339,13 +339,88 @@ impl<K: Hash + Eq + Copy> KeyedSums<K> {
 /// assert_eq!(by_kernel.ids(), &[3, 4]);
 /// assert_eq!(by_kernel.get(3).unwrap().total(), 25);
 /// ```
+///
+/// The per-sample work is what [`Sums::add`] does minus everything that can
+/// be done once per id: the shift is the id's first sample, set when the id
+/// first appears (no first-sample branch); deviations are taken with a
+/// wrapping subtraction and a *signed* conversion (one instruction; exact
+/// while samples of one id differ by less than 2^63); the sum of deviations
+/// is not kept, because `total − count·shift` gives it exactly at the end.
 #[derive(Debug, Clone, Default)]
 pub struct IdSums {
     /// `dense[id]` = slot + 1 for small ids (0: not seen yet).
     dense: Vec<u32>,
     sparse: HashMap<u64, u32, FastHash>,
     ids: Vec<u64>,
-    sums: Vec<Sums>,
+    acc: Vec<Acc>,
+}
+
+/// One id's running sums in [`IdSums`]; see there.
+///
+/// The loop is bound by stores, not arithmetic, so the common path of an
+/// add writes three words: the count, the low word of the total and the
+/// squared deviations. Min and max are written only when they change, and the
+/// total's high word only on a carry (branches that are almost never taken).
+#[derive(Debug, Clone, Copy)]
+struct Acc {
+    count: u64,
+    total_lo: u64,
+    dev_sq: f64,
+    shift: u64,
+    min: u64,
+    max: u64,
+    total_hi: u64,
+}
+
+impl Acc {
+    fn starting_at(x: u64) -> Acc {
+        Acc {
+            count: 0,
+            total_lo: 0,
+            dev_sq: 0.0,
+            shift: x,
+            min: x,
+            max: x,
+            total_hi: 0,
+        }
+    }
+
+    #[inline]
+    fn add(&mut self, x: u64) {
+        self.count += 1;
+        let (lo, carry) = self.total_lo.overflowing_add(x);
+        self.total_lo = lo;
+        if carry {
+            self.total_hi += 1;
+        }
+        let d = x.wrapping_sub(self.shift) as i64 as f64;
+        self.dev_sq += d * d;
+        if x < self.min {
+            self.min = x;
+        }
+        if x > self.max {
+            self.max = x;
+        }
+    }
+
+    fn total(&self) -> u128 {
+        (self.total_hi as u128) << 64 | self.total_lo as u128
+    }
+
+    fn to_sums(self) -> Sums {
+        // total − count·shift, exactly, in i128 (both terms < 2^128 / 2).
+        let total = self.total();
+        let dev_sum = total as i128 - self.count as i128 * self.shift as i128;
+        Sums {
+            count: self.count,
+            total,
+            min: self.min,
+            max: self.max,
+            shift: self.shift,
+            dev_sum: dev_sum as f64,
+            dev_sq: self.dev_sq,
+        }
+    }
 }
 
 impl IdSums {
@@ -359,20 +434,91 @@ impl IdSums {
     /// Adds sample `x` to `id`'s sums.
     #[inline]
     pub fn add(&mut self, id: u64, x: u64) {
-        let slot = self.slot(id);
-        self.sums[slot].add(x);
+        let slot = self.slot(id, x);
+        self.acc[slot].add(x);
     }
 
     /// Adds `end[i] - start[i]` (0 when reversed) to `ids[i]`, for every `i`
     /// of the shortest input: the kernel-timing loop over a batch's columns.
     pub fn add_durations(&mut self, ids: &[u64], start: &[u64], end: &[u64]) {
-        for ((&id, &start), &end) in ids.iter().zip(start).zip(end) {
-            self.add(id, end.saturating_sub(start));
+        let n = ids.len().min(start.len()).min(end.len());
+        let (ids, start, end) = (&ids[..n], &start[..n], &end[..n]);
+        let mut i = 0;
+        while i < n {
+            i = self.add_durations_of_known_ids(ids, start, end, i);
+            if i < n {
+                // A new (or large) id: the slow path, then back to the loop.
+                self.add(ids[i], end[i].saturating_sub(start[i]));
+                i += 1;
+            }
         }
     }
 
+    /// The hot loop: from row `from`, adds the durations of rows whose id
+    /// already has a dense slot; returns the first row that has none (or
+    /// `ids.len()`).
+    ///
+    /// Written for the code the Wasm compiler makes of it: a function of its
+    /// own (inlined into a large export its values would be spilled to the
+    /// stack), the table and the sums borrowed as local slices (through
+    /// `self` their pointers would be reloaded after every store into the
+    /// sums), the columns zipped (no bounds check per column), and one
+    /// comparison that both finds "no slot yet" and bounds-checks the sums.
+    #[inline(never)]
+    fn add_durations_of_known_ids(
+        &mut self,
+        ids: &[u64],
+        start: &[u64],
+        end: &[u64],
+        from: usize,
+    ) -> usize {
+        let dense = &self.dense[..];
+        let acc = &mut self.acc[..];
+        // `dense` holds slot + 1, so 0 ("no slot") wraps to usize::MAX and
+        // fails the same bounds check as an id outside the table.
+        let slot_of = |id: u64| {
+            if id < dense.len() as u64 {
+                (dense[id as usize] as usize).wrapping_sub(1)
+            } else {
+                usize::MAX
+            }
+        };
+        let (ids, start, end) = (&ids[from..], &start[from..], &end[from..]);
+        // Four rows per iteration: the loop's fixed cost (the engine's
+        // interruption check, moving values around the back edge) is paid
+        // once per four records.
+        let mut done = 0;
+        for ((ids, start), end) in ids
+            .chunks_exact(4)
+            .zip(start.chunks_exact(4))
+            .zip(end.chunks_exact(4))
+        {
+            let slots = [
+                slot_of(ids[0]),
+                slot_of(ids[1]),
+                slot_of(ids[2]),
+                slot_of(ids[3]),
+            ];
+            if slots.iter().any(|&s| s >= acc.len()) {
+                break;
+            }
+            for j in 0..4 {
+                acc[slots[j]].add(end[j].saturating_sub(start[j]));
+            }
+            done += 4;
+        }
+        for (k, ((&id, &start), &end)) in ids.iter().zip(start).zip(end).enumerate().skip(done) {
+            let Some(a) = acc.get_mut(slot_of(id)) else {
+                return from + k;
+            };
+            a.add(end.saturating_sub(start));
+        }
+        from + ids.len()
+    }
+
+    /// The slot of `id`; a new id starts its sums at `first`, its first sample.
     #[inline]
-    fn slot(&mut self, id: u64) -> usize {
+    fn slot(&mut self, id: u64, first: u64) -> usize {
         // Compare as u64 first: `id as usize` truncates on wasm32.
         if id < self.dense.len() as u64 {
             let s = self.dense[id as usize];
@@ -380,12 +526,12 @@ impl IdSums {
                 return s as usize - 1;
             }
         }
-        self.slot_slow(id)
+        self.slot_slow(id, first)
     }
 
     #[cold]
-    fn slot_slow(&mut self, id: u64) -> usize {
-        let next = self.sums.len();
+    fn slot_slow(&mut self, id: u64, first: u64) -> usize {
+        let next = self.acc.len();
         if id < Self::DENSE_LIMIT {
             let id = id as usize;
             if id >= self.dense.len() {
@@ -403,18 +549,18 @@ impl IdSums {
             }
         }
         self.ids.push(id);
-        self.sums.push(Sums::new());
+        self.acc.push(Acc::starting_at(first));
         next
     }
 
     /// The sums of `id`, if it was seen.
-    pub fn get(&self, id: u64) -> Option<&Sums> {
+    pub fn get(&self, id: u64) -> Option<Sums> {
         let slot = if id < self.dense.len() as u64 {
             self.dense[id as usize].checked_sub(1)?
         } else {
             *self.sparse.get(&id)?
         };
-        self.sums.get(slot as usize)
+        self.acc.get(slot as usize).map(|a| a.to_sums())
     }
 
     /// Every id seen, in first-seen order. `&ids()[n..]` are the ids that
@@ -424,13 +570,16 @@ impl IdSums {
     }
 
     /// Every id with its sums, in first-seen order.
-    pub fn iter(&self) -> impl Iterator<Item = (u64, &Sums)> + '_ {
-        self.ids.iter().copied().zip(&self.sums)
+    pub fn iter(&self) -> impl Iterator<Item = (u64, Sums)> + '_ {
+        self.ids
+            .iter()
+            .copied()
+            .zip(self.acc.iter().map(|a| a.to_sums()))
     }
 
     /// Samples across all ids.
     pub fn count(&self) -> u64 {
-        self.sums.iter().map(Sums::count).sum()
+        self.acc.iter().map(|a| a.count).sum()
     }
 
     /// Distinct ids.
