@@ -16,12 +16,14 @@
 
 use std::collections::HashMap;
 
+use crate::stats::FastHash;
+
 pub use crate::bindings::rocwasm::plugin::symbols::*;
 
 /// Kernel id → demangled name, filled from the host a batch at a time.
 #[derive(Debug, Clone, Default)]
 pub struct KernelNames {
-    names: HashMap<u64, String>,
+    names: HashMap<u64, String, FastHash>,
 }
 
 impl KernelNames {
@@ -38,11 +40,17 @@ impl KernelNames {
     /// [`KernelNames::resolve`] with another lookup (tests, or a plugin that
     /// wants mangled names). `lookup` gets distinct unknown ids and returns
     /// one name per id, empty for an id it does not know.
+    ///
+    /// Cost per id: one lookup in a map with a fast hash, skipped when the
+    /// id repeats the previous one (dispatch ids come in runs). Analyses
+    /// that only need names for a report can call this once, at the end,
+    /// with the distinct ids they kept (see `stats::IdSums::ids`).
     pub fn resolve_with(&mut self, ids: &[u64], lookup: impl FnOnce(&[u64]) -> Vec<String>) {
+        let mut previous = None;
         let mut missing: Vec<u64> = ids
             .iter()
             .copied()
-            .filter(|id| !self.names.contains_key(id))
+            .filter(|&id| previous.replace(id) != Some(id) && !self.names.contains_key(&id))
             .collect();
         if missing.is_empty() {
             return;
