@@ -96,19 +96,45 @@ pub(crate) fn mark_callback_thread() {
     ON_CALLBACK_THREAD.with(|c| c.set(true));
 }
 
-fn on_callback_thread() -> bool {
+/// True on a callback thread (of any profiler): code that would wait for a
+/// delivery must not wait there.
+pub(crate) fn on_callback_thread() -> bool {
     ON_CALLBACK_THREAD.with(|c| c.get())
 }
 
 /// Work for a callback thread.
 pub(crate) enum Job {
-    /// Epoch `epoch` of `buffer` ended at byte `end`: decode and deliver it.
-    Deliver {
-        buffer: Arc<Buffer>,
-        epoch: u32,
-        end: u64,
-    },
+    Deliver(Delivery),
     Stop,
+}
+
+/// Epoch `epoch` of `buffer` ended at byte `end`: decode and deliver it.
+///
+/// A delivery that is dropped without having run — queued behind `Stop`, or
+/// refused by a thread that is already gone — marks its epoch handled, so
+/// that a `flush` (or a LOSSLESS producer) waiting for it is released instead
+/// of waiting forever. Its records are lost, as every record produced after
+/// finalization is.
+pub(crate) struct Delivery {
+    buffer: Arc<Buffer>,
+    epoch: u32,
+    end: u64,
+    ran: bool,
+}
+
+impl Delivery {
+    pub(crate) fn run(mut self) {
+        self.buffer.deliver(self.epoch, self.end);
+        self.ran = true;
+    }
+}
+
+impl Drop for Delivery {
+    fn drop(&mut self) {
+        if !self.ran {
+            self.buffer.skip(self.epoch);
+        }
+    }
 }
 
 struct Half {
@@ -421,19 +447,24 @@ impl Buffer {
     }
 
     fn enqueue(self: &Arc<Self>, epoch: u32, end: u64) {
-        let job = Job::Deliver {
+        let job = Job::Deliver(Delivery {
             buffer: Arc::clone(self),
             epoch,
             end,
-        };
-        // A closed channel means the callback thread is gone (finalize); the
-        // records of this epoch cannot be delivered any more. Mark the epoch
-        // as handled so nobody waits for it forever.
-        if self.route().sender.send(job).is_err() {
-            self.drained.store(epoch.wrapping_add(1), Release);
-            self.delivered.store(epoch.wrapping_add(1), Release);
-            self.notify();
-        }
+            ran: false,
+        });
+        // A closed channel means the callback thread is gone (finalize): the
+        // job comes back in the error and is dropped, which marks the epoch
+        // handled (see `Delivery`).
+        let _ = self.route().sender.send(job);
+    }
+
+    /// Epoch `epoch` will never be delivered: mark it handled so nobody
+    /// waits for it.
+    fn skip(&self, epoch: u32) {
+        self.drained.store(epoch.wrapping_add(1), Release);
+        self.delivered.store(epoch.wrapping_add(1), Release);
+        self.notify();
     }
 
     fn notify(&self) {
@@ -491,7 +522,7 @@ impl Buffer {
     }
 
     /// Runs on the callback thread: decode epoch `epoch`, free its half, call the sink.
-    pub(crate) fn deliver(self: &Arc<Self>, epoch: u32, end: u64) {
+    fn deliver(self: &Arc<Self>, epoch: u32, end: u64) {
         let half = &self.halves[(epoch & 1) as usize];
         let valid = if end <= self.size {
             end

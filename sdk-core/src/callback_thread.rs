@@ -33,10 +33,14 @@ impl CallbackThread {
                 mark_callback_thread();
                 while let Ok(job) = receiver.recv() {
                     match job {
-                        Job::Deliver { buffer, epoch, end } => buffer.deliver(epoch, end),
+                        Job::Deliver(delivery) => delivery.run(),
                         Job::Stop => break,
                     }
                 }
+                // Dropping the last receiver closes the channel and drops
+                // what is still queued behind `Stop` (a flush racing with
+                // finalization): those deliveries release their waiters.
+                drop(receiver);
             })
             .map_err(|_| Status::Error)?;
         // `flush` compares against the thread id; make it known before use.
@@ -67,5 +71,72 @@ impl CallbackThread {
                 let _ = h.join();
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    use super::*;
+    use crate::batch::{ApiCall, Batch};
+    use crate::buffer::Buffer;
+    use crate::callback::{BufferId, ContextId, DeliveryInfo};
+    use crate::kind::BufferPolicy;
+    use crate::record::Record;
+
+    fn record() -> Record {
+        Record::Api(ApiCall {
+            kind: 5,
+            operation: 1,
+            correlation_id: 1,
+            thread_id: 1,
+            ..ApiCall::default()
+        })
+    }
+
+    /// A delivery queued behind `Stop` (a flush racing with finalize stopping
+    /// the thread) never runs; whoever waits for it must still be released.
+    #[test]
+    fn a_delivery_queued_behind_stop_releases_its_waiters() {
+        let t = CallbackThread::spawn(CallbackThreadId(7)).unwrap();
+        let (entered_tx, entered) = mpsc::channel();
+        let (release, release_rx) = mpsc::channel::<()>();
+        let (entered_tx, release_rx) = (Mutex::new(entered_tx), Mutex::new(release_rx));
+        let sink = Arc::new(move |_: DeliveryInfo, _: Batch| {
+            let _ = entered_tx.lock().unwrap().send(());
+            let _ = release_rx.lock().unwrap().recv();
+        });
+        let buffer = Buffer::new(
+            BufferId(1),
+            ContextId(1),
+            4096,
+            0,
+            BufferPolicy::Lossless,
+            sink,
+            t.route(),
+        )
+        .unwrap();
+        // Watermark 0: delivered at once; the sink holds the thread.
+        buffer.push(&record());
+        entered.recv().unwrap();
+        t.sender.send(Job::Stop).unwrap();
+        // Swapped out and queued behind `Stop`.
+        buffer.push(&record());
+        assert_eq!(buffer.epoch(), 2);
+        release.send(()).unwrap();
+
+        let (done_tx, done) = mpsc::channel();
+        let b = Arc::clone(&buffer);
+        std::thread::spawn(move || done_tx.send(b.flush()));
+        // Generous: only a flush that waits forever reaches it.
+        let flushed = done.recv_timeout(Duration::from_secs(60));
+        assert_eq!(
+            flushed,
+            Ok(Ok(())),
+            "flush waited for a delivery that never runs"
+        );
+        t.stop();
     }
 }

@@ -16,6 +16,17 @@
 //! into a `OnceLock`, after which reading it is one load. An untraced call costs
 //! one relaxed load of the `active` bitmask.
 //!
+//! # Sinks run with no engine lock held
+//!
+//! A tool's sinks (buffer deliveries, callbacks, external-correlation
+//! requests) may call any tool-facing method: a plugin flushes another buffer
+//! from its `deliver-batch`, stops a context from a callback, pushes an
+//! external id. So no engine lock is ever held while a sink runs, nor while
+//! waiting for one (a flush, the join of a callback thread): the
+//! configuration mutex guards configuration changes only, and
+//! [`Profiler::finalize`] takes it just long enough to mark finalization and
+//! take a snapshot of the buffers and threads it then flushes and stops.
+//!
 //! # The API wrapper order (FACTS §2)
 //!
 //! [`Profiler::trace_api`]: active contexts? (no → straight call) → internal id
@@ -27,13 +38,13 @@
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
-use std::sync::{Arc, Mutex, MutexGuard, OnceLock, RwLock};
+use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, RwLock};
 
 use crate::batch::{
     ApiCall, KernelDispatch, MemoryAllocation, MemoryCopy, Retirement, RuntimeInitialization,
     RuntimeLibrary, ScratchMemory,
 };
-use crate::buffer::Buffer;
+use crate::buffer::{self, Buffer};
 use crate::callback::*;
 use crate::callback_thread::CallbackThread;
 use crate::clock;
@@ -205,7 +216,13 @@ pub struct Profiler {
     /// Bit [`Domain::bit`] set when some active context traces the domain.
     active: AtomicU64,
     locked: AtomicBool,
+    /// Set when finalization begins (under the configuration mutex, so that
+    /// no context can be started after finalize stopped them all).
     finalized: AtomicBool,
+    /// True once finalization has completed; concurrent `finalize` calls wait
+    /// on `finalize_cond` for it.
+    finalize_done: Mutex<bool>,
+    finalize_cond: Condvar,
     next_internal: AtomicU64,
     pending: Pending,
     symbols: SymbolTable,
@@ -251,6 +268,8 @@ impl Profiler {
             active: AtomicU64::new(0),
             locked: AtomicBool::new(false),
             finalized: AtomicBool::new(false),
+            finalize_done: Mutex::new(false),
+            finalize_cond: Condvar::new(),
             next_internal: AtomicU64::new(1),
             pending: Pending::default(),
             symbols: SymbolTable::new(),
@@ -365,10 +384,14 @@ impl Profiler {
 
     /// Blocks until every record produced before the call has been delivered.
     /// BUFFER_BUSY when called from the buffer's own callback thread.
+    ///
+    /// During finalization (e.g. from a sink run by the final flush) this
+    /// still flushes; once finalization has completed it returns at once:
+    /// finalize delivered everything, and the callback threads are gone.
     pub fn flush_buffer(&self, id: BufferId) -> Result<(), Status> {
         let buffer = self.buffer(id).ok_or(Status::BufferNotFound)?;
-        if self.finalized.load(Acquire) {
-            return Ok(()); // finalize flushed everything already
+        if self.finalize_completed() {
+            return Ok(());
         }
         buffer.flush()
     }
@@ -550,29 +573,72 @@ impl Profiler {
     // ------------------------------------------------------------------
 
     /// Stops every context, flushes every buffer, stops the callback threads.
-    /// Idempotent. Records produced afterwards are not delivered.
+    /// Records produced afterwards are not delivered.
+    ///
+    /// The final flush runs the tools' buffer sinks, which may call back into
+    /// the profiler; they get answers, not a deadlock: from the moment
+    /// finalization begins, configuration calls and `start_context` /
+    /// `stop_context` return FINALIZED, `is_context_active` is false,
+    /// `flush_buffer` still flushes (BUFFER_BUSY on the buffer's own callback
+    /// thread, as always), external ids can be pushed and popped.
+    ///
+    /// Idempotent. A call while another is under way returns once that one has
+    /// completed — except on a callback thread (a sink calling `finalize`),
+    /// which returns at once: the first call may be waiting for that very
+    /// thread's delivery.
     pub fn finalize(&self) {
-        let mut cfg = self.config();
-        if self.finalized.swap(true, AcqRel) {
-            return;
-        }
-        self.locked.store(true, Release);
-        for (state, _) in cfg.contexts.values() {
-            state.active.store(false, Release);
-        }
-        self.active.store(0, Release);
-        let buffers: Vec<Arc<Buffer>> = cfg.buffers.values().cloned().collect();
+        // Under the mutex: decide who finalizes, stop every context (no
+        // `start_context` can slip in between: it checks `finalized` under the
+        // same mutex) and take what must be flushed and stopped. Nothing that
+        // waits for a sink happens while it is held.
+        let (buffers, threads) = {
+            let mut cfg = self.config();
+            if self.finalized.swap(true, AcqRel) {
+                drop(cfg);
+                self.wait_finalized();
+                return;
+            }
+            self.locked.store(true, Release);
+            for (state, _) in cfg.contexts.values() {
+                state.active.store(false, Release);
+            }
+            self.active.store(0, Release);
+            let buffers: Vec<Arc<Buffer>> = cfg.buffers.values().cloned().collect();
+            (buffers, std::mem::take(&mut cfg.threads))
+        };
+        // Marks completion even if something below panics, so that
+        // concurrent callers are never left waiting.
+        let _done = FinalizeDone(self);
         for b in &buffers {
             let _ = b.flush();
         }
-        for t in cfg.threads.values() {
+        for t in threads.values() {
             t.stop();
         }
-        cfg.threads.clear();
     }
 
+    /// True once finalization has begun (it may still be flushing).
     pub fn is_finalized(&self) -> bool {
         self.finalized.load(Acquire)
+    }
+
+    fn finalize_completed(&self) -> bool {
+        *self.finalize_done.lock().unwrap_or_else(|e| e.into_inner())
+    }
+
+    /// Waits for the finalization another caller is running, unless this is
+    /// a callback thread (whose deliveries that caller may be waiting for).
+    fn wait_finalized(&self) {
+        if buffer::on_callback_thread() {
+            return;
+        }
+        let mut done = self.finalize_done.lock().unwrap_or_else(|e| e.into_inner());
+        while !*done {
+            done = self
+                .finalize_cond
+                .wait(done)
+                .unwrap_or_else(|e| e.into_inner());
+        }
     }
 
     /// Agents, code objects and kernel symbols seen so far.
@@ -1188,6 +1254,17 @@ fn bits(mut mask: u64) -> impl Iterator<Item = usize> {
         mask &= mask - 1;
         Some(i)
     })
+}
+
+/// Marks finalization completed and wakes concurrent `finalize` callers.
+struct FinalizeDone<'a>(&'a Profiler);
+
+impl Drop for FinalizeDone<'_> {
+    fn drop(&mut self) {
+        let p = self.0;
+        *p.finalize_done.lock().unwrap_or_else(|e| e.into_inner()) = true;
+        p.finalize_cond.notify_all();
+    }
 }
 
 /// Pops the thread's correlation frame even if the wrapped call unwinds.
