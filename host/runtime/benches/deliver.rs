@@ -25,7 +25,9 @@
 //! instruction counting under valgrind/callgrind: the difference of two runs
 //! with different N is the cost of the extra calls);
 //! `--records R` (repeatable) picks the sizes; `--only-projected` skips the
-//! comparison rows; `--dump-cwasm FILE` writes the plugin's machine code as
+//! comparison rows; `--run K` sends each kernel id K times in a row
+//! (default 1: the 8 kernel ids interleave, the harder case for the
+//! aggregation); `--dump-cwasm FILE` writes the plugin's machine code as
 //! this engine compiles it (an ELF file: `objdump -d` shows the guest's hot
 //! loop) and exits.
 
@@ -46,6 +48,8 @@ struct Options {
     calls: Option<u64>,
     compare: bool,
     dump: Option<std::path::PathBuf>,
+    /// Rows per run of one kernel id (1: the 8 kernels interleave).
+    run: u64,
 }
 
 fn options() -> Options {
@@ -54,6 +58,7 @@ fn options() -> Options {
         calls: None,
         compare: true,
         dump: None,
+        run: 1,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -66,6 +71,7 @@ fn options() -> Options {
             "--calls" => o.calls = Some(value("--calls")),
             "--records" => o.sizes.push(value("--records") as usize),
             "--only-projected" => o.compare = false,
+            "--run" => o.run = value("--run").max(1),
             "--dump-cwasm" => {
                 o.dump = Some(
                     args.next()
@@ -85,7 +91,7 @@ fn options() -> Options {
 }
 
 fn usage(msg: &str) -> ! {
-    eprintln!("{msg}\nusage: {COMMAND} -- [--records R]... [--calls N] [--only-projected] [--dump-cwasm FILE]");
+    eprintln!("{msg}\nusage: {COMMAND} -- [--records R]... [--calls N] [--only-projected] [--run K] [--dump-cwasm FILE]");
     std::process::exit(2)
 }
 
@@ -147,7 +153,11 @@ fn main() {
 
     println!("{COMMAND}");
     println!(
-        "kernel-stats, one stage, 8 kernels interleaved; {}",
+        "kernel-stats, one stage, 8 kernels {}; {}",
+        match opts.run {
+            1 => "interleaved".to_string(),
+            k => format!("in runs of {k}"),
+        },
         match opts.calls {
             Some(n) => format!("one round of {n} calls per row"),
             None => format!("median and best of {ROUNDS} rounds of ≥ 0.15 s per row"),
@@ -174,7 +184,7 @@ fn main() {
         for i in 0..n as u64 {
             // Every column filled, so the unprojected rows copy real data.
             batch.kernel_dispatches.push(KernelDispatch {
-                kernel_id: i % 8,
+                kernel_id: (i / opts.run) % 8,
                 start: i * 100,
                 end: i * 100 + 50 + i % 7,
                 correlation_id: i,
