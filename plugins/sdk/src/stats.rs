@@ -403,39 +403,6 @@ impl Acc {
         }
     }
 
-    /// Four samples at once (a run of one id): one update of the stored
-    /// sums instead of four, so a kernel launched over and over does not
-    /// wait on its own previous store four times.
-    #[inline]
-    fn add4(&mut self, xs: [u64; 4]) {
-        let mut lo = self.total_lo;
-        let mut carries = 0;
-        let (mut min, mut max) = (self.min, self.max);
-        for x in xs {
-            let (sum, carry) = lo.overflowing_add(x);
-            lo = sum;
-            carries += carry as u64;
-            min = min.min(x);
-            max = max.max(x);
-        }
-        let sq = xs.map(|x| {
-            let d = x.wrapping_sub(self.shift) as i64 as f64;
-            d * d
-        });
-        // Summed in pairs: two short dependency chains instead of one long.
-        let dev_sq = (sq[0] + sq[1]) + (sq[2] + sq[3]);
-        self.count += 4;
-        self.total_lo = lo;
-        self.total_hi += carries;
-        self.dev_sq += dev_sq;
-        if min < self.min {
-            self.min = min;
-        }
-        if max > self.max {
-            self.max = max;
-        }
-    }
-
     fn total(&self) -> u128 {
         (self.total_hi as u128) << 64 | self.total_lo as u128
     }
@@ -519,8 +486,7 @@ impl IdSums {
         let (ids, start, end) = (&ids[from..], &start[from..], &end[from..]);
         // Four rows per iteration: the loop's fixed cost (the engine's
         // interruption check, moving values around the back edge) is paid
-        // once per four records, and four rows of one id (a kernel launched
-        // in a loop) update its sums once.
+        // once per four records.
         let mut done = 0;
         for ((ids, start), end) in ids
             .chunks_exact(4)
@@ -536,13 +502,8 @@ impl IdSums {
             if slots.iter().any(|&s| s >= acc.len()) {
                 break;
             }
-            let xs: [u64; 4] = std::array::from_fn(|j| end[j].saturating_sub(start[j]));
-            if slots[1..].iter().all(|&s| s == slots[0]) {
-                acc[slots[0]].add4(xs);
-            } else {
-                for j in 0..4 {
-                    acc[slots[j]].add(xs[j]);
-                }
+            for j in 0..4 {
+                acc[slots[j]].add(end[j].saturating_sub(start[j]));
             }
             done += 4;
         }
