@@ -62,6 +62,9 @@ fn main() -> Result<()> {
             setup::ensure_packages()?;
             plugins::build(true)?;
             sim::build()?;
+            // The end-to-end tests run the `rocwasm` binary and inject the
+            // tool library; `cargo test` alone does not put the cdylib in place.
+            util::cargo(&["build", "-p", "rocwasm", "-p", "rocwasm-intercept"])?;
             let host = util::cargo(&["test", "--workspace", "--no-fail-fast"]);
             // The plugins' pure logic (statistics, filters, config parsing) is
             // unit-tested natively; their own workspace keeps its own target dir.

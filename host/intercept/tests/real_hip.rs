@@ -93,6 +93,7 @@ int main() {
     .unwrap();
     let exe = dir.join("kernels");
     let status = Command::new("hipcc")
+        .env_remove("LD_LIBRARY_PATH") // see common::build_c
         .args(["--offload-arch=gfx90a", "-O1", "-o"])
         .arg(&exe)
         .arg(&src)

@@ -44,7 +44,11 @@ pub fn build_c(name: &str, out_dir: &Path) -> PathBuf {
         .join("tests/programs")
         .join(format!("{name}.c"));
     let exe = out_dir.join(name);
+    // `cargo test` puts build-script output directories on LD_LIBRARY_PATH
+    // (sim-hip's link stub of libhsa-runtime64 among them); ld would resolve
+    // libamdhip64's own dependency there and fail, so link with a clean one.
     let status = Command::new("gcc")
+        .env_remove("LD_LIBRARY_PATH")
         .args(["-O1", "-D__HIP_PLATFORM_AMD__", "-o"])
         .arg(&exe)
         .arg(&src)
