@@ -24,8 +24,7 @@ use common::*;
 macro_rules! require_real_hip {
     () => {
         if !real_hip_installed() {
-            eprintln!("SKIPPED: Debian's libamdhip64-5 / libamdhip64-dev are not installed");
-            return;
+            panic!("Debian's libamdhip64-5 / libamdhip64-dev are not installed: run `cargo xtask setup`");
         }
     };
 }
