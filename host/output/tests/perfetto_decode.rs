@@ -57,11 +57,19 @@ fn ensure_perfetto_module() {
     if matches!(ok, Ok(s) if s.success()) {
         return;
     }
-    let st = Command::new("python3")
-        .args(["-m", "pip", "install", "--quiet", "perfetto", "protobuf"])
-        .status()
-        .expect("python3 is needed for the Perfetto decoder test");
-    assert!(st.success(), "pip install perfetto protobuf failed");
+    let pip = |extra: &[&str]| {
+        Command::new("python3")
+            .args(["-m", "pip", "install", "--quiet"])
+            .args(extra)
+            .args(["perfetto", "protobuf"])
+            .status()
+            .expect("python3 is needed for the Perfetto decoder test")
+            .success()
+    };
+    // A Debian system Python refuses plain installs (PEP 668); a user install
+    // there is harmless and keeps the test self-sufficient on a new machine.
+    let installed = pip(&[]) || pip(&["--user", "--break-system-packages"]);
+    assert!(installed, "pip install perfetto protobuf failed");
 }
 
 fn decode(path: &Path) -> String {
