@@ -310,7 +310,6 @@ fn read_chunk(
 
 /// Column positions of one file, resolved once per chunk.
 struct Columns {
-    kind: Option<usize>,
     agent: Option<usize>,
     queue: Option<usize>,
     stream: Option<usize>,
@@ -345,7 +344,6 @@ impl Columns {
     fn new(f: &FileReader) -> Result<Self> {
         let o = |n: &[&str]| f.opt(n);
         Ok(Self {
-            kind: o(&["Kind"]),
             agent: o(&["Agent_Id"]),
             queue: o(&["Queue_Id"]),
             stream: o(&["Stream_Id"]),
@@ -534,7 +532,6 @@ impl Columns {
                 });
             }
         }
-        let _ = self.kind; // `Kind` is implied by the file; kept for future kinds.
         Ok(())
     }
 }
