@@ -223,7 +223,7 @@ pub struct Profiler {
     /// on `finalize_cond` for it.
     finalize_done: Mutex<bool>,
     finalize_cond: Condvar,
-    next_internal: AtomicU64,
+    ids: correlation::IdSource,
     pending: Pending,
     symbols: SymbolTable,
     main_thread: u64,
@@ -270,7 +270,7 @@ impl Profiler {
             finalized: AtomicBool::new(false),
             finalize_done: Mutex::new(false),
             finalize_cond: Condvar::new(),
-            next_internal: AtomicU64::new(1),
+            ids: correlation::IdSource::new(),
             pending: Pending::default(),
             symbols: SymbolTable::new(),
             main_thread: clock::main_thread_id(),
@@ -719,10 +719,6 @@ impl Profiler {
         self.active.load(Relaxed) & domain.bit() != 0
     }
 
-    fn new_internal_id(&self) -> u64 {
-        self.next_internal.fetch_add(1, Relaxed)
-    }
-
     /// The external id of `entry`'s context for this event.
     #[inline]
     fn external_id(&self, entry: &Entry, domain: Domain, op: u32, internal: u64, tid: u64) -> u64 {
@@ -789,9 +785,22 @@ impl Profiler {
         if buffered | called == 0 {
             return call();
         }
-        let tid = clock::thread_id();
-        let internal = self.new_internal_id();
-        let ancestor = correlation::push_frame(internal);
+        // The common case — one context buffers the call, no callback, no
+        // external-id requests — skips the per-context bookkeeping below.
+        if called == 0 && buffered.is_power_of_two() {
+            let e = &entries[buffered.trailing_zeros() as usize];
+            if e.request.is_none() {
+                return self.trace_api_buffered(e, op, call);
+            }
+        }
+        let Some(correlation::Entered {
+            tid,
+            id: internal,
+            ancestor,
+        }) = correlation::enter(&self.ids)
+        else {
+            return call();
+        };
         let frame = FrameGuard { active: true };
 
         let mut externals = PerEntry::new(entries.len());
@@ -835,10 +844,11 @@ impl Profiler {
             callbacks = Some((rec, user_data));
         }
 
-        let start = clock::now();
+        let start = clock::read();
         let ret = call();
-        let end = clock::now();
+        let end = clock::read();
         let has_children = frame.pop();
+        let (start, end) = clock::span(start, end);
 
         if let Some((mut rec, mut user_data)) = callbacks {
             rec.phase = Some(CallbackPhase::Exit);
@@ -872,6 +882,43 @@ impl Profiler {
             }
         }
 
+        if !has_children || self.pending.release(internal) {
+            self.retire(internal);
+        }
+        ret
+    }
+
+    /// [`Profiler::trace_api`] for one context that only buffers the call
+    /// and asks for no external ids: the same record, less bookkeeping.
+    #[inline]
+    fn trace_api_buffered<R>(&self, e: &Entry, op: u32, call: impl FnOnce() -> R) -> R {
+        let Some(correlation::Entered {
+            tid,
+            id: internal,
+            ancestor,
+        }) = correlation::enter(&self.ids)
+        else {
+            return call();
+        };
+        let frame = FrameGuard { active: true };
+        let external = e.ctx.external.current(tid, self.main_thread);
+        let start = clock::read();
+        let ret = call();
+        let end = clock::read();
+        let has_children = frame.pop();
+        let (start, end) = clock::span(start, end);
+        if let Some((_, buffer)) = &e.buffer {
+            buffer.push(&Record::Api(ApiCall {
+                kind: e.buffer_kind,
+                operation: op,
+                correlation_id: internal,
+                external_correlation_id: external,
+                ancestor,
+                thread_id: tid,
+                start,
+                end,
+            }));
+        }
         if !has_children || self.pending.release(internal) {
             self.retire(internal);
         }
@@ -918,7 +965,7 @@ impl Profiler {
                 id
             }
             None => {
-                let id = self.new_internal_id();
+                let id = correlation::new_id(&self.ids);
                 self.pending.add_child(id, false);
                 id
             }
@@ -1275,14 +1322,14 @@ struct FrameGuard {
 impl FrameGuard {
     fn pop(mut self) -> bool {
         self.active = false;
-        correlation::pop_frame()
+        correlation::leave()
     }
 }
 
 impl Drop for FrameGuard {
     fn drop(&mut self) {
         if self.active {
-            correlation::pop_frame();
+            correlation::leave();
         }
     }
 }

@@ -337,7 +337,7 @@ impl Session {
         args: &dyn Fn(&mut ArgList),
         call: impl FnOnce() -> R,
     ) -> R {
-        let (Some(domain), Some(id)) = (Domain::from_buffer_kind(op.kind), op.id()) else {
+        let Some((domain, id)) = op.resolve() else {
             return call();
         };
         self.profiler.trace_api(
@@ -455,6 +455,12 @@ impl Session {
             host_kernels,
             report.tables.len()
         ));
+        text.push_str(match rocwasm_core::clock::source() {
+            rocwasm_core::clock::Source::Counter => {
+                "rocwasm: host timestamps: CPU time-stamp counter mapped onto CLOCK_BOOTTIME\n"
+            }
+            rocwasm_core::clock::Source::System => "rocwasm: host timestamps: CLOCK_BOOTTIME\n",
+        });
         for p in &self.start_problems {
             text.push_str(&format!("rocwasm: {p}\n"));
         }

@@ -4,42 +4,47 @@
 //! session is active (before start-up, after shutdown, in a forked child that
 //! opted out) it is a single atomic load and the call itself.
 //!
-//! Two hazards are handled here rather than in every wrapper:
+//! Two hazards are handled rather than in every wrapper:
 //!
 //! - **Calls during thread teardown.** A process's `atexit` handlers (HIP's
 //!   `__hip_module_dtor` calls `__hipUnregisterFatBinary`) run after the
 //!   exiting thread's thread-locals were destroyed, and the engine's
-//!   per-thread correlation stack is one of them. [`ThreadState`] notices that
-//!   and such calls are forwarded untraced.
+//!   per-thread correlation stack is one of them. The engine notices that
+//!   when it enters the call (`Profiler::trace_api`) and forwards such calls
+//!   untraced, before anything else that keeps per-thread state runs.
 //! - **A panic in the tool.** It must never unwind into C (that aborts the
 //!   application). The engine's part runs under `catch_unwind`; the real
 //!   function is called exactly once whatever happens.
 
 use std::cell::Cell;
 use std::panic::{catch_unwind, AssertUnwindSafe};
-use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::atomic::{AtomicU64, Ordering};
 
-use rocwasm_core::BufferTracingKind;
+use rocwasm_core::{BufferTracingKind, Domain};
 
 use crate::args::{ArgList, Render};
 
-/// An API operation: its tracing kind, its name, and its number in the
-/// sdk-core registry (looked up by name on first use, then cached).
+/// An API operation: its tracing kind, its name, and its domain and number
+/// in the sdk-core registry (looked up by name on first use, then cached).
 pub struct ApiOp {
     pub kind: BufferTracingKind,
     pub name: &'static str,
-    id: AtomicU32,
+    /// The operation number when known up front (HSA: the slot number).
+    known_id: Option<u32>,
+    /// `domain index << 32 | operation`, or one of the two markers below.
+    resolved: AtomicU64,
 }
 
-const UNRESOLVED: u32 = u32::MAX;
-const UNKNOWN: u32 = u32::MAX - 1;
+const UNRESOLVED: u64 = u64::MAX;
+const UNKNOWN: u64 = u64::MAX - 1;
 
 impl ApiOp {
     pub const fn new(kind: BufferTracingKind, name: &'static str) -> Self {
         Self {
             kind,
             name,
-            id: AtomicU32::new(UNRESOLVED),
+            known_id: None,
+            resolved: AtomicU64::new(UNRESOLVED),
         }
     }
 
@@ -48,72 +53,42 @@ impl ApiOp {
         Self {
             kind,
             name,
-            id: AtomicU32::new(id),
+            known_id: Some(id),
+            resolved: AtomicU64::new(UNRESOLVED),
         }
     }
 
-    /// The operation number; `None` when the registry does not know the name
-    /// (e.g. `__hipGetPCH`, which no SDK table lists).
+    /// The operation's domain and number; `None` when the registry does not
+    /// know the name (e.g. `__hipGetPCH`, which no SDK table lists).
+    #[inline]
+    pub fn resolve(&self) -> Option<(Domain, u32)> {
+        match self.resolved.load(Ordering::Relaxed) {
+            UNRESOLVED => self.resolve_slow(),
+            UNKNOWN => None,
+            v => Some((Domain::ALL[(v >> 32) as usize], v as u32)),
+        }
+    }
+
+    /// The operation number (see [`ApiOp::resolve`]).
     #[inline]
     pub fn id(&self) -> Option<u32> {
-        match self.id.load(Ordering::Relaxed) {
-            UNRESOLVED => {
-                let found = crate::session::operation_id(self.kind, self.name);
-                self.id.store(found.unwrap_or(UNKNOWN), Ordering::Relaxed);
-                found
-            }
-            UNKNOWN => None,
-            id => Some(id),
-        }
+        self.resolve().map(|(_, id)| id)
     }
-}
 
-/// Per-thread liveness: `Live` once the thread registered its guard,
-/// `Dead` once thread-local destruction began.
-#[derive(Clone, Copy, PartialEq, Eq)]
-enum ThreadState {
-    New,
-    Live,
-    Dead,
-}
-
-struct TeardownGuard;
-
-impl Drop for TeardownGuard {
-    fn drop(&mut self) {
-        STATE.with(|s| s.set(ThreadState::Dead));
-    }
-}
-
-thread_local! {
-    // `const` and without a destructor: readable even during teardown.
-    static STATE: Cell<ThreadState> = const { Cell::new(ThreadState::New) };
-    static GUARD: TeardownGuard = const { TeardownGuard };
-}
-
-/// True when this thread may enter the engine.
-#[inline]
-fn thread_usable() -> bool {
-    match STATE.with(|s| s.get()) {
-        ThreadState::Live => true,
-        ThreadState::Dead => false,
-        ThreadState::New => {
-            // The guard is registered before the engine's first
-            // thread-local, so it is destroyed after them (reverse order):
-            // by the time `exit()` runs `atexit` handlers, which glibc does
-            // after destroying the exiting thread's thread-locals, the state
-            // reads Dead. (A panic in the short window in between is caught
-            // in `api_call`.)
-            let ok = GUARD.try_with(|_| ()).is_ok();
-            STATE.with(|s| {
-                s.set(if ok {
-                    ThreadState::Live
-                } else {
-                    ThreadState::Dead
-                })
-            });
-            ok
-        }
+    #[cold]
+    fn resolve_slow(&self) -> Option<(Domain, u32)> {
+        let found = Domain::from_buffer_kind(self.kind).and_then(|domain| {
+            let id = self
+                .known_id
+                .or_else(|| crate::session::operation_id(self.kind, self.name))?;
+            Some((domain, id))
+        });
+        let index = |d: Domain| Domain::ALL.iter().position(|&x| x == d);
+        let packed = found
+            .and_then(|(d, id)| Some(((index(d)? as u64) << 32) | id as u64))
+            .unwrap_or(UNKNOWN);
+        self.resolved.store(packed, Ordering::Relaxed);
+        found.filter(|_| packed != UNKNOWN)
     }
 }
 
@@ -127,9 +102,6 @@ pub fn api_call<R: Render + Copy>(
     let Some(s) = crate::session::active() else {
         return call();
     };
-    if !thread_usable() {
-        return call();
-    }
     let call = Cell::new(Some(call));
     let result: Cell<Option<R>> = Cell::new(None);
     let traced = catch_unwind(AssertUnwindSafe(|| {
@@ -152,5 +124,29 @@ pub fn api_call<R: Render + Copy>(
                 None => (call.take().expect("not called yet"))(),
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn operations_resolve_to_their_domain_and_number() {
+        static MALLOC: ApiOp = ApiOp::new(BufferTracingKind::HipRuntimeApi, "hipMalloc");
+        let (domain, id) = MALLOC.resolve().expect("hipMalloc is in the registry");
+        assert_eq!(domain, Domain::HipRuntimeApi);
+        assert_eq!(
+            rocwasm_core::operation_name(BufferTracingKind::HipRuntimeApi, id),
+            Some("hipMalloc")
+        );
+        assert_eq!(MALLOC.resolve(), Some((domain, id)), "cached");
+
+        static SLOT: ApiOp = ApiOp::with_id(BufferTracingKind::HsaCoreApi, "hsa_queue_create", 8);
+        assert_eq!(SLOT.resolve(), Some((Domain::HsaCoreApi, 8)));
+
+        static NONE: ApiOp = ApiOp::new(BufferTracingKind::HipRuntimeApi, "__hipGetPCH");
+        assert_eq!(NONE.resolve(), None);
+        assert_eq!(NONE.resolve(), None, "cached as unknown");
     }
 }

@@ -5,14 +5,51 @@
 //! runtimes use, so our host-side stamps and the GPU's profiling stamps (which
 //! the runtime converts to the system domain) share one time line.
 //!
+//! A traced API call reads the clock twice, and through the vDSO each read
+//! of `CLOCK_BOOTTIME` costs about as much as the rest of the tracing
+//! together (18–50 ns, depending on the machine and its virtualisation). So
+//! where the CPU has an invariant time-stamp counter, [`now`] reads the
+//! counter instead (about 8 ns) and maps its ticks onto `CLOCK_BOOTTIME`
+//! nanoseconds with a line fitted to pairs of readings of both clocks — see
+//! [`counter`] for the fit and how it keeps the result continuous and within
+//! microseconds of the system clock. Until the first fit exists (the first
+//! few milliseconds) and wherever there is no usable counter, [`now`] is the
+//! system clock itself. `ROCWASM_CLOCK=os` forces the system clock.
+//!
 //! Thread ids are the kernel's `gettid()` values (what rocprofv3 prints as
 //! `Thread_Id`), cached per thread because a thread's id never changes.
 
+mod counter;
+
 use rustix::time::{clock_gettime, ClockId};
 
-/// Nanoseconds of `CLOCK_BOOTTIME`.
+pub use counter::{source, Reading, Source};
+
+/// Nanoseconds of `CLOCK_BOOTTIME` (see the module docs for how it is read).
 #[inline]
 pub fn now() -> u64 {
+    counter::now()
+}
+
+/// Reads the clock without converting: for a start and an end that
+/// [`span`] converts together (a traced call's two timestamps), which saves
+/// the second look at the fit.
+#[inline]
+pub fn read() -> Reading {
+    counter::read()
+}
+
+/// `start` and `end` in `CLOCK_BOOTTIME` nanoseconds; `end` is never before
+/// `start`.
+#[inline]
+pub fn span(start: Reading, end: Reading) -> (u64, u64) {
+    let (s, e) = counter::span(start, end);
+    (s, e.max(s))
+}
+
+/// Nanoseconds of `CLOCK_BOOTTIME`, read from the system clock.
+#[inline]
+pub fn system_now() -> u64 {
     let ts = clock_gettime(ClockId::Boottime);
     // Boot time is never negative; the casts cannot lose information.
     (ts.tv_sec as u64) * 1_000_000_000 + ts.tv_nsec as u64
@@ -51,6 +88,21 @@ mod tests {
         let a = now();
         let b = now();
         assert!(a > 0 && b >= a);
+    }
+
+    #[test]
+    fn spans_are_ordered_and_agree_with_now() {
+        let before = now();
+        let a = read();
+        let b = read();
+        let after = now();
+        let (s, e) = span(a, b);
+        // A refit between the reads may move the line by a few ns.
+        assert!(s <= e, "{s} {e}");
+        assert!(
+            before <= s + 1_000 && e <= after + 1_000,
+            "{before} {s} {e} {after}"
+        );
     }
 
     #[test]
