@@ -15,7 +15,7 @@ set -eu
 here=$(cd "$(dirname "$0")" && pwd)
 target=${1:-$here/../../../target}
 burst=${2:-4000}
-bursts=${3:-51}
+bursts=${3:-301}
 sustained=200000
 lib=${ROCWASM_INTERCEPT_LIB:-$target/release/librocwasm_intercept.so}
 sim=$target/sim/lib
@@ -40,12 +40,23 @@ traced_rows $((burst * bursts))
 s_base=$(run "$work/overhead" "$sustained" 1 0)
 s_traced=$(LD_PRELOAD=$lib ROCWASM_RUN=$work/run.json run "$work/overhead" "$sustained" 1 0)
 traced_rows "$sustained"
+cpu() { echo "${1% *}"; }
+wall() { echo "${1#* }"; }
 add() { echo "$1 - $2" | bc; }
+row() { # label, run, baseline run
+    if [ -z "${3:-}" ]; then
+        printf '  %-20s %7s %7s\n' "$1" "$(cpu "$2")" "$(wall "$2")"
+    else
+        printf '  %-20s %7s %7s   (+%s cpu, +%s wall)\n' "$1" "$(cpu "$2")" "$(wall "$2")" \
+            "$(add "$(cpu "$2")" "$(cpu "$3")")" "$(add "$(wall "$2")" "$(wall "$3")")"
+    fi
+}
 echo "tool: $lib"
-echo "ns per hipGetDevice, median of $bursts bursts of $burst calls (5 ms pause after each)"
-echo "  no tool:            $base"
-echo "  preloaded, idle:    $idle   (+$(add "$idle" "$base") ns)"
-echo "  tracing HIP to CSV: $traced   (+$(add "$traced" "$base") ns)"
-echo "sustained, one burst of $sustained calls (bound by the CSV writer under LOSSLESS)"
-echo "  no tool:            $s_base"
-echo "  tracing HIP to CSV: $s_traced   (+$(add "$s_traced" "$s_base") ns)"
+echo "ns per hipGetDevice: the calling thread's CPU time, and wall time"
+echo "median of $bursts bursts of $burst calls (5 ms pause after each):"
+row "no tool:" "$base"
+row "preloaded, idle:" "$idle" "$base"
+row "tracing HIP to CSV:" "$traced" "$base"
+echo "sustained, one burst of $sustained calls (wall time bound by the CSV writer under LOSSLESS):"
+row "no tool:" "$s_base"
+row "tracing HIP to CSV:" "$s_traced" "$s_base"
