@@ -69,6 +69,9 @@ pub struct TraceArgs {
     /// Trace asynchronous memory copies.
     #[arg(long)]
     pub memory_copy_trace: bool,
+    /// Trace memory pool allocations and frees (the agent, address, size).
+    #[arg(long)]
+    pub memory_allocation_trace: bool,
     /// Trace roctx markers and ranges.
     #[arg(long)]
     pub marker_trace: bool,
@@ -183,6 +186,7 @@ fn to_flags(trace: Option<&TraceArgs>, output: &OutputArgs) -> TraceFlags {
         hsa_trace: t.hsa_trace,
         kernel_trace: t.kernel_trace,
         memory_copy_trace: t.memory_copy_trace,
+        memory_allocation_trace: t.memory_allocation_trace,
         marker_trace: t.marker_trace,
         stats: output.stats,
         output_directory: output.output_directory.clone(),

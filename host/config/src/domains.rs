@@ -36,6 +36,7 @@ pub const ALIASES: &[(&str, &[BufferTracingKind])] = &[
     ),
     ("kernel", &[KernelDispatch]),
     ("memory_copy", &[MemoryCopy]),
+    ("memory_allocation", &[MemoryAllocation]),
 ];
 
 /// The kinds a domain name stands for: an alias's kinds, or the one kind of

@@ -8,6 +8,7 @@
 //! | `--hsa-trace` | the four `HSA_*_API` kinds added to `trace` |
 //! | `--marker-trace` | the four `MARKER_*` kinds added to `trace` |
 //! | `--memory-copy-trace` | `MEMORY_COPY` added to `trace` |
+//! | `--memory-allocation-trace` | `MEMORY_ALLOCATION` added to `trace` |
 //! | `--stats` | stock stages for the traced domains — `kernel-stats` (kernels), `api-stats` (HIP/HSA/marker), `memcpy-bandwidth` (copies) — each with `output = true`, and `summary = true`. With no trace flag and no `trace` in the chain, the stats cover HIP, markers, kernels and copies. |
 //! | `-d DIR` | `[output] directory` |
 //! | `-o NAME` | `[output] file_prefix` |
@@ -29,6 +30,7 @@ pub struct TraceFlags {
     pub hsa_trace: bool,
     pub kernel_trace: bool,
     pub memory_copy_trace: bool,
+    pub memory_allocation_trace: bool,
     pub marker_trace: bool,
     pub stats: bool,
     /// `-d/--output-directory`, a template.
@@ -77,6 +79,7 @@ impl TraceFlags {
         add(self.hsa_trace, "hsa");
         add(self.kernel_trace, "kernel");
         add(self.memory_copy_trace, "memory_copy");
+        add(self.memory_allocation_trace, "memory_allocation");
         add(self.marker_trace, "marker");
         kinds.sort();
         kinds.dedup();
@@ -98,7 +101,7 @@ impl Chain {
         chain.apply_flags(flags)?;
         if chain.stages.is_empty() && chain.output.trace.is_empty() {
             return Err(ConfigError::Invalid {
-                message: "nothing to profile: give a chain with -c, or at least one of --kernel-trace, --hip-trace, --hsa-trace, --memory-copy-trace, --marker-trace, --stats".into(),
+                message: "nothing to profile: give a chain with -c, or at least one of --kernel-trace, --hip-trace, --hsa-trace, --memory-copy-trace, --memory-allocation-trace, --marker-trace, --stats".into(),
             });
         }
         Ok(chain)
@@ -236,13 +239,14 @@ mod tests {
         let flags = TraceFlags {
             hip_trace: true,
             memory_copy_trace: true,
+            memory_allocation_trace: true,
             ..Default::default()
         };
         let c = Chain::from_flags(&flags).unwrap();
         assert!(c.stages.is_empty());
         assert_eq!(
             c.output.trace,
-            vec![HipRuntimeApi, HipCompilerApi, MemoryCopy]
+            vec![HipRuntimeApi, HipCompilerApi, MemoryCopy, MemoryAllocation]
         );
     }
 

@@ -18,6 +18,7 @@ const KINDS: &[&str] = &[
     "HSA_AMD_EXT_API",
     "KERNEL_DISPATCH",
     "MEMORY_COPY",
+    "MEMORY_ALLOCATION",
     "MARKER_CORE_API",
 ];
 
@@ -176,6 +177,50 @@ fn check(run: &Run) {
     assert!(
         h("hsa_signal_store_screlease") >= run.counts["kernels"],
         "doorbells"
+    );
+
+    // Memory allocations: one record per pool allocation and free the HIP
+    // layer made, each naming a known agent (device memory: the GPU's),
+    // frees repeating their allocation's agent and size.
+    let allocs = rows(d, "memory_allocation_trace.csv");
+    let ops = |op: &str| allocs.iter().filter(|r| r["Operation"] == op).count() as u64;
+    assert_eq!(
+        ops("MEMORY_ALLOCATION_ALLOCATE"),
+        h("hsa_amd_memory_pool_allocate")
+    );
+    assert_eq!(ops("MEMORY_ALLOCATION_FREE"), h("hsa_amd_memory_pool_free"));
+    let agents: HashMap<u64, u64> = tool["agents"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|a| {
+            (
+                a["id"]["handle"].as_u64().unwrap(),
+                a["type"].as_u64().unwrap(),
+            )
+        })
+        .collect();
+    let mut live: HashMap<&str, (&str, &str)> = HashMap::new();
+    for a in &allocs {
+        assert!(
+            agents.contains_key(&num(a, "Agent_Id")),
+            "{a:?} names a known agent"
+        );
+        assert!(
+            num(a, "Start_Timestamp") <= num(a, "End_Timestamp"),
+            "{a:?}"
+        );
+        let key = (a["Agent_Id"].as_str(), a["Allocation_Size"].as_str());
+        if a["Operation"] == "MEMORY_ALLOCATION_ALLOCATE" {
+            live.insert(a["Address"].as_str(), key);
+        } else if let Some(allocated) = live.remove(a["Address"].as_str()) {
+            assert_eq!(allocated, key, "a free repeats its allocation: {a:?}");
+        }
+    }
+    const GPU: u64 = 2;
+    assert!(
+        allocs.iter().any(|a| agents[&num(a, "Agent_Id")] == GPU),
+        "device allocations name the GPU agent"
     );
 
     // No record lost or duplicated: ids unique across API records.

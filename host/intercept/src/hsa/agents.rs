@@ -1,6 +1,7 @@
 //! The HSA agents, enumerated once through the original table, with the
 //! small ids records carry (`agent_id`: enumeration order, CPUs first as
-//! the runtime lists them).
+//! the runtime lists them) and the memory pools each one owns (allocation
+//! records name the agent of the pool allocated from).
 
 use std::ffi::c_void;
 use std::sync::OnceLock;
@@ -18,6 +19,8 @@ const AMD_INFO_PRODUCT_NAME: i32 = 0xA009;
 pub struct Agent {
     pub handle: u64,
     pub info: AgentInfo,
+    /// `hsa_amd_memory_pool_t` handles of the agent's pools.
+    pub pools: Vec<u64>,
 }
 
 fn all() -> &'static [Agent] {
@@ -68,6 +71,7 @@ fn describe(id: u64, handle: u64) -> Agent {
     };
     Agent {
         handle,
+        pools: pools_of(handle),
         info: AgentInfo {
             id,
             node_id: node,
@@ -80,6 +84,27 @@ fn describe(id: u64, handle: u64) -> Agent {
             product_name: text(&product),
         },
     }
+}
+
+/// The agent's memory pools (none when the runtime lacks the extension).
+fn pools_of(agent: u64) -> Vec<u64> {
+    let mut pools: Vec<u64> = Vec::new();
+    extern "C" fn collect(pool: u64, data: *mut c_void) -> i32 {
+        // SAFETY: `data` is the `Vec` passed below, alive for the call.
+        unsafe { &mut *(data as *mut Vec<u64>) }.push(pool);
+        0
+    }
+    // SAFETY: the callback matches hsa_amd_agent_iterate_memory_pools'
+    // contract; `pools` outlives the call.
+    unsafe {
+        rt::hsa_amd_agent_iterate_memory_pools(agent, collect, &mut pools as *mut _ as *mut c_void)
+    };
+    pools
+}
+
+/// The agent owning memory pool `pool`.
+pub fn of_pool(pool: u64) -> Option<&'static Agent> {
+    all().iter().find(|a| a.pools.contains(&pool))
 }
 
 /// The agent with this HSA handle.
