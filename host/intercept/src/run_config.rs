@@ -53,7 +53,8 @@ pub struct RunConfig {
     /// Output directory template: `%pid%`, `%hostname%`, `%rank%` are expanded
     /// in the profiled process.
     pub output_dir: String,
-    /// `-o`: file name prefix.
+    /// `[output] file_prefix` or `-o` (unless the default): file name
+    /// prefix, a template expanded in the profiled process like `output_dir`.
     #[serde(default)]
     pub output_name: Option<String>,
     /// `csv`, `json`, `rocpd`, `pftrace`.

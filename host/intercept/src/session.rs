@@ -140,7 +140,10 @@ pub fn start_with_notes(config: RunConfig, notes: Vec<String>) -> Result<&'stati
     }
     let outputs = Outputs::new(&OutputOptions {
         dir: dir.clone(),
-        name: config.output_name.clone(),
+        name: config
+            .output_name
+            .as_deref()
+            .map(|n| crate::run_config::expand(n, pid)),
         formats,
         stats: config.stats,
     });

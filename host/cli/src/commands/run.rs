@@ -107,7 +107,7 @@ pub fn run(args: RunArgs) -> Result {
     let _ = std::fs::remove_file(&run_file);
 
     let dir = config.expand_dir(pid);
-    print_summary(&dir);
+    print_summary(&dir, chain.output.summary);
     let code = match (status.code(), status.signal()) {
         (Some(c), _) => c,
         (None, Some(sig)) => 128 + sig,
@@ -153,7 +153,12 @@ fn run_config(chain: &Chain, args: &RunArgs) -> Result<RunConfig> {
             .clone()
             .or_else(|| RuntimeConfig::default().cache_dir),
         output_dir,
-        output_name: args.output.output_file.clone(),
+        // `-o` is merged into the chain's `file_prefix`. Its default
+        // (`%pid%`) is not applied to runs: their directory already names
+        // the process, and their files keep rocprofv3's plain names.
+        output_name: Some(chain.output.file_prefix.as_str())
+            .filter(|p| !p.is_empty() && *p != rocwasm_config::DEFAULT_OUTPUT_FILE)
+            .map(str::to_string),
         formats,
         stats: args.output.stats,
         kinds,
@@ -361,10 +366,18 @@ fn amd_runtime_installed() -> bool {
     })
 }
 
-fn print_summary(dir: &Path) {
+/// Prints the summary the tool library wrote; with `[output] summary =
+/// false`, only its `rocwasm:` lines (files written, problems), not the
+/// stages' tables (which stay in the file).
+fn print_summary(dir: &Path, tables: bool) {
     let path = dir.join(run_config::SUMMARY_FILE);
     match std::fs::read_to_string(&path) {
-        Ok(text) => print!("{text}"),
+        Ok(text) if tables => print!("{text}"),
+        Ok(text) => {
+            for line in text.lines().filter(|l| l.starts_with("rocwasm:")) {
+                println!("{line}");
+            }
+        }
         Err(e) => eprintln!(
             "rocwasm: no summary at {} ({e}); the application may not have used the AMD runtime",
             path.display()
