@@ -401,3 +401,55 @@ fn the_demo_shows_the_plugins_tables_from_the_live_run() {
         .sum();
     assert_eq!(kernels, counts(&stdout)["kernels"]);
 }
+
+/// `[output] summary = false` keeps the stages' tables off the terminal
+/// (they stay in the summary file) but still says what was written; a
+/// chain's `file_prefix` names the run's files, expanded in the process.
+#[test]
+fn a_runs_output_settings_come_from_the_chain() {
+    plugins_dir(&["kernel-stats"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let chain = write_chain(
+        tmp.path(),
+        r#"
+version = 1
+[output]
+trace = ["kernel"]
+summary = false
+file_prefix = "p%pid%"
+
+[[stage]]
+name = "kernel-stats"
+plugin = "kernel-stats"
+"#,
+    );
+    let (out, dir) = run_sample(&chain, tmp.path());
+    assert_success(&out, "rocwasm run with summary = false");
+    let stdout = text(&out.stdout);
+    assert!(
+        !stdout.contains("[kernel-stats]"),
+        "no table printed:\n{stdout}"
+    );
+    let summary = std::fs::read_to_string(dir.join("rocwasm-summary.txt")).unwrap();
+    assert!(
+        summary.contains("[kernel-stats]"),
+        "the table is in the file"
+    );
+    let trace = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .find(|n| n.ends_with("_kernel_trace.csv"))
+        .unwrap_or_else(|| panic!("no prefixed kernel trace in {}", dir.display()));
+    let pid = trace
+        .strip_prefix('p')
+        .and_then(|r| r.strip_suffix("_kernel_trace.csv"))
+        .unwrap();
+    assert!(
+        pid.parse::<u32>().is_ok(),
+        "{trace}: prefix p%pid% expanded"
+    );
+    assert!(
+        stdout.contains(&format!("rocwasm: wrote {}", dir.join(&trace).display())),
+        "{stdout}"
+    );
+}
