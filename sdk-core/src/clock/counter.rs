@@ -12,9 +12,10 @@
 //! # The line
 //!
 //! A reading of `t` ticks is `anchor_ns + (t - anchor_ticks) · rate`
-//! nanoseconds ([`Line`]). The parameters come from *samples*: a system-clock
-//! reading bracketed by two counter readings, the tightest of three tries, so
-//! one sample is good to a few tens of nanoseconds. [`Fit`] keeps the first
+//! nanoseconds ([`Line`]). The parameters come from *samples*: a counter
+//! reading bracketed by two system-clock readings, the tightest of three
+//! tries, so one sample is good to a few tens of nanoseconds (a sample that
+//! could not be bracketed within 20 µs is not used). [`Fit`] keeps the first
 //! sample as its *base* and, at each refit:
 //!
 //! - estimates the rate over the whole baseline since the base (the error of
@@ -84,6 +85,10 @@ const MAX_INTERVAL_NS: u64 = 1_000_000_000;
 const STEP_NS: i64 = 1_000_000;
 /// The most a refit tilts the line to work off an offset.
 const MAX_SLEW: f64 = 5e-4;
+/// A sample bracketed wider than this is not used (see [`sample`]).
+const MAX_SAMPLE_WIDTH_NS: u64 = 20_000;
+/// How long a refit that found no usable sample waits before trying again.
+const RETRY_NS: f64 = 1_000_000.0;
 /// Plausible counter periods (ns per tick): 10 GHz … 10 MHz.
 const RATE_RANGE: std::ops::RangeInclusive<f64> = 0.1..=100.0;
 
@@ -184,7 +189,10 @@ fn init() {
             MODE.store(SYSTEM, Release);
             return;
         }
-        let first = sample();
+        let Some(first) = (0..10).find_map(|_| sample()) else {
+            MODE.store(SYSTEM, Release);
+            return;
+        };
         *FIT.lock().unwrap_or_else(|e| e.into_inner()) = Some(Fit::new(first));
         MODE.store(CALIBRATING, Release);
     });
@@ -210,26 +218,30 @@ fn counter_is_invariant() -> bool {
     false
 }
 
-/// A system-clock reading between two counter readings: the tightest
-/// bracket of three tries, stamped at its middle.
-fn sample() -> Sample {
+/// A counter reading between two system-clock readings, stamped at their
+/// middle: the tightest bracket of three tries. `None` when every try was
+/// wider than [`MAX_SAMPLE_WIDTH_NS`] (the thread was preempted or the
+/// machine is overloaded): such a sample would bend the line, so the fit
+/// waits for a better moment.
+fn sample() -> Option<Sample> {
     let mut best: Option<(u64, Sample)> = None;
     for _ in 0..3 {
-        let before = ticks();
-        let ns = system_now();
-        let after = ticks();
-        let width = after.wrapping_sub(before);
+        let before = system_now();
+        let ticks = ticks();
+        let after = system_now();
+        let width = after.saturating_sub(before);
         if best.is_none_or(|(w, _)| width < w) {
             best = Some((
                 width,
                 Sample {
-                    ticks: before.wrapping_add(width / 2),
-                    ns,
+                    ticks,
+                    ns: before + width / 2,
                 },
             ));
         }
     }
-    best.expect("three tries").1
+    best.filter(|(w, _)| *w <= MAX_SAMPLE_WIDTH_NS)
+        .map(|(_, s)| s)
 }
 
 #[cold]
@@ -243,7 +255,10 @@ fn try_first_fit(ns: u64) {
     if ns.saturating_sub(fit.base.ns) < FIRST_BASELINE_NS || MODE.load(Relaxed) != CALIBRATING {
         return;
     }
-    match fit.first_line(sample()) {
+    let Some(s) = sample() else {
+        return;
+    };
+    match fit.first_line(s) {
         Some((line, next)) => {
             publish(line, next);
             MODE.store(COUNTER, Release);
@@ -260,8 +275,17 @@ fn refit(t: u64) {
         if let Some(fit) = guard.as_mut() {
             // Another thread may have refitted since this one looked.
             if t >= NEXT_FIT.load(Relaxed) {
-                let (line, next) = fit.refit(sample(), published());
-                publish(line, next);
+                let line = published();
+                match sample() {
+                    Some(s) => {
+                        let (line, next) = fit.refit(s, line);
+                        publish(line, next);
+                    }
+                    None => {
+                        let wait = (RETRY_NS / line.rate()) as u64;
+                        NEXT_FIT.store(t.saturating_add(wait), Relaxed);
+                    }
+                }
             }
         }
     }
