@@ -785,6 +785,14 @@ impl Profiler {
         if buffered | called == 0 {
             return call();
         }
+        // The common case — one context buffers the call, no callback, no
+        // external-id requests — skips the per-context bookkeeping below.
+        if called == 0 && buffered.is_power_of_two() {
+            let e = &entries[buffered.trailing_zeros() as usize];
+            if e.request.is_none() {
+                return self.trace_api_buffered(e, op, call);
+            }
+        }
         let Some(correlation::Entered {
             tid,
             id: internal,
@@ -874,6 +882,43 @@ impl Profiler {
             }
         }
 
+        if !has_children || self.pending.release(internal) {
+            self.retire(internal);
+        }
+        ret
+    }
+
+    /// [`Profiler::trace_api`] for one context that only buffers the call
+    /// and asks for no external ids: the same record, less bookkeeping.
+    #[inline]
+    fn trace_api_buffered<R>(&self, e: &Entry, op: u32, call: impl FnOnce() -> R) -> R {
+        let Some(correlation::Entered {
+            tid,
+            id: internal,
+            ancestor,
+        }) = correlation::enter(&self.ids)
+        else {
+            return call();
+        };
+        let frame = FrameGuard { active: true };
+        let external = e.ctx.external.current(tid, self.main_thread);
+        let start = clock::read();
+        let ret = call();
+        let end = clock::read();
+        let has_children = frame.pop();
+        let (start, end) = clock::span(start, end);
+        if let Some((_, buffer)) = &e.buffer {
+            buffer.push(&Record::Api(ApiCall {
+                kind: e.buffer_kind,
+                operation: op,
+                correlation_id: internal,
+                external_correlation_id: external,
+                ancestor,
+                thread_id: tid,
+                start,
+                end,
+            }));
+        }
         if !has_children || self.pending.release(internal) {
             self.retire(internal);
         }
