@@ -295,10 +295,17 @@ impl ExternalIds {
     }
 
     /// The value for `thread`: its top, else the main thread's top, else 0.
+    /// Inline: every traced call asks, and most tools never push an id.
+    #[inline]
     pub(crate) fn current(&self, thread: u64, main_thread: u64) -> u64 {
         if !self.used.load(Acquire) {
             return 0;
         }
+        self.pushed(thread, main_thread)
+    }
+
+    #[cold]
+    fn pushed(&self, thread: u64, main_thread: u64) -> u64 {
         let stacks = self.stacks();
         let top = |t: u64| stacks.get(&t).and_then(|s| s.last().copied());
         top(thread).or_else(|| top(main_thread)).unwrap_or(0)

@@ -1336,6 +1336,7 @@ struct FrameGuard {
 }
 
 impl FrameGuard {
+    #[inline]
     fn pop(mut self) -> bool {
         self.active = false;
         correlation::leave()

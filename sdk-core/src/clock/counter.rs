@@ -130,7 +130,7 @@ pub(super) fn now() -> u64 {
 }
 
 /// Both readings in nanoseconds, through one look at the line.
-#[inline]
+#[inline(always)]
 pub(super) fn span(start: Reading, end: Reading) -> (u64, u64) {
     match (start, end) {
         (Reading::Ticks(a), Reading::Ticks(b)) => {
