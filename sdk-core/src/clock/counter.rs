@@ -6,8 +6,9 @@
 //! `CLOCK_MONOTONIC` with a busy loop of up to 200 ms on first use — seen
 //! taking over 100 ms inside a profiled application here — and never
 //! refits; records need the boot-time line for runs that last hours.) The
-//! counter is used on x86-64 CPUs whose counter is invariant; elsewhere the
-//! clock is the system clock.
+//! counter is used on x86-64 CPUs whose counter is invariant and which the
+//! kernel itself keeps time with (`current_clocksource` is `tsc`); elsewhere
+//! the clock is the system clock.
 //!
 //! # The line
 //!
@@ -200,7 +201,9 @@ fn init() {
 
 /// True when the CPU's counter ticks at a constant rate in every power state
 /// (and, as quanta also requires, has `rdtscp`: CPUs without it predate
-/// reliably synchronised counters).
+/// reliably synchronised counters), and the kernel keeps time with it too:
+/// Linux stops using the counter when it finds it unsynchronised between
+/// sockets or drifting, and so must we.
 #[cfg(target_arch = "x86_64")]
 fn counter_is_invariant() -> bool {
     let cpuid = raw_cpuid::CpuId::new();
@@ -210,7 +213,10 @@ fn counter_is_invariant() -> bool {
     let rdtscp = cpuid
         .get_extended_processor_and_feature_identifiers()
         .is_some_and(|f| f.has_rdtscp());
-    invariant && rdtscp
+    let kernel_uses_it =
+        std::fs::read_to_string("/sys/devices/system/clocksource/clocksource0/current_clocksource")
+            .is_ok_and(|s| s.trim() == "tsc");
+    invariant && rdtscp && kernel_uses_it
 }
 
 #[cfg(not(target_arch = "x86_64"))]
