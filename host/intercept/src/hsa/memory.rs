@@ -19,6 +19,14 @@ fn live() -> &'static Mutex<HashMap<u64, (u64, u64)>> {
     LIVE.get_or_init(Default::default)
 }
 
+/// Before an allocation: its start time when allocations are traced (else 0,
+/// without reading the clock).
+pub fn start() -> u64 {
+    session::active()
+        .filter(|s| s.wants(BufferTracingKind::MemoryAllocation))
+        .map_or(0, |_| rocwasm_core::clock::now())
+}
+
 /// After a successful allocation that began at `start`; `out` is the
 /// `void**` the caller passed.
 pub fn allocated(pool: u64, size: usize, out: *mut c_void, start: u64) {

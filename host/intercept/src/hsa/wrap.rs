@@ -116,7 +116,7 @@ macro_rules! around_hsa {
         $crate::hsa::copy::async_copy($real, $dst, $dst_agent, $src, $src_agent, $size, $n, $deps, $sig)
     };
     (hsa_amd_memory_pool_allocate, $real:ident, ($pool:ident, $size:ident, $flags:ident, $ptr:ident)) => {{
-        let start = rocwasm_core::clock::now();
+        let start = $crate::hsa::memory::start();
         let r = $real($pool, $size, $flags, $ptr);
         if r == 0 {
             $crate::hsa::memory::allocated($pool, $size, $ptr, start);
