@@ -794,14 +794,10 @@ impl Profiler {
                 return self.trace_api_buffered(e, op, call);
             }
         }
-        let Some(correlation::Entered {
-            tid,
-            id: internal,
-            ancestor,
-        }) = correlation::enter(&self.ids)
-        else {
+        let Some(entered) = correlation::enter(&self.ids) else {
             return call();
         };
+        let (tid, internal, ancestor) = (entered.tid, entered.id, entered.ancestor);
         let frame = FrameGuard { active: true };
 
         let mut externals = PerEntry::new(entries.len());
@@ -867,13 +863,8 @@ impl Profiler {
             }
         }
 
-        let call = correlation::Entered {
-            tid,
-            id: internal,
-            ancestor,
-        };
         for i in bits(buffered) {
-            api_record(&entries[i], op, &call, externals.get(i), start, end);
+            api_record(&entries[i], op, &entered, externals.get(i), start, end);
         }
         self.call_returned(internal, has_children);
         ret
@@ -883,28 +874,18 @@ impl Profiler {
     /// and asks for no external ids: the same record, less bookkeeping.
     #[inline]
     fn trace_api_buffered<R>(&self, e: &Entry, op: u32, call: impl FnOnce() -> R) -> R {
-        let Some(correlation::Entered {
-            tid,
-            id: internal,
-            ancestor,
-        }) = correlation::enter(&self.ids)
-        else {
+        let Some(entered) = correlation::enter(&self.ids) else {
             return call();
         };
         let frame = FrameGuard { active: true };
-        let external = e.ctx.external.current(tid, self.main_thread);
+        let external = e.ctx.external.current(entered.tid, self.main_thread);
         let start = clock::read();
         let ret = call();
         let end = clock::read();
         let has_children = frame.pop();
         let (start, end) = clock::span(start, end);
-        let call = correlation::Entered {
-            tid,
-            id: internal,
-            ancestor,
-        };
-        api_record(e, op, &call, external, start, end);
-        self.call_returned(internal, has_children);
+        api_record(e, op, &entered, external, start, end);
+        self.call_returned(entered.id, has_children);
         ret
     }
 
