@@ -66,7 +66,12 @@ use crossbeam_utils::{Backoff, CachePadded};
 
 use crate::callback::{BufferId, BufferSink, CallbackThreadId, ContextId, DeliveryInfo};
 use crate::kind::{BufferPolicy, Status};
-use crate::record::{decode, Encode, Record, WordSink};
+use crate::record::{chunk_marker, decode, Encode, Record, WordSink};
+
+pub(crate) mod chunks;
+
+pub(crate) use chunks::NO_SLOT;
+use chunks::{Slot, Slots, CHUNK_BYTES};
 
 /// Buffer sizes are rounded up to this.
 pub const PAGE_SIZE: u64 = 4096;
@@ -172,8 +177,12 @@ pub enum Pushed {
     Dropped,
 }
 
-/// Pushes a record's fixed-size words into a buffer (see [`Record::encode_into`]).
-struct Producer<'a>(&'a Arc<Buffer>);
+/// Pushes a record's fixed-size words into a buffer (see [`Record::encode_into`]),
+/// from the producer thread holding chunk slot `slot`.
+struct Producer<'a> {
+    buffer: &'a Arc<Buffer>,
+    slot: u32,
+}
 
 impl WordSink for Producer<'_> {
     type Output = Pushed;
@@ -181,7 +190,7 @@ impl WordSink for Producer<'_> {
     #[inline(always)]
     fn put<const N: usize, T: Encode<N>>(self, record: &T) -> Pushed {
         const { assert!(T::BYTES >= 8 * N as u64 && T::BYTES % 8 == 0) };
-        self.0.push_words(&record.words(), T::BYTES)
+        self.buffer.push_words(self.slot, &record.words(), T::BYTES)
     }
 }
 
@@ -206,6 +215,8 @@ pub struct Buffer {
     wait_cond: Condvar,
     route: RwLock<Route>,
     sink: Arc<dyn BufferSink>,
+    /// Per-thread chunks, where this buffer uses them (see [`chunks`]).
+    chunks: Option<Slots>,
 }
 
 #[derive(Clone)]
@@ -265,6 +276,10 @@ impl Buffer {
             wait_cond: Condvar::new(),
             route: RwLock::new(route),
             sink,
+            chunks: (size >= chunks::MIN_HALF
+                && watermark >= chunks::MIN_WATERMARK
+                && chunks::available())
+            .then(Slots::new),
         }))
     }
 
@@ -289,6 +304,14 @@ impl Buffer {
         self.watermark
     }
 
+    /// True when producer threads store into chunks of their own instead of
+    /// reserving each record (see the `chunks` module: Linux with
+    /// `membarrier`, a half of at least 64 KiB and a watermark of at least
+    /// 8 KiB).
+    pub fn uses_thread_chunks(&self) -> bool {
+        self.chunks.is_some()
+    }
+
     /// How many times the halves were swapped (deliveries queued).
     pub fn epoch(&self) -> u32 {
         split(self.state.load(Acquire)).0
@@ -311,14 +334,65 @@ impl Buffer {
     /// only when both halves are full.
     #[inline]
     pub fn push(self: &Arc<Self>, record: &Record) -> Pushed {
-        record.encode_into(Producer(self))
+        let slot = match self.chunks {
+            Some(_) => crate::correlation::producer_slot(),
+            None => NO_SLOT,
+        };
+        self.push_from(slot, record)
     }
 
-    /// The producer's fast path: one reservation that fits and `N` plain
-    /// stores, the header last. Everything else (a full half, a swap, waiting,
-    /// dropping) is out of line in [`Buffer::push_slow`].
+    /// [`Buffer::push`] for a caller that knows its thread's chunk slot.
     #[inline(always)]
-    fn push_words<const N: usize>(self: &Arc<Self>, words: &[u64; N], bytes: u64) -> Pushed {
+    pub(crate) fn push_from(self: &Arc<Self>, slot: u32, record: &Record) -> Pushed {
+        record.encode_into(Producer { buffer: self, slot })
+    }
+
+    /// The producer's fast path: with a chunk, a few plain loads and stores;
+    /// else one reservation that fits and `N` plain stores, the header last.
+    /// Everything else (a new chunk, a full half, a swap, waiting, dropping)
+    /// is out of line.
+    #[inline(always)]
+    fn push_words<const N: usize>(
+        self: &Arc<Self>,
+        slot: u32,
+        words: &[u64; N],
+        bytes: u64,
+    ) -> Pushed {
+        if let Some(slot) = self.chunks.as_ref().and_then(|c| c.get(slot)) {
+            let current_epoch = || split(self.state.load(Relaxed)).0;
+            if let Some(place) = slot.place(bytes, current_epoch) {
+                self.store(place.epoch, place.offset, words);
+                place.stored(bytes);
+                return Pushed::Stored;
+            }
+            return self.push_in_new_chunk(slot, words, bytes);
+        }
+        match self.reserve_and_store(words, bytes) {
+            Some(_) => Pushed::Stored,
+            None => Pushed::Dropped,
+        }
+    }
+
+    /// Stores `words` at byte `off` of `epoch`'s half, the header last.
+    #[inline(always)]
+    fn store(&self, epoch: u32, off: u64, words: &[u64]) {
+        let half = &self.halves[(epoch & 1) as usize];
+        let base = (off / 8) as usize;
+        let slots = &half.words[base..base + words.len()];
+        for (slot, w) in slots.iter().zip(words).skip(1) {
+            slot.store(*w, Relaxed);
+        }
+        slots[0].store(words[0], Release);
+    }
+
+    /// The shared protocol: reserves `bytes` and stores `words` there;
+    /// returns where (`None`: dropped, and counted).
+    #[inline(always)]
+    fn reserve_and_store<const N: usize>(
+        self: &Arc<Self>,
+        words: &[u64; N],
+        bytes: u64,
+    ) -> Option<(u32, u64)> {
         // Look before reserving: a full half (a stalled consumer) must not
         // make the offset grow without bound.
         let (epoch, off) = split(self.state.load(Relaxed));
@@ -338,11 +412,49 @@ impl Buffer {
                 }
                 slots[0].store(words[0], Release);
                 self.check_watermark(epoch, off, bytes);
-                return Pushed::Stored;
+                return Some((epoch, off));
             }
             self.abandon(epoch, off);
             return self.push_slow(words, bytes, epoch);
         }
+        self.push_slow(words, bytes, epoch)
+    }
+
+    /// The thread's chunk is used up or belongs to an earlier epoch: take a
+    /// new one through the shared protocol (which may swap, wait or drop)
+    /// and store the record there.
+    #[cold]
+    #[inline(never)]
+    fn push_in_new_chunk(self: &Arc<Self>, slot: &Slot, words: &[u64], bytes: u64) -> Pushed {
+        // Two tries: a swap may take the new chunk's epoch away before the
+        // record is in it (rare: chunks are a small part of a watermark).
+        for _ in 0..2 {
+            if slot.busy() {
+                break; // a signal handler interrupted this thread's own store
+            }
+            let Some((epoch, off)) =
+                self.reserve_and_store(&[chunk_marker(CHUNK_BYTES)], CHUNK_BYTES)
+            else {
+                return Pushed::Dropped;
+            };
+            slot.take_chunk(epoch, off + 8, off + CHUNK_BYTES);
+            let current_epoch = || split(self.state.load(Relaxed)).0;
+            if let Some(place) = slot.place(bytes, current_epoch) {
+                self.store(place.epoch, place.offset, words);
+                place.stored(bytes);
+                return Pushed::Stored;
+            }
+        }
+        match self.reserve_and_store_slice(words, bytes) {
+            Some(_) => Pushed::Stored,
+            None => Pushed::Dropped,
+        }
+    }
+
+    /// [`Buffer::reserve_and_store`] for a record known only as a slice.
+    #[cold]
+    fn reserve_and_store_slice(self: &Arc<Self>, words: &[u64], bytes: u64) -> Option<(u32, u64)> {
+        let epoch = split(self.state.load(Relaxed)).0;
         self.push_slow(words, bytes, epoch)
     }
 
@@ -380,7 +492,12 @@ impl Buffer {
     /// waits for it.
     #[cold]
     #[inline(never)]
-    fn push_slow(self: &Arc<Self>, words: &[u64], bytes: u64, mut epoch: u32) -> Pushed {
+    fn push_slow(
+        self: &Arc<Self>,
+        words: &[u64],
+        bytes: u64,
+        mut epoch: u32,
+    ) -> Option<(u32, u64)> {
         loop {
             // While the other half is being delivered no swap can succeed:
             // see that with one load, not the swap lock, so a DISCARD producer
@@ -395,7 +512,7 @@ impl Buffer {
                 Swap::Busy => {
                     if self.policy == BufferPolicy::Discard || on_callback_thread() {
                         self.drops.fetch_add(1, Relaxed);
-                        return Pushed::Dropped;
+                        return None;
                     }
                     self.wait_for_free_half(epoch);
                 }
@@ -416,7 +533,7 @@ impl Buffer {
                 }
                 slots[0].store(words[0], Release);
                 self.check_watermark(e, off, bytes);
-                return Pushed::Stored;
+                return Some((e, off));
             }
             self.abandon(e, off);
         }
@@ -537,6 +654,9 @@ impl Buffer {
                 }
             }
         };
+        if let Some(chunks) = &self.chunks {
+            chunks.quiesce();
+        }
         // Waits for each record's commit, and leaves the words zero.
         let batch = decode(&half.words, valid);
         half.valid_end.store(u64::MAX, Relaxed);
@@ -637,7 +757,16 @@ mod tests {
     fn delivered_records_are_whole_and_exact() {
         const THREADS: u64 = 4;
         const PER_THREAD: u64 = 60_000;
-        for watermark in [0, 1000, 4096] {
+        // Small buffers use the shared protocol only; the larger ones give
+        // each producer thread chunks (when membarrier is available).
+        let shapes = [
+            (4096, 0),
+            (4096, 1000),
+            (4096, 4096),
+            (65_536, 8192),
+            (65_536, 65_536),
+        ];
+        for (size, watermark) in shapes {
             let p = Profiler::new();
             let ctx = p.create_context().unwrap();
             let seen = Arc::new(Mutex::new(Vec::new()));
@@ -650,9 +779,13 @@ mod tests {
                 s.extend(b.memory_copies.rows().map(Record::MemoryCopy));
             });
             let id = p
-                .create_buffer(ctx, 4096, watermark, BufferPolicy::Lossless, sink)
+                .create_buffer(ctx, size, watermark, BufferPolicy::Lossless, sink)
                 .unwrap();
             let b = p.buffer(id).unwrap();
+            assert_eq!(
+                b.uses_thread_chunks(),
+                size >= 65_536 && chunks::available()
+            );
             std::thread::scope(|scope| {
                 for t in 1..=THREADS {
                     let b = &b;
@@ -669,7 +802,7 @@ mod tests {
             assert_eq!(
                 seen.len() as u64,
                 THREADS * PER_THREAD,
-                "watermark {watermark}"
+                "size {size} watermark {watermark}"
             );
             let mut count = std::collections::HashMap::new();
             for r in seen.iter() {
@@ -679,7 +812,7 @@ mod tests {
                     Record::MemoryCopy(r) => (r.thread_id, r.correlation_id),
                     other => panic!("unexpected record {other:?}"),
                 };
-                assert_eq!(*r, record(thread, seq), "watermark {watermark}");
+                assert_eq!(*r, record(thread, seq), "size {size} watermark {watermark}");
                 *count.entry((thread, seq)).or_insert(0) += 1;
             }
             assert!(count.values().all(|&n| n == 1), "each record exactly once");

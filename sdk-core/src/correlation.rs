@@ -30,6 +30,8 @@ use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
 use std::sync::Mutex;
 
+use crate::buffer::chunks::{self, NO_SLOT};
+
 /// Ids a thread takes from an [`IdSource`] at a time.
 pub(crate) const ID_BLOCK: u64 = 64;
 
@@ -85,6 +87,9 @@ struct ThreadState {
     serial: u64,
     next: u64,
     end: u64,
+    /// The thread's chunk slot index in every buffer (`buffer::chunks`),
+    /// claimed when the thread becomes live and released at its teardown.
+    slot: u32,
 }
 
 impl ThreadState {
@@ -104,6 +109,9 @@ impl ThreadState {
                 // destructors run in reverse order, so this one runs last.
                 let ok = TEARDOWN.try_with(|_| ()).is_ok();
                 self.liveness = if ok { Liveness::Live } else { Liveness::Dead };
+                if ok {
+                    self.slot = chunks::claim();
+                }
                 ok
             }
         }
@@ -140,7 +148,11 @@ struct TeardownGuard;
 impl Drop for TeardownGuard {
     fn drop(&mut self) {
         // THREAD has no destructor: still there.
-        THREAD.with(|t| t.borrow_mut().liveness = Liveness::Dead);
+        THREAD.with(|t| {
+            let mut t = t.borrow_mut();
+            t.liveness = Liveness::Dead;
+            chunks::release(std::mem::replace(&mut t.slot, NO_SLOT));
+        });
     }
 }
 
@@ -154,6 +166,7 @@ thread_local! {
             serial: 0,
             next: 0,
             end: 0,
+            slot: NO_SLOT,
         })
     };
     static TEARDOWN: TeardownGuard = const { TeardownGuard };
@@ -165,6 +178,8 @@ pub(crate) struct Entered {
     pub id: u64,
     /// The enclosing traced call's id; 0 at top level.
     pub ancestor: u64,
+    /// The thread's chunk slot (see [`producer_slot`]).
+    pub slot: u32,
 }
 
 /// Enters a traced call with a new id from `ids`; `None` once the thread's
@@ -191,7 +206,21 @@ pub(crate) fn enter(ids: &IdSource) -> Option<Entered> {
             tid: t.tid(),
             id,
             ancestor,
+            slot: t.slot,
         })
+    })
+}
+
+/// The calling thread's chunk slot index for buffer pushes
+/// (`buffer::chunks`); `NO_SLOT` past the thread's teardown.
+pub(crate) fn producer_slot() -> u32 {
+    THREAD.with(|t| {
+        let mut t = t.borrow_mut();
+        if t.usable() {
+            t.slot
+        } else {
+            NO_SLOT
+        }
     })
 }
 

@@ -1274,16 +1274,19 @@ fn api_record(
     end: u64,
 ) {
     if let Some((_, buffer)) = &e.buffer {
-        buffer.push(&Record::Api(ApiCall {
-            kind: e.buffer_kind,
-            operation: op,
-            correlation_id: call.id,
-            external_correlation_id: external,
-            ancestor: call.ancestor,
-            thread_id: call.tid,
-            start,
-            end,
-        }));
+        buffer.push_from(
+            call.slot,
+            &Record::Api(ApiCall {
+                kind: e.buffer_kind,
+                operation: op,
+                correlation_id: call.id,
+                external_correlation_id: external,
+                ancestor: call.ancestor,
+                thread_id: call.tid,
+                start,
+                end,
+            }),
+        );
     }
 }
 

@@ -384,6 +384,16 @@ impl Encode<5> for RuntimeInitialization {
     }
 }
 
+/// The family of a chunk marker: the first word of a chunk a producer
+/// thread reserved for its own records (see `buffer::chunks`), `CHUNK << 56 |
+/// the chunk's length in bytes`. Not a record.
+const CHUNK: u64 = 0xc;
+
+/// The marker word of a chunk of `bytes` (marker included).
+pub(crate) const fn chunk_marker(bytes: u64) -> u64 {
+    CHUNK << 56 | bytes
+}
+
 /// Decodes the records in the first `end_bytes` of `words` (as written by a
 /// buffer: each at an offset advancing by the previous record's SDK size)
 /// into a new batch, and zeroes the words it read.
@@ -391,6 +401,8 @@ impl Encode<5> for RuntimeInitialization {
 /// A header is never zero, so a zero header means the producer that reserved
 /// the place has not finished copying: wait for it. Its release store of the
 /// header, read here with acquire, makes the record's other words visible.
+/// Inside a chunk a zero header ends the chunk instead: the buffer calls this
+/// only once no producer can still store into the chunks (`Slots::quiesce`).
 /// Zeroing every word read leaves the region all zero again, which is what
 /// the next use of the words relies on.
 ///
@@ -400,23 +412,13 @@ impl Encode<5> for RuntimeInitialization {
 pub(crate) fn decode(words: &[AtomicU64], end_bytes: u64) -> Batch {
     let end = (end_bytes / 8) as usize;
     let mut counts = [0usize; 8];
-    let mut pos = 0;
-    while pos < end {
-        let backoff = Backoff::new();
-        let header = loop {
-            match words[pos].load(Acquire) {
-                0 => backoff.snooze(),
-                h => break h,
-            }
-        };
-        let family = header >> 56;
-        let size = sdk_size(family) as usize / 8;
-        if size == 0 {
-            break; // corrupt: the second pass reports it
+    walk(words, end, false, |family, _| {
+        if sdk_size(family) == 0 {
+            return false; // corrupt: the second pass reports it
         }
         counts[family as usize] += 1;
-        pos += size;
-    }
+        true
+    });
     let mut batch = Batch {
         api_calls: ApiCallColumns::with_capacity(counts[API as usize]),
         kernel_dispatches: KernelDispatchColumns::with_capacity(counts[DISPATCH as usize]),
@@ -426,9 +428,7 @@ pub(crate) fn decode(words: &[AtomicU64], end_bytes: u64) -> Batch {
         retirements: RetirementColumns::with_capacity(counts[RETIRE as usize]),
         runtime_initializations: RuntimeInitializationColumns::with_capacity(counts[INIT as usize]),
     };
-    let mut pos = 0;
-    while pos < end {
-        let family = words[pos].load(Relaxed) >> 56;
+    walk(words, end, true, |family, pos| {
         let at = &words[pos..];
         match family {
             API => batch.api_calls.push(load(at)),
@@ -442,9 +442,53 @@ pub(crate) fn decode(words: &[AtomicU64], end_bytes: u64) -> Batch {
             // anything else is a bug in the buffer protocol.
             other => panic!("corrupt buffer record family {other} at byte {}", pos * 8),
         }
+        true
+    });
+    batch
+}
+
+/// Calls `visit(family, word index)` for each record in the first `end`
+/// words, in order, until it returns false. Waits at a zero header outside
+/// chunks (module docs of `buffer`); with `zero_markers`, clears the chunk
+/// markers it passes (`visit` clears the records).
+fn walk(
+    words: &[AtomicU64],
+    end: usize,
+    zero_markers: bool,
+    mut visit: impl FnMut(u64, usize) -> bool,
+) {
+    let mut pos = 0;
+    while pos < end {
+        let backoff = Backoff::new();
+        let header = loop {
+            match words[pos].load(Acquire) {
+                0 => backoff.snooze(),
+                h => break h,
+            }
+        };
+        let family = header >> 56;
+        if family == CHUNK {
+            let stop = (pos + (header & 0xffff_ffff) as usize / 8).min(end);
+            if zero_markers {
+                words[pos].store(0, Relaxed);
+            }
+            let mut at = pos + 1;
+            while at < stop {
+                let h = words[at].load(Acquire);
+                let size = sdk_size(h >> 56) as usize / 8;
+                if h == 0 || !visit(h >> 56, at) {
+                    break;
+                }
+                at += size;
+            }
+            pos = stop.max(pos + 1);
+            continue;
+        }
+        if !visit(family, pos) {
+            return;
+        }
         pos += sdk_size(family) as usize / 8;
     }
-    batch
 }
 
 /// Reads one record of family `T` from the start of `words`, zeroing its words.

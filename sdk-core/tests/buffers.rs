@@ -151,7 +151,7 @@ proptest! {
     #[test]
     fn lossless_delivers_everything_in_order(
         threads in 4u64..=6,
-        size in prop::sample::select(vec![4096u64, 10_000, 65_536]),
+        size in prop::sample::select(vec![4096u64, 10_000, 65_536, 1 << 20]),
         watermark_pct in 0u64..=100,
         pattern in prop::collection::vec(any::<u8>(), 1..8),
     ) {
@@ -170,7 +170,7 @@ proptest! {
     #[test]
     fn discard_counts_every_drop(
         threads in 4u64..=6,
-        size in prop::sample::select(vec![4096u64, 16_384]),
+        size in prop::sample::select(vec![4096u64, 16_384, 65_536, 131_072]),
         watermark_pct in 0u64..=100,
         pattern in prop::collection::vec(any::<u8>(), 1..8),
         slow in any::<bool>(),
@@ -333,4 +333,51 @@ fn lossless_producer_on_a_callback_thread_never_deadlocks() {
     profiler.flush_buffer(id).unwrap();
     *slot.lock().unwrap() = None;
     profiler.finalize();
+}
+
+/// More producer threads alive at once than there are chunk slots (256), and
+/// then as many again after the first ones ended (their slots are reused):
+/// the threads without a slot use the shared protocol; nothing is lost,
+/// duplicated or reordered either way.
+#[test]
+fn more_threads_than_chunk_slots_lose_nothing() {
+    const THREADS: u64 = 300;
+    const PER_THREAD: u64 = 500;
+    let profiler = Arc::new(Profiler::new());
+    let ctx = profiler.create_context().unwrap();
+    let c = Arc::new(Collector::default());
+    let id = profiler
+        .create_buffer(ctx, 1 << 20, 1 << 19, BufferPolicy::Lossless, c.clone())
+        .unwrap();
+    let b = profiler.buffer(id).unwrap();
+    assert_eq!(b.uses_thread_chunks(), cfg!(target_os = "linux"));
+    for wave in 0..2u64 {
+        let all_started = Arc::new(std::sync::Barrier::new(THREADS as usize));
+        let handles: Vec<_> = (1..=THREADS)
+            .map(|t| {
+                let b = Arc::clone(&b);
+                let all_started = Arc::clone(&all_started);
+                std::thread::spawn(move || {
+                    let thread = wave * THREADS + t;
+                    b.push(&record(t as u8, thread, 1));
+                    // Every thread holds its slot (or has none) from here on.
+                    all_started.wait();
+                    for seq in 2..=PER_THREAD {
+                        assert_eq!(
+                            b.push(&record((t + seq) as u8, thread, seq)),
+                            Pushed::Stored
+                        );
+                    }
+                })
+            })
+            .collect();
+        for h in handles {
+            h.join().unwrap();
+        }
+    }
+    profiler.flush_buffer(id).unwrap();
+    let s = c.state.lock().unwrap();
+    assert_eq!(s.delivered(), 2 * THREADS * PER_THREAD);
+    assert_eq!(s.out_of_order, 0);
+    assert!(s.per_thread.values().all(|&n| n == PER_THREAD));
 }
