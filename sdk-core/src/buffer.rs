@@ -375,11 +375,13 @@ impl Buffer {
 
     /// Stores `words` at byte `off` of `epoch`'s half, the header last.
     #[inline(always)]
-    fn store(&self, epoch: u32, off: u64, words: &[u64]) {
+    fn store<const N: usize>(&self, epoch: u32, off: u64, words: &[u64; N]) {
         let half = &self.halves[(epoch & 1) as usize];
         let base = (off / 8) as usize;
-        let slots = &half.words[base..base + words.len()];
-        for (slot, w) in slots.iter().zip(words).skip(1) {
+        let slots: &[AtomicU64; N] = half.words[base..base + N]
+            .try_into()
+            .expect("a range of N words");
+        for (slot, w) in slots[1..].iter().zip(&words[1..]) {
             slot.store(*w, Relaxed);
         }
         slots[0].store(words[0], Release);
@@ -402,15 +404,7 @@ impl Buffer {
             // atomic read-modify-write is a full barrier anyway (`lock xadd`).
             let (epoch, off) = split(self.state.fetch_add(bytes, SeqCst));
             if off + bytes <= self.size {
-                let half = &self.halves[(epoch & 1) as usize];
-                let base = (off / 8) as usize;
-                let slots: &[AtomicU64; N] = half.words[base..base + N]
-                    .try_into()
-                    .expect("a range of N words");
-                for (slot, w) in slots[1..].iter().zip(&words[1..]) {
-                    slot.store(*w, Relaxed);
-                }
-                slots[0].store(words[0], Release);
+                self.store(epoch, off, words);
                 self.check_watermark(epoch, off, bytes);
                 return Some((epoch, off));
             }
@@ -425,7 +419,12 @@ impl Buffer {
     /// and store the record there.
     #[cold]
     #[inline(never)]
-    fn push_in_new_chunk(self: &Arc<Self>, slot: &Slot, words: &[u64], bytes: u64) -> Pushed {
+    fn push_in_new_chunk<const N: usize>(
+        self: &Arc<Self>,
+        slot: &Slot,
+        words: &[u64; N],
+        bytes: u64,
+    ) -> Pushed {
         // Two tries: a swap may take the new chunk's epoch away before the
         // record is in it (rare: chunks are a small part of a watermark).
         for _ in 0..2 {
@@ -445,17 +444,10 @@ impl Buffer {
                 return Pushed::Stored;
             }
         }
-        match self.reserve_and_store_slice(words, bytes) {
+        match self.reserve_and_store(words, bytes) {
             Some(_) => Pushed::Stored,
             None => Pushed::Dropped,
         }
-    }
-
-    /// [`Buffer::reserve_and_store`] for a record known only as a slice.
-    #[cold]
-    fn reserve_and_store_slice(self: &Arc<Self>, words: &[u64], bytes: u64) -> Option<(u32, u64)> {
-        let epoch = split(self.state.load(Relaxed)).0;
-        self.push_slow(words, bytes, epoch)
     }
 
     /// Requests a swap when the record at `[off, off + bytes)` crossed the

@@ -25,7 +25,7 @@
 //! library every thread-local access is a call into the dynamic loader's TLS
 //! lookup, and one with a destructor adds a registration check).
 
-use std::cell::RefCell;
+use std::cell::Cell;
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
 use std::sync::Mutex;
@@ -75,21 +75,24 @@ enum Liveness {
 
 /// A thread's correlation state. It has no destructor, so it stays readable
 /// while the thread's thread-locals are destroyed, and in a shared library
-/// reaching it costs one TLS lookup with no registration check.
-struct ThreadState {
-    liveness: Liveness,
+/// reaching it costs one TLS lookup with no registration check. Its fields
+/// are cells, not one `RefCell`: a traced call keeps `&ThreadState` across
+/// the call it wraps (see [`with_thread`]) while calls nested inside it
+/// (HIP over HSA) use the same state.
+pub(crate) struct ThreadState {
+    liveness: Cell<Liveness>,
     /// `gettid()`, 0 until first needed.
-    tid: u64,
+    tid: Cell<u64>,
     /// Traced calls this thread is inside; the first [`MAX_DEPTH`] are kept.
-    depth: usize,
-    frames: [Frame; MAX_DEPTH],
+    depth: Cell<usize>,
+    frames: [Cell<Frame>; MAX_DEPTH],
     /// The block this thread draws ids from: `[next, end)` of source `serial`.
-    serial: u64,
-    next: u64,
-    end: u64,
+    serial: Cell<u64>,
+    next: Cell<u64>,
+    end: Cell<u64>,
     /// The thread's chunk slot index in every buffer (`buffer::chunks`),
     /// claimed when the thread becomes live and released at its teardown.
-    slot: u32,
+    slot: Cell<u32>,
 }
 
 impl ThreadState {
@@ -99,46 +102,95 @@ impl ThreadState {
     /// traced, because tool code on the way (plugin stages, sinks) may keep
     /// per-thread state of its own that is gone.
     #[inline]
-    fn usable(&mut self) -> bool {
-        match self.liveness {
+    fn usable(&self) -> bool {
+        match self.liveness.get() {
             Liveness::Live => true,
             Liveness::Dead => false,
-            Liveness::New => {
-                // Registered on the thread's first traced call, before any
-                // thread-local of the tool's code on the way is first used:
-                // destructors run in reverse order, so this one runs last.
-                let ok = TEARDOWN.try_with(|_| ()).is_ok();
-                self.liveness = if ok { Liveness::Live } else { Liveness::Dead };
-                if ok {
-                    self.slot = chunks::claim();
-                }
-                ok
+            Liveness::New => self.first_use(),
+        }
+    }
+
+    #[cold]
+    fn first_use(&self) -> bool {
+        // Registered on the thread's first traced call, before any
+        // thread-local of the tool's code on the way is first used:
+        // destructors run in reverse order, so this one runs last.
+        let ok = TEARDOWN.try_with(|_| ()).is_ok();
+        self.liveness
+            .set(if ok { Liveness::Live } else { Liveness::Dead });
+        if ok {
+            self.slot.set(chunks::claim());
+        }
+        ok
+    }
+
+    #[inline]
+    fn tid(&self) -> u64 {
+        match self.tid.get() {
+            0 => {
+                let tid = crate::clock::thread_id();
+                self.tid.set(tid);
+                tid
             }
+            tid => tid,
         }
     }
 
     #[inline]
-    fn tid(&mut self) -> u64 {
-        if self.tid == 0 {
-            self.tid = crate::clock::thread_id();
+    fn new_id(&self, ids: &IdSource) -> u64 {
+        let next = self.next.get();
+        if next != self.end.get() && self.serial.get() == ids.serial {
+            self.next.set(next + 1);
+            return next;
         }
-        self.tid
-    }
-
-    #[inline]
-    fn new_id(&mut self, ids: &IdSource) -> u64 {
-        if self.next == self.end || self.serial != ids.serial {
-            let start = ids.next.fetch_add(ID_BLOCK, Relaxed);
-            (self.serial, self.next, self.end) = (ids.serial, start, start + ID_BLOCK);
-        }
-        self.next += 1;
-        self.next - 1
+        let start = ids.next.fetch_add(ID_BLOCK, Relaxed);
+        self.serial.set(ids.serial);
+        self.next.set(start + 1);
+        self.end.set(start + ID_BLOCK);
+        start
     }
 
     /// The innermost kept frame.
-    fn top(&mut self) -> Option<&mut Frame> {
-        let kept = self.depth.min(MAX_DEPTH);
-        kept.checked_sub(1).map(|i| &mut self.frames[i])
+    #[inline]
+    fn top(&self) -> Option<&Cell<Frame>> {
+        let kept = self.depth.get().min(MAX_DEPTH);
+        kept.checked_sub(1).map(|i| &self.frames[i])
+    }
+
+    /// Enters a traced call with a new id from `ids`; `None` once the
+    /// thread's thread-locals have been destroyed (see
+    /// [`ThreadState::usable`]): the caller then makes the call untraced and
+    /// must not call [`ThreadState::leave`].
+    #[inline]
+    pub(crate) fn enter(&self, ids: &IdSource) -> Option<Entered> {
+        if !self.usable() {
+            return None;
+        }
+        let id = self.new_id(ids);
+        let ancestor = self.top().map_or(0, |f| f.get().id);
+        let depth = self.depth.get();
+        if let Some(frame) = self.frames.get(depth) {
+            frame.set(Frame {
+                id,
+                has_children: false,
+            });
+        }
+        self.depth.set(depth + 1);
+        Some(Entered {
+            tid: self.tid(),
+            id,
+            ancestor,
+            slot: self.slot.get(),
+        })
+    }
+
+    /// Leaves the innermost traced call; returns whether it gained async
+    /// children.
+    #[inline]
+    pub(crate) fn leave(&self) -> bool {
+        let depth = self.depth.get().saturating_sub(1);
+        self.depth.set(depth);
+        self.frames.get(depth).is_some_and(|f| f.get().has_children)
     }
 }
 
@@ -149,25 +201,24 @@ impl Drop for TeardownGuard {
     fn drop(&mut self) {
         // THREAD has no destructor: still there.
         THREAD.with(|t| {
-            let mut t = t.borrow_mut();
-            t.liveness = Liveness::Dead;
-            chunks::release(std::mem::replace(&mut t.slot, NO_SLOT));
+            t.liveness.set(Liveness::Dead);
+            chunks::release(t.slot.replace(NO_SLOT));
         });
     }
 }
 
 thread_local! {
-    static THREAD: RefCell<ThreadState> = const {
-        RefCell::new(ThreadState {
-            liveness: Liveness::New,
-            tid: 0,
-            depth: 0,
-            frames: [Frame { id: 0, has_children: false }; MAX_DEPTH],
-            serial: 0,
-            next: 0,
-            end: 0,
-            slot: NO_SLOT,
-        })
+    static THREAD: ThreadState = const {
+        ThreadState {
+            liveness: Cell::new(Liveness::New),
+            tid: Cell::new(0),
+            depth: Cell::new(0),
+            frames: [const { Cell::new(Frame { id: 0, has_children: false }) }; MAX_DEPTH],
+            serial: Cell::new(0),
+            next: Cell::new(0),
+            end: Cell::new(0),
+            slot: Cell::new(NO_SLOT),
+        }
     };
     static TEARDOWN: TeardownGuard = const { TeardownGuard };
 }
@@ -182,78 +233,53 @@ pub(crate) struct Entered {
     pub slot: u32,
 }
 
-/// Enters a traced call with a new id from `ids`; `None` once the thread's
-/// thread-locals have been destroyed (see [`ThreadState::usable`]): the
-/// caller then makes the call untraced and must not call [`leave`].
+/// Runs `f` with the calling thread's state: one thread-local lookup for
+/// everything a traced call does on entry and exit.
+#[inline(always)]
+pub(crate) fn with_thread<R>(f: impl FnOnce(&ThreadState) -> R) -> R {
+    THREAD.with(f)
+}
+
+/// [`ThreadState::enter`] on the calling thread.
 #[inline]
 pub(crate) fn enter(ids: &IdSource) -> Option<Entered> {
-    THREAD.with(|t| {
-        let mut t = t.borrow_mut();
-        if !t.usable() {
-            return None;
-        }
-        let id = t.new_id(ids);
-        let ancestor = t.top().map_or(0, |f| f.id);
-        if t.depth < MAX_DEPTH {
-            let depth = t.depth;
-            t.frames[depth] = Frame {
-                id,
-                has_children: false,
-            };
-        }
-        t.depth += 1;
-        Some(Entered {
-            tid: t.tid(),
-            id,
-            ancestor,
-            slot: t.slot,
-        })
-    })
+    THREAD.with(|t| t.enter(ids))
+}
+
+/// [`ThreadState::leave`] on the calling thread.
+#[inline]
+pub(crate) fn leave() -> bool {
+    THREAD.with(|t| t.leave())
 }
 
 /// The calling thread's chunk slot index for buffer pushes
 /// (`buffer::chunks`); `NO_SLOT` past the thread's teardown.
 pub(crate) fn producer_slot() -> u32 {
-    THREAD.with(|t| {
-        let mut t = t.borrow_mut();
-        if t.usable() {
-            t.slot
-        } else {
-            NO_SLOT
-        }
-    })
+    THREAD.with(|t| if t.usable() { t.slot.get() } else { NO_SLOT })
 }
 
 /// A new id from `ids` for an event outside any call (an async operation
 /// started where nothing is traced).
 pub(crate) fn new_id(ids: &IdSource) -> u64 {
-    THREAD.with(|t| t.borrow_mut().new_id(ids))
-}
-
-/// Leaves the innermost traced call; returns whether it gained async children.
-#[inline]
-pub(crate) fn leave() -> bool {
-    THREAD.with(|t| {
-        let mut t = t.borrow_mut();
-        t.depth = t.depth.saturating_sub(1);
-        t.depth < MAX_DEPTH && t.frames[t.depth].has_children
-    })
+    THREAD.with(|t| t.new_id(ids))
 }
 
 /// The id of the innermost traced call on this thread, if any.
 pub(crate) fn current() -> Option<u64> {
-    THREAD.with(|t| t.borrow_mut().top().map(|f| f.id))
+    THREAD.with(|t| t.top().map(|f| f.get().id))
 }
 
 /// Marks the innermost call as having an async child; returns its id and
 /// whether this is its first child.
 pub(crate) fn adopt_child() -> Option<(u64, bool)> {
     THREAD.with(|t| {
-        let mut t = t.borrow_mut();
         let top = t.top()?;
-        let first = !top.has_children;
-        top.has_children = true;
-        Some((top.id, first))
+        let frame = top.get();
+        top.set(Frame {
+            has_children: true,
+            ..frame
+        });
+        Some((frame.id, !frame.has_children))
     })
 }
 
@@ -344,6 +370,7 @@ impl ExternalIds {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::cell::RefCell;
 
     #[test]
     fn frames_give_ancestors_and_children() {
