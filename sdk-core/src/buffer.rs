@@ -51,6 +51,13 @@
 //!   reservations are ordered within an epoch and epochs are delivered in
 //!   order by a single callback thread.
 //!
+//! **Chunks.** Where the buffer is large enough and the platform has
+//! `membarrier`, a producer thread reserves a chunk of the half at a time
+//! through step 1 and fills it with plain stores, so a stored record costs
+//! no atomic read-modify-write at all; the callback thread then makes sure no
+//! producer is still storing into the swapped-out half before walking it.
+//! See [`chunks`] for the protocol and when it is used.
+//!
 //! A record produced *on a callback thread* into a full LOSSLESS buffer is
 //! dropped and counted instead of waiting, because that thread is the one that
 //! would have to drain the buffer (a plugin calling a traced API during a

@@ -107,8 +107,13 @@ static HANDED_OUT: AtomicU32 = AtomicU32::new(0);
 static FREE: Mutex<Vec<u32>> = Mutex::new(Vec::new());
 
 /// A slot index for the calling thread; [`NO_SLOT`] when all are taken.
+///
+/// The free list is only ever tried, never waited for: in a forked child
+/// the lock may be held by a parent thread that no longer exists. A busy
+/// list costs a fresh index (claim), or after many tries a lost one
+/// (release); nothing else.
 pub(crate) fn claim() -> u32 {
-    if let Some(i) = FREE.lock().unwrap_or_else(|e| e.into_inner()).pop() {
+    if let Some(i) = FREE.try_lock().ok().and_then(|mut free| free.pop()) {
         return i;
     }
     let i = HANDED_OUT.fetch_add(1, Relaxed);
@@ -124,8 +129,15 @@ pub(crate) fn claim() -> u32 {
 /// the next thread to claim the index continues them (the mutex orders the
 /// two threads' accesses).
 pub(crate) fn release(slot: u32) {
-    if slot != NO_SLOT {
-        FREE.lock().unwrap_or_else(|e| e.into_inner()).push(slot);
+    if slot == NO_SLOT {
+        return;
+    }
+    for _ in 0..1000 {
+        if let Ok(mut free) = FREE.try_lock() {
+            free.push(slot);
+            return;
+        }
+        std::hint::spin_loop();
     }
 }
 
