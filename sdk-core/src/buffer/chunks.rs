@@ -186,7 +186,10 @@ impl Slot {
     #[inline(always)]
     pub(crate) fn place(&self, bytes: u64, epoch_of_state: impl Fn() -> u32) -> Option<Place<'_>> {
         // Set already: a signal handler interrupted this thread's own store.
-        // Its record takes the shared path instead of overwriting ours.
+        // Its record takes the shared path instead of overwriting ours (were
+        // that path to wait for a full LOSSLESS buffer, the delivery would
+        // wait for this thread's store in turn; HIP calls are not
+        // async-signal-safe anyway).
         if self.in_flight.load(Relaxed) != 0 {
             return None;
         }
@@ -214,8 +217,15 @@ impl Slot {
 
     /// The owner took the chunk `[offset, end)` of `epoch`'s half.
     pub(crate) fn take_chunk(&self, epoch: u32, offset: u64, end: u64) {
-        self.end.store(end, Relaxed);
+        // A signal handler storing a record on this thread may run between
+        // any two of these stores: at each point `(next, end)` is either the
+        // new chunk or has no room (`end` 0), never the old place against
+        // the new end.
+        self.end.store(0, Relaxed);
+        compiler_fence(SeqCst);
         self.next.store(join(epoch, offset), Relaxed);
+        compiler_fence(SeqCst);
+        self.end.store(end, Relaxed);
     }
 }
 
