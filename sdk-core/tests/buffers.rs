@@ -284,7 +284,10 @@ fn discard_drop_count_reaches_the_sink_even_without_records() {
     let held = gate.lock().unwrap();
     let inner = c.clone();
     let g = gate.clone();
+    let in_sink = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let entered = in_sink.clone();
     let sink = Arc::new(move |info: DeliveryInfo, batch: Batch| {
+        entered.store(true, std::sync::atomic::Ordering::Release);
         drop(g.lock().unwrap());
         inner.deliver(info, batch)
     });
@@ -297,14 +300,24 @@ fn discard_drop_count_reaches_the_sink_even_without_records() {
         if b.push(&api(seq)) == Pushed::Stored {
             stored += 1;
         }
+        if seq == 64 {
+            // The first half is full and on its way: wait until its records
+            // are copied out and the sink holds the callback thread (without
+            // the wait, how many halves fill depends on when that thread
+            // gets to run).
+            while !in_sink.load(std::sync::atomic::Ordering::Acquire) {
+                std::thread::yield_now();
+            }
+        }
     }
-    // Half 1 is being delivered (blocked), half 2 full: exactly 128 stored.
-    assert_eq!(stored, 128);
+    // The first half's records are in the blocked sink's batch (its half is
+    // free again), then both halves filled: exactly 3 × 64 stored.
+    assert_eq!(stored, 192);
     drop(held);
     profiler.flush_buffer(id).unwrap();
     let s = c.state.lock().unwrap();
-    assert_eq!(s.delivered(), 128);
-    assert_eq!(s.dropped, 1000 - 128);
+    assert_eq!(s.delivered(), 192);
+    assert_eq!(s.dropped, 1000 - 192);
 }
 
 #[test]
