@@ -261,4 +261,33 @@ fn multi_kernel_with_eight_threads() {
         .map(|k| k["Correlation_Id"].as_str())
         .collect();
     assert_eq!(ids.len(), kernels.len(), "one launch per dispatch");
+
+    // Register counts decoded from each kernel's descriptor (gfx90a). The
+    // code object's own metadata (`llvm-readelf --notes`) says `.vgpr_count`
+    // 8, 3, 4, 10 and `.sgpr_count` 11, 11, 11, 14; the hardware allocates
+    // VGPRs in granules of 4 (split at ACCUM_OFFSET, total in granules of 8)
+    // and SGPRs in granules of 16.
+    let expected: HashMap<&str, (u64, u64, u64)> = [
+        (
+            "vector_add(float const*, float const*, float*, int)",
+            (8, 0, 16),
+        ),
+        ("scale(float*, float, int)", (4, 4, 16)),
+        ("square(float const*, float*, int)", (4, 4, 16)),
+        ("block_sum(float const*, float*, int)", (12, 4, 16)),
+    ]
+    .into();
+    for k in &kernels {
+        let counts = (
+            num(k, "VGPR_Count"),
+            num(k, "Accum_VGPR_Count"),
+            num(k, "SGPR_Count"),
+        );
+        assert_eq!(
+            Some(&counts),
+            expected.get(k["Kernel_Name"].as_str()),
+            "{}",
+            k["Kernel_Name"]
+        );
+    }
 }

@@ -14,6 +14,7 @@ use std::sync::{Mutex, OnceLock, RwLock};
 
 use rocwasm_core::{CodeObject, CodeObjectStorage, KernelSymbol};
 
+use super::kernel_descriptor::KernelDescriptor;
 use super::{agents, rt};
 use crate::hip::kernels::demangle;
 use crate::session;
@@ -136,7 +137,7 @@ pub fn on_freeze(exe: u64) {
         if let Some(s) = session::active() {
             s.code_object_load(&co);
         }
-        for k in kernels_of(exe, agent_handle, co.id) {
+        for k in kernels_of(&t, exe, agent_handle, co.id) {
             kernel_objects()
                 .write()
                 .unwrap_or_else(|e| e.into_inner())
@@ -225,7 +226,8 @@ fn describe_code_object(get: GetInfoFn, lco: u64) -> (CodeObject, u64) {
     (co, agent)
 }
 
-fn kernels_of(exe: u64, agent: u64, code_object_id: u64) -> Vec<KernelSymbol> {
+fn kernels_of(t: &LoaderTable, exe: u64, agent: u64, code_object_id: u64) -> Vec<KernelSymbol> {
+    let target = agents::by_handle(agent).map_or("", |a| a.info.name.as_str());
     let mut symbols: Vec<u64> = Vec::new();
     extern "C" fn collect(_exe: u64, _agent: u64, sym: u64, data: *mut c_void) -> i32 {
         // SAFETY: `data` is the Vec below.
@@ -294,6 +296,10 @@ fn kernels_of(exe: u64, agent: u64, code_object_id: u64) -> Vec<KernelSymbol> {
             .to_string();
         // Kernel descriptors are named `<kernel>.kd` in code object v3+.
         let bare = name.strip_suffix(".kd").unwrap_or(&name).to_string();
+        let descriptor = descriptor_of(t, object);
+        let counts = descriptor
+            .map(|d| d.register_counts(target))
+            .unwrap_or_default();
         out.push(KernelSymbol {
             id: KERNEL_IDS.fetch_add(1, Ordering::Relaxed),
             code_object_id,
@@ -304,12 +310,37 @@ fn kernels_of(exe: u64, agent: u64, code_object_id: u64) -> Vec<KernelSymbol> {
             kernarg_segment_alignment: align,
             group_segment_size: group,
             private_segment_size: private,
-            sgpr_count: 0,
-            arch_vgpr_count: 0,
-            accum_vgpr_count: 0,
-            kernel_code_entry_byte_offset: 0,
+            sgpr_count: counts.sgpr,
+            arch_vgpr_count: counts.arch_vgpr,
+            accum_vgpr_count: counts.accum_vgpr,
+            kernel_code_entry_byte_offset: descriptor
+                .map_or(0, |d| d.kernel_code_entry_byte_offset()),
             kernel_address: object,
         });
     }
     out
+}
+
+/// The kernel descriptor at device address `kernel_object`, read through
+/// the loader's host copy; `None` when the loader has no host address for
+/// it (the device address itself may not be readable from the host).
+fn descriptor_of(t: &LoaderTable, kernel_object: u64) -> Option<KernelDescriptor> {
+    if t.query_host_address == 0 || kernel_object == 0 {
+        return None;
+    }
+    type QueryHostAddressFn = unsafe extern "C" fn(*const c_void, *mut *const c_void) -> i32;
+    // SAFETY: the extension table's function with its documented signature.
+    let query: QueryHostAddressFn = unsafe { std::mem::transmute(t.query_host_address) };
+    let mut host: *const c_void = std::ptr::null();
+    // SAFETY: `host` is a valid out-pointer for the call.
+    let status = unsafe { query(kernel_object as *const c_void, &mut host) };
+    if status != 0 || host.is_null() {
+        return None;
+    }
+    let mut bytes = [0u8; 64];
+    // SAFETY: the loader returned the host address of a loaded kernel
+    // descriptor, which is 64 bytes long and stays mapped while its
+    // executable exists (we are inside its `hsa_executable_freeze`).
+    unsafe { std::ptr::copy_nonoverlapping(host as *const u8, bytes.as_mut_ptr(), 64) };
+    Some(KernelDescriptor::from_bytes(bytes))
 }
