@@ -1,6 +1,7 @@
 // multi_kernel.hip: a real HIP program (hipcc --offload-arch=gfx90a) with
-// several __global__ kernels launched with <<<>>>, copies, roctx ranges and
-// worker threads (--threads N, default 8), each on its own stream.
+// several __global__ kernels launched with <<<>>>, copies (linear and one
+// pitched 2D copy), roctx ranges and worker threads (--threads N, default 8),
+// each on its own stream.
 // Only vector_add's result is checked (the simulated runtime reproduces it
 // on the host); the other kernels exercise launches and timing.
 // Prints DEVICES, COUNTS kernels=N copies=M markers=K hip_calls=H, RESULT.
@@ -60,6 +61,11 @@ __global__ void block_sum(const float* a, float* sums, int n) {
 
 constexpr int N = 1 << 14;
 constexpr int BLOCK = 256;
+// The 2D copy reads the result as ROWS rows of COLS floats into host rows
+// padded to PADDED floats.
+constexpr int COLS = 128;
+constexpr int ROWS = N / COLS;
+constexpr int PADDED = COLS + 16;
 
 static void worker(int id) {
     char label[64];
@@ -96,12 +102,21 @@ static void worker(int id) {
 
     HIP(hipMemcpyAsync(hc.data(), dc, N * sizeof(float), hipMemcpyDeviceToHost, stream));
     copies++;
+    std::vector<float> padded(ROWS * PADDED, -1.0f);
+    HIP(hipMemcpy2DAsync(padded.data(), PADDED * sizeof(float), dc, COLS * sizeof(float),
+                         COLS * sizeof(float), ROWS, hipMemcpyDeviceToHost, stream));
+    copies++;
     HIP(hipStreamSynchronize(stream));
     roctxMarkA("synchronized");
     markers++;
     int bad = 0;
     for (int i = 0; i < N; i++)
         if (hc[i] != ha[i] + hb[i]) bad++;
+    for (int r = 0; r < ROWS; r++)
+        for (int c = 0; c < PADDED; c++) {
+            float want = c < COLS ? hc[r * COLS + c] : -1.0f;
+            if (padded[r * PADDED + c] != want) bad++;
+        }
     if (bad) {
         std::fprintf(stderr, "worker %d: %d wrong results\n", id, bad);
         failures++;

@@ -171,7 +171,10 @@ fn check(run: &Run) {
 
     // HSA API tracing through OnLoad sees the HIP layer's calls.
     let h = |name: &str| hsa.iter().filter(|r| r["Function"] == name).count() as u64;
-    assert_eq!(h("hsa_amd_memory_async_copy"), run.counts["copies"]);
+    assert_eq!(
+        h("hsa_amd_memory_async_copy") + h("hsa_amd_memory_async_copy_rect"),
+        run.counts["copies"]
+    );
     assert!(h("hsa_queue_add_write_index_scacq_screl") >= run.counts["kernels"]);
     assert!(h("hsa_queue_create") >= 1 && h("hsa_executable_freeze") >= 1);
     assert!(
@@ -261,6 +264,24 @@ fn multi_kernel_with_eight_threads() {
         .map(|k| k["Correlation_Id"].as_str())
         .collect();
     assert_eq!(ids.len(), kernels.len(), "one launch per dispatch");
+
+    // Each worker's pitched 2D copy (hipMemcpy2DAsync → the runtime's
+    // hsa_amd_memory_async_copy_rect) is one device-to-host copy record.
+    let copy_2d: HashSet<String> = rows(&run.dir, "hip_api_trace.csv")
+        .into_iter()
+        .filter(|r| r["Function"] == "hipMemcpy2DAsync")
+        .map(|r| r["Correlation_Id"].clone())
+        .collect();
+    assert_eq!(copy_2d.len(), 8);
+    let copies = rows(&run.dir, "memory_copy_trace.csv");
+    let rect: Vec<_> = copies
+        .iter()
+        .filter(|c| copy_2d.contains(&c["Correlation_Id"]))
+        .collect();
+    assert_eq!(rect.len(), 8, "one record per 2D copy");
+    assert!(rect
+        .iter()
+        .all(|c| c["Direction"] == "MEMORY_COPY_DEVICE_TO_HOST"));
 
     // Register counts decoded from each kernel's descriptor (gfx90a). The
     // code object's own metadata (`llvm-readelf --notes`) says `.vgpr_count`

@@ -193,6 +193,7 @@ pub const ERRORS: &[(hipError_t, &str, &str)] = &[
 pub const hipSuccess: hipError_t = 0;
 pub const hipErrorInvalidValue: hipError_t = 1;
 pub const hipErrorOutOfMemory: hipError_t = 2;
+pub const hipErrorInvalidPitchValue: hipError_t = 12;
 pub const hipErrorInvalidMemcpyDirection: hipError_t = 21;
 pub const hipErrorInvalidDeviceFunction: hipError_t = 98;
 pub const hipErrorNoDevice: hipError_t = 100;

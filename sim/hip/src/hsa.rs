@@ -30,6 +30,23 @@ pub struct Queue {
     pub id: u64,
 }
 
+/// `hsa_pitched_ptr_t`.
+#[repr(C)]
+pub struct PitchedPtr {
+    pub base: *mut c_void,
+    pub pitch: usize,
+    pub slice: usize,
+}
+
+/// `hsa_dim3_t`.
+#[repr(C)]
+#[derive(Default)]
+pub struct Dim3 {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
 #[repr(C)]
 #[derive(Default)]
 pub struct DispatchTime {
@@ -92,6 +109,18 @@ extern "C" {
         src: *const c_void,
         src_agent: Handle,
         size: usize,
+        num_dep_signals: u32,
+        dep_signals: *const Handle,
+        completion_signal: Handle,
+    ) -> Status;
+    pub fn hsa_amd_memory_async_copy_rect(
+        dst: *const PitchedPtr,
+        dst_offset: *const Dim3,
+        src: *const PitchedPtr,
+        src_offset: *const Dim3,
+        range: *const Dim3,
+        copy_agent: Handle,
+        dir: u32,
         num_dep_signals: u32,
         dep_signals: *const Handle,
         completion_signal: Handle,

@@ -206,6 +206,106 @@ pub extern "C" fn hipMemcpyDtoHAsync(
     })
 }
 
+/// Queues a copy of `height` rows of `width` bytes between pitched
+/// regions, as the GPU's copy engine would do it (`async_copy_rect`).
+#[allow(clippy::too_many_arguments)]
+fn copy_2d(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: c_int,
+    stream: hipStream_t,
+    wait: bool,
+) -> hipError_t {
+    if width == 0 || height == 0 {
+        return hipSuccess;
+    }
+    if dst.is_null() || src.is_null() {
+        return hipErrorInvalidValue;
+    }
+    let (Ok(w), Ok(h)) = (u32::try_from(width), u32::try_from(height)) else {
+        return hipErrorInvalidValue;
+    };
+    if width > dpitch || width > spitch {
+        return hipErrorInvalidPitchValue;
+    }
+    let s = match stream::resolve(stream) {
+        Ok(s) => s,
+        Err(e) => return e,
+    };
+    let gpu = match device::device(s.device) {
+        Ok(d) => d.agent,
+        Err(e) => return e,
+    };
+    let dir = match kind {
+        HOST_TO_HOST | HOST_TO_DEVICE | DEVICE_TO_HOST | DEVICE_TO_DEVICE => kind as u32,
+        DEFAULT => DEVICE_TO_DEVICE as u32,
+        _ => return hipErrorInvalidMemcpyDirection,
+    };
+    let region = |base: *mut c_void, pitch: usize| hsa::PitchedPtr {
+        base,
+        pitch,
+        slice: pitch * height,
+    };
+    let range = hsa::Dim3 { x: w, y: h, z: 1 };
+    if let Err(e) = s.copy_rect(
+        region(dst, dpitch),
+        region(src as *mut c_void, spitch),
+        range,
+        gpu,
+        dir,
+    ) {
+        return e;
+    }
+    if wait {
+        s.synchronize();
+    }
+    hipSuccess
+}
+
+pub extern "C" fn hipMemcpy2D(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: c_int,
+) -> hipError_t {
+    api!("hipMemcpy2D", {
+        copy_2d(
+            dst,
+            dpitch,
+            src,
+            spitch,
+            width,
+            height,
+            kind,
+            std::ptr::null_mut(),
+            true,
+        )
+    })
+}
+
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn hipMemcpy2DAsync(
+    dst: *mut c_void,
+    dpitch: usize,
+    src: *const c_void,
+    spitch: usize,
+    width: usize,
+    height: usize,
+    kind: c_int,
+    stream: hipStream_t,
+) -> hipError_t {
+    api!("hipMemcpy2DAsync", {
+        copy_2d(dst, dpitch, src, spitch, width, height, kind, stream, false)
+    })
+}
+
 fn fill(dst: *mut c_void, value: u8, size: usize, stream: hipStream_t) -> hipError_t {
     if size == 0 {
         return hipSuccess;

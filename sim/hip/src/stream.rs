@@ -240,6 +240,46 @@ impl Stream {
         Ok(())
     }
 
+    /// Queues a rectangular copy (`hsa_amd_memory_async_copy_rect`) done by
+    /// the GPU `agent` in direction `dir` (`hsa_amd_copy_direction_t`).
+    pub fn copy_rect(
+        &self,
+        dst: hsa::PitchedPtr,
+        src: hsa::PitchedPtr,
+        range: hsa::Dim3,
+        agent: Handle,
+        dir: u32,
+    ) -> Result<(), hipError_t> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        self.reclaim(&mut state, false);
+        let signal = hsa::signal_create(1).ok_or(hipErrorOutOfMemory)?;
+        let deps: Vec<Handle> = state.last.iter().map(|(s, _)| *s).collect();
+        let origin = hsa::Dim3::default();
+        // SAFETY: the structs and the dependency array live for the call;
+        // the application guarantees the regions.
+        let status = unsafe {
+            hsa::hsa_amd_memory_async_copy_rect(
+                &dst,
+                &origin,
+                &src,
+                &origin,
+                &range,
+                agent,
+                dir,
+                deps.len() as u32,
+                deps.as_ptr(),
+                signal,
+            )
+        };
+        if status != hsa::SUCCESS {
+            hsa::signal_destroy(signal);
+            return Err(hipErrorInvalidValue);
+        }
+        state.pending.push((signal, None));
+        state.last = Some((signal, true));
+        Ok(())
+    }
+
     /// Makes `signal` complete after all work so far (used by events).
     pub fn record(&self, signal: Handle) -> Result<(), hipError_t> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());

@@ -99,6 +99,7 @@ pub fn implementation(slot: &str) -> *const () {
         queue::hsa_amd_profiling_get_dispatch_time,
         queue::hsa_amd_profiling_convert_tick_to_system_domain,
         copy::hsa_amd_memory_async_copy,
+        copy::hsa_amd_memory_async_copy_rect,
         copy::hsa_amd_profiling_async_copy_enable,
         copy::hsa_amd_profiling_get_async_copy_time,
         loader::hsa_code_object_reader_create_from_memory,

@@ -23,8 +23,10 @@ use crate::util::{out, sim_log};
 static PROFILING: AtomicBool = AtomicBool::new(false);
 
 struct Job {
-    dst: usize,
-    src: usize,
+    /// `(dst, src, bytes)` runs: one for a linear copy, one per row of a
+    /// rectangular copy.
+    runs: Vec<(usize, usize, usize)>,
+    /// All bytes of the copy (what its duration depends on).
     size: usize,
     deps: Vec<Arc<Signal>>,
     completion: Option<Arc<Signal>>,
@@ -41,13 +43,11 @@ fn engine() -> &'static Mutex<Sender<Job>> {
             .spawn(move || {
                 for job in rx {
                     signal::wait_until(|| job.deps.iter().all(|s| s.load() == 0), None);
-                    if job.size > 0 {
-                        // SAFETY: the application guaranteed both ranges are
-                        // valid for `size` bytes until the completion signal
-                        // fires (the async-copy contract); `copy` allows overlap.
-                        unsafe {
-                            std::ptr::copy(job.src as *const u8, job.dst as *mut u8, job.size)
-                        };
+                    for &(dst, src, len) in &job.runs {
+                        // SAFETY: the application guaranteed every run is
+                        // valid until the completion signal fires (the
+                        // async-copy contract); `copy` allows overlap.
+                        unsafe { std::ptr::copy(src as *const u8, dst as *mut u8, len) };
                     }
                     let earliest = job.deps.iter().map(|s| s.times().end).max().unwrap_or(0);
                     let duration = runtime::get().scenario.copy_duration_ns(job.size as u64);
@@ -93,6 +93,23 @@ pub extern "C" fn hsa_amd_memory_async_copy(
     if let Some(status) = rt.inject("hsa_amd_memory_async_copy") {
         return status;
     }
+    let runs = if size > 0 {
+        vec![(dst as usize, src as usize, size)]
+    } else {
+        Vec::new()
+    };
+    queue_job(runs, size, num_dep_signals, dep_signals, completion_signal)
+}
+
+/// Queues a copy of `runs` after the dependency signals, completing on
+/// `completion_signal`.
+fn queue_job(
+    runs: Vec<(usize, usize, usize)>,
+    size: usize,
+    num_dep_signals: u32,
+    dep_signals: *const hsa_signal_t,
+    completion_signal: hsa_signal_t,
+) -> hsa_status_t {
     let mut deps = Vec::new();
     for handle in crate::util::slice(dep_signals, num_dep_signals as usize) {
         match signal::get(*handle) {
@@ -105,8 +122,7 @@ pub extern "C" fn hsa_amd_memory_async_copy(
         return HSA_STATUS_ERROR_INVALID_SIGNAL;
     }
     let job = Job {
-        dst: dst as usize,
-        src: src as usize,
+        runs,
         size,
         deps,
         completion,
@@ -116,6 +132,71 @@ pub extern "C" fn hsa_amd_memory_async_copy(
         Ok(()) => HSA_STATUS_SUCCESS,
         Err(_) => HSA_STATUS_ERROR,
     }
+}
+
+/// A rectangular copy of `range` (x in bytes, rows, slices) between two
+/// pitched regions, done by the GPU `copy_agent`. Each row is one run; the
+/// duration is that of a linear copy of all its bytes.
+#[allow(clippy::too_many_arguments)]
+pub extern "C" fn hsa_amd_memory_async_copy_rect(
+    dst: *const hsa_pitched_ptr_t,
+    dst_offset: *const hsa_dim3_t,
+    src: *const hsa_pitched_ptr_t,
+    src_offset: *const hsa_dim3_t,
+    range: *const hsa_dim3_t,
+    copy_agent: hsa_agent_t,
+    dir: u32,
+    num_dep_signals: u32,
+    dep_signals: *const hsa_signal_t,
+    completion_signal: hsa_signal_t,
+) -> hsa_status_t {
+    let rt = match runtime::initialized() {
+        Ok(rt) => rt,
+        Err(e) => return e,
+    };
+    if !crate::agent::find(copy_agent.handle).is_some_and(|a| a.is_gpu()) {
+        return HSA_STATUS_ERROR_INVALID_AGENT;
+    }
+    if dst.is_null()
+        || dst_offset.is_null()
+        || src.is_null()
+        || src_offset.is_null()
+        || range.is_null()
+        || dir >= HSA_AMD_COPY_DIRECTIONS
+    {
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+    // SAFETY: non-null pointers to the caller's structs, valid for the call.
+    let (dst, dst_offset, src, src_offset, range) =
+        unsafe { (*dst, *dst_offset, *src, *src_offset, *range) };
+    let fits = |p: &hsa_pitched_ptr_t, o: &hsa_dim3_t| {
+        let row = o.x as usize + range.x as usize;
+        let rows = o.y as usize + range.y as usize;
+        !p.base.is_null() && row <= p.pitch && (range.z <= 1 || rows * p.pitch <= p.slice)
+    };
+    if !fits(&dst, &dst_offset) || !fits(&src, &src_offset) {
+        return HSA_STATUS_ERROR_INVALID_ARGUMENT;
+    }
+    if let Some(status) = rt.inject("hsa_amd_memory_async_copy_rect") {
+        return status;
+    }
+    let at = |p: &hsa_pitched_ptr_t, o: &hsa_dim3_t, y: u32, z: u32| {
+        p.base as usize + (o.z + z) as usize * p.slice + (o.y + y) as usize * p.pitch + o.x as usize
+    };
+    let mut runs = Vec::new();
+    if range.x > 0 {
+        for z in 0..range.z {
+            for y in 0..range.y {
+                runs.push((
+                    at(&dst, &dst_offset, y, z),
+                    at(&src, &src_offset, y, z),
+                    range.x as usize,
+                ));
+            }
+        }
+    }
+    let size = runs.len() * range.x as usize;
+    queue_job(runs, size, num_dep_signals, dep_signals, completion_signal)
 }
 
 pub extern "C" fn hsa_amd_profiling_async_copy_enable(enable: bool) -> hsa_status_t {

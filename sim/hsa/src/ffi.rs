@@ -194,6 +194,27 @@ pub struct hsa_amd_profiling_dispatch_time_t {
     pub end: u64,
 }
 
+/// A pitched pointer of a rectangular copy: byte `(x, y, z)` is at
+/// `base + z · slice + y · pitch + x`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct hsa_pitched_ptr_t {
+    pub base: *mut c_void,
+    pub pitch: usize,
+    pub slice: usize,
+}
+
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub struct hsa_dim3_t {
+    pub x: u32,
+    pub y: u32,
+    pub z: u32,
+}
+
+/// `hsa_amd_copy_direction_t`: hsaHostToHost … hsaDeviceToDevice.
+pub const HSA_AMD_COPY_DIRECTIONS: u32 = 4;
+
 #[repr(C)]
 pub struct hsa_amd_profiling_async_copy_time_t {
     pub start: u64,

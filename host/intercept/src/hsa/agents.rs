@@ -117,6 +117,12 @@ pub fn id_of(handle: u64) -> u64 {
     by_handle(handle).map_or(handle, |a| a.info.id)
 }
 
+/// The first CPU agent: the host side of a rectangular copy, which names
+/// only the GPU that does it.
+pub fn host() -> Option<&'static Agent> {
+    all().iter().find(|a| a.info.agent_type == AgentType::Cpu)
+}
+
 pub fn is_gpu(handle: u64) -> bool {
     by_handle(handle).is_some_and(|a| a.info.agent_type == AgentType::Gpu)
 }

@@ -1,4 +1,5 @@
-//! Memory copy records from `hsa_amd_memory_async_copy`.
+//! Memory copy records from `hsa_amd_memory_async_copy` and
+//! `hsa_amd_memory_async_copy_rect` (HIP's 2D/3D copies).
 //!
 //! The copy gets a tool-owned completion signal; when it completes,
 //! [`on_complete`] reads `hsa_amd_profiling_get_async_copy_time` on it,
@@ -24,6 +25,40 @@ type CopyFn = unsafe extern "C" fn(
     u64,
 ) -> i32;
 
+/// `hsa_amd_memory_async_copy_rect`: dst (`hsa_pitched_ptr_t *`), dst offset,
+/// src, src offset, range (`hsa_dim3_t *`), copy agent, direction, deps,
+/// completion signal.
+type CopyRectFn = unsafe extern "C" fn(
+    *const c_void,
+    *const c_void,
+    *const c_void,
+    *const c_void,
+    *const c_void,
+    u64,
+    i32,
+    u32,
+    *const c_void,
+    u64,
+) -> i32;
+
+/// `hsa_pitched_ptr_t`: byte `(x, y, z)` is at `base + z·slice + y·pitch + x`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct PitchedPtr {
+    base: *mut c_void,
+    pitch: usize,
+    slice: usize,
+}
+
+/// `hsa_dim3_t`.
+#[repr(C)]
+#[derive(Clone, Copy)]
+struct Dim3 {
+    x: u32,
+    y: u32,
+    z: u32,
+}
+
 struct Pending {
     token: AsyncToken,
     signal: u64,
@@ -38,10 +73,25 @@ thread_local! {
 /// Before the traced `hsa_amd_memory_async_copy` frame: start the async
 /// operation in the caller's frame (the HIP copy), on this thread.
 pub fn prepare(src_agent: u64, dst_agent: u64) {
+    prepare_direction(direction(
+        agents::is_gpu(src_agent),
+        agents::is_gpu(dst_agent),
+    ));
+}
+
+/// [`prepare`] for `hsa_amd_memory_async_copy_rect`, which names a direction
+/// instead of two agents.
+pub fn prepare_rect(dir: i32) {
+    if let Some(d) = rect_direction(dir) {
+        prepare_direction(d);
+    }
+}
+
+fn prepare_direction(direction: MemoryCopyDirection) {
     let Some(session) = session::active().filter(|s| s.wants(BufferTracingKind::MemoryCopy)) else {
         return;
     };
-    let op = direction(agents::is_gpu(src_agent), agents::is_gpu(dst_agent)) as u32;
+    let op = direction as u32;
     let token = session.begin_async(BufferTracingKind::MemoryCopy, op);
     if let Some(old) = PREPARED.with(|p| p.borrow_mut().replace(token)) {
         session.cancel_async(old);
@@ -61,19 +111,6 @@ pub unsafe fn async_copy(
     deps: *const c_void,
     app_signal: u64,
 ) -> i32 {
-    let session = session::active().filter(|s| s.wants(BufferTracingKind::MemoryCopy));
-    let signal = session.and_then(|_| rt::new_signal());
-    let (Some(session), Some(signal)) = (session, signal) else {
-        if let (Some(s), Some(t)) = (session, PREPARED.with(|p| p.borrow_mut().take())) {
-            s.cancel_async(t);
-        }
-        // SAFETY: forwarding the caller's arguments.
-        return unsafe {
-            real(
-                dst, dst_agent, src, src_agent, size, num_deps, deps, app_signal,
-            )
-        };
-    };
     let record = MemoryCopy {
         operation: direction(agents::is_gpu(src_agent), agents::is_gpu(dst_agent)) as u32,
         dst_agent_id: agents::id_of(dst_agent),
@@ -83,13 +120,112 @@ pub unsafe fn async_copy(
         src_address: src as u64,
         ..Default::default()
     };
+    // SAFETY: forwarding the caller's arguments, with `signal` for theirs.
+    let issue =
+        |signal: u64| unsafe { real(dst, dst_agent, src, src_agent, size, num_deps, deps, signal) };
+    traced_copy(record, app_signal, issue)
+}
+
+/// The wrapped `hsa_amd_memory_async_copy_rect`: `range` (x in bytes, rows,
+/// slices) between two pitched regions, done by the GPU `copy_agent`.
+///
+/// # Safety
+///
+/// The caller's arguments, as the runtime receives them: each pointer null
+/// or valid for reading its struct.
+#[allow(clippy::too_many_arguments)]
+pub unsafe fn async_copy_rect(
+    real: CopyRectFn,
+    dst: *const c_void,
+    dst_offset: *const c_void,
+    src: *const c_void,
+    src_offset: *const c_void,
+    range: *const c_void,
+    copy_agent: u64,
+    dir: i32,
+    num_deps: u32,
+    deps: *const c_void,
+    app_signal: u64,
+) -> i32 {
+    // SAFETY: forwarding the caller's arguments, with `signal` for theirs.
+    let issue = |signal: u64| unsafe {
+        real(
+            dst, dst_offset, src, src_offset, range, copy_agent, dir, num_deps, deps, signal,
+        )
+    };
+    // SAFETY: the caller's pointers (null or valid, see above).
+    let shape = unsafe {
+        (
+            read(dst.cast::<PitchedPtr>()),
+            read(dst_offset.cast::<Dim3>()),
+            read(src.cast::<PitchedPtr>()),
+            read(src_offset.cast::<Dim3>()),
+            read(range.cast::<Dim3>()),
+        )
+    };
+    let (Some(d), (Some(dst), Some(dst_off), Some(src), Some(src_off), Some(range))) =
+        (rect_direction(dir), shape)
+    else {
+        // The runtime refuses it; pass the refusal on, untraced.
+        if let (Some(s), Some(t)) = (session::active(), PREPARED.with(|p| p.borrow_mut().take())) {
+            s.cancel_async(t);
+        }
+        return issue(app_signal);
+    };
+    let host = agents::host().map_or(0, |a| a.handle);
+    let (src_agent, dst_agent) = match d {
+        MemoryCopyDirection::HostToHost => (host, host),
+        MemoryCopyDirection::HostToDevice => (host, copy_agent),
+        MemoryCopyDirection::DeviceToHost => (copy_agent, host),
+        _ => (copy_agent, copy_agent),
+    };
+    let at = |p: PitchedPtr, o: Dim3| {
+        (p.base as u64)
+            .wrapping_add(o.z as u64 * p.slice as u64)
+            .wrapping_add(o.y as u64 * p.pitch as u64)
+            .wrapping_add(o.x as u64)
+    };
+    let record = MemoryCopy {
+        operation: d as u32,
+        dst_agent_id: agents::id_of(dst_agent),
+        src_agent_id: agents::id_of(src_agent),
+        bytes: range.x as u64 * range.y as u64 * range.z as u64,
+        dst_address: at(dst, dst_off),
+        src_address: at(src, src_off),
+        ..Default::default()
+    };
+    traced_copy(record, app_signal, issue)
+}
+
+/// `*p`, or `None` for a null pointer.
+///
+/// # Safety
+///
+/// `p` is null or valid for reading a `T`.
+unsafe fn read<T: Copy>(p: *const T) -> Option<T> {
+    // SAFETY: the caller's guarantee.
+    (!p.is_null()).then(|| unsafe { *p })
+}
+
+/// Issues a copy on a tool-owned completion signal (`issue(signal)`) and
+/// records it when it completes; without a session that wants copies, or
+/// without a signal, issues it on the application's signal untraced.
+fn traced_copy(record: MemoryCopy, app_signal: u64, issue: impl FnOnce(u64) -> i32) -> i32 {
+    let session = session::active().filter(|s| s.wants(BufferTracingKind::MemoryCopy));
+    let signal = session.and_then(|_| rt::new_signal());
+    let (Some(session), Some(signal)) = (session, signal) else {
+        if let (Some(s), Some(t)) = (session, PREPARED.with(|p| p.borrow_mut().take())) {
+            s.cancel_async(t);
+        }
+        return issue(app_signal);
+    };
     // Begun before the traced HSA frame was entered (see `prepare`), so the
     // copy carries the id of the HIP call that asked for it.
     let token = PREPARED
         .with(|p| p.borrow_mut().take())
         .unwrap_or_else(|| session.begin_async(BufferTracingKind::MemoryCopy, record.operation));
-    // SAFETY: the caller's copy, completing on our signal instead of theirs.
-    let status = unsafe { real(dst, dst_agent, src, src_agent, size, num_deps, deps, signal) };
+    // The caller's copy, completing on our signal instead of theirs.
+    let status = issue(signal);
     if status != 0 {
         session.cancel_async(token);
         // SAFETY: our signal; the failed copy never saw it.
@@ -152,6 +288,18 @@ extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
         rt::hsa_signal_destroy(p.signal);
     }
     false
+}
+
+/// The record direction of an `hsa_amd_copy_direction_t` (hsaHostToHost 0,
+/// hsaHostToDevice 1, hsaDeviceToHost 2, hsaDeviceToDevice 3).
+fn rect_direction(dir: i32) -> Option<MemoryCopyDirection> {
+    Some(match dir {
+        0 => MemoryCopyDirection::HostToHost,
+        1 => MemoryCopyDirection::HostToDevice,
+        2 => MemoryCopyDirection::DeviceToHost,
+        3 => MemoryCopyDirection::DeviceToDevice,
+        _ => return None,
+    })
 }
 
 /// The record direction from the agents' types.

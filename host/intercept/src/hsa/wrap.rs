@@ -115,6 +115,11 @@ macro_rules! around_hsa {
     (hsa_amd_memory_async_copy, $real:ident, ($dst:ident, $dst_agent:ident, $src:ident, $src_agent:ident, $size:ident, $n:ident, $deps:ident, $sig:ident)) => {
         $crate::hsa::copy::async_copy($real, $dst, $dst_agent, $src, $src_agent, $size, $n, $deps, $sig)
     };
+    (hsa_amd_memory_async_copy_rect, $real:ident, ($dst:ident, $dst_off:ident, $src:ident, $src_off:ident, $range:ident, $agent:ident, $dir:ident, $n:ident, $deps:ident, $sig:ident)) => {
+        $crate::hsa::copy::async_copy_rect(
+            $real, $dst, $dst_off, $src, $src_off, $range, $agent, $dir, $n, $deps, $sig,
+        )
+    };
     (hsa_amd_memory_pool_allocate, $real:ident, ($pool:ident, $size:ident, $flags:ident, $ptr:ident)) => {{
         let start = $crate::hsa::memory::start();
         let r = $real($pool, $size, $flags, $ptr);
@@ -139,6 +144,9 @@ use crate::hsa::table::Table;
 macro_rules! before_hsa {
     (hsa_amd_memory_async_copy, ($dst:ident, $dst_agent:ident, $src:ident, $src_agent:ident, $size:ident, $n:ident, $deps:ident, $sig:ident)) => {
         $crate::hsa::copy::prepare($src_agent, $dst_agent)
+    };
+    (hsa_amd_memory_async_copy_rect, ($dst:ident, $dst_off:ident, $src:ident, $src_off:ident, $range:ident, $agent:ident, $dir:ident, $n:ident, $deps:ident, $sig:ident)) => {
+        $crate::hsa::copy::prepare_rect($dir)
     };
     ($other:ident, ($($a:ident),*)) => {};
 }
