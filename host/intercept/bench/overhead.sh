@@ -23,7 +23,7 @@ sim=$target/sim/lib
 [ -f "$sim/libamdhip64.so" ] || { echo "overhead.sh: no simulated runtime in $sim (cargo xtask build-sim)" >&2; exit 1; }
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-gcc -O2 -D__HIP_PLATFORM_AMD__ "$here/overhead.c" -L"$sim" -lamdhip64 -o "$work/overhead"
+gcc -O2 -D__HIP_PLATFORM_AMD__ "$here/overhead.c" -L"$sim" -lamdhip64 -ldl -o "$work/overhead"
 cat > "$work/run.json" <<JSON
 {"version":2,"output_dir":"$work/out","formats":["csv"],"kinds":["HIP_RUNTIME_API"]}
 JSON
@@ -36,6 +36,10 @@ traced_rows() {
 base=$(run "$work/overhead" "$burst" "$bursts" 5000)
 idle=$(LD_PRELOAD=$lib run "$work/overhead" "$burst" "$bursts" 5000)
 traced=$(LD_PRELOAD=$lib ROCWASM_RUN=$work/run.json run "$work/overhead" "$burst" "$bursts" 5000)
+traced_rows $((burst * bursts))
+paired_5ms=$(LD_PRELOAD=$lib ROCWASM_RUN=$work/run.json run "$work/overhead" "$burst" "$bursts" 5000 paired)
+traced_rows $((burst * bursts))
+paired_1ms=$(LD_PRELOAD=$lib ROCWASM_RUN=$work/run.json run "$work/overhead" "$burst" "$bursts" 1000 paired)
 traced_rows $((burst * bursts))
 s_base=$(run "$work/overhead" "$sustained" 1 0)
 s_traced=$(LD_PRELOAD=$lib ROCWASM_RUN=$work/run.json run "$work/overhead" "$sustained" 1 0)
@@ -60,3 +64,11 @@ row "tracing HIP to CSV:" "$traced" "$base"
 echo "sustained, one burst of $sustained calls (wall time bound by the CSV writer under LOSSLESS):"
 row "no tool:" "$s_base"
 row "tracing HIP to CSV:" "$s_traced" "$s_base"
+echo "paired in one traced process: the runtime's own hipGetDevice vs the interposer, bursts alternating"
+echo "(CPU ns per call, medians; added = median of the per-pair differences):"
+paired_row() { # label, "direct traced added"
+    set -- "$1" $2
+    printf '  %-20s %7s %7s   (+%s)\n' "$1" "$2" "$3" "$4"
+}
+paired_row "5 ms pauses:" "$paired_5ms"
+paired_row "1 ms pauses:" "$paired_1ms"
