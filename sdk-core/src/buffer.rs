@@ -324,7 +324,8 @@ impl Buffer {
         split(self.state.load(Acquire)).0
     }
 
-    /// Bytes reserved in the current half.
+    /// Bytes reserved in the current half: records, or with thread chunks
+    /// ([`Buffer::uses_thread_chunks`]) whole chunks, partly filled.
     pub fn pending_bytes(&self) -> u64 {
         split(self.state.load(Acquire)).1.min(self.size)
     }
