@@ -119,6 +119,25 @@ fn copy(
         Ok(rt) => rt,
         Err(e) => return e,
     };
+    on_stream(stream, wait, |s, gpu| {
+        let (src_agent, dst_agent) = match kind {
+            HOST_TO_HOST => (rt.cpu, rt.cpu),
+            HOST_TO_DEVICE => (rt.cpu, gpu),
+            DEVICE_TO_HOST => (gpu, rt.cpu),
+            DEVICE_TO_DEVICE | DEFAULT => (gpu, gpu),
+            _ => return Err(hipErrorInvalidMemcpyDirection),
+        };
+        s.copy(dst, dst_agent, src, src_agent, size)
+    })
+}
+
+/// Runs `queue(stream, its device's GPU agent)` on the resolved `stream`,
+/// then waits for the stream when `wait`.
+fn on_stream(
+    stream: hipStream_t,
+    wait: bool,
+    queue: impl FnOnce(&stream::Stream, Handle) -> Result<(), hipError_t>,
+) -> hipError_t {
     let s = match stream::resolve(stream) {
         Ok(s) => s,
         Err(e) => return e,
@@ -127,14 +146,7 @@ fn copy(
         Ok(d) => d.agent,
         Err(e) => return e,
     };
-    let (src_agent, dst_agent) = match kind {
-        HOST_TO_HOST => (rt.cpu, rt.cpu),
-        HOST_TO_DEVICE => (rt.cpu, gpu),
-        DEVICE_TO_HOST => (gpu, rt.cpu),
-        DEVICE_TO_DEVICE | DEFAULT => (gpu, gpu),
-        _ => return hipErrorInvalidMemcpyDirection,
-    };
-    if let Err(e) = s.copy(dst, dst_agent, src, src_agent, size) {
+    if let Err(e) = queue(&s, gpu) {
         return e;
     }
     if wait {
@@ -232,14 +244,6 @@ fn copy_2d(
     if width > dpitch || width > spitch {
         return hipErrorInvalidPitchValue;
     }
-    let s = match stream::resolve(stream) {
-        Ok(s) => s,
-        Err(e) => return e,
-    };
-    let gpu = match device::device(s.device) {
-        Ok(d) => d.agent,
-        Err(e) => return e,
-    };
     let dir = match kind {
         HOST_TO_HOST | HOST_TO_DEVICE | DEVICE_TO_HOST | DEVICE_TO_DEVICE => kind as u32,
         DEFAULT => DEVICE_TO_DEVICE as u32,
@@ -251,19 +255,15 @@ fn copy_2d(
         slice: pitch * height,
     };
     let range = hsa::Dim3 { x: w, y: h, z: 1 };
-    if let Err(e) = s.copy_rect(
-        region(dst, dpitch),
-        region(src as *mut c_void, spitch),
-        range,
-        gpu,
-        dir,
-    ) {
-        return e;
-    }
-    if wait {
-        s.synchronize();
-    }
-    hipSuccess
+    on_stream(stream, wait, |s, gpu| {
+        s.copy_rect(
+            region(dst, dpitch),
+            region(src as *mut c_void, spitch),
+            range,
+            gpu,
+            dir,
+        )
+    })
 }
 
 pub extern "C" fn hipMemcpy2D(

@@ -213,31 +213,22 @@ impl Stream {
         src_agent: Handle,
         size: usize,
     ) -> Result<(), hipError_t> {
-        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
-        self.reclaim(&mut state, false);
-        let signal = hsa::signal_create(1).ok_or(hipErrorOutOfMemory)?;
-        let deps: Vec<Handle> = state.last.iter().map(|(s, _)| *s).collect();
-        // SAFETY: the application guarantees the ranges; the dependency
-        // array lives for the call.
-        let status = unsafe {
-            hsa::hsa_amd_memory_async_copy(
-                dst,
-                dst_agent,
-                src,
-                src_agent,
-                size,
-                deps.len() as u32,
-                deps.as_ptr(),
-                signal,
-            )
-        };
-        if status != hsa::SUCCESS {
-            hsa::signal_destroy(signal);
-            return Err(hipErrorInvalidValue);
-        }
-        state.pending.push((signal, None));
-        state.last = Some((signal, true));
-        Ok(())
+        self.submit_copy(|deps, signal| {
+            // SAFETY: the application guarantees the ranges; the dependency
+            // array lives for the call.
+            unsafe {
+                hsa::hsa_amd_memory_async_copy(
+                    dst,
+                    dst_agent,
+                    src,
+                    src_agent,
+                    size,
+                    deps.len() as u32,
+                    deps.as_ptr(),
+                    signal,
+                )
+            }
+        })
     }
 
     /// Queues a rectangular copy (`hsa_amd_memory_async_copy_rect`) done by
@@ -250,28 +241,38 @@ impl Stream {
         agent: Handle,
         dir: u32,
     ) -> Result<(), hipError_t> {
+        let origin = hsa::Dim3::default();
+        self.submit_copy(|deps, signal| {
+            // SAFETY: the structs and the dependency array live for the call;
+            // the application guarantees the regions.
+            unsafe {
+                hsa::hsa_amd_memory_async_copy_rect(
+                    &dst,
+                    &origin,
+                    &src,
+                    &origin,
+                    &range,
+                    agent,
+                    dir,
+                    deps.len() as u32,
+                    deps.as_ptr(),
+                    signal,
+                )
+            }
+        })
+    }
+
+    /// Issues a copy (`issue(dependencies, completion signal)`) after the
+    /// stream's previous work and makes it the stream's last work.
+    fn submit_copy(
+        &self,
+        issue: impl FnOnce(&[Handle], Handle) -> hsa::Status,
+    ) -> Result<(), hipError_t> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         self.reclaim(&mut state, false);
         let signal = hsa::signal_create(1).ok_or(hipErrorOutOfMemory)?;
         let deps: Vec<Handle> = state.last.iter().map(|(s, _)| *s).collect();
-        let origin = hsa::Dim3::default();
-        // SAFETY: the structs and the dependency array live for the call;
-        // the application guarantees the regions.
-        let status = unsafe {
-            hsa::hsa_amd_memory_async_copy_rect(
-                &dst,
-                &origin,
-                &src,
-                &origin,
-                &range,
-                agent,
-                dir,
-                deps.len() as u32,
-                deps.as_ptr(),
-                signal,
-            )
-        };
-        if status != hsa::SUCCESS {
+        if issue(&deps, signal) != hsa::SUCCESS {
             hsa::signal_destroy(signal);
             return Err(hipErrorInvalidValue);
         }
