@@ -743,6 +743,13 @@ impl Profiler {
     // Producer-facing
     // ------------------------------------------------------------------
 
+    /// The internal correlation id of the innermost traced call the calling
+    /// thread is inside, if any (of any profiler: the per-thread frame stack
+    /// is shared).
+    pub fn innermost_call() -> Option<u64> {
+        correlation::current()
+    }
+
     /// True when some active context traces `domain` (buffer or callback).
     /// One relaxed load: call it before doing any work for an event.
     #[inline]

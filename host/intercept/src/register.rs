@@ -5,39 +5,53 @@
 //! `rocprofiler_set_api_table(name, version, instance, tables, n)` before
 //! the runtime uses them. What this build does with each:
 //!
-//! - `hip_compiler`: the HIP compiler table `{size, 9 function pointers}`
-//!   (order known: FACTS §4). Every slot the table's `size` covers is saved
-//!   and replaced by a traced wrapper that forwards to the saved original.
-//! - `hip`: the runtime table `{size, fn pointers in header order}` (452 in
-//!   6.2). Its slot order is that of ROCm 6.x's `hip_api_trace.hpp`, which
-//!   this machine does not have (Debian ships 5.2), so its slots are left
-//!   alone; the HIP runtime API stays covered by `LD_PRELOAD` interposition,
-//!   which works on 6.x as well. The table's size is still read, bounds-checked.
+//! - `hip_compiler` and `hip`: `{size, function pointers}` in the slot order
+//!   of [`crate::hip::table_slots`]. Every non-null slot the table's `size`
+//!   covers whose function this library has a signature for (the 399 of
+//!   ROCm 5.2's exports; 370 of the 6.x runtime slots, all checked against
+//!   the 6.2 header's typedefs) is saved and replaced by that function's
+//!   traced wrapper (`hip::by_table::<name>::from_table`), which forwards to
+//!   the saved original. Slots of newer functions are left alone.
 //! - `hsa`: the root `HsaApiTable`, handed to the same installer as `OnLoad`
 //!   ([`crate::hsa::install`]); layouts other than ROCm 5.x's (major 1) are
 //!   refused with a message, because writing slots of an unknown order would
 //!   call the wrong functions.
 //! - `roctx` and others: not touched (roctx is interposed by name).
 //!
-//! Known gap: on 6.x the exported HIP functions trampoline through these
-//! tables, so with `LD_PRELOAD` also active a compiler-API call would be seen
-//! twice (interposer, then table wrapper); a real 6.x run should suppress one
-//! of the two (e.g. a per-thread "inside the interposer" mark).
+//! **One record per call.** On 6.x the exported HIP functions call through
+//! these tables, so a call would pass the `LD_PRELOAD` interposer and then
+//! the table wrapper. Once a function's slot is wrapped its interposer only
+//! forwards. The runtime registers its tables inside its first API call,
+//! which has already entered the interposer traced; that call's own trip
+//! through the table ([`is_trampoline`]) is forwarded untraced.
 //!
 //! **Not run end to end here**: no ROCm ≥ 6.2 runtime exists on these
 //! machines and the simulated runtime implements the 5.x `OnLoad` path. The
 //! table handling is unit-tested with synthetic tables.
 
+use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr};
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicPtr, AtomicU64, Ordering};
+use std::sync::OnceLock;
 
-use rocwasm_core::BufferTracingKind;
-
-use crate::hip::types;
-use crate::tracer::{api_call, ApiOp};
+use crate::hip::table_slots::{COMPILER_SLOTS, RUNTIME_SLOTS};
 
 /// Bytes of the leading `size` field of the HIP tables.
 const SIZE_FIELD: usize = 8;
+
+/// One HIP function's dispatch-table wrapper (generated per function by
+/// `hip_interposers!`).
+pub struct TableEntry {
+    pub name: &'static str,
+    /// `by_table::<name>::from_table`.
+    pub wrapper: *mut c_void,
+    /// Where the wrapper finds the slot's original.
+    pub original: &'static AtomicPtr<c_void>,
+}
+
+// SAFETY: `wrapper` is the address of a function, never dereferenced as
+// data; sharing it between threads is sharing a constant.
+unsafe impl Sync for TableEntry {}
 
 /// A HIP dispatch table: `size` (bytes, covering itself) then function pointers.
 struct HipTable {
@@ -71,74 +85,106 @@ impl HipTable {
     }
 }
 
-macro_rules! compiler_table {
-    ($($index:literal $name:ident($($arg:ident: $ty:ty = $cty:literal),*) -> $ret:ty;)*) => {
-        /// The originals of the compiler table, by slot index.
-        static SAVED: [AtomicPtr<c_void>; 9] = [const { AtomicPtr::new(std::ptr::null_mut()) }; 9];
-
-        /// Wrappers, in the compiler table's order.
-        const WRAPPERS: [*mut c_void; 9] = [$($name as *mut c_void),*];
-
-        $(
-            #[allow(non_snake_case)]
-            unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
-                static OP: ApiOp = ApiOp::new(BufferTracingKind::HipCompilerApi, stringify!($name));
-                let next = SAVED[$index].load(Ordering::Acquire);
-                if next.is_null() {
-                    return <$ret as crate::next::Missing>::missing();
-                }
-                // SAFETY: the runtime's function of this slot, same signature.
-                let real: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { std::mem::transmute(next) };
-                api_call(&OP, &|_a: &mut crate::args::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* },
-                    || unsafe { real($($arg),*) })
-            }
-        )*
-    };
+/// What wrapping one HIP table did.
+#[derive(Debug, Default, PartialEq, Eq)]
+pub struct Wrapped {
+    /// Slots the table's `size` covers.
+    pub slots: usize,
+    /// Slots now forwarding through a traced wrapper.
+    pub wrapped: usize,
+    /// Null slots (functions the runtime does not provide).
+    pub empty: usize,
+    /// Slots of functions this library has no signature for, or past the
+    /// last slot it knows: left alone.
+    pub unknown: usize,
 }
 
-compiler_table! {
-    0 __hipPopCallConfiguration(gridDim: *mut c_void = "dim3 *", blockDim: *mut c_void = "dim3 *", sharedMem: *mut c_void = "size_t *", stream: *mut c_void = "hipStream_t *") -> i32;
-    1 __hipPushCallConfiguration(gridDim: types::Dim3 = "dim3", blockDim: types::Dim3 = "dim3", sharedMem: usize = "size_t", stream: *mut c_void = "hipStream_t") -> i32;
-    2 __hipRegisterFatBinary(data: *const c_void = "const void *") -> *mut c_void;
-    3 __hipRegisterFunction(modules: *mut c_void = "void **", hostFunction: *const c_void = "const void *", deviceFunction: *mut c_char = "char *", deviceName: *const c_char = "const char *", threadLimit: u32 = "unsigned int", tid: *mut c_void = "void *", bid: *mut c_void = "void *", blockDim: *mut c_void = "dim3 *", gridDim: *mut c_void = "dim3 *", wSize: *mut c_void = "int *") -> ();
-    4 __hipRegisterManagedVar(hipModule: *mut c_void = "void *", pointer: *mut c_void = "void **", init_value: *mut c_void = "void *", name: *const c_char = "const char *", size: usize = "size_t", align: u32 = "unsigned int") -> ();
-    5 __hipRegisterSurface(modules: *mut c_void = "void **", var: *mut c_void = "void *", hostVar: *mut c_char = "char *", deviceVar: *mut c_char = "char *", r#type: i32 = "int", ext: i32 = "int") -> ();
-    6 __hipRegisterTexture(modules: *mut c_void = "void **", var: *mut c_void = "void *", hostVar: *mut c_char = "char *", deviceVar: *mut c_char = "char *", r#type: i32 = "int", norm: i32 = "int", ext: i32 = "int") -> ();
-    7 __hipRegisterVar(modules: *mut c_void = "void **", var: *mut c_void = "void *", hostVar: *mut c_char = "char *", deviceVar: *mut c_char = "char *", ext: i32 = "int", size: usize = "size_t", constant: i32 = "int", global: i32 = "int") -> ();
-    8 __hipUnregisterFatBinary(modules: *mut c_void = "void **") -> ();
+fn entries_by_name() -> &'static HashMap<&'static str, &'static TableEntry> {
+    static MAP: OnceLock<HashMap<&'static str, &'static TableEntry>> = OnceLock::new();
+    MAP.get_or_init(|| {
+        crate::hip::by_table::ENTRIES
+            .iter()
+            .map(|e| (e.name, e))
+            .collect()
+    })
 }
 
-/// Wraps every slot of a compiler table that its `size` covers; returns how many.
+/// Wraps every slot of `table` that its `size` covers, whose function is
+/// named in `order` and has a wrapper here.
 ///
 /// # Safety
-/// `table` is null or a live HIP compiler dispatch table.
-unsafe fn install_compiler(table: *mut c_void) -> usize {
+/// `table` is null or a live HIP dispatch table laid out as `order` says.
+unsafe fn wrap_table(table: *mut c_void, order: &[&str]) -> Wrapped {
     // SAFETY: caller's contract.
     let Some(t) = (unsafe { HipTable::new(table) }) else {
-        return 0;
+        return Wrapped::default();
     };
-    let mut wrapped = 0;
-    for (i, wrapper) in WRAPPERS.iter().enumerate() {
+    let by_name = entries_by_name();
+    let mut done = Wrapped {
+        slots: t.slots(),
+        ..Wrapped::default()
+    };
+    for i in 0..t.slots() {
+        let entry = order.get(i).and_then(|name| by_name.get(name));
+        let Some(entry) = entry else {
+            done.unknown += 1;
+            continue;
+        };
         let Some(slot) = t.slot(i) else { break };
         // SAFETY: bounds-checked slot of a live table the runtime lets us rewrite.
         unsafe {
             let orig = slot.read();
             if orig.is_null() {
+                done.empty += 1;
                 continue;
             }
-            SAVED[i].store(orig, Ordering::Release);
-            slot.write(*wrapper);
+            if orig == entry.wrapper {
+                // Registered twice: already ours.
+                done.wrapped += 1;
+                continue;
+            }
+            entry.original.store(orig, Ordering::Release);
+            slot.write(entry.wrapper);
         }
-        wrapped += 1;
+        done.wrapped += 1;
     }
-    wrapped
+    done
+}
+
+/// The innermost traced call on the thread that registered a HIP table from
+/// inside it (an interposed call in flight), or 0.
+static TRAMPOLINE_CALL: AtomicU64 = AtomicU64::new(0);
+
+/// Remembers the traced call in flight on this thread, if any, while its
+/// runtime function registers the tables it is about to call through.
+fn note_registering_call() {
+    if let Some(id) = rocwasm_core::Profiler::innermost_call() {
+        TRAMPOLINE_CALL.store(id, Ordering::Relaxed);
+    }
+}
+
+/// True once, for the table wrapper that runs inside the interposed call
+/// during which the runtime registered its tables: that call is traced
+/// already. One relaxed load otherwise.
+#[inline]
+pub fn is_trampoline() -> bool {
+    let id = TRAMPOLINE_CALL.load(Ordering::Relaxed);
+    id != 0 && trampoline_of(id)
+}
+
+#[cold]
+fn trampoline_of(id: u64) -> bool {
+    rocwasm_core::Profiler::innermost_call() == Some(id)
+        && TRAMPOLINE_CALL
+            .compare_exchange(id, 0, Ordering::Relaxed, Ordering::Relaxed)
+            .is_ok()
 }
 
 /// What happened to one `rocprofiler_set_api_table` call (for messages and tests).
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outcome {
-    HipCompiler { wrapped: usize },
-    HipRuntime { slots: usize },
+    HipCompiler(Wrapped),
+    HipRuntime(Wrapped),
     Hsa(Result<(usize, usize), String>),
     Ignored,
 }
@@ -154,14 +200,16 @@ pub unsafe fn set_api_table(name: &str, tables: *mut *mut c_void, n: u64) -> Out
     // SAFETY: n ≥ 1 table pointers (caller's contract).
     let first = unsafe { *tables };
     match name {
-        // SAFETY: the compiler table.
-        "hip_compiler" => Outcome::HipCompiler {
-            wrapped: unsafe { install_compiler(first) },
-        },
-        // SAFETY: the runtime table; only its size is read.
-        "hip" => Outcome::HipRuntime {
-            slots: unsafe { HipTable::new(first) }.map_or(0, |t| t.slots()),
-        },
+        "hip_compiler" => {
+            note_registering_call();
+            // SAFETY: the compiler table.
+            Outcome::HipCompiler(unsafe { wrap_table(first, &COMPILER_SLOTS) })
+        }
+        "hip" => {
+            note_registering_call();
+            // SAFETY: the runtime table.
+            Outcome::HipRuntime(unsafe { wrap_table(first, &RUNTIME_SLOTS) })
+        }
         // SAFETY: the root HSA table.
         "hsa" => Outcome::Hsa(
             unsafe { crate::hsa::install(first as *mut crate::hsa::table::HsaApiTable) }
@@ -191,10 +239,13 @@ pub unsafe extern "C" fn rocprofiler_set_api_table(
     // SAFETY: a C string from rocprofiler-register.
     let name = unsafe { CStr::from_ptr(name) }.to_string_lossy();
     // SAFETY: forwarded contract.
-    match unsafe { set_api_table(&name, tables, n) } {
+    let outcome = unsafe { set_api_table(&name, tables, n) };
+    let debug = std::env::var_os("ROCWASM_DEBUG").is_some();
+    match outcome {
         Outcome::Hsa(Err(e)) => eprintln!("rocwasm: {e}"),
-        Outcome::HipRuntime { slots } if std::env::var_os("ROCWASM_DEBUG").is_some() => eprintln!(
-            "rocwasm: HIP runtime table with {slots} slots left to LD_PRELOAD interposition (6.x slot order unknown here)"
+        Outcome::HipCompiler(w) | Outcome::HipRuntime(w) if debug => eprintln!(
+            "rocwasm: HIP table `{name}`: {} slots, {} traced, {} empty, {} left alone (functions this build has no signature for)",
+            w.slots, w.wrapped, w.empty, w.unknown
         ),
         _ => {}
     }
@@ -204,7 +255,7 @@ pub unsafe extern "C" fn rocprofiler_set_api_table(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::sync::atomic::AtomicU64;
+    use crate::hip::types;
 
     static PUSHED: AtomicU64 = AtomicU64::new(0);
 
@@ -240,10 +291,19 @@ mod tests {
         let mut tables = [&mut t as *mut FakeCompilerTable as *mut c_void];
         // SAFETY: a synthetic table laid out like the runtime's.
         let outcome = unsafe { set_api_table("hip_compiler", tables.as_mut_ptr(), 1) };
-        assert_eq!(outcome, Outcome::HipCompiler { wrapped: 3 });
-        assert_eq!(t.slots[0], WRAPPERS[0] as usize);
-        assert_eq!(t.slots[1], WRAPPERS[1] as usize);
-        assert_eq!(t.slots[2], WRAPPERS[2] as usize);
+        assert_eq!(
+            outcome,
+            Outcome::HipCompiler(Wrapped {
+                slots: 3,
+                wrapped: 3,
+                empty: 0,
+                unknown: 0
+            })
+        );
+        let wrapper = |name: &str| entries_by_name()[name].wrapper as usize;
+        assert_eq!(t.slots[0], wrapper("__hipPopCallConfiguration"));
+        assert_eq!(t.slots[1], wrapper("__hipPushCallConfiguration"));
+        assert_eq!(t.slots[2], wrapper("__hipRegisterFatBinary"));
         assert_eq!(t.slots[3], 0x1003, "slot 3 lies past `size`: untouched");
         assert_eq!(t.slots[8], 0x1008);
         // The installed wrapper forwards to the saved original.
@@ -262,24 +322,158 @@ mod tests {
         assert_eq!(PUSHED.load(Ordering::SeqCst), 7005);
     }
 
+    unsafe extern "C" fn fake_get_device(device: *mut c_void) -> i32 {
+        // SAFETY: the test passes a valid `int *`.
+        unsafe { *(device as *mut i32) = 7 };
+        0
+    }
+
     #[test]
-    fn runtime_table_is_only_measured() {
+    fn runtime_table_slots_follow_the_6x_order() {
+        const SLOTS: usize = crate::hip::table_slots::RUNTIME_SLOTS_6_2;
         #[repr(C)]
-        struct Fake {
+        struct Fake62 {
             size: u64,
-            slots: [usize; 4],
+            slots: [usize; SLOTS],
         }
-        let mut t = Fake {
-            size: 8 + 4 * 8,
-            slots: [1, 2, 3, 4],
+        let mut t = Box::new(Fake62 {
+            size: (8 + 8 * SLOTS) as u64,
+            slots: [0; SLOTS],
+        });
+        for (i, s) in t.slots.iter_mut().enumerate() {
+            *s = 0x10_0000 + i;
+        }
+        let get_device = RUNTIME_SLOTS
+            .iter()
+            .position(|n| *n == "hipGetDevice")
+            .unwrap();
+        assert_eq!(get_device, 102, "hipGetDevice's slot in 6.2");
+        t.slots[get_device] = fake_get_device as *const () as usize;
+        // 6.2 leaves the external-semaphore graph slots null.
+        for s in &mut t.slots[429..=436] {
+            *s = 0;
+        }
+        let before = t.slots;
+        let mut tables = [&mut *t as *mut Fake62 as *mut c_void];
+        // SAFETY: a synthetic table laid out like 6.2's.
+        let Outcome::HipRuntime(w) = (unsafe { set_api_table("hip", tables.as_mut_ptr(), 1) })
+        else {
+            panic!("not handled as the runtime table");
         };
-        let mut tables = [&mut t as *mut Fake as *mut c_void];
-        // SAFETY: synthetic table.
+        // Every slot: ours when the name has a signature here, else untouched.
+        let ours: std::collections::HashSet<&str> =
+            crate::hip::HIP_FUNCTIONS.iter().copied().collect();
+        let (mut wrapped, mut empty, mut unknown) = (0, 0, 0);
+        for (i, name) in RUNTIME_SLOTS[..SLOTS].iter().enumerate() {
+            if !ours.contains(name) {
+                unknown += 1;
+                assert_eq!(
+                    t.slots[i], before[i],
+                    "slot {i} ({name}) has no signature here"
+                );
+            } else if before[i] == 0 {
+                empty += 1;
+                assert_eq!(t.slots[i], 0, "slot {i} ({name}) was null");
+            } else {
+                wrapped += 1;
+                assert_eq!(
+                    t.slots[i],
+                    entries_by_name()[name].wrapper as usize,
+                    "slot {i} ({name})"
+                );
+            }
+        }
         assert_eq!(
-            unsafe { set_api_table("hip", tables.as_mut_ptr(), 1) },
-            Outcome::HipRuntime { slots: 4 }
+            w,
+            Wrapped {
+                slots: SLOTS,
+                wrapped,
+                empty,
+                unknown
+            }
         );
-        assert_eq!(t.slots, [1, 2, 3, 4]);
+        assert_eq!(wrapped + empty, 370, "the 5.2 functions among 6.2's slots");
+        assert!(crate::hip::by_table::hipGetDevice::wrapped());
+        // The wrapper forwards to the runtime's function from the slot.
+        let f: unsafe extern "C" fn(*mut c_void) -> i32 =
+            // SAFETY: slot 102 holds a `hipGetDevice` wrapper.
+            unsafe { std::mem::transmute(t.slots[get_device]) };
+        let mut device = -1i32;
+        // SAFETY: a valid `int *`.
+        assert_eq!(unsafe { f(&mut device as *mut i32 as *mut c_void) }, 0);
+        assert_eq!(device, 7);
+        // Registering the same table again changes nothing.
+        let again = t.slots;
+        // SAFETY: as above.
+        let second = unsafe { set_api_table("hip", tables.as_mut_ptr(), 1) };
+        assert_eq!(second, Outcome::HipRuntime(w));
+        assert_eq!(t.slots, again);
+        let mut device = -1i32;
+        // SAFETY: as above.
+        assert_eq!(unsafe { f(&mut device as *mut i32 as *mut c_void) }, 0);
+        assert_eq!(device, 7, "still forwards to the runtime's, not to itself");
+    }
+
+    #[test]
+    fn slot_order_facts() {
+        assert_eq!(RUNTIME_SLOTS[0], "hipApiName");
+        assert_eq!(RUNTIME_SLOTS[11], "hipChooseDevice");
+        assert_eq!(RUNTIME_SLOTS[105], "hipGetDevicePropertiesR0600");
+        assert_eq!(RUNTIME_SLOTS[215], "hipMalloc");
+        assert_eq!(
+            RUNTIME_SLOTS[390..427]
+                .iter()
+                .filter(|n| n.ends_with("_spt"))
+                .count(),
+            37
+        );
+        assert_eq!(RUNTIME_SLOTS[427], "hipGetStreamDeviceId");
+        let unique: std::collections::HashSet<_> = RUNTIME_SLOTS.iter().collect();
+        assert_eq!(unique.len(), RUNTIME_SLOTS.len(), "no name twice");
+        assert_eq!(COMPILER_SLOTS[3], "__hipRegisterFunction");
+    }
+
+    #[test]
+    fn the_registering_call_is_not_traced_twice() {
+        use rocwasm_core::{BufferPolicy, BufferTracingKind, Domain, Profiler};
+        let p = Profiler::new();
+        let ctx = p.create_context().unwrap();
+        let sink: std::sync::Arc<dyn rocwasm_core::BufferSink> =
+            std::sync::Arc::new(|_: rocwasm_core::DeliveryInfo, _: rocwasm_core::Batch| {});
+        let buf = p
+            .create_buffer(ctx, 1 << 16, 1 << 15, BufferPolicy::Lossless, sink)
+            .unwrap();
+        p.configure_buffer_tracing(ctx, BufferTracingKind::HipRuntimeApi, &[], buf)
+            .unwrap();
+        p.start_context(ctx).unwrap();
+        p.lock_configuration();
+        let mut empty = FakeCompilerTable {
+            size: 8,
+            slots: [0; 9],
+        };
+        let mut tables = [&mut empty as *mut FakeCompilerTable as *mut c_void];
+        assert!(!is_trampoline(), "nothing registered yet");
+        // An interposed call during which the runtime registers its tables.
+        let seen = p.trace_api(
+            Domain::HipRuntimeApi,
+            0,
+            Vec::new,
+            || {
+                // SAFETY: a synthetic table with no slots.
+                unsafe { set_api_table("hip", tables.as_mut_ptr(), 1) };
+                // The call's own trip through the table, then another table
+                // call inside it (a nested API call): only the first forwards.
+                [is_trampoline(), is_trampoline()]
+            },
+            |_| String::new(),
+        );
+        assert_eq!(seen, [true, false]);
+        assert!(!is_trampoline());
+        // Registering outside any traced call marks nothing.
+        // SAFETY: as above.
+        unsafe { set_api_table("hip", tables.as_mut_ptr(), 1) };
+        assert!(!is_trampoline());
+        p.finalize();
     }
 
     #[test]

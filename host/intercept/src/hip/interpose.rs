@@ -1,4 +1,5 @@
-//! The macro that turns each generated signature into an exported interposer.
+//! The macro that turns each generated signature into an exported interposer
+//! and a dispatch-table wrapper.
 //!
 //! For `runtime fn hipMalloc(ptr: *mut c_void = "void **", size: usize = "size_t") -> i32 = "hipError_t";`
 //! it emits
@@ -6,12 +7,18 @@
 //! ```ignore
 //! #[no_mangle]
 //! pub unsafe extern "C" fn hipMalloc(ptr: *mut c_void, size: usize) -> i32 { … }
+//! pub mod by_table { pub mod hipMalloc { static ORIGINAL; fn traced(…); extern "C" fn from_table(…) } }
 //! ```
 //!
-//! whose body finds the next definition (once), and forwards through
-//! [`crate::tracer::api_call`], which does nothing but the call when tracing
-//! is off. A few functions need more than tracing (kernel registration, the
-//! kernel a launch names): [`around!`] adds that, matched by name.
+//! The exported function finds the next definition (once) and forwards
+//! through `traced`, i.e. [`crate::tracer::api_call`], which does nothing but
+//! the call when tracing is off. `from_table` is what a ROCm ≥ 6.1 runtime's
+//! dispatch-table slot is replaced with (`crate::register`): it forwards to
+//! the slot's saved `ORIGINAL` through the same `traced`. Once a function's
+//! slot is wrapped, its exported twin only forwards: the runtime's exported
+//! function calls through the table, where the call is traced once.
+//! A few functions need more than tracing (kernel registration, the kernel a
+//! launch names): [`around!`] adds that, matched by name.
 
 /// See the module docs. `compiler` functions are the HIP_COMPILER_API kind,
 /// `runtime` ones HIP_RUNTIME_API.
@@ -30,8 +37,6 @@ macro_rules! hip_interposers {
                         Err(_) => panic!("symbol names have no NUL"),
                     },
                 );
-                static OP: $crate::tracer::ApiOp =
-                    $crate::tracer::ApiOp::new(hip_kind!($kind), stringify!($name));
                 let next = NEXT.get();
                 if next.is_null() {
                     return <$ret as $crate::next::Missing>::missing();
@@ -40,16 +45,84 @@ macro_rules! hip_interposers {
                 // symbol, whose C signature the generator read from the header
                 // and mapped to ABI-identical Rust types.
                 let real: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { std::mem::transmute(next) };
-                around!($name, ($($arg),*), {
-                    $crate::tracer::api_call(
-                        &OP,
-                        &|_a: &mut $crate::args::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* },
-                        // SAFETY: forwarding the caller's arguments unchanged.
-                        || unsafe { real($($arg),*) },
-                    )
-                })
+                if by_table::$name::wrapped() {
+                    // SAFETY: forwarding the caller's arguments unchanged.
+                    return unsafe { real($($arg),*) };
+                }
+                // SAFETY: `real` has this function's signature.
+                unsafe { by_table::$name::traced(real, $($arg),*) }
             }
         )*
+
+        /// Per function: the traced call both entry points share, and the
+        /// wrapper for its slot in a ROCm ≥ 6.1 dispatch table.
+        pub mod by_table {
+            #[allow(unused_imports)]
+            use super::*;
+            $(
+                #[allow(non_snake_case, clippy::too_many_arguments)]
+                pub mod $name {
+                    #[allow(unused_imports)]
+                    use super::*;
+
+                    /// The runtime's function from its table slot; null until wrapped.
+                    pub static ORIGINAL: std::sync::atomic::AtomicPtr<c_void> =
+                        std::sync::atomic::AtomicPtr::new(std::ptr::null_mut());
+
+                    static OP: $crate::tracer::ApiOp =
+                        $crate::tracer::ApiOp::new(hip_kind!($kind), stringify!($name));
+
+                    /// True once the table slot forwards through [`from_table`].
+                    #[inline]
+                    pub fn wrapped() -> bool {
+                        !ORIGINAL.load(std::sync::atomic::Ordering::Relaxed).is_null()
+                    }
+
+                    /// # Safety
+                    /// `real` is the runtime's function of this name.
+                    #[inline(always)]
+                    pub unsafe fn traced(real: unsafe extern "C" fn($($ty),*) -> $ret, $($arg: $ty),*) -> $ret {
+                        around!($name, ($($arg),*), {
+                            $crate::tracer::api_call(
+                                &OP,
+                                &|_a: &mut $crate::args::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* },
+                                // SAFETY: forwarding the caller's arguments unchanged.
+                                || unsafe { real($($arg),*) },
+                            )
+                        })
+                    }
+
+                    /// What the table slot points to once wrapped.
+                    ///
+                    /// # Safety
+                    /// Called by the runtime with this function's arguments.
+                    pub unsafe extern "C" fn from_table($($arg: $ty),*) -> $ret {
+                        let next = ORIGINAL.load(std::sync::atomic::Ordering::Acquire);
+                        if next.is_null() {
+                            return <$ret as $crate::next::Missing>::missing();
+                        }
+                        // SAFETY: the slot's original: the runtime's function of
+                        // this name, whose signature the generator read.
+                        let real: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { std::mem::transmute(next) };
+                        if $crate::register::is_trampoline() {
+                            // SAFETY: forwarding unchanged; the call is already traced.
+                            return unsafe { real($($arg),*) };
+                        }
+                        // SAFETY: `real` has this function's signature.
+                        unsafe { traced(real, $($arg),*) }
+                    }
+                }
+            )*
+
+            /// Every function's table entry point.
+            pub const ENTRIES: &[$crate::register::TableEntry] = &[$(
+                $crate::register::TableEntry {
+                    name: stringify!($name),
+                    wrapper: $name::from_table as *mut c_void,
+                    original: &$name::ORIGINAL,
+                }
+            ),*];
+        }
 
         /// Every interposed HIP function, as generated.
         pub const HIP_FUNCTIONS: &[&str] = &[$(stringify!($name)),*];

@@ -8,12 +8,17 @@
 //! versioned references (`hipMalloc@hip_4.2`), so every call the program makes
 //! lands here first and is forwarded to the next definition.
 //!
+//! On ROCm ≥ 6.1 the same generated signatures also wrap the runtime's
+//! dispatch-table slots (`by_table`, installed by `crate::register`), and a
+//! function whose slot is wrapped is traced there instead.
+//!
 //! No HIP function is variadic, so every wrapper is an ordinary typed
 //! function; there are no raw trampolines.
 
 #[macro_use]
 mod interpose;
 pub mod kernels;
+pub mod table_slots;
 pub mod types;
 
 #[allow(unused_imports)]
