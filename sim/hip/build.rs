@@ -38,6 +38,24 @@ fn main() {
     // generated "not supported" stub. Exports are assembly symbols rather
     // than `#[no_mangle]` functions because rustc puts its own exports in an
     // anonymous version script, which would strip the `hip_*` versions.
+    //
+    // Exports that have a slot in ROCm 6.2's HIP dispatch tables jump through
+    // the table instead (see `src/dispatch.rs`), whose slot holds the same
+    // target unless a tool replaced it.
+    let slots = table_slots(&manifest.join(TABLE_SLOTS));
+    let compiler_slot: BTreeMap<&str, usize> = slots
+        .compiler
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let runtime_slot: BTreeMap<&str, usize> = slots.runtime[..RUNTIME_SLOTS_6_2]
+        .iter()
+        .enumerate()
+        .map(|(i, n)| (n.as_str(), i))
+        .collect();
+    let mut compiler_words = vec!["not_in_this_runtime".to_string(); slots.compiler.len()];
+    let mut runtime_words = vec!["not_in_this_runtime".to_string(); RUNTIME_SLOTS_6_2];
     let mut stubs = String::new();
     for (i, (name, _)) in exports.iter().enumerate() {
         let target = match implemented.get(name) {
@@ -51,11 +69,49 @@ fn main() {
                 format!("stub_{i}")
             }
         };
+        let through = if let Some(&slot) = compiler_slot.get(name.as_str()) {
+            compiler_words[slot] = target.clone();
+            Some(("COMPILER_TABLE", slot))
+        } else if let Some(&slot) = runtime_slot.get(name.as_str()) {
+            runtime_words[slot] = target.clone();
+            Some(("RUNTIME_TABLE", slot))
+        } else {
+            None
+        };
+        match through {
+            // The slot after the size word: offset 8 · (slot + 1).
+            Some((table, slot)) => writeln!(
+                stubs,
+                "core::arch::global_asm!(\".globl {name}\", \".type {name},@function\", \"{name}:\", \"jmp qword ptr [rip + {{t}} + {}]\", \".size {name}, . - {name}\", t = sym {table});",
+                8 * (slot + 1)
+            ),
+            None => writeln!(
+                stubs,
+                "core::arch::global_asm!(\".globl {name}\", \".type {name},@function\", \"{name}:\", \"jmp {{f}}@PLT\", \".size {name}, . - {name}\", f = sym {target});"
+            ),
+        }
+        .unwrap();
+    }
+    for (table, words) in [
+        ("COMPILER_TABLE", &compiler_words),
+        ("RUNTIME_TABLE", &runtime_words),
+    ] {
+        let n = words.len() + 1;
         writeln!(
             stubs,
-            "core::arch::global_asm!(\".globl {name}\", \".type {name},@function\", \"{name}:\", \"jmp {{f}}@PLT\", \".size {name}, . - {name}\", f = sym {target});"
+            "pub(crate) static {table}: crate::dispatch::Table<{n}> = crate::dispatch::Table::new([{} as *const (),",
+            8 * n
         )
         .unwrap();
+        for w in words {
+            let w = if w == "not_in_this_runtime" {
+                "crate::dispatch::not_in_this_runtime"
+            } else {
+                w
+            };
+            writeln!(stubs, "    {w} as *const (),").unwrap();
+        }
+        writeln!(stubs, "]);").unwrap();
     }
     std::fs::write(out.join("stubs.rs"), stubs).unwrap();
 
@@ -92,6 +148,42 @@ fn main() {
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
 
     build_hsa_link_stub(&manifest.join("src/hsa.rs"), &out);
+}
+
+/// The slot order of HIP's dispatch tables, a fact of the ROCm ≥ 6.1 ABI
+/// that the tool needs too: read from its Rust list rather than copied.
+const TABLE_SLOTS: &str = "../../host/intercept/src/hip/table_slots.rs";
+/// Runtime slots in ROCm 6.2 (the layout this library imitates).
+const RUNTIME_SLOTS_6_2: usize = 452;
+
+struct TableSlots {
+    compiler: Vec<String>,
+    runtime: Vec<String>,
+}
+
+/// The quoted names of `COMPILER_SLOTS` and `RUNTIME_SLOTS`, in order.
+fn table_slots(path: &Path) -> TableSlots {
+    println!("cargo:rerun-if-changed={}", path.display());
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let list = |name: &str| -> Vec<String> {
+        let start = text
+            .find(&format!("pub const {name}:"))
+            .unwrap_or_else(|| panic!("no {name}"));
+        let body = &text[start..];
+        let body = &body[body.find("= [").unwrap() + 3..body.find("];").unwrap()];
+        body.split('"')
+            .skip(1)
+            .step_by(2)
+            .map(str::to_string)
+            .collect()
+    };
+    let slots = TableSlots {
+        compiler: list("COMPILER_SLOTS"),
+        runtime: list("RUNTIME_SLOTS"),
+    };
+    assert_eq!(slots.compiler.len(), 9);
+    assert!(slots.runtime.len() >= RUNTIME_SLOTS_6_2);
+    slots
 }
 
 fn parse_node(node: &str) -> (u32, u32) {

@@ -25,9 +25,12 @@
 //! which has already entered the interposer traced; that call's own trip
 //! through the table ([`is_trampoline`]) is forwarded untraced.
 //!
-//! **Not run end to end here**: no ROCm ≥ 6.2 runtime exists on these
-//! machines and the simulated runtime implements the 5.x `OnLoad` path. The
-//! table handling is unit-tested with synthetic tables.
+//! **No real ROCm ≥ 6.2 runtime here.** The simulated runtime dispatches
+//! through 6.2-layout HIP tables and, with `ROCWASM_SIM_HIP_TABLES=1`,
+//! registers them here when it is loaded (the `sim` test
+//! `multi_kernel_through_rocm6_dispatch_tables`); registration from inside
+//! a call, as a real runtime does it, and the table bounds are unit-tested
+//! with synthetic tables below.
 
 use std::collections::HashMap;
 use std::ffi::{c_char, c_void, CStr};

@@ -35,27 +35,36 @@ fn copy_ns(bytes: u64) -> u64 {
 struct Run {
     counts: HashMap<String, u64>,
     dir: std::path::PathBuf,
+    stderr: String,
 }
 
 fn run_sample(name: &str, args: &[&str]) -> Run {
+    run_sample_with(name, "", args, &[])
+}
+
+/// `tag` keeps concurrent runs of one sample in their own scratch directories.
+fn run_sample_with(name: &str, tag: &str, args: &[&str], env: &[(&str, &str)]) -> Run {
     let Some((lib, bin)) = sim_dirs() else {
         panic!("the simulated runtime is not built: run `cargo xtask build-sim`");
     };
-    let dir = scratch(&format!("sim-{name}"));
+    let dir = scratch(&format!("sim-{name}{tag}"));
     let run = run_file(&dir, KINDS, "");
     let child = traced(&bin.join(name), &run, Some(&lib))
+        .envs(env.iter().copied())
         .args(args)
         .spawn()
         .unwrap();
     let pid = child.id();
     let out = child.wait_with_output().unwrap();
     let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
-    eprintln!("{stdout}{}", String::from_utf8_lossy(&out.stderr));
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    eprintln!("{stdout}{stderr}");
     assert!(out.status.success());
     assert!(stdout.contains("RESULT PASS"));
     Run {
         counts: sample_counts(&stdout),
         dir: out_dir(&dir, pid),
+        stderr,
     }
 }
 
@@ -311,4 +320,37 @@ fn multi_kernel_with_eight_threads() {
             k["Kernel_Name"]
         );
     }
+}
+
+/// The ROCm ≥ 6.2 path end to end, as far as the simulated runtime goes: its
+/// exports call through 6.2-layout dispatch tables, which it hands to the
+/// tool's `rocprofiler_set_api_table` (`ROCWASM_SIM_HIP_TABLES=1`, see
+/// sim/hip/src/dispatch.rs). Every call is then traced by the table wrapper
+/// and the `LD_PRELOAD` interposer only forwards: the records must be exactly
+/// those of the 5.x path (a call traced twice would break the counts and the
+/// id uniqueness `check` asserts).
+#[test]
+fn multi_kernel_through_rocm6_dispatch_tables() {
+    let run = run_sample_with(
+        "multi_kernel",
+        "-tables",
+        &["--threads", "8"],
+        &[("ROCWASM_SIM_HIP_TABLES", "1"), ("ROCWASM_DEBUG", "1")],
+    );
+    for wrapped in [
+        "HIP table `hip_compiler`: 9 slots, 9 traced",
+        "HIP table `hip`: 452 slots, 370 traced",
+    ] {
+        assert!(run.stderr.contains(wrapped), "{wrapped:?} not reported");
+    }
+    check(&run);
+    let per_function = |run: &Run| {
+        let mut n: HashMap<String, usize> = HashMap::new();
+        for r in rows(&run.dir, "hip_api_trace.csv") {
+            *n.entry(r["Function"].clone()).or_default() += 1;
+        }
+        n
+    };
+    let by_preload = run_sample_with("multi_kernel", "-preload", &["--threads", "8"], &[]);
+    assert_eq!(per_function(&run), per_function(&by_preload));
 }

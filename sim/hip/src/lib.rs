@@ -14,6 +14,7 @@
 #![allow(non_snake_case, non_camel_case_types, clippy::missing_safety_doc)]
 
 mod device;
+mod dispatch;
 mod error;
 mod event;
 mod fatbin;
