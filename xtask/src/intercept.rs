@@ -42,10 +42,17 @@ const HEADERS: &[&str] = &[
 ];
 const OUTPUT: &str = "host/intercept/src/hip/generated.rs";
 
+/// Functions a header does not declare: name, return type, (parameter, type)s.
+type Undeclared = &'static [(
+    &'static str,
+    &'static str,
+    &'static [(&'static str, &'static str)],
+)];
+
 /// Signatures of exported functions no public header declares: what clang's
 /// HIP code generation emits calls to (`__hipRegister*`), and `__hipGetPCH`.
 /// Format: (name, return type, [(parameter name, C type)]).
-const UNDECLARED: &[(&str, &str, &[(&str, &str)])] = &[
+const UNDECLARED: Undeclared = &[
     (
         "__hipRegisterFatBinary",
         "void **",
@@ -201,7 +208,7 @@ fn generate_hip() -> Result<()> {
     write_formatted(OUTPUT, &render(&functions))
 }
 
-fn undeclared(list: &[(&str, &str, &[(&str, &str)])], name: &str) -> Option<Decl> {
+fn undeclared(list: Undeclared, name: &str) -> Option<Decl> {
     let (_, r, ps) = list.iter().find(|(n, _, _)| *n == name)?;
     Some((
         r.to_string(),
@@ -227,7 +234,7 @@ const HSA_TABLES: &[(&str, &str)] = &[("CoreApiTable", "core_api"), ("AmdExtTabl
 
 /// AMD-internal functions that have table slots but no public declaration.
 /// The queue-intercept pair has `hsa_queue_create`'s shape plus a handler.
-const HSA_UNDECLARED: &[(&str, &str, &[(&str, &str)])] = &[
+const HSA_UNDECLARED: Undeclared = &[
     (
         "hsa_amd_queue_intercept_create",
         "hsa_status_t",
@@ -496,7 +503,7 @@ impl Ast {
         let is_const = c.starts_with("const ");
         if c.contains('*') || c.contains('(') {
             let depth = c.matches('*').count();
-            let base = c.trim_end_matches(|ch: char| ch == '*' || ch == ' ');
+            let base = c.trim_end_matches(['*', ' ']);
             if depth == 1 && (base == "const char" || base == "char") {
                 return Ok(if is_const {
                     "*const c_char"

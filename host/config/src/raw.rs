@@ -54,6 +54,9 @@ pub struct RawOutput {
     pub summary: Option<S<bool>>,
 }
 
+/// A stage's `operations` table: domain name → operation names, spans kept.
+pub type RawOperations = BTreeMap<S<String>, Vec<S<String>>>;
+
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawStage {
@@ -62,7 +65,7 @@ pub struct RawStage {
     pub sha256: Option<S<String>>,
     pub kind: Option<S<String>>,
     pub domains: Option<Vec<S<String>>>,
-    pub operations: Option<S<BTreeMap<S<String>, Vec<S<String>>>>>,
+    pub operations: Option<S<RawOperations>>,
     pub config: Option<S<toml::Table>>,
     pub limits: Option<S<RawLimits>>,
     pub on_failure: Option<S<String>>,

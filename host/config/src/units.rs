@@ -70,7 +70,7 @@ pub fn format_size(bytes: u64) -> String {
         ("MiB", 1 << 20),
         ("KiB", 1 << 10),
     ] {
-        if bytes >= scale && bytes % scale == 0 {
+        if bytes >= scale && bytes.is_multiple_of(scale) {
             return format!("{}{unit}", bytes / scale);
         }
     }
@@ -87,7 +87,7 @@ pub fn format_duration(d: Duration) -> String {
         ("ms", 1_000_000),
         ("us", 1_000),
     ] {
-        if ns >= scale && ns % scale == 0 {
+        if ns >= scale && ns.is_multiple_of(scale) {
             return format!("{}{unit}", ns / scale);
         }
     }

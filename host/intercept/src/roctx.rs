@@ -16,7 +16,7 @@ use crate::tracer::{api_call, ApiOp};
 macro_rules! roctx {
     ($($name:ident($($arg:ident: $ty:ty = $cty:literal),*) -> $ret:ty = $missing:expr;)*) => {$(
         #[no_mangle]
-        #[allow(non_snake_case, clippy::missing_safety_doc)]
+        #[allow(non_snake_case, clippy::missing_safety_doc, clippy::unused_unit)]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
             static NEXT: NextFn = NextFn::new(match CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes()) {
                 Ok(c) => c,

@@ -62,8 +62,10 @@ impl KindFilter {
         let api = &batch.api_calls;
         if api.kind.iter().any(|k| self.accepts_raw(*k)) {
             let rows = api_to_core(api.clone());
-            let mut kept = Batch::default();
-            kept.api_calls = rows.rows().filter(|r| self.accepts_raw(r.kind)).collect();
+            let kept = Batch {
+                api_calls: rows.rows().filter(|r| self.accepts_raw(r.kind)).collect(),
+                ..Batch::default()
+            };
             out.api_calls = batch_to_wit(kept).api_calls;
         }
         macro_rules! table {

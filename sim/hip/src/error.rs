@@ -255,6 +255,8 @@ macro_rules! api {
         if let Some(code) = $crate::error::inject($name) {
             return $crate::error::ret(code);
         }
+        // A closure, so that `return` in the body returns the error code.
+        #[allow(clippy::redundant_closure_call)]
         let result: $crate::error::hipError_t = (|| -> $crate::error::hipError_t { $body })();
         $crate::error::ret(result)
     }};

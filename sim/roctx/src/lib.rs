@@ -94,7 +94,10 @@ pub extern "C" fn roctxRangeStop(id: u64) {
 }
 
 /// `int roctxGetThreadId(roctx_thread_id_t* tid)`: the OS thread id.
-pub extern "C" fn roctxGetThreadId(tid: *mut u64) -> i32 {
+///
+/// # Safety
+/// `tid` is null or points to a writable 64-bit id (the C contract).
+pub unsafe extern "C" fn roctxGetThreadId(tid: *mut u64) -> i32 {
     if tid.is_null() {
         return -1;
     }

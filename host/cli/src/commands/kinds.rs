@@ -49,7 +49,7 @@ pub fn kinds(args: KindsArgs) -> Result {
         Some(name) => {
             let found = if callback && !buffer {
                 CallbackTracingKind::from_name(name)
-                    .map(|k| print_operations(k))
+                    .map(print_operations)
                     .is_some()
             } else if let Some(kinds) = domains::resolve(name) {
                 kinds.into_iter().for_each(print_operations);
@@ -57,7 +57,7 @@ pub fn kinds(args: KindsArgs) -> Result {
             } else {
                 // A callback-only kind (CODE_OBJECT) without --callback.
                 CallbackTracingKind::from_name(name)
-                    .map(|k| print_operations(k))
+                    .map(print_operations)
                     .is_some()
             };
             if found {
@@ -71,11 +71,14 @@ pub fn kinds(args: KindsArgs) -> Result {
     }
 }
 
+/// An extra column: its title and how to fill it.
+type ExtraColumn<K> = (&'static str, fn(K) -> &'static str);
+
 fn print_kinds<K: OperationKind>(
     title: &str,
     all: &[K],
     number: impl Fn(K) -> u32,
-    extra: Option<(&str, fn(K) -> &'static str)>,
+    extra: Option<ExtraColumn<K>>,
 ) {
     let mut table = Table::new();
     let mut header = vec!["#", "kind", "operations"];

@@ -99,6 +99,10 @@ fn prepare_direction(direction: MemoryCopyDirection) {
 }
 
 /// The wrapped `hsa_amd_memory_async_copy`.
+///
+/// # Safety
+/// `real` is the runtime's `hsa_amd_memory_async_copy` and the arguments
+/// satisfy its contract (they are forwarded unchanged).
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn async_copy(
     real: CopyFn,

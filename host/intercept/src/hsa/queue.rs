@@ -103,6 +103,10 @@ pub fn on_reserve(queue: *const c_void, first: u64, count: u64) {
 
 /// The replacement of `hsa_queue_create`: an intercept queue when kernel
 /// tracing is on and the runtime offers intercept queues, else the original.
+///
+/// # Safety
+/// `real` is the runtime's `hsa_queue_create` and the arguments satisfy its
+/// contract (`queue` is where the created queue is written).
 #[allow(clippy::too_many_arguments)]
 pub unsafe fn create(
     real: QueueCreateFn,

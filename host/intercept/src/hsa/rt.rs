@@ -17,7 +17,7 @@ macro_rules! originals {
         ///
         /// # Safety
         /// The arguments must satisfy the HSA function's contract.
-        #[allow(clippy::missing_safety_doc)]
+        #[allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
         pub unsafe fn $name($($arg: $ty),*) -> Option<$ret> {
             let p = crate::hsa::wrap::$table::original(crate::hsa::wrap::$table::slot::$name);
             if p.is_null() {
