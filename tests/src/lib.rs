@@ -99,6 +99,11 @@ pub fn sim_dir() -> PathBuf {
 /// Runs `rocwasm ARGS` in `cwd` with a clean, explicit environment: plugins
 /// from `target/plugins`, the simulated runtime from `target/sim/lib`.
 pub fn rocwasm(args: &[&str], cwd: &Path) -> Output {
+    rocwasm_with_env(args, cwd, &[])
+}
+
+/// [`rocwasm`] with extra environment variables.
+pub fn rocwasm_with_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
     let ws = workspace();
     Command::new(rocwasm_bin())
         .args(args)
@@ -106,8 +111,10 @@ pub fn rocwasm(args: &[&str], cwd: &Path) -> Output {
         .env_remove("RUST_LOG")
         .env_remove("LD_PRELOAD")
         .env_remove("HSA_TOOLS_LIB")
+        .env_remove("ROCPROFILER_REGISTER_LIBRARY")
         .env("ROCWASM_PLUGIN_PATH", ws.join("target/plugins"))
         .env("ROCWASM_SIM_LIB", ws.join("target/sim/lib"))
+        .envs(env.iter().copied())
         .output()
         .expect("rocwasm runs")
 }

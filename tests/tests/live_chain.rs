@@ -453,3 +453,50 @@ plugin = "kernel-stats"
         "{stdout}"
     );
 }
+
+/// `rocwasm run` tells a ROCm ≥ 6.2 rocprofiler-register that a tool is
+/// present, so the runtime's HIP dispatch tables reach the tool: on the
+/// simulated runtime imitating it (`ROCWASM_SIM_HIP_TABLES=1`), both tables
+/// are wrapped and the HIP trace is the same as through `LD_PRELOAD`.
+#[test]
+fn run_hands_rocm6_dispatch_tables_to_the_tool() {
+    let sample = sim_dir().join("bin/multi_kernel");
+    let trace = |tables: &str| {
+        let tmp = tempfile::tempdir().unwrap();
+        let out = rocwasm_with_env(
+            &[
+                "run",
+                "--sim",
+                "--hip-trace",
+                "-d",
+                "out",
+                "--",
+                sample.to_str().unwrap(),
+                "--threads",
+                THREADS,
+            ],
+            tmp.path(),
+            &[("ROCWASM_SIM_HIP_TABLES", tables), ("ROCWASM_DEBUG", "1")],
+        );
+        assert_success(&out, "rocwasm run --hip-trace");
+        let mut functions: Vec<String> =
+            csv::Reader::from_path(tmp.path().join("out/hip_api_trace.csv"))
+                .unwrap()
+                .deserialize::<BTreeMap<String, String>>()
+                .map(|row| row.unwrap()["Function"].clone())
+                .collect();
+        functions.sort();
+        (text(&out.stderr), functions)
+    };
+    let (stderr, through_tables) = trace("1");
+    for wrapped in [
+        "HIP table `hip_compiler`: 9 slots, 9 traced",
+        "HIP table `hip`: 452 slots, 370 traced",
+    ] {
+        assert!(stderr.contains(wrapped), "{wrapped:?} not in:\n{stderr}");
+    }
+    let (stderr, by_preload) = trace("0");
+    assert!(!stderr.contains("HIP table"), "{stderr}");
+    assert!(!by_preload.is_empty());
+    assert_eq!(through_tables, by_preload);
+}

@@ -324,18 +324,23 @@ fn multi_kernel_with_eight_threads() {
 
 /// The ROCm ≥ 6.2 path end to end, as far as the simulated runtime goes: its
 /// exports call through 6.2-layout dispatch tables, which it hands to the
-/// tool's `rocprofiler_set_api_table` (`ROCWASM_SIM_HIP_TABLES=1`, see
-/// sim/hip/src/dispatch.rs). Every call is then traced by the table wrapper
-/// and the `LD_PRELOAD` interposer only forwards: the records must be exactly
-/// those of the 5.x path (a call traced twice would break the counts and the
-/// id uniqueness `check` asserts).
+/// tool's `rocprofiler_set_api_table` (`ROCWASM_SIM_HIP_TABLES=1`, and a tool
+/// present as rocprofiler-register decides it: see sim/hip/src/dispatch.rs).
+/// Every call is then traced by the table wrapper and the `LD_PRELOAD`
+/// interposer only forwards: the records must be exactly those of the 5.x
+/// path (a call traced twice would break the counts and the id uniqueness
+/// `check` asserts).
 #[test]
 fn multi_kernel_through_rocm6_dispatch_tables() {
     let run = run_sample_with(
         "multi_kernel",
         "-tables",
         &["--threads", "8"],
-        &[("ROCWASM_SIM_HIP_TABLES", "1"), ("ROCWASM_DEBUG", "1")],
+        &[
+            ("ROCWASM_SIM_HIP_TABLES", "1"),
+            ("ROCPROFILER_REGISTER_FORCE_LOAD", "1"),
+            ("ROCWASM_DEBUG", "1"),
+        ],
     );
     for wrapped in [
         "HIP table `hip_compiler`: 9 slots, 9 traced",
@@ -353,4 +358,22 @@ fn multi_kernel_through_rocm6_dispatch_tables() {
     };
     let by_preload = run_sample_with("multi_kernel", "-preload", &["--threads", "8"], &[]);
     assert_eq!(per_function(&run), per_function(&by_preload));
+}
+
+/// Without any of rocprofiler-register's "a tool is present" signals the
+/// tables are not handed over, and the `LD_PRELOAD` path traces as before.
+#[test]
+fn dispatch_tables_need_a_tool_present_signal() {
+    let run = run_sample_with(
+        "vector_add",
+        "-no-tool-signal",
+        &["4"],
+        &[
+            ("ROCWASM_SIM_HIP_TABLES", "1"),
+            ("ROCPROFILER_REGISTER_FORCE_LOAD", "0"),
+            ("ROCWASM_DEBUG", "1"),
+        ],
+    );
+    assert!(!run.stderr.contains("HIP table"), "{}", run.stderr);
+    check(&run);
 }

@@ -8,11 +8,13 @@
 //! tables (`build.rs` generates them in the 6.2 layout: 9 compiler slots,
 //! 452 runtime slots), holding the implementations.
 //!
-//! With `ROCWASM_SIM_HIP_TABLES=1` the library also registers them: when it
-//! is loaded it looks up `rocprofiler_set_api_table` among the loaded objects
-//! (a preloaded tool defines it) and calls it with `"hip_compiler"` and
-//! `"hip"`, as rocprofiler-register does. Otherwise nobody sees the tables
-//! and the library behaves as the 5.2 one.
+//! With `ROCWASM_SIM_HIP_TABLES=1` the library also registers them, when it
+//! is loaded, the way rocprofiler-register passes them on: only if a tool is
+//! present — a visible `rocprofiler_configure`, or `ROCP_TOOL_LIBRARIES` or
+//! `ROCPROFILER_REGISTER_LIBRARY` set, unless `ROCPROFILER_REGISTER_FORCE_LOAD`
+//! says otherwise — to the `rocprofiler_set_api_table` among the loaded
+//! objects (a preloaded tool defines it), with `"hip_compiler"` and `"hip"`.
+//! Otherwise nobody sees the tables and the library behaves as the 5.2 one.
 
 use std::cell::UnsafeCell;
 use std::ffi::{c_char, c_void, CStr};
@@ -52,8 +54,23 @@ extern "C" {
 /// The version rocprofiler-register passes for HIP 6.2.0 (major·10000 + minor·100 + patch).
 const HIP_VERSION: u64 = 60200;
 
+/// rocprofiler-register's test for "a tool is present".
+fn tool_present() -> bool {
+    let set = |name: &str| std::env::var_os(name).is_some_and(|v| !v.is_empty());
+    let default = set("ROCP_TOOL_LIBRARIES") || set("ROCPROFILER_REGISTER_LIBRARY");
+    let forced = match std::env::var("ROCPROFILER_REGISTER_FORCE_LOAD").as_deref() {
+        Ok("1" | "on" | "ON" | "true" | "TRUE" | "yes" | "YES") => true,
+        Ok("0" | "off" | "OFF" | "false" | "FALSE" | "no" | "NO") => false,
+        _ => default,
+    };
+    // SAFETY: RTLD_DEFAULT (null) searches every loaded object; the name is
+    // NUL-terminated.
+    let configure = unsafe { dlsym(std::ptr::null_mut(), c"rocprofiler_configure".as_ptr()) };
+    forced || !configure.is_null()
+}
+
 extern "C" fn register_tables() {
-    if std::env::var("ROCWASM_SIM_HIP_TABLES").as_deref() != Ok("1") {
+    if std::env::var("ROCWASM_SIM_HIP_TABLES").as_deref() != Ok("1") || !tool_present() {
         return;
     }
     let name = c"rocprofiler_set_api_table";

@@ -10,8 +10,10 @@
 //!    chain's stages as the plugin runtime will run them inside the
 //!    application (from [`stage_specs`], the same mapping `replay` uses);
 //! 3. set `LD_PRELOAD` (appended to any existing value) and `HSA_TOOLS_LIB`
-//!    to `librocwasm_intercept.so`; with `--sim`, put the simulated runtime
-//!    first on `LD_LIBRARY_PATH`;
+//!    to `librocwasm_intercept.so`, and `ROCPROFILER_REGISTER_LIBRARY` to it
+//!    unless set (ROCm ≥ 6.2's rocprofiler-register then passes the HIP and
+//!    HSA dispatch tables to the tool); with `--sim`, put the simulated
+//!    runtime first on `LD_LIBRARY_PATH`;
 //! 4. run the application, wait, print the summary the tool library wrote
 //!    into the output directory (the plugins' tables, the host's statistics,
 //!    failures), and exit with the application's status (a signal becomes
@@ -28,6 +30,9 @@ use rocwasm_core::BufferTracingKind;
 use rocwasm_runtime::{BufferSettings, FailurePolicy, RuntimeConfig, StageSpec, World};
 
 use crate::cli::RunArgs;
+
+/// Read by ROCm ≥ 6.2's rocprofiler-register (see step 3 of the module docs).
+const ROCPROFILER_REGISTER_LIBRARY: &str = "ROCPROFILER_REGISTER_LIBRARY";
 use crate::commands::chain::chain_for;
 use crate::failure::{Failure, Result};
 use crate::stages::stage_specs;
@@ -88,6 +93,13 @@ pub fn run(args: RunArgs) -> Result {
         prepend_list(&tool, std::env::var_os("HSA_TOOLS_LIB"), ' '),
     );
     cmd.env(run_config::ENV, &run_file);
+    // ROCm ≥ 6.2: rocprofiler-register hands the runtimes' dispatch tables
+    // only to a tool it knows is present; naming any library here says so,
+    // and the preloaded tool's `rocprofiler_set_api_table` is the one it
+    // calls (it prefers an entry point that is already loaded).
+    if std::env::var_os(ROCPROFILER_REGISTER_LIBRARY).is_none() {
+        cmd.env(ROCPROFILER_REGISTER_LIBRARY, &tool);
+    }
     if let Some(dir) = &sim_lib {
         cmd.env(
             "LD_LIBRARY_PATH",
