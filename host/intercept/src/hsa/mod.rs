@@ -139,3 +139,78 @@ pub unsafe extern "C" fn OnLoad(
 /// running after its runtime shut HSA down.
 #[no_mangle]
 pub extern "C" fn OnUnload() {}
+
+#[cfg(test)]
+mod tests {
+    use super::table::{ApiTableVersion, HsaApiTable, HEADER};
+    use super::*;
+
+    static INIT_CALLS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+
+    extern "C" fn fake_hsa_init() -> i32 {
+        INIT_CALLS.fetch_add(1, Ordering::SeqCst);
+        0
+    }
+
+    /// A child table of ROCm 5.2's size: header, then `N` slots.
+    #[repr(C)]
+    struct Child<const N: usize> {
+        version: ApiTableVersion,
+        slots: [usize; N],
+    }
+
+    impl<const N: usize> Child<N> {
+        fn new(first: usize) -> Box<Self> {
+            let mut slots = [0; N];
+            for (i, s) in slots.iter_mut().enumerate() {
+                *s = first + i;
+            }
+            Box::new(Child {
+                version: ApiTableVersion {
+                    major_id: KNOWN_MAJOR,
+                    minor_id: (HEADER + 8 * N) as u32,
+                    ..Default::default()
+                },
+                slots,
+            })
+        }
+    }
+
+    #[test]
+    fn installing_the_same_tables_twice_changes_nothing() {
+        let mut core = Child::<125>::new(0x1000);
+        core.slots[0] = fake_hsa_init as *const () as usize; // slot 1: hsa_init
+        let mut amd = Child::<48>::new(0x2000);
+        let mut root = HsaApiTable {
+            version: ApiTableVersion {
+                major_id: KNOWN_MAJOR,
+                minor_id: std::mem::size_of::<HsaApiTable>() as u32,
+                ..Default::default()
+            },
+            core: &mut core.version,
+            amd_ext: &mut amd.version,
+            finalizer_ext: std::ptr::null_mut(),
+            image_ext: std::ptr::null_mut(),
+        };
+        // SAFETY: synthetic tables laid out like ROCm 5.2's.
+        let first = unsafe { install(&mut root) }.unwrap();
+        assert_eq!(first, (125, 48));
+        let after_first = (core.slots, amd.slots);
+        // SAFETY: as above; OnLoad and rocprofiler-register hand over one table.
+        let second = unsafe { install(&mut root) }.unwrap();
+        assert_eq!(second, first);
+        assert_eq!((core.slots, amd.slots), after_first, "slots unchanged");
+        assert_eq!(
+            wrap::core_api::original(1),
+            fake_hsa_init as *const () as *mut std::ffi::c_void,
+            "the saved original is still the runtime's"
+        );
+        // The installed wrapper reaches the runtime's function exactly once.
+        let init: extern "C" fn() -> i32 =
+            // SAFETY: slot 1 holds the `hsa_init` wrapper.
+            unsafe { std::mem::transmute(core.slots[0]) };
+        assert_ne!(core.slots[0], fake_hsa_init as *const () as usize);
+        assert_eq!(init(), 0);
+        assert_eq!(INIT_CALLS.load(Ordering::SeqCst), 1);
+    }
+}

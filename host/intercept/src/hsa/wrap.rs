@@ -50,12 +50,18 @@ macro_rules! hsa_tables {
             }
 
             /// Saves each slot's original and installs the wrapper; returns how
-            /// many slots were wrapped.
+            /// many slots are wrapped. Installing into a table twice changes
+            /// nothing the second time: a ROCm ≥ 6.2 runtime hands the same
+            /// table to `OnLoad` and, through rocprofiler-register, to
+            /// `rocprofiler_set_api_table`, and a wrapper saved as its own
+            /// original would call itself.
             pub fn install(table: &$crate::hsa::table::Table) -> usize {
                 let mut wrapped = 0;
                 $(
                     if let Some(orig) = table.get($slot) {
-                        if !orig.is_null() {
+                        if orig == $name as *mut c_void {
+                            wrapped += 1;
+                        } else if !orig.is_null() {
                             SAVED[$slot].store(orig, Ordering::Release);
                             if table.set($slot, $name as *mut c_void) {
                                 wrapped += 1;
