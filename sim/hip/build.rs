@@ -54,8 +54,10 @@ fn main() {
         .enumerate()
         .map(|(i, n)| (n.as_str(), i))
         .collect();
-    let mut compiler_words = vec!["not_in_this_runtime".to_string(); slots.compiler.len()];
-    let mut runtime_words = vec!["not_in_this_runtime".to_string(); RUNTIME_SLOTS_6_2];
+    // Slots of functions this library does not export (6.x-only ones).
+    let absent = "crate::dispatch::not_in_this_runtime".to_string();
+    let mut compiler_words = vec![absent.clone(); slots.compiler.len()];
+    let mut runtime_words = vec![absent; RUNTIME_SLOTS_6_2];
     let mut stubs = String::new();
     for (i, (name, _)) in exports.iter().enumerate() {
         let target = match implemented.get(name) {
@@ -104,11 +106,6 @@ fn main() {
         )
         .unwrap();
         for w in words {
-            let w = if w == "not_in_this_runtime" {
-                "crate::dispatch::not_in_this_runtime"
-            } else {
-                w
-            };
             writeln!(stubs, "    {w} as *const (),").unwrap();
         }
         writeln!(stubs, "]);").unwrap();
