@@ -22,6 +22,12 @@ use std::process::Command;
 
 const REAL_LIB: &str = "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5";
 
+/// The slot order of HIP's dispatch tables (ROCm ≥ 6.1), an ABI fact the
+/// tool needs too: its list, compiled in here rather than copied.
+#[path = "../../host/intercept/src/hip/table_slots.rs"]
+#[allow(dead_code)]
+mod table_slots;
+
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
@@ -42,22 +48,16 @@ fn main() {
     // Exports that have a slot in ROCm 6.2's HIP dispatch tables jump through
     // the table instead (see `src/dispatch.rs`), whose slot holds the same
     // target unless a tool replaced it.
-    let slots = table_slots(&manifest.join(TABLE_SLOTS));
-    let compiler_slot: BTreeMap<&str, usize> = slots
-        .compiler
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
-    let runtime_slot: BTreeMap<&str, usize> = slots.runtime[..RUNTIME_SLOTS_6_2]
-        .iter()
-        .enumerate()
-        .map(|(i, n)| (n.as_str(), i))
-        .collect();
+    println!("cargo:rerun-if-changed=../../host/intercept/src/hip/table_slots.rs");
+    let slot_of = |names: &'static [&'static str]| -> BTreeMap<&'static str, usize> {
+        names.iter().enumerate().map(|(i, n)| (*n, i)).collect()
+    };
+    let compiler_slot = slot_of(&table_slots::COMPILER_SLOTS);
+    let runtime_slot = slot_of(&table_slots::RUNTIME_SLOTS[..table_slots::RUNTIME_SLOTS_6_2]);
     // Slots of functions this library does not export (6.x-only ones).
     let absent = "crate::dispatch::not_in_this_runtime".to_string();
-    let mut compiler_words = vec![absent.clone(); slots.compiler.len()];
-    let mut runtime_words = vec![absent; RUNTIME_SLOTS_6_2];
+    let mut compiler_words = vec![absent.clone(); table_slots::COMPILER_SLOTS.len()];
+    let mut runtime_words = vec![absent; table_slots::RUNTIME_SLOTS_6_2];
     let mut stubs = String::new();
     for (i, (name, _)) in exports.iter().enumerate() {
         let target = match implemented.get(name) {
@@ -145,42 +145,6 @@ fn main() {
     println!("cargo:rustc-cdylib-link-arg=-Wl,-rpath,$ORIGIN");
 
     build_hsa_link_stub(&manifest.join("src/hsa.rs"), &out);
-}
-
-/// The slot order of HIP's dispatch tables, a fact of the ROCm ≥ 6.1 ABI
-/// that the tool needs too: read from its Rust list rather than copied.
-const TABLE_SLOTS: &str = "../../host/intercept/src/hip/table_slots.rs";
-/// Runtime slots in ROCm 6.2 (the layout this library imitates).
-const RUNTIME_SLOTS_6_2: usize = 452;
-
-struct TableSlots {
-    compiler: Vec<String>,
-    runtime: Vec<String>,
-}
-
-/// The quoted names of `COMPILER_SLOTS` and `RUNTIME_SLOTS`, in order.
-fn table_slots(path: &Path) -> TableSlots {
-    println!("cargo:rerun-if-changed={}", path.display());
-    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
-    let list = |name: &str| -> Vec<String> {
-        let start = text
-            .find(&format!("pub const {name}:"))
-            .unwrap_or_else(|| panic!("no {name}"));
-        let body = &text[start..];
-        let body = &body[body.find("= [").unwrap() + 3..body.find("];").unwrap()];
-        body.split('"')
-            .skip(1)
-            .step_by(2)
-            .map(str::to_string)
-            .collect()
-    };
-    let slots = TableSlots {
-        compiler: list("COMPILER_SLOTS"),
-        runtime: list("RUNTIME_SLOTS"),
-    };
-    assert_eq!(slots.compiler.len(), 9);
-    assert!(slots.runtime.len() >= RUNTIME_SLOTS_6_2);
-    slots
 }
 
 fn parse_node(node: &str) -> (u32, u32) {

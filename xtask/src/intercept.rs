@@ -30,6 +30,9 @@ use std::fmt::Write as _;
 use std::path::Path;
 use std::process::Command;
 
+// The compiler-interface functions: the SDK's HIP_COMPILER_API kind (FACTS §4's
+// 9-entry compiler table). Everything else is HIP_RUNTIME_API.
+use crate::table_slots::COMPILER_SLOTS as COMPILER_API;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 
@@ -135,20 +138,6 @@ const UNDECLARED: Undeclared = &[
         "void",
         &[("pch", "const char **"), ("size", "unsigned int *")],
     ),
-];
-
-/// The compiler-interface functions: the SDK's HIP_COMPILER_API kind (FACTS §4's
-/// 9-entry compiler table). Everything else is HIP_RUNTIME_API.
-const COMPILER_API: &[&str] = &[
-    "__hipPopCallConfiguration",
-    "__hipPushCallConfiguration",
-    "__hipRegisterFatBinary",
-    "__hipRegisterFunction",
-    "__hipRegisterManagedVar",
-    "__hipRegisterSurface",
-    "__hipRegisterTexture",
-    "__hipRegisterVar",
-    "__hipUnregisterFatBinary",
 ];
 
 /// Structs passed or returned by value, and their `#[repr(C)]` twins.

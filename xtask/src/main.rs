@@ -9,6 +9,11 @@ mod names;
 mod plugins;
 mod setup;
 mod sim;
+/// HIP's dispatch-table slot order (ROCm ≥ 6.1), the one list of the
+/// compiler-interface functions; the tool owns it, the generators read it.
+#[path = "../../host/intercept/src/hip/table_slots.rs"]
+#[allow(dead_code)]
+mod table_slots;
 mod util;
 
 use anyhow::Result;

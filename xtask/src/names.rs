@@ -23,23 +23,12 @@ use std::process::Command;
 
 use anyhow::{bail, ensure, Context, Result};
 
+// The HIP compiler dispatch table order (FACTS §4).
+use crate::table_slots::COMPILER_SLOTS as HIP_COMPILER_API;
 use crate::util::root;
 
 const HIP_LIBRARY: &str = "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5";
 const HSA_TRACE_HEADER: &str = "/usr/include/hsa/hsa_api_trace.h";
-
-/// The HIP compiler dispatch table order (FACTS §4).
-const HIP_COMPILER_API: [&str; 9] = [
-    "__hipPopCallConfiguration",
-    "__hipPushCallConfiguration",
-    "__hipRegisterFatBinary",
-    "__hipRegisterFunction",
-    "__hipRegisterManagedVar",
-    "__hipRegisterSurface",
-    "__hipRegisterTexture",
-    "__hipRegisterVar",
-    "__hipUnregisterFatBinary",
-];
 
 /// (output file, C struct in `hsa_api_trace.h`)
 const HSA_TABLES: [(&str, &str); 4] = [

@@ -27,6 +27,10 @@
 //! 6.2 slots 429–436 (`hipGraph*ExternalSemaphores*`) are declared but the
 //! runtime leaves them null.
 //!
+//! This file is the one copy of these lists: the generators (`xtask`) and the
+//! simulated runtime's `build.rs` compile it in with `#[path]`, so it holds
+//! nothing but constants.
+//!
 //! Caveat: development builds of 6.3 briefly had three `hipDrvGraph*` slots
 //! at 445–447 in another order; released versions agree with this list.
 
