@@ -71,7 +71,7 @@ fn main() -> ExitCode {
                         || {
                             p.begin_async(
                                 Domain::KernelDispatch,
-                                registry::kernel_dispatch_op::ENQUEUE,
+                                registry::kernel_dispatch::ENQUEUE,
                             )
                         },
                         |_| String::new(),

@@ -11,6 +11,7 @@
 //! that thinks in records: producers, tests, replay readers and output sinks.
 //! Rows within one table keep the order in which they were produced.
 
+use rocwasm_ids::ops::{allocation, copy, runtime_init, scratch};
 use serde::{Deserialize, Serialize};
 
 /// Declares a row struct and its column table with push/row/len/retain.
@@ -278,43 +279,43 @@ impl Batch {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[repr(u32)]
 pub enum MemoryCopyDirection {
-    None = 0,
-    HostToHost = 1,
-    HostToDevice = 2,
-    DeviceToHost = 3,
-    DeviceToDevice = 4,
+    None = copy::NONE,
+    HostToHost = copy::HOST_TO_HOST,
+    HostToDevice = copy::HOST_TO_DEVICE,
+    DeviceToHost = copy::DEVICE_TO_HOST,
+    DeviceToDevice = copy::DEVICE_TO_DEVICE,
 }
 
 /// Operations of [`crate::BufferTracingKind::MemoryAllocation`] records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[repr(u32)]
 pub enum MemoryAllocationOperation {
-    None = 0,
-    Allocate = 1,
-    VmemAllocate = 2,
-    Free = 3,
-    VmemFree = 4,
+    None = allocation::NONE,
+    Allocate = allocation::ALLOCATE,
+    VmemAllocate = allocation::VMEM_ALLOCATE,
+    Free = allocation::FREE,
+    VmemFree = allocation::VMEM_FREE,
 }
 
 /// Operations of [`crate::BufferTracingKind::ScratchMemory`] records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[repr(u32)]
 pub enum ScratchMemoryOperation {
-    None = 0,
-    Alloc = 1,
-    Free = 2,
-    AsyncReclaim = 3,
+    None = scratch::NONE,
+    Alloc = scratch::ALLOC,
+    Free = scratch::FREE,
+    AsyncReclaim = scratch::ASYNC_RECLAIM,
 }
 
 /// Operations of [`crate::BufferTracingKind::RuntimeInitialization`] records.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[repr(u32)]
 pub enum RuntimeLibrary {
-    None = 0,
-    Hsa = 1,
-    Hip = 2,
-    Marker = 3,
-    Rccl = 4,
-    Rocdecode = 5,
-    Rocjpeg = 6,
+    None = runtime_init::NONE,
+    Hsa = runtime_init::HSA,
+    Hip = runtime_init::HIP,
+    Marker = runtime_init::MARKER,
+    Rccl = runtime_init::RCCL,
+    Rocdecode = runtime_init::ROCDECODE,
+    Rocjpeg = runtime_init::ROCJPEG,
 }

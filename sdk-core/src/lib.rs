@@ -4,8 +4,9 @@
 //! `host/intercept`), the plugin runtime (`host/runtime`) and replay
 //! (`host/replay`) share. It contains no `unsafe` code.
 //!
-//! - [`kind`]: buffer- and callback-tracing kinds, phases, status codes.
-//! - [`registry`]: operation names and numbers of every kind.
+//! - [`kind`]: buffer- and callback-tracing kinds, phases, status codes, and
+//!   [`registry`]: operation names and numbers of every kind — both defined
+//!   once in `rocwasm-ids` and re-exported here.
 //! - [`batch`]: columnar batches, the unit of delivery.
 //! - [`symbols`]: agents, code objects and kernel symbols by id.
 //! - [`profiler`]: the engine — contexts, services, correlation ids, and the
@@ -13,7 +14,8 @@
 //! - [`buffer`]: the two-half record buffers (its module doc explains the
 //!   concurrency design); [`callback_thread`] delivers them.
 //! - [`callback`]: callback records, requests, and the sink traits.
-//! - [`domain`]: record sources tying buffer, callback and external kinds together.
+//! - [`domain`]: record sources tying buffer, callback and external kinds
+//!   together (also from `rocwasm-ids`).
 //! - [`clock`]: CLOCK_BOOTTIME timestamps and thread ids.
 
 #![forbid(unsafe_code)]
@@ -24,12 +26,16 @@ pub mod callback;
 mod callback_thread;
 pub mod clock;
 mod correlation;
-pub mod domain;
 pub mod kind;
 pub mod profiler;
 pub mod record;
-pub mod registry;
 pub mod symbols;
+
+/// Record sources (defined in `rocwasm-ids`).
+pub use rocwasm_ids::domain;
+/// Operation numbers and names of every kind (defined in `rocwasm-ids`).
+pub use rocwasm_ids::ops as registry;
+pub use rocwasm_ids::ApiFamily;
 
 pub use batch::*;
 pub use buffer::{Buffer, Pushed};

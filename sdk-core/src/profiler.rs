@@ -55,7 +55,7 @@ use crate::kind::{
     Status,
 };
 use crate::record::Record;
-use crate::registry::{self, code_object_op, kernel_dispatch_op};
+use crate::registry::{self, code_object, kernel_dispatch};
 use crate::symbols::{CodeObject, KernelSymbol, SymbolTable};
 
 /// At most this many contexts (the producer side tracks them in `u64` masks).
@@ -1067,7 +1067,7 @@ impl Profiler {
             thread_id: op.thread_id,
             ..dispatch
         };
-        self.complete(&op, kernel_dispatch_op::COMPLETE, |external| {
+        self.complete(&op, kernel_dispatch::COMPLETE, |external| {
             Record::KernelDispatch(KernelDispatch {
                 external_correlation_id: external,
                 ..base
@@ -1217,7 +1217,7 @@ impl Profiler {
         if self.is_tracing(Domain::CodeObject) {
             self.code_object_like_callback(
                 Domain::CodeObject,
-                code_object_op::LOAD,
+                code_object::LOAD,
                 Some(CallbackPhase::Enter),
                 CallbackPayload::CodeObjectLoad(co),
             );
@@ -1233,7 +1233,7 @@ impl Profiler {
         ) {
             self.code_object_like_callback(
                 Domain::CodeObject,
-                code_object_op::LOAD,
+                code_object::LOAD,
                 Some(CallbackPhase::Exit),
                 CallbackPayload::CodeObjectLoad(co),
             );
@@ -1247,7 +1247,7 @@ impl Profiler {
         if self.is_tracing(Domain::CodeObject) {
             self.code_object_like_callback(
                 Domain::CodeObject,
-                code_object_op::DEVICE_KERNEL_SYMBOL_REGISTER,
+                code_object::DEVICE_KERNEL_SYMBOL_REGISTER,
                 Some(CallbackPhase::Enter),
                 CallbackPayload::KernelSymbolRegister(symbol),
             );
@@ -1259,7 +1259,7 @@ impl Profiler {
         if let (true, Some(k)) = (self.is_tracing(Domain::CodeObject), self.symbols.kernel(id)) {
             self.code_object_like_callback(
                 Domain::CodeObject,
-                code_object_op::DEVICE_KERNEL_SYMBOL_REGISTER,
+                code_object::DEVICE_KERNEL_SYMBOL_REGISTER,
                 Some(CallbackPhase::Exit),
                 CallbackPayload::KernelSymbolRegister(k),
             );

@@ -363,7 +363,7 @@ fn async_children_keep_the_launcher_id_and_retire_after_the_last() {
             let a = p
                 .begin_async(
                     Domain::KernelDispatch,
-                    registry::kernel_dispatch_op::ENQUEUE,
+                    registry::kernel_dispatch::ENQUEUE,
                 )
                 .unwrap();
             let b = p
@@ -604,7 +604,7 @@ fn code_objects_memory_and_runtime_events() {
     let log = log.lock().unwrap();
     let order: Vec<(u32, Option<CallbackPhase>)> =
         log.iter().map(|r| (r.operation, r.phase)).collect();
-    use registry::code_object_op::*;
+    use registry::code_object::*;
     assert_eq!(
         order,
         vec![

@@ -23,10 +23,8 @@ use std::process::Command;
 const REAL_LIB: &str = "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5";
 
 /// The slot order of HIP's dispatch tables (ROCm ≥ 6.1), an ABI fact the
-/// tool needs too: its list, compiled in here rather than copied.
-#[path = "../../host/intercept/src/hip/table_slots.rs"]
-#[allow(dead_code)]
-mod table_slots;
+/// tool needs too: the one list, in `rocwasm-ids`.
+use rocwasm_ids::hip_table as table_slots;
 
 fn main() {
     let manifest = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap());
@@ -48,7 +46,6 @@ fn main() {
     // Exports that have a slot in ROCm 6.2's HIP dispatch tables jump through
     // the table instead (see `src/dispatch.rs`), whose slot holds the same
     // target unless a tool replaced it.
-    println!("cargo:rerun-if-changed=../../host/intercept/src/hip/table_slots.rs");
     let slot_of = |names: &'static [&'static str]| -> BTreeMap<&'static str, usize> {
         names.iter().enumerate().map(|(i, n)| (*n, i)).collect()
     };

@@ -1,5 +1,5 @@
-//! Generates, from the checked-in lists in `tables/`:
-//! - `layout_rocm5.rs`: the slot names of the ROCm 5.x API tables, in order;
+//! Generates, from the checked-in list in `tables/` (the slot order itself is
+//! `rocwasm_ids::hsa_table`):
 //! - `exports.rs`: one trampoline per exported function (see `table::trampoline`);
 //! - `rocr.map`: the version script giving every export the node `ROCR_1`,
 //!   passed to the linker with the SONAME `libhsa-runtime64.so.1`.
@@ -10,40 +10,7 @@ use std::path::PathBuf;
 fn main() {
     let dir = PathBuf::from(std::env::var("CARGO_MANIFEST_DIR").unwrap()).join("tables");
     let out = PathBuf::from(std::env::var("OUT_DIR").unwrap());
-    println!("cargo:rerun-if-changed=tables/rocm5.txt");
     println!("cargo:rerun-if-changed=tables/exports.txt");
-
-    let layout = std::fs::read_to_string(dir.join("rocm5.txt")).expect("tables/rocm5.txt");
-    let mut rust = String::new();
-    let mut section: Option<String> = None;
-    let mut names: Vec<String> = Vec::new();
-    let flush = |rust: &mut String, section: &Option<String>, names: &mut Vec<String>| {
-        if let Some(s) = section {
-            let list: Vec<String> = names.iter().map(|n| format!("{n:?}")).collect();
-            writeln!(
-                rust,
-                "pub const {}: &[&str] = &[{}];",
-                s.to_uppercase(),
-                list.join(", ")
-            )
-            .unwrap();
-        }
-        names.clear();
-    };
-    for line in layout
-        .lines()
-        .map(str::trim)
-        .filter(|l| !l.is_empty() && !l.starts_with('#'))
-    {
-        if let Some(name) = line.strip_prefix('[').and_then(|l| l.strip_suffix(']')) {
-            flush(&mut rust, &section, &mut names);
-            section = Some(name.to_string());
-        } else {
-            names.push(line.to_string());
-        }
-    }
-    flush(&mut rust, &section, &mut names);
-    std::fs::write(out.join("layout_rocm5.rs"), rust).unwrap();
 
     let exports = std::fs::read_to_string(dir.join("exports.txt")).expect("tables/exports.txt");
     let mut tramp = String::from("trampolines! {\n");

@@ -32,7 +32,7 @@ use std::process::Command;
 
 // The compiler-interface functions: the SDK's HIP_COMPILER_API kind (FACTS §4's
 // 9-entry compiler table). Everything else is HIP_RUNTIME_API.
-use crate::table_slots::COMPILER_SLOTS as COMPILER_API;
+use rocwasm_ids::hip_table::COMPILER_SLOTS as COMPILER_API;
 use anyhow::{bail, Context, Result};
 use serde_json::Value;
 

@@ -9,11 +9,6 @@ mod names;
 mod plugins;
 mod setup;
 mod sim;
-/// HIP's dispatch-table slot order (ROCm ≥ 6.1), the one list of the
-/// compiler-interface functions; the tool owns it, the generators read it.
-#[path = "../../host/intercept/src/hip/table_slots.rs"]
-#[allow(dead_code)]
-mod table_slots;
 mod util;
 
 use anyhow::Result;
@@ -36,7 +31,7 @@ enum Command {
         #[arg(long)]
         debug: bool,
     },
-    /// Regenerate sdk-core's operation-name lists from the Debian ROCm 5.2 headers and libraries.
+    /// Regenerate rocwasm-ids's operation-name and HSA slot lists from the Debian ROCm 5.2 headers and libraries.
     GenNames,
     /// Regenerate host/intercept's HIP interposers from the Debian ROCm 5.2 headers and library.
     GenIntercept,

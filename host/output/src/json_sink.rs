@@ -31,7 +31,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use rocwasm_core::{AgentType, Batch, BufferTracingKind, CodeObjectStorage};
+use rocwasm_core::{AgentType, ApiFamily, Batch, BufferTracingKind, CodeObjectStorage};
 use serde::Serialize;
 use serde_json::json;
 
@@ -53,18 +53,12 @@ pub const CATEGORIES: [&str; 8] = [
 
 /// The `buffer_records` category of an API kind.
 pub fn api_category(kind: u32) -> Option<&'static str> {
-    use BufferTracingKind as K;
-    Some(match K::from_raw(kind)? {
-        K::HipRuntimeApi | K::HipCompilerApi | K::HipRuntimeApiExt | K::HipCompilerApiExt => {
-            "hip_api"
+    match ApiFamily::of_raw(kind)? {
+        f @ (ApiFamily::Hip | ApiFamily::Hsa | ApiFamily::Marker | ApiFamily::Rccl) => {
+            Some(f.category())
         }
-        K::HsaCoreApi | K::HsaAmdExtApi | K::HsaImageExtApi | K::HsaFinalizeExtApi => "hsa_api",
-        K::MarkerCoreApi | K::MarkerControlApi | K::MarkerNameApi | K::MarkerCoreRangeApi => {
-            "marker_api"
-        }
-        K::RcclApi => "rccl_api",
-        _ => return None,
-    })
+        ApiFamily::Rocdecode | ApiFamily::Rocjpeg => None,
+    }
 }
 
 #[derive(Serialize)]

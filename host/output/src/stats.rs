@@ -17,7 +17,7 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use comfy_table::{presets, Table};
-use rocwasm_core::{Batch, BufferTracingKind, SymbolTable};
+use rocwasm_core::{ApiFamily, Batch, BufferTracingKind, SymbolTable};
 
 use crate::names::{kind_name, OperationNames};
 use crate::paths::output_path;
@@ -120,17 +120,10 @@ impl StatsDomain {
 
     /// The domain of an API kind, if it has a stats file.
     pub fn of_api_kind(kind: u32) -> Option<StatsDomain> {
-        use BufferTracingKind as K;
-        match K::from_raw(kind)? {
-            K::HipRuntimeApi | K::HipCompilerApi | K::HipRuntimeApiExt | K::HipCompilerApiExt => {
-                Some(StatsDomain::HipApi)
-            }
-            K::HsaCoreApi | K::HsaAmdExtApi | K::HsaImageExtApi | K::HsaFinalizeExtApi => {
-                Some(StatsDomain::HsaApi)
-            }
-            K::MarkerCoreApi | K::MarkerControlApi | K::MarkerNameApi | K::MarkerCoreRangeApi => {
-                Some(StatsDomain::MarkerApi)
-            }
+        match ApiFamily::of_raw(kind)? {
+            ApiFamily::Hip => Some(StatsDomain::HipApi),
+            ApiFamily::Hsa => Some(StatsDomain::HsaApi),
+            ApiFamily::Marker => Some(StatsDomain::MarkerApi),
             _ => None,
         }
     }

@@ -10,7 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rocwasm_core::registry::kernel_dispatch_op;
+use rocwasm_core::registry::kernel_dispatch;
 use rocwasm_core::{ApiCallColumns, Batch, BufferTracingKind as K};
 
 use crate::bindings::types as wit;
@@ -262,7 +262,7 @@ impl StageView {
         // Buffered dispatches are always COMPLETE (FACTS §1).
         table!(kernel_dispatches, K::KernelDispatch, |r| {
             let _ = &r;
-            kernel_dispatch_op::COMPLETE
+            kernel_dispatch::COMPLETE
         });
         table!(memory_copies, K::MemoryCopy, |r| r.operation);
         table!(memory_allocations, K::MemoryAllocation, |r| r.operation);

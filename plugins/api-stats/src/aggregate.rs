@@ -50,17 +50,17 @@ pub fn kinds_for_apis(apis: &str) -> Result<Vec<u32>, String> {
     let mut kinds = Vec::new();
     for api in apis.split(',').map(str::trim).filter(|s| !s.is_empty()) {
         match api.to_ascii_lowercase().as_str() {
-            "hip" => kinds.extend([BUFFER_HIP_RUNTIME_API, BUFFER_HIP_COMPILER_API]),
+            "hip" => kinds.extend([buffer::HIP_RUNTIME_API, buffer::HIP_COMPILER_API]),
             "hsa" => kinds.extend([
-                BUFFER_HSA_CORE_API,
-                BUFFER_HSA_AMD_EXT_API,
-                BUFFER_HSA_IMAGE_EXT_API,
-                BUFFER_HSA_FINALIZE_EXT_API,
+                buffer::HSA_CORE_API,
+                buffer::HSA_AMD_EXT_API,
+                buffer::HSA_IMAGE_EXT_API,
+                buffer::HSA_FINALIZE_EXT_API,
             ]),
             "marker" | "roctx" => kinds.extend([
-                BUFFER_MARKER_CORE_API,
-                BUFFER_MARKER_CONTROL_API,
-                BUFFER_MARKER_NAME_API,
+                buffer::MARKER_CORE_API,
+                buffer::MARKER_CONTROL_API,
+                buffer::MARKER_NAME_API,
             ]),
             other => {
                 return Err(format!(
@@ -90,12 +90,12 @@ mod tests {
     #[test]
     fn splits_domains_and_names_operations() {
         let calls: ApiCallColumns = [
-            call(BUFFER_HIP_RUNTIME_API, 1, 0, 10),
-            call(BUFFER_HIP_RUNTIME_API, 1, 10, 40),
-            call(BUFFER_HIP_RUNTIME_API, 2, 0, 60),
-            call(BUFFER_HSA_CORE_API, 1, 0, 5),
-            call(BUFFER_MARKER_CORE_API, 3, 0, 1),
-            call(BUFFER_KERNEL_DISPATCH, 1, 0, 1),
+            call(buffer::HIP_RUNTIME_API, 1, 0, 10),
+            call(buffer::HIP_RUNTIME_API, 1, 10, 40),
+            call(buffer::HIP_RUNTIME_API, 2, 0, 60),
+            call(buffer::HSA_CORE_API, 1, 0, 5),
+            call(buffer::MARKER_CORE_API, 3, 0, 1),
+            call(buffer::KERNEL_DISPATCH, 1, 0, 1),
         ]
         .into_iter()
         .collect();

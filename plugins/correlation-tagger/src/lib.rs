@@ -67,7 +67,7 @@ impl AnalysisPlugin for CorrelationTagger {
         // Only the two range calls, when the host names them; else all marker calls.
         let ops: Vec<u32> = [PUSH, POP]
             .iter()
-            .filter_map(|n| names::find_callback_operation(CALLBACK_MARKER_CORE_API, n))
+            .filter_map(|n| names::find_callback_operation(callback::MARKER_CORE_API, n))
             .collect();
         let ops = if ops.len() == 2 { ops } else { Vec::new() };
         let mut own = None;
@@ -82,10 +82,10 @@ impl AnalysisPlugin for CorrelationTagger {
             None => own_context()?,
         };
         let ranges =
-            match profiler::configure_callback_tracing(requests, CALLBACK_MARKER_CORE_API, &ops) {
+            match profiler::configure_callback_tracing(requests, callback::MARKER_CORE_API, &ops) {
                 Err(Status::ServiceAlreadyConfigured) if Some(requests) == self.chain_context => {
                     let ctx = own_context()?;
-                    profiler::configure_callback_tracing(ctx, CALLBACK_MARKER_CORE_API, &ops)
+                    profiler::configure_callback_tracing(ctx, callback::MARKER_CORE_API, &ops)
                         .map(|_| ctx)
                 }
                 r => r.map(|_| requests),
@@ -93,7 +93,7 @@ impl AnalysisPlugin for CorrelationTagger {
             .context("configure-callback-tracing(MARKER_CORE_API)")?;
         profiler::configure_external_correlation_request(
             requests,
-            &[EXTERNAL_CORRELATION_KERNEL_DISPATCH],
+            &[external_correlation::KERNEL_DISPATCH],
         )
         .context("configure-external-correlation-request(KERNEL_DISPATCH)")?;
         // The chain starts its own context; ours we start.
@@ -112,7 +112,7 @@ impl AnalysisPlugin for CorrelationTagger {
     }
 
     fn on_callback(&mut self, record: &CallbackRecord, user_data: u64) -> u64 {
-        if record.kind != CALLBACK_MARKER_CORE_API || record.phase != Phase::Enter {
+        if record.kind != callback::MARKER_CORE_API || record.phase != Phase::Enter {
             return user_data;
         }
         match self.ops.callback_operation(record.kind, record.operation) {
@@ -133,7 +133,7 @@ impl AnalysisPlugin for CorrelationTagger {
         &mut self,
         request: &ExternalCorrelationRequest,
     ) -> Option<u64> {
-        if request.kind != EXTERNAL_CORRELATION_KERNEL_DISPATCH {
+        if request.kind != external_correlation::KERNEL_DISPATCH {
             return None;
         }
         self.tagger.answer(request.thread_id)

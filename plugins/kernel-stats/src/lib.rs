@@ -40,7 +40,7 @@ struct KernelStats {
 impl AnalysisPlugin for KernelStats {
     fn configure(&mut self, info: &ToolInfo) -> bool {
         self.self_configure = info.domains.is_empty();
-        if !self.self_configure && !info.domains.contains(&BUFFER_KERNEL_DISPATCH) {
+        if !self.self_configure && !info.domains.contains(&buffer::KERNEL_DISPATCH) {
             warn!("kernel-stats: the stage's domains do not include KERNEL_DISPATCH; it will see no kernels");
         }
         true
@@ -53,7 +53,7 @@ impl AnalysisPlugin for KernelStats {
                 .context("delivery.select-columns")?;
         }
         if self.self_configure {
-            services::trace_buffers(&[BUFFER_KERNEL_DISPATCH])?;
+            services::trace_buffers(&[buffer::KERNEL_DISPATCH])?;
         }
         Ok(())
     }

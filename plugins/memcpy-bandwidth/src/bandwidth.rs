@@ -96,7 +96,7 @@ impl Bandwidth {
     pub fn by_direction_table(&self) -> SummaryTable {
         let mut table = SummaryTable::new("Memory copies by direction", &header(&["Direction"]));
         for (op, group) in sorted(&self.by_direction) {
-            let name = copy::direction_name(*op)
+            let name = copy::short_name(*op)
                 .map(str::to_string)
                 .unwrap_or_else(|| format!("DIRECTION_{op}"));
             table.push_row([name].into_iter().chain(group.cells()));

@@ -41,7 +41,7 @@ impl AnalysisPlugin for MemcpyBandwidth {
 
     fn init(&mut self) -> Result<(), String> {
         if self.self_configure {
-            services::trace_buffers(&[BUFFER_MEMORY_COPY])?;
+            services::trace_buffers(&[buffer::MEMORY_COPY])?;
         }
         Ok(())
     }

@@ -9,7 +9,7 @@
 //! ```no_run
 //! use rocwasm_plugin_sdk::{kind, names::OperationNames};
 //! let mut names = OperationNames::new();
-//! let name = names.buffer_operation(kind::BUFFER_HIP_RUNTIME_API, 42).to_string();
+//! let name = names.buffer_operation(kind::buffer::HIP_RUNTIME_API, 42).to_string();
 //! ```
 
 use std::collections::HashMap;

@@ -249,7 +249,7 @@ macro_rules! rows {
 rows! {
     /// One HSA, HIP, marker (or other API-domain) call.
     ApiCallColumns = "api-calls" => ApiCall {
-        /// The buffer kind: which API domain (`kind::BUFFER_HIP_RUNTIME_API`, …).
+        /// The buffer kind: which API domain (`kind::buffer::HIP_RUNTIME_API`, …).
         kind: u32,
         /// The API function within the kind; name it with [`crate::names`].
         operation: u32,

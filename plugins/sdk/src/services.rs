@@ -8,7 +8,7 @@
 //! ```no_run
 //! use rocwasm_plugin_sdk::{kind, services};
 //! # fn init() -> Result<(), String> {
-//! let tracing = services::trace_buffers(&[kind::BUFFER_KERNEL_DISPATCH])?;
+//! let tracing = services::trace_buffers(&[kind::buffer::KERNEL_DISPATCH])?;
 //! # Ok(()) }
 //! ```
 //!

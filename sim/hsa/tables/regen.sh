@@ -1,24 +1,19 @@
 #!/bin/sh
-# Regenerates rocm5.txt (table slot order) and exports.txt (the exported
-# symbols of Debian's libhsa-runtime64.so.1, each with the table slot it
-# trampolines through) from the ROCm 5.2 header and library on this machine.
+# Regenerates exports.txt (the exported symbols of Debian's
+# libhsa-runtime64.so.1, each with the table slot it trampolines through) from
+# the ROCm 5.2 header and library on this machine. The slot order itself is
+# rocwasm-ids's hsa_table (`cargo xtask gen-names`).
 set -eu
 cd "$(dirname "$0")"
 python3 - <<'PY'
 import re, subprocess
 src = open('/usr/include/hsa/hsa_api_trace.h').read()
-out = ["# ROCm 5.x HSA API table layout (major 1), slot names in order, from hsa_api_trace.h of ROCm 5.2.",
-       "# Checked against the real header by `cargo test -p sim-hsa` (table::layout_check).",
-       "# Regenerate: sim/hsa/tables/regen.sh"]
 slots = set()
 for key, name in [('core', 'CoreApiTable'), ('amd_ext', 'AmdExtTable'),
                   ('finalizer_ext', 'FinalizerExtTable'), ('image_ext', 'ImageExtTable')]:
     body = re.search(r'struct ' + name + r' \{(.*?)\n\};', src, re.S).group(1)
     names = re.findall(r'(\w+)_fn;', body)
     slots.update(names)
-    out.append('[%s]' % key)
-    out += names
-open('rocm5.txt', 'w').write('\n'.join(out) + '\n')
 
 syms = subprocess.run(['readelf', '--dyn-syms', '-W', '/usr/lib/x86_64-linux-gnu/libhsa-runtime64.so.1'],
                       capture_output=True, text=True, check=True).stdout

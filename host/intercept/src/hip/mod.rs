@@ -18,7 +18,8 @@
 #[macro_use]
 mod interpose;
 pub mod kernels;
-pub mod table_slots;
+/// The slot order of HIP's dispatch tables (in `rocwasm-ids`).
+pub use rocwasm_ids::hip_table as table_slots;
 pub mod types;
 
 #[allow(unused_imports)]

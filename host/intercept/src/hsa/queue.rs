@@ -93,7 +93,7 @@ pub fn on_reserve(queue: *const c_void, first: u64, count: u64) {
     for index in first..first.saturating_add(count.min(info.size)) {
         let token = session.begin_async(
             BufferTracingKind::KernelDispatch,
-            rocwasm_core::registry::kernel_dispatch_op::ENQUEUE,
+            rocwasm_core::registry::kernel_dispatch::ENQUEUE,
         );
         if let Some(old) = pending.insert(index, Noted { token, host_kernel }) {
             session.cancel_async(old.token);
@@ -277,7 +277,7 @@ fn instrument(
         Some(n) => n.token,
         None => session.begin_async(
             BufferTracingKind::KernelDispatch,
-            rocwasm_core::registry::kernel_dispatch_op::ENQUEUE,
+            rocwasm_core::registry::kernel_dispatch::ENQUEUE,
         ),
     };
     let enqueue = token

@@ -65,7 +65,7 @@ impl LateConfigure {
                 "configure-buffer-tracing",
                 outcome(profiler::configure_buffer_tracing(
                     ctx,
-                    BUFFER_KERNEL_DISPATCH,
+                    buffer::KERNEL_DISPATCH,
                     &[],
                     0,
                 )),
@@ -74,7 +74,7 @@ impl LateConfigure {
                 "configure-callback-tracing",
                 outcome(profiler::configure_callback_tracing(
                     ctx,
-                    CALLBACK_HIP_RUNTIME_API,
+                    callback::HIP_RUNTIME_API,
                     &[],
                 )),
             ),
@@ -82,7 +82,7 @@ impl LateConfigure {
                 "configure-external-correlation-request",
                 outcome(profiler::configure_external_correlation_request(
                     ctx,
-                    &[EXTERNAL_CORRELATION_KERNEL_DISPATCH],
+                    &[external_correlation::KERNEL_DISPATCH],
                 )),
             ),
         ];
@@ -91,7 +91,7 @@ impl LateConfigure {
                 "configure-external-correlation-request(chain-context)",
                 outcome(profiler::configure_external_correlation_request(
                     chain,
-                    &[EXTERNAL_CORRELATION_KERNEL_DISPATCH],
+                    &[external_correlation::KERNEL_DISPATCH],
                 )),
             ));
         }

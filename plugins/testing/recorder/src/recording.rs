@@ -298,7 +298,7 @@ mod tests {
     fn cb(phase: Phase, thread_id: u64, internal: u64) -> CallbackRecord {
         CallbackRecord {
             context: 1,
-            kind: CALLBACK_HIP_RUNTIME_API,
+            kind: callback::HIP_RUNTIME_API,
             operation: 3,
             phase,
             correlation: Correlation {
@@ -320,12 +320,12 @@ mod tests {
         let mut batch = Batch::default();
         batch.api_calls.extend([
             ApiCall {
-                kind: BUFFER_HIP_RUNTIME_API,
+                kind: buffer::HIP_RUNTIME_API,
                 external_correlation_id: 7,
                 ..Default::default()
             },
             ApiCall {
-                kind: BUFFER_HIP_RUNTIME_API,
+                kind: buffer::HIP_RUNTIME_API,
                 external_correlation_id: 7,
                 ..Default::default()
             },
@@ -402,7 +402,7 @@ mod tests {
         let req = ExternalCorrelationRequest {
             thread_id: 9,
             context: 1,
-            kind: EXTERNAL_CORRELATION_KERNEL_DISPATCH,
+            kind: external_correlation::KERNEL_DISPATCH,
             operation: 0,
             internal_correlation_id: 77,
         };

@@ -11,9 +11,9 @@
 //! a version header `{major_id, minor_id = size in bytes, step_id, reserved}`
 //! followed by function pointers; slot order comes from a [`Layout`].
 //!
-//! To add the ROCm 6.x layout (major 2), write `tables/rocm6.txt` with its
-//! slot order, generate it in `build.rs` like `rocm5`, and add a [`Layout`]
-//! to [`LAYOUTS`]: the trampolines find their slot by name, not position.
+//! To add the ROCm 6.x layout (major 2), add its slot order to
+//! `rocwasm_ids::hsa_table` and a [`Layout`] to [`LAYOUTS`]: the trampolines
+//! find their slot by name, not position.
 
 #[cfg(test)]
 mod layout_check;
@@ -24,9 +24,12 @@ use std::sync::OnceLock;
 
 pub use trampoline::{EXPORTS, EXPORT_COUNT};
 
-/// Slot names of the ROCm 5.x tables, generated from `tables/rocm5.txt`.
+/// Slot names of the ROCm 5.x tables (`rocwasm_ids::hsa_table`).
 pub mod rocm5 {
-    include!(concat!(env!("OUT_DIR"), "/layout_rocm5.rs"));
+    pub use rocwasm_ids::hsa_table::{
+        AMD_EXT_TABLE as AMD_EXT, CORE_API_TABLE as CORE, FINALIZER_EXT_TABLE as FINALIZER_EXT,
+        IMAGE_EXT_TABLE as IMAGE_EXT,
+    };
 }
 
 /// `ApiTableVersion`: the first member of every table.
@@ -69,19 +72,19 @@ pub static LAYOUTS: &[Layout] = &[Layout {
     tables: [
         TableLayout {
             major: 1,
-            slots: rocm5::CORE,
+            slots: &rocm5::CORE,
         },
         TableLayout {
             major: 1,
-            slots: rocm5::AMD_EXT,
+            slots: &rocm5::AMD_EXT,
         },
         TableLayout {
             major: 1,
-            slots: rocm5::FINALIZER_EXT,
+            slots: &rocm5::FINALIZER_EXT,
         },
         TableLayout {
             major: 1,
-            slots: rocm5::IMAGE_EXT,
+            slots: &rocm5::IMAGE_EXT,
         },
     ],
 }];

@@ -2,7 +2,7 @@
 //!
 //! From ROCm 6.1, `libamdhip64`'s exported functions call through two tables
 //! that rocprofiler-register hands to a tool's `rocprofiler_set_api_table`
-//! (`crate::register`) before first use: the compiler table (`hip_compiler`)
+//! (`rocwasm-intercept`'s `register` module) before first use: the compiler table (`hip_compiler`)
 //! and the runtime table (`hip`). Each is `{ size_t size; fn pointers… }`,
 //! `size` in bytes covering itself, and released versions only ever append
 //! slots (the header's `HIP_RUNTIME_API_TABLE_STEP_VERSION` counts the
@@ -27,9 +27,9 @@
 //! 6.2 slots 429–436 (`hipGraph*ExternalSemaphores*`) are declared but the
 //! runtime leaves them null.
 //!
-//! This file is the one copy of these lists: the generators (`xtask`) and the
-//! simulated runtime's `build.rs` compile it in with `#[path]`, so it holds
-//! nothing but constants.
+//! This module is the one copy of these lists: the interception library's
+//! table wrappers, the generators (`xtask`) and the simulated runtime's
+//! `build.rs` all read it from here.
 //!
 //! Caveat: development builds of 6.3 briefly had three `hipDrvGraph*` slots
 //! at 445–447 in another order; released versions agree with this list.

@@ -5,36 +5,57 @@
 //! "this is a kernel dispatch" — and the engine routes the event to whichever
 //! of the three services the contexts configured for it.
 
-use serde::{Deserialize, Serialize};
-
 use crate::kind::{BufferTracingKind as B, CallbackTracingKind as C, ExternalCorrelationKind as E};
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+/// A source of records; see the module documentation.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
 #[repr(u8)]
 pub enum Domain {
+    /// HSA core API calls.
     HsaCoreApi,
+    /// HSA AMD extension API calls.
     HsaAmdExtApi,
+    /// HSA image extension API calls.
     HsaImageExtApi,
+    /// HSA finalizer extension API calls.
     HsaFinalizeExtApi,
+    /// HIP runtime API calls.
     HipRuntimeApi,
+    /// HIP compiler API calls (`__hip*`).
     HipCompilerApi,
+    /// roctx marks and ranges.
     MarkerCoreApi,
+    /// roctx profiler pause/resume.
     MarkerControlApi,
+    /// roctx naming calls.
     MarkerNameApi,
+    /// roctx thread and process ranges.
     MarkerCoreRangeApi,
+    /// RCCL calls.
     RcclApi,
+    /// rocDecode calls.
     RocdecodeApi,
+    /// rocJPEG calls.
     RocjpegApi,
+    /// Kernel dispatches (async).
     KernelDispatch,
+    /// Memory copies (async).
     MemoryCopy,
+    /// Memory allocations.
     MemoryAllocation,
+    /// Scratch-memory events.
     ScratchMemory,
+    /// A runtime came up.
     RuntimeInitialization,
+    /// An internal correlation id is no longer referenced.
     CorrelationIdRetirement,
+    /// Code objects and kernel symbols loaded or unloaded.
     CodeObject,
 }
 
 impl Domain {
+    /// Every domain, in index order.
     pub const ALL: &'static [Domain] = &[
         Domain::HsaCoreApi,
         Domain::HsaAmdExtApi,
@@ -58,11 +79,13 @@ impl Domain {
         Domain::CodeObject,
     ];
 
-    pub(crate) const fn index(self) -> usize {
+    /// The domain's dense index (`0..ALL.len()`), for per-domain tables.
+    pub const fn index(self) -> usize {
         self as usize
     }
 
-    pub(crate) const fn bit(self) -> u64 {
+    /// The domain's bit in a 64-bit set of domains.
+    pub const fn bit(self) -> u64 {
         1 << self as u64
     }
 
@@ -161,19 +184,22 @@ impl Domain {
         }
     }
 
+    /// The buffer-tracing kind of the domain's records, if it has one.
     pub const fn buffer_kind(self) -> Option<B> {
         self.kinds().0
     }
 
+    /// The callback-tracing kind of the domain, if it has one.
     pub const fn callback_kind(self) -> Option<C> {
         self.kinds().1
     }
 
+    /// The external-correlation request kind of the domain, if it has one.
     pub const fn external_kind(self) -> Option<E> {
         self.kinds().2
     }
 
-    /// True for API-call domains (the ones [`crate::Profiler::trace_api`] serves).
+    /// True for API-call domains (the ones the engine's `trace_api` serves).
     pub const fn is_api(self) -> bool {
         (self as u8) <= Domain::RocjpegApi as u8
     }
@@ -206,7 +232,7 @@ impl Domain {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::registry;
+    use crate::ops as registry;
 
     #[test]
     fn domain_kinds_agree_with_the_name_mapping() {
