@@ -5,11 +5,14 @@
 //! fresh Debian 12 machine with a Rust toolchain runs them as they are.
 
 mod intercept;
+mod layers;
 mod names;
 mod plugins;
 mod setup;
 mod sim;
 mod util;
+
+use std::path::PathBuf;
 
 use anyhow::Result;
 use clap::{Parser, Subcommand};
@@ -41,6 +44,12 @@ enum Command {
     Demo,
     /// Build everything and run every test.
     Test,
+    /// Fail if any crate has an import cycle between its modules.
+    CheckLayers {
+        /// Check the crates under this directory instead of the repository.
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
 }
 
 fn main() -> Result<()> {
@@ -71,6 +80,7 @@ fn main() -> Result<()> {
             let plugins = test_plugins_natively();
             host.and(plugins)
         }
+        Command::CheckLayers { root } => layers::check(&root.unwrap_or_else(util::root)),
     }
 }
 

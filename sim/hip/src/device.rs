@@ -367,23 +367,3 @@ pub extern "C" fn hipDriverGetVersion(version: *mut c_int) -> hipError_t {
 pub extern "C" fn hipRuntimeGetVersion(version: *mut c_int) -> hipError_t {
     api!("hipRuntimeGetVersion", { write_out(version, 50221153) })
 }
-
-pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
-    api!("hipDeviceSynchronize", {
-        if let Err(e) = runtime() {
-            return e;
-        }
-        crate::stream::synchronize_device(current());
-        hipSuccess
-    })
-}
-
-pub extern "C" fn hipDeviceReset() -> hipError_t {
-    api!("hipDeviceReset", {
-        if let Err(e) = runtime() {
-            return e;
-        }
-        crate::stream::synchronize_device(current());
-        hipSuccess
-    })
-}

@@ -154,3 +154,21 @@ pub extern "C" fn hipEventElapsedTime(
         }
     })
 }
+
+pub extern "C" fn hipStreamWaitEvent(
+    stream: hipStream_t,
+    event: hipEvent_t,
+    _flags: c_uint,
+) -> hipError_t {
+    api!("hipStreamWaitEvent", {
+        let s = match stream::resolve(stream) {
+            Ok(s) => s,
+            Err(e) => return e,
+        };
+        match signal_of(event) {
+            Ok(Some(signal)) => s.wait_for(signal).err().unwrap_or(hipSuccess),
+            Ok(None) => hipSuccess,
+            Err(e) => e,
+        }
+    })
+}

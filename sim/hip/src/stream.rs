@@ -409,24 +409,26 @@ pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     })
 }
 
-pub extern "C" fn hipStreamWaitEvent(
-    stream: hipStream_t,
-    event: crate::event::hipEvent_t,
-    _flags: c_uint,
-) -> hipError_t {
-    api!("hipStreamWaitEvent", {
-        let s = match resolve(stream) {
-            Ok(s) => s,
-            Err(e) => return e,
-        };
-        match crate::event::signal_of(event) {
-            Ok(Some(signal)) => s.wait_for(signal).err().unwrap_or(hipSuccess),
-            Ok(None) => hipSuccess,
-            Err(e) => e,
+pub extern "C" fn hipGetStreamDeviceId(stream: hipStream_t) -> c_int {
+    resolve(stream).map_or(-1, |s| s.device as c_int)
+}
+
+pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
+    api!("hipDeviceSynchronize", {
+        if let Err(e) = runtime() {
+            return e;
         }
+        synchronize_device(device::current());
+        hipSuccess
     })
 }
 
-pub extern "C" fn hipGetStreamDeviceId(stream: hipStream_t) -> c_int {
-    resolve(stream).map_or(-1, |s| s.device as c_int)
+pub extern "C" fn hipDeviceReset() -> hipError_t {
+    api!("hipDeviceReset", {
+        if let Err(e) = runtime() {
+            return e;
+        }
+        synchronize_device(device::current());
+        hipSuccess
+    })
 }

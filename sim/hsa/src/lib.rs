@@ -13,7 +13,8 @@
 //! - `core`, `agent`, `memory`, `signal`, `queue`, `copy`, `loader`: the API;
 //! - `clock`, `effects`: the virtual timeline and host stand-ins for kernels;
 //! - `tools`: `HSA_TOOLS_LIB`;
-//! - `runtime`: process-wide state and clock domains.
+//! - `runtime`: process-wide state and clock domains;
+//! - `topology`: the agents and memory pools the scenario describes.
 //!
 //! All `unsafe` here is FFI: C pointers crossing the API, the shared AQL ring,
 //! the naked trampolines, and calls into tools' function pointers.
@@ -32,4 +33,5 @@ mod runtime;
 mod signal;
 pub mod table;
 mod tools;
+mod topology;
 mod util;

@@ -13,8 +13,8 @@ use std::sync::{Mutex, OnceLock};
 
 use sim_scenario::{ErrorInjector, Scenario};
 
-use crate::agent::Agent;
 use crate::ffi::*;
+use crate::topology::{self, Agent};
 
 pub struct Runtime {
     pub scenario: Scenario,
@@ -31,7 +31,7 @@ static INIT_COUNT: Mutex<u32> = Mutex::new(0);
 pub fn get() -> &'static Runtime {
     RUNTIME.get_or_init(|| {
         let scenario = Scenario::from_env_or_default("sim-hsa");
-        let agents = crate::agent::build(&scenario);
+        let agents = topology::build(&scenario);
         let (injector, unknown) = ErrorInjector::new(&scenario.errors, status_by_name);
         for name in unknown {
             eprintln!("sim-hsa: ignoring injected error with unknown code {name}");
