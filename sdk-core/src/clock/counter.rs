@@ -50,7 +50,7 @@
 use std::sync::atomic::{fence, AtomicU64, AtomicU8, Ordering::*};
 use std::sync::{Mutex, Once};
 
-use super::system_now;
+use super::system::system_now;
 
 /// What [`super::now`] reads.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -20,10 +20,10 @@
 //! `Thread_Id`), cached per thread because a thread's id never changes.
 
 mod counter;
-
-use rustix::time::{clock_gettime, ClockId};
+mod system;
 
 pub use counter::{source, Reading, Source};
+pub use system::system_now;
 
 /// Nanoseconds of `CLOCK_BOOTTIME` (see the module docs for how it is read).
 #[inline]
@@ -45,14 +45,6 @@ pub fn read() -> Reading {
 pub fn span(start: Reading, end: Reading) -> (u64, u64) {
     let (s, e) = counter::span(start, end);
     (s, e.max(s))
-}
-
-/// Nanoseconds of `CLOCK_BOOTTIME`, read from the system clock.
-#[inline]
-pub fn system_now() -> u64 {
-    let ts = clock_gettime(ClockId::Boottime);
-    // Boot time is never negative; the casts cannot lose information.
-    (ts.tv_sec as u64) * 1_000_000_000 + ts.tv_nsec as u64
 }
 
 thread_local! {
