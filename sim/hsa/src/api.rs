@@ -5,14 +5,13 @@
 //! implementation that is at least as strong as any of them. A slot with no
 //! implementation gets [`unsupported`], which returns `HSA_STATUS_ERROR`
 //! (images, finalizer, IPC, SVM, signal groups, legacy code objects…).
+//!
+//! The tables are built from [`implementation`] when the library is loaded
+//! (the constructor below), so that every trampoline has a target before any
+//! call can arrive.
 
-use crate::ffi::*;
+use crate::table::{self, unsupported};
 use crate::{agent, copy, core, loader, memory, queue, signal};
-
-/// The function of last resort: "generic error".
-pub unsafe extern "C" fn unsupported() -> hsa_status_t {
-    HSA_STATUS_ERROR
-}
 
 fn base_name(slot: &str) -> &str {
     if slot.starts_with("hsa_signal_") || slot.starts_with("hsa_queue_") {
@@ -124,6 +123,16 @@ pub fn implementation(slot: &str) -> *const () {
 fn last_segment(path: &str) -> &str {
     path.rsplit("::").next().unwrap_or(path).trim()
 }
+
+/// Builds the tables when the library is loaded, so that every trampoline
+/// has a target before any call can arrive.
+extern "C" fn on_library_load() {
+    let _ = table::build_live(implementation);
+}
+
+#[used]
+#[link_section = ".init_array"]
+static ON_LOAD: extern "C" fn() = on_library_load;
 
 #[cfg(test)]
 mod tests {

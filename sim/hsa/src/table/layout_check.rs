@@ -78,7 +78,7 @@ fn compare(expected_by_rust: Vec<(String, u64)>, body: &str) {
 #[test]
 fn rocm5_tables_match_hsa_api_trace_h() {
     let layout = &LAYOUTS[0];
-    let tables = build(layout);
+    let tables = build(layout, crate::api::implementation);
     let mut rust = Vec::new();
     let mut body = String::new();
     let root_size = u64::from(

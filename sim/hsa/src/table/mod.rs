@@ -6,7 +6,8 @@
 //! rewrites a slot in `OnLoad` therefore sees every caller, including other
 //! runtime libraries (HIP) that call the exported symbol. This module builds
 //! those tables once, when the library is loaded (an `.init_array`
-//! constructor, so no call can come first), in the layout chosen by
+//! constructor in `api`, which knows the implementations, so no call can
+//! come first), in the layout chosen by
 //! `ROCWASM_SIM_HSA_LAYOUT` (only `rocm5`, major 1, exists today). A table is
 //! a version header `{major_id, minor_id = size in bytes, step_id, reserved}`
 //! followed by function pointers; slot order comes from a [`Layout`].
@@ -19,10 +20,20 @@
 mod layout_check;
 mod trampoline;
 
-use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::atomic::Ordering;
 use std::sync::OnceLock;
 
+use crate::ffi::{hsa_status_t, HSA_STATUS_ERROR};
+use trampoline::DISPATCH;
+
 pub use trampoline::{EXPORTS, EXPORT_COUNT};
+
+/// The function of last resort: "generic error". It fills every slot that
+/// has no implementation (see `api`) and every export whose slot the
+/// selected layout lacks.
+pub unsafe extern "C" fn unsupported() -> hsa_status_t {
+    HSA_STATUS_ERROR
+}
 
 /// Slot names of the ROCm 5.x tables (`rocwasm_ids::hsa_table`).
 pub mod rocm5 {
@@ -105,11 +116,6 @@ unsafe impl Sync for Tables {}
 
 static TABLES: OnceLock<Tables> = OnceLock::new();
 
-/// For trampoline `i` (see [`EXPORTS`]): the address of its slot in the live
-/// tables. Read by the exported trampolines' assembly.
-pub(crate) static DISPATCH: [AtomicUsize; EXPORT_COUNT] =
-    [const { AtomicUsize::new(0) }; EXPORT_COUNT];
-
 impl Tables {
     /// The root table handed to tools.
     pub fn root(&self) -> *mut HsaApiTable {
@@ -158,7 +164,7 @@ fn selected_layout() -> &'static Layout {
         })
 }
 
-fn build(layout: &'static Layout) -> Tables {
+fn build(layout: &'static Layout, implementation: fn(&str) -> *const ()) -> Tables {
     let mut children = [std::ptr::null_mut(); 4];
     for (child, t) in children.iter_mut().zip(&layout.tables) {
         let mut words = vec![0usize; 2 + t.slots.len()];
@@ -171,7 +177,7 @@ fn build(layout: &'static Layout) -> Tables {
         words[0] = version.major_id as usize | (version.minor_id as usize) << 32;
         words[1] = 0;
         for (slot, name) in words[2..].iter_mut().zip(t.slots) {
-            *slot = crate::api::implementation(name) as usize;
+            *slot = implementation(name) as usize;
         }
         *child = Box::leak(words.into_boxed_slice()).as_mut_ptr();
     }
@@ -194,10 +200,12 @@ fn build(layout: &'static Layout) -> Tables {
     }
 }
 
-/// The live tables, built on first use.
-pub fn tables() -> &'static Tables {
+/// Builds the live tables, each slot filled with `implementation(slot)`, and
+/// points every trampoline at its slot; later calls return the same tables.
+/// Called by the library constructor (`api`), before any call can arrive.
+pub fn build_live(implementation: fn(&str) -> *const ()) -> &'static Tables {
     TABLES.get_or_init(|| {
-        let tables = build(selected_layout());
+        let tables = build(selected_layout(), implementation);
         for (dispatch, (_, slot)) in DISPATCH.iter().zip(EXPORTS) {
             // A function this layout lacks jumps to "not supported".
             let address = tables
@@ -209,17 +217,13 @@ pub fn tables() -> &'static Tables {
     })
 }
 
-/// A slot holding the "not supported" function, for exports whose slot is
-/// missing from the selected layout.
-static UNSUPPORTED_SLOT: unsafe extern "C" fn() -> crate::ffi::hsa_status_t =
-    crate::api::unsupported;
-
-/// Builds the tables when the library is loaded, so that every trampoline
-/// has a target before any call can arrive.
-extern "C" fn on_library_load() {
-    let _ = tables();
+/// The live tables, built by [`build_live`] when the library was loaded.
+pub fn tables() -> &'static Tables {
+    TABLES
+        .get()
+        .expect("sim-hsa: the API tables are built when the library is loaded")
 }
 
-#[used]
-#[link_section = ".init_array"]
-static ON_LOAD: extern "C" fn() = on_library_load;
+/// A slot holding the "not supported" function, for exports whose slot is
+/// missing from the selected layout.
+static UNSUPPORTED_SLOT: unsafe extern "C" fn() -> hsa_status_t = unsupported;
