@@ -16,7 +16,7 @@ use rocwasm_core::{
 use rocwasm_output::TraceFile;
 
 use crate::error::{ReplayError, Result};
-use crate::{BatchReader, State};
+use crate::reader::{BatchReader, State};
 
 pub(crate) struct CsvReader {
     files: Vec<(PathBuf, TraceFile)>,

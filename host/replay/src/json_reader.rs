@@ -19,7 +19,7 @@ use rocwasm_core::{
 use serde::Deserialize;
 
 use crate::error::{ReplayError, Result};
-use crate::{BatchReader, State};
+use crate::reader::{BatchReader, State};
 
 #[derive(Deserialize)]
 struct Document {

@@ -31,12 +31,14 @@ mod csv_reader;
 mod error;
 mod json_reader;
 mod progress;
+mod reader;
 mod rocpd_reader;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 pub use error::{ReplayError, Result};
+use reader::{BatchReader, State};
 use rocwasm_core::{Batch, SymbolTable};
 pub use rocwasm_output::{OperationNames, RunMetadata};
 
@@ -71,20 +73,6 @@ impl Default for ReplayOptions {
             progress: true,
         }
     }
-}
-
-/// What a format reader produces, one batch at a time.
-pub(crate) trait BatchReader: Send {
-    fn next_batch(&mut self, state: &mut State) -> Result<Option<Batch>>;
-}
-
-/// What readers share with the source: the tables they fill as they go.
-pub(crate) struct State {
-    pub meta: RunMetadata,
-    pub symbols: Arc<SymbolTable>,
-    pub names: Arc<OperationNames>,
-    pub progress: progress::Progress,
-    pub chunk_rows: usize,
 }
 
 /// A recorded trace being replayed. Iterate it for batches; `meta`,

@@ -25,7 +25,7 @@ use rocwasm_output::OperationNames;
 use rusqlite::{Connection, OpenFlags, Row};
 
 use crate::error::{ReplayError, Result};
-use crate::{BatchReader, State};
+use crate::reader::{BatchReader, State};
 
 pub(crate) struct RocpdReader {
     rx: Receiver<Result<Batch>>,
