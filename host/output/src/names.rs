@@ -46,7 +46,7 @@ impl OperationNames {
                 names.register(kind.raw(), op as u32, name);
             }
         }
-        crate::registry_bridge::seed(&names);
+        crate::registry_bridge::seed(|kind, op, name| names.register(kind, op, name));
         names
     }
 

@@ -3,19 +3,18 @@
 //! kind and number).
 //!
 //! Kept apart so that [`crate::names::OperationNames`] does not depend on the
-//! registry's exact shape.
+//! registry's exact shape; this module does not know the table either: it
+//! hands each name to the caller.
 
 use rocwasm_core::registry;
 use rocwasm_core::BufferTracingKind;
 
-use crate::names::OperationNames;
-
-/// Registers every operation name the core registry knows, for every buffer
-/// tracing kind.
-pub(crate) fn seed(names: &OperationNames) {
+/// Calls `register(kind, op, name)` for every operation name the core
+/// registry knows, for every buffer tracing kind.
+pub(crate) fn seed(mut register: impl FnMut(u32, u32, &str)) {
     for &kind in BufferTracingKind::ALL {
         for (op, name) in registry::operations(kind) {
-            names.register(kind.raw(), op, name);
+            register(kind.raw(), op, name);
         }
     }
 }
