@@ -21,6 +21,7 @@ pub mod copy;
 pub mod kernel_descriptor;
 pub mod loader;
 pub mod memory;
+pub mod originals;
 pub mod queue;
 pub mod rt;
 pub mod table;

@@ -2,9 +2,9 @@
 //!
 //! The tool's own HSA calls (creating its signals, reading profiling times,
 //! iterating symbols) must neither be traced nor re-enter the wrappers, so
-//! they go straight to the saved slot. When a slot is absent (an older
-//! runtime, or no `OnLoad` yet) the call fails with a non-zero status instead
-//! of jumping to null.
+//! they go straight to the saved slot ([`crate::hsa::originals`]). When a
+//! slot is absent (an older runtime, or no `OnLoad` yet) the call fails with
+//! a non-zero status instead of jumping to null.
 
 use std::ffi::c_void;
 
@@ -19,7 +19,7 @@ macro_rules! originals {
         /// The arguments must satisfy the HSA function's contract.
         #[allow(clippy::missing_safety_doc, clippy::too_many_arguments)]
         pub unsafe fn $name($($arg: $ty),*) -> Option<$ret> {
-            let p = crate::hsa::wrap::$table::original(crate::hsa::wrap::$table::slot::$name);
+            let p = crate::hsa::originals::$table::original(crate::hsa::originals::$table::slot::$name);
             if p.is_null() {
                 return None;
             }

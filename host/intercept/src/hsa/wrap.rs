@@ -4,12 +4,15 @@
 //! lists each table's slots in order with their C signatures;
 //! [`hsa_tables!`] makes, per table, a module with
 //!
-//! - `SAVED`: the runtime's original function of every slot,
 //! - one `extern "C"` wrapper per slot, traced as operation = slot number
 //!   (the sdk-core registry numbers HSA operations by 1-based slot),
 //! - `install(&Table)`: saves the originals and writes the wrappers, slot by
 //!   slot, each bounds-checked against the table's `minor_id`,
-//! - `original(slot)`: what the tool itself calls (never traced).
+//! - re-exported from [`crate::hsa::originals`] (made from the same list):
+//!   `SAVED`, the runtime's original function of every slot, and
+//!   `original(slot)`, what the tool itself calls (never traced), with
+//!   `slot`, `NAMES` and `SLOTS`. [`crate::hsa::rt`] uses them there,
+//!   without depending on the wrappers.
 //!
 //! A handful of slots do more than trace ([`around_hsa!`]): queue creation
 //! becomes an intercept queue, async copies get timed, executables report
@@ -26,28 +29,9 @@ macro_rules! hsa_tables {
         #[allow(non_snake_case, non_upper_case_globals, clippy::missing_safety_doc, unused_variables)]
         pub mod $table {
             use super::*;
-            use std::sync::atomic::{AtomicPtr, Ordering};
+            use std::sync::atomic::Ordering;
 
-            /// Highest slot number this layout knows.
-            pub const SLOTS: usize = { let mut n = 0; $( if $slot > n { n = $slot; } )* n };
-
-            /// The runtime's original functions, by slot.
-            pub static SAVED: [AtomicPtr<c_void>; SLOTS + 1] =
-                [const { AtomicPtr::new(std::ptr::null_mut()) }; SLOTS + 1];
-
-            /// Slot numbers by function name.
-            pub mod slot {
-                $(pub const $name: usize = $slot;)*
-            }
-
-            /// Every slot of the layout: (slot, function name).
-            pub const NAMES: &[(usize, &str)] = &[$(($slot, stringify!($name))),*];
-
-            /// The original function of `slot` (null when absent).
-            #[inline]
-            pub fn original(slot: usize) -> *mut c_void {
-                SAVED.get(slot).map_or(std::ptr::null_mut(), |p| p.load(Ordering::Acquire))
-            }
+            pub use $crate::hsa::originals::$table::{original, slot, NAMES, SAVED, SLOTS};
 
             /// Saves each slot's original and installs the wrapper; returns how
             /// many slots are wrapped. Installing into a table twice changes
