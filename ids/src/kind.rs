@@ -186,6 +186,21 @@ sdk_enum! {
     }
 }
 
+/// `rocprofiler_buffer_policy_t`: what a buffer does with a record that does
+/// not fit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+#[cfg_attr(feature = "serde", derive(serde::Serialize, serde::Deserialize))]
+#[repr(u32)]
+pub enum BufferPolicy {
+    /// `ROCPROFILER_BUFFER_POLICY_LOSSLESS` = 2: swap halves and deliver; the
+    /// producer waits only when both halves are full.
+    #[default]
+    Lossless = 2,
+    /// `ROCPROFILER_BUFFER_POLICY_DISCARD` = 1: drop the record and count it;
+    /// the count reaches the delivery as `drop_count`.
+    Discard = 1,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -34,7 +34,9 @@ pub mod status;
 
 pub use domain::Domain;
 pub use family::ApiFamily;
-pub use kind::{BufferTracingKind, CallbackPhase, CallbackTracingKind, ExternalCorrelationKind};
+pub use kind::{
+    BufferPolicy, BufferTracingKind, CallbackPhase, CallbackTracingKind, ExternalCorrelationKind,
+};
 pub use ops::{
     buffer_kind_of, callback_kind_of, external_kind_of_buffer, external_kind_of_callback,
     operation_by_name, operation_count, operation_name, operations, OperationKind,

@@ -1,20 +1,8 @@
-//! Tracing kinds, callback phases and status codes (defined in
-//! `rocwasm-ids`, re-exported here), and the buffer policy.
-
-use serde::{Deserialize, Serialize};
+//! Tracing kinds, callback phases, status codes and buffer policies: all
+//! defined once in `rocwasm-ids` and re-exported here.
 
 pub use rocwasm_ids::kind::{
-    buffer, callback, external_correlation, phase, BufferTracingKind, CallbackPhase,
-    CallbackTracingKind, ExternalCorrelationKind,
+    buffer, callback, external_correlation, phase, BufferPolicy, BufferTracingKind,
+    CallbackPhase, CallbackTracingKind, ExternalCorrelationKind,
 };
 pub use rocwasm_ids::Status;
-
-/// What a buffer does with a record that does not fit.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, Default)]
-pub enum BufferPolicy {
-    /// Swap halves and deliver; the producer waits only when both halves are full.
-    #[default]
-    Lossless,
-    /// Drop the record and count it; the count reaches the delivery as `drop_count`.
-    Discard,
-}

@@ -8,7 +8,6 @@
 mod cli;
 mod commands;
 mod failure;
-mod stages;
 
 use std::process::ExitCode;
 

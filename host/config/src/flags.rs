@@ -20,7 +20,6 @@ use rocwasm_core::BufferTracingKind::{self, *};
 
 use crate::domains;
 use crate::model::*;
-use crate::template::PathTemplate;
 use crate::ConfigError;
 
 /// The rocprofv3-style options shared by `run` and `replay`.
@@ -113,8 +112,11 @@ impl Chain {
             file: None,
             settings: Settings {
                 buffer: BufferSettings {
-                    size: DEFAULT_BUFFER_SIZE,
-                    watermark: percent_of(DEFAULT_BUFFER_SIZE, DEFAULT_WATERMARK_PERCENT),
+                    size: BufferSettings::DEFAULT_SIZE,
+                    watermark: percent_of(
+                        BufferSettings::DEFAULT_SIZE,
+                        BufferSettings::DEFAULT_WATERMARK_PERCENT,
+                    ),
                     policy: BufferPolicy::Lossless,
                 },
                 delivery_threads: 1,
@@ -198,7 +200,7 @@ fn stock_stage(name: &str, domains: Vec<BufferTracingKind>, settings: &Settings)
             path: name.into(),
         },
         sha256: None,
-        kind: StageKind::Analysis,
+        world: World::Analysis,
         domains,
         operations: Default::default(),
         config: Default::default(),
@@ -292,7 +294,7 @@ mod tests {
             output_file: Some("run".into()),
             output_formats: Some(vec![
                 OutputFormat::Rocpd,
-                OutputFormat::Perfetto,
+                OutputFormat::Pftrace,
                 OutputFormat::Rocpd,
             ]),
             ..Default::default()
@@ -302,7 +304,7 @@ mod tests {
         assert_eq!(c.output.file_prefix.as_str(), "run");
         assert_eq!(
             c.output.formats,
-            vec![OutputFormat::Rocpd, OutputFormat::Perfetto]
+            vec![OutputFormat::Rocpd, OutputFormat::Pftrace]
         );
     }
 

@@ -24,8 +24,9 @@
 //!
 //! Modules, in the order data flows through them: [`raw`](crate::raw) (serde
 //! shapes) → `parse` (TOML, spans, serde messages) → `validate` (every
-//! semantic check) → [`model`] (the validated chain). Helpers: [`units`],
-//! [`template`], [`domains`], [`operations`], [`resolve`], [`flags`],
+//! semantic check) → [`model`] (the validated chain) → [`plan`] (the
+//! `RunPlan` a run executes). Helpers: [`units`], [`template`] (from
+//! `rocwasm-plan`), [`domains`], [`operations`], [`resolve`], [`flags`],
 //! [`summary`].
 
 pub mod domains;
@@ -34,10 +35,10 @@ pub mod flags;
 pub mod model;
 pub mod operations;
 mod parse;
+pub mod plan;
 mod raw;
 pub mod resolve;
 pub mod summary;
-pub mod template;
 pub mod units;
 mod validate;
 
@@ -46,8 +47,9 @@ use std::path::{Path, PathBuf};
 pub use error::{ConfigError, Location};
 pub use flags::TraceFlags;
 pub use model::*;
+pub use plan::PlanOptions;
 pub use summary::{ChainSummary, StageSummary};
-pub use template::{PathTemplate, ProcessInfo};
+pub use rocwasm_plan::template::{self, ProcessInfo};
 
 /// How [`Chain::load`] treats plugin references.
 #[derive(Debug, Clone)]

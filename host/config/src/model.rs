@@ -5,27 +5,15 @@
 
 use std::collections::BTreeMap;
 use std::path::PathBuf;
-use std::time::Duration;
 
 pub use rocwasm_core::{BufferPolicy, BufferTracingKind};
-
-use crate::template::PathTemplate;
+/// A stage's vocabulary, defined once in the run plan.
+pub use rocwasm_plan::{
+    BufferSettings, FailurePolicy, Limits, OutputFormat, OutputGrant, PathTemplate, World,
+};
 
 /// The chain file format version this rocwasm reads.
 pub const FORMAT_VERSION: i64 = 1;
-
-/// Default per-call memory cap of a plugin instance.
-pub const DEFAULT_MEMORY_LIMIT: u64 = 256 << 20;
-/// Default wall-clock budget of one call into a plugin.
-pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(1);
-/// Default buffer size of the chain's delivery buffer.
-pub const DEFAULT_BUFFER_SIZE: u64 = 4 << 20;
-/// Default watermark, as a fraction of the buffer size (75 %).
-pub const DEFAULT_WATERMARK_PERCENT: u64 = 75;
-/// Default restart budget of `on_failure = "restart"`.
-pub const DEFAULT_MAX_RESTARTS: u32 = 3;
-/// Default first delay before a restart (doubled after each restart).
-pub const DEFAULT_RESTART_BACKOFF: Duration = Duration::from_millis(100);
 /// Default output directory (as rocprofv3's `-d`).
 pub const DEFAULT_OUTPUT_DIRECTORY: &str = "%hostname%/%pid%";
 /// Default output file prefix (as rocprofv3's `-o`).
@@ -57,15 +45,6 @@ pub struct Settings {
     pub limits: Limits,
 }
 
-/// The chain's buffer: size, watermark and policy, in bytes.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BufferSettings {
-    pub size: u64,
-    /// Delivery starts when this many bytes are buffered (≤ `size`).
-    pub watermark: u64,
-    pub policy: BufferPolicy,
-}
-
 /// `[output]`: where results go and which host sinks write them.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Output {
@@ -82,50 +61,6 @@ pub struct Output {
     pub summary: bool,
 }
 
-/// A host output sink.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum OutputFormat {
-    /// rocprofv3-compatible CSV files.
-    Csv,
-    /// rocprofv3-style JSON.
-    Json,
-    /// A rocpd-compatible SQLite database.
-    Rocpd,
-    /// A Perfetto trace.
-    Perfetto,
-}
-
-impl OutputFormat {
-    pub const ALL: &'static [OutputFormat] = &[
-        OutputFormat::Csv,
-        OutputFormat::Json,
-        OutputFormat::Rocpd,
-        OutputFormat::Perfetto,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            OutputFormat::Csv => "csv",
-            OutputFormat::Json => "json",
-            OutputFormat::Rocpd => "rocpd",
-            OutputFormat::Perfetto => "perfetto",
-        }
-    }
-
-    pub fn from_name(name: &str) -> Option<Self> {
-        Self::ALL
-            .iter()
-            .copied()
-            .find(|f| f.name().eq_ignore_ascii_case(name))
-    }
-}
-
-impl std::fmt::Display for OutputFormat {
-    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        f.write_str(self.name())
-    }
-}
-
 /// One `[[stage]]`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stage {
@@ -134,7 +69,8 @@ pub struct Stage {
     pub plugin: PluginRef,
     /// Expected SHA-256 of the component, lowercase hex, when given.
     pub sha256: Option<String>,
-    pub kind: StageKind,
+    /// The world the stage's component implements.
+    pub world: World,
     /// The buffer-tracing kinds delivered to this stage, aliases expanded,
     /// deduplicated, in SDK order. Empty: every kind the chain delivers
     /// (an analysis may also set up contexts of its own in `init`).
@@ -170,86 +106,6 @@ pub struct Operation {
     pub name: String,
     /// The operation number in sdk-core's registry.
     pub id: u32,
-}
-
-/// Analysis stages receive batches; transform stages rewrite them for the
-/// stages after them.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum StageKind {
-    #[default]
-    Analysis,
-    Transform,
-}
-
-impl StageKind {
-    pub fn name(self) -> &'static str {
-        match self {
-            StageKind::Analysis => "analysis",
-            StageKind::Transform => "transform",
-        }
-    }
-}
-
-/// Sandbox limits of a stage's plugin instance.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct Limits {
-    /// Linear-memory cap in bytes.
-    pub memory: u64,
-    /// Wall-clock budget of one call.
-    pub deadline: Duration,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            memory: DEFAULT_MEMORY_LIMIT,
-            deadline: DEFAULT_DEADLINE,
-        }
-    }
-}
-
-/// What happens when a stage's plugin traps, exceeds a limit or returns a
-/// malformed reply. The application and the other stages always run on.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum FailurePolicy {
-    /// Drop the delivery that failed and carry on (a trapped instance is
-    /// replaced by a fresh one).
-    Skip,
-    /// Take the stage out of the chain for the rest of the run.
-    #[default]
-    Disable,
-    /// Re-instantiate and re-initialise the plugin, at most `max_restarts`
-    /// times, waiting `backoff` (doubled after each restart); then disable.
-    Restart {
-        max_restarts: u32,
-        backoff: Duration,
-    },
-    /// Stop profiling: finalise every stage and exit with status 1 when the
-    /// application ends.
-    Abort,
-}
-
-impl FailurePolicy {
-    pub fn name(self) -> &'static str {
-        match self {
-            FailurePolicy::Skip => "skip",
-            FailurePolicy::Disable => "disable",
-            FailurePolicy::Restart { .. } => "restart",
-            FailurePolicy::Abort => "abort",
-        }
-    }
-}
-
-/// A stage's right to write files through the WIT `output` interface.
-#[derive(Debug, Clone, PartialEq, Eq, Default)]
-pub enum OutputGrant {
-    /// No grant: every `output` call fails (the default: least privilege).
-    #[default]
-    None,
-    /// The run's output directory (`output = true`).
-    RunDirectory,
-    /// A subdirectory of the run's output directory (`output = "name"`).
-    Subdirectory(String),
 }
 
 /// `percent` % of `size`, rounded down, without overflow.

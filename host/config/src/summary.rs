@@ -134,17 +134,17 @@ impl Chain {
                 StageSummary {
                     index: i + 1,
                     name: s.name.clone(),
-                    kind: s.kind.name().to_string(),
+                    kind: s.world.name().to_string(),
                     plugin,
                     domains,
                     limits: format!(
                         "{}, {}",
-                        format_size(s.limits.memory),
+                        format_size(s.limits.memory_bytes),
                         format_duration(s.limits.deadline)
                     ),
                     on_failure: match s.on_failure {
                         FailurePolicy::Restart {
-                            max_restarts,
+                            max: max_restarts,
                             backoff,
                         } => {
                             format!("restart (≤{max_restarts}, {})", format_duration(backoff))

@@ -17,7 +17,6 @@ use crate::model::*;
 use crate::operations::{self, Lookup};
 use crate::raw::*;
 use crate::resolve;
-use crate::template::PathTemplate;
 use crate::units;
 use crate::LoadOptions;
 
@@ -75,8 +74,11 @@ impl Validator<'_> {
     fn settings(&self, raw: Option<&Spanned<RawSettings>>) -> Result<Settings, ConfigError> {
         let mut s = Settings {
             buffer: BufferSettings {
-                size: DEFAULT_BUFFER_SIZE,
-                watermark: percent_of(DEFAULT_BUFFER_SIZE, DEFAULT_WATERMARK_PERCENT),
+                size: BufferSettings::DEFAULT_SIZE,
+                watermark: percent_of(
+                    BufferSettings::DEFAULT_SIZE,
+                    BufferSettings::DEFAULT_WATERMARK_PERCENT,
+                ),
                 policy: BufferPolicy::Lossless,
             },
             delivery_threads: 1,
@@ -98,7 +100,7 @@ impl Validator<'_> {
                     ));
                 }
             }
-            s.buffer.watermark = percent_of(s.buffer.size, DEFAULT_WATERMARK_PERCENT);
+            s.buffer.watermark = percent_of(s.buffer.size, BufferSettings::DEFAULT_WATERMARK_PERCENT);
             if let Some(w) = &b.watermark {
                 s.buffer.watermark = self.watermark(w, s.buffer.size)?;
             }
@@ -231,10 +233,10 @@ impl Validator<'_> {
         )?;
 
         let kind = match &r.kind {
-            None => StageKind::Analysis,
+            None => World::Analysis,
             Some(k) => match self.choice(k, "kind", &here, &["analysis", "transform"])? {
-                "analysis" => StageKind::Analysis,
-                _ => StageKind::Transform,
+                "analysis" => World::Analysis,
+                _ => World::Transform,
             },
         };
         let domains = match &r.domains {
@@ -267,7 +269,7 @@ impl Validator<'_> {
             name: name.get_ref().clone(),
             plugin,
             sha256,
-            kind,
+            world: kind,
             domains,
             operations,
             config,
@@ -497,8 +499,8 @@ impl Validator<'_> {
     fn limits(&self, raw: &RawLimits, defaults: Limits, here: &str) -> Result<Limits, ConfigError> {
         let mut l = defaults;
         if let Some(m) = &raw.memory {
-            l.memory = self.size(m, "memory", here)?;
-            if l.memory < MIN_MEMORY {
+            l.memory_bytes = self.size(m, "memory", here)?;
+            if l.memory_bytes < MIN_MEMORY {
                 return Err(self.src.error(
                     m.span(),
                     format!("`memory` {here} must be at least 64KiB (one Wasm page)"),
@@ -539,8 +541,8 @@ impl Validator<'_> {
             "disable" => FailurePolicy::Disable,
             "abort" => FailurePolicy::Abort,
             _ => {
-                let max_restarts = match &r.max_restarts {
-                    None => DEFAULT_MAX_RESTARTS,
+                let max = match &r.max_restarts {
+                    None => FailurePolicy::DEFAULT_MAX_RESTARTS,
                     Some(m) if (0..=MAX_RESTARTS).contains(m.get_ref()) => *m.get_ref() as u32,
                     Some(m) => {
                         return Err(self.src.error(
@@ -550,16 +552,13 @@ impl Validator<'_> {
                     }
                 };
                 let backoff = match &r.restart_backoff {
-                    None => DEFAULT_RESTART_BACKOFF,
+                    None => FailurePolicy::DEFAULT_RESTART_BACKOFF,
                     Some(b) => units::parse_duration(b.get_ref()).map_err(|e| {
                         self.src
                             .error(b.span(), format!("bad `restart_backoff` {here}: {e}"))
                     })?,
                 };
-                FailurePolicy::Restart {
-                    max_restarts,
-                    backoff,
-                }
+                FailurePolicy::Restart { max, backoff }
             }
         })
     }
@@ -603,7 +602,7 @@ impl Validator<'_> {
         output: &Output,
     ) -> Result<(), ConfigError> {
         for (i, stage) in stages.iter().enumerate() {
-            if stage.kind != StageKind::Transform {
+            if stage.world != World::Transform {
                 continue;
             }
             let later = &stages[i + 1..];

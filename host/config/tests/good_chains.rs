@@ -33,28 +33,30 @@ fn default_example_is_the_demo_chain() {
     assert!(c
         .stages
         .iter()
-        .all(|s| s.plugin.stock && s.kind == StageKind::Analysis));
+        .all(|s| s.plugin.stock && s.world == World::Analysis));
     assert_eq!(
         c.output.formats,
         [
             OutputFormat::Csv,
             OutputFormat::Rocpd,
-            OutputFormat::Perfetto
+            OutputFormat::Pftrace
         ]
     );
     assert_eq!(c.stages[1].domains, [HipRuntimeApi, HipCompilerApi]);
     assert_eq!(
         c.stages[1].limits,
         Limits {
-            memory: 64 << 20,
-            deadline: Duration::from_millis(500)
+            memory_bytes: 64 << 20,
+            deadline: Duration::from_millis(500),
+            ..Limits::default()
         }
     );
     assert_eq!(
         c.stages[0].limits,
         Limits {
-            memory: 256 << 20,
-            deadline: Duration::from_secs(1)
+            memory_bytes: 256 << 20,
+            deadline: Duration::from_secs(1),
+            ..Limits::default()
         }
     );
     assert_eq!(
@@ -64,7 +66,7 @@ fn default_example_is_the_demo_chain() {
     assert_eq!(
         c.stages[2].on_failure,
         FailurePolicy::Restart {
-            max_restarts: 3,
+            max: 3,
             backoff: Duration::from_millis(100)
         }
     );
@@ -82,7 +84,7 @@ fn filtered_example_puts_the_transform_first() {
         &no_plugin_checks(),
     )
     .unwrap();
-    assert_eq!(c.stages[0].kind, StageKind::Transform);
+    assert_eq!(c.stages[0].world, World::Transform);
     assert_eq!(c.stages[0].plugin.spec, "kernel-filter");
     assert_eq!(
         c.stages[0].config.get("pattern").map(String::as_str),
@@ -229,11 +231,11 @@ fn restart_policy_and_units() {
     assert_eq!(
         s.on_failure,
         FailurePolicy::Restart {
-            max_restarts: 0,
+            max: 0,
             backoff: Duration::from_secs(2)
         }
     );
-    assert_eq!(s.limits.memory, 3 << 19);
+    assert_eq!(s.limits.memory_bytes, 3 << 19);
     assert_eq!(s.limits.deadline, Duration::from_secs(1));
     assert_eq!(s.domains.len(), 4);
 }
@@ -289,7 +291,7 @@ fn summary_lists_every_stage() {
     assert_eq!(s.stages[2].on_failure, "restart (≤3, 100ms)");
     assert_eq!(s.stages[2].output, "run dir/bandwidth");
     let text = s.to_string();
-    assert!(text.contains("formats: csv, rocpd, perfetto"), "{text}");
+    assert!(text.contains("formats: csv, rocpd, pftrace"), "{text}");
     assert!(
         text.lines()
             .any(|l| l.trim_start().starts_with("1  kernel-stats")),

@@ -24,6 +24,5 @@ pub mod next;
 pub mod plugins;
 pub mod register;
 pub mod roctx;
-pub mod run_config;
 pub mod session;
 pub mod tracer;

@@ -26,7 +26,7 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Once;
 
-use crate::run_config::{RunConfig, ENV};
+use rocwasm_plan::{ForkPolicy, PathTemplate, RunPlan};
 use crate::session;
 
 #[used]
@@ -43,10 +43,10 @@ static FINALIZED: AtomicBool = AtomicBool::new(false);
 /// Starts the session once, if the launcher asked for one.
 pub fn ensure_started() {
     START.call_once(|| {
-        let Some(path) = std::env::var_os(ENV) else {
+        let Some(path) = std::env::var_os(RunPlan::ENV) else {
             return;
         };
-        let config = match RunConfig::load(path.as_ref()) {
+        let config = match RunPlan::load(path.as_ref()) {
             Ok(c) => c,
             Err(e) => {
                 eprintln!("rocwasm: {e}; profiling is off");
@@ -57,7 +57,7 @@ pub fn ensure_started() {
     });
 }
 
-fn start_with(config: RunConfig) {
+fn start_with(config: RunPlan) {
     let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| session::start(config)));
     match result {
         Ok(Ok(_)) => install_exit_hooks(),
@@ -190,12 +190,24 @@ extern "C" fn after_fork_child() {
     // The child shares nothing with the parent's run: its threads did not
     // survive the fork and its outputs belong to the parent.
     let mut config = parent.config.clone();
-    if config.fork == "none" {
+    if config.fork == ForkPolicy::None {
         FINALIZED.store(true, Ordering::Release);
         return;
     }
-    if !config.output_dir.contains("%pid%") {
-        config.output_dir = format!("{}/child-%pid%", parent.dir.display());
+    if !config.output.directory.as_str().contains("%pid%") {
+        let child = format!("{}/child-%pid%", parent.dir.display());
+        match PathTemplate::parse(&child) {
+            Ok(t) => config.output.directory = t,
+            // The parent's directory has a `%` of its own: a plain child
+            // directory, named now.
+            Err(_) => {
+                config.output.directory = PathTemplate::literal(&format!(
+                    "{}/child-{}",
+                    parent.dir.display(),
+                    std::process::id()
+                ))
+            }
+        }
     }
     // The signal thread did not survive either; a new one is made for the child.
     SIGNAL_PIPE.store(-1, Ordering::Release);

@@ -26,12 +26,12 @@ use rocwasm_core::{
     clock, Argument, Batch, BufferPolicy, BufferTracingKind, CodeObject, ContextId, DeliveryInfo,
     Domain, KernelDispatch, KernelSymbol, MemoryAllocation, MemoryCopy, Profiler, RuntimeLibrary,
 };
-use rocwasm_output::{OutputFormat, OutputOptions, Outputs, RunMetadata};
+use rocwasm_output::{OutputOptions, Outputs, RunMetadata};
+use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_runtime::Chain;
 
 use crate::args::{ArgList, Render};
 use crate::plugins::{self, summary::PluginReport};
-use crate::run_config::{RunConfig, PLUGINS_RAN, SUMMARY_FILE};
 use crate::tracer::ApiOp;
 
 mod api_log;
@@ -48,7 +48,7 @@ static SESSION: AtomicPtr<Session> = AtomicPtr::new(std::ptr::null_mut());
 
 pub struct Session {
     profiler: Arc<Profiler>,
-    pub config: RunConfig,
+    pub config: RunPlan,
     pub dir: PathBuf,
     sinks: Arc<Sinks>,
     /// The plugin chain, until finalization takes it.
@@ -119,33 +119,21 @@ fn problem(list: &mut Vec<String>, text: String) {
 }
 
 /// Starts the session described by `config` and publishes it.
-pub fn start(config: RunConfig) -> Result<&'static Session, String> {
+pub fn start(config: RunPlan) -> Result<&'static Session, String> {
     start_with_notes(config, Vec::new())
 }
 
 /// As [`start`], with lines the summary should carry (e.g. why a forked
 /// child runs no plugins).
-pub fn start_with_notes(config: RunConfig, notes: Vec<String>) -> Result<&'static Session, String> {
-    let pid = std::process::id();
-    let dir = config.expand_dir(pid);
-    let mut kinds = Vec::new();
-    for name in &config.kinds {
-        let kind = BufferTracingKind::from_name(name)
-            .ok_or_else(|| format!("unknown tracing kind {name:?}"))?;
-        kinds.push(kind);
-    }
-    let mut formats = Vec::new();
-    for f in &config.formats {
-        formats.push(OutputFormat::from_name(f).map_err(|e| e.to_string())?);
-    }
+pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static Session, String> {
+    let process = ProcessInfo::current();
+    let dir = config.run_dir(&process);
+    let kinds = config.output.kinds.clone();
     let outputs = Outputs::new(&OutputOptions {
         dir: dir.clone(),
-        name: config
-            .output_name
-            .as_deref()
-            .map(|n| crate::run_config::expand(n, pid)),
-        formats,
-        stats: config.stats,
+        name: config.file_prefix(&process),
+        formats: config.output.formats.clone(),
+        stats: config.output.stats,
     });
     let mut meta = RunMetadata::for_current_process(config.command.clone());
     meta.start_ns = clock::now();
@@ -154,13 +142,7 @@ pub fn start_with_notes(config: RunConfig, notes: Vec<String>) -> Result<&'stati
     let mut problems = notes;
 
     // The chain's stages, and what the chain will trace for them.
-    let specs = match plugins::spec::stage_specs(&config.stages, &dir) {
-        Ok(specs) => specs,
-        Err(e) => {
-            problem(&mut problems, format!("the plugin chain is not run: {e}"));
-            Vec::new()
-        }
-    };
+    let specs = plugins::spec::stage_specs(&config, &dir);
     let plan = if specs.is_empty() {
         SinkPlan::without_chain(&kinds)
     } else {
@@ -246,15 +228,15 @@ struct OwnContext {
 impl OwnContext {
     fn new(
         profiler: &Profiler,
-        config: &RunConfig,
+        config: &RunPlan,
         sinks: &Arc<Sinks>,
     ) -> Result<OwnContext, rocwasm_core::Status> {
         Ok(OwnContext {
             ctx: profiler.create_context()?,
-            size: if config.buffer_size == 0 {
+            size: if config.buffer.size == 0 {
                 DEFAULT_BUFFER
             } else {
-                config.buffer_size
+                config.buffer.size
             },
             sinks: sinks.clone(),
             buffer: Mutex::new(None),
@@ -445,7 +427,7 @@ impl Session {
         let mut text = report.render();
         // The host's own statistics: with `--stats`, or when no plugin
         // printed tables of its own (they would say the same twice).
-        if self.config.stats || report.tables.iter().all(|(_, t)| t.is_empty()) {
+        if self.config.output.stats || report.tables.iter().all(|(_, t)| t.is_empty()) {
             if !text.is_empty() {
                 text.push('\n');
             }
@@ -453,10 +435,11 @@ impl Session {
         }
         let host_kernels = crate::hip::kernels::all().len();
         text.push_str(&format!(
-            "\nrocwasm: pid {} — {} kernels registered by HIP; {} {PLUGINS_RAN}\n",
+            "\nrocwasm: pid {} — {} kernels registered by HIP; {} {}\n",
             meta.pid,
             host_kernels,
-            report.tables.len()
+            report.tables.len(),
+            RunPlan::PLUGINS_RAN
         ));
         text.push_str(match rocwasm_core::clock::source() {
             rocwasm_core::clock::Source::Counter => {
@@ -481,7 +464,7 @@ impl Session {
         {
             log.flush();
         }
-        let path = self.dir.join(SUMMARY_FILE);
+        let path = self.dir.join(RunPlan::SUMMARY_FILE);
         if let Err(e) = std::fs::write(&path, text) {
             eprintln!("rocwasm: cannot write {}: {e}", path.display());
         }

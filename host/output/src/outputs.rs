@@ -2,7 +2,7 @@
 
 use std::path::PathBuf;
 
-use anyhow::{bail, Context, Result};
+use anyhow::{Context, Result};
 use rocwasm_core::Batch;
 
 use crate::csv_sink::CsvSink;
@@ -13,44 +13,8 @@ use crate::sink::{Sink, SinkContext};
 use crate::stats::{StatsAccumulator, StatsReport};
 use crate::stats_sink::StatsSink;
 
-/// An output format of `--output-format` (rocprofv3 spells them the same way).
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum OutputFormat {
-    Csv,
-    Json,
-    Rocpd,
-    Pftrace,
-}
-
-impl OutputFormat {
-    pub const ALL: [OutputFormat; 4] = [
-        OutputFormat::Csv,
-        OutputFormat::Json,
-        OutputFormat::Rocpd,
-        OutputFormat::Pftrace,
-    ];
-
-    pub fn name(self) -> &'static str {
-        match self {
-            OutputFormat::Csv => "csv",
-            OutputFormat::Json => "json",
-            OutputFormat::Rocpd => "rocpd",
-            OutputFormat::Pftrace => "pftrace",
-        }
-    }
-
-    pub fn from_name(s: &str) -> Result<Self> {
-        Ok(match s.to_ascii_lowercase().as_str() {
-            "csv" => OutputFormat::Csv,
-            "json" => OutputFormat::Json,
-            "rocpd" | "db" | "sqlite" => OutputFormat::Rocpd,
-            "pftrace" | "perfetto" => OutputFormat::Pftrace,
-            other => {
-                bail!("unknown output format {other:?} (expected csv, json, rocpd or pftrace)")
-            }
-        })
-    }
-}
+/// An output format of `--output-format` (defined once in `rocwasm-plan`).
+pub use rocwasm_plan::OutputFormat;
 
 /// What a run writes: `-d`, `-o`, `--output-format`, `--stats`.
 #[derive(Debug, Clone, Default)]

@@ -10,23 +10,7 @@ use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// What a stage does when its plugin fails.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
-pub enum FailurePolicy {
-    /// Lose the batch (or callback) that failed, start a fresh instance at
-    /// once and go on. The plugin's in-memory state is lost with the instance.
-    Skip,
-    /// Stop calling the plugin for the rest of the run (default: the safe
-    /// choice for an analysis nobody watches).
-    #[default]
-    Disable,
-    /// Start a fresh instance after `backoff` (doubling after every further
-    /// failure), at most `max` times; then disable. Records arriving while
-    /// the plugin waits are missed (and counted).
-    Restart { max: u32, backoff: Duration },
-    /// Stop the whole run: [`crate::Chain::deliver`] returns an error.
-    Abort,
-}
+pub use rocwasm_plan::FailurePolicy;
 
 /// Why a plugin call failed.
 #[derive(Debug, Clone, PartialEq, Eq)]

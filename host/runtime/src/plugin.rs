@@ -536,7 +536,7 @@ fn new_store(
     };
     let state = PluginState {
         name,
-        limiter: MemoryCap::new(spec.limits.memory_bytes),
+        limiter: MemoryCap::new(spec.limits.memory_usize()),
         config: Arc::new(spec.config.clone().into_iter().collect::<BTreeMap<_, _>>()),
         output,
         log: LogGate::new(spec.limits.log_per_second),

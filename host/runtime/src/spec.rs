@@ -1,47 +1,19 @@
 //! [`StageSpec`]: everything the runtime needs to know about one stage.
 //!
-//! A plain struct on purpose: the chain file's TOML types (`rocwasm-config`)
-//! are mapped onto it by the CLI, and tests build it directly.
+//! A plain struct on purpose: a run builds it from its plan's
+//! [`StagePlan`] ([`StageSpec::from_plan`]), and tests build it directly.
+//! Its vocabulary ([`Limits`], [`BufferSettings`], the failure policy, the
+//! world) is the plan's, defined once in `rocwasm-plan`.
 
 use std::collections::BTreeMap;
-use std::path::PathBuf;
-use std::time::Duration;
+use std::path::{Path, PathBuf};
 
-use rocwasm_core::{BufferPolicy, BufferTracingKind};
+use rocwasm_core::BufferTracingKind;
+pub use rocwasm_plan::{BufferSettings, Limits};
+use rocwasm_plan::{StagePlan, World};
 
 use crate::failure::FailurePolicy;
 use crate::filter::KindFilter;
-use crate::world::World;
-
-/// Resource caps of one plugin.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct Limits {
-    /// Linear memory the guest may grow to, in bytes (all memories together).
-    pub memory_bytes: usize,
-    /// Wall-clock budget of one delivery (`deliver-batch`, `transform-batch`)
-    /// and of each life-cycle call.
-    pub deadline: Duration,
-    /// Budget of one synchronous call on an application thread
-    /// (`on-callback`, `on-external-correlation-request`): the application
-    /// waits for it, so it is much shorter.
-    pub callback_deadline: Duration,
-    /// Total bytes the plugin may write through `output` in one run.
-    pub output_bytes: u64,
-    /// Log messages per second before messages are dropped (and counted).
-    pub log_per_second: u32,
-}
-
-impl Default for Limits {
-    fn default() -> Self {
-        Limits {
-            memory_bytes: 256 << 20,
-            deadline: Duration::from_secs(1),
-            callback_deadline: Duration::from_millis(50),
-            output_bytes: 1 << 30,
-            log_per_second: 100,
-        }
-    }
-}
 
 /// One stage of a chain.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -76,25 +48,29 @@ pub struct StageSpec {
     pub buffer: BufferSettings,
 }
 
-/// The chain's shared buffer: size, watermark and policy.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct BufferSettings {
-    pub size: u64,
-    pub watermark: u64,
-    pub policy: BufferPolicy,
-}
-
-impl Default for BufferSettings {
-    fn default() -> Self {
-        BufferSettings {
-            size: 1 << 20,
-            watermark: 1 << 19,
-            policy: BufferPolicy::Lossless,
+impl StageSpec {
+    /// The spec of a planned stage, for a process whose expanded output
+    /// directory is `run_dir` (grants become directories in it), with the
+    /// chain's `buffer`.
+    pub fn from_plan(plan: &StagePlan, buffer: BufferSettings, run_dir: &Path) -> Self {
+        StageSpec {
+            name: plan.name.clone(),
+            wasm: plan.wasm.clone(),
+            kinds: match &plan.kinds {
+                None => KindFilter::all(),
+                Some(kinds) => KindFilter::only(kinds.iter().copied()),
+            },
+            config: plan.config.clone(),
+            limits: plan.limits,
+            failure: plan.failure,
+            output_dir: plan.output.directory(run_dir),
+            world: plan.world,
+            domains: plan.domains.clone(),
+            operations: plan.operations.clone(),
+            buffer,
         }
     }
-}
 
-impl StageSpec {
     /// A stage with default limits, the default policy, no kind filter, no
     /// configuration and no output grant.
     pub fn new(name: impl Into<String>, wasm: impl Into<PathBuf>) -> Self {

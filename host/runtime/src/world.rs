@@ -1,57 +1,27 @@
 //! Which world a component implements, read from its type before anything
 //! is linked or instantiated, so a wrong file fails with a precise message.
 
-use std::fmt;
 
 use wasmtime::component::Component;
 use wasmtime::Engine;
 
 use crate::bindings::names;
 
-/// The two plugin worlds of `wit/worlds.wit`.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
-pub enum World {
-    /// `analysis-plugin`: a tool with life cycle, deliveries and callbacks.
-    Analysis,
-    /// `transform-plugin`: a batch in, a batch out.
-    Transform,
-}
+/// The two plugin worlds (defined once in `rocwasm-plan`).
+pub use rocwasm_plan::World;
 
-impl World {
-    pub fn wit_name(self) -> &'static str {
-        match self {
-            World::Analysis => "analysis-plugin",
-            World::Transform => "transform-plugin",
-        }
-    }
-
-    /// The interfaces a component of this world must export.
-    pub fn required_exports(self) -> &'static [&'static str] {
-        match self {
-            World::Analysis => &[names::LIFECYCLE, names::ANALYSIS],
-            World::Transform => &[names::LIFECYCLE, names::TRANSFORM],
-        }
-    }
-
-    /// True when this world may import `name` (WASI is handled separately).
-    fn may_import(self, name: &str) -> bool {
-        names::COMMON_IMPORTS.contains(&name)
-            || (self == World::Analysis && (name == names::PROFILER || name == names::DELIVERY))
-    }
-
-    pub fn from_name(s: &str) -> Option<World> {
-        match s {
-            "analysis" | "analysis-plugin" => Some(World::Analysis),
-            "transform" | "transform-plugin" => Some(World::Transform),
-            _ => None,
-        }
+/// The interfaces a component of `world` must export.
+pub fn required_exports(world: World) -> &'static [&'static str] {
+    match world {
+        World::Analysis => &[names::LIFECYCLE, names::ANALYSIS],
+        World::Transform => &[names::LIFECYCLE, names::TRANSFORM],
     }
 }
 
-impl fmt::Display for World {
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str(self.wit_name())
-    }
+/// True when `world` may import `name` (WASI is handled separately).
+fn may_import(world: World, name: &str) -> bool {
+    names::COMMON_IMPORTS.contains(&name)
+        || (world == World::Analysis && (name == names::PROFILER || name == names::DELIVERY))
 }
 
 /// A component's interface surface, by name.
@@ -101,7 +71,7 @@ pub enum WorldError {
 /// Detects the world from the exports, then checks the imports against it.
 pub fn detect(surface: &Surface) -> Result<World, WorldError> {
     let missing = |w: World| -> Vec<String> {
-        w.required_exports()
+        required_exports(w)
             .iter()
             .filter(|e| !surface.exports.iter().any(|x| x == *e))
             .map(|e| e.to_string())
@@ -123,7 +93,7 @@ pub fn detect(surface: &Surface) -> Result<World, WorldError> {
     let foreign: Vec<String> = surface
         .imports
         .iter()
-        .filter(|i| !i.starts_with("wasi:") && !world.may_import(i))
+        .filter(|i| !i.starts_with("wasi:") && !may_import(world, i))
         .cloned()
         .collect();
     if !foreign.is_empty() {

@@ -24,9 +24,8 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
-use rocwasm_config::ProcessInfo;
+use rocwasm_plan::{PathTemplate, ProcessInfo, RunPlan};
 
-use super::run::run_config::{PLUGINS_RAN, SUMMARY_FILE};
 use crate::cli::{DemoArgs, OutputArgs, ReplayArgs};
 use crate::failure::{Failure, Result};
 
@@ -215,7 +214,7 @@ fn output_dir(args: &DemoArgs) -> PathBuf {
         .output_directory
         .clone()
         .unwrap_or_else(|| "rocwasm-demo/%hostname%/%pid%".into());
-    let expanded = match rocwasm_config::PathTemplate::parse(&template) {
+    let expanded = match PathTemplate::parse(&template) {
         Ok(t) => t.expand(&ProcessInfo::current()),
         Err(_) => template,
     };
@@ -230,10 +229,10 @@ fn output_dir(args: &DemoArgs) -> PathBuf {
 /// How many plugin stages finished inside the application, from the
 /// summary the tool library wrote (`… 3 plugin stage(s) ran in the process`).
 fn plugin_stages_ran(dir: &Path) -> usize {
-    let text = std::fs::read_to_string(dir.join(SUMMARY_FILE)).unwrap_or_default();
+    let text = std::fs::read_to_string(dir.join(RunPlan::SUMMARY_FILE)).unwrap_or_default();
     text.lines()
         .find_map(|l| {
-            let (before, _) = l.split_once(PLUGINS_RAN)?;
+            let (before, _) = l.split_once(RunPlan::PLUGINS_RAN)?;
             before.split_whitespace().last()?.parse().ok()
         })
         .unwrap_or(0)

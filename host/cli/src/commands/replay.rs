@@ -33,7 +33,8 @@ use std::time::{Instant, SystemTime};
 
 use anyhow::Context;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
-use rocwasm_config::{Chain, OutputFormat, ProcessInfo, StageKind};
+use rocwasm_config::PlanOptions;
+use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_core::{
     Batch, BufferId, BufferTracingKind as K, ContextId, DeliveryInfo, Profiler, SymbolTable,
 };
@@ -46,7 +47,6 @@ use rocwasm_runtime::{
 use crate::cli::ReplayArgs;
 use crate::commands::chain::chain_for;
 use crate::failure::{Failure, Result};
-use crate::stages::stage_specs;
 
 /// Rows shown per native `--stats` table.
 const STATS_TOP: usize = 20;
@@ -74,10 +74,18 @@ pub fn replay(args: ReplayArgs) -> Result {
         .map_err(|e| Failure::Runtime(e.into()))?;
     tracing::info!(path = %args.path.display(), format = ?source.format, "replaying");
 
+    // The same plan a live run of this chain executes, expanded for this
+    // process by the same templates.
+    let plan = chain.to_plan(&PlanOptions {
+        stats: host_stats,
+        default_plugin_cache: RuntimeConfig::default().cache_dir,
+        api_log: false,
+        command: Vec::new(),
+    });
     let process = ProcessInfo::current();
-    let run_dir = PathBuf::from(chain.output.directory.expand(&process));
-    let prefix = Some(chain.output.file_prefix.expand(&process)).filter(|p| !p.is_empty());
-    create_output_dirs(&chain, &run_dir)?;
+    let run_dir = plan.run_dir(&process);
+    let prefix = plan.file_prefix(&process);
+    create_output_dirs(&plan, &run_dir)?;
 
     // The plugins' engine: symbols are copied into it as the reader finds them.
     let profiler = Arc::new(Profiler::new());
@@ -87,30 +95,25 @@ pub fn replay(args: ReplayArgs) -> Result {
         .with_replay(true)
         .with_operation_names(Arc::new(TraceNames(source.names().clone())));
     let runtime = Runtime::new(RuntimeConfig {
-        cache_dir: chain
-            .settings
-            .plugin_cache
-            .clone()
-            .or_else(|| RuntimeConfig::default().cache_dir),
+        cache_dir: plan.plugin_cache.clone(),
         ..RuntimeConfig::default()
     })
     .context("starting the Wasm runtime")?;
-    let specs = stage_specs(&chain, &run_dir);
+    let specs: Vec<_> = plan
+        .stages
+        .iter()
+        .map(|s| rocwasm_runtime::StageSpec::from_plan(s, plan.buffer, &run_dir))
+        .collect();
     let plugins = rocwasm_runtime::Chain::new(Arc::new(runtime), env.clone(), specs)
         .context("loading the chain's plugins")?;
 
     let mut outputs = Outputs::new(&OutputOptions {
         dir: run_dir.clone(),
         name: prefix,
-        formats: chain
-            .output
-            .formats
-            .iter()
-            .map(|f| sink_format(*f))
-            .collect(),
-        stats: host_stats,
+        formats: plan.output.formats.clone(),
+        stats: plan.output.stats,
     });
-    let recorded = RecordedKinds::of(&chain);
+    let recorded = RecordedKinds(plan.output.kinds.iter().copied().collect());
     let symbols = source.symbols().clone();
     let names = source.names().clone();
     outputs.begin(&SinkContext {
@@ -157,7 +160,7 @@ pub fn replay(args: ReplayArgs) -> Result {
         outcome.summaries.len(),
         started.elapsed().as_secs_f64(),
     );
-    if chain.output.summary {
+    if plan.output.summary {
         print_plugin_tables(&outcome);
     }
     if host_stats {
@@ -200,27 +203,14 @@ fn report_problems(outcome: &ChainOutcome, sink_errors: &[anyhow::Error]) -> Res
 }
 
 /// `[output] directory` and every granted subdirectory, before plugins start.
-fn create_output_dirs(chain: &Chain, run_dir: &Path) -> Result {
+fn create_output_dirs(plan: &RunPlan, run_dir: &Path) -> Result {
     let mut dirs = vec![run_dir.to_path_buf()];
-    for stage in &chain.stages {
-        if let rocwasm_config::OutputGrant::Subdirectory(d) = &stage.output {
-            dirs.push(run_dir.join(d));
-        }
-    }
+    dirs.extend(plan.stages.iter().filter_map(|s| s.output.directory(run_dir)));
     for d in dirs {
         std::fs::create_dir_all(&d)
             .with_context(|| format!("cannot create the output directory {}", d.display()))?;
     }
     Ok(())
-}
-
-fn sink_format(f: OutputFormat) -> rocwasm_output::OutputFormat {
-    match f {
-        OutputFormat::Csv => rocwasm_output::OutputFormat::Csv,
-        OutputFormat::Json => rocwasm_output::OutputFormat::Json,
-        OutputFormat::Rocpd => rocwasm_output::OutputFormat::Rocpd,
-        OutputFormat::Perfetto => rocwasm_output::OutputFormat::Pftrace,
-    }
 }
 
 fn format_name(f: rocwasm_replay::TraceFormat) -> &'static str {
@@ -237,16 +227,6 @@ fn format_name(f: rocwasm_replay::TraceFormat) -> &'static str {
 struct RecordedKinds(BTreeSet<K>);
 
 impl RecordedKinds {
-    fn of(chain: &Chain) -> Self {
-        let mut kinds: BTreeSet<K> = chain.output.trace.iter().copied().collect();
-        for s in &chain.stages {
-            if s.kind == StageKind::Analysis {
-                kinds.extend(s.domains.iter().copied());
-            }
-        }
-        RecordedKinds(kinds)
-    }
-
     fn keeps(&self, kind: K) -> bool {
         self.0.is_empty() || self.0.contains(&kind)
     }

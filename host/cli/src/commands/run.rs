@@ -5,10 +5,9 @@
 //!
 //! 1. resolve the chain (chain file amended by flags, or the flags alone) and
 //!    validate it — a bad chain fails with status 2 before anything starts;
-//! 2. write the run file (`ROCWASM_RUN`, see `host/intercept/src/run_config.rs`)
-//!    with the traced kinds, output directory template, formats, and the
-//!    chain's stages as the plugin runtime will run them inside the
-//!    application (from [`stage_specs`], the same mapping `replay` uses);
+//! 2. write the run plan (`ROCWASM_RUN`, a [`RunPlan`] from
+//!    `Chain::to_plan`, the same plan `replay` runs) with the traced kinds,
+//!    output directory template, formats, and the chain's stages;
 //! 3. set `LD_PRELOAD` (appended to any existing value) and `HSA_TOOLS_LIB`
 //!    to `librocwasm_intercept.so`, and `ROCPROFILER_REGISTER_LIBRARY` to it
 //!    unless set (ROCm ≥ 6.2's rocprofiler-register then passes the HIP and
@@ -25,9 +24,9 @@ use std::path::{Path, PathBuf};
 use std::process::Command;
 
 use anyhow::Context;
-use rocwasm_config::{Chain, OutputGrant};
-use rocwasm_core::BufferTracingKind;
-use rocwasm_runtime::{BufferSettings, FailurePolicy, RuntimeConfig, StageSpec, World};
+use rocwasm_config::{Chain, PlanOptions};
+use rocwasm_plan::{ProcessInfo, RunPlan};
+use rocwasm_runtime::RuntimeConfig;
 
 use crate::cli::RunArgs;
 
@@ -35,13 +34,6 @@ use crate::cli::RunArgs;
 const ROCPROFILER_REGISTER_LIBRARY: &str = "ROCPROFILER_REGISTER_LIBRARY";
 use crate::commands::chain::chain_for;
 use crate::failure::{Failure, Result};
-use crate::stages::stage_specs;
-
-#[path = "../../../intercept/src/run_config.rs"]
-#[allow(dead_code)]
-pub(crate) mod run_config;
-
-use run_config::{RunBuffer, RunConfig, RunFailure, RunLimits, RunStage};
 
 /// The tool library's file name.
 const TOOL_LIB: &str = "librocwasm_intercept.so";
@@ -79,8 +71,8 @@ pub fn run(args: RunArgs) -> Result {
         None
     };
 
-    let config = run_config(&chain, &args)?;
-    let run_file = write_run_file(&config)?;
+    let plan = run_plan(&chain, &args);
+    let run_file = write_run_file(&plan)?;
 
     let mut cmd = Command::new(&args.app[0]);
     cmd.args(&args.app[1..]);
@@ -92,7 +84,7 @@ pub fn run(args: RunArgs) -> Result {
         "HSA_TOOLS_LIB",
         prepend_list(&tool, std::env::var_os("HSA_TOOLS_LIB"), ' '),
     );
-    cmd.env(run_config::ENV, &run_file);
+    cmd.env(RunPlan::ENV, &run_file);
     // ROCm ≥ 6.2: rocprofiler-register hands the runtimes' dispatch tables
     // only to a tool it knows is present; naming any library here says so,
     // and the preloaded tool's `rocprofiler_set_api_table` is the one it
@@ -118,7 +110,7 @@ pub fn run(args: RunArgs) -> Result {
         .map_err(|e| Failure::runtime(format!("waiting for the application: {e}")))?;
     let _ = std::fs::remove_file(&run_file);
 
-    let dir = config.expand_dir(pid);
+    let dir = plan.run_dir(&ProcessInfo::of_pid(pid));
     print_summary(&dir, chain.output.summary);
     let code = match (status.code(), status.signal()) {
         (Some(c), _) => c,
@@ -131,170 +123,19 @@ pub fn run(args: RunArgs) -> Result {
     std::process::exit(code)
 }
 
-/// The run file's contents for this chain and these flags.
-fn run_config(chain: &Chain, args: &RunArgs) -> Result<RunConfig> {
-    let mut kinds: Vec<String> = chain
-        .output
-        .trace
-        .iter()
-        .map(|k| k.name().to_string())
-        .collect();
-    for stage in &chain.stages {
-        for k in &stage.domains {
-            if !kinds.iter().any(|n| n == k.name()) {
-                kinds.push(k.name().to_string());
-            }
-        }
-    }
-    let mut formats: Vec<String> = chain
-        .output
-        .formats
-        .iter()
-        .map(|f| f.name().to_string())
-        .collect();
-    if formats.is_empty() && !kinds.is_empty() {
-        formats.push("csv".into());
-    }
-    let output_dir = absolute(chain.output.directory.as_str());
-    Ok(RunConfig {
-        version: RunConfig::VERSION,
-        stages: run_stages(chain, Path::new(&output_dir))?,
-        plugin_cache: chain
-            .settings
-            .plugin_cache
-            .clone()
-            .or_else(|| RuntimeConfig::default().cache_dir),
-        output_dir,
-        // `-o` is merged into the chain's `file_prefix`. Its default
-        // (`%pid%`) is not applied to runs: their directory already names
-        // the process, and their files keep rocprofv3's plain names.
-        output_name: Some(chain.output.file_prefix.as_str())
-            .filter(|p| !p.is_empty() && *p != rocwasm_config::DEFAULT_OUTPUT_FILE)
-            .map(str::to_string),
-        formats,
+/// The plan the profiled process runs for this chain and these flags.
+fn run_plan(chain: &Chain, args: &RunArgs) -> RunPlan {
+    chain.to_plan(&PlanOptions {
         stats: args.output.stats,
-        kinds,
-        chain: chain.file.clone(),
-        buffer_size: chain.settings.buffer.size,
-        fork: "run".into(),
+        default_plugin_cache: RuntimeConfig::default().cache_dir,
         api_log: std::env::var_os("ROCWASM_API_LOG").is_some(),
         command: args.app.clone(),
     })
 }
 
-/// The chain's stages for the run file: [`stage_specs`] (the one mapping of
-/// chain stages onto the runtime's specs), written by name. Output grants
-/// stay relative to the run directory, which only the profiled process can
-/// expand (`%pid%`).
-fn run_stages(chain: &Chain, run_dir: &Path) -> Result<Vec<RunStage>> {
-    let specs = stage_specs(chain, run_dir);
-    if specs.len() != chain.stages.len() {
-        return Err(Failure::runtime("internal error: stages and specs differ"));
-    }
-    specs
-        .iter()
-        .zip(&chain.stages)
-        .map(|(spec, stage)| {
-            let output = match &stage.output {
-                OutputGrant::None => None,
-                OutputGrant::RunDirectory => Some(String::new()),
-                OutputGrant::Subdirectory(d) => Some(d.clone()),
-            };
-            run_stage(spec, output)
-        })
-        .collect()
-}
-
-fn run_stage(spec: &StageSpec, output: Option<String>) -> Result<RunStage> {
-    let names = |kinds: &mut dyn Iterator<Item = BufferTracingKind>| -> Vec<String> {
-        kinds.map(|k| k.name().to_string()).collect()
-    };
-    let mut operations = std::collections::BTreeMap::new();
-    for (kind, ops) in &spec.operations {
-        let ops = ops
-            .iter()
-            .map(|&op| {
-                rocwasm_core::operation_name(*kind, op)
-                    .map(str::to_string)
-                    .ok_or_else(|| {
-                        Failure::runtime(format!(
-                            "stage `{}`: {} has no operation {op}",
-                            spec.name,
-                            kind.name()
-                        ))
-                    })
-            })
-            .collect::<Result<Vec<_>>>()?;
-        operations.insert(kind.name().to_string(), ops);
-    }
-    let wasm = std::path::absolute(&spec.wasm).unwrap_or_else(|_| spec.wasm.clone());
-    let nanos = |d: std::time::Duration| u64::try_from(d.as_nanos()).unwrap_or(u64::MAX);
-    let BufferSettings {
-        size,
-        watermark,
-        policy,
-    } = spec.buffer;
-    Ok(RunStage {
-        name: spec.name.clone(),
-        wasm,
-        world: spec.world.map(|w| {
-            match w {
-                World::Analysis => "analysis",
-                World::Transform => "transform",
-            }
-            .to_string()
-        }),
-        kinds: (!spec.kinds.is_all()).then(|| {
-            names(
-                &mut BufferTracingKind::ALL
-                    .iter()
-                    .copied()
-                    .filter(|&k| spec.kinds.accepts(k)),
-            )
-        }),
-        domains: names(&mut spec.domains.iter().copied()),
-        operations,
-        config: spec.config.clone(),
-        limits: RunLimits {
-            memory_bytes: spec.limits.memory_bytes as u64,
-            deadline_ns: nanos(spec.limits.deadline),
-            callback_deadline_ns: nanos(spec.limits.callback_deadline),
-            output_bytes: spec.limits.output_bytes,
-            log_per_second: spec.limits.log_per_second,
-        },
-        failure: match spec.failure {
-            FailurePolicy::Skip => RunFailure::Skip,
-            FailurePolicy::Disable => RunFailure::Disable,
-            FailurePolicy::Restart { max, backoff } => RunFailure::Restart {
-                max,
-                backoff_ns: nanos(backoff),
-            },
-            FailurePolicy::Abort => RunFailure::Abort,
-        },
-        output,
-        buffer: RunBuffer {
-            size,
-            watermark,
-            lossless: policy == rocwasm_core::BufferPolicy::Lossless,
-        },
-    })
-}
-
-/// A relative output directory is relative to where `rocwasm run` was started.
-fn absolute(template: &str) -> String {
-    if template.starts_with('/') {
-        return template.to_string();
-    }
-    match std::env::current_dir() {
-        Ok(cwd) => format!("{}/{template}", cwd.display()),
-        Err(_) => template.to_string(),
-    }
-}
-
-fn write_run_file(config: &RunConfig) -> Result<PathBuf> {
+fn write_run_file(plan: &RunPlan) -> Result<PathBuf> {
     let path = std::env::temp_dir().join(format!("rocwasm-run-{}.json", std::process::id()));
-    let text = serde_json::to_string_pretty(config).map_err(Failure::runtime)?;
-    std::fs::write(&path, text)
+    std::fs::write(&path, plan.to_json())
         .with_context(|| format!("cannot write {}", path.display()))
         .map_err(Failure::Runtime)?;
     Ok(path)
@@ -382,7 +223,7 @@ fn amd_runtime_installed() -> bool {
 /// false`, only its `rocwasm:` lines (files written, problems), not the
 /// stages' tables (which stay in the file).
 fn print_summary(dir: &Path, tables: bool) {
-    let path = dir.join(run_config::SUMMARY_FILE);
+    let path = dir.join(RunPlan::SUMMARY_FILE);
     match std::fs::read_to_string(&path) {
         Ok(text) if tables => print!("{text}"),
         Ok(text) => {
@@ -416,40 +257,39 @@ mod tests {
 
     #[test]
     fn the_default_chain_reaches_the_run_file_by_name() {
-        let stages = run_stages(&default_chain(), Path::new("/out/%pid%")).unwrap();
-        let names: Vec<&str> = stages.iter().map(|s| s.name.as_str()).collect();
+        let plan = default_chain().to_plan(&PlanOptions::default());
+        // What the profiled process reads: the plan file, kinds and
+        // operations by name.
+        let file: serde_json::Value = serde_json::from_str(&plan.to_json()).unwrap();
+        let stages = file["stages"].as_array().unwrap();
+        let names: Vec<&str> = stages.iter().map(|s| s["name"].as_str().unwrap()).collect();
         assert_eq!(names, ["kernel-stats", "api-stats", "memcpy-bandwidth"]);
         let [ks, api, bw] = &stages[..] else {
             unreachable!()
         };
-        assert_eq!(ks.domains, ["KERNEL_DISPATCH"]);
+        assert_eq!(ks["domains"], serde_json::json!(["KERNEL_DISPATCH"]));
+        assert_eq!(ks["kinds"], serde_json::json!(["KERNEL_DISPATCH"]));
+        assert_eq!(ks["world"], "analysis");
+        assert_eq!(ks["output"], "run-directory");
         assert_eq!(
-            ks.kinds.as_deref(),
-            Some(&["KERNEL_DISPATCH".to_string()][..])
+            api["domains"],
+            serde_json::json!(["HIP_RUNTIME_API", "HIP_COMPILER_API"])
         );
-        assert_eq!(ks.world.as_deref(), Some("analysis"));
-        assert_eq!(ks.output.as_deref(), Some(""));
-        assert_eq!(api.domains, ["HIP_RUNTIME_API", "HIP_COMPILER_API"]);
-        assert_eq!(api.limits.memory_bytes, 64 << 20);
-        assert_eq!(api.limits.deadline_ns, 500_000_000);
-        assert_eq!(bw.output.as_deref(), Some("bandwidth"));
+        assert_eq!(api["limits"]["memory_bytes"], 64 << 20);
+        assert_eq!(api["limits"]["deadline_ns"], 500_000_000);
+        assert_eq!(bw["output"]["subdirectory"], "bandwidth");
         assert_eq!(
-            bw.operations["MEMORY_COPY"],
-            ["MEMORY_COPY_HOST_TO_DEVICE", "MEMORY_COPY_DEVICE_TO_HOST"]
+            bw["operations"]["MEMORY_COPY"],
+            serde_json::json!(["MEMORY_COPY_HOST_TO_DEVICE", "MEMORY_COPY_DEVICE_TO_HOST"])
         );
         assert_eq!(
-            bw.failure,
-            RunFailure::Restart {
-                max: 3,
-                backoff_ns: 100_000_000
-            }
+            bw["failure"],
+            serde_json::json!({"policy": "restart", "max": 3, "backoff_ns": 100_000_000})
         );
-        assert_eq!(bw.buffer.size, 4 << 20);
-        assert!(bw.buffer.lossless);
-        assert!(bw.wasm.is_absolute());
+        assert_eq!(file["buffer"]["size"], 4 << 20);
+        assert_eq!(file["buffer"]["policy"], "Lossless");
+        assert!(plan.stages[2].wasm.is_absolute());
         // The run file round-trips through JSON unchanged.
-        let json = serde_json::to_string(&stages).unwrap();
-        let back: Vec<RunStage> = serde_json::from_str(&json).unwrap();
-        assert_eq!(back, stages);
+        assert_eq!(RunPlan::from_json(&plan.to_json()).unwrap(), plan);
     }
 }

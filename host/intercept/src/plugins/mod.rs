@@ -40,13 +40,13 @@ use anyhow::{Context, Result};
 use rocwasm_core::Profiler;
 use rocwasm_runtime::{Chain, ChainOutput, HostEnv, Runtime, RuntimeConfig, StageSpec};
 
-use crate::run_config::RunConfig;
+use rocwasm_plan::RunPlan;
 use summary::PluginReport;
 
 /// Compiles (or loads) and starts the chain; `output` receives its final
 /// batches. Creates the stages' output directories first.
 pub fn start(
-    config: &RunConfig,
+    config: &RunPlan,
     specs: Vec<StageSpec>,
     profiler: Arc<Profiler>,
     output: ChainOutput,

@@ -1,92 +1,20 @@
-//! The run file's [`RunStage`]s → the runtime's [`StageSpec`]s.
-//!
-//! The launcher wrote kinds and operations by name; here they become this
-//! build's numbers. An unknown name is an error naming the stage, never a
-//! silently dropped filter: a filter that vanished would hand a stage
-//! records it did not ask for.
+//! The plan's stages → the runtime's [`StageSpec`]s, and what the chain
+//! traces for them.
 
 use std::collections::BTreeMap;
 use std::path::Path;
-use std::time::Duration;
 
-use rocwasm_core::{BufferPolicy, BufferTracingKind};
-use rocwasm_runtime::{BufferSettings, FailurePolicy, KindFilter, Limits, StageSpec, World};
+use rocwasm_core::BufferTracingKind;
+use rocwasm_plan::RunPlan;
+use rocwasm_runtime::{StageSpec, World};
 
-use crate::run_config::{RunFailure, RunStage};
-
-/// One spec per stage, in order; output grants are resolved under `run_dir`.
-pub fn stage_specs(stages: &[RunStage], run_dir: &Path) -> Result<Vec<StageSpec>, String> {
-    stages.iter().map(|s| stage_spec(s, run_dir)).collect()
-}
-
-fn stage_spec(s: &RunStage, run_dir: &Path) -> Result<StageSpec, String> {
-    let err = |what: String| format!("stage `{}`: {what}", s.name);
-    let kind = |name: &String| {
-        BufferTracingKind::from_name(name).ok_or_else(|| err(format!("unknown kind {name:?}")))
-    };
-    let kinds = match &s.kinds {
-        None => KindFilter::all(),
-        Some(names) => KindFilter::only(names.iter().map(kind).collect::<Result<Vec<_>, _>>()?),
-    };
-    let domains = s.domains.iter().map(kind).collect::<Result<Vec<_>, _>>()?;
-    let mut operations = BTreeMap::new();
-    for (k, ops) in &s.operations {
-        let k = kind(k)?;
-        let ops = ops
-            .iter()
-            .map(|op| {
-                rocwasm_core::operation_by_name(k, op)
-                    .ok_or_else(|| err(format!("{} has no operation {op:?}", k.name())))
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        operations.insert(k, ops);
-    }
-    let world = match s.world.as_deref() {
-        None => None,
-        Some("analysis") => Some(World::Analysis),
-        Some("transform") => Some(World::Transform),
-        Some(other) => return Err(err(format!("unknown world {other:?}"))),
-    };
-    let failure = match s.failure {
-        RunFailure::Skip => FailurePolicy::Skip,
-        RunFailure::Disable => FailurePolicy::Disable,
-        RunFailure::Restart { max, backoff_ns } => FailurePolicy::Restart {
-            max,
-            backoff: Duration::from_nanos(backoff_ns),
-        },
-        RunFailure::Abort => FailurePolicy::Abort,
-    };
-    let l = &s.limits;
-    let mut spec = StageSpec::new(&s.name, &s.wasm)
-        .with_kinds(kinds)
-        .with_failure(failure)
-        .with_domains(domains)
-        .with_limits(Limits {
-            memory_bytes: usize::try_from(l.memory_bytes).unwrap_or(usize::MAX),
-            deadline: Duration::from_nanos(l.deadline_ns),
-            callback_deadline: Duration::from_nanos(l.callback_deadline_ns),
-            output_bytes: l.output_bytes,
-            log_per_second: l.log_per_second,
-        })
-        .with_buffer(BufferSettings {
-            size: s.buffer.size,
-            watermark: s.buffer.watermark,
-            policy: if s.buffer.lossless {
-                BufferPolicy::Lossless
-            } else {
-                BufferPolicy::Discard
-            },
-        });
-    for (k, ops) in operations {
-        spec = spec.with_operations(k, ops);
-    }
-    spec.config = s.config.clone();
-    spec.world = world;
-    spec.output_dir = s.output.as_ref().map(|rel| match rel.as_str() {
-        "" => run_dir.to_path_buf(),
-        sub => run_dir.join(sub),
-    });
-    Ok(spec)
+/// One spec per planned stage, in order; output grants are resolved under
+/// `run_dir`, the process's expanded output directory.
+pub fn stage_specs(plan: &RunPlan, run_dir: &Path) -> Vec<StageSpec> {
+    plan.stages
+        .iter()
+        .map(|s| StageSpec::from_plan(s, plan.buffer, run_dir))
+        .collect()
 }
 
 /// The kinds the chain will trace for its stages, with the operations of
@@ -118,71 +46,89 @@ pub fn traced_by_chain(specs: &[StageSpec]) -> BTreeMap<BufferTracingKind, Optio
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::run_config::{RunBuffer, RunLimits};
+    use rocwasm_plan::{
+        BufferPolicy, BufferSettings, FailurePolicy, Limits, OutputGrant, OutputPlan,
+        PathTemplate, StagePlan,
+    };
     use std::path::PathBuf;
+    use std::time::Duration;
 
-    fn stage(name: &str) -> RunStage {
-        RunStage {
+    fn stage(name: &str) -> StagePlan {
+        StagePlan {
             name: name.into(),
             wasm: PathBuf::from("/p/x.wasm"),
-            world: Some("analysis".into()),
+            world: Some(World::Analysis),
             kinds: None,
             domains: vec![],
             operations: BTreeMap::new(),
             config: BTreeMap::new(),
-            limits: RunLimits {
+            limits: Limits {
                 memory_bytes: 64 << 20,
-                deadline_ns: 500_000_000,
-                callback_deadline_ns: 20_000_000,
+                deadline: Duration::from_millis(500),
+                callback_deadline: Duration::from_millis(20),
                 output_bytes: 1 << 20,
                 log_per_second: 7,
             },
-            failure: RunFailure::Restart {
+            failure: FailurePolicy::Restart {
                 max: 3,
-                backoff_ns: 100_000_000,
+                backoff: Duration::from_millis(100),
             },
-            output: Some("bandwidth".into()),
-            buffer: RunBuffer {
+            output: OutputGrant::Subdirectory("bandwidth".into()),
+        }
+    }
+
+    fn plan(stages: Vec<StagePlan>) -> RunPlan {
+        RunPlan {
+            version: RunPlan::VERSION,
+            chain: None,
+            output: OutputPlan {
+                directory: PathTemplate::parse("/out/%pid%").unwrap(),
+                file_prefix: None,
+                formats: vec![],
+                stats: false,
+                kinds: vec![],
+                summary: false,
+            },
+            stages,
+            buffer: BufferSettings {
                 size: 4 << 20,
                 watermark: 3 << 20,
-                lossless: false,
+                policy: BufferPolicy::Discard,
             },
+            plugin_cache: None,
+            fork: Default::default(),
+            api_log: false,
+            command: vec![],
         }
+    }
+
+    /// The plan as the tool reads it: through its file format.
+    fn read_back(plan: &RunPlan) -> RunPlan {
+        RunPlan::from_json(&plan.to_json()).unwrap()
     }
 
     #[test]
     fn every_field_reaches_the_spec() {
+        use BufferTracingKind as K;
         let mut s = stage("bw");
-        s.domains = vec!["MEMORY_COPY".into(), "kernel_dispatch".into()];
-        s.kinds = Some(vec!["MEMORY_COPY".into()]);
-        s.operations.insert(
-            "MEMORY_COPY".into(),
-            vec![
-                "MEMORY_COPY_HOST_TO_DEVICE".into(),
-                "MEMORY_COPY_DEVICE_TO_HOST".into(),
-            ],
-        );
+        s.domains = vec![K::MemoryCopy, K::KernelDispatch];
+        s.kinds = Some(vec![K::MemoryCopy]);
+        let h2d = rocwasm_core::operation_by_name(K::MemoryCopy, "MEMORY_COPY_HOST_TO_DEVICE")
+            .unwrap();
+        let d2h = rocwasm_core::operation_by_name(K::MemoryCopy, "MEMORY_COPY_DEVICE_TO_HOST")
+            .unwrap();
+        s.operations.insert(K::MemoryCopy, vec![h2d, d2h]);
         s.config.insert("a.b".into(), "1".into());
-        let spec = stage_spec(&s, Path::new("/out/7")).unwrap();
+        let plan = read_back(&plan(vec![s]));
+        let spec = &stage_specs(&plan, Path::new("/out/7"))[0];
         assert_eq!(spec.name, "bw");
         assert_eq!(spec.wasm, PathBuf::from("/p/x.wasm"));
         assert_eq!(spec.world, Some(World::Analysis));
-        assert!(spec.kinds.accepts(BufferTracingKind::MemoryCopy));
-        assert!(!spec.kinds.accepts(BufferTracingKind::KernelDispatch));
-        assert_eq!(
-            spec.domains,
-            vec![
-                BufferTracingKind::MemoryCopy,
-                BufferTracingKind::KernelDispatch
-            ]
-        );
-        let h2d = rocwasm_core::operation_by_name(
-            BufferTracingKind::MemoryCopy,
-            "MEMORY_COPY_HOST_TO_DEVICE",
-        )
-        .unwrap();
-        assert!(spec.operations[&BufferTracingKind::MemoryCopy].contains(&h2d));
-        assert_eq!(spec.operations[&BufferTracingKind::MemoryCopy].len(), 2);
+        assert!(spec.kinds.accepts(K::MemoryCopy));
+        assert!(!spec.kinds.accepts(K::KernelDispatch));
+        assert_eq!(spec.domains, vec![K::MemoryCopy, K::KernelDispatch]);
+        assert!(spec.operations[&K::MemoryCopy].contains(&h2d));
+        assert_eq!(spec.operations[&K::MemoryCopy].len(), 2);
         assert_eq!(spec.config["a.b"], "1");
         assert_eq!(spec.limits.memory_bytes, 64 << 20);
         assert_eq!(spec.limits.deadline, Duration::from_millis(500));
@@ -205,36 +151,27 @@ mod tests {
     #[test]
     fn grants_and_worlds() {
         let mut s = stage("t");
-        s.output = Some(String::new());
-        s.world = Some("transform".into());
-        let spec = stage_spec(&s, Path::new("/out")).unwrap();
+        s.output = OutputGrant::RunDirectory;
+        s.world = Some(World::Transform);
+        let spec = &stage_specs(&read_back(&plan(vec![s.clone()])), Path::new("/out"))[0];
         assert_eq!(spec.output_dir, Some(PathBuf::from("/out")));
         assert_eq!(spec.world, Some(World::Transform));
-        s.output = None;
+        s.output = OutputGrant::None;
         s.world = None;
-        let spec = stage_spec(&s, Path::new("/out")).unwrap();
+        let spec = &stage_specs(&read_back(&plan(vec![s])), Path::new("/out"))[0];
         assert_eq!(spec.output_dir, None);
         assert_eq!(spec.world, None);
         assert!(spec.kinds.is_all());
     }
 
     #[test]
-    fn unknown_names_are_errors_naming_the_stage() {
-        let mut s = stage("odd");
-        s.domains = vec!["KERNEL_DISPATCHES".into()];
-        let e = stage_spec(&s, Path::new("/")).unwrap_err();
-        assert!(
-            e.contains("stage `odd`") && e.contains("KERNEL_DISPATCHES"),
-            "{e}"
-        );
-        let mut s = stage("odd");
-        s.operations
-            .insert("MEMORY_COPY".into(), vec!["SIDEWAYS".into()]);
-        let e = stage_spec(&s, Path::new("/")).unwrap_err();
-        assert!(e.contains("SIDEWAYS"), "{e}");
-        let mut s = stage("odd");
-        s.world = Some("filter".into());
-        assert!(stage_spec(&s, Path::new("/")).is_err());
+    fn unknown_names_are_errors_naming_them() {
+        let json = plan(vec![stage("odd")]).to_json();
+        let bad = json.replace("\"domains\": []", "\"domains\": [\"KERNEL_DISPATCHES\"]");
+        let e = RunPlan::from_json(&bad).unwrap_err().to_string();
+        assert!(e.contains("KERNEL_DISPATCHES"), "{e}");
+        let bad = json.replace("\"world\": \"analysis\"", "\"world\": \"filter\"");
+        assert!(RunPlan::from_json(&bad).is_err());
     }
 
     #[test]

@@ -14,7 +14,6 @@ use std::sync::Mutex;
 
 use rocwasm_core::{CallbackPayload, CallbackPhase, CallbackRecord};
 
-use crate::run_config::API_LOG_FILE;
 
 pub struct ApiLog {
     out: Mutex<BufWriter<File>>,
@@ -24,7 +23,7 @@ impl ApiLog {
     pub fn new(dir: &Path) -> Result<Self, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
-        let path = dir.join(API_LOG_FILE);
+        let path = dir.join(rocwasm_plan::RunPlan::API_LOG_FILE);
         let file =
             File::create(&path).map_err(|e| format!("cannot create {}: {e}", path.display()))?;
         Ok(Self {

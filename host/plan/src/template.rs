@@ -60,7 +60,9 @@ enum Part {
 /// A template syntax error: the byte index in the template and why.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct TemplateError {
+    /// Byte index of the offending `%` in the template.
     pub index: usize,
+    /// What is wrong, as a sentence.
     pub message: String,
 }
 
@@ -123,6 +125,14 @@ impl PathTemplate {
         })
     }
 
+    /// A template that expands to `text` as it is (every `%` escaped).
+    pub fn literal(text: &str) -> Self {
+        PathTemplate {
+            text: text.replace('%', "%%"),
+            parts: vec![Part::Literal(text.to_string())],
+        }
+    }
+
     /// The template as written.
     pub fn as_str(&self) -> &str {
         &self.text
@@ -147,6 +157,19 @@ impl PathTemplate {
     }
 }
 
+impl serde::Serialize for PathTemplate {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(&self.text)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for PathTemplate {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = String::deserialize(deserializer)?;
+        PathTemplate::parse(&text).map_err(|e| serde::de::Error::custom(e.message))
+    }
+}
+
 impl std::fmt::Display for PathTemplate {
     fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         f.write_str(&self.text)
@@ -161,8 +184,11 @@ fn valid_env_name(name: &str) -> bool {
 /// (not read behind the caller's back) so expansion is testable.
 #[derive(Debug, Clone, Default)]
 pub struct ProcessInfo {
+    /// The node's host name.
     pub hostname: String,
+    /// The process id.
     pub pid: u32,
+    /// The parent's process id.
     pub ppid: u32,
     /// A snapshot of the environment.
     pub vars: HashMap<String, String>,
@@ -171,14 +197,25 @@ pub struct ProcessInfo {
 impl ProcessInfo {
     /// This process: its ids, host name and environment.
     pub fn current() -> Self {
+        Self::of_pid(std::process::id())
+    }
+
+    /// This process's host name and environment, with `pid` as its id (a
+    /// launcher names the child it started; a forked child, itself).
+    pub fn of_pid(pid: u32) -> Self {
         ProcessInfo {
             hostname: hostname(),
-            pid: std::process::id(),
-            ppid: parent_pid(),
+            pid,
+            ppid: if pid == std::process::id() {
+                parent_pid()
+            } else {
+                std::process::id()
+            },
             vars: std::env::vars().collect(),
         }
     }
 
+    /// The environment variable `name`, if set.
     pub fn var(&self, name: &str) -> Option<&str> {
         self.vars.get(name).map(String::as_str)
     }

@@ -1,0 +1,78 @@
+//! The host's output formats.
+
+use std::fmt;
+
+use serde::{Deserialize, Serialize};
+
+/// A host output sink (rocprofv3's `--output-format` spells them the same way).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum OutputFormat {
+    /// rocprofv3-compatible CSV files.
+    Csv,
+    /// rocprofv3-style JSON.
+    Json,
+    /// A rocpd-compatible SQLite database.
+    Rocpd,
+    /// A Perfetto trace (`.pftrace`).
+    #[serde(rename = "pftrace", alias = "perfetto")]
+    Pftrace,
+}
+
+impl OutputFormat {
+    /// Every format.
+    pub const ALL: &'static [OutputFormat] = &[
+        OutputFormat::Csv,
+        OutputFormat::Json,
+        OutputFormat::Rocpd,
+        OutputFormat::Pftrace,
+    ];
+
+    /// The canonical name: `csv`, `json`, `rocpd`, `pftrace`.
+    pub fn name(self) -> &'static str {
+        match self {
+            OutputFormat::Csv => "csv",
+            OutputFormat::Json => "json",
+            OutputFormat::Rocpd => "rocpd",
+            OutputFormat::Pftrace => "pftrace",
+        }
+    }
+
+    /// Looks a format up by name, case-insensitively, with the aliases users
+    /// write (`perfetto`, `db`, `sqlite`).
+    pub fn from_name(name: &str) -> Option<Self> {
+        Some(match name.to_ascii_lowercase().as_str() {
+            "csv" => OutputFormat::Csv,
+            "json" => OutputFormat::Json,
+            "rocpd" | "db" | "sqlite" => OutputFormat::Rocpd,
+            "pftrace" | "perfetto" => OutputFormat::Pftrace,
+            _ => return None,
+        })
+    }
+
+    /// The sentence an unknown name gets.
+    pub fn unknown(name: &str) -> String {
+        format!("unknown output format {name:?} (expected csv, json, rocpd or pftrace)")
+    }
+}
+
+impl fmt::Display for OutputFormat {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.name())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_and_aliases() {
+        for &f in OutputFormat::ALL {
+            assert_eq!(OutputFormat::from_name(f.name()), Some(f));
+        }
+        assert_eq!(OutputFormat::from_name("Perfetto"), Some(OutputFormat::Pftrace));
+        assert_eq!(OutputFormat::from_name("sqlite"), Some(OutputFormat::Rocpd));
+        assert_eq!(OutputFormat::from_name("xml"), None);
+    }
+}
