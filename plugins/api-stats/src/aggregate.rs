@@ -34,12 +34,12 @@ impl ApiAggregate {
         mut name: impl FnMut(u32, u32) -> String,
     ) -> BTreeMap<&'static str, StatsTable> {
         let mut domains: BTreeMap<&'static str, StatsTable> = BTreeMap::new();
-        for ((kind, op), sums) in self.by_op.iter() {
+        for ((kind, op), series) in self.by_op.iter() {
             let domain = kind::api_domain(kind).unwrap_or("other");
             domains
                 .entry(domain)
                 .or_default()
-                .merge(name(kind, op), &sums.to_stats());
+                .merge(name(kind, op), series);
         }
         domains
     }
@@ -107,7 +107,7 @@ mod tests {
             domains.keys().copied().collect::<Vec<_>>(),
             ["hip", "hsa", "marker", "other"]
         );
-        let hip = domains["hip"].cells();
+        let hip: Vec<_> = domains["hip"].rows().iter().map(|r| r.cells()).collect();
         assert_eq!(
             hip[0],
             [
@@ -115,14 +115,14 @@ mod tests {
                 "1",
                 "60",
                 "60.000000",
-                "60.000000",
+                "60.00",
                 "60",
                 "60",
-                "0.000000"
+                "0.00000000e+00"
             ]
         );
-        assert_eq!(&hip[1][..5], ["5.1", "2", "40", "20.000000", "40.000000"]);
-        assert_eq!(domains["hsa"].cells()[0][0], "1.1");
+        assert_eq!(&hip[1][..5], ["5.1", "2", "40", "20.000000", "40.00"]);
+        assert_eq!(domains["hsa"].rows()[0].name, "1.1");
     }
 
     #[test]

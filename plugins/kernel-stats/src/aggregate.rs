@@ -3,7 +3,8 @@
 //! The hot loop runs once per dispatch record, so it zips the three columns
 //! it needs instead of building rows, finds the kernel's sums by indexing a
 //! table with the kernel id ([`IdSums`]: no hashing, however kernels
-//! interleave) and adds plain sums (no division per record). Names are
+//! interleave) and adds exact integer sums (no division per record; the
+//! same `rocwasm-stats` series the host's statistics sink keeps). Names are
 //! looked up once per kernel, when the table is built.
 
 use rocwasm_plugin_sdk::rows::KernelDispatchColumns;
@@ -69,12 +70,12 @@ mod tests {
                 "big".into()
             }
         });
-        let cells = table.cells();
+        let cells: Vec<_> = table.rows().iter().map(|r| r.cells()).collect();
         assert_eq!(cells.len(), 2);
         // big: 100, 200, 0, 400 → total 700, mean 175; small: 50, 50.
         assert_eq!(&cells[0][..3], ["big", "4", "700"]);
         assert_eq!(cells[0][3], "175.000000");
-        assert_eq!(cells[0][4], format!("{:.6}", 700.0 * 100.0 / 800.0));
+        assert_eq!(cells[0][4], format!("{:.2}", 700.0 * 100.0 / 800.0));
         assert_eq!((&cells[0][5][..], &cells[0][6][..]), ("0", "400"));
         let mean = 175.0f64;
         let var = [100.0f64, 200.0, 0.0, 400.0]
@@ -90,10 +91,10 @@ mod tests {
                 "2",
                 "100",
                 "50.000000",
-                "12.500000",
+                "12.50",
                 "50",
                 "50",
-                "0.000000"
+                "0.00000000e+00"
             ]
         );
     }
@@ -102,7 +103,7 @@ mod tests {
     fn reversed_timestamps_count_as_zero() {
         let mut agg = KernelAggregate::default();
         agg.add(&batch(&[(1, 50, 10)]));
-        let cells = agg.by_name(|_| "k".into()).cells();
-        assert_eq!(&cells[0][..3], ["k", "1", "0"]);
+        let rows = agg.by_name(|_| "k".into()).rows();
+        assert_eq!(&rows[0].cells()[..3], ["k", "1", "0"]);
     }
 }

@@ -1,54 +1,60 @@
 //! Copy volume and rate, grouped two ways.
+//!
+//! The durations of a group are a [`Series`], the SDK's (and the host's)
+//! one statistics type: copies, total and average come from it, and the
+//! average is written in the statistics files' number format.
 
 use std::collections::BTreeMap;
 
 use rocwasm_plugin_sdk::kind::copy;
 use rocwasm_plugin_sdk::rows::MemoryCopy;
+use rocwasm_plugin_sdk::stats::{format_ns, Series};
 use rocwasm_plugin_sdk::types::SummaryTable;
 
 /// The figures of one group of copies.
 #[derive(Debug, Clone, Copy, Default, PartialEq)]
 pub struct Group {
-    pub copies: u64,
+    /// One sample per copy: its duration.
+    pub durations: Series,
     pub bytes: u128,
-    pub total_ns: u128,
     /// Fastest single copy, bytes per ns (= GB/s).
     pub peak_gbps: f64,
 }
 
 impl Group {
     fn add(&mut self, bytes: u64, duration: u64) {
-        self.copies += 1;
+        self.durations.add(duration);
         self.bytes += bytes as u128;
-        self.total_ns += duration as u128;
         if duration > 0 {
             self.peak_gbps = self.peak_gbps.max(bytes as f64 / duration as f64);
         }
     }
 
-    /// Bytes per nanosecond of copying (decimal GB/s); 0 without duration.
-    pub fn gbps(&self) -> f64 {
-        if self.total_ns == 0 {
-            0.0
-        } else {
-            self.bytes as f64 / self.total_ns as f64
-        }
+    /// Copies in the group.
+    pub fn copies(&self) -> u64 {
+        self.durations.count()
     }
 
-    fn average_ns(&self) -> f64 {
-        if self.copies == 0 {
+    /// Sum of the copies' durations.
+    pub fn total_ns(&self) -> u128 {
+        self.durations.total()
+    }
+
+    /// Bytes per nanosecond of copying (decimal GB/s); 0 without duration.
+    pub fn gbps(&self) -> f64 {
+        if self.total_ns() == 0 {
             0.0
         } else {
-            self.total_ns as f64 / self.copies as f64
+            self.bytes as f64 / self.total_ns() as f64
         }
     }
 
     fn cells(&self) -> [String; 6] {
         [
-            self.copies.to_string(),
+            self.copies().to_string(),
             self.bytes.to_string(),
-            self.total_ns.to_string(),
-            format!("{:.6}", self.average_ns()),
+            self.total_ns().to_string(),
+            format_ns(self.durations.mean()),
             format!("{:.6}", self.gbps()),
             format!("{:.6}", self.peak_gbps),
         ]
@@ -151,7 +157,7 @@ mod tests {
         bw.add(&copy_of(copy::DEVICE_TO_HOST, 2, 1, 500, 10, 10)); // zero duration
         let h2d = bw.direction(copy::HOST_TO_DEVICE).unwrap();
         assert_eq!(
-            (h2d.copies, h2d.bytes, h2d.total_ns),
+            (h2d.copies(), h2d.bytes, h2d.total_ns()),
             (2, 4_000_000, 200_000)
         );
         assert!((h2d.gbps() - 20.0).abs() < 1e-12);

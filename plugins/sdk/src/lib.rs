@@ -17,8 +17,9 @@
 //!   the plugin (the others arrive empty and read as 0);
 //! - [`symbols::KernelNames`] (kernel names, one host call per batch) and
 //!   [`names::OperationNames`] (API function names), both cached;
-//! - [`stats`] (Welford series, [`stats::IdSums`] for per-id hot loops, and
-//!   rocprofv3 `--stats` tables), [`output`]
+//! - [`stats`] (exact duration series, [`stats::IdSums`] for per-id hot
+//!   loops, and rocprofv3 `--stats` tables: the `rocwasm-stats` crate the
+//!   host uses too), [`output`]
 //!   (CSV and files), [`config`] (typed stage configuration), logging macros
 //!   ([`info!`], [`warn!`], …), kind constants ([`kind`]) and
 //!   [`services::trace_buffers`] for the usual `init`.
@@ -141,7 +142,7 @@ pub mod prelude {
     pub use crate::profiler;
     pub use crate::rows::*;
     pub use crate::services::{self, StatusContext};
-    pub use crate::stats::{IdSums, KeyedSums, Stats, StatsTable, Sums};
+    pub use crate::stats::{IdSums, KeyedSums, Series, StatsTable, ToSummary};
     pub use crate::symbols::KernelNames;
     pub use crate::types::{
         Batch, CallbackPayload, CallbackRecord, DeliveryInfo, ExternalCorrelationRequest, LogLevel,
