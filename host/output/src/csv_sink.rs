@@ -154,21 +154,6 @@ pub const SCRATCH_MEMORY_HEADER: &[&str] = &[
     "Allocation_Size",
 ];
 
-type Writer = csv::Writer<BufWriter<File>>;
-
-/// Opens a CSV writer on a new file, with a path in the error.
-pub(crate) fn csv_writer(path: &Path) -> Result<Writer> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
-    let f = File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    // rocprofv3 quotes headers and text fields and leaves numbers bare.
-    Ok(csv::WriterBuilder::new()
-        .quote_style(csv::QuoteStyle::NonNumeric)
-        .from_writer(BufWriter::with_capacity(1 << 16, f)))
-}
-
 /// One trace file's rows, in rocprofv3's CSV dialect: text fields quoted
 /// (a `"` inside doubled), numbers bare, `\n` after each row.
 ///

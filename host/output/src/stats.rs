@@ -1,13 +1,21 @@
 //! Duration statistics per kernel, API function and copy direction: the
 //! numbers of rocprofv3 `--stats`, computed natively.
 //!
-//! [`StatsAccumulator`] folds batches into integer sums keyed by *ids*
-//! (kernel id, kind + operation), which is cheap per record; names are
-//! resolved once, in [`StatsAccumulator::report`], where entries with the same
-//! name (one kernel loaded on two agents has two ids) merge. Sums are exact
-//! integers, so the report does not depend on record order: a trace replayed
-//! in any order gives bit-identical numbers. That is what the round-trip
-//! tests of `rocwasm-replay` rely on.
+//! The arithmetic and the file format are `rocwasm-stats`'s, the crate the
+//! stock `kernel-stats` and `api-stats` plugins use too: a row computed here
+//! and the same row computed by a plugin are the same bits, written the same
+//! way. This module adds what only the host knows: which records feed which
+//! file ([`StatsDomain`]) and how ids become names.
+//!
+//! [`StatsAccumulator`] folds batches into series keyed by *ids* (kernel id,
+//! kind + operation, copy direction), which is cheap per record; names are
+//! resolved once, in [`StatsAccumulator::report`], where series with the
+//! same name (one kernel loaded on two agents has two ids) merge. The series
+//! are exact integer sums, so the report does not depend on record order: a
+//! trace replayed in any order gives bit-identical numbers. That is what the
+//! round-trip tests of `rocwasm-replay` rely on. For the same reason the
+//! per-domain totals of `domain_stats.csv` are not counted separately: they
+//! are the merge of the domain's series.
 //!
 //! `StdDev` is the sample standard deviation (n − 1 in the denominator), 0 for
 //! a single call. `Percentage` is the share of the domain's total duration.
@@ -18,65 +26,15 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use comfy_table::{presets, Table};
 use rocwasm_core::{ApiFamily, Batch, BufferTracingKind, SymbolTable};
+use rocwasm_stats::{to_csv, IdSums, KeyedSums, Series, StatsTable};
 
 use crate::names::{kind_name, OperationNames};
 use crate::paths::output_path;
 
-/// Exact running sums of durations.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Accum {
-    pub calls: u64,
-    pub total: u128,
-    pub sum_sq: u128,
-    pub min: u64,
-    pub max: u64,
-}
-
-impl Accum {
-    pub fn add(&mut self, duration: u64) {
-        if self.calls == 0 || duration < self.min {
-            self.min = duration;
-        }
-        self.max = self.max.max(duration);
-        self.calls += 1;
-        self.total += u128::from(duration);
-        self.sum_sq += u128::from(duration) * u128::from(duration);
-    }
-
-    pub fn merge(&mut self, other: &Accum) {
-        if other.calls == 0 {
-            return;
-        }
-        if self.calls == 0 || other.min < self.min {
-            self.min = other.min;
-        }
-        self.max = self.max.max(other.max);
-        self.calls += other.calls;
-        self.total += other.total;
-        self.sum_sq += other.sum_sq;
-    }
-
-    fn stddev(&self) -> f64 {
-        if self.calls < 2 {
-            return 0.0;
-        }
-        let n = u128::from(self.calls);
-        // n·Σx² − (Σx)² is exact in integers when it fits; fall back to floats.
-        let numerator = n.checked_mul(self.sum_sq).and_then(|a| {
-            self.total
-                .checked_mul(self.total)
-                .map(|b| a.saturating_sub(b))
-        });
-        let var = match numerator {
-            Some(num) => num as f64 / (n * (n - 1)) as f64,
-            None => {
-                let mean = self.total as f64 / n as f64;
-                (self.sum_sq as f64 - n as f64 * mean * mean).max(0.0) / (n - 1) as f64
-            }
-        };
-        var.sqrt()
-    }
-}
+/// One line of a stats file (`rocwasm-stats`' row).
+pub use rocwasm_stats::StatRow;
+/// The exact header of every rocprofv3 stats file.
+pub use rocwasm_stats::COLUMNS as STATS_HEADER;
 
 /// The statistics domains rocprofv3 writes a `*_stats.csv` for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -129,39 +87,12 @@ impl StatsDomain {
     }
 }
 
-/// One line of a stats file.
-#[derive(Debug, Clone, PartialEq)]
-pub struct StatRow {
-    pub name: String,
-    pub calls: u64,
-    pub total_ns: u64,
-    pub average_ns: f64,
-    pub percentage: f64,
-    pub min_ns: u64,
-    pub max_ns: u64,
-    pub stddev: f64,
-}
-
-/// The exact header of every rocprofv3 stats file.
-pub const STATS_HEADER: [&str; 8] = [
-    "Name",
-    "Calls",
-    "TotalDurationNs",
-    "AverageNs",
-    "Percentage",
-    "MinNs",
-    "MaxNs",
-    "StdDev",
-];
-
-/// Folds batches into per-id sums. See the module docs.
+/// Folds batches into per-id series. See the module docs.
 #[derive(Debug, Clone, Default)]
 pub struct StatsAccumulator {
-    kernels: HashMap<u64, Accum>,
-    api: HashMap<(u32, u32), Accum>,
-    copies: HashMap<u32, Accum>,
-    /// Per buffer-tracing kind, for `domain_stats.csv`.
-    domains: HashMap<u32, Accum>,
+    kernels: IdSums,
+    api: KeyedSums<(u32, u32)>,
+    copies: KeyedSums<u32>,
 }
 
 impl StatsAccumulator {
@@ -171,82 +102,63 @@ impl StatsAccumulator {
 
     pub fn add_batch(&mut self, batch: &Batch) {
         let k = &batch.kernel_dispatches;
-        let kernel_domain = self
-            .domains
-            .entry(BufferTracingKind::KernelDispatch.raw())
-            .or_default();
-        for i in 0..k.len() {
-            let d = k.end[i].saturating_sub(k.start[i]);
-            kernel_domain.add(d);
-            self.kernels.entry(k.kernel_id[i]).or_default().add(d);
-        }
+        self.kernels.add_durations(&k.kernel_id, &k.start, &k.end);
         let a = &batch.api_calls;
         for i in 0..a.len() {
-            let d = a.end[i].saturating_sub(a.start[i]);
-            self.api
-                .entry((a.kind[i], a.operation[i]))
-                .or_default()
-                .add(d);
-            self.domains.entry(a.kind[i]).or_default().add(d);
+            self.api.add(
+                (a.kind[i], a.operation[i]),
+                a.end[i].saturating_sub(a.start[i]),
+            );
         }
         let c = &batch.memory_copies;
-        let copy_domain = self
-            .domains
-            .entry(BufferTracingKind::MemoryCopy.raw())
-            .or_default();
-        for i in 0..c.len() {
-            let d = c.end[i].saturating_sub(c.start[i]);
-            copy_domain.add(d);
-            self.copies.entry(c.operation[i]).or_default().add(d);
-        }
-        // Empty domains were created by `entry` above; drop them again so the
-        // report lists only what was seen.
-        self.domains.retain(|_, a| a.calls > 0);
+        let durations = c
+            .start
+            .iter()
+            .zip(&c.end)
+            .map(|(s, e)| e.saturating_sub(*s));
+        self.copies.add_many(&c.operation, durations);
     }
 
     /// Resolves ids to names and computes the rows of every stats file.
     pub fn report(&self, symbols: &SymbolTable, names: &OperationNames) -> StatsReport {
-        let mut by_domain: BTreeMap<StatsDomain, BTreeMap<String, Accum>> = BTreeMap::new();
-        for (&id, acc) in &self.kernels {
-            let name = kernel_display_name(symbols, id);
-            by_domain
+        let mut tables: BTreeMap<StatsDomain, StatsTable> = BTreeMap::new();
+        // Per buffer-tracing kind, for `domain_stats.csv`.
+        let mut domains: HashMap<u32, Series> = HashMap::new();
+        for (id, series) in self.kernels.iter() {
+            tables
                 .entry(StatsDomain::Kernel)
                 .or_default()
-                .entry(name)
+                .merge(kernel_display_name(symbols, id), series);
+            domains
+                .entry(BufferTracingKind::KernelDispatch.raw())
                 .or_default()
-                .merge(acc);
+                .merge(series);
         }
-        for (&(kind, op), acc) in &self.api {
+        for ((kind, op), series) in self.api.iter() {
+            domains.entry(kind).or_default().merge(series);
             let Some(domain) = StatsDomain::of_api_kind(kind) else {
                 continue;
             };
-            let name = names.name(kind, op).to_string();
-            by_domain
+            tables
                 .entry(domain)
                 .or_default()
-                .entry(name)
-                .or_default()
-                .merge(acc);
+                .merge(names.name(kind, op).to_string(), series);
         }
-        for (&op, acc) in &self.copies {
-            let name = names
-                .name(BufferTracingKind::MemoryCopy.raw(), op)
-                .to_string();
-            by_domain
+        for (op, series) in self.copies.iter() {
+            let copy = BufferTracingKind::MemoryCopy.raw();
+            tables
                 .entry(StatsDomain::MemoryCopy)
                 .or_default()
-                .entry(name)
-                .or_default()
-                .merge(acc);
+                .merge(names.name(copy, op).to_string(), series);
+            domains.entry(copy).or_default().merge(series);
         }
-        let domains = self
-            .domains
-            .iter()
-            .map(|(&kind, acc)| (kind_name(kind), *acc))
-            .collect::<BTreeMap<_, _>>();
+        let mut by_kind = StatsTable::new();
+        for (kind, series) in &domains {
+            by_kind.merge(kind_name(*kind), series);
+        }
         StatsReport {
-            tables: by_domain.into_iter().map(|(d, m)| (d, rows(m))).collect(),
-            domains: rows(domains),
+            tables: tables.into_iter().map(|(d, t)| (d, t.rows())).collect(),
+            domains: by_kind.rows(),
         }
     }
 }
@@ -261,41 +173,10 @@ pub fn kernel_display_name(symbols: &SymbolTable, id: u64) -> String {
     }
 }
 
-fn rows(m: BTreeMap<String, Accum>) -> Vec<StatRow> {
-    let grand: u128 = m.values().map(|a| a.total).sum();
-    let mut rows: Vec<StatRow> = m
-        .into_iter()
-        .map(|(name, a)| StatRow {
-            calls: a.calls,
-            total_ns: u64::try_from(a.total).unwrap_or(u64::MAX),
-            average_ns: if a.calls == 0 {
-                0.0
-            } else {
-                a.total as f64 / a.calls as f64
-            },
-            percentage: if grand == 0 {
-                0.0
-            } else {
-                100.0 * a.total as f64 / grand as f64
-            },
-            min_ns: a.min,
-            max_ns: a.max,
-            stddev: a.stddev(),
-            name,
-        })
-        .collect();
-    // Busiest first, as rocprofv3 prints them; ties by name for determinism.
-    rows.sort_by(|a, b| {
-        b.total_ns
-            .cmp(&a.total_ns)
-            .then_with(|| a.name.cmp(&b.name))
-    });
-    rows
-}
-
 /// Every stats table of a run.
 #[derive(Debug, Clone, Default, PartialEq)]
 pub struct StatsReport {
+    /// Per domain, the rows of its `*_stats.csv`, busiest first.
     pub tables: BTreeMap<StatsDomain, Vec<StatRow>>,
     /// `domain_stats.csv`: one row per buffer-tracing kind seen.
     pub domains: Vec<StatRow>,
@@ -306,28 +187,38 @@ impl StatsReport {
         self.tables.get(&domain).map(Vec::as_slice).unwrap_or(&[])
     }
 
-    /// Writes `<dir>/[<name>_]<domain>_stats.csv` for every non-empty domain
-    /// plus `domain_stats.csv`; returns the files written.
-    pub fn write_csv(&self, dir: &Path, name: Option<&str>) -> Result<Vec<PathBuf>> {
-        let mut written = Vec::new();
+    /// Every file this report writes: `[<name>_]<domain>_stats.csv` for each
+    /// non-empty domain, then `domain_stats.csv`, with their rows.
+    pub fn files(&self, dir: &Path, name: Option<&str>) -> Vec<(PathBuf, &[StatRow])> {
+        let mut files = Vec::new();
         for domain in StatsDomain::ALL {
             let rows = self.table(domain);
-            if rows.is_empty() {
-                continue;
+            if !rows.is_empty() {
+                let file = format!("{}.csv", domain.file_stem());
+                files.push((output_path(dir, name, &file), rows));
             }
-            let path = output_path(dir, name, &format!("{}.csv", domain.file_stem()));
-            write_stats_file(&path, rows)?;
-            written.push(path);
         }
         if !self.domains.is_empty() {
-            let path = output_path(dir, name, "domain_stats.csv");
-            write_stats_file(&path, &self.domains)?;
+            files.push((
+                output_path(dir, name, "domain_stats.csv"),
+                &self.domains[..],
+            ));
+        }
+        files
+    }
+
+    /// Writes every file of [`StatsReport::files`]; returns the files written.
+    pub fn write_csv(&self, dir: &Path, name: Option<&str>) -> Result<Vec<PathBuf>> {
+        let mut written = Vec::new();
+        for (path, rows) in self.files(dir, name) {
+            write_stats_file(&path, rows)?;
             written.push(path);
         }
         Ok(written)
     }
 
-    /// The terminal summary: one table per domain, the `top` busiest rows each.
+    /// The terminal summary: one table per domain, the `top` busiest rows
+    /// each, in the files' number format.
     pub fn render_summary(&self, top: usize) -> String {
         let mut out = String::new();
         for (domain, rows) in &self.tables {
@@ -338,16 +229,9 @@ impl StatsReport {
             t.load_preset(presets::UTF8_FULL_CONDENSED);
             t.set_header(STATS_HEADER);
             for r in rows.iter().take(top) {
-                t.add_row(vec![
-                    truncate(&r.name, 60),
-                    r.calls.to_string(),
-                    r.total_ns.to_string(),
-                    format!("{:.1}", r.average_ns),
-                    format!("{:.2}", r.percentage),
-                    r.min_ns.to_string(),
-                    r.max_ns.to_string(),
-                    format!("{:.1}", r.stddev),
-                ]);
+                let mut cells = r.cells();
+                cells[0] = truncate(&r.name, 60);
+                t.add_row(cells);
             }
             let more = rows.len().saturating_sub(top);
             out.push_str(&format!(
@@ -373,23 +257,13 @@ fn truncate(s: &str, max: usize) -> String {
     }
 }
 
-fn write_stats_file(path: &Path, rows: &[StatRow]) -> Result<()> {
-    let mut w = crate::csv_sink::csv_writer(path)?;
-    w.write_record(STATS_HEADER)?;
-    for r in rows {
-        w.write_record([
-            r.name.clone(),
-            r.calls.to_string(),
-            r.total_ns.to_string(),
-            format!("{}", r.average_ns),
-            format!("{}", r.percentage),
-            r.min_ns.to_string(),
-            r.max_ns.to_string(),
-            format!("{}", r.stddev),
-        ])?;
+/// Writes one stats file (creating its directory).
+pub(crate) fn write_stats_file(path: &Path, rows: &[StatRow]) -> Result<()> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
     }
-    w.flush()
-        .with_context(|| format!("writing {}", path.display()))
+    std::fs::write(path, to_csv(rows)).with_context(|| format!("writing {}", path.display()))
 }
 
 #[cfg(test)]
@@ -398,14 +272,49 @@ mod tests {
     use rocwasm_core::KernelDispatch;
 
     #[test]
-    fn accum_matches_hand_computation() {
-        let mut a = Accum::default();
-        for d in [2u64, 4, 4, 4, 5, 5, 7, 9] {
-            a.add(d);
+    fn domain_rows_are_the_merge_of_their_tables_and_files_use_the_shared_format() {
+        let symbols = SymbolTable::new();
+        let names = OperationNames::new();
+        let mut batch = Batch::default();
+        for (id, d) in [
+            (1u64, 2u64),
+            (1, 4),
+            (2, 4),
+            (2, 4),
+            (3, 5),
+            (3, 5),
+            (3, 7),
+            (4, 9),
+        ] {
+            batch.kernel_dispatches.push(KernelDispatch {
+                kernel_id: id,
+                start: 100,
+                end: 100 + d,
+                ..Default::default()
+            });
         }
-        assert_eq!((a.calls, a.total, a.min, a.max), (8, 40, 2, 9));
+        let mut acc = StatsAccumulator::new();
+        acc.add_batch(&batch);
+        let report = acc.report(&symbols, &names);
+        assert_eq!(report.table(StatsDomain::Kernel).len(), 4);
+        let [kernels] = &report.domains[..] else {
+            panic!("one domain: {:?}", report.domains);
+        };
+        assert_eq!((kernels.calls, kernels.total_ns), (8, 40));
+        assert_eq!((kernels.min_ns, kernels.max_ns), (2, 9));
         // Sample variance of that classic set is 32/7.
-        assert!((a.stddev() - (32.0f64 / 7.0).sqrt()).abs() < 1e-12);
+        assert_eq!(kernels.stddev, (32.0f64 / 7.0).sqrt());
+
+        let dir = tempfile::tempdir().unwrap();
+        let files = report.write_csv(dir.path(), Some("run")).unwrap();
+        let names: Vec<_> = files.iter().map(|f| f.file_name().unwrap()).collect();
+        assert_eq!(names, ["run_kernel_stats.csv", "run_domain_stats.csv"]);
+        let text = std::fs::read_to_string(&files[1]).unwrap();
+        assert_eq!(text, rocwasm_stats::to_csv(&report.domains));
+        assert!(
+            text.ends_with("\n\"KERNEL_DISPATCH\",8,40,5.000000,100.00,2,9,2.138090\n"),
+            "{text}"
+        );
     }
 
     #[test]
