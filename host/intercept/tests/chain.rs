@@ -51,8 +51,7 @@ fn stage(name: &str, wasm: &Path, config: &str) -> String {
             "config":{{{config}}},
             "limits":{{"memory_bytes":67108864,"deadline_ns":1000000000,"callback_deadline_ns":50000000,
                       "output_bytes":1048576,"log_per_second":100}},
-            "failure":{{"policy":"disable"}},"output":"",
-            "buffer":{{"size":65536,"watermark":4096,"lossless":true}}}}"#,
+            "failure":{{"policy":"disable"}},"output":"run-directory"}}"#,
         wasm.display()
     )
 }
@@ -64,7 +63,7 @@ fn chain_run_file(dir: &Path, stages: &[String]) -> PathBuf {
         stages.join(","),
         dir.join("cache").display()
     );
-    run_file(dir, &["HIP_RUNTIME_API"], &extra)
+    run_file_with_buffer(dir, &["HIP_RUNTIME_API"], 65536, 4096, &extra)
 }
 
 fn api_stats_stage() -> String {

@@ -61,10 +61,21 @@ pub fn build_c(name: &str, out_dir: &Path) -> PathBuf {
 
 /// A run file in `dir` for these kinds; outputs go to `<dir>/out/%pid%`.
 pub fn run_file(dir: &Path, kinds: &[&str], extra: &str) -> PathBuf {
+    run_file_with_buffer(dir, kinds, 1 << 20, 1 << 19, extra)
+}
+
+/// [`run_file`] with the run's buffer size and watermark.
+pub fn run_file_with_buffer(
+    dir: &Path,
+    kinds: &[&str],
+    size: u64,
+    watermark: u64,
+    extra: &str,
+) -> PathBuf {
     let out = dir.join("out");
     let kinds: Vec<String> = kinds.iter().map(|k| format!("\"{k}\"")).collect();
     let text = format!(
-        r#"{{"version":2,"output_dir":"{}/%pid%","formats":["csv","json"],"kinds":[{}],"api_log":true{extra}}}"#,
+        r#"{{"version":3,"output":{{"directory":"{}/%pid%","formats":["csv","json"],"kinds":[{}]}},"buffer":{{"size":{size},"watermark":{watermark},"policy":"Lossless"}},"api_log":true{extra}}}"#,
         out.display(),
         kinds.join(",")
     );
