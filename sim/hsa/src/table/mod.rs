@@ -31,6 +31,10 @@ pub use trampoline::{EXPORTS, EXPORT_COUNT};
 /// The function of last resort: "generic error". It fills every slot that
 /// has no implementation (see `api`) and every export whose slot the
 /// selected layout lacks.
+///
+/// # Safety
+/// Always safe to call: it takes no arguments and touches nothing (it is
+/// `unsafe` to match the slots' function-pointer type).
 pub unsafe extern "C" fn unsupported() -> hsa_status_t {
     HSA_STATUS_ERROR
 }
