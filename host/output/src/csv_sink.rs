@@ -14,6 +14,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use rocwasm_core::{Batch, BufferTracingKind, SymbolTable};
 
+use crate::claims::{OutputClaims, Producer};
 use crate::names::kind_name;
 use crate::paths::output_path;
 use crate::sink::{Sink, SinkContext};
@@ -161,10 +162,12 @@ pub const SCRATCH_MEMORY_HEADER: &[&str] = &[
 /// known here: the crate's `QuoteStyle::NonNumeric` decides each field's
 /// quoting by parsing it as a number, and with a `String` allocated per
 /// number that was most of the delivery thread's time per record (perf:
-/// float parsing, UTF-8 checks and allocation ≈ 30 % of it). The stats
-/// files, a few rows each, still use the crate ([`csv_writer`]).
+/// float parsing, UTF-8 checks and allocation ≈ 30 % of it).
+///
+/// A writer without a file (`out: None`) stands for a file whose claim was
+/// refused: rows are built and dropped, so the rest of the sink goes on.
 struct TraceWriter {
-    out: BufWriter<File>,
+    out: Option<BufWriter<File>>,
     row: Vec<u8>,
 }
 
@@ -176,7 +179,7 @@ impl TraceWriter {
         }
         let f = File::create(path).with_context(|| format!("creating {}", path.display()))?;
         let mut w = TraceWriter {
-            out: BufWriter::with_capacity(1 << 16, f),
+            out: Some(BufWriter::with_capacity(1 << 16, f)),
             row: Vec::with_capacity(256),
         };
         for name in header {
@@ -184,6 +187,14 @@ impl TraceWriter {
         }
         w.end_row()?;
         Ok(w)
+    }
+
+    /// A writer for a file this sink may not write.
+    fn refused() -> TraceWriter {
+        TraceWriter {
+            out: None,
+            row: Vec::new(),
+        }
     }
 
     fn separate(&mut self) {
@@ -214,13 +225,19 @@ impl TraceWriter {
 
     fn end_row(&mut self) -> std::io::Result<()> {
         self.row.push(b'\n');
-        let result = self.out.write_all(&self.row);
+        let result = match &mut self.out {
+            Some(out) => out.write_all(&self.row),
+            None => Ok(()),
+        };
         self.row.clear();
         result
     }
 
     fn flush(&mut self) -> std::io::Result<()> {
-        self.out.flush()
+        match &mut self.out {
+            Some(out) => out.flush(),
+            None => Ok(()),
+        }
     }
 }
 
@@ -243,6 +260,7 @@ pub struct CsvSink {
     agents: HashMap<u64, u64>,
     /// Operation names by kind, then operation number (a lookup per row).
     ops: Vec<(u32, Vec<Option<Arc<str>>>)>,
+    claims: OutputClaims,
 }
 
 impl CsvSink {
@@ -255,6 +273,7 @@ impl CsvSink {
             kernels: HashMap::new(),
             agents: HashMap::new(),
             ops: Vec::new(),
+            claims: OutputClaims::new(),
         }
     }
 
@@ -262,7 +281,10 @@ impl CsvSink {
         let slot = &mut self.writers[file as usize];
         if slot.is_none() {
             let path = output_path(&self.dir, self.name.as_deref(), file.file_name());
-            let w = TraceWriter::create(&path, file.header())?;
+            let w = match self.claims.claim(&path, &Producer::Sink("CSV")) {
+                Ok(()) => TraceWriter::create(&path, file.header())?,
+                Err(_) => TraceWriter::refused(),
+            };
             *slot = Some((path, w));
         }
         Ok(&mut slot.as_mut().expect("created above").1)
@@ -338,6 +360,10 @@ fn agent_label(cache: &mut HashMap<u64, u64>, symbols: &SymbolTable, id: u64) ->
 impl Sink for CsvSink {
     fn name(&self) -> &'static str {
         "csv"
+    }
+
+    fn set_claims(&mut self, claims: &OutputClaims) {
+        self.claims = claims.clone();
     }
 
     fn begin(&mut self, _ctx: &SinkContext<'_>) -> Result<()> {
@@ -455,6 +481,9 @@ impl Sink for CsvSink {
     fn finish(&mut self, _ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>> {
         let mut written = Vec::new();
         for (path, mut w) in self.writers.iter_mut().filter_map(Option::take) {
+            if w.out.is_none() {
+                continue;
+            }
             w.flush()
                 .with_context(|| format!("writing {}", path.display()))?;
             written.push(path);

@@ -35,6 +35,7 @@ use rocwasm_core::{AgentType, ApiFamily, Batch, BufferTracingKind, CodeObjectSto
 use serde::Serialize;
 use serde_json::json;
 
+use crate::claims::{OutputClaims, Producer};
 use crate::names::SYNTHETIC_BASE;
 use crate::paths::output_path;
 use crate::sink::{Sink, SinkContext};
@@ -191,6 +192,9 @@ impl Spill {
 pub struct JsonSink {
     path: PathBuf,
     spills: BTreeMap<&'static str, Spill>,
+    claims: OutputClaims,
+    /// The claim of the file was refused: write nothing.
+    refused: bool,
 }
 
 impl JsonSink {
@@ -199,6 +203,8 @@ impl JsonSink {
         Self {
             path: output_path(dir.as_ref(), name.as_deref(), "results.json"),
             spills: BTreeMap::new(),
+            claims: OutputClaims::new(),
+            refused: false,
         }
     }
 
@@ -229,14 +235,27 @@ impl Sink for JsonSink {
         "json"
     }
 
+    fn set_claims(&mut self, claims: &OutputClaims) {
+        self.claims = claims.clone();
+    }
+
     fn begin(&mut self, _ctx: &SinkContext<'_>) -> Result<()> {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
         }
+        // Claimed now although written at the end, so no stage takes the
+        // name in between.
+        self.refused = self
+            .claims
+            .claim(&self.path, &Producer::Sink("JSON"))
+            .is_err();
         Ok(())
     }
 
     fn write_batch(&mut self, batch: &Batch, _ctx: &SinkContext<'_>) -> Result<()> {
+        if self.refused {
+            return Ok(());
+        }
         let a = &batch.api_calls;
         for i in 0..a.len() {
             let Some(cat) = api_category(a.kind[i]) else {
@@ -371,6 +390,9 @@ impl Sink for JsonSink {
     }
 
     fn finish(&mut self, ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>> {
+        if self.refused {
+            return Ok(Vec::new());
+        }
         let path = self.path.clone();
         let result = self.assemble(ctx);
         for (_, spill) in std::mem::take(&mut self.spills) {

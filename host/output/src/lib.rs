@@ -8,12 +8,16 @@
 //! interface instead.
 //!
 //! - [`sink`]: the [`Sink`] trait, [`RunMetadata`], [`SinkContext`].
+//! - [`claims`]: who writes which file of the output directory
+//!   ([`OutputClaims`]): sinks and plugin stages claim names, a second
+//!   producer of one name is refused and reported.
 //! - [`names`]: operation names of a run ([`OperationNames`]).
 //! - [`stats`]: the native statistics accumulator (`--stats`, the summary table).
 //! - [`csv_sink`], [`json_sink`], [`rocpd`], [`perfetto`]: the formats.
 //! - [`outputs`]: building the sinks of `--output-format` and driving them.
 //! - [`synthetic`]: a deterministic sample run for tests, fixtures and benchmarks.
 
+pub mod claims;
 pub mod csv_sink;
 pub mod json_sink;
 pub mod names;
@@ -27,6 +31,7 @@ pub mod stats;
 pub mod stats_sink;
 pub mod synthetic;
 
+pub use claims::{ClaimRefused, OutputClaims, Producer};
 pub use csv_sink::{CsvSink, TraceFile};
 pub use json_sink::JsonSink;
 pub use names::{kind_name, OperationNames};

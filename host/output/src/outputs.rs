@@ -5,6 +5,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use rocwasm_core::Batch;
 
+use crate::claims::OutputClaims;
 use crate::csv_sink::CsvSink;
 use crate::json_sink::JsonSink;
 use crate::perfetto::PerfettoSink;
@@ -30,18 +31,28 @@ pub struct OutputOptions {
 /// Every sink of a run plus an always-on statistics accumulator for the
 /// terminal summary. A failing sink is reported once and dropped; the others
 /// keep going (an output problem must not lose the other outputs).
+///
+/// `Outputs` also owns the run's [`OutputClaims`]: its sinks claim their
+/// files there, the plugin runtime gets [`Outputs::claims`] for the stages,
+/// and [`Outputs::finish`] reports every refused claim among the errors.
 pub struct Outputs {
     sinks: Vec<Box<dyn Sink>>,
     summary: StatsAccumulator,
     errors: Vec<anyhow::Error>,
+    claims: OutputClaims,
 }
 
 /// What [`Outputs::finish`] hands back.
 pub struct OutputSummary {
     pub files: Vec<PathBuf>,
     pub stats: StatsReport,
-    /// Sink failures, each with the sink's name in its context.
+    /// Sink failures, each with the sink's name in its context, then every
+    /// refused claim of an output file (a sentence naming the file and both
+    /// producers).
     pub errors: Vec<anyhow::Error>,
+    /// Sentences about who wrote what when a host output left a file to a
+    /// stage (`kernel_stats.csv was written by stage `kernel-stats`, …`).
+    pub notes: Vec<String>,
 }
 
 impl Outputs {
@@ -66,13 +77,25 @@ impl Outputs {
         Self::from_sinks(sinks)
     }
 
-    /// Drives caller-built sinks.
-    pub fn from_sinks(sinks: Vec<Box<dyn Sink>>) -> Self {
+    /// Drives caller-built sinks, which from now on claim their files in
+    /// this run's registry.
+    pub fn from_sinks(mut sinks: Vec<Box<dyn Sink>>) -> Self {
+        let claims = OutputClaims::new();
+        for s in &mut sinks {
+            s.set_claims(&claims);
+        }
         Self {
             sinks,
             summary: StatsAccumulator::new(),
             errors: Vec::new(),
+            claims,
         }
+    }
+
+    /// The run's registry of output files, for every other writer of the
+    /// output directory (the plugin runtime: [`OutputClaims::for_stages`]).
+    pub fn claims(&self) -> OutputClaims {
+        self.claims.clone()
     }
 
     pub fn begin(&mut self, ctx: &SinkContext<'_>) {
@@ -95,10 +118,14 @@ impl Outputs {
                 Err(e) => self.errors.push(e),
             }
         }
+        let claims = self.claims.take_report();
+        self.errors
+            .extend(claims.refusals.into_iter().map(anyhow::Error::new));
         OutputSummary {
             files,
             stats: self.summary.report(ctx.symbols, ctx.names),
             errors: self.errors,
+            notes: claims.notes,
         }
     }
 

@@ -6,6 +6,7 @@ use anyhow::Result;
 use rocwasm_core::{Batch, SymbolTable};
 use serde::{Deserialize, Serialize};
 
+use crate::claims::OutputClaims;
 use crate::names::OperationNames;
 
 /// Who was profiled, where and when. One per process: traces of several
@@ -65,9 +66,16 @@ pub struct SinkContext<'a> {
 /// Life cycle: `begin` once, `write_batch` for each batch, `finish` once;
 /// `finish` returns the files written. An error from any call is final for
 /// that sink (the caller reports it and drops the sink; other sinks go on).
+///
+/// A sink claims each file in the run's [`OutputClaims`] before it first
+/// writes it, and writes nothing to a file whose claim is refused (the
+/// registry reports the refusal). On its own a sink has a registry of its
+/// own; [`Outputs`](crate::Outputs) gives all its sinks the run's.
 pub trait Sink: Send {
     /// A short name for messages (`csv`, `rocpd`, …).
     fn name(&self) -> &'static str;
+    /// Claim files in `claims`, the run's registry, from now on.
+    fn set_claims(&mut self, claims: &OutputClaims);
     fn begin(&mut self, ctx: &SinkContext<'_>) -> Result<()>;
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()>;
     fn finish(&mut self, ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>>;

@@ -39,14 +39,20 @@ pub use rocwasm_stats::COLUMNS as STATS_HEADER;
 /// The statistics domains rocprofv3 writes a `*_stats.csv` for.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum StatsDomain {
+    /// Kernel dispatches, per kernel name.
     Kernel,
+    /// HIP runtime and compiler API calls, per function.
     HipApi,
+    /// HSA API calls (all four tables), per function.
     HsaApi,
+    /// roctx marker calls, per function.
     MarkerApi,
+    /// Memory copies, per direction.
     MemoryCopy,
 }
 
 impl StatsDomain {
+    /// Every domain, in the order the files are written.
     pub const ALL: [StatsDomain; 5] = [
         StatsDomain::Kernel,
         StatsDomain::HipApi,
@@ -66,6 +72,7 @@ impl StatsDomain {
         }
     }
 
+    /// The domain's name in the terminal summary.
     pub fn title(self) -> &'static str {
         match self {
             StatsDomain::Kernel => "KERNEL_DISPATCH",
@@ -96,10 +103,13 @@ pub struct StatsAccumulator {
 }
 
 impl StatsAccumulator {
+    /// Nothing seen yet.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Adds the durations of a batch's kernel dispatches, API calls and
+    /// memory copies (`end - start`, 0 when reversed).
     pub fn add_batch(&mut self, batch: &Batch) {
         let k = &batch.kernel_dispatches;
         self.kernels.add_durations(&k.kernel_id, &k.start, &k.end);
@@ -183,6 +193,7 @@ pub struct StatsReport {
 }
 
 impl StatsReport {
+    /// The rows of one domain (empty when it saw nothing).
     pub fn table(&self, domain: StatsDomain) -> &[StatRow] {
         self.tables.get(&domain).map(Vec::as_slice).unwrap_or(&[])
     }

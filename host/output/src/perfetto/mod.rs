@@ -31,6 +31,7 @@ use anyhow::{Context, Result};
 use prost::Message;
 use rocwasm_core::{ApiCall, Batch, BufferTracingKind};
 
+use crate::claims::{OutputClaims, Producer};
 use crate::names::kind_name;
 use crate::paths::output_path;
 use crate::sink::{hash_ids, RunMetadata, Sink, SinkContext};
@@ -52,6 +53,9 @@ const FLOW: u64 = 6;
 pub struct PerfettoSink {
     path: PathBuf,
     out: Option<BufWriter<File>>,
+    claims: OutputClaims,
+    /// The claim of the file was refused: write nothing.
+    refused: bool,
     seed: u64,
     sequence_id: u32,
     first_packet: bool,
@@ -75,6 +79,8 @@ impl PerfettoSink {
         Self {
             path: path.into(),
             out: None,
+            claims: OutputClaims::new(),
+            refused: false,
             seed: 0,
             sequence_id: 1,
             first_packet: true,
@@ -277,9 +283,21 @@ impl Sink for PerfettoSink {
         "perfetto"
     }
 
+    fn set_claims(&mut self, claims: &OutputClaims) {
+        self.claims = claims.clone();
+    }
+
     fn begin(&mut self, ctx: &SinkContext<'_>) -> Result<()> {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        if self
+            .claims
+            .claim(&self.path, &Producer::Sink("Perfetto"))
+            .is_err()
+        {
+            self.refused = true;
+            return Ok(());
         }
         let f = File::create(&self.path)
             .with_context(|| format!("creating {}", self.path.display()))?;
@@ -303,6 +321,9 @@ impl Sink for PerfettoSink {
     }
 
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
+        if self.refused {
+            return Ok(());
+        }
         let k = &batch.kernel_dispatches;
         for i in 0..k.len() {
             let agent = self.agent_track(ctx, k.agent_id[i])?;
@@ -405,6 +426,9 @@ impl Sink for PerfettoSink {
     }
 
     fn finish(&mut self, ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>> {
+        if self.refused {
+            return Ok(Vec::new());
+        }
         self.flush_pending(ctx, 0)?;
         let mut out = self
             .out

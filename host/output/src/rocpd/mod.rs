@@ -32,6 +32,7 @@ use anyhow::{Context, Result};
 use rocwasm_core::{AgentType, Batch, BufferTracingKind, CodeObjectStorage};
 use rusqlite::{params, Connection, OptionalExtension};
 
+use crate::claims::{OutputClaims, Producer};
 use crate::names::kind_name;
 use crate::paths::output_path;
 use crate::sink::{hash_ids, Sink, SinkContext};
@@ -44,6 +45,9 @@ const PID_ROW: i64 = 1;
 pub struct RocpdSink {
     path: PathBuf,
     run: Option<Run>,
+    claims: OutputClaims,
+    /// The claim of the file was refused: write nothing.
+    refused: bool,
 }
 
 struct Run {
@@ -64,6 +68,8 @@ impl RocpdSink {
         Self {
             path: output_path(&dir.into(), name.as_deref(), "results.db"),
             run: None,
+            claims: OutputClaims::new(),
+            refused: false,
         }
     }
 
@@ -72,6 +78,8 @@ impl RocpdSink {
         Self {
             path: path.into(),
             run: None,
+            claims: OutputClaims::new(),
+            refused: false,
         }
     }
 
@@ -433,9 +441,21 @@ impl Sink for RocpdSink {
         "rocpd"
     }
 
+    fn set_claims(&mut self, claims: &OutputClaims) {
+        self.claims = claims.clone();
+    }
+
     fn begin(&mut self, ctx: &SinkContext<'_>) -> Result<()> {
         if let Some(dir) = self.path.parent() {
             std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        if self
+            .claims
+            .claim(&self.path, &Producer::Sink("rocpd"))
+            .is_err()
+        {
+            self.refused = true;
+            return Ok(());
         }
         let conn = Connection::open(&self.path)
             .with_context(|| format!("opening {}", self.path.display()))?;
@@ -481,6 +501,9 @@ impl Sink for RocpdSink {
     }
 
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
+        if self.refused {
+            return Ok(());
+        }
         let path = self.path.clone();
         let run = self.run()?;
         run.conn.execute_batch("BEGIN")?;
@@ -497,6 +520,9 @@ impl Sink for RocpdSink {
     }
 
     fn finish(&mut self, ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>> {
+        if self.refused {
+            return Ok(Vec::new());
+        }
         let path = self.path.clone();
         let mut run = self
             .run
