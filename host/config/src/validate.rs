@@ -15,10 +15,10 @@ use crate::domains;
 use crate::error::{ConfigError, Source};
 use crate::model::*;
 use crate::operations::{self, Lookup};
+use crate::options::LoadOptions;
 use crate::raw::*;
 use crate::resolve;
 use crate::units;
-use crate::LoadOptions;
 
 /// Smallest memory limit that can run anything: one Wasm page.
 const MIN_MEMORY: u64 = 64 << 10;
@@ -100,7 +100,8 @@ impl Validator<'_> {
                     ));
                 }
             }
-            s.buffer.watermark = percent_of(s.buffer.size, BufferSettings::DEFAULT_WATERMARK_PERCENT);
+            s.buffer.watermark =
+                percent_of(s.buffer.size, BufferSettings::DEFAULT_WATERMARK_PERCENT);
             if let Some(w) = &b.watermark {
                 s.buffer.watermark = self.watermark(w, s.buffer.size)?;
             }
