@@ -42,6 +42,7 @@
 //! bypass it and rejoin its output, so a kernel filter never eats API calls.
 
 use std::collections::{BTreeMap, BTreeSet};
+use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -63,6 +64,17 @@ use crate::world::World;
 /// rocwasm's version as plugins see it: 10000·major + 100·minor + patch.
 pub const VERSION: u32 = 100;
 
+/// Asked before a stage first writes a file through `output`: may the
+/// stage (named by the second argument) write this path? An `Err` is a
+/// sentence naming the file and who writes it already; the stage is refused.
+///
+/// A run's output directory has other writers than plugins (the host's
+/// sinks), and only the code that wires a run together knows them all: it
+/// passes their registry's check here (`rocwasm_output::OutputClaims::for_stages`).
+/// A function rather than that type, so this crate does not depend on the
+/// output sinks.
+pub type OutputClaim = Arc<dyn Fn(&Path, &str) -> Result<(), String> + Send + Sync>;
+
 /// What the plugins' host imports act on.
 #[derive(Clone)]
 pub struct HostEnv {
@@ -77,15 +89,21 @@ pub struct HostEnv {
     /// including the synthetic numbers it registered for unknown names);
     /// the `names` imports ask it first. `None`: the registry only.
     pub operation_names: Option<Arc<dyn OperationNameTable>>,
+    /// The run's check of output files (see [`OutputClaim`]); `None`: no
+    /// check (a chain with no other writer, tests).
+    pub output_claim: Option<OutputClaim>,
 }
 
 impl HostEnv {
+    /// Plugins acting on `profiler`: a live run, the runtime's version
+    /// unknown, names from the registry, output files not checked.
     pub fn new(profiler: Arc<Profiler>) -> Self {
         HostEnv {
             profiler,
             runtime_version: 0,
             replay: false,
             operation_names: None,
+            output_claim: None,
         }
     }
 
@@ -95,6 +113,7 @@ impl HostEnv {
         self
     }
 
+    /// The profiled runtime's version (10000·major + 100·minor + patch).
     pub fn with_runtime_version(mut self, version: u32) -> Self {
         self.runtime_version = version;
         self
@@ -103,6 +122,13 @@ impl HostEnv {
     /// Lets plugins' `names` imports resolve the operations of `table`.
     pub fn with_operation_names(mut self, table: Arc<dyn OperationNameTable>) -> Self {
         self.operation_names = Some(table);
+        self
+    }
+
+    /// Checks every file a stage writes through `output` with `claim`
+    /// first (see [`OutputClaim`]).
+    pub fn with_output_claim(mut self, claim: OutputClaim) -> Self {
+        self.output_claim = Some(claim);
         self
     }
 }

@@ -36,7 +36,7 @@ mod stage;
 mod state;
 pub mod world;
 
-pub use chain::{Chain, ChainOutcome, ChainOutput, HostEnv};
+pub use chain::{Chain, ChainOutcome, ChainOutput, HostEnv, OutputClaim};
 pub use failure::{FailureCause, FailurePolicy, FailureReport};
 pub use filter::{KindFilter, OpFilter, StageView};
 pub use host::OperationNameTable;
