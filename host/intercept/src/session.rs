@@ -73,14 +73,10 @@ pub fn detach() {
     SESSION.store(std::ptr::null_mut(), Ordering::Release);
 }
 
-/// The registry number of an operation by name.
-pub fn operation_id(kind: BufferTracingKind, name: &str) -> Option<u32> {
-    rocwasm_core::operation_by_name(kind, name)
-}
-
 /// A HIP kernel registration arrived (possibly before the session started;
-/// [`start`] imports the earlier ones).
-pub fn on_host_kernel(k: &crate::hip::kernels::HostKernel) {
+/// [`start`] imports the earlier ones). Registered with
+/// [`crate::hip::kernels::on_register`] when a session starts.
+fn on_host_kernel(k: &crate::hip::kernels::HostKernel) {
     if let Some(s) = active() {
         s.profiler.symbols().insert_kernel(host_symbol(k));
     }
@@ -208,6 +204,7 @@ pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static 
         kinds,
     }));
     session.sinks.begin();
+    crate::hip::kernels::on_register(on_host_kernel);
     for k in crate::hip::kernels::all() {
         profiler.symbols().insert_kernel(host_symbol(&k));
     }

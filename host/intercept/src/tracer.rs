@@ -80,7 +80,7 @@ impl ApiOp {
         let found = Domain::from_buffer_kind(self.kind).and_then(|domain| {
             let id = self
                 .known_id
-                .or_else(|| crate::session::operation_id(self.kind, self.name))?;
+                .or_else(|| rocwasm_core::operation_by_name(self.kind, self.name))?;
             Some((domain, id))
         });
         let index = |d: Domain| Domain::ALL.iter().position(|&x| x == d);

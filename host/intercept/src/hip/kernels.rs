@@ -56,7 +56,18 @@ pub fn register(host_fn: usize, name: *const c_char, fallback: *const c_char) {
         .write()
         .unwrap_or_else(|e| e.into_inner())
         .insert(host_fn, kernel.clone());
-    crate::session::on_host_kernel(&kernel);
+    if let Some(listener) = LISTENER.get() {
+        listener(&kernel);
+    }
+}
+
+/// Who hears of registrations from now on (the running session, which
+/// imports the earlier ones itself). Set once; the first listener stays.
+static LISTENER: OnceLock<fn(&HostKernel)> = OnceLock::new();
+
+/// Calls `listener` for every registration from now on.
+pub fn on_register(listener: fn(&HostKernel)) {
+    let _ = LISTENER.set(listener);
 }
 
 /// The kernel registered for `host_fn`.
