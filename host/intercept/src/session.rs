@@ -131,6 +131,7 @@ pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static 
         formats: config.output.formats.clone(),
         stats: config.output.stats,
     });
+    let claims = outputs.claims();
     let mut meta = RunMetadata::for_current_process(config.command.clone());
     meta.start_ns = clock::now();
     let profiler = Arc::new(Profiler::new());
@@ -169,7 +170,7 @@ pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static 
                 }
             })
         };
-        match plugins::start(&config, specs, profiler.clone(), output) {
+        match plugins::start(&config, specs, profiler.clone(), output, claims) {
             Ok(c) => chain = Some(c),
             Err(e) => {
                 problem(
@@ -452,6 +453,9 @@ impl Session {
         }
         for e in &outputs.errors {
             text.push_str(&format!("rocwasm: output error: {e:#}\n"));
+        }
+        for note in &outputs.notes {
+            text.push_str(&format!("rocwasm: {note}\n"));
         }
         if let Some(log) = self
             .api_log

@@ -19,12 +19,15 @@
 //!
 //! The sinks write what a live run of the same chain would have recorded:
 //! the kinds in `[output] trace` and the stages' `domains` (everything, when
-//! the chain names none), after the transforms.
+//! the chain names none), after the transforms. Sinks and stages claim
+//! their files in one registry (`rocwasm_output::OutputClaims`), as in a
+//! live run: a file has one producer, a second is refused and reported, and
+//! the host's `--stats` files leave to a stage the ones it already wrote.
 //!
 //! Exit status: 2 when PATH does not exist or the chain is invalid; 1 when
 //! the trace is corrupt (one line: `FILE:LINE: what is wrong`), a plugin
 //! cannot be loaded, a stage with `on_failure = "abort"` fails, or an output
-//! cannot be written.
+//! cannot be written (a refused claim included).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
@@ -87,13 +90,22 @@ pub fn replay(args: ReplayArgs) -> Result {
     let prefix = plan.file_prefix(&process);
     create_output_dirs(&plan, &run_dir)?;
 
+    // The sinks, first: the stages claim their files in the sinks' registry.
+    let mut outputs = Outputs::new(&OutputOptions {
+        dir: run_dir.clone(),
+        name: prefix,
+        formats: plan.output.formats.clone(),
+        stats: plan.output.stats,
+    });
+
     // The plugins' engine: symbols are copied into it as the reader finds them.
     let profiler = Arc::new(Profiler::new());
     let mut synced = SymbolSync::default();
     synced.copy(source.symbols(), profiler.symbols());
     let env = HostEnv::new(profiler)
         .with_replay(true)
-        .with_operation_names(Arc::new(TraceNames(source.names().clone())));
+        .with_operation_names(Arc::new(TraceNames(source.names().clone())))
+        .with_output_claim(Arc::new(outputs.claims().for_stages()));
     let runtime = Runtime::new(RuntimeConfig {
         cache_dir: plan.plugin_cache.clone(),
         ..RuntimeConfig::default()
@@ -107,12 +119,6 @@ pub fn replay(args: ReplayArgs) -> Result {
     let plugins = rocwasm_runtime::Chain::new(Arc::new(runtime), env.clone(), specs)
         .context("loading the chain's plugins")?;
 
-    let mut outputs = Outputs::new(&OutputOptions {
-        dir: run_dir.clone(),
-        name: prefix,
-        formats: plan.output.formats.clone(),
-        stats: plan.output.stats,
-    });
     let recorded = RecordedKinds(plan.output.kinds.iter().copied().collect());
     let symbols = source.symbols().clone();
     let names = source.names().clone();
@@ -173,6 +179,9 @@ pub fn replay(args: ReplayArgs) -> Result {
         for f in &files {
             println!("  {}", f.strip_prefix(&run_dir).unwrap_or(f).display());
         }
+    }
+    for note in &written.notes {
+        println!("{note}");
     }
     report_problems(&outcome, &written.errors)
 }

@@ -38,18 +38,23 @@ use std::sync::Arc;
 
 use anyhow::{Context, Result};
 use rocwasm_core::Profiler;
+use rocwasm_output::OutputClaims;
 use rocwasm_runtime::{Chain, ChainOutput, HostEnv, Runtime, RuntimeConfig, StageSpec};
 
 use rocwasm_plan::RunPlan;
 use summary::PluginReport;
 
 /// Compiles (or loads) and starts the chain; `output` receives its final
-/// batches. Creates the stages' output directories first.
+/// batches. Creates the stages' output directories first. The stages'
+/// `output` writes are claimed in `claims`, the registry the session's sinks
+/// claim their files in, so a stage cannot overwrite a sink's file (or the
+/// other way round).
 pub fn start(
     config: &RunPlan,
     specs: Vec<StageSpec>,
     profiler: Arc<Profiler>,
     output: ChainOutput,
+    claims: OutputClaims,
 ) -> Result<Chain> {
     for dir in specs.iter().filter_map(|s| s.output_dir.as_ref()) {
         std::fs::create_dir_all(dir)
@@ -61,8 +66,8 @@ pub fn start(
         ..RuntimeConfig::default()
     })
     .context("starting the Wasm runtime")?;
-    Chain::with_output(Arc::new(runtime), HostEnv::new(profiler), specs, output)
-        .context("starting the plugin chain")
+    let env = HostEnv::new(profiler).with_output_claim(Arc::new(claims.for_stages()));
+    Chain::with_output(Arc::new(runtime), env, specs, output).context("starting the plugin chain")
 }
 
 /// Finishes the chain (final flush of every buffer, each `fini` once) and
