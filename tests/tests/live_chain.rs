@@ -10,7 +10,10 @@
 //!   `results.json` carries the tagger's value for the roctx range the
 //!   launch happened in;
 //! - a plugin that traps changes neither the application's exit status nor
-//!   its output, and the other plugins' results stay complete.
+//!   its output, and the other plugins' results stay complete;
+//! - every file of the output directory has one producer: `--stats` without
+//!   `-o` writes each statistics file once, in one number format, and a
+//!   plugin may not overwrite a file a host sink writes.
 //!
 //! Needs `cargo xtask build-plugins` and `cargo xtask build-sim`; fails
 //! (never skips) with the command to run when they are missing.
@@ -499,4 +502,153 @@ fn run_hands_rocm6_dispatch_tables_to_the_tool() {
     assert!(!stderr.contains("HIP table"), "{stderr}");
     assert!(!by_preload.is_empty());
     assert_eq!(through_tables, by_preload);
+}
+
+/// rocprofv3's number format for a statistics cell of `column` (see
+/// `rocwasm_stats::render`): integers plain; averages and deviations with
+/// six decimals, or scientific with eight below 0.01; percentages with two
+/// decimals from 1, four above 0.01, else scientific with three.
+fn in_stats_format(column: &str, cell: &str) -> bool {
+    let digits = |s: &str| !s.is_empty() && s.bytes().all(|b| b.is_ascii_digit());
+    let fixed = |s: &str, decimals: usize| {
+        s.split_once('.')
+            .is_some_and(|(i, d)| digits(i) && digits(d) && d.len() == decimals)
+    };
+    let scientific = |s: &str, decimals: usize| {
+        s.split_once('e').is_some_and(|(m, e)| {
+            let exponent = e.strip_prefix(['+', '-']).unwrap_or("");
+            fixed(m, decimals) && m.len() == decimals + 2 && digits(exponent) && exponent.len() >= 2
+        })
+    };
+    match column {
+        "Calls" | "TotalDurationNs" | "MinNs" | "MaxNs" => digits(cell),
+        "AverageNs" | "StdDev" => fixed(cell, 6) || scientific(cell, 8),
+        "Percentage" => fixed(cell, 2) || fixed(cell, 4) || scientific(cell, 3),
+        _ => true,
+    }
+}
+
+#[test]
+fn stats_without_an_output_name_writes_each_statistics_file_once_in_one_format() {
+    plugins_dir(&["kernel-stats"]);
+    let app = sim_dir().join("bin/vector_add");
+    let tmp = tempfile::tempdir().unwrap();
+    let out = rocwasm(
+        &[
+            "run",
+            "--sim",
+            "--kernel-trace",
+            "--stats",
+            "-d",
+            "out",
+            "--",
+            app.to_str().unwrap(),
+            "2",
+        ],
+        tmp.path(),
+    );
+    assert_success(&out, "rocwasm run --kernel-trace --stats");
+    let stdout = text(&out.stdout);
+    let dir = tmp.path().join("out");
+
+    // Each statistics file once: the kernel-stats stage's kernel_stats.csv,
+    // the host's domain_stats.csv, and no second copy under another name.
+    let mut stats_files: Vec<String> = std::fs::read_dir(&dir)
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .filter(|n| n.ends_with("_stats.csv"))
+        .collect();
+    stats_files.sort();
+    assert_eq!(stats_files, ["domain_stats.csv", "kernel_stats.csv"]);
+    assert!(
+        stdout.contains(
+            "rocwasm: kernel_stats.csv was written by stage `kernel-stats`, \
+             so the host's statistics sink did not write it too"
+        ),
+        "who wrote kernel_stats.csv is said:\n{stdout}"
+    );
+    assert!(!stdout.contains("output error"), "{stdout}");
+    // The terminal summary still shows the host's statistics.
+    assert!(stdout.contains("KERNEL_DISPATCH (2 distinct)"), "{stdout}");
+
+    // One number format in both files, whoever wrote them.
+    for file in &stats_files {
+        let path = dir.join(file);
+        let text = std::fs::read_to_string(&path).unwrap();
+        let mut lines = text.lines();
+        assert_eq!(
+            lines.next(),
+            Some(
+                "\"Name\",\"Calls\",\"TotalDurationNs\",\"AverageNs\",\"Percentage\",\"MinNs\",\"MaxNs\",\"StdDev\""
+            ),
+            "{file}"
+        );
+        for row in table(&path) {
+            assert!(!row["Name"].is_empty(), "{file}: {row:?}");
+            for (column, cell) in &row {
+                assert!(
+                    in_stats_format(column, cell),
+                    "{file}: {column} = {cell:?} is not in rocprofv3's format"
+                );
+            }
+        }
+    }
+
+    // The expected kernels: every dispatch of the run, in both files.
+    let launched = counts(&stdout)["kernels"];
+    let kernels = kernel_durations(&dir.join("kernel_trace.csv"));
+    assert_eq!(
+        kernels.values().map(Vec::len).sum::<usize>() as u64,
+        launched
+    );
+    let per_kernel = read_stats(&dir.join("kernel_stats.csv"));
+    assert_eq!(per_kernel.values().map(|s| s.calls).sum::<u64>(), launched);
+    assert_same_stats(
+        &per_kernel,
+        &stats_of(&kernels),
+        "kernel_stats.csv vs kernel_trace.csv",
+    );
+    let domains = read_stats(&dir.join("domain_stats.csv"));
+    assert_eq!(domains["KERNEL_DISPATCH"].calls, launched, "{domains:?}");
+}
+
+const SQUATTER: &str = r#"
+version = 1
+
+[output]
+formats = ["csv"]
+trace = ["kernel_dispatch"]
+
+# A plugin writing its JSON under the name of the host's kernel trace.
+[[stage]]
+name = "recorder"
+plugin = "recorder"
+domains = ["kernel_dispatch"]
+output = true
+config = { file = "kernel_trace.csv" }
+"#;
+
+#[test]
+fn a_plugin_may_not_overwrite_a_file_a_host_sink_wrote() {
+    plugins_dir(&["recorder"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let chain = write_chain(tmp.path(), SQUATTER);
+    let (out, dir) = run_sample(&chain, tmp.path());
+    assert_success(&out, "rocwasm run with a plugin writing kernel_trace.csv");
+    let stdout = text(&out.stdout);
+
+    // Refused, and said so in the summary, naming the file and both producers.
+    assert!(
+        stdout.contains(
+            "rocwasm: output error: kernel_trace.csv: already written by the host's CSV sink; \
+             stage `recorder` may not write it too"
+        ),
+        "the refusal is reported:\n{stdout}"
+    );
+    // The file is the CSV sink's, complete.
+    let kernels = kernel_durations(&dir.join("kernel_trace.csv"));
+    assert_eq!(
+        kernels.values().map(Vec::len).sum::<usize>() as u64,
+        counts(&stdout)["kernels"]
+    );
 }
