@@ -26,20 +26,32 @@ use std::path::Path;
 /// Why a scenario could not be loaded.
 #[derive(Debug, thiserror::Error)]
 pub enum ScenarioError {
+    /// The scenario file could not be read.
     #[error("cannot read scenario {path}: {source}")]
     Read {
+        /// The file, as displayed (from `ROCWASM_SIM_SCENARIO` when loaded by
+        /// [`Scenario::from_env`]).
         path: String,
+        /// The I/O error from reading it.
         source: std::io::Error,
     },
+    /// The scenario text is not valid TOML or does not fit the model
+    /// (unknown keys are refused).
     #[error("invalid scenario {path}: {source}")]
     Parse {
+        /// The label given to [`Scenario::from_toml`], usually the file path.
         path: String,
+        /// The parser's error, with the line and column.
         source: toml::de::Error,
     },
+    /// An override environment variable has a value that cannot be used.
     #[error("invalid value {value:?} for {var}: {reason}")]
     Env {
+        /// The variable, e.g. `ROCWASM_SIM_DEVICES`.
         var: &'static str,
+        /// Its value, as found.
         value: String,
+        /// Why it was refused.
         reason: String,
     },
 }

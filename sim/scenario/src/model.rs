@@ -41,8 +41,16 @@ pub struct Device {
     pub arch: String,
     /// Marketing name (HIP's `hipDeviceProp_t::name`, HSA's product name).
     pub name: String,
+    /// Compute units (HSA's `HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT`, HIP's
+    /// `multiProcessorCount`).
     pub compute_units: u32,
+    /// Device memory in bytes: the size of the agent's one coarse-grained
+    /// memory pool (HIP's `totalGlobalMem`).
     pub memory_bytes: u64,
+    /// Peak engine clock in MHz (HSA's
+    /// `HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY`; HIP's `clockRate` is this
+    /// times 1000, in kHz). Only reported, never used for timing: durations
+    /// come from [`Kernels`] and [`Copy`].
     pub clock_mhz: u32,
 }
 
@@ -106,9 +114,15 @@ impl Default for Kernels {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct KernelCost {
+    /// Substring of the kernel's symbol name (the TOML key is `match`);
+    /// matching is case-sensitive and the first matching entry wins.
     #[serde(rename = "match")]
     pub pattern: String,
+    /// Replaces [`Kernels::fixed_ns`] for these kernels (ns); `None` keeps
+    /// the default.
     pub fixed_ns: Option<u64>,
+    /// Replaces [`Kernels::ps_per_item`] for these kernels (picoseconds per
+    /// work-item); `None` keeps the default.
     pub ps_per_item: Option<u64>,
 }
 
@@ -138,10 +152,18 @@ impl Default for Copy {
 #[derive(Debug, Clone, Deserialize, PartialEq)]
 #[serde(deny_unknown_fields)]
 pub struct Effect {
+    /// Substring of the kernel's symbol name (the TOML key is `match`); the
+    /// first matching `[[effects]]` entry wins.
     #[serde(rename = "match")]
     pub pattern: String,
+    /// A built-in effect, `"vector_add"` or `"none"`; when set, `library`
+    /// and `symbol` are ignored.
     pub builtin: Option<String>,
+    /// Path of the shared library holding [`Effect::symbol`] (passed to
+    /// `dlopen`, loaded once); used only when `builtin` is `None`.
     pub library: Option<String>,
+    /// Name of the host function in [`Effect::library`]; both must be set
+    /// when `builtin` is `None`, else the effect is ignored with a warning.
     pub symbol: Option<String>,
 }
 
