@@ -51,36 +51,57 @@ pub mod rocm5 {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct ApiTableVersion {
+    /// The table's major version: tables of different majors have
+    /// incompatible slot orders (the [`Layout`]'s `root_major` for the root,
+    /// [`TableLayout::major`] for a child).
     pub major_id: u32,
+    /// The size of the whole table in bytes, header included: a tool reads
+    /// no slot beyond it.
     pub minor_id: u32,
+    /// The step (patch) version; always 0 here.
     pub step_id: u32,
+    /// Unused padding; always 0.
     pub reserved: u32,
 }
 
 /// `HsaApiTable` (root) of the 5.x layout: 48 bytes.
 #[repr(C)]
 pub struct HsaApiTable {
+    /// The root's own header: the layout's root major, `minor_id` = 48.
     pub version: ApiTableVersion,
+    /// The core table (`CoreApiTable`: `hsa_init`, queues, signals, …),
+    /// reached through its version header.
     pub core: *mut ApiTableVersion,
+    /// The AMD extension table (`AmdExtTable`: `hsa_amd_*`).
     pub amd_ext: *mut ApiTableVersion,
+    /// The finalizer extension table (`FinalizerExtTable`).
     pub finalizer_ext: *mut ApiTableVersion,
+    /// The image extension table (`ImageExtTable`).
     pub image_ext: *mut ApiTableVersion,
 }
 
 /// One child table's place in a layout.
 pub struct TableLayout {
+    /// The child table's `major_id`.
     pub major: u32,
+    /// Slot names (the API function each slot holds, e.g. `hsa_init`) in
+    /// table order: slot `i` is the pointer-sized word `2 + i` of the table,
+    /// after the 16-byte header.
     pub slots: &'static [&'static str],
 }
 
 /// A complete table layout, selected by the root major id.
 pub struct Layout {
+    /// The name `ROCWASM_SIM_HSA_LAYOUT` selects it by, e.g. `rocm5`.
     pub name: &'static str,
+    /// The root table's `major_id` (also accepted by
+    /// `ROCWASM_SIM_HSA_LAYOUT`).
     pub root_major: u32,
     /// core, amd_ext, finalizer_ext, image_ext.
     pub tables: [TableLayout; 4],
 }
 
+/// Every layout the simulated runtime can build; the first is the default.
 pub static LAYOUTS: &[Layout] = &[Layout {
     name: "rocm5",
     root_major: 1,
@@ -106,6 +127,7 @@ pub static LAYOUTS: &[Layout] = &[Layout {
 
 /// The live tables: heap memory that tools may rewrite in place.
 pub struct Tables {
+    /// The layout the tables were built in (chosen once, at load).
     pub layout: &'static Layout,
     root: *mut HsaApiTable,
     children: [*mut usize; 4],
