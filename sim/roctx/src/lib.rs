@@ -43,10 +43,16 @@ fn log(event: std::fmt::Arguments) {
     }
 }
 
+/// `void roctxMarkA(const char* message)`: an instantaneous marker. Nothing
+/// is recorded here; a profiler sees the call by interposing the symbol.
+/// `message` is a NUL-terminated string or null (read as empty).
 pub extern "C" fn roctxMarkA(message: *const c_char) {
     log(format_args!("mark {:?}", text(message)));
 }
 
+/// `int roctxRangePushA(const char* message)`: opens a nested range on the
+/// calling thread and returns its depth (0 for the outermost). `message` is
+/// a NUL-terminated string or null (read as empty).
 pub extern "C" fn roctxRangePushA(message: *const c_char) -> i32 {
     let message = text(message);
     log(format_args!("push {message:?}"));
@@ -57,6 +63,9 @@ pub extern "C" fn roctxRangePushA(message: *const c_char) -> i32 {
     })
 }
 
+/// `int roctxRangePop(void)`: closes the calling thread's innermost range
+/// and returns its depth (the value its push returned), or -1 when the
+/// thread has no open range.
 pub extern "C" fn roctxRangePop() -> i32 {
     STACK.with(|s| {
         let mut s = s.borrow_mut();
@@ -70,6 +79,10 @@ pub extern "C" fn roctxRangePop() -> i32 {
     })
 }
 
+/// `roctx_range_id_t roctxRangeStartA(const char* message)`: opens a
+/// process-wide range and returns its id (unique in the process, from 1),
+/// which any thread may pass to [`roctxRangeStop`]. `message` is a
+/// NUL-terminated string or null (read as empty).
 pub extern "C" fn roctxRangeStartA(message: *const c_char) -> u64 {
     let id = NEXT_ID.fetch_add(1, Ordering::Relaxed);
     let message = text(message);
@@ -81,6 +94,8 @@ pub extern "C" fn roctxRangeStartA(message: *const c_char) -> u64 {
     id
 }
 
+/// `void roctxRangeStop(roctx_range_id_t id)`: closes the range `id` opened
+/// by [`roctxRangeStartA`]; an unknown or already closed id is only logged.
 pub extern "C" fn roctxRangeStop(id: u64) {
     let closed = OPEN
         .lock()
