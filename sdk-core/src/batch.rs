@@ -38,14 +38,18 @@ macro_rules! columns {
             /// Column names, in declaration order (as in the WIT record).
             pub const COLUMNS: &'static [&'static str] = &[$(stringify!($field),)+];
 
+            /// An empty table with room for `n` rows in every column.
             pub fn with_capacity(n: usize) -> Self {
                 Self { $($field: Vec::with_capacity(n),)+ }
             }
 
+            /// Number of rows (the length of the first column; see
+            /// [`Self::is_consistent`]).
             pub fn len(&self) -> usize {
                 first_len!($(self.$field),+)
             }
 
+            /// True when the table has no rows.
             pub fn is_empty(&self) -> bool {
                 self.len() == 0
             }
@@ -57,6 +61,7 @@ macro_rules! columns {
                 true $(&& self.$field.len() == n)+
             }
 
+            /// Appends one row, one value to each column.
             pub fn push(&mut self, row: $row) {
                 $(self.$field.push(row.$field);)+
             }
@@ -66,6 +71,7 @@ macro_rules! columns {
                 $row { $($field: self.$field[i],)+ }
             }
 
+            /// Every row, in production order.
             pub fn rows(&self) -> impl ExactSizeIterator<Item = $row> + '_ {
                 (0..self.len()).map(move |i| self.row(i))
             }
@@ -84,6 +90,7 @@ macro_rules! columns {
                 $(self.$field.append(&mut other.$field);)+
             }
 
+            /// Removes every row, keeping the columns' capacity.
             pub fn clear(&mut self) {
                 $(self.$field.clear();)+
             }
@@ -114,12 +121,20 @@ columns! {
         kind: u32,
         /// The operation within the kind (an index into the kind's operation names).
         operation: u32,
+        /// Internal correlation id of this call: unique in the run; the
+        /// async records the call launches and its retirement record carry it.
         correlation_id: u64,
+        /// The tool's external correlation id for this call in the buffer's
+        /// context: a request sink's answer, else the top of the thread's
+        /// pushed stack (the main thread's when that is empty); 0 when none.
         external_correlation_id: u64,
         /// Internal id of the enclosing call on the same thread, 0 at top level.
         ancestor: u64,
+        /// Kernel thread id (`gettid`) of the calling thread (rocprofv3's `Thread_Id`).
         thread_id: u64,
+        /// When the call began: `CLOCK_BOOTTIME` nanoseconds (see [`crate::clock`]).
         start: u64,
+        /// When the call returned, on the same clock; never before `start`.
         end: u64,
     }
 }
@@ -129,23 +144,46 @@ columns! {
     KernelDispatch / KernelDispatchColumns {
         /// Internal correlation id of the API call that launched the kernel.
         correlation_id: u64,
+        /// The external id the launching call had in the buffer's context,
+        /// taken at launch (0 when none).
         external_correlation_id: u64,
         /// The thread that launched the kernel (not the completion thread).
         thread_id: u64,
+        /// When the GPU started the kernel: `CLOCK_BOOTTIME` nanoseconds (the
+        /// runtime converts device timestamps to that clock).
         start: u64,
+        /// When the GPU finished the kernel, on the same clock.
         end: u64,
+        /// The GPU that ran it: an [`crate::AgentInfo::id`] of the symbol
+        /// table (not the HSA agent handle).
         agent_id: u64,
+        /// The HSA queue's `hsa_queue_t::id` (unique per process) the
+        /// dispatch packet was written to.
         queue_id: u64,
+        /// The HIP stream (rocprofv3's `Stream_Id`); 0 when unknown — live
+        /// interception leaves it 0, replay takes it from the trace.
         stream_id: u64,
+        /// Which kernel: a [`crate::KernelSymbol::id`] of the symbol table;
+        /// 0 when the packet's kernel object matched no known symbol.
         kernel_id: u64,
+        /// Number of this dispatch, unique in the run.
         dispatch_id: u64,
+        /// Private (scratch) memory per work-item in bytes, from the AQL packet.
         private_segment_size: u32,
+        /// Group (LDS) memory per work-group in bytes, from the AQL packet.
         group_segment_size: u32,
+        /// Work-group size along x, in work-items (AQL `workgroup_size_x`).
         workgroup_x: u32,
+        /// Work-group size along y, in work-items (1 for a 1-D launch).
         workgroup_y: u32,
+        /// Work-group size along z, in work-items (1 for 1-D and 2-D launches).
         workgroup_z: u32,
+        /// Grid size along x in work-items, not work-groups (AQL
+        /// `grid_size_x`; HIP's `gridDim.x · blockDim.x`).
         grid_x: u32,
+        /// Grid size along y, in work-items.
         grid_y: u32,
+        /// Grid size along z, in work-items.
         grid_z: u32,
     }
 }
@@ -155,16 +193,32 @@ columns! {
     MemoryCopy / MemoryCopyColumns {
         /// Direction: see [`crate::MemoryCopyDirection`].
         operation: u32,
+        /// Internal correlation id of the API call that started the copy
+        /// (e.g. `hipMemcpyAsync`).
         correlation_id: u64,
+        /// The external id the starting call had in the buffer's context (0
+        /// when none).
         external_correlation_id: u64,
+        /// The thread that started the copy (not the completion thread).
         thread_id: u64,
+        /// When the copy engine started: `CLOCK_BOOTTIME` nanoseconds.
         start: u64,
+        /// When the copy completed, on the same clock.
         end: u64,
+        /// The agent whose memory receives the data ([`crate::AgentInfo::id`];
+        /// a CPU agent for host memory).
         dst_agent_id: u64,
+        /// The agent whose memory the data comes from.
         src_agent_id: u64,
+        /// The HIP stream (rocprofv3's `Stream_Id`); 0 when unknown.
         stream_id: u64,
+        /// Bytes copied.
         bytes: u64,
+        /// First destination byte, a virtual address of the process; 0 when
+        /// the source does not record it (rocprofv3's CSV).
         dst_address: u64,
+        /// First source byte, a virtual address of the process; 0 when
+        /// unknown.
         src_address: u64,
     }
 }
@@ -174,13 +228,24 @@ columns! {
     MemoryAllocation / MemoryAllocationColumns {
         /// See [`crate::MemoryAllocationOperation`].
         operation: u32,
+        /// Internal id of the traced API call the event happened in (e.g.
+        /// `hipMalloc`); 0 outside any traced call.
         correlation_id: u64,
+        /// The external id of the buffer's context on the calling thread (0
+        /// when none).
         external_correlation_id: u64,
+        /// The thread that allocated or freed.
         thread_id: u64,
+        /// When the runtime call began: `CLOCK_BOOTTIME` nanoseconds.
         start: u64,
+        /// When it returned (equal to `start` for an instant event such as a free).
         end: u64,
+        /// The agent owning the memory ([`crate::AgentInfo::id`]).
         agent_id: u64,
+        /// Start of the allocated (or freed) range, a virtual address.
         address: u64,
+        /// Size of the range in bytes; a free repeats the size of the
+        /// allocation it releases (0 when that allocation was not seen).
         allocation_size: u64,
     }
 }
@@ -190,14 +255,26 @@ columns! {
     ScratchMemory / ScratchMemoryColumns {
         /// See [`crate::ScratchMemoryOperation`].
         operation: u32,
+        /// The runtime's `rocprofiler_scratch_alloc_flag_t` bits for this
+        /// event (0: none).
         flags: u32,
+        /// Internal id of the traced call the event happened in; 0 outside
+        /// any traced call.
         correlation_id: u64,
+        /// The external id of the buffer's context on the reporting thread (0
+        /// when none).
         external_correlation_id: u64,
+        /// The thread that reported the event.
         thread_id: u64,
+        /// When the event began: `CLOCK_BOOTTIME` nanoseconds.
         start: u64,
+        /// When it ended, on the same clock.
         end: u64,
+        /// The GPU whose scratch memory changed ([`crate::AgentInfo::id`]).
         agent_id: u64,
+        /// The HSA queue (`hsa_queue_t::id`) the scratch belongs to.
         queue_id: u64,
+        /// Bytes of scratch allocated, freed or reclaimed.
         allocation_size: u64,
     }
 }
@@ -205,7 +282,10 @@ columns! {
 columns! {
     /// An internal correlation id that no pending async record refers to any more.
     Retirement / RetirementColumns {
+        /// When the id retired: `CLOCK_BOOTTIME` nanoseconds.
         timestamp: u64,
+        /// The retired internal correlation id: no record produced later
+        /// refers to it.
         correlation_id: u64,
     }
 }
@@ -215,10 +295,14 @@ columns! {
     RuntimeInitialization / RuntimeInitializationColumns {
         /// See [`crate::RuntimeLibrary`].
         operation: u32,
+        /// The thread on which the runtime reported its initialisation.
         thread_id: u64,
+        /// When: `CLOCK_BOOTTIME` nanoseconds.
         timestamp: u64,
         /// 10000·major + 100·minor + patch.
         version: u64,
+        /// The SDK's `instance`: which initialisation of this runtime library
+        /// in the process the record reports (interception reports 0).
         instance: u64,
     }
 }
@@ -226,12 +310,19 @@ columns! {
 /// One delivery: every record family as columns.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub struct Batch {
+    /// HSA, HIP, marker and other API calls (every `*_API` buffer kind).
     pub api_calls: ApiCallColumns,
+    /// Completed kernel dispatches (`KERNEL_DISPATCH`).
     pub kernel_dispatches: KernelDispatchColumns,
+    /// Completed async memory copies (`MEMORY_COPY`).
     pub memory_copies: MemoryCopyColumns,
+    /// Allocations and frees (`MEMORY_ALLOCATION`).
     pub memory_allocations: MemoryAllocationColumns,
+    /// Scratch-memory events (`SCRATCH_MEMORY`).
     pub scratch_memory: ScratchMemoryColumns,
+    /// Retired internal correlation ids (`CORRELATION_ID_RETIREMENT`).
     pub retirements: RetirementColumns,
+    /// Runtime initialisations (`RUNTIME_INITIALIZATION`).
     pub runtime_initializations: RuntimeInitializationColumns,
 }
 
@@ -247,10 +338,13 @@ impl Batch {
             + self.runtime_initializations.len()
     }
 
+    /// True when no table has a row.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
     }
 
+    /// True when every table is consistent (equal column lengths); only a
+    /// hand-built batch, e.g. a transform plugin's reply, can fail it.
     pub fn is_consistent(&self) -> bool {
         self.api_calls.is_consistent()
             && self.kernel_dispatches.is_consistent()
@@ -279,10 +373,15 @@ impl Batch {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[repr(u32)]
 pub enum MemoryCopyDirection {
+    /// `MEMORY_COPY_NONE` (0): no direction; never produced for a real copy.
     None = copy::NONE,
+    /// Host memory to host memory (1).
     HostToHost = copy::HOST_TO_HOST,
+    /// Host memory to device memory (2), e.g. `hipMemcpyHostToDevice`.
     HostToDevice = copy::HOST_TO_DEVICE,
+    /// Device memory to host memory (3).
     DeviceToHost = copy::DEVICE_TO_HOST,
+    /// Device memory to device memory (4), on one GPU or between two.
     DeviceToDevice = copy::DEVICE_TO_DEVICE,
 }
 
@@ -290,10 +389,15 @@ pub enum MemoryCopyDirection {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[repr(u32)]
 pub enum MemoryAllocationOperation {
+    /// `MEMORY_ALLOCATION_NONE` (0): never produced for a real event.
     None = allocation::NONE,
+    /// Memory was allocated (1), e.g. `hsa_amd_memory_pool_allocate`.
     Allocate = allocation::ALLOCATE,
+    /// An allocation through HSA's virtual-memory API (`hsa_amd_vmem_*`) (2).
     VmemAllocate = allocation::VMEM_ALLOCATE,
+    /// Memory from [`Self::Allocate`] was freed (3).
     Free = allocation::FREE,
+    /// Virtual memory from [`Self::VmemAllocate`] was released (4).
     VmemFree = allocation::VMEM_FREE,
 }
 
@@ -301,9 +405,13 @@ pub enum MemoryAllocationOperation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[repr(u32)]
 pub enum ScratchMemoryOperation {
+    /// `SCRATCH_MEMORY_NONE` (0): never produced for a real event.
     None = scratch::NONE,
+    /// The runtime allocated scratch for a queue (1).
     Alloc = scratch::ALLOC,
+    /// The runtime freed a queue's scratch (2).
     Free = scratch::FREE,
+    /// The runtime reclaimed scratch asynchronously (3).
     AsyncReclaim = scratch::ASYNC_RECLAIM,
 }
 
@@ -311,11 +419,18 @@ pub enum ScratchMemoryOperation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[repr(u32)]
 pub enum RuntimeLibrary {
+    /// `RUNTIME_INITIALIZATION_NONE` (0): never produced for a real event.
     None = runtime_init::NONE,
+    /// The HSA runtime, `libhsa-runtime64` (1).
     Hsa = runtime_init::HSA,
+    /// The HIP runtime, `libamdhip64` (2).
     Hip = runtime_init::HIP,
+    /// The roctx marker library, `libroctx64` (3).
     Marker = runtime_init::MARKER,
+    /// RCCL, the collective-communication library (4).
     Rccl = runtime_init::RCCL,
+    /// rocDecode, the video-decode library (5).
     Rocdecode = runtime_init::ROCDECODE,
+    /// rocJPEG, the JPEG-decode library (6).
     Rocjpeg = runtime_init::ROCJPEG,
 }

@@ -36,7 +36,7 @@
 //! the straddler's mark) where valid records stop. It walks them from the
 //! start, waiting at a zero header for the producer that reserved the place to
 //! finish copying (acquire: the header's release store makes the record's
-//! other words visible), decodes the words into a columnar [`Batch`] and
+//! other words visible), decodes the words into a columnar [`Batch`](crate::Batch) and
 //! zeroes them for the half's next use, marks the half free again
 //! (`drained`), and only *then* calls the tool's sink. So:
 //!
@@ -180,7 +180,12 @@ enum Swap {
 /// What happened to a pushed record.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Pushed {
+    /// The record is in the buffer and will be delivered.
     Stored,
+    /// The record was lost and counted in the next delivery's
+    /// [`DeliveryInfo::drop_count`]: both halves were full and the buffer is
+    /// DISCARD, or the producer is a callback thread (one running a sink),
+    /// which must not wait for a delivery even on a LOSSLESS buffer.
     Dropped,
 }
 
@@ -290,14 +295,19 @@ impl Buffer {
         }))
     }
 
+    /// The handle [`crate::Profiler::create_buffer`] returned.
     pub fn id(&self) -> BufferId {
         self.id
     }
 
+    /// The context the buffer was created in; only that context's services
+    /// may write to it.
     pub fn context(&self) -> ContextId {
         self.context
     }
 
+    /// What a producer does when both halves are full: wait (LOSSLESS) or
+    /// drop and count (DISCARD).
     pub fn policy(&self) -> BufferPolicy {
         self.policy
     }
@@ -307,6 +317,8 @@ impl Buffer {
         self.size
     }
 
+    /// Bytes buffered in a half that trigger a delivery (0: after every
+    /// record; [`Buffer::size`]: when the half is full). Never above `size`.
     pub fn watermark(&self) -> u64 {
         self.watermark
     }

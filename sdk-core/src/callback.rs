@@ -44,12 +44,17 @@ pub struct Correlation {
 /// An API-call argument rendered as text.
 #[derive(Debug, Clone, PartialEq, Eq, Hash, Serialize, Deserialize)]
 pub struct Argument {
+    /// The parameter's name in the C declaration, e.g. `sizeBytes`.
     pub name: String,
+    /// The parameter's C type as declared, e.g. `size_t` or `void**`.
     pub type_name: String,
+    /// The value rendered as text when the callback is made (at EXIT, an
+    /// output parameter shows what the call wrote).
     pub value: String,
 }
 
 impl Argument {
+    /// An argument from its name, C type and any displayable value.
     pub fn new(
         name: impl Into<String>,
         type_name: impl Into<String>,
@@ -68,13 +73,19 @@ impl Argument {
 pub enum CallbackPayload {
     /// An API call: its arguments (ENTER and EXIT) and return value (EXIT only).
     Api {
+        /// Every argument in declaration order, rendered when the callback
+        /// is made (only when some callback will receive them).
         args: Vec<Argument>,
+        /// The rendered return value, e.g. `hipSuccess` or `0`; `None` at
+        /// ENTER.
         retval: Option<String>,
     },
     /// A code object was loaded (ENTER) or is being unloaded (EXIT).
     CodeObjectLoad(CodeObject),
     /// A kernel symbol was registered (ENTER) or is being unregistered (EXIT).
     KernelSymbolRegister(KernelSymbol),
+    /// No payload: async completions (phase NONE) and runtime
+    /// initialisation.
     None,
 }
 
@@ -85,44 +96,72 @@ pub type Phase = Option<CallbackPhase>;
 /// One callback-tracing record.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CallbackRecord {
+    /// The context whose callback-tracing service this record is for.
     pub context: ContextId,
+    /// What the callback describes (`rocprofiler_callback_tracing_kind_t`).
     pub kind: CallbackTracingKind,
+    /// The operation within `kind`: the API function, or e.g. `LOAD` /
+    /// `DEVICE_KERNEL_SYMBOL_REGISTER` for `CODE_OBJECT`.
     pub operation: u32,
+    /// ENTER or EXIT; `None` for an async completion.
     pub phase: Phase,
+    /// The record's correlation ids; `external` is this context's.
     pub correlation: Correlation,
+    /// Kernel thread id of the thread the event belongs to: the calling
+    /// thread, or for an async completion the launching thread (the callback
+    /// itself may run on another).
     pub thread_id: u64,
+    /// When the callback was made: `CLOCK_BOOTTIME` nanoseconds. At the EXIT
+    /// of an API call it equals the buffered record's `end`.
     pub timestamp: u64,
+    /// Arguments, code object or kernel symbol, depending on `kind`.
     pub payload: CallbackPayload,
 }
 
 /// An external-correlation-id request, asked synchronously on the calling thread.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct ExternalCorrelationRequest {
+    /// Kernel thread id of the calling (or launching) thread.
     pub thread_id: u64,
+    /// The context whose external id is asked for.
     pub context: ContextId,
+    /// The `rocprofiler_external_correlation_id_request_kind_t` of the event
+    /// (HIP runtime API, kernel dispatch, memory copy, …).
     pub kind: ExternalCorrelationKind,
+    /// The operation within `kind`'s domain, as in the event's record.
     pub operation: u32,
+    /// The internal correlation id the event's records will carry.
     pub internal_correlation_id: u64,
 }
 
 /// Where a batch came from.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub struct DeliveryInfo {
+    /// The context the buffer belongs to.
     pub context: ContextId,
+    /// The buffer that delivered the batch.
     pub buffer: BufferId,
-    /// Records a DISCARD buffer dropped since the previous delivery (always 0
-    /// for LOSSLESS buffers).
+    /// Records the buffer dropped since the previous delivery. Only a
+    /// DISCARD buffer drops in normal operation; a LOSSLESS buffer drops only
+    /// records that a callback thread (a sink) produced while both halves
+    /// were full, since that thread must not wait for a delivery.
     pub drop_count: u64,
 }
 
 /// Receives a buffer's batches, on the buffer's callback thread.
 pub trait BufferSink: Send + Sync {
+    /// Takes one delivery. Runs with no engine lock held, so it may call any
+    /// tool-facing [`crate::Profiler`] method (flushing a buffer served by
+    /// this same callback thread returns BUFFER_BUSY).
     fn deliver(&self, info: DeliveryInfo, batch: Batch);
 }
 
 /// Receives callback records, synchronously on the thread that made the call.
 /// `user_data` is this context's slot for this call: what ENTER writes, EXIT reads.
 pub trait CallbackSink: Send + Sync {
+    /// Handles one record. For an API call it runs twice, at ENTER and at
+    /// EXIT, with the same `user_data`; async completions and code-object
+    /// events get a fresh 0 each time.
     fn on_callback(&self, record: &CallbackRecord, user_data: &mut u64);
 }
 
@@ -130,6 +169,8 @@ pub trait CallbackSink: Send + Sync {
 /// `Some(v)` sets the external id to `v`; `None` means "use the pushed value"
 /// (the SDK's non-zero return).
 pub trait ExternalCorrelationSink: Send + Sync {
+    /// Answers one request: the external id for this event, or `None` for
+    /// the pushed value (the thread's top, else the main thread's, else 0).
     fn request(&self, request: &ExternalCorrelationRequest) -> Option<u64>;
 }
 

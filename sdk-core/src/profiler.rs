@@ -283,6 +283,9 @@ impl std::ops::Deref for RoutesRef<'_> {
 }
 
 impl Profiler {
+    /// A profiler with no context, buffer or callback thread yet (the
+    /// default callback thread is spawned with the first buffer), open for
+    /// configuration.
     pub fn new() -> Profiler {
         Profiler {
             config: Mutex::new(Config {
@@ -328,6 +331,9 @@ impl Profiler {
         }
     }
 
+    /// Creates a context, inactive and without services; ids start at 1.
+    /// ERROR beyond [`MAX_CONTEXTS`]; FINALIZED or CONFIGURATION_LOCKED once
+    /// configuring is over.
     pub fn create_context(&self) -> Result<ContextId, Status> {
         let mut cfg = self.configurable()?;
         if cfg.contexts.len() >= MAX_CONTEXTS {
@@ -351,6 +357,10 @@ impl Profiler {
         self.set_active(ctx, true)
     }
 
+    /// Stops delivering records for `ctx`: producers skip it from the next
+    /// event on; what its buffers already hold is still delivered. Allowed
+    /// any time before finalize (then FINALIZED); stopping a stopped context
+    /// is not an error.
     pub fn stop_context(&self, ctx: ContextId) -> Result<(), Status> {
         self.set_active(ctx, false)
     }
@@ -369,6 +379,8 @@ impl Profiler {
         Ok(())
     }
 
+    /// Whether `ctx` is started (false once finalization began).
+    /// CONTEXT_NOT_FOUND for an unknown context.
     pub fn is_context_active(&self, ctx: ContextId) -> Result<bool, Status> {
         let cfg = self.config();
         let (state, _) = cfg.contexts.get(&ctx).ok_or(Status::ContextNotFound)?;
@@ -432,6 +444,10 @@ impl Profiler {
         self.config().buffers.get(&id).cloned()
     }
 
+    /// Spawns a new callback thread to serve buffers assigned to it with
+    /// [`Profiler::assign_callback_thread`]; ids start at 1
+    /// ([`CallbackThreadId::DEFAULT`] is 0). FINALIZED or
+    /// CONFIGURATION_LOCKED once configuring is over.
     pub fn create_callback_thread(&self) -> Result<CallbackThreadId, Status> {
         let mut cfg = self.configurable()?;
         let id = CallbackThreadId(cfg.next_thread);
@@ -441,6 +457,10 @@ impl Profiler {
         Ok(id)
     }
 
+    /// Moves `buffer`'s deliveries to callback thread `thread`, after
+    /// flushing what the old thread had queued (so deliveries stay in
+    /// order). BUFFER_NOT_FOUND or THREAD_NOT_FOUND for unknown handles;
+    /// FINALIZED or CONFIGURATION_LOCKED once configuring is over.
     pub fn assign_callback_thread(
         &self,
         buffer: BufferId,
@@ -547,6 +567,8 @@ impl Profiler {
         drop(cfg);
     }
 
+    /// True once [`Profiler::lock_configuration`] (or finalization) has
+    /// locked the configuration.
     pub fn is_configuration_locked(&self) -> bool {
         self.locked.load(Acquire)
     }

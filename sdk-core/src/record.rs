@@ -29,12 +29,26 @@ use crate::batch::*;
 /// A record as a producer hands it to a buffer.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Record {
+    /// An API call of any `*_API` kind; charged 64 B, delivered in
+    /// [`Batch::api_calls`].
     Api(ApiCall),
+    /// A completed kernel dispatch; charged 184 B, delivered in
+    /// [`Batch::kernel_dispatches`].
     KernelDispatch(KernelDispatch),
+    /// A completed async memory copy; charged 96 B, delivered in
+    /// [`Batch::memory_copies`].
     MemoryCopy(MemoryCopy),
+    /// An allocation or free; charged 88 B, delivered in
+    /// [`Batch::memory_allocations`].
     MemoryAllocation(MemoryAllocation),
+    /// A scratch-memory event; charged 96 B, delivered in
+    /// [`Batch::scratch_memory`].
     ScratchMemory(ScratchMemory),
+    /// A retired correlation id; charged 32 B, delivered in
+    /// [`Batch::retirements`].
     Retirement(Retirement),
+    /// A runtime's initialisation; charged 72 B, delivered in
+    /// [`Batch::runtime_initializations`].
     RuntimeInitialization(RuntimeInitialization),
 }
 

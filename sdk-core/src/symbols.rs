@@ -10,66 +10,125 @@ use std::sync::RwLock;
 
 use serde::{Deserialize, Serialize};
 
+/// What kind of device an agent is (the SDK's `rocprofiler_agent_type_t`,
+/// without its `NONE`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub enum AgentType {
+    /// A host CPU (an HSA CPU agent).
     Cpu,
+    /// A GPU (an HSA GPU agent).
     Gpu,
 }
 
+/// One agent (HSA's word for a device) that records name by
+/// [`AgentInfo::id`], as the SDK's `rocprofiler_agent_t` describes it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct AgentInfo {
+    /// The id that records' `agent_id` fields hold. Interception numbers the
+    /// HSA agents in the runtime's enumeration order from 0 (the runtime
+    /// lists CPUs first); replay keeps the trace's ids. Not the HSA handle.
     pub id: u64,
     /// Logical node index as rocprofv3 prints it (`Agent_Id` column).
     pub node_id: u32,
+    /// CPU or GPU.
     pub agent_type: AgentType,
     /// e.g. `gfx90a` for a GPU, the CPU model name for a CPU.
     pub name: String,
+    /// The marketing name (HSA's `AMD_AGENT_INFO_PRODUCT_NAME`), e.g.
+    /// `AMD Instinct MI210`.
     pub product_name: String,
 }
 
 /// How a code object was handed to the loader.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum CodeObjectStorage {
+    /// Unknown: the loader reported no storage type (the SDK's
+    /// `CODE_OBJECT_STORAGE_TYPE_NONE`), or the trace did not record it.
     None,
-    File { fd: i32 },
-    Memory { base: u64, size: u64 },
+    /// Loaded from a file (`CODE_OBJECT_STORAGE_TYPE_FILE`).
+    File {
+        /// The file descriptor in the profiled process at load time (it
+        /// may have been closed since).
+        fd: i32,
+    },
+    /// Loaded from host memory (`CODE_OBJECT_STORAGE_TYPE_MEMORY`), e.g. a
+    /// fat binary embedded in the application.
+    Memory {
+        /// Host address of the code object's bytes at load time.
+        base: u64,
+        /// Their length in bytes.
+        size: u64,
+    },
 }
 
+/// A code object loaded onto one agent: the SDK's
+/// `rocprofiler_callback_tracing_code_object_load_data_t`.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct CodeObject {
+    /// Unique in the run; what [`KernelSymbol::code_object_id`] refers to.
     pub id: u64,
+    /// The agent it was loaded onto ([`AgentInfo::id`]).
     pub agent_id: u64,
+    /// Where the loader read it from, e.g.
+    /// `file:///path/app#offset=4096&size=8192` or
+    /// `memory://<pid>#offset=0x7f…&size=8192`.
     pub uri: String,
+    /// Device address of the lowest loaded segment.
     pub load_base: u64,
+    /// Bytes of the contiguous allocation holding the loaded segments.
     pub load_size: u64,
+    /// Load address minus the virtual address the code object's ELF
+    /// specifies: add it to an ELF address to get the device address.
     pub load_delta: i64,
+    /// What the loader read the code object from.
     pub storage: CodeObjectStorage,
 }
 
+/// A kernel of a loaded code object: the SDK's
+/// `rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t`.
+/// Sizes are in bytes; the register counts are what the hardware allocates
+/// (rocprofv3's `SGPR_Count`, `VGPR_Count`, `Accum_VGPR_Count`).
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelSymbol {
     /// Matches `KernelDispatch::kernel_id`.
     pub id: u64,
+    /// The code object defining the kernel ([`CodeObject::id`]); 0 for a
+    /// kernel known only from HIP's host-side registration.
     pub code_object_id: u64,
     /// The mangled name, as the code object has it.
     pub name: String,
     /// The demangled name (equal to `name` when it is not a mangled C++ name).
     pub demangled_name: String,
-    /// The handle that appears in the AQL packet's `kernel_object`.
+    /// The handle that appears in the AQL packet's `kernel_object`: the
+    /// device address of the kernel descriptor; 0 when unknown.
     pub kernel_object: u64,
+    /// Bytes of the kernel-argument segment a dispatch must supply.
     pub kernarg_segment_size: u32,
+    /// Required alignment of that segment, in bytes.
     pub kernarg_segment_alignment: u32,
+    /// Static group (LDS) memory per work-group, in bytes.
     pub group_segment_size: u32,
+    /// Static private (scratch) memory per work-item, in bytes.
     pub private_segment_size: u32,
+    /// Scalar registers allocated per wavefront.
     pub sgpr_count: u32,
+    /// Architectural vector registers allocated per work-item.
     pub arch_vgpr_count: u32,
+    /// Accumulation vector registers (AGPRs, for matrix instructions)
+    /// allocated per work-item; 0 on GPUs without them.
     pub accum_vgpr_count: u32,
+    /// Byte offset from the kernel descriptor to the kernel's first
+    /// instruction (from the descriptor; 0 when unknown).
     pub kernel_code_entry_byte_offset: i64,
+    /// The kernel's address: for a symbol from the HSA loader the same as
+    /// `kernel_object`; for a kernel known only from HIP's registration, the
+    /// host stub function's address.
     pub kernel_address: u64,
 }
 
 /// A concurrent id → info table. Kernel names stay valid until finalization,
-/// so entries are never removed while a run is live (unload only marks them).
+/// so entries are never removed while a run is live (an unload leaves them in
+/// place).
 #[derive(Debug, Default)]
 pub struct SymbolTable {
     agents: RwLock<BTreeMap<u64, AgentInfo>>,
@@ -78,42 +137,52 @@ pub struct SymbolTable {
 }
 
 impl SymbolTable {
+    /// An empty table.
     pub fn new() -> Self {
         Self::default()
     }
 
+    /// Adds `agent`, replacing any entry with the same id.
     pub fn insert_agent(&self, agent: AgentInfo) {
         write(&self.agents).insert(agent.id, agent);
     }
 
+    /// Adds `co`, replacing any entry with the same id.
     pub fn insert_code_object(&self, co: CodeObject) {
         write(&self.code_objects).insert(co.id, co);
     }
 
+    /// Adds `k`, replacing any entry with the same id.
     pub fn insert_kernel(&self, k: KernelSymbol) {
         write(&self.kernels).insert(k.id, k);
     }
 
+    /// The agent with this id, if known (a copy).
     pub fn agent(&self, id: u64) -> Option<AgentInfo> {
         read(&self.agents).get(&id).cloned()
     }
 
+    /// The code object with this id, if known (a copy).
     pub fn code_object(&self, id: u64) -> Option<CodeObject> {
         read(&self.code_objects).get(&id).cloned()
     }
 
+    /// The kernel symbol with this id, if known (a copy).
     pub fn kernel(&self, id: u64) -> Option<KernelSymbol> {
         read(&self.kernels).get(&id).cloned()
     }
 
+    /// Every agent, in id order.
     pub fn agents(&self) -> Vec<AgentInfo> {
         read(&self.agents).values().cloned().collect()
     }
 
+    /// Every code object, in id order.
     pub fn code_objects(&self) -> Vec<CodeObject> {
         read(&self.code_objects).values().cloned().collect()
     }
 
+    /// Every kernel symbol, in id order.
     pub fn kernels(&self) -> Vec<KernelSymbol> {
         read(&self.kernels).values().cloned().collect()
     }
