@@ -16,7 +16,9 @@ use std::path::PathBuf;
 /// A position in a chain file.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct Location {
+    /// 1-based line number.
     pub line: usize,
+    /// 1-based column, counted in characters (not bytes).
     pub column: usize,
 }
 
@@ -46,7 +48,9 @@ pub enum ConfigError {
     /// The chain file itself could not be read.
     #[error("{}: cannot read chain file: {source}", path.display())]
     Read {
+        /// The chain file as the user named it.
         path: PathBuf,
+        /// The I/O error from reading it.
         #[source]
         source: std::io::Error,
     },
@@ -56,13 +60,19 @@ pub enum ConfigError {
     At {
         /// The chain file as the user named it.
         file: PathBuf,
+        /// Where the problem starts: the offending key or value, or the
+        /// offending character inside a plain string.
         at: Location,
+        /// What is wrong, one sentence without the position prefix.
         message: String,
     },
     /// A problem with no place in a file, e.g. a chain built from
     /// command-line flags.
     #[error("{message}")]
-    Invalid { message: String },
+    Invalid {
+        /// What is wrong, one sentence.
+        message: String,
+    },
 }
 
 impl ConfigError {

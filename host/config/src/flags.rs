@@ -25,12 +25,20 @@ use crate::ConfigError;
 /// The rocprofv3-style options shared by `run` and `replay`.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct TraceFlags {
+    /// `--hip-trace`: trace `HIP_RUNTIME_API` and `HIP_COMPILER_API`.
     pub hip_trace: bool,
+    /// `--hsa-trace`: trace the four `HSA_*_API` kinds.
     pub hsa_trace: bool,
+    /// `--kernel-trace`: trace `KERNEL_DISPATCH`.
     pub kernel_trace: bool,
+    /// `--memory-copy-trace`: trace `MEMORY_COPY`.
     pub memory_copy_trace: bool,
+    /// `--memory-allocation-trace`: trace `MEMORY_ALLOCATION`.
     pub memory_allocation_trace: bool,
+    /// `--marker-trace`: trace the four `MARKER_*` kinds (roctx).
     pub marker_trace: bool,
+    /// `--stats`: add the stock statistics stages for the traced kinds and
+    /// turn the end-of-run summary on (see the module table).
     pub stats: bool,
     /// `-d/--output-directory`, a template.
     pub output_directory: Option<String>,

@@ -24,8 +24,12 @@ pub const DEFAULT_OUTPUT_FILE: &str = "%pid%";
 pub struct Chain {
     /// The chain file, when the chain came from one.
     pub file: Option<PathBuf>,
+    /// `[settings]`, defaults filled in.
     pub settings: Settings,
+    /// `[output]`, defaults filled in (amended by rocprofv3-style flags).
     pub output: Output,
+    /// The `[[stage]]` tables in file order: each delivery runs through
+    /// them first to last.
     pub stages: Vec<Stage>,
 }
 
@@ -66,6 +70,7 @@ pub struct Output {
 pub struct Stage {
     /// Unique within the chain.
     pub name: String,
+    /// The component (`plugin`): a path or a stock plugin name.
     pub plugin: PluginRef,
     /// Expected SHA-256 of the component, lowercase hex, when given.
     pub sha256: Option<String>,
@@ -80,8 +85,13 @@ pub struct Stage {
     pub operations: BTreeMap<BufferTracingKind, Vec<Operation>>,
     /// The stage's `config` table, flattened (`a.b` keys, arrays as JSON).
     pub config: BTreeMap<String, String>,
+    /// Memory cap and per-call deadline (`limits`); keys the stage leaves
+    /// out come from `[settings.limits]`.
     pub limits: Limits,
+    /// What a trap, limit overrun or malformed reply does (`on_failure`,
+    /// with `max_restarts` and `restart_backoff`); default: disable the stage.
     pub on_failure: FailurePolicy,
+    /// Where the stage may write files (`output`); default: nowhere.
     pub output: OutputGrant,
 }
 

@@ -4,7 +4,7 @@ use std::path::{Path, PathBuf};
 
 use crate::resolve;
 
-/// How [`Chain::load`] treats plugin references.
+/// How [`Chain::load`](crate::Chain::load) treats plugin references.
 #[derive(Debug, Clone)]
 pub struct LoadOptions {
     /// Directories searched for stock plugin names, after the chain's own

@@ -59,7 +59,9 @@ pub fn find_stock(name: &str, dirs: &[PathBuf]) -> Option<PathBuf> {
         .find(|p| p.is_file())
 }
 
-pub fn stock_not_found_message(name: &str) -> String {
+/// The error message for a stock plugin `name` found in no search directory
+/// (shared by validation and loading).
+pub(crate) fn stock_not_found_message(name: &str) -> String {
     format!(
         "stock plugin `{name}` not found on the plugin search path (build the stock plugins with `cargo xtask build-plugins`, or add their directory to {PLUGIN_PATH_VAR}); a path must contain `/` or end in `.wasm`"
     )

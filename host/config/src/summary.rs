@@ -16,23 +16,36 @@ pub struct ChainSummary {
     pub source: String,
     /// `key: value` lines about settings and outputs.
     pub settings: Vec<(String, String)>,
+    /// One row per stage, in chain order.
     pub stages: Vec<StageSummary>,
 }
 
 /// One stage, every column already rendered.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct StageSummary {
+    /// Position in the chain, from 1 (the `#` column).
     pub index: usize,
+    /// The stage's `name`.
     pub name: String,
+    /// The world: `analysis` or `transform`.
     pub kind: String,
+    /// The `plugin` value; for a resolved stock name, followed by the file
+    /// found in parentheses.
     pub plugin: String,
+    /// The delivered kinds in lowercase SDK names, `(all of the chain's)`
+    /// when the stage names none, then `; <kind> only: <operations>` per
+    /// operation filter.
     pub domains: String,
+    /// Memory cap and deadline, e.g. `64MiB, 500ms`.
     pub limits: String,
+    /// The failure policy, e.g. `disable` or `restart (≤3, 100ms)`.
     pub on_failure: String,
+    /// The output grant: `-` (none), `run dir` or `run dir/<name>`.
     pub output: String,
 }
 
 impl StageSummary {
+    /// Column titles, in the order of [`StageSummary::cells`].
     pub const HEADERS: [&'static str; 8] = [
         "#",
         "stage",
@@ -44,6 +57,7 @@ impl StageSummary {
         "output",
     ];
 
+    /// The row's cells, in the order of [`StageSummary::HEADERS`].
     pub fn cells(&self) -> [String; 8] {
         [
             self.index.to_string(),
