@@ -50,7 +50,7 @@ pub struct Device {
     /// Peak engine clock in MHz (HSA's
     /// `HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY`; HIP's `clockRate` is this
     /// times 1000, in kHz). Only reported, never used for timing: durations
-    /// come from [`Kernels`] and [`Copy`].
+    /// come from [`Kernels`] and [`Copy`](struct@Copy).
     pub clock_mhz: u32,
 }
 
