@@ -59,10 +59,10 @@
 //! Re-exporting through a parent does not hide a cycle: the edge goes to the
 //! file that defines the item.
 
-mod collect;
+pub(crate) mod collect;
 mod graph;
 mod model;
-mod tree;
+pub(crate) mod tree;
 
 use std::path::Path;
 

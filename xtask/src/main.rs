@@ -4,6 +4,7 @@
 //! both first make sure the machine has what they need (see [`setup`]), so a
 //! fresh Debian 12 machine with a Rust toolchain runs them as they are.
 
+mod facts;
 mod intercept;
 mod layers;
 mod names;
@@ -50,6 +51,12 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },
+    /// Fail if a kind or operation number, or a list of operation names, is defined outside rocwasm-ids.
+    CheckFacts {
+        /// Check the `.rs` files under this directory instead of the repository.
+        #[arg(long, value_name = "DIR")]
+        root: Option<PathBuf>,
+    },
 }
 
 fn main() -> Result<()> {
@@ -81,6 +88,7 @@ fn main() -> Result<()> {
             host.and(plugins)
         }
         Command::CheckLayers { root } => layers::check(&root.unwrap_or_else(util::root)),
+        Command::CheckFacts { root } => facts::check(&root.unwrap_or_else(util::root)),
     }
 }
 

@@ -64,21 +64,47 @@ fn find_crates(dir: &Path, out: &mut Vec<PathBuf>) -> Result<()> {
             out.push(dir.to_path_buf());
         }
     }
+    for sub in subdirs(dir)? {
+        find_crates(&sub, out)?;
+    }
+    Ok(())
+}
+
+/// Every `.rs` file under `root`, in path order, skipping `target` and
+/// hidden directories as [`scan`] does (`cargo xtask check-facts` reads them all).
+pub(crate) fn rust_files(root: &Path) -> Result<Vec<PathBuf>> {
+    let mut files = Vec::new();
+    let mut entries: Vec<PathBuf> = fs::read_dir(root)
+        .with_context(|| format!("cannot list {}", root.display()))?
+        .map(|e| e.map(|e| e.path()))
+        .collect::<std::io::Result<_>>()?;
+    entries.sort();
+    for path in entries {
+        if path.extension().is_some_and(|ext| ext == "rs") && path.is_file() {
+            files.push(path);
+        }
+    }
+    for sub in subdirs(root)? {
+        files.extend(rust_files(&sub)?);
+    }
+    Ok(files)
+}
+
+/// The directories below `dir` that a scan enters, in path order: neither
+/// hidden nor `target`, and no symbolic links (`file_type` does not follow
+/// them: no loops).
+fn subdirs(dir: &Path) -> Result<Vec<PathBuf>> {
     let mut subdirs = Vec::new();
     for entry in fs::read_dir(dir).with_context(|| format!("cannot list {}", dir.display()))? {
         let entry = entry?;
         let name = entry.file_name();
         let name = name.to_string_lossy();
-        // `file_type` does not follow symbolic links: no loops.
         if entry.file_type()?.is_dir() && !name.starts_with('.') && name != "target" {
             subdirs.push(entry.path());
         }
     }
     subdirs.sort();
-    for sub in subdirs {
-        find_crates(&sub, out)?;
-    }
-    Ok(())
+    Ok(subdirs)
 }
 
 /// A crate's root files: `src/lib.rs`, `src/main.rs`, `src/bin/*.rs`,
@@ -105,7 +131,7 @@ fn crate_roots(src: &Path) -> Vec<PathBuf> {
 }
 
 /// `path` relative to `base` if it is below it, else relative to nothing.
-fn relative(base: &Path, path: &Path) -> String {
+pub(crate) fn relative(base: &Path, path: &Path) -> String {
     path.strip_prefix(base)
         .unwrap_or(path)
         .to_string_lossy()
