@@ -22,6 +22,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
+use rocwasm_core::registry::copy;
 use rocwasm_tests::*;
 
 const THREADS: &str = "4";
@@ -196,10 +197,9 @@ fn the_default_chain_runs_in_the_process_and_agrees_with_the_runs_traces() {
     let process = results_json(&dir);
     let mut want: BTreeMap<&str, (u64, u64, u64)> = BTreeMap::new();
     for c in records(&process, "memory_copy") {
-        // SDK copy directions: 2 host→device, 3 device→host.
-        let dir = match c["operation"].as_u64().unwrap() {
-            2 => "HOST_TO_DEVICE",
-            3 => "DEVICE_TO_HOST",
+        // The SDK's copy directions, host→device and device→host only.
+        let dir = match u32::try_from(c["operation"].as_u64().unwrap()).unwrap() {
+            op @ (copy::HOST_TO_DEVICE | copy::DEVICE_TO_HOST) => copy::short_name(op).unwrap(),
             _ => continue,
         };
         let e = want.entry(dir).or_default();

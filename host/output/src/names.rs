@@ -36,15 +36,14 @@ pub struct OperationNames {
 }
 
 impl OperationNames {
-    /// A table with every name this build knows: the fixed operation lists of
-    /// the asynchronous kinds (copy directions, allocation, scratch, dispatch,
-    /// runtime initialisation) plus the API names of the core registry.
+    /// A table with every name this build knows: the core registry's (API
+    /// functions and the asynchronous kinds' operations: copy directions,
+    /// allocation, scratch, dispatch, runtime initialisation), and `<KIND>_NONE`
+    /// for operation 0 of those asynchronous kinds.
     pub fn new() -> Self {
         let names = Self::default();
-        for &(kind, ops) in BUILTIN {
-            for (op, name) in ops.iter().enumerate() {
-                names.register(kind.raw(), op as u32, name);
-            }
+        for kind in NAMED_NONE {
+            names.register(kind.raw(), 0, &format!("{}_NONE", kind.name()));
         }
         crate::registry_bridge::seed(|kind, op, name| names.register(kind, op, name));
         names
@@ -142,58 +141,16 @@ fn parse_fallback(kind: u32, name: &str) -> Option<u32> {
     name.strip_prefix(&prefix)?.parse().ok()
 }
 
-/// Operation lists of the kinds whose operations are a small fixed enum
-/// (`rocprofiler_*_operation_t`), indexed by number.
-const BUILTIN: &[(BufferTracingKind, &[&str])] = &[
-    (
-        BufferTracingKind::KernelDispatch,
-        &[
-            "KERNEL_DISPATCH_NONE",
-            "KERNEL_DISPATCH_ENQUEUE",
-            "KERNEL_DISPATCH_COMPLETE",
-        ],
-    ),
-    (
-        BufferTracingKind::MemoryCopy,
-        &[
-            "MEMORY_COPY_NONE",
-            "MEMORY_COPY_HOST_TO_HOST",
-            "MEMORY_COPY_HOST_TO_DEVICE",
-            "MEMORY_COPY_DEVICE_TO_HOST",
-            "MEMORY_COPY_DEVICE_TO_DEVICE",
-        ],
-    ),
-    (
-        BufferTracingKind::MemoryAllocation,
-        &[
-            "MEMORY_ALLOCATION_NONE",
-            "MEMORY_ALLOCATION_ALLOCATE",
-            "MEMORY_ALLOCATION_VMEM_ALLOCATE",
-            "MEMORY_ALLOCATION_FREE",
-            "MEMORY_ALLOCATION_VMEM_FREE",
-        ],
-    ),
-    (
-        BufferTracingKind::ScratchMemory,
-        &[
-            "SCRATCH_MEMORY_NONE",
-            "SCRATCH_MEMORY_ALLOC",
-            "SCRATCH_MEMORY_FREE",
-            "SCRATCH_MEMORY_ASYNC_RECLAIM",
-        ],
-    ),
-    (
-        BufferTracingKind::RuntimeInitialization,
-        &[
-            "RUNTIME_INITIALIZATION_NONE",
-            "RUNTIME_INITIALIZATION_HSA",
-            "RUNTIME_INITIALIZATION_HIP",
-            "RUNTIME_INITIALIZATION_MARKER",
-            "RUNTIME_INITIALIZATION_RCCL",
-            "RUNTIME_INITIALIZATION_ROCDECODE",
-            "RUNTIME_INITIALIZATION_ROCJPEG",
-        ],
-    ),
+/// The kinds whose operations are a small fixed enum
+/// (`rocprofiler_*_operation_t`) name their operation 0 too:
+/// `<KIND>_NONE`. Their other names, like every kind's, come from the core
+/// registry.
+const NAMED_NONE: [BufferTracingKind; 5] = [
+    BufferTracingKind::KernelDispatch,
+    BufferTracingKind::MemoryCopy,
+    BufferTracingKind::MemoryAllocation,
+    BufferTracingKind::ScratchMemory,
+    BufferTracingKind::RuntimeInitialization,
 ];
 
 // A poisoned lock means a panic while inserting into a map; the map is still
@@ -218,6 +175,10 @@ mod tests {
         let copy = BufferTracingKind::MemoryCopy as u32;
         assert_eq!(&*n.name(copy, 2), "MEMORY_COPY_HOST_TO_DEVICE");
         assert_eq!(n.lookup(copy, "MEMORY_COPY_DEVICE_TO_HOST"), Some(3));
+        assert_eq!(&*n.name(copy, 0), "MEMORY_COPY_NONE");
+        let scratch = BufferTracingKind::ScratchMemory as u32;
+        assert_eq!(&*n.name(scratch, 3), "SCRATCH_MEMORY_ASYNC_RECLAIM");
+        assert_eq!(n.lookup(scratch, "SCRATCH_MEMORY_NONE"), Some(0));
     }
 
     #[test]

@@ -17,6 +17,7 @@ use std::path::Path;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
+use rocwasm_core::registry::{allocation, scratch};
 use rocwasm_core::{
     AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, KernelDispatch, KernelSymbol,
     MemoryAllocation, MemoryCopy, ScratchMemory,
@@ -430,10 +431,10 @@ fn read_records(
         let correlation_id = u(r, 9).map_err(&e)?;
         if level.as_deref() == Some("SCRATCH") {
             let operation = match ty.as_deref() {
-                Some("ALLOC") => 1,
-                Some("FREE") => 2,
-                Some("RECLAIM") => 3,
-                _ => 0,
+                Some("ALLOC") => scratch::ALLOC,
+                Some("FREE") => scratch::FREE,
+                Some("RECLAIM") => scratch::ASYNC_RECLAIM,
+                _ => scratch::NONE,
             };
             batch.scratch_memory.push(ScratchMemory {
                 operation,
@@ -450,11 +451,11 @@ fn read_records(
         } else {
             let virt = level.as_deref() == Some("VIRTUAL");
             let operation = match (ty.as_deref(), virt) {
-                (Some("ALLOC"), false) => 1,
-                (Some("ALLOC"), true) => 2,
-                (Some("FREE"), false) => 3,
-                (Some("FREE"), true) => 4,
-                _ => 0,
+                (Some("ALLOC"), false) => allocation::ALLOCATE,
+                (Some("ALLOC"), true) => allocation::VMEM_ALLOCATE,
+                (Some("FREE"), false) => allocation::FREE,
+                (Some("FREE"), true) => allocation::VMEM_FREE,
+                _ => allocation::NONE,
             };
             batch.memory_allocations.push(MemoryAllocation {
                 operation,

@@ -29,6 +29,7 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
+use rocwasm_core::registry::{allocation, scratch};
 use rocwasm_core::{AgentType, Batch, BufferTracingKind, CodeObjectStorage};
 use rusqlite::{params, Connection, OptionalExtension};
 
@@ -255,10 +256,10 @@ impl Run {
             let category = self.string_id(BufferTracingKind::MemoryAllocation.name())?;
             for i in 0..m.len() {
                 let (ty, level) = match m.operation[i] {
-                    1 => (Some("ALLOC"), "REAL"),
-                    2 => (Some("ALLOC"), "VIRTUAL"),
-                    3 => (Some("FREE"), "REAL"),
-                    4 => (Some("FREE"), "VIRTUAL"),
+                    allocation::ALLOCATE => (Some("ALLOC"), "REAL"),
+                    allocation::VMEM_ALLOCATE => (Some("ALLOC"), "VIRTUAL"),
+                    allocation::FREE => (Some("FREE"), "REAL"),
+                    allocation::VMEM_FREE => (Some("FREE"), "VIRTUAL"),
                     _ => (None, "REAL"),
                 };
                 let tid = self.thread_row(m.thread_id[i], pid)?;
@@ -288,9 +289,9 @@ impl Run {
             let category = self.string_id(BufferTracingKind::ScratchMemory.name())?;
             for i in 0..s.len() {
                 let ty = match s.operation[i] {
-                    1 => Some("ALLOC"),
-                    2 => Some("FREE"),
-                    3 => Some("RECLAIM"),
+                    scratch::ALLOC => Some("ALLOC"),
+                    scratch::FREE => Some("FREE"),
+                    scratch::ASYNC_RECLAIM => Some("RECLAIM"),
                     _ => None,
                 };
                 let tid = self.thread_row(s.thread_id[i], pid)?;
