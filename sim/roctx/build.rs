@@ -2,14 +2,9 @@
 
 fn main() {
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("roctx.map");
-    let names = [
-        "roctxMarkA",
-        "roctxRangePushA",
-        "roctxRangePop",
-        "roctxRangeStartA",
-        "roctxRangeStop",
-        "roctxGetThreadId",
-    ];
+    // The library exports the roctx core API, the SDK's MARKER_CORE_API
+    // operations (rocwasm-ids holds the list).
+    let names = rocwasm_ids::ops::MARKER_CORE_API;
     let globals: String = names.iter().map(|n| format!("    {n};\n")).collect();
     std::fs::write(
         &out,

@@ -10,11 +10,14 @@ use crate::error::*;
 use crate::hsa::{self, Handle};
 use crate::stream::{self, hipStream_t};
 
-const HOST_TO_HOST: c_int = 0;
-const HOST_TO_DEVICE: c_int = 1;
-const DEVICE_TO_HOST: c_int = 2;
-const DEVICE_TO_DEVICE: c_int = 3;
-const DEFAULT: c_int = 4;
+// `hipMemcpyKind` (`hipMemcpyHostToHost` = 0 …): the HIP API's copy
+// directions, not ROCprofiler's copy operations (`rocwasm_ids::ops::copy`,
+// from 1).
+const HIP_MEMCPY_HOST_TO_HOST: c_int = 0;
+const HIP_MEMCPY_HOST_TO_DEVICE: c_int = 1;
+const HIP_MEMCPY_DEVICE_TO_HOST: c_int = 2;
+const HIP_MEMCPY_DEVICE_TO_DEVICE: c_int = 3;
+const HIP_MEMCPY_DEFAULT: c_int = 4;
 
 fn allocate(pool: Handle, ptr: *mut *mut c_void, size: usize) -> hipError_t {
     if ptr.is_null() {
@@ -121,10 +124,10 @@ fn copy(
     };
     on_stream(stream, wait, |s, gpu| {
         let (src_agent, dst_agent) = match kind {
-            HOST_TO_HOST => (rt.cpu, rt.cpu),
-            HOST_TO_DEVICE => (rt.cpu, gpu),
-            DEVICE_TO_HOST => (gpu, rt.cpu),
-            DEVICE_TO_DEVICE | DEFAULT => (gpu, gpu),
+            HIP_MEMCPY_HOST_TO_HOST => (rt.cpu, rt.cpu),
+            HIP_MEMCPY_HOST_TO_DEVICE => (rt.cpu, gpu),
+            HIP_MEMCPY_DEVICE_TO_HOST => (gpu, rt.cpu),
+            HIP_MEMCPY_DEVICE_TO_DEVICE | HIP_MEMCPY_DEFAULT => (gpu, gpu),
             _ => return Err(hipErrorInvalidMemcpyDirection),
         };
         s.copy(dst, dst_agent, src, src_agent, size)
@@ -180,19 +183,40 @@ pub extern "C" fn hipMemcpyAsync(
 
 pub extern "C" fn hipMemcpyHtoD(dst: *mut c_void, src: *const c_void, size: usize) -> hipError_t {
     api!("hipMemcpyHtoD", {
-        copy(dst, src, size, HOST_TO_DEVICE, std::ptr::null_mut(), true)
+        copy(
+            dst,
+            src,
+            size,
+            HIP_MEMCPY_HOST_TO_DEVICE,
+            std::ptr::null_mut(),
+            true,
+        )
     })
 }
 
 pub extern "C" fn hipMemcpyDtoH(dst: *mut c_void, src: *const c_void, size: usize) -> hipError_t {
     api!("hipMemcpyDtoH", {
-        copy(dst, src, size, DEVICE_TO_HOST, std::ptr::null_mut(), true)
+        copy(
+            dst,
+            src,
+            size,
+            HIP_MEMCPY_DEVICE_TO_HOST,
+            std::ptr::null_mut(),
+            true,
+        )
     })
 }
 
 pub extern "C" fn hipMemcpyDtoD(dst: *mut c_void, src: *const c_void, size: usize) -> hipError_t {
     api!("hipMemcpyDtoD", {
-        copy(dst, src, size, DEVICE_TO_DEVICE, std::ptr::null_mut(), true)
+        copy(
+            dst,
+            src,
+            size,
+            HIP_MEMCPY_DEVICE_TO_DEVICE,
+            std::ptr::null_mut(),
+            true,
+        )
     })
 }
 
@@ -203,7 +227,7 @@ pub extern "C" fn hipMemcpyHtoDAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     api!("hipMemcpyHtoDAsync", {
-        copy(dst, src, size, HOST_TO_DEVICE, stream, false)
+        copy(dst, src, size, HIP_MEMCPY_HOST_TO_DEVICE, stream, false)
     })
 }
 
@@ -214,7 +238,7 @@ pub extern "C" fn hipMemcpyDtoHAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     api!("hipMemcpyDtoHAsync", {
-        copy(dst, src, size, DEVICE_TO_HOST, stream, false)
+        copy(dst, src, size, HIP_MEMCPY_DEVICE_TO_HOST, stream, false)
     })
 }
 
@@ -245,8 +269,11 @@ fn copy_2d(
         return hipErrorInvalidPitchValue;
     }
     let dir = match kind {
-        HOST_TO_HOST | HOST_TO_DEVICE | DEVICE_TO_HOST | DEVICE_TO_DEVICE => kind as u32,
-        DEFAULT => DEVICE_TO_DEVICE as u32,
+        HIP_MEMCPY_HOST_TO_HOST
+        | HIP_MEMCPY_HOST_TO_DEVICE
+        | HIP_MEMCPY_DEVICE_TO_HOST
+        | HIP_MEMCPY_DEVICE_TO_DEVICE => kind as u32,
+        HIP_MEMCPY_DEFAULT => HIP_MEMCPY_DEVICE_TO_DEVICE as u32,
         _ => return hipErrorInvalidMemcpyDirection,
     };
     let region = |base: *mut c_void, pitch: usize| hsa::PitchedPtr {
