@@ -47,7 +47,10 @@ pub use rocwasm_output::{OperationNames, RunMetadata};
 pub enum TraceFormat {
     /// One rocprofv3 CSV file or a directory of them.
     Csv,
+    /// rocprofv3's `results.json` (`--output-format json`).
     Json,
+    /// A rocpd SQLite database (`--output-format rocpd`), rocprofv3's or
+    /// rocwasm's own.
     Rocpd,
 }
 
@@ -80,7 +83,9 @@ impl Default for ReplayOptions {
 /// files reveal kernel names and timestamps as they are read; a symbol is
 /// always registered before the batch that uses it is returned).
 pub struct ReplaySource {
+    /// The file or directory given to [`open_with`].
     pub path: PathBuf,
+    /// The format [`detect`] found there.
     pub format: TraceFormat,
     state: State,
     reader: Box<dyn BatchReader>,
@@ -89,14 +94,20 @@ pub struct ReplaySource {
 }
 
 impl ReplaySource {
+    /// The recorded process: pid, hostname, command, run start and end (as
+    /// far as the format records them; CSV files carry little).
     pub fn meta(&self) -> &RunMetadata {
         &self.state.meta
     }
 
+    /// Agents, code objects and kernel symbols read so far: what the
+    /// batches' `agent_id` and `kernel_id` columns refer to.
     pub fn symbols(&self) -> &Arc<SymbolTable> {
         &self.state.symbols
     }
 
+    /// Kind and operation names of the batches' numbers, including the
+    /// synthetic numbers given to names this build does not know.
     pub fn names(&self) -> &Arc<OperationNames> {
         &self.state.names
     }
