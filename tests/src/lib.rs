@@ -133,12 +133,20 @@ pub fn assert_success(out: &Output, what: &str) {
 /// One row of a statistics table.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Stat {
+    /// `Calls`: how many records the row aggregates.
     pub calls: u64,
+    /// `TotalDurationNs`: the durations' sum, in nanoseconds.
     pub total: u64,
+    /// `AverageNs`: `total / calls`, in nanoseconds.
     pub average: f64,
+    /// `Percentage`: this row's share of the table's total duration (0–100).
     pub percentage: f64,
+    /// `MinNs`: the shortest duration, in nanoseconds.
     pub min: u64,
+    /// `MaxNs`: the longest duration, in nanoseconds.
     pub max: u64,
+    /// `StdDev`: the sample standard deviation (divisor n − 1; 0 for one
+    /// call), in nanoseconds.
     pub stddev: f64,
 }
 
