@@ -43,7 +43,7 @@ enum Command {
     BuildSim,
     /// Build everything and run the demo on the simulated GPU with the default chain.
     Demo,
-    /// Build everything and run every test.
+    /// Build everything, run every test and the structure checks (check-layers, check-facts).
     Test,
     /// Fail if any crate has an import cycle between its modules.
     CheckLayers {
@@ -85,7 +85,11 @@ fn main() -> Result<()> {
             // The plugins' pure logic (statistics, filters, config parsing) is
             // unit-tested natively; their own workspace keeps its own target dir.
             let plugins = test_plugins_natively();
-            host.and(plugins)
+            // The structure rules (docs/ARCHITECTURE.md): reported after the
+            // tests so a broken rule never hides a test result.
+            let layers = layers::check(&util::root());
+            let facts = facts::check(&util::root());
+            host.and(plugins).and(layers).and(facts)
         }
         Command::CheckLayers { root } => layers::check(&root.unwrap_or_else(util::root)),
         Command::CheckFacts { root } => facts::check(&root.unwrap_or_else(util::root)),
