@@ -313,6 +313,7 @@ mod tests {
         // SAFETY: calling our wrapper with plain values.
         let f: unsafe extern "C" fn(types::Dim3, types::Dim3, usize, *mut c_void) -> i32 =
             unsafe { std::mem::transmute(t.slots[1]) };
+        // SAFETY: plain values for the wrapper's C signature.
         let r = unsafe {
             f(
                 types::Dim3 { x: 7, y: 1, z: 1 },
@@ -501,8 +502,8 @@ mod tests {
             matches!(outcome, Outcome::Hsa(Err(ref e)) if e.contains("major 3")),
             "{outcome:?}"
         );
-        // SAFETY: null tables are ignored.
         assert_eq!(
+            // SAFETY: null tables are ignored.
             unsafe { set_api_table("roctx", std::ptr::null_mut(), 0) },
             Outcome::Ignored
         );

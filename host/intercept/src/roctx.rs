@@ -29,7 +29,10 @@ macro_rules! roctx {
             }
             // SAFETY: the next definition of this roctx function, same C signature.
             let real: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { std::mem::transmute(next) };
-            api_call(&OP, &|_a: &mut crate::args::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* }, || unsafe { real($($arg),*) })
+            api_call(&OP, &|_a: &mut crate::args::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* }, || {
+                // SAFETY: the caller's arguments, passed on unchanged.
+                unsafe { real($($arg),*) }
+            })
         }
     )*};
 }

@@ -123,7 +123,9 @@ pub fn on_freeze(exe: u64) {
     }
     // SAFETY: the extension table's function with its documented signature.
     let iterate: IterateFn = unsafe { std::mem::transmute(t.iterate_loaded_code_objects) };
+    // SAFETY: as above, the table's `loaded_code_object_get_info`.
     let get: GetInfoFn = unsafe { std::mem::transmute(t.loaded_code_object_get_info) };
+    // SAFETY: `collect` matches the callback type and `handles` outlives the call.
     unsafe { iterate(exe, collect, &mut handles as *mut _ as *mut c_void) };
 
     let mut loaded = Loaded {

@@ -85,6 +85,7 @@ pub unsafe fn install(root: *mut HsaApiTable) -> Result<(usize, usize), InstallE
     }
     // SAFETY: the runtime's child tables, each a header plus minor_id bytes.
     let core = unsafe { Table::new((*root).core) }.ok_or(InstallError::TooSmall("core"))?;
+    // SAFETY: as above, the AMD extension table.
     let amd = unsafe { Table::new((*root).amd_ext) }.ok_or(InstallError::TooSmall("amd_ext"))?;
     if core.version().major_id != KNOWN_MAJOR {
         return Err(InstallError::UnknownMajor("core", core.version().major_id));

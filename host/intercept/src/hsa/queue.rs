@@ -188,6 +188,8 @@ unsafe extern "C" fn on_packets(
     // SAFETY: the runtime passes `count` 64-byte packets and our QueueInfo.
     let input =
         unsafe { std::slice::from_raw_parts(packets as *const [u8; PACKET], count as usize) };
+    // SAFETY: `data` is the QueueInfo we registered with this queue, alive
+    // until the queue is destroyed.
     let info = unsafe { &*(data as *const QueueInfo) };
     let session = session::active().filter(|s| s.wants(BufferTracingKind::KernelDispatch));
     let Some(session) = session else {

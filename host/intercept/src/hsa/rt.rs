@@ -26,6 +26,7 @@ macro_rules! originals {
             // SAFETY: the slot holds the runtime's function with this
             // signature (hsa_api_trace.h, table major 1).
             let f: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { std::mem::transmute(p) };
+            // SAFETY: the caller's arguments, of the function's C types.
             Some(unsafe { f($($arg),*) })
         }
     )*};

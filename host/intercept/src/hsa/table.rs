@@ -48,6 +48,8 @@ pub struct Table {
 
 // SAFETY: a table is process-global runtime data; we only move the pointer.
 unsafe impl Send for Table {}
+// SAFETY: slots are written only while the runtime lets tools install
+// (`OnLoad`, before any application call); afterwards they are only read.
 unsafe impl Sync for Table {}
 
 impl Table {
@@ -87,9 +89,9 @@ impl Table {
     #[allow(clippy::not_unsafe_ptr_arg_deref)]
     pub fn set(&self, slot: usize, f: *mut c_void) -> bool {
         match self.slot_ptr(slot) {
-            // SAFETY: bounds checked; `OnLoad` is the moment the runtime lets
-            // tools rewrite its tables, before any application call.
             Some(p) => {
+                // SAFETY: bounds checked; `OnLoad` is the moment the runtime
+                // lets tools rewrite its tables, before any application call.
                 unsafe { p.write(f) };
                 true
             }
