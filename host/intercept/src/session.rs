@@ -32,7 +32,6 @@ use rocwasm_runtime::Chain;
 
 use crate::args::{ArgList, Render};
 use crate::plugins::{self, summary::PluginReport};
-use crate::tracer::ApiOp;
 
 mod api_log;
 pub mod sinks;
@@ -312,17 +311,16 @@ impl OwnContext {
 }
 
 impl Session {
-    /// Traces one API call (see [`crate::tracer::api_call`]).
+    /// Traces one API call, operation `id` of `domain` (the interposers
+    /// reach this through [`crate::tracer::api_call`]).
     #[inline]
     pub fn api_call<R: Render>(
         &self,
-        op: &'static ApiOp,
+        domain: Domain,
+        id: u32,
         args: &dyn Fn(&mut ArgList),
         call: impl FnOnce() -> R,
     ) -> R {
-        let Some((domain, id)) = op.resolve() else {
-            return call();
-        };
         self.profiler.trace_api(
             domain,
             id,

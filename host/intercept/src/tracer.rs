@@ -102,10 +102,13 @@ pub fn api_call<R: Render + Copy>(
     let Some(s) = crate::session::active() else {
         return call();
     };
+    let Some((domain, id)) = op.resolve() else {
+        return call();
+    };
     let call = Cell::new(Some(call));
     let result: Cell<Option<R>> = Cell::new(None);
     let traced = catch_unwind(AssertUnwindSafe(|| {
-        s.api_call(op, args, || {
+        s.api_call(domain, id, args, || {
             let f = call.take().expect("called once");
             let r = f();
             result.set(Some(r));
