@@ -42,7 +42,6 @@
 //! bypass it and rejoin its output, so a kernel filter never eats API calls.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::path::Path;
 use std::sync::{Arc, Mutex, Weak};
 
 use anyhow::{anyhow, bail, Context, Result};
@@ -52,86 +51,14 @@ use rocwasm_core::{
 
 use crate::bindings::types as wit;
 use crate::convert;
-use crate::failure::{FailureLog, FailureReport};
+use crate::env::{HostEnv, VERSION};
+use crate::failure::{Aborted, FailureLog, FailureReport};
 use crate::filter::{self, KindFilter, OpFilter, StageView};
-use crate::host::OperationNameTable;
-use crate::plugin::{Aborted, Plugin};
+use crate::plugin::Plugin;
 use crate::runtime::Runtime;
 use crate::spec::{BufferSettings, StageSpec};
 use crate::stage::{RunState, StageCell};
 use crate::world::World;
-
-/// rocwasm's version as plugins see it: 10000·major + 100·minor + patch.
-pub const VERSION: u32 = 100;
-
-/// Asked before a stage first writes a file through `output`: may the
-/// stage (named by the second argument) write this path? An `Err` is a
-/// sentence naming the file and who writes it already; the stage is refused.
-///
-/// A run's output directory has other writers than plugins (the host's
-/// sinks), and only the code that wires a run together knows them all: it
-/// passes their registry's check here (`rocwasm_output::OutputClaims::for_stages`).
-/// A function rather than that type, so this crate does not depend on the
-/// output sinks.
-pub type OutputClaim = Arc<dyn Fn(&Path, &str) -> Result<(), String> + Send + Sync>;
-
-/// What the plugins' host imports act on.
-#[derive(Clone)]
-pub struct HostEnv {
-    /// The engine plugins configure services on (its symbol table answers
-    /// the `symbols` interface).
-    pub profiler: Arc<Profiler>,
-    /// The profiled runtime's version (10000·major + 100·minor + patch), 0 if unknown.
-    pub runtime_version: u32,
-    /// True when records come from a recorded trace.
-    pub replay: bool,
-    /// Operation names beyond this build's registry (a replayed trace's,
-    /// including the synthetic numbers it registered for unknown names);
-    /// the `names` imports ask it first. `None`: the registry only.
-    pub operation_names: Option<Arc<dyn OperationNameTable>>,
-    /// The run's check of output files (see [`OutputClaim`]); `None`: no
-    /// check (a chain with no other writer, tests).
-    pub output_claim: Option<OutputClaim>,
-}
-
-impl HostEnv {
-    /// Plugins acting on `profiler`: a live run, the runtime's version
-    /// unknown, names from the registry, output files not checked.
-    pub fn new(profiler: Arc<Profiler>) -> Self {
-        HostEnv {
-            profiler,
-            runtime_version: 0,
-            replay: false,
-            operation_names: None,
-            output_claim: None,
-        }
-    }
-
-    /// Marks the records as coming from a recorded trace.
-    pub fn with_replay(mut self, replay: bool) -> Self {
-        self.replay = replay;
-        self
-    }
-
-    /// The profiled runtime's version (10000·major + 100·minor + patch).
-    pub fn with_runtime_version(mut self, version: u32) -> Self {
-        self.runtime_version = version;
-        self
-    }
-
-    /// Lets plugins' `names` imports resolve the operations of `table`.
-    pub fn with_operation_names(mut self, table: Arc<dyn OperationNameTable>) -> Self {
-        self.operation_names = Some(table);
-        self
-    }
-
-    /// Checks every file a stage writes through `output` with `claim`
-    /// first (see [`OutputClaim`]).
-    pub fn with_output_claim(mut self, claim: OutputClaim) -> Self {
-        self.output_claim = Some(claim);
-        self
-    }
-}
 
 /// Receives every batch of the chain's buffer after the last stage, with
 /// its delivery info, on the buffer's callback thread (host sinks: files,

@@ -82,6 +82,12 @@ impl fmt::Display for FailureReport {
     }
 }
 
+/// The run must stop: a plugin with the `abort` policy failed. Carries
+/// that failure's report. Returned by every plugin call that can fail, up
+/// through the stage to the chain, which turns it into the run's error.
+#[derive(Debug, Clone)]
+pub(crate) struct Aborted(pub FailureReport);
+
 /// The run's failure reports, shared by every plugin of a chain.
 #[derive(Debug, Clone, Default)]
 pub struct FailureLog(Arc<Mutex<Vec<FailureReport>>>);

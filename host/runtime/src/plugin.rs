@@ -9,30 +9,25 @@
 //! is gone: a restarted analysis counts from zero, which its report says
 //! (`records_missed`).
 
-use std::collections::BTreeMap;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use wasmtime::component::ResourceTable;
 use wasmtime::{Store, Trap};
 use wasmtime_wasi::WasiCtxBuilder;
 
 use crate::bindings::analysis::AnalysisPlugin;
 use crate::bindings::transform::TransformPlugin;
 use crate::bindings::types as wit;
-use crate::chain::HostEnv;
 use crate::convert;
-use crate::failure::{FailureAction, FailureCause, FailureLog, FailurePolicy, FailureReport};
-use crate::host::{DeliveryChoice, LogGate, OutputGrant, ProfilerLink, SetupMode};
+use crate::env::{HostEnv, VERSION};
+use crate::failure::{
+    Aborted, FailureAction, FailureCause, FailureLog, FailurePolicy, FailureReport,
+};
+use crate::host::{OutputHost, ProfilerHost, SetupMode, StageLink};
 use crate::runtime::{CompiledPlugin, Pre, Runtime};
-use crate::sandbox::{deny_all_wasi, MemoryCap, MemoryCapExceeded};
+use crate::sandbox::{deny_all_wasi, MemoryCapExceeded};
 use crate::spec::StageSpec;
-use crate::stage::StageCell;
 use crate::state::PluginState;
-
-/// The run must stop: a plugin with the `abort` policy failed.
-#[derive(Debug, Clone)]
-pub struct Aborted(pub FailureReport);
 
 /// Where a plugin is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -84,9 +79,14 @@ impl Plugin {
         failures: FailureLog,
     ) -> anyhow::Result<Plugin> {
         let name: Arc<str> = spec.name.as_str().into();
-        let link = ProfilerLink::new(env.profiler.clone());
-        let output = OutputGrant::new(spec.output_dir.clone(), spec.limits.output_bytes);
-        let store = new_store(&runtime, &compiled, &spec, &env, name.clone(), link, output)?;
+        let profiler = ProfilerHost::new(env.profiler.clone());
+        let output = OutputHost::new(
+            name.clone(),
+            spec.output_dir.clone(),
+            spec.limits.output_bytes,
+            env.output_claim.clone(),
+        );
+        let store = new_store(&runtime, &compiled, &spec, &env, profiler, output)?;
         let mut p = Plugin {
             name,
             spec,
@@ -116,8 +116,10 @@ impl Plugin {
         self.health
     }
 
-    pub(crate) fn set_stage(&mut self, stage: Weak<StageCell>) {
-        self.store.data_mut().profiler.stage = stage;
+    /// Connects the plugin's profiler imports to the stage that holds it
+    /// (see [`StageLink`]); the link carries over into restarted instances.
+    pub(crate) fn link_stage(&mut self, link: StageLink) {
+        self.store.data_mut().profiler.link_stage(link);
     }
 
     fn instantiate(&mut self) -> CallResult<Instance> {
@@ -407,16 +409,14 @@ impl Plugin {
     /// failure the plugin is disabled (a plugin that cannot start again is
     /// not retried in a loop).
     fn revive(&mut self) -> bool {
-        let link = self.store.data().profiler.for_restart();
-        let output =
-            std::mem::replace(&mut self.store.data_mut().output, OutputGrant::new(None, 0));
+        let profiler = self.store.data().profiler.for_restart();
+        let output = self.store.data_mut().output.take();
         let store = new_store(
             &self.runtime,
             &self.compiled,
             &self.spec,
             &self.env,
-            self.name.clone(),
-            link,
+            profiler,
             output,
         );
         let result = store
@@ -510,7 +510,7 @@ impl Lifecycle<'_> {
 
 pub(crate) fn default_tool_info(name: &str) -> wit::ToolInfo {
     wit::ToolInfo {
-        version: crate::chain::VERSION,
+        version: VERSION,
         runtime_version: 0,
         priority: 0,
         name: name.into(),
@@ -520,32 +520,23 @@ pub(crate) fn default_tool_info(name: &str) -> wit::ToolInfo {
     }
 }
 
+/// A store for one instance of `compiled` as stage `spec`: its data, the
+/// memory cap as its limiter, and (only if the component imports WASI) the
+/// deny-all WASI context.
 fn new_store(
     runtime: &Runtime,
     compiled: &CompiledPlugin,
     spec: &StageSpec,
     env: &HostEnv,
-    name: Arc<str>,
-    profiler: ProfilerLink,
-    output: OutputGrant,
+    profiler: ProfilerHost,
+    output: OutputHost,
 ) -> anyhow::Result<Store<PluginState>> {
     let wasi = if compiled.surface.imports_wasi() {
         deny_all_wasi(spec.output_dir.as_deref())?
     } else {
         WasiCtxBuilder::new().build()
     };
-    let state = PluginState {
-        name,
-        limiter: MemoryCap::new(spec.limits.memory_usize()),
-        config: Arc::new(spec.config.clone().into_iter().collect::<BTreeMap<_, _>>()),
-        output,
-        log: LogGate::new(spec.limits.log_per_second),
-        env: env.clone(),
-        profiler,
-        delivery: DeliveryChoice::default(),
-        wasi,
-        table: ResourceTable::new(),
-    };
+    let state = PluginState::new(spec, env, profiler, output, wasi);
     let mut store = Store::new(runtime.engine(), state);
     store.limiter(|s| &mut s.limiter);
     Ok(store)

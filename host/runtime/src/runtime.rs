@@ -20,10 +20,10 @@ use anyhow::{bail, Context, Result};
 use wasmtime::component::{Component, Linker};
 use wasmtime::{Config, Engine};
 
-use crate::bindings::analysis::{AnalysisPlugin, AnalysisPluginPre};
-use crate::bindings::transform::{TransformPlugin, TransformPluginPre};
+use crate::bindings::analysis::AnalysisPluginPre;
+use crate::bindings::transform::TransformPluginPre;
 use crate::cache::{self, ComponentCache};
-use crate::state::PluginState;
+use crate::state::{self, PluginState};
 use crate::world::{self, Surface, World, WorldError};
 
 /// How the runtime is set up.
@@ -72,26 +72,19 @@ struct Linkers {
 
 impl Linkers {
     fn new(engine: &Engine) -> Result<Self> {
-        use wasmtime::component::HasSelf;
-        let analysis = || -> Result<Linker<PluginState>> {
+        let link = |world: World, wasi: bool| -> Result<Linker<PluginState>> {
             let mut l = Linker::new(engine);
-            AnalysisPlugin::add_to_linker::<_, HasSelf<PluginState>>(&mut l, |s| s)?;
-            Ok(l)
-        };
-        let transform = || -> Result<Linker<PluginState>> {
-            let mut l = Linker::new(engine);
-            TransformPlugin::add_to_linker::<_, HasSelf<PluginState>>(&mut l, |s| s)?;
-            Ok(l)
-        };
-        let with_wasi = |mut l: Linker<PluginState>| -> Result<Linker<PluginState>> {
-            wasmtime_wasi::p2::add_to_linker_sync(&mut l)?;
+            state::add_to_linker(&mut l, world)?;
+            if wasi {
+                wasmtime_wasi::p2::add_to_linker_sync(&mut l)?;
+            }
             Ok(l)
         };
         Ok(Linkers {
-            analysis: analysis()?,
-            analysis_wasi: with_wasi(analysis()?)?,
-            transform: transform()?,
-            transform_wasi: with_wasi(transform()?)?,
+            analysis: link(World::Analysis, false)?,
+            analysis_wasi: link(World::Analysis, true)?,
+            transform: link(World::Transform, false)?,
+            transform_wasi: link(World::Transform, true)?,
         })
     }
 

@@ -26,8 +26,9 @@ use rocwasm_core::{
 
 use crate::bindings::types as wit;
 use crate::convert;
-use crate::failure::FailureReport;
-use crate::plugin::{Aborted, Plugin};
+use crate::failure::{Aborted, FailureReport};
+use crate::host::StageLink;
+use crate::plugin::Plugin;
 
 thread_local! {
     /// Addresses of the stages this thread is currently calling into.
@@ -58,14 +59,14 @@ impl StageCell {
             pending: Mutex::default(),
             run,
         });
-        let weak = Arc::downgrade(&cell);
-        cell.lock().set_stage(weak);
+        let sink = Arc::new(StageSink(Arc::downgrade(&cell)));
+        cell.lock().link_stage(StageLink {
+            chain_context: cell.run.chain_context,
+            buffers: sink.clone(),
+            callbacks: sink.clone(),
+            requests: sink,
+        });
         cell
-    }
-
-    /// The run's shared context, if the chain has one.
-    pub fn chain_context(&self) -> Option<ContextId> {
-        self.run.chain_context
     }
 
     fn lock(&self) -> MutexGuard<'_, Plugin> {
@@ -139,7 +140,7 @@ impl StageCell {
 /// The engine's handle on a stage: buffer, callback and external-correlation
 /// sink in one. Weak, so the engine (which may outlive the chain) does not
 /// keep plugins alive.
-pub(crate) struct StageSink(pub Weak<StageCell>);
+struct StageSink(Weak<StageCell>);
 
 impl BufferSink for StageSink {
     fn deliver(&self, info: DeliveryInfo, batch: rocwasm_core::Batch) {

@@ -1,30 +1,83 @@
-//! `PluginState`: the data of one plugin's `Store`, which the host imports
-//! (in `crate::host`) act on.
+//! [`PluginState`]: the data of one plugin's `Store`, and how the host
+//! imports are linked to it.
+//!
+//! The store data is a set of independent parts: the memory cap, one small
+//! host struct per WIT interface (`crate::host`), and the deny-all WASI
+//! context. [`add_to_linker`] links each interface to its own part with
+//! wasmtime's projection (`add_to_linker::<_, HasSelf<OutputHost>>(linker,
+//! |s| &mut s.output)`), so a host call borrows only the part its interface
+//! owns.
 
-use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use wasmtime::component::ResourceTable;
+use anyhow::Result;
+use wasmtime::component::{HasSelf, Linker, ResourceTable};
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
-use crate::chain::HostEnv;
-use crate::host::{DeliveryChoice, LogGate, OutputGrant, ProfilerLink};
+use crate::bindings::analysis::rocwasm::plugin::{
+    clock, config, delivery, log, names, output, profiler, symbols,
+};
+use crate::bindings::types;
+use crate::env::HostEnv;
+use crate::host::{
+    ClockHost, ConfigHost, DeliveryHost, LogHost, NamesHost, OutputHost, ProfilerHost, SymbolsHost,
+};
 use crate::sandbox::MemoryCap;
+use crate::spec::StageSpec;
+use crate::world::World;
 
+/// The data of one plugin's store: what its host imports act on.
 pub(crate) struct PluginState {
-    /// The stage name, for logs and reports.
-    pub name: Arc<str>,
+    /// The store's memory limiter (`Store::limiter`).
     pub limiter: MemoryCap,
-    pub config: Arc<BTreeMap<String, String>>,
-    pub output: OutputGrant,
-    pub log: LogGate,
-    pub env: HostEnv,
-    pub profiler: ProfilerLink,
-    /// The columns `deliver-batch` sends (`delivery.select-columns`).
-    pub delivery: DeliveryChoice,
+    /// `profiler` (analyses only).
+    pub profiler: ProfilerHost,
+    /// `delivery` (analyses only): the columns `deliver-batch` sends.
+    pub delivery: DeliveryHost,
+    /// `names`.
+    pub names: NamesHost,
+    /// `symbols`.
+    pub symbols: SymbolsHost,
+    /// `clock`.
+    pub clock: ClockHost,
+    /// `log`.
+    pub log: LogHost,
+    /// `output`: carried over into a restarted instance's store.
+    pub output: OutputHost,
+    /// `config`.
+    pub config: ConfigHost,
     /// Only used when the component imports WASI (then it is deny-all).
     pub wasi: WasiCtx,
+    /// WASI's resources.
     pub table: ResourceTable,
+}
+
+impl PluginState {
+    /// The store data of stage `spec` acting on `env`, with `profiler` and
+    /// `output` given (fresh for a new plugin, carried over for a restarted
+    /// one) and `wasi` as the sandbox made it.
+    pub fn new(
+        spec: &StageSpec,
+        env: &HostEnv,
+        profiler: ProfilerHost,
+        output: OutputHost,
+        wasi: WasiCtx,
+    ) -> Self {
+        let name: Arc<str> = spec.name.as_str().into();
+        PluginState {
+            limiter: MemoryCap::new(spec.limits.memory_usize()),
+            profiler,
+            delivery: DeliveryHost::new(name.clone()),
+            names: NamesHost::new(env.operation_names.clone()),
+            symbols: SymbolsHost::new(env.profiler.clone()),
+            clock: ClockHost,
+            log: LogHost::new(name, spec.limits.log_per_second),
+            output,
+            config: ConfigHost::new(spec.config.clone()),
+            wasi,
+            table: ResourceTable::new(),
+        }
+    }
 }
 
 impl WasiView for PluginState {
@@ -34,4 +87,28 @@ impl WasiView for PluginState {
             table: &mut self.table,
         }
     }
+}
+
+/// `types` has no functions, only the types the other interfaces share;
+/// its (empty) instance is still linked, as the generated world linker does.
+impl types::Host for PluginState {}
+
+/// Links the host imports of `world` into `linker`, each interface to its
+/// own part of the store data. Both worlds import `types`, `names`,
+/// `symbols`, `clock`, `log`, `output` and `config`; an analysis also
+/// `profiler` and `delivery`. (WASI is linked separately, for components
+/// that import it.)
+pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> Result<()> {
+    types::add_to_linker::<_, HasSelf<PluginState>>(linker, |s| s)?;
+    names::add_to_linker::<_, HasSelf<NamesHost>>(linker, |s| &mut s.names)?;
+    symbols::add_to_linker::<_, HasSelf<SymbolsHost>>(linker, |s| &mut s.symbols)?;
+    clock::add_to_linker::<_, HasSelf<ClockHost>>(linker, |s| &mut s.clock)?;
+    log::add_to_linker::<_, HasSelf<LogHost>>(linker, |s| &mut s.log)?;
+    output::add_to_linker::<_, HasSelf<OutputHost>>(linker, |s| &mut s.output)?;
+    config::add_to_linker::<_, HasSelf<ConfigHost>>(linker, |s| &mut s.config)?;
+    if world == World::Analysis {
+        profiler::add_to_linker::<_, HasSelf<ProfilerHost>>(linker, |s| &mut s.profiler)?;
+        delivery::add_to_linker::<_, HasSelf<DeliveryHost>>(linker, |s| &mut s.delivery)?;
+    }
+    Ok(())
 }

@@ -8,23 +8,28 @@
 //! Callback kinds share their operations with the buffer kind of the same
 //! domain, so the table (keyed by buffer kind) answers for both.
 
+use std::sync::Arc;
+
 use rocwasm_core::{registry, BufferTracingKind, CallbackTracingKind, Domain};
 
 use crate::bindings::analysis::rocwasm::plugin::names;
-use crate::state::PluginState;
+use crate::env::OperationNameTable;
 
-/// Operation names of a run beyond the core registry (e.g. a replayed
-/// trace's). Keyed by raw buffer-tracing kind numbers.
-pub trait OperationNameTable: Send + Sync {
-    /// The name of `op` of buffer kind `kind`, if this table knows it.
-    fn operation_name(&self, kind: u32, op: u32) -> Option<String>;
-    /// Every operation of `kind` this table knows, in any order.
-    fn operations(&self, kind: u32) -> Vec<u32>;
+/// The `names` imports of one plugin: the run's extra operation names, if
+/// it has any (`HostEnv::operation_names`).
+#[derive(Default)]
+pub(crate) struct NamesHost {
+    table: Option<Arc<dyn OperationNameTable>>,
 }
 
-impl PluginState {
+impl NamesHost {
+    /// Answers from the registry, and first from `table` when there is one.
+    pub fn new(table: Option<Arc<dyn OperationNameTable>>) -> Self {
+        NamesHost { table }
+    }
+
     fn table(&self) -> Option<&dyn OperationNameTable> {
-        self.env.operation_names.as_deref()
+        self.table.as_deref()
     }
 
     /// Registry operations of `kind` plus the table's, sorted, deduplicated.
@@ -50,7 +55,7 @@ fn buffer_twin(kind: CallbackTracingKind) -> Option<BufferTracingKind> {
     Domain::from_callback_kind(kind).and_then(|d| d.buffer_kind())
 }
 
-impl names::Host for PluginState {
+impl names::Host for NamesHost {
     fn buffer_kinds(&mut self) -> Vec<u32> {
         BufferTracingKind::ALL.iter().map(|k| k.raw()).collect()
     }

@@ -22,39 +22,54 @@ use std::fs::OpenOptions;
 use std::io::Write;
 use std::os::unix::fs::OpenOptionsExt;
 use std::path::PathBuf;
+use std::sync::Arc;
 
 use crate::bindings::analysis::rocwasm::plugin::output;
-use crate::chain::OutputClaim;
-use crate::state::PluginState;
+use crate::env::OutputClaim;
 
-#[derive(Debug)]
-pub(crate) struct OutputGrant {
+/// The `output` imports of one plugin: the directory it is granted, how
+/// much it may still write there, and the run's check of the names it writes.
+pub(crate) struct OutputHost {
+    /// The stage name, which the claim check is asked about.
+    plugin: Arc<str>,
     dir: Option<PathBuf>,
     cap: u64,
     written: u64,
+    /// The run's check of output files; `None`: every free name is granted.
+    claim: Option<OutputClaim>,
     /// Names the run's claim check granted already (asked once per name).
     claimed: HashSet<String>,
 }
 
-impl OutputGrant {
-    pub fn new(dir: Option<PathBuf>, cap: u64) -> Self {
-        OutputGrant {
+impl OutputHost {
+    /// Stage `plugin` may write up to `cap` bytes into `dir` (`None`: every
+    /// write fails), each new name checked by `claim` first.
+    pub fn new(
+        plugin: Arc<str>,
+        dir: Option<PathBuf>,
+        cap: u64,
+        claim: Option<OutputClaim>,
+    ) -> Self {
+        OutputHost {
+            plugin,
             dir,
             cap,
             written: 0,
+            claim,
             claimed: HashSet::new(),
         }
     }
 
-    /// Writes (or appends to) `name` for `stage`, once `claim` (if any)
-    /// grants the file.
-    fn write(
-        &mut self,
-        claim: Option<(&OutputClaim, &str)>,
-        name: &str,
-        contents: &[u8],
-        append: bool,
-    ) -> Result<(), String> {
+    /// Moves the grant out, leaving one that grants nothing. A restarted
+    /// instance takes it over: the bytes already written still count
+    /// against the cap, and claimed names are not asked about again.
+    pub fn take(&mut self) -> Self {
+        let nothing = OutputHost::new(self.plugin.clone(), None, 0, None);
+        std::mem::replace(self, nothing)
+    }
+
+    /// Writes (or appends to) `name`, once the claim (if any) grants the file.
+    fn write_file(&mut self, name: &str, contents: &[u8], append: bool) -> Result<(), String> {
         let dir = self
             .dir
             .as_ref()
@@ -67,9 +82,9 @@ impl OutputGrant {
                 self.cap, self.written, len
             ));
         }
-        if let Some((claim, stage)) = claim {
+        if let Some(claim) = &self.claim {
             if !self.claimed.contains(name) {
-                claim(&dir.join(name), stage)?;
+                claim(&dir.join(name), &self.plugin)?;
                 self.claimed.insert(name.to_string());
             }
         }
@@ -104,14 +119,12 @@ fn check_name(name: &str) -> Result<(), String> {
     }
 }
 
-impl output::Host for PluginState {
+impl output::Host for OutputHost {
     fn write(&mut self, name: String, contents: Vec<u8>) -> Result<(), String> {
-        let claim = self.env.output_claim.as_ref().map(|c| (c, &*self.name));
-        self.output.write(claim, &name, &contents, false)
+        self.write_file(&name, &contents, false)
     }
     fn append(&mut self, name: String, contents: Vec<u8>) -> Result<(), String> {
-        let claim = self.env.output_claim.as_ref().map(|c| (c, &*self.name));
-        self.output.write(claim, &name, &contents, true)
+        self.write_file(&name, &contents, true)
     }
 }
 
@@ -119,25 +132,30 @@ impl output::Host for PluginState {
 mod tests {
     use super::*;
 
+    /// A grant of `cap` bytes in `dir` for stage `recorder`.
+    fn grant(dir: Option<&std::path::Path>, cap: u64, claim: Option<OutputClaim>) -> OutputHost {
+        OutputHost::new("recorder".into(), dir.map(|d| d.to_path_buf()), cap, claim)
+    }
+
     #[test]
     fn rejects_escapes_and_enforces_the_cap() {
         let dir = tempfile::tempdir().unwrap();
-        let mut g = OutputGrant::new(Some(dir.path().to_path_buf()), 10);
+        let mut g = grant(Some(dir.path()), 10, None);
         for bad in ["", ".", "..", "../x", "/etc/passwd", "a/b", "a\0b", "a\\b"] {
-            assert!(g.write(None, bad, b"x", false).is_err(), "{bad:?} accepted");
+            assert!(g.write_file(bad, b"x", false).is_err(), "{bad:?} accepted");
         }
-        g.write(None, "a.csv", b"12345", false).unwrap();
-        g.write(None, "a.csv", b"678", true).unwrap();
+        g.write_file("a.csv", b"12345", false).unwrap();
+        g.write_file("a.csv", b"678", true).unwrap();
         assert_eq!(
             std::fs::read(dir.path().join("a.csv")).unwrap(),
             b"12345678"
         );
         assert!(
-            g.write(None, "b", b"abc", false).is_err(),
+            g.write_file("b", b"abc", false).is_err(),
             "cap not enforced"
         );
-        let mut none = OutputGrant::new(None, 10);
-        assert!(none.write(None, "a", b"x", false).is_err());
+        let mut none = grant(None, 10, None);
+        assert!(none.write_file("a", b"x", false).is_err());
     }
 
     #[test]
@@ -148,8 +166,8 @@ mod tests {
         let granted = dir.path().join("granted");
         std::fs::create_dir(&granted).unwrap();
         std::os::unix::fs::symlink(&target, granted.join("link")).unwrap();
-        let mut g = OutputGrant::new(Some(granted), 100);
-        assert!(g.write(None, "link", b"evil", false).is_err());
+        let mut g = grant(Some(&granted), 100, None);
+        assert!(g.write_file("link", b"evil", false).is_err());
         assert_eq!(std::fs::read(&target).unwrap(), b"keep");
     }
 
@@ -172,10 +190,8 @@ mod tests {
                 }
             })
         };
-        let mut g = OutputGrant::new(Some(dir.path().to_path_buf()), 100);
-        let refused = g
-            .write(Some((&claim, "recorder")), "kernel_trace.csv", b"{}", false)
-            .unwrap_err();
+        let mut g = grant(Some(dir.path()), 100, Some(claim));
+        let refused = g.write_file("kernel_trace.csv", b"{}", false).unwrap_err();
         assert_eq!(
             refused,
             "kernel_trace.csv: already written by the host's CSV sink; \
@@ -183,10 +199,8 @@ mod tests {
         );
         assert_eq!(std::fs::read(&host_file).unwrap(), b"\"Kind\",...\n");
         // A free name is asked about once, then written and appended to.
-        g.write(Some((&claim, "recorder")), "recorder.json", b"{", false)
-            .unwrap();
-        g.write(Some((&claim, "recorder")), "recorder.json", b"}", true)
-            .unwrap();
+        g.write_file("recorder.json", b"{", false).unwrap();
+        g.write_file("recorder.json", b"}", true).unwrap();
         assert_eq!(
             std::fs::read(dir.path().join("recorder.json")).unwrap(),
             b"{}"

@@ -25,21 +25,23 @@
 //!   buffer ids, and the engine's sinks (which point at the stage, not at an
 //!   instance) keep delivering to it.
 //!
-//! The sinks given to the engine deliver to the stage (`crate::stage`).
+//! The sinks given to the engine deliver to the stage that holds the
+//! plugin, not to the plugin's current instance: the stage hands them over
+//! as a [`StageLink`] once the plugin is in place, and they outlive any
+//! restart.
 
 use std::collections::BTreeSet;
-use std::sync::{Arc, Weak};
+use std::sync::Arc;
 
 use rocwasm_core::{
-    BufferId, BufferPolicy, BufferTracingKind, CallbackThreadId, CallbackTracingKind, ContextId,
-    ExternalCorrelationKind, Profiler, Status,
+    BufferId, BufferPolicy, BufferSink, BufferTracingKind, CallbackSink, CallbackThreadId,
+    CallbackTracingKind, ContextId, ExternalCorrelationKind, ExternalCorrelationSink, Profiler,
+    Status,
 };
 
 use crate::bindings::analysis::rocwasm::plugin::profiler as wit_profiler;
 use crate::bindings::types as wit;
 use crate::convert::status_to_wit;
-use crate::stage::{StageCell, StageSink};
-use crate::state::PluginState;
 
 /// Where this plugin is in its configuration life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -52,9 +54,35 @@ pub(crate) enum SetupMode {
     Replay { next: usize },
 }
 
-pub(crate) struct ProfilerLink {
-    pub profiler: Arc<Profiler>,
-    pub stage: Weak<StageCell>,
+/// What the profiler imports need of the stage that holds the plugin: the
+/// chain's shared context and the engine's way back to the stage.
+///
+/// The stage makes it (`crate::stage`) and the plugin's store keeps it, so
+/// the host side of the interface never names the stage. The sinks hold
+/// the stage weakly: the engine may outlive the chain, and must not keep
+/// plugins alive.
+#[derive(Clone)]
+pub(crate) struct StageLink {
+    /// The chain's shared context (`tool-info.chain-context`), if the chain
+    /// has one: the one context of another owner a plugin may act on.
+    pub chain_context: Option<ContextId>,
+    /// Delivers the plugin's own buffers to its stage.
+    pub buffers: Arc<dyn BufferSink>,
+    /// Hands callback-tracing records to its stage.
+    pub callbacks: Arc<dyn CallbackSink>,
+    /// Asks its stage for external correlation ids.
+    pub requests: Arc<dyn ExternalCorrelationSink>,
+}
+
+/// The `profiler` imports of one plugin: the shared engine, the plugin's
+/// setup mode and log, the ids it owns, and its link to its stage.
+pub(crate) struct ProfilerHost {
+    profiler: Arc<Profiler>,
+    /// `None` until the plugin's stage links itself in, which happens before
+    /// any `init`: setup verbs that need sinks are locked until then.
+    stage: Option<StageLink>,
+    /// Where the plugin is in its configuration life; the plugin opens and
+    /// closes it around `init`.
     pub mode: SetupMode,
     log: Vec<(&'static str, Result<u64, Status>)>,
     contexts: BTreeSet<u64>,
@@ -62,11 +90,12 @@ pub(crate) struct ProfilerLink {
     threads: BTreeSet<u64>,
 }
 
-impl ProfilerLink {
+impl ProfilerHost {
+    /// A plugin acting on `profiler`, owning nothing yet, configuration locked.
     pub fn new(profiler: Arc<Profiler>) -> Self {
-        ProfilerLink {
+        ProfilerHost {
             profiler,
-            stage: Weak::new(),
+            stage: None,
             mode: SetupMode::Locked,
             log: Vec::new(),
             contexts: BTreeSet::new(),
@@ -75,9 +104,14 @@ impl ProfilerLink {
         }
     }
 
+    /// Connects the plugin to the stage that holds it.
+    pub fn link_stage(&mut self, link: StageLink) {
+        self.stage = Some(link);
+    }
+
     /// Carries what the first `init` set up into a restarted instance.
     pub fn for_restart(&self) -> Self {
-        ProfilerLink {
+        ProfilerHost {
             profiler: self.profiler.clone(),
             stage: self.stage.clone(),
             mode: SetupMode::Locked,
@@ -121,7 +155,7 @@ impl ProfilerLink {
     /// A context of this plugin's, or the chain's shared one (for the verbs
     /// that may act on it, see the module docs).
     fn shared_context(&self, id: u64) -> Result<ContextId, Status> {
-        let chain = self.stage.upgrade().and_then(|s| s.chain_context());
+        let chain = self.stage.as_ref().and_then(|s| s.chain_context);
         match chain {
             Some(c) if c.0 == id => Ok(c),
             _ => self.context(id),
@@ -135,8 +169,9 @@ impl ProfilerLink {
             .ok_or(Status::BufferNotFound)
     }
 
-    fn sink(&self) -> Arc<StageSink> {
-        Arc::new(StageSink(self.stage.clone()))
+    /// The stage's link, for the verbs that give the engine a sink.
+    fn link(&self) -> Result<&StageLink, Status> {
+        self.stage.as_ref().ok_or(Status::ConfigurationLocked)
     }
 }
 
@@ -144,9 +179,9 @@ fn w<T>(r: Result<T, Status>) -> Result<T, wit::Status> {
     r.map_err(status_to_wit)
 }
 
-impl wit_profiler::Host for PluginState {
+impl wit_profiler::Host for ProfilerHost {
     fn create_context(&mut self) -> Result<u64, wit::Status> {
-        w(self.profiler.setup("create-context", |l| {
+        w(self.setup("create-context", |l| {
             let id = l.profiler.create_context()?.0;
             l.contexts.insert(id);
             Ok(id)
@@ -154,19 +189,21 @@ impl wit_profiler::Host for PluginState {
     }
 
     fn start_context(&mut self, context: u64) -> Result<(), wit::Status> {
-        let p = &self.profiler;
-        w(p.context(context).and_then(|c| p.profiler.start_context(c)))
+        w(self
+            .context(context)
+            .and_then(|c| self.profiler.start_context(c)))
     }
 
     fn stop_context(&mut self, context: u64) -> Result<(), wit::Status> {
-        let p = &self.profiler;
-        w(p.context(context).and_then(|c| p.profiler.stop_context(c)))
+        w(self
+            .context(context)
+            .and_then(|c| self.profiler.stop_context(c)))
     }
 
     fn is_context_active(&mut self, context: u64) -> Result<bool, wit::Status> {
-        let p = &self.profiler;
-        w(p.shared_context(context)
-            .and_then(|c| p.profiler.is_context_active(c)))
+        w(self
+            .shared_context(context)
+            .and_then(|c| self.profiler.is_context_active(c)))
     }
 
     fn create_buffer(
@@ -180,11 +217,11 @@ impl wit_profiler::Host for PluginState {
             wit::BufferPolicy::Lossless => BufferPolicy::Lossless,
             wit::BufferPolicy::Discard => BufferPolicy::Discard,
         };
-        w(self.profiler.setup("create-buffer", |l| {
+        w(self.setup("create-buffer", |l| {
             let ctx = l.context(context)?;
             let id = l
                 .profiler
-                .create_buffer(ctx, size, watermark, policy, l.sink())?
+                .create_buffer(ctx, size, watermark, policy, l.link()?.buffers.clone())?
                 .0;
             l.buffers.insert(id);
             Ok(id)
@@ -194,12 +231,13 @@ impl wit_profiler::Host for PluginState {
     fn flush_buffer(&mut self, buffer: u64) -> Result<(), wit::Status> {
         // The records reach this plugin right after the current call returns:
         // a component instance cannot be re-entered while it is running.
-        let p = &self.profiler;
-        w(p.buffer(buffer).and_then(|b| p.profiler.flush_buffer(b)))
+        w(self
+            .buffer(buffer)
+            .and_then(|b| self.profiler.flush_buffer(b)))
     }
 
     fn create_callback_thread(&mut self) -> Result<u64, wit::Status> {
-        w(self.profiler.setup("create-callback-thread", |l| {
+        w(self.setup("create-callback-thread", |l| {
             let id = l.profiler.create_callback_thread()?.0;
             l.threads.insert(id);
             Ok(id)
@@ -208,7 +246,6 @@ impl wit_profiler::Host for PluginState {
 
     fn assign_callback_thread(&mut self, buffer: u64, thread: u64) -> Result<(), wit::Status> {
         w(self
-            .profiler
             .setup("assign-callback-thread", |l| {
                 let b = l.buffer(buffer)?;
                 if thread != CallbackThreadId::DEFAULT.0 && !l.threads.contains(&thread) {
@@ -229,7 +266,6 @@ impl wit_profiler::Host for PluginState {
         buffer: u64,
     ) -> Result<(), wit::Status> {
         w(self
-            .profiler
             .setup("configure-buffer-tracing", |l| {
                 let ctx = l.context(context)?;
                 let b = l.buffer(buffer)?;
@@ -248,12 +284,11 @@ impl wit_profiler::Host for PluginState {
         operations: Vec<u32>,
     ) -> Result<(), wit::Status> {
         w(self
-            .profiler
             .setup("configure-callback-tracing", |l| {
                 let ctx = l.shared_context(context)?;
                 let kind = CallbackTracingKind::from_raw(kind).ok_or(Status::KindNotFound)?;
                 l.profiler
-                    .configure_callback_tracing(ctx, kind, &operations, l.sink())
+                    .configure_callback_tracing(ctx, kind, &operations, l.link()?.callbacks.clone())
                     .map(|_| 0)
             })
             .map(drop))
@@ -265,7 +300,6 @@ impl wit_profiler::Host for PluginState {
         kinds: Vec<u32>,
     ) -> Result<(), wit::Status> {
         w(self
-            .profiler
             .setup("configure-external-correlation-request", |l| {
                 let ctx = l.shared_context(context)?;
                 let kinds = kinds
@@ -273,7 +307,7 @@ impl wit_profiler::Host for PluginState {
                     .map(|k| ExternalCorrelationKind::from_raw(*k).ok_or(Status::KindNotFound))
                     .collect::<Result<Vec<_>, _>>()?;
                 l.profiler
-                    .configure_external_correlation_request(ctx, &kinds, l.sink())
+                    .configure_external_correlation_request(ctx, &kinds, l.link()?.requests.clone())
                     .map(|_| 0)
             })
             .map(drop))
@@ -285,9 +319,10 @@ impl wit_profiler::Host for PluginState {
         thread_id: u64,
         value: u64,
     ) -> Result<(), wit::Status> {
-        let p = &self.profiler;
-        w(p.shared_context(context)
-            .and_then(|c| p.profiler.push_external_correlation_id(c, thread_id, value)))
+        w(self.shared_context(context).and_then(|c| {
+            self.profiler
+                .push_external_correlation_id(c, thread_id, value)
+        }))
     }
 
     fn pop_external_correlation_id(
@@ -295,8 +330,8 @@ impl wit_profiler::Host for PluginState {
         context: u64,
         thread_id: u64,
     ) -> Result<u64, wit::Status> {
-        let p = &self.profiler;
-        w(p.shared_context(context)
-            .and_then(|c| p.profiler.pop_external_correlation_id(c, thread_id)))
+        w(self
+            .shared_context(context)
+            .and_then(|c| self.profiler.pop_external_correlation_id(c, thread_id)))
     }
 }

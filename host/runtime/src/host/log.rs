@@ -1,0 +1,130 @@
+//! The `log` interface: a plugin's messages go to the host's `tracing` log,
+//! tagged with the stage name, at most 4096 bytes each and rate-limited per
+//! plugin ([`LogGate`]), so a noisy plugin can neither flood the host's log
+//! nor slow the run down by logging.
+
+use std::sync::Arc;
+use std::time::Instant;
+
+use crate::bindings::analysis::rocwasm::plugin::log;
+use crate::bindings::types::LogLevel;
+
+/// The longest message logged; longer ones are cut at a char boundary.
+const MAX_MESSAGE: usize = 4096;
+
+/// The `log` imports of one plugin: its stage name and its rate limit.
+#[derive(Debug)]
+pub(crate) struct LogHost {
+    plugin: Arc<str>,
+    gate: LogGate,
+}
+
+impl LogHost {
+    /// Logs for stage `plugin`, at most `per_second` messages a second
+    /// (bursts of as many).
+    pub fn new(plugin: Arc<str>, per_second: u32) -> Self {
+        LogHost {
+            plugin,
+            gate: LogGate::new(per_second),
+        }
+    }
+}
+
+impl log::Host for LogHost {
+    fn log(&mut self, level: LogLevel, message: String) {
+        let Some(dropped) = self.gate.admit() else {
+            return;
+        };
+        let name = &*self.plugin;
+        let msg = truncate(&message, MAX_MESSAGE);
+        if dropped > 0 {
+            tracing::warn!(
+                plugin = name,
+                "{dropped} log message(s) dropped (rate limit)"
+            );
+        }
+        match level {
+            LogLevel::Trace => tracing::trace!(plugin = name, "{msg}"),
+            LogLevel::Debug => tracing::debug!(plugin = name, "{msg}"),
+            LogLevel::Info => tracing::info!(plugin = name, "{msg}"),
+            LogLevel::Warn => tracing::warn!(plugin = name, "{msg}"),
+            LogLevel::Error => tracing::error!(plugin = name, "{msg}"),
+        }
+    }
+}
+
+/// `s` cut to at most `max` bytes, on a char boundary.
+fn truncate(s: &str, max: usize) -> &str {
+    if s.len() <= max {
+        return s;
+    }
+    let mut end = max;
+    while !s.is_char_boundary(end) {
+        end -= 1;
+    }
+    &s[..end]
+}
+
+/// A token bucket: `rate` messages per second, bursts up to `rate`. A noisy
+/// plugin must not flood the host's log (or slow the run by logging).
+#[derive(Debug)]
+struct LogGate {
+    rate: f64,
+    tokens: f64,
+    last: Instant,
+    dropped: u64,
+}
+
+impl LogGate {
+    fn new(per_second: u32) -> Self {
+        let rate = per_second.max(1) as f64;
+        LogGate {
+            rate,
+            tokens: rate,
+            last: Instant::now(),
+            dropped: 0,
+        }
+    }
+
+    /// `Some(dropped since the last admitted message)` if this one may be
+    /// logged, `None` if it is dropped.
+    fn admit(&mut self) -> Option<u64> {
+        let now = Instant::now();
+        self.tokens =
+            (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(self.rate);
+        self.last = now;
+        if self.tokens >= 1.0 {
+            self.tokens -= 1.0;
+            Some(std::mem::take(&mut self.dropped))
+        } else {
+            self.dropped += 1;
+            None
+        }
+    }
+
+    /// Messages dropped and not yet mentioned.
+    #[cfg(test)]
+    fn dropped(&self) -> u64 {
+        self.dropped
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn log_gate_drops_beyond_the_burst_and_counts() {
+        let mut g = LogGate::new(3);
+        let admitted = (0..10).filter(|_| g.admit().is_some()).count();
+        // The burst is 3; at most one more token can trickle in meanwhile.
+        assert!((3..=4).contains(&admitted), "{admitted}");
+        assert_eq!(g.dropped() as usize, 10 - admitted);
+    }
+
+    #[test]
+    fn truncate_respects_char_boundaries() {
+        assert_eq!(truncate("héllo", 2), "h");
+        assert_eq!(truncate("abc", 10), "abc");
+    }
+}
