@@ -22,16 +22,29 @@ use crate::sink::{Sink, SinkContext};
 /// The trace files rocprofv3 writes, by record family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TraceFile {
+    /// `kernel_trace.csv`: one row per kernel dispatch (buffer kind
+    /// `KERNEL_DISPATCH`).
     KernelTrace,
+    /// `hip_api_trace.csv`: HIP runtime and compiler API calls.
     HipApi,
+    /// `hsa_api_trace.csv`: HSA core, AMD extension, image and finalizer API
+    /// calls.
     HsaApi,
+    /// `marker_api_trace.csv`: roctx calls (marks, ranges, control, names).
     MarkerApi,
+    /// `memory_copy_trace.csv`: async copies (buffer kind `MEMORY_COPY`).
     MemoryCopy,
+    /// `memory_allocation_trace.csv`: allocations and frees, virtual-memory
+    /// ones included (buffer kind `MEMORY_ALLOCATION`).
     MemoryAllocation,
+    /// `scratch_memory_trace.csv`: scratch-memory allocations, frees and
+    /// async reclaims (buffer kind `SCRATCH_MEMORY`).
     ScratchMemory,
 }
 
 impl TraceFile {
+    /// Every trace file, in declaration order (`TraceFile as usize` indexes
+    /// this array).
     pub const ALL: [TraceFile; 7] = [
         TraceFile::KernelTrace,
         TraceFile::HipApi,
@@ -86,7 +99,10 @@ impl TraceFile {
     }
 }
 
-pub const KERNEL_TRACE_HEADER: &[&str] = &[
+/// Columns of `kernel_trace.csv`. Timestamps in ns; `LDS_Block_Size` is the
+/// dispatch's group segment (LDS per work-group) and `Scratch_Size` its
+/// private segment (scratch per work-item), both in bytes.
+pub(crate) const KERNEL_TRACE_HEADER: &[&str] = &[
     "Kind",
     "Agent_Id",
     "Queue_Id",
@@ -111,7 +127,8 @@ pub const KERNEL_TRACE_HEADER: &[&str] = &[
     "Grid_Size_Z",
 ];
 
-pub const API_TRACE_HEADER: &[&str] = &[
+/// Columns of the API trace files (HIP, HSA, marker); timestamps in ns.
+pub(crate) const API_TRACE_HEADER: &[&str] = &[
     "Domain",
     "Function",
     "Process_Id",
@@ -121,7 +138,8 @@ pub const API_TRACE_HEADER: &[&str] = &[
     "End_Timestamp",
 ];
 
-pub const MEMORY_COPY_HEADER: &[&str] = &[
+/// Columns of `memory_copy_trace.csv`; timestamps in ns.
+pub(crate) const MEMORY_COPY_HEADER: &[&str] = &[
     "Kind",
     "Direction",
     "Stream_Id",
@@ -132,7 +150,9 @@ pub const MEMORY_COPY_HEADER: &[&str] = &[
     "End_Timestamp",
 ];
 
-pub const MEMORY_ALLOCATION_HEADER: &[&str] = &[
+/// Columns of `memory_allocation_trace.csv`; `Allocation_Size` in bytes,
+/// `Address` in hex, timestamps in ns.
+pub(crate) const MEMORY_ALLOCATION_HEADER: &[&str] = &[
     "Kind",
     "Operation",
     "Agent_Id",
@@ -143,7 +163,9 @@ pub const MEMORY_ALLOCATION_HEADER: &[&str] = &[
     "End_Timestamp",
 ];
 
-pub const SCRATCH_MEMORY_HEADER: &[&str] = &[
+/// Columns of `scratch_memory_trace.csv`; `Allocation_Size` in bytes,
+/// timestamps in ns.
+pub(crate) const SCRATCH_MEMORY_HEADER: &[&str] = &[
     "Kind",
     "Operation",
     "Agent_Id",

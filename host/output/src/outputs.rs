@@ -20,9 +20,14 @@ pub use rocwasm_plan::OutputFormat;
 /// What a run writes: `-d`, `-o`, `--output-format`, `--stats`.
 #[derive(Debug, Clone, Default)]
 pub struct OutputOptions {
+    /// The output directory (`-d`), used as is: callers expand the plan's
+    /// `%pid%`-style template first (`RunPlan::run_dir`). Sinks create it
+    /// when it is missing.
     pub dir: PathBuf,
     /// Output name: files become `<dir>/<name>_<stem>`.
     pub name: Option<String>,
+    /// One sink per entry, in this order (`--output-format`); empty writes
+    /// no trace files.
     pub formats: Vec<OutputFormat>,
     /// Write the `*_stats.csv` files.
     pub stats: bool,
@@ -44,7 +49,11 @@ pub struct Outputs {
 
 /// What [`Outputs::finish`] hands back.
 pub struct OutputSummary {
+    /// Every file the sinks wrote, sink by sink (a file whose claim was
+    /// refused, or of a sink that failed, is not listed).
     pub files: Vec<PathBuf>,
+    /// Statistics over every batch written, whatever the formats: the
+    /// terminal summary's tables.
     pub stats: StatsReport,
     /// Sink failures, each with the sink's name in its context, then every
     /// refused claim of an output file (a sentence naming the file and both
@@ -98,15 +107,22 @@ impl Outputs {
         self.claims.clone()
     }
 
+    /// [`Sink::begin`] on every sink; a sink that fails is recorded and dropped.
     pub fn begin(&mut self, ctx: &SinkContext<'_>) {
         self.each(|s| s.begin(ctx));
     }
 
+    /// Adds `batch` to the summary statistics, then hands it to every sink;
+    /// a sink that fails is recorded and dropped.
     pub fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) {
         self.summary.add_batch(batch);
         self.each(|s| s.write_batch(batch, ctx));
     }
 
+    /// Finishes every sink (flush, close, write the files that need the whole
+    /// run) and collects the files, the summary statistics, every error and
+    /// the claims' notes. Call it after the last batch, with
+    /// [`RunMetadata::end_ns`](crate::RunMetadata::end_ns) set.
     pub fn finish(mut self, ctx: &SinkContext<'_>) -> OutputSummary {
         let mut files = Vec::new();
         for mut s in std::mem::take(&mut self.sinks) {

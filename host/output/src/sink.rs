@@ -13,14 +13,23 @@ use crate::names::OperationNames;
 /// processes (ranks) are several runs.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct RunMetadata {
+    /// The profiled process's id: the API traces' `Process_Id` column,
+    /// `rocpd_info_process.pid`, the JSON metadata's `pid`.
     pub pid: u32,
+    /// Its parent's id (`rocpd_info_process.ppid`); 0 when unknown.
     pub ppid: u32,
+    /// The host's name (`rocpd_info_node.hostname`); part of
+    /// [`process_hash`](Self::process_hash).
     pub hostname: String,
     /// The profiled command line, program first.
     pub command: Vec<String>,
-    /// Run start and end, in the same clock as the records (ns). `end_ns` may
-    /// stay 0 until the run finishes; callers update it before [`Sink::finish`].
+    /// Run start, in the same clock as the records (ns): rocpd's
+    /// `init`/`start`, the JSON metadata's `init_time`. Part of
+    /// [`process_hash`](Self::process_hash).
     pub start_ns: u64,
+    /// Run end, same clock (ns): rocpd's `fini`/`end`, the JSON metadata's
+    /// `fini_time`. May stay 0 until the run finishes; callers update it
+    /// before [`Sink::finish`].
     pub end_ns: u64,
     /// MPI-style rank when one was found in the environment.
     pub rank: Option<u32>,
@@ -56,8 +65,12 @@ impl RunMetadata {
 /// run, so sinks look names up when they need them and again at finish.
 #[derive(Clone, Copy)]
 pub struct SinkContext<'a> {
+    /// The run being written.
     pub meta: &'a RunMetadata,
+    /// Agents, code objects and kernel symbols registered so far; records
+    /// refer to them by id.
     pub symbols: &'a SymbolTable,
+    /// Names of the operation numbers in the records, per kind.
     pub names: &'a OperationNames,
 }
 
@@ -76,8 +89,15 @@ pub trait Sink: Send {
     fn name(&self) -> &'static str;
     /// Claim files in `claims`, the run's registry, from now on.
     fn set_claims(&mut self, claims: &OutputClaims);
+    /// Called once before the first batch: create the output directory,
+    /// claim and open files that exist from the start.
     fn begin(&mut self, ctx: &SinkContext<'_>) -> Result<()>;
+    /// Writes one batch; batches arrive in delivery order, which is not
+    /// timestamp order.
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()>;
+    /// Called once after the last batch: flush, write what needs the whole
+    /// run (metadata, symbol tables, statistics) and return the paths of
+    /// the files written.
     fn finish(&mut self, ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>>;
 }
 

@@ -17,21 +17,29 @@ use crate::sink::RunMetadata;
 
 /// A generated run.
 pub struct SampleRun {
+    /// The process: pid `4242 + seed % 1000`, host `node<seed % 7>`,
+    /// `start_ns`/`end_ns` bracketing every record.
     pub meta: RunMetadata,
+    /// What [`sample_symbols`] returns: the agents and kernels the records
+    /// refer to.
     pub symbols: SymbolTable,
+    /// The records, cut by [`split`] into batches of at most `batch_rows`
+    /// records per family.
     pub batches: Vec<Batch>,
 }
 
 /// SplitMix64: tiny, good enough, and the same everywhere.
 #[derive(Debug, Clone)]
-pub struct Rng(u64);
+pub(crate) struct Rng(u64);
 
 impl Rng {
-    pub fn new(seed: u64) -> Self {
+    /// The sequence for `seed`.
+    pub(crate) fn new(seed: u64) -> Self {
         Rng(seed)
     }
 
-    pub fn next_u64(&mut self) -> u64 {
+    /// The next number of the sequence.
+    pub(crate) fn next_u64(&mut self) -> u64 {
         self.0 = self.0.wrapping_add(0x9e37_79b9_7f4a_7c15);
         let mut z = self.0;
         z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
@@ -40,7 +48,7 @@ impl Rng {
     }
 
     /// Uniform in `lo..hi` (`hi > lo`).
-    pub fn range(&mut self, lo: u64, hi: u64) -> u64 {
+    pub(crate) fn range(&mut self, lo: u64, hi: u64) -> u64 {
         lo + self.next_u64() % (hi - lo)
     }
 }
@@ -72,8 +80,10 @@ const KERNELS: &[(&str, &str)] = &[
     ),
 ];
 
-pub const CPU_AGENT: u64 = 0x1000;
-pub const GPU_AGENTS: [u64; 2] = [0x2000, 0x2001];
+/// Agent id (handle) of the sample runs' CPU, logical node 0.
+pub(crate) const CPU_AGENT: u64 = 0x1000;
+/// Agent ids of the sample runs' two GPUs, logical nodes 1 and 2.
+pub(crate) const GPU_AGENTS: [u64; 2] = [0x2000, 0x2001];
 
 /// Agents and kernel symbols of every sample run: one CPU and two GPUs, each
 /// GPU with its own code object and its own ids for the same kernels.

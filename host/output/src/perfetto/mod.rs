@@ -20,7 +20,7 @@
 //! files of several processes can simply be concatenated (`cat a b > c`):
 //! a trace file is a bare sequence of packets.
 
-pub mod proto;
+pub(crate) mod proto;
 
 use std::collections::{HashMap, HashSet, VecDeque};
 use std::fs::File;
@@ -75,6 +75,8 @@ impl PerfettoSink {
         Self::at_path(output_path(&dir.into(), name.as_deref(), "results.pftrace"))
     }
 
+    /// A sink writing exactly `path`, replacing any file there (to merge
+    /// processes, concatenate their files; see the module docs).
     pub fn at_path(path: impl Into<PathBuf>) -> Self {
         Self {
             path: path.into(),
