@@ -11,9 +11,19 @@
 //! WIT batch column by column (`crate::convert`) without touching records;
 //! lowering a `Vec<u64>` into the guest is then one copy per column.
 //!
+//! The worlds' generated `add_to_linker` functions are not used: they would
+//! link every interface to one type. `crate::state::add_to_linker` links
+//! each interface's generated `add_to_linker` to its own host struct instead.
+//!
 //! [`Batch`]: rocwasm_core::Batch
 
 /// The `analysis-plugin` world.
+///
+/// The generated items carry the WIT's own doc comments. What the WIT leaves
+/// undocumented (e.g. the fields of `summary-table`, which the crate root
+/// re-exports as [`SummaryTable`](crate::SummaryTable)) can only be
+/// documented in `wit/`, hence the `allow`.
+#[allow(missing_docs)]
 pub mod analysis {
     wasmtime::component::bindgen!({
         world: "analysis-plugin",
@@ -44,10 +54,15 @@ pub use analysis::rocwasm::plugin::types;
 
 /// Interface names as they appear in a component's imports and exports.
 pub mod names {
+    /// The life cycle (`configure`, `init`, `fini`), which every plugin exports.
     pub const LIFECYCLE: &str = "rocwasm:plugin/lifecycle@0.1.0";
+    /// The deliveries an analysis exports; exporting it makes a component an analysis.
     pub const ANALYSIS: &str = "rocwasm:plugin/analysis@0.1.0";
+    /// `transform-batch`; exporting it makes a component a transform.
     pub const TRANSFORM: &str = "rocwasm:plugin/transform@0.1.0";
+    /// The SDK verbs, which only an analysis may import.
     pub const PROFILER: &str = "rocwasm:plugin/profiler@0.1.0";
+    /// The column choice, which only an analysis may import.
     pub const DELIVERY: &str = "rocwasm:plugin/delivery@0.1.0";
     /// Host interfaces both worlds import.
     pub const COMMON_IMPORTS: &[&str] = &[

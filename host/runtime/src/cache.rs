@@ -81,6 +81,7 @@ impl ComponentCache {
         Some(base.join("rocwasm").join("components"))
     }
 
+    /// The directory the compiled components are stored in.
     pub fn dir(&self) -> &Path {
         &self.dir
     }

@@ -226,6 +226,10 @@ pub struct ChainOutcome {
     pub declined: Vec<String>,
 }
 
+/// A run's plugins, ready for batches: the stages that stayed after
+/// `configure`, in order, with the chain's shared context and buffer (see
+/// the module docs). Made by [`Chain::new`], fed by [`Chain::deliver`] and
+/// the chain buffer, ended by [`Chain::finish`].
 pub struct Chain {
     env: HostEnv,
     pipeline: Arc<Pipeline>,

@@ -18,7 +18,12 @@ pub enum FailureCause {
     /// The call ran past its deadline and was interrupted.
     Deadline(Duration),
     /// The guest asked for more linear memory than its cap allows.
-    MemoryCap { limit: usize, requested: usize },
+    MemoryCap {
+        /// The cap in bytes (the stage's `Limits::memory_bytes`).
+        limit: usize,
+        /// The linear memory, in bytes, the store would have held.
+        requested: usize,
+    },
     /// The guest's call stack overflowed (deep recursion).
     StackOverflow,
     /// Any other trap (`unreachable`, a Rust panic, out-of-bounds access …).
@@ -50,12 +55,21 @@ impl fmt::Display for FailureCause {
     }
 }
 
-/// What the stage did about a failure.
+/// What the stage did about a failure: its [`FailurePolicy`], applied.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum FailureAction {
+    /// `skip`: the failed call's records are lost; a fresh instance takes
+    /// the next call.
     Skipped,
+    /// `disable` (or `restart` with its restarts used up, or a failure in
+    /// the life cycle): the plugin is never called again.
     Disabled,
-    Restarted { attempt: u32 },
+    /// `restart`: a fresh instance is made after the backoff.
+    Restarted {
+        /// Which restart this is, from 1 up to the policy's `max`.
+        attempt: u32,
+    },
+    /// `abort`: the run stops; the chain returns this report as its error.
     Aborted,
 }
 
@@ -64,7 +78,9 @@ pub enum FailureAction {
 pub struct FailureReport {
     /// The stage name.
     pub plugin: String,
+    /// Why the call failed.
     pub cause: FailureCause,
+    /// What the stage did about it.
     pub action: FailureAction,
     /// Records the plugin did not see because of this failure: the failed
     /// call's records plus, while disabled or waiting to restart, every
@@ -108,6 +124,7 @@ impl FailureLog {
         }
     }
 
+    /// Every report so far, in the order the failures happened.
     pub fn reports(&self) -> Vec<FailureReport> {
         self.lock().clone()
     }

@@ -31,10 +31,12 @@ impl KindFilter {
         KindFilter(kinds.into_iter().collect())
     }
 
+    /// True when the filter accepts every kind (nothing to filter).
     pub fn is_all(&self) -> bool {
         self.0.is_empty()
     }
 
+    /// True when records of `kind` pass.
     pub fn accepts(&self, kind: K) -> bool {
         self.0.is_empty() || self.0.contains(&kind)
     }
@@ -192,10 +194,13 @@ impl OpFilter {
         )
     }
 
+    /// True when no kind is narrowed to some operations.
     pub fn is_all(&self) -> bool {
         self.0.is_empty()
     }
 
+    /// True when operation `op` of `kind` passes: always for a kind without
+    /// a list.
     pub fn allows(&self, kind: K, op: u32) -> bool {
         self.0.get(&kind).is_none_or(|ops| ops.contains(&op))
     }
@@ -208,11 +213,14 @@ impl OpFilter {
 /// What one stage sees of a batch: its kinds, and of those its operations.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
 pub struct StageView {
+    /// The kinds the stage sees.
     pub kinds: KindFilter,
+    /// Of those kinds, the operations it sees.
     pub ops: OpFilter,
 }
 
 impl StageView {
+    /// A stage seeing `ops` of `kinds`.
     pub fn new(kinds: KindFilter, ops: OpFilter) -> Self {
         StageView { kinds, ops }
     }

@@ -10,9 +10,10 @@
 //!   epoch interruption and a ticker thread, an on-disk cache of compiled
 //!   components ([`cache`]), world detection ([`world`]), and
 //!   [`Runtime::inspect`] for `rocwasm plugin inspect`.
-//! - [`Plugin`]: one long-lived instance in its own `Store` with a memory
-//!   cap, a per-call deadline and, only for guests that import WASI, a
-//!   deny-all WASI context ([`sandbox`]). Host imports live in `host/`.
+//! - `Plugin` (internal): one long-lived instance in its own `Store` with a
+//!   memory cap, a per-call deadline and, only for guests that import WASI,
+//!   a deny-all WASI context ([`sandbox`]). Host imports live in `host/`,
+//!   one small struct per WIT interface; the store's data holds them.
 //! - [`failure`]: what happens when a plugin traps, overruns its deadline or
 //!   hits its memory cap ([`FailurePolicy`]), and the [`FailureReport`]s.
 //! - [`Chain`]: the ordered stages of a run, their life cycle, and delivery.
@@ -20,8 +21,27 @@
 //! A run goes: [`Runtime::new`] → [`Chain::new`] with [`StageSpec`]s (compiles,
 //! configures, initialises, locks configuration) → [`Chain::deliver`] per batch →
 //! [`Chain::finish`] (final flush, `fini` once per plugin, summaries, reports).
+//!
+//! # Modules, bottom to top
+//!
+//! Each module uses only modules listed before it (`cargo xtask
+//! check-layers` fails on an import cycle):
+//!
+//! 1. The vocabulary: `bindings` (generated from the WIT), `convert` (core
+//!    batches to WIT and back), [`filter`], [`failure`], [`spec`],
+//!    [`world`], [`sandbox`], [`cache`], and `env` ([`HostEnv`]: what the
+//!    embedder gives every plugin).
+//! 2. `host`: the WIT imports, one small struct per interface, each knowing
+//!    only its own state; the profiler imports reach their stage through a
+//!    link the stage hands them, not by naming it.
+//! 3. `state`: a plugin store's data, holding one of each host struct, and
+//!    the linking of each interface to its own field.
+//! 4. [`runtime`]: the engine, the cache and the linkers; compiled plugins.
+//! 5. `plugin`: one instance, its store and its failure policy.
+//! 6. `stage`: a plugin behind its lock, and the engine's sinks into it.
+//! 7. [`chain`]: the stages of a run and their shared delivery.
 
-pub mod bindings;
+mod bindings;
 pub mod cache;
 pub mod chain;
 mod convert;
@@ -29,7 +49,7 @@ mod env;
 pub mod failure;
 pub mod filter;
 mod host;
-pub mod plugin;
+mod plugin;
 pub mod runtime;
 pub mod sandbox;
 pub mod spec;
@@ -41,7 +61,6 @@ pub use chain::{Chain, ChainOutcome, ChainOutput};
 pub use env::{HostEnv, OperationNameTable, OutputClaim};
 pub use failure::{FailureCause, FailurePolicy, FailureReport};
 pub use filter::{KindFilter, OpFilter, StageView};
-pub use plugin::Plugin;
 pub use runtime::{CompiledPlugin, PluginInfo, Runtime, RuntimeConfig};
 pub use spec::{BufferSettings, Limits, StageSpec};
 pub use world::World;

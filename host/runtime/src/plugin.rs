@@ -31,10 +31,11 @@ use crate::state::PluginState;
 
 /// Where a plugin is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum Health {
+enum Health {
     /// Has an instance and takes calls.
     Live,
-    /// Failed; a fresh instance is made at the first call after `until`.
+    /// Failed; a fresh instance is made at the first call after `until`
+    /// (at once for `skip`, after the backoff for `restart`).
     Waiting { until: Instant },
     /// Failed for good (or its `init` failed): never called again.
     Disabled,
@@ -50,7 +51,7 @@ enum Instance {
 }
 
 /// One plugin instance in its sandbox, with its failure handling.
-pub struct Plugin {
+pub(crate) struct Plugin {
     name: Arc<str>,
     spec: StageSpec,
     compiled: Arc<CompiledPlugin>,
@@ -106,14 +107,6 @@ impl Plugin {
                 .map_err(|c| anyhow::anyhow!("instantiating `{}`: {c}", p.name))?,
         );
         Ok(p)
-    }
-
-    pub fn name(&self) -> &str {
-        &self.name
-    }
-
-    pub fn health(&self) -> Health {
-        self.health
     }
 
     /// Connects the plugin's profiler imports to the stage that holds it

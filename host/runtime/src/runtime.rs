@@ -100,10 +100,13 @@ impl Linkers {
 
 /// A plugin compiled and pre-linked: instantiating it is cheap.
 pub struct CompiledPlugin {
+    /// The `.wasm` file it was read from.
     pub path: PathBuf,
     /// Hex SHA-256 of the `.wasm` bytes.
     pub digest: String,
+    /// The world it implements, detected from its exports.
     pub world: World,
+    /// Its imports and exports; importing WASI gets it a deny-all context.
     pub surface: Surface,
     /// Size of the `.wasm` file in bytes.
     pub size: u64,
@@ -112,6 +115,8 @@ pub struct CompiledPlugin {
     pub(crate) pre: Pre,
 }
 
+/// The pre-linked component of either world: all imports resolved, so each
+/// (re)start only instantiates it in a fresh store.
 pub(crate) enum Pre {
     Analysis(AnalysisPluginPre<PluginState>),
     Transform(TransformPluginPre<PluginState>),
@@ -130,18 +135,26 @@ impl fmt::Debug for CompiledPlugin {
 /// What `rocwasm plugin inspect` prints.
 #[derive(Debug, Clone)]
 pub struct PluginInfo {
+    /// The file inspected.
     pub path: PathBuf,
+    /// Its size in bytes.
     pub size: u64,
+    /// Hex SHA-256 of its bytes (part of its key in the compiled-component cache).
     pub digest: String,
     /// The world, or why the component is neither.
     pub world: Result<World, WorldError>,
+    /// The interfaces it imports, as full names (`rocwasm:plugin/log@0.1.0`).
     pub imports: Vec<String>,
+    /// The interfaces it exports, as full names.
     pub exports: Vec<String>,
     /// True when the component imports WASI (it would get a deny-all context).
     pub imports_wasi: bool,
 }
 
 impl Runtime {
+    /// The engine (component model, epoch interruption), its ticker thread,
+    /// the cache (disabled with a warning if its directory cannot be used)
+    /// and the four linkers (each world, with and without WASI).
     pub fn new(config: RuntimeConfig) -> Result<Runtime> {
         let mut c = Config::new();
         c.wasm_component_model(true)
@@ -181,10 +194,13 @@ impl Runtime {
         })
     }
 
+    /// The process's wasmtime engine, which every store and compiled
+    /// component of this runtime belongs to.
     pub fn engine(&self) -> &Engine {
         &self.engine
     }
 
+    /// The compiled-component cache, `None` when disabled.
     pub fn cache(&self) -> Option<&ComponentCache> {
         self.cache.as_ref()
     }

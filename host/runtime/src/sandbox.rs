@@ -2,7 +2,7 @@
 //! a WASI context that denies everything.
 //!
 //! The time cap is not here: it is the store's epoch deadline, set before
-//! every call (see [`crate::plugin`]), driven by the runtime's ticker thread.
+//! every call (see `crate::plugin`), driven by the runtime's ticker thread.
 
 use std::path::Path;
 
@@ -16,7 +16,10 @@ use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder};
 #[derive(Debug, Clone, Copy, PartialEq, Eq, thiserror::Error)]
 #[error("memory cap of {limit} bytes exceeded: the guest asked for {requested} bytes")]
 pub struct MemoryCapExceeded {
+    /// The cap in bytes.
     pub limit: usize,
+    /// The linear memory, in bytes, all of the store's memories would have
+    /// held after the growth.
     pub requested: usize,
 }
 
@@ -30,6 +33,8 @@ pub struct MemoryCap {
 }
 
 impl MemoryCap {
+    /// At most `limit` bytes of linear memory, all memories of the store
+    /// together; nothing is held yet.
     pub fn new(limit: usize) -> Self {
         MemoryCap { limit, used: 0 }
     }

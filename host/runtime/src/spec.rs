@@ -26,7 +26,9 @@ pub struct StageSpec {
     pub kinds: KindFilter,
     /// The stage's `config` table, flattened (`a.b` keys, arrays as JSON).
     pub config: BTreeMap<String, String>,
+    /// The sandbox's bounds: memory, per-call deadlines, output bytes, log rate.
     pub limits: Limits,
+    /// What a trap, a deadline overrun or a memory-cap hit leads to.
     pub failure: FailurePolicy,
     /// The directory `output` writes into; `None` = every write fails.
     pub output_dir: Option<PathBuf>,
@@ -89,26 +91,33 @@ impl StageSpec {
         }
     }
 
+    /// Sets `key` of the stage's configuration (what `config.get` returns).
     pub fn with_config(mut self, key: impl Into<String>, value: impl Into<String>) -> Self {
         self.config.insert(key.into(), value.into());
         self
     }
 
+    /// Grants the plugin `dir` for its `output` writes (and, if it imports
+    /// WASI, as its `out` preopen).
     pub fn with_output_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.output_dir = Some(dir.into());
         self
     }
 
+    /// Only these buffer kinds of the chain's batches reach the stage.
     pub fn with_kinds(mut self, kinds: KindFilter) -> Self {
         self.kinds = kinds;
         self
     }
 
+    /// What the stage does when its plugin fails.
     pub fn with_failure(mut self, policy: FailurePolicy) -> Self {
         self.failure = policy;
         self
     }
 
+    /// The host traces `kinds` for this stage into the chain's buffer (see
+    /// [`Self::domains`]).
     pub fn with_domains(mut self, kinds: impl IntoIterator<Item = BufferTracingKind>) -> Self {
         self.domains = kinds.into_iter().collect();
         self
@@ -126,11 +135,13 @@ impl StageSpec {
         self
     }
 
+    /// The chain buffer's size, watermark and policy.
     pub fn with_buffer(mut self, buffer: BufferSettings) -> Self {
         self.buffer = buffer;
         self
     }
 
+    /// Replaces every limit at once.
     pub fn with_limits(mut self, limits: Limits) -> Self {
         self.limits = limits;
         self

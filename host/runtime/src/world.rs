@@ -1,7 +1,6 @@
 //! Which world a component implements, read from its type before anything
 //! is linked or instantiated, so a wrong file fails with a precise message.
 
-
 use wasmtime::component::Component;
 use wasmtime::Engine;
 
@@ -27,11 +26,16 @@ fn may_import(world: World, name: &str) -> bool {
 /// A component's interface surface, by name.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Surface {
+    /// The full names of the interfaces it imports (`rocwasm:plugin/log@0.1.0`,
+    /// `wasi:cli/stdout@0.2.0` …).
     pub imports: Vec<String>,
+    /// The full names of the interfaces it exports.
     pub exports: Vec<String>,
 }
 
 impl Surface {
+    /// Reads `component`'s imports and exports from its type (nothing is
+    /// linked or run).
     pub fn of(engine: &Engine, component: &Component) -> Surface {
         let ty = component.component_type();
         Surface {
@@ -50,22 +54,40 @@ impl Surface {
 /// Why a component is not a plugin.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
 pub enum WorldError {
+    /// It lacks the exports of both worlds.
     #[error(
         "the component implements neither plugin world: for `analysis-plugin` it lacks the \
          export(s) {missing_analysis:?}, for `transform-plugin` {missing_transform:?} \
          (it exports {exports:?})"
     )]
     NoWorld {
+        /// The exports an analysis needs that the component lacks.
         missing_analysis: Vec<String>,
+        /// The exports a transform needs that the component lacks.
         missing_transform: Vec<String>,
+        /// What it does export.
         exports: Vec<String>,
     },
+    /// It exports both worlds' interfaces.
     #[error("the component exports both `analysis` and `transform`; a plugin is one or the other")]
     Ambiguous,
+    /// It is the other world than the one asked for.
     #[error("the chain expects a {expected} but the component is a {found}")]
-    Unexpected { expected: World, found: World },
+    Unexpected {
+        /// The world asked for.
+        expected: World,
+        /// The world the component implements.
+        found: World,
+    },
+    /// It imports interfaces its world does not provide (a transform
+    /// importing `profiler` or `delivery`, or another package's interface).
     #[error("a {world} may not import {imports:?} (the host provides only the world's interfaces and WASI)")]
-    ForeignImports { world: World, imports: Vec<String> },
+    ForeignImports {
+        /// The world it implements.
+        world: World,
+        /// The imports the host does not provide.
+        imports: Vec<String>,
+    },
 }
 
 /// Detects the world from the exports, then checks the imports against it.
