@@ -2,7 +2,7 @@
 //! operations (all of them as soon as one stage wants all), and each stage
 //! sees only its own operations.
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::sync::{Arc, Mutex};

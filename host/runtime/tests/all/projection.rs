@@ -7,7 +7,7 @@
 //! values it received and their wrapping sum; the expectations are computed
 //! here from the batches sent.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

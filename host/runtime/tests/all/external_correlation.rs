@@ -8,7 +8,7 @@
 //! `complete_kernel_dispatch` for the kernels those calls launch) on the
 //! engine the chain configured.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -1,7 +1,7 @@
 //! Every stock plugin loaded as a real component, fed batches built here,
 //! its results checked against values computed here independently.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 

@@ -3,7 +3,7 @@
 //! replay reader gave them, and the `names` imports resolve those numbers
 //! through the host's operation-name table.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::sync::Arc;

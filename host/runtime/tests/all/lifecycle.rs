@@ -1,7 +1,7 @@
 //! Life cycle: decliners are never initialised, configuration is locked
 //! after init, fini runs once after the last delivery and the final flush.
 
-mod common;
+use crate::common;
 
 use common::*;
 use rocwasm_core::{Domain, KernelDispatch};

@@ -2,7 +2,7 @@
 //! stopped, reported once per failure, handled per their stage's policy, and
 //! a recorder in the same chain still receives every record.
 
-mod common;
+use crate::common;
 
 use std::time::Duration;
 

@@ -3,7 +3,7 @@
 //! the stages in order, each seeing only its kinds, then into the chain
 //! output; a plugin's own buffers deliver to it alone.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeSet;
 use std::path::Path;

@@ -1,0 +1,16 @@
+//! The plugin host's integration tests, in one binary: each test file is a
+//! module here, so wasmtime is linked once for all of them.
+//!
+//! They load the real stock and test components from `target/plugins`
+//! (`cargo xtask build-plugins`).
+
+mod common;
+
+mod containment;
+mod external_correlation;
+mod lifecycle;
+mod operation_filters;
+mod projection;
+mod replay_names;
+mod shared_delivery;
+mod stock_plugins;
