@@ -1,7 +1,7 @@
 //! The CSV files carry exactly rocprofv3's headers (FACTS §3), and the stats
 //! files agree with the native accumulator.
 
-mod common;
+use crate::common;
 
 use rocwasm_output::{CsvSink, StatsAccumulator, StatsDomain, StatsSink};
 

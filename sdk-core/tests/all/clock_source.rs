@@ -28,10 +28,17 @@ fn rocwasm_clock_os_forces_the_system_clock() {
         return;
     }
     let status = Command::new(std::env::current_exe().unwrap())
-        .args(["--exact", "rocwasm_clock_os_forces_the_system_clock"])
+        .args(["--exact", &this_test()])
         .env("ROCWASM_CLOCK", "os")
         .env(CHILD, "1")
         .status()
         .unwrap();
     assert!(status.success(), "the child run failed: {status}");
+}
+
+/// This test's name as the harness knows it (`<module>::<fn>`, without the
+/// binary's crate name).
+fn this_test() -> String {
+    let module = module_path!().split_once("::").map_or("", |(_, m)| m);
+    format!("{module}::rocwasm_clock_os_forces_the_system_clock")
 }

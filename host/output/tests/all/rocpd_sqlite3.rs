@@ -1,7 +1,7 @@
 //! The rocpd database opens with the `sqlite3` command-line tool and answers
 //! the queries rocpd users write; two runs merge into one file.
 
-mod common;
+use crate::common;
 
 use std::collections::BTreeMap;
 use std::path::Path;

@@ -3,7 +3,7 @@
 //! sink writes no copy, and a refused claim is reported among the errors
 //! while the refused writer's other files are still written.
 
-mod common;
+use crate::common;
 
 use rocwasm_output::{CsvSink, JsonSink, Outputs, SinkContext, StatsSink};
 

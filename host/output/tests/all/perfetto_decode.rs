@@ -2,7 +2,7 @@
 //! `perfetto`), has no field the schema does not know, and two processes'
 //! traces concatenate into one that still parses with summed counts.
 
-mod common;
+use crate::common;
 
 use std::collections::HashSet;
 use std::path::Path;

@@ -1,0 +1,8 @@
+//! The sinks' integration tests, in one binary (each file a module).
+
+mod common;
+
+mod claims;
+mod csv_headers;
+mod perfetto_decode;
+mod rocpd_sqlite3;

@@ -1,0 +1,6 @@
+//! The readers' integration tests, in one binary (each file a module).
+
+mod errors;
+mod fixtures;
+mod legacy_columns;
+mod round_trip;
