@@ -8,17 +8,25 @@
 use std::ffi::{c_char, c_void, CStr};
 use std::fmt::Write;
 
-/// One rendered argument.
+/// One rendered argument; becomes an sdk-core `Argument` (ROCprofiler-SDK's
+/// `arg_name`, `arg_type`, `arg_value_str`).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arg {
+    /// The parameter's name in the C declaration, without the `r#` of a
+    /// Rust raw identifier (`type`, not `r#type`).
     pub name: String,
+    /// The parameter's C type as the header spells it (`hipStream_t`,
+    /// `void **`).
     pub type_name: String,
+    /// The value as [`Render`] writes it: numbers in decimal, pointers in
+    /// hex or `nullptr`, `const char *` as text.
     pub value: String,
 }
 
 /// The arguments of one call, in declaration order.
 #[derive(Debug, Default, Clone)]
 pub struct ArgList {
+    /// The arguments pushed so far.
     pub args: Vec<Arg>,
 }
 
@@ -38,8 +46,10 @@ impl ArgList {
 
 /// How a value shows up in argument and return-value text.
 pub trait Render {
+    /// Appends the value's text to `out`.
     fn render(&self, out: &mut String);
 
+    /// The value's text on its own (how return values are rendered).
     fn to_text(&self) -> String {
         let mut s = String::new();
         self.render(&mut s);

@@ -16,6 +16,17 @@
 //!
 //! All of the host's `unsafe` lives in this crate; every block says why it is sound.
 
+/// The heading of a generated wrapper's parameter list in its docs: the
+/// parameter names in, a string literal out (for `concat!` in `#[doc]`).
+macro_rules! params_doc_heading {
+    () => {
+        "Takes no parameters."
+    };
+    ($($arg:ident)+) => {
+        "Parameters, with their C types:"
+    };
+}
+
 pub mod args;
 pub mod hip;
 pub mod hsa;

@@ -17,6 +17,7 @@ pub struct NextFn {
 }
 
 impl NextFn {
+    /// Unresolved: the lookup of `name` happens on the first [`get`](Self::get).
     pub const fn new(name: &'static CStr) -> Self {
         Self {
             name,
@@ -53,6 +54,7 @@ impl NextFn {
         p
     }
 
+    /// The symbol this looks up.
     pub fn name(&self) -> &'static CStr {
         self.name
     }
@@ -61,6 +63,8 @@ impl NextFn {
 /// What an interposer returns when there is no real function to forward to
 /// (the application reached our symbol without the runtime being loaded).
 pub trait Missing {
+    /// The value returned instead of the call's: an error status for status
+    /// returns, zero, null, `false` or a zeroed struct otherwise.
     fn missing() -> Self;
 }
 

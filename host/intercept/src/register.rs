@@ -45,6 +45,8 @@ const SIZE_FIELD: usize = 8;
 /// One HIP function's dispatch-table wrapper (generated per function by
 /// `hip_interposers!`).
 pub struct TableEntry {
+    /// The HIP function's name, as in the slot lists of
+    /// [`crate::hip::table_slots`].
     pub name: &'static str,
     /// `by_table::<name>::from_table`.
     pub wrapper: *mut c_void,
@@ -186,9 +188,14 @@ fn trampoline_of(id: u64) -> bool {
 /// What happened to one `rocprofiler_set_api_table` call (for messages and tests).
 #[derive(Debug, PartialEq, Eq)]
 pub enum Outcome {
+    /// The `hip_compiler` table (`HIP_COMPILER_API`) was wrapped.
     HipCompiler(Wrapped),
+    /// The `hip` runtime table (`HIP_RUNTIME_API`) was wrapped.
     HipRuntime(Wrapped),
+    /// The `hsa` root table went to [`crate::hsa::install`]: slots wrapped
+    /// in the core and AMD extension tables, or why none were.
     Hsa(Result<(usize, usize), String>),
+    /// Another library (roctx, …), or no table: nothing touched.
     Ignored,
 }
 

@@ -15,6 +15,11 @@ use crate::tracer::{api_call, ApiOp};
 
 macro_rules! roctx {
     ($($name:ident($($arg:ident: $ty:ty = $cty:literal),*) -> $ret:ty = $missing:expr;)*) => {$(
+        #[doc = concat!(
+            "Interposer for roctx's `", stringify!($name), "`: traced as a `MARKER_CORE_API` ",
+            "call, then forwarded to the next definition; without one, returns `",
+            stringify!($missing), "`."
+        )]
         #[no_mangle]
         #[allow(non_snake_case, clippy::missing_safety_doc, clippy::unused_unit)]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {

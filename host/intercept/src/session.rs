@@ -45,9 +45,15 @@ const DEFAULT_BUFFER: u64 = 1 << 20;
 
 static SESSION: AtomicPtr<Session> = AtomicPtr::new(std::ptr::null_mut());
 
+/// The process's profiling run; see the module docs. Reached through
+/// [`active`]; never freed.
 pub struct Session {
     profiler: Arc<Profiler>,
+    /// The run plan the session started from (a forked child that profiles
+    /// starts its own session from a copy).
     pub config: RunPlan,
+    /// The output directory, the plan's template expanded for this process
+    /// (`RunPlan::run_dir`): the sinks' files, the summary, `api_calls.txt`.
     pub dir: PathBuf,
     sinks: Arc<Sinks>,
     /// The plugin chain, until finalization takes it.
@@ -55,6 +61,7 @@ pub struct Session {
     /// Problems found at start-up (already printed), for the summary.
     start_problems: Vec<String>,
     finished: AtomicBool,
+    /// The kinds the sinks record (the plan's `output.kinds`).
     pub kinds: Vec<BufferTracingKind>,
     api_log: Mutex<Option<Arc<api_log::ApiLog>>>,
 }
@@ -343,6 +350,8 @@ impl Session {
         Domain::from_buffer_kind(kind).is_some_and(|d| self.profiler.is_tracing(d))
     }
 
+    /// The run's agents, code objects and kernel symbols, which records
+    /// refer to by id; the sinks and plugins read the same table.
     pub fn symbols(&self) -> &rocwasm_core::SymbolTable {
         self.profiler.symbols()
     }
@@ -353,40 +362,59 @@ impl Session {
             .begin_async(Domain::from_buffer_kind(kind)?, op)
     }
 
+    /// Releases an operation [`begin_async`](Self::begin_async) started that
+    /// will never complete (a reserved packet slot never dispatched, a
+    /// completion signal that could not be set up); nothing is recorded.
     pub fn cancel_async(&self, token: AsyncToken) {
         if let Some(t) = token {
             self.profiler.cancel_async(t);
         }
     }
 
+    /// A kernel dispatch finished (on any thread): `record` has the timing
+    /// (ns) and dispatch fields; the engine fills in the correlation ids and
+    /// the launching thread from `token`. A `None` token records nothing.
     pub fn complete_kernel_dispatch(&self, token: AsyncToken, record: KernelDispatch) {
         if let Some(t) = token {
             self.profiler.complete_kernel_dispatch(t, record);
         }
     }
 
+    /// An async copy finished (on any thread): `record` has the direction
+    /// (`operation`), bytes, agents and timing (ns); correlation and thread
+    /// come from `token`. A `None` token records nothing.
     pub fn complete_memory_copy(&self, token: AsyncToken, record: MemoryCopy) {
         if let Some(t) = token {
             self.profiler.complete_memory_copy(t, record);
         }
     }
 
+    /// Records an allocation or free (`row.operation`, address, size in
+    /// bytes, times in ns); correlation and thread come from the calling
+    /// thread.
     pub fn memory_allocation(&self, row: MemoryAllocation) {
         self.profiler.record_memory_allocation(row);
     }
 
+    /// A code object was loaded: adds it to the symbol table and fires
+    /// `CODE_OBJECT` / `LOAD` (ENTER) callbacks.
     pub fn code_object_load(&self, co: &CodeObject) {
         self.profiler.emit_code_object_load(co.clone());
     }
 
+    /// A code object is being unloaded: `CODE_OBJECT` / `LOAD` (EXIT); the
+    /// symbol table keeps it, so names stay valid until finalization.
     pub fn code_object_unload(&self, co: &CodeObject) {
         self.profiler.emit_code_object_unload(co.id);
     }
 
+    /// A kernel symbol was registered: adds it to the symbol table and fires
+    /// `CODE_OBJECT` / `DEVICE_KERNEL_SYMBOL_REGISTER` (ENTER).
     pub fn kernel_symbol_register(&self, k: &KernelSymbol) {
         self.profiler.emit_kernel_symbol_register(k.clone());
     }
 
+    /// A kernel symbol is being unregistered: the same operation's EXIT.
     pub fn kernel_symbol_unregister(&self, k: &KernelSymbol) {
         self.profiler.emit_kernel_symbol_unregister(k.id);
     }

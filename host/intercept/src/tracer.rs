@@ -27,7 +27,9 @@ use crate::args::{ArgList, Render};
 /// An API operation: its tracing kind, its name, and its domain and number
 /// in the sdk-core registry (looked up by name on first use, then cached).
 pub struct ApiOp {
+    /// The tracing kind (`HIP_RUNTIME_API`, `HSA_CORE_API`, `MARKER_CORE_API`, …).
     pub kind: BufferTracingKind,
+    /// The C function's name, as the registry lists it (`hipMalloc`).
     pub name: &'static str,
     /// The operation number when known up front (HSA: the slot number).
     known_id: Option<u32>,
@@ -39,6 +41,7 @@ const UNRESOLVED: u64 = u64::MAX;
 const UNKNOWN: u64 = u64::MAX - 1;
 
 impl ApiOp {
+    /// An operation whose number is looked up by `name` on first use.
     pub const fn new(kind: BufferTracingKind, name: &'static str) -> Self {
         Self {
             kind,

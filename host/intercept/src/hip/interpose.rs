@@ -27,6 +27,15 @@ macro_rules! hip_interposers {
         $kind:ident fn $name:ident($($arg:ident: $ty:ty = $cty:literal),* $(,)?) -> $ret:ty = $cret:literal;
     )*) => {
         $(
+            #[doc = concat!(
+                "Interposer for HIP's `", stringify!($name), "` (", hip_kind_name!($kind), "): ",
+                "forwards to the next definition of the symbol, traced here unless the ",
+                "function's dispatch-table slot is wrapped (then [`by_table::", stringify!($name),
+                "::from_table`] traces the call)."
+            )]
+            #[doc = ""]
+            #[doc = concat!("Returns `", $cret, "`. ", params_doc_heading!($($arg)*))]
+            $(#[doc = concat!("- `", stringify!($arg), "`: `", $cty, "`")])*
             #[no_mangle]
             #[allow(non_snake_case, clippy::missing_safety_doc)]
             pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
@@ -60,6 +69,10 @@ macro_rules! hip_interposers {
             #[allow(unused_imports)]
             use super::*;
             $(
+                #[doc = concat!(
+                    "`", stringify!($name), "`: its saved table original, the traced call ",
+                    "and the wrapper for its dispatch-table slot."
+                )]
                 #[allow(non_snake_case, clippy::too_many_arguments)]
                 pub mod $name {
                     #[allow(unused_imports)]
@@ -135,6 +148,17 @@ macro_rules! hip_kind {
     };
     (compiler) => {
         rocwasm_core::BufferTracingKind::HipCompilerApi
+    };
+}
+
+/// The kind's name as a literal, for the generated docs (`concat!` takes no
+/// `BufferTracingKind::name()` call).
+macro_rules! hip_kind_name {
+    (runtime) => {
+        "`HIP_RUNTIME_API`"
+    };
+    (compiler) => {
+        "`HIP_COMPILER_API`"
     };
 }
 

@@ -111,6 +111,8 @@ pub struct LaunchNote {
 }
 
 impl LaunchNote {
+    /// Notes `host_fn` as this thread's current launch until the returned
+    /// guard drops.
     pub fn set(host_fn: usize) -> Self {
         let previous = LAUNCHING.with(|c| c.replace(host_fn));
         Self { previous }

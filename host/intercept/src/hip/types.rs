@@ -14,8 +14,11 @@ use crate::args::Render;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct Dim3 {
+    /// Extent in x (grid: blocks; block: threads).
     pub x: u32,
+    /// Extent in y.
     pub y: u32,
+    /// Extent in z.
     pub z: u32,
 }
 
@@ -23,8 +26,11 @@ pub struct Dim3 {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HipExtent {
+    /// Width: bytes for linear memory, elements for arrays.
     pub width: usize,
+    /// Height, in rows.
     pub height: usize,
+    /// Depth, in slices.
     pub depth: usize,
 }
 
@@ -32,9 +38,13 @@ pub struct HipExtent {
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct HipPitchedPtr {
+    /// The allocation's base address.
     pub ptr: *mut c_void,
+    /// Bytes from one row to the next (padding included).
     pub pitch: usize,
+    /// Logical width of the allocation, in elements.
     pub xsize: usize,
+    /// Logical height of the allocation, in elements.
     pub ysize: usize,
 }
 
@@ -42,6 +52,7 @@ pub struct HipPitchedPtr {
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
 pub struct HipIpcHandle {
+    /// The opaque handle bytes, shown in hex.
     pub reserved: [u8; 64],
 }
 
@@ -49,10 +60,15 @@ pub struct HipIpcHandle {
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default)]
 pub struct HipChannelFormatDesc {
+    /// Bits of the x channel.
     pub x: i32,
+    /// Bits of the y channel.
     pub y: i32,
+    /// Bits of the z channel.
     pub z: i32,
+    /// Bits of the w channel.
     pub w: i32,
+    /// `hipChannelFormatKind`: signed, unsigned, float or none.
     pub f: i32,
 }
 

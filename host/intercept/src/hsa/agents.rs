@@ -15,9 +15,14 @@ const INFO_NODE: i32 = 16;
 const INFO_DEVICE: i32 = 17;
 const AMD_INFO_PRODUCT_NAME: i32 = 0xA009;
 
+/// One HSA agent, as enumerated at discovery.
 #[derive(Debug, Clone)]
 pub struct Agent {
+    /// The runtime's `hsa_agent_t` handle (what HSA calls pass).
     pub handle: u64,
+    /// What records and the symbol table carry: `id` is the enumeration
+    /// index (the records' `agent_id`), `node_id` the HSA node (rocprofv3's
+    /// `Agent_Id` column), plus type, name (`gfx90a`) and product name.
     pub info: AgentInfo,
     /// `hsa_amd_memory_pool_t` handles of the agent's pools.
     pub pools: Vec<u64>,
@@ -123,6 +128,7 @@ pub fn host() -> Option<&'static Agent> {
     all().iter().find(|a| a.info.agent_type == AgentType::Cpu)
 }
 
+/// True when `handle` is a known GPU agent (false for CPUs and unknown handles).
 pub fn is_gpu(handle: u64) -> bool {
     by_handle(handle).is_some_and(|a| a.info.agent_type == AgentType::Gpu)
 }

@@ -28,8 +28,13 @@
 /// Register counts of one kernel, as a kernel-symbol record carries them.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct RegisterCounts {
+    /// Architectural VGPRs per work-item (`arch_vgpr_count`, rocprofv3's
+    /// `VGPR_Count`).
     pub arch_vgpr: u32,
+    /// Accumulation VGPRs (AGPRs) per work-item (`accum_vgpr_count`,
+    /// `Accum_VGPR_Count`); 0 on targets without them.
     pub accum_vgpr: u32,
+    /// SGPRs per wavefront (`sgpr_count`, `SGPR_Count`).
     pub sgpr: u32,
 }
 
@@ -38,6 +43,8 @@ pub struct RegisterCounts {
 pub struct KernelDescriptor([u8; 64]);
 
 impl KernelDescriptor {
+    /// The descriptor from its 64 bytes (the host copy at the address
+    /// `query_host_address` returns for the symbol's `kernel_object`).
     pub fn from_bytes(bytes: [u8; 64]) -> KernelDescriptor {
         KernelDescriptor(bytes)
     }

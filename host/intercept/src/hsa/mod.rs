@@ -48,8 +48,13 @@ static LOADED: AtomicBool = AtomicBool::new(false);
 /// Why the tables were not (fully) wrapped.
 #[derive(Debug, PartialEq, Eq)]
 pub enum InstallError {
+    /// The root table pointer was null.
     Null,
+    /// A table (`root`, `core` or `amd_ext`) has a layout `major_id` other
+    /// than [`KNOWN_MAJOR`]: nothing is wrapped.
     UnknownMajor(&'static str, u32),
+    /// The named table is absent: the root's size does not cover the child
+    /// pointers, or a child pointer is null.
     TooSmall(&'static str),
 }
 

@@ -18,6 +18,10 @@ macro_rules! hsa_tables {
             $($slot:literal fn $name:ident($($arg:ident: $ty:ty = $cty:literal),* $(,)?) -> $ret:ty = $cret:literal;)*
         }
     )*) => {$(
+        #[doc = concat!(
+            "The HSA `", stringify!($table), "` table: the runtime's original function ",
+            "of each slot, slot numbers and names."
+        )]
         #[allow(non_upper_case_globals)]
         pub mod $table {
             use super::*;
@@ -32,7 +36,10 @@ macro_rules! hsa_tables {
 
             /// Slot numbers by function name.
             pub mod slot {
-                $(pub const $name: usize = $slot;)*
+                $(
+                    #[doc = concat!("`", stringify!($name), "`: slot ", $slot, ".")]
+                    pub const $name: usize = $slot;
+                )*
             }
 
             /// Every slot of the layout: (slot, function name).

@@ -19,9 +19,14 @@ use std::ffi::c_void;
 #[repr(C)]
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
 pub struct ApiTableVersion {
+    /// The layout: which function sits in which slot. Only
+    /// [`KNOWN_MAJOR`](crate::hsa::KNOWN_MAJOR) is wrapped.
     pub major_id: u32,
+    /// The table's size in bytes, header included: bounds every slot access.
     pub minor_id: u32,
+    /// The runtime's step (compatible-change) number; not used here.
     pub step_id: u32,
+    /// Padding.
     pub reserved: u32,
 }
 
@@ -32,10 +37,16 @@ pub const HEADER: usize = std::mem::size_of::<ApiTableVersion>();
 /// pointers (48 bytes). Later majors append `tools_` and `pc_sampling_`.
 #[repr(C)]
 pub struct HsaApiTable {
+    /// The root's header; `minor_id` says which child pointers exist.
     pub version: ApiTableVersion,
+    /// `CoreApiTable`: `hsa_init`, queues, signals, executables, … (traced as
+    /// `HSA_CORE_API`).
     pub core: *mut ApiTableVersion,
+    /// `AmdExtTable`: the `hsa_amd_*` functions (traced as `HSA_AMD_EXT_API`).
     pub amd_ext: *mut ApiTableVersion,
+    /// `FinalizerExtTable`: not wrapped.
     pub finalizer_ext: *mut ApiTableVersion,
+    /// `ImageExtTable`: not wrapped.
     pub image_ext: *mut ApiTableVersion,
 }
 
@@ -53,12 +64,15 @@ unsafe impl Send for Table {}
 unsafe impl Sync for Table {}
 
 impl Table {
+    /// The table at `base`; `None` when `base` is null.
+    ///
     /// # Safety
     /// `base` is null or points to a table header followed by `minor_id` bytes.
     pub unsafe fn new(base: *mut ApiTableVersion) -> Option<Self> {
         (!base.is_null()).then_some(Self { base })
     }
 
+    /// The table's version header, as the runtime filled it in.
     pub fn version(&self) -> ApiTableVersion {
         // SAFETY: `new`'s contract: the header is readable.
         unsafe { self.base.read() }

@@ -26,6 +26,10 @@ macro_rules! hsa_tables {
             $($slot:literal fn $name:ident($($arg:ident: $ty:ty = $cty:literal),* $(,)?) -> $ret:ty = $cret:literal;)*
         }
     )*) => {$(
+        #[doc = concat!(
+            "The HSA `", stringify!($table), "` table's wrappers, one per slot, and their ",
+            "`install`; traced as ", table_kind_name!($table), "."
+        )]
         #[allow(non_snake_case, non_upper_case_globals, clippy::missing_safety_doc, unused_variables)]
         pub mod $table {
             use super::*;
@@ -57,6 +61,15 @@ macro_rules! hsa_tables {
             }
 
             $(
+                #[doc = concat!(
+                    "Wrapper for slot ", $slot, ", `", stringify!($name), "`: traced as operation ",
+                    $slot, " of ", table_kind_name!($table), " and forwarded to the saved original ",
+                    "(the slots the module docs list do more around the call); with no saved ",
+                    "original, returns [`Missing::missing`](crate::next::Missing) without a call."
+                )]
+                #[doc = ""]
+                #[doc = concat!("Returns `", $cret, "`. ", params_doc_heading!($($arg)*))]
+                $(#[doc = concat!("- `", stringify!($arg), "`: `", $cty, "`")])*
                 pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
                     static OP: $crate::tracer::ApiOp =
                         $crate::tracer::ApiOp::with_id(table_kind!($table), stringify!($name), $slot);
@@ -188,6 +201,17 @@ macro_rules! table_kind {
     };
     (amd_ext_api) => {
         rocwasm_core::BufferTracingKind::HsaAmdExtApi
+    };
+}
+
+/// [`table_kind!`]'s name as a literal, for the generated docs (`concat!`
+/// takes no `BufferTracingKind::name()` call).
+macro_rules! table_kind_name {
+    (core_api) => {
+        "`HSA_CORE_API`"
+    };
+    (amd_ext_api) => {
+        "`HSA_AMD_EXT_API`"
     };
 }
 

@@ -95,6 +95,8 @@ pub struct Sinks {
 }
 
 impl Sinks {
+    /// Drives `outputs` for the run `meta` describes, with symbols from
+    /// `profiler` and the registry's operation names.
     pub fn new(outputs: Outputs, meta: RunMetadata, profiler: Arc<Profiler>) -> Sinks {
         Sinks {
             outputs: Mutex::new(Some(outputs)),
