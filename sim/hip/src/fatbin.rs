@@ -79,9 +79,12 @@ pub fn parse_bundle(bytes: &[u8]) -> Result<Vec<(String, &[u8])>, String> {
 /// # Safety
 /// `ptr` must point to a complete clang offload bundle.
 pub unsafe fn bundle_len(ptr: *const u8) -> Option<usize> {
-    // SAFETY (for every read below): the caller guarantees a complete bundle,
-    // and each read stays inside the header described by the fields before it.
-    let read = |at: usize, n: usize| unsafe { std::slice::from_raw_parts(ptr.add(at), n) };
+    let read = |at: usize, n: usize| {
+        // SAFETY: for every read below, the caller guarantees a complete
+        // bundle, and each read stays inside the header described by the
+        // fields before it.
+        unsafe { std::slice::from_raw_parts(ptr.add(at), n) }
+    };
     if read(0, 24) != BUNDLE_MAGIC {
         return None;
     }

@@ -503,8 +503,8 @@ pub extern "C" fn hipModuleLaunchKernel(
                 let value = unsafe { *extra.add(i + 1) };
                 match key {
                     LAUNCH_PARAM_BUFFER_POINTER => buffer = value.cast(),
-                    // SAFETY: the size value points at a size_t.
                     LAUNCH_PARAM_BUFFER_SIZE if !value.is_null() => {
+                        // SAFETY: the size value points at a size_t.
                         size = unsafe { *value.cast::<usize>() }
                     }
                     _ => {}
