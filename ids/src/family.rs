@@ -110,7 +110,10 @@ mod tests {
         use BufferTracingKind as K;
         assert_eq!(ApiFamily::of(K::HipRuntimeApiExt), Some(ApiFamily::Hip));
         assert_eq!(ApiFamily::of(K::HsaAmdExtApi), Some(ApiFamily::Hsa));
-        assert_eq!(ApiFamily::of(K::MarkerCoreRangeApi), Some(ApiFamily::Marker));
+        assert_eq!(
+            ApiFamily::of(K::MarkerCoreRangeApi),
+            Some(ApiFamily::Marker)
+        );
         assert_eq!(ApiFamily::of(K::KernelDispatch), None);
         assert_eq!(ApiFamily::of_raw(0), None);
         // Every kind whose name ends in `_API` (or `_API_EXT`) is in a family.

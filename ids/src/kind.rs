@@ -207,7 +207,12 @@ mod tests {
 
     #[test]
     fn tables_are_dense_ordered_and_agree_with_the_enums() {
-        for table in [buffer::TABLE, callback::TABLE, external_correlation::TABLE, phase::TABLE] {
+        for table in [
+            buffer::TABLE,
+            callback::TABLE,
+            external_correlation::TABLE,
+            phase::TABLE,
+        ] {
             for (i, (v, _)) in table.iter().enumerate() {
                 assert_eq!(*v as usize, i + 1);
             }
@@ -219,7 +224,10 @@ mod tests {
             assert_eq!((k.raw(), k.name()), (v, n));
             assert_eq!(BufferTracingKind::from_raw(v), Some(k));
         }
-        assert_eq!(buffer::KERNEL_DISPATCH, BufferTracingKind::KernelDispatch.raw());
+        assert_eq!(
+            buffer::KERNEL_DISPATCH,
+            BufferTracingKind::KernelDispatch.raw()
+        );
         assert_eq!(callback::CODE_OBJECT, 10);
     }
 
@@ -235,6 +243,9 @@ mod tests {
         );
         assert_eq!(BufferTracingKind::from_name("nope"), None);
         assert_eq!(BufferTracingKind::from_raw(0), None);
-        assert_eq!(CallbackTracingKind::KernelDispatch.to_string(), "KERNEL_DISPATCH");
+        assert_eq!(
+            CallbackTracingKind::KernelDispatch.to_string(),
+            "KERNEL_DISPATCH"
+        );
     }
 }

@@ -432,7 +432,10 @@ mod tests {
     #[test]
     fn event_operation_numbers_are_dense() {
         for (names, short) in [
-            (copy::NAMES, copy::short_name as fn(u32) -> Option<&'static str>),
+            (
+                copy::NAMES,
+                copy::short_name as fn(u32) -> Option<&'static str>,
+            ),
             (kernel_dispatch::NAMES, kernel_dispatch::short_name),
             (allocation::NAMES, allocation::short_name),
             (scratch::NAMES, scratch::short_name),

@@ -72,13 +72,7 @@ fn replay_expands_the_same_template_to_the_same_directory() {
     let tmp = tempfile::tempdir().unwrap();
     let trace = workspace().join("examples/traces/sample");
     let out = rocwasm_with_env(
-        &[
-            "replay",
-            trace.to_str().unwrap(),
-            "--stats",
-            "-d",
-            TEMPLATE,
-        ],
+        &["replay", trace.to_str().unwrap(), "--stats", "-d", TEMPLATE],
         tmp.path(),
         JOB_ENV,
     );

@@ -32,8 +32,8 @@ use std::process::Command;
 
 // The compiler-interface functions: the SDK's HIP_COMPILER_API kind (FACTS §4's
 // 9-entry compiler table). Everything else is HIP_RUNTIME_API.
-use rocwasm_ids::hip_table::COMPILER_SLOTS as COMPILER_API;
 use anyhow::{bail, Context, Result};
+use rocwasm_ids::hip_table::COMPILER_SLOTS as COMPILER_API;
 use serde_json::Value;
 
 const LIBRARY: &str = "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5";

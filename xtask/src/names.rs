@@ -27,8 +27,8 @@ use std::process::Command;
 use anyhow::{bail, ensure, Context, Result};
 
 // The HIP compiler dispatch table order (FACTS §4).
-use rocwasm_ids::hip_table::COMPILER_SLOTS as HIP_COMPILER_API;
 use crate::util::root;
+use rocwasm_ids::hip_table::COMPILER_SLOTS as HIP_COMPILER_API;
 
 const HIP_LIBRARY: &str = "/usr/lib/x86_64-linux-gnu/libamdhip64.so.5";
 const HSA_TRACE_HEADER: &str = "/usr/include/hsa/hsa_api_trace.h";
@@ -141,7 +141,10 @@ fn table_slots(header: &str, table: &str) -> Result<Vec<String>> {
 
 /// `pub const NAME: [&str; n] = [...]` with each entry's 1-based number.
 fn rust_array(constant: &str, doc: &str, names: &[String]) -> String {
-    let mut text = format!("\n/// {doc}\npub const {constant}: [&str; {}] = [\n", names.len());
+    let mut text = format!(
+        "\n/// {doc}\npub const {constant}: [&str; {}] = [\n",
+        names.len()
+    );
     for (i, name) in names.iter().enumerate() {
         text += &format!("    /* {:3} */ {name:?},\n", i + 1);
     }

@@ -26,8 +26,8 @@
 use std::sync::atomic::{AtomicBool, AtomicI32, Ordering};
 use std::sync::Once;
 
-use rocwasm_plan::{ForkPolicy, PathTemplate, RunPlan};
 use crate::session;
+use rocwasm_plan::{ForkPolicy, PathTemplate, RunPlan};
 
 #[used]
 #[link_section = ".init_array"]

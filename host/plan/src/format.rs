@@ -71,7 +71,10 @@ mod tests {
         for &f in OutputFormat::ALL {
             assert_eq!(OutputFormat::from_name(f.name()), Some(f));
         }
-        assert_eq!(OutputFormat::from_name("Perfetto"), Some(OutputFormat::Pftrace));
+        assert_eq!(
+            OutputFormat::from_name("Perfetto"),
+            Some(OutputFormat::Pftrace)
+        );
         assert_eq!(OutputFormat::from_name("sqlite"), Some(OutputFormat::Rocpd));
         assert_eq!(OutputFormat::from_name("xml"), None);
     }

@@ -173,8 +173,7 @@ impl RunPlan {
         struct Version {
             version: u32,
         }
-        let version: Version =
-            serde_json::from_str(text).map_err(|e| PlanError(format!("{e}")))?;
+        let version: Version = serde_json::from_str(text).map_err(|e| PlanError(format!("{e}")))?;
         if version.version != Self::VERSION {
             return Err(PlanError(format!(
                 "run plan version {} (this tool reads {})",
@@ -271,7 +270,10 @@ mod tests {
         assert_eq!(err.0, "run plan version 2 (this tool reads 3)");
         let bad = json.replace("\"MEMORY_COPY_HOST_TO_DEVICE\"", "\"SIDEWAYS\"");
         let err = RunPlan::from_json(&bad).unwrap_err();
-        assert!(err.0.contains("MEMORY_COPY has no operation \"SIDEWAYS\""), "{err}");
+        assert!(
+            err.0.contains("MEMORY_COPY has no operation \"SIDEWAYS\""),
+            "{err}"
+        );
         let bad = json.replace("%rank%", "%rnk%");
         let err = RunPlan::from_json(&bad).unwrap_err();
         assert!(err.0.contains("unknown key `%rnk%`"), "{err}");

@@ -30,7 +30,9 @@ pub mod kinds {
         s.collect_seq(kinds.iter().map(|k| k.name()))
     }
 
-    pub fn deserialize<'de, D: Deserializer<'de>>(d: D) -> Result<Vec<BufferTracingKind>, D::Error> {
+    pub fn deserialize<'de, D: Deserializer<'de>>(
+        d: D,
+    ) -> Result<Vec<BufferTracingKind>, D::Error> {
         Vec::<String>::deserialize(d)?
             .iter()
             .map(|name| kind(name).map_err(D::Error::custom))

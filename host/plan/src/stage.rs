@@ -226,8 +226,14 @@ mod tests {
             backoff: Duration::from_millis(100),
         };
         let json = serde_json::to_string(&policy).unwrap();
-        assert_eq!(json, r#"{"policy":"restart","max":3,"backoff_ns":100000000}"#);
-        assert_eq!(serde_json::from_str::<FailurePolicy>(&json).unwrap(), policy);
+        assert_eq!(
+            json,
+            r#"{"policy":"restart","max":3,"backoff_ns":100000000}"#
+        );
+        assert_eq!(
+            serde_json::from_str::<FailurePolicy>(&json).unwrap(),
+            policy
+        );
     }
 
     #[test]
@@ -236,7 +242,9 @@ mod tests {
         assert_eq!(OutputGrant::None.directory(run), None);
         assert_eq!(OutputGrant::RunDirectory.directory(run).unwrap(), run);
         assert_eq!(
-            OutputGrant::Subdirectory("bw".into()).directory(run).unwrap(),
+            OutputGrant::Subdirectory("bw".into())
+                .directory(run)
+                .unwrap(),
             Path::new("/out/run/bw")
         );
     }

@@ -361,10 +361,7 @@ fn async_children_keep_the_launcher_id_and_retire_after_the_last() {
         noop,
         || {
             let a = p
-                .begin_async(
-                    Domain::KernelDispatch,
-                    registry::kernel_dispatch::ENQUEUE,
-                )
+                .begin_async(Domain::KernelDispatch, registry::kernel_dispatch::ENQUEUE)
                 .unwrap();
             let b = p
                 .begin_async(Domain::MemoryCopy, MemoryCopyDirection::HostToDevice as u32)

@@ -37,11 +37,11 @@ use std::time::{Instant, SystemTime};
 use anyhow::Context;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
 use rocwasm_config::PlanOptions;
-use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_core::{
     Batch, BufferId, BufferTracingKind as K, ContextId, DeliveryInfo, Profiler, SymbolTable,
 };
 use rocwasm_output::{OutputOptions, Outputs, SinkContext};
+use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_replay::{OperationNames, ReplayOptions, ReplaySource};
 use rocwasm_runtime::{
     ChainOutcome, HostEnv, OperationNameTable, Runtime, RuntimeConfig, SummaryTable,
@@ -214,7 +214,11 @@ fn report_problems(outcome: &ChainOutcome, sink_errors: &[anyhow::Error]) -> Res
 /// `[output] directory` and every granted subdirectory, before plugins start.
 fn create_output_dirs(plan: &RunPlan, run_dir: &Path) -> Result {
     let mut dirs = vec![run_dir.to_path_buf()];
-    dirs.extend(plan.stages.iter().filter_map(|s| s.output.directory(run_dir)));
+    dirs.extend(
+        plan.stages
+            .iter()
+            .filter_map(|s| s.output.directory(run_dir)),
+    );
     for d in dirs {
         std::fs::create_dir_all(&d)
             .with_context(|| format!("cannot create the output directory {}", d.display()))?;

@@ -47,8 +47,8 @@ pub fn traced_by_chain(specs: &[StageSpec]) -> BTreeMap<BufferTracingKind, Optio
 mod tests {
     use super::*;
     use rocwasm_plan::{
-        BufferPolicy, BufferSettings, FailurePolicy, Limits, OutputGrant, OutputPlan,
-        PathTemplate, StagePlan,
+        BufferPolicy, BufferSettings, FailurePolicy, Limits, OutputGrant, OutputPlan, PathTemplate,
+        StagePlan,
     };
     use std::path::PathBuf;
     use std::time::Duration;
@@ -113,10 +113,10 @@ mod tests {
         let mut s = stage("bw");
         s.domains = vec![K::MemoryCopy, K::KernelDispatch];
         s.kinds = Some(vec![K::MemoryCopy]);
-        let h2d = rocwasm_core::operation_by_name(K::MemoryCopy, "MEMORY_COPY_HOST_TO_DEVICE")
-            .unwrap();
-        let d2h = rocwasm_core::operation_by_name(K::MemoryCopy, "MEMORY_COPY_DEVICE_TO_HOST")
-            .unwrap();
+        let h2d =
+            rocwasm_core::operation_by_name(K::MemoryCopy, "MEMORY_COPY_HOST_TO_DEVICE").unwrap();
+        let d2h =
+            rocwasm_core::operation_by_name(K::MemoryCopy, "MEMORY_COPY_DEVICE_TO_HOST").unwrap();
         s.operations.insert(K::MemoryCopy, vec![h2d, d2h]);
         s.config.insert("a.b".into(), "1".into());
         let plan = read_back(&plan(vec![s]));

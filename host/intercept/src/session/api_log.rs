@@ -14,7 +14,6 @@ use std::sync::Mutex;
 
 use rocwasm_core::{CallbackPayload, CallbackPhase, CallbackRecord};
 
-
 pub struct ApiLog {
     out: Mutex<BufWriter<File>>,
 }
