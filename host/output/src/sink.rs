@@ -38,10 +38,11 @@ pub struct RunMetadata {
 impl RunMetadata {
     /// Metadata of the calling process (pid, ppid, hostname), for `command`.
     pub fn for_current_process(command: Vec<String>) -> Self {
+        let process = rocwasm_plan::ProcessInfo::current();
         Self {
-            pid: std::process::id(),
-            ppid: parent_pid().unwrap_or(0),
-            hostname: hostname(),
+            pid: process.pid,
+            ppid: process.ppid,
+            hostname: process.hostname,
             command,
             ..Self::default()
         }
@@ -131,21 +132,4 @@ pub(crate) fn hash_ids(seed: u64, ids: &[u64]) -> u64 {
         h.write(&id.to_le_bytes());
     }
     h.finish()
-}
-
-fn hostname() -> String {
-    std::fs::read_to_string("/proc/sys/kernel/hostname")
-        .map(|s| s.trim().to_string())
-        .ok()
-        .filter(|s| !s.is_empty())
-        .or_else(|| std::env::var("HOSTNAME").ok())
-        .unwrap_or_else(|| "localhost".to_string())
-}
-
-fn parent_pid() -> Option<u32> {
-    // /proc/self/stat: "pid (comm) state ppid …"; comm may contain spaces and
-    // parentheses, so split after the last ')'.
-    let stat = std::fs::read_to_string("/proc/self/stat").ok()?;
-    let rest = &stat[stat.rfind(')')? + 1..];
-    rest.split_whitespace().nth(1)?.parse().ok()
 }
