@@ -61,8 +61,6 @@ pub struct Session {
     /// Problems found at start-up (already printed), for the summary.
     start_problems: Vec<String>,
     finished: AtomicBool,
-    /// The kinds the sinks record (the plan's `output.kinds`).
-    pub kinds: Vec<BufferTracingKind>,
     api_log: Mutex<Option<Arc<api_log::ApiLog>>>,
 }
 
@@ -208,7 +206,6 @@ pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static 
         start_problems: problems,
         api_log: Mutex::new(api_log),
         finished: AtomicBool::new(false),
-        kinds,
     }));
     session.sinks.begin();
     crate::hip::kernels::on_register(on_host_kernel);
