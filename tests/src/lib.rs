@@ -35,6 +35,11 @@ fn profile_dir() -> PathBuf {
 
 /// The `rocwasm` binary and `librocwasm_intercept.so`, freshly built into
 /// the same target directory and profile as the tests.
+///
+/// Built with the selection `cargo xtask test` builds with
+/// (`xtask/src/util.rs`, `TEST_BUILD`): the same resolved dependency
+/// features as `cargo test --workspace`, so after `cargo xtask test` this is
+/// a no-op, and it never makes the next test run recompile wasmtime.
 pub fn rocwasm_bin() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
     BUILT
@@ -43,7 +48,7 @@ pub fn rocwasm_bin() -> PathBuf {
             let target = profile.parent().expect("target dir");
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
             let mut cmd = Command::new(cargo);
-            cmd.args(["build", "-q", "-p", "rocwasm", "-p", "rocwasm-intercept"])
+            cmd.args(["build", "-q", "--workspace", "--lib", "--bins", "--tests"])
                 .env("CARGO_TARGET_DIR", target)
                 .current_dir(workspace());
             if profile.file_name().is_some_and(|n| n == "release") {
@@ -52,7 +57,7 @@ pub fn rocwasm_bin() -> PathBuf {
             let out = cmd.output().expect("cannot run cargo build");
             assert!(
                 out.status.success(),
-                "`cargo build -p rocwasm -p rocwasm-intercept` failed:\n{}",
+                "`cargo build --workspace --lib --bins --tests` failed:\n{}",
                 String::from_utf8_lossy(&out.stderr)
             );
             let bin = profile.join("rocwasm");

@@ -77,10 +77,11 @@ fn main() -> Result<()> {
         Command::Test => {
             setup::ensure_packages()?;
             plugins::build(true)?;
-            sim::build()?;
-            // The end-to-end tests run the `rocwasm` binary and inject the
-            // tool library; `cargo test` alone does not put the cdylib in place.
-            util::cargo(&["build", "-p", "rocwasm", "-p", "rocwasm-intercept"])?;
+            // One build of the whole workspace, with the features `cargo
+            // test` resolves: the simulated runtime, the `rocwasm` binary and
+            // the tool library that the end-to-end tests run and inject
+            // (`cargo test` alone never builds a cdylib), and every test.
+            sim::build_with(util::TEST_BUILD)?;
             let host = util::cargo(&["test", "--workspace", "--no-fail-fast"]);
             // The plugins' pure logic (statistics, filters, config parsing) is
             // unit-tested natively; their own workspace keeps its own target dir.

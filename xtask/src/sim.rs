@@ -33,6 +33,14 @@ const LIBRARIES: &[(&str, &str, &str)] = &[
 
 /// Builds everything and returns `<root>/target/sim`.
 pub fn build() -> Result<PathBuf> {
+    build_with(&["-p", "sim-hsa", "-p", "sim-hip", "-p", "sim-roctx"])
+}
+
+/// As [`build`], with `cargo build` given `selection` (which packages and
+/// targets) instead of the three `sim-*` crates: `cargo xtask test` builds
+/// the whole workspace here in one go, with the features `cargo test`
+/// will use (see [`crate::util::TEST_BUILD`]).
+pub fn build_with(selection: &[&str]) -> Result<PathBuf> {
     let root = root();
     let target = root.join("target");
     let out = target.join("sim");
@@ -42,16 +50,9 @@ pub fn build() -> Result<PathBuf> {
 
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     run(Command::new(cargo)
-        .args([
-            "build",
-            "-p",
-            "sim-hsa",
-            "-p",
-            "sim-hip",
-            "-p",
-            "sim-roctx",
-            "--target-dir",
-        ])
+        .arg("build")
+        .args(selection)
+        .arg("--target-dir")
         .arg(&target)
         .current_dir(&root))?;
     for (artefact, name, link) in LIBRARIES {

@@ -26,6 +26,18 @@ pub fn run(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
+/// The `cargo build` selection that builds what `cargo test --workspace`
+/// builds, with the same resolved features, plus the libraries (cdylibs:
+/// the tool library, the simulated runtime) and binaries the tests run.
+///
+/// Features matter: cargo resolves dependency features per invocation, and
+/// `cargo test --workspace` turns on the dev-dependencies' features. A build
+/// with another selection (`-p rocwasm`) resolves others, and the next
+/// `cargo test` recompiles wasmtime and cranelift (minutes). With this
+/// selection the test run after it compiles nothing. The end-to-end tests'
+/// support library (`tests/src/lib.rs`) builds with the same selection.
+pub const TEST_BUILD: &[&str] = &["--workspace", "--lib", "--bins", "--tests"];
+
 /// Runs the cargo that runs us (the host toolchain) in the workspace root.
 pub fn cargo(args: &[&str]) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
