@@ -1,7 +1,7 @@
 //! `rocwasm-core`: the tool-facing model of ROCprofiler-SDK in pure Rust.
 //!
 //! No FFI and no wasmtime live here: this crate is what interception (in
-//! `host/intercept`), the plugin runtime (`host/runtime`) and replay
+//! `host/intercept`), the plugin runtime (`host/plugin-host`) and replay
 //! (`host/replay`) share. It contains no `unsafe` code.
 //!
 //! - [`kind`]: buffer- and callback-tracing kinds, phases, status codes, and

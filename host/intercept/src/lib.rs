@@ -27,11 +27,11 @@ macro_rules! params_doc_heading {
     };
 }
 
-pub mod args;
+pub mod call_arguments;
 pub mod hip;
 pub mod hsa;
 pub mod lifecycle;
-pub mod next;
+pub mod next_symbol;
 pub mod plugins;
 pub mod register;
 pub mod roctx;

@@ -10,7 +10,7 @@ use std::ffi::{c_char, CStr};
 
 use rocwasm_core::BufferTracingKind;
 
-use crate::next::NextFn;
+use crate::next_symbol::NextFn;
 use crate::tracer::{api_call, ApiOp};
 
 macro_rules! roctx {
@@ -34,7 +34,7 @@ macro_rules! roctx {
             }
             // SAFETY: the next definition of this roctx function, same C signature.
             let real: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { std::mem::transmute(next) };
-            api_call(&OP, &|_a: &mut crate::args::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* }, || {
+            api_call(&OP, &|_a: &mut crate::call_arguments::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* }, || {
                 // SAFETY: the caller's arguments, passed on unchanged.
                 unsafe { real($($arg),*) }
             })

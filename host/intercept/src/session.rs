@@ -28,9 +28,9 @@ use rocwasm_core::{
 };
 use rocwasm_output::{OutputOptions, Outputs, RunMetadata};
 use rocwasm_plan::{ProcessInfo, RunPlan};
-use rocwasm_runtime::Chain;
+use rocwasm_plugin_host::Chain;
 
-use crate::args::{ArgList, Render};
+use crate::call_arguments::{ArgList, Render};
 use crate::plugins::{self, summary::PluginReport};
 
 mod api_log;

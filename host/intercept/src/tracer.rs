@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 
 use rocwasm_core::{BufferTracingKind, Domain};
 
-use crate::args::{ArgList, Render};
+use crate::call_arguments::{ArgList, Render};
 
 /// An API operation: its tracing kind, its name, and its domain and number
 /// in the sdk-core registry (looked up by name on first use, then cached).

@@ -35,11 +35,11 @@
 //! # Why this lives in `rocwasm-output`
 //!
 //! The registry is about a run's files, and most claimants are the sinks of
-//! this crate. The other claimant, the Wasm plugin host (`rocwasm-runtime`),
+//! this crate. The other claimant, the Wasm plugin host (`rocwasm-plugin-host`),
 //! must not depend on this crate — output formats, SQLite and protobuf have
 //! no place in the sandbox host — and `rocwasm-core` is the SDK's model, not
 //! a home for host plumbing. So the runtime declares only what it needs, a
-//! claim *function* (`rocwasm_runtime::OutputClaim`), and whoever wires a run
+//! claim *function* (`rocwasm_plugin_host::OutputClaim`), and whoever wires a run
 //! together (the in-process tool, `rocwasm replay`) hands it
 //! [`OutputClaims::for_stages`]. Dependencies stay one-way: the glue knows
 //! both crates, neither knows the other.
@@ -192,7 +192,7 @@ impl OutputClaims {
     }
 
     /// The claim function the plugin runtime takes
-    /// (`rocwasm_runtime::OutputClaim`): claims `path` for the stage named
+    /// (`rocwasm_plugin_host::OutputClaim`): claims `path` for the stage named
     /// by the second argument; a refusal comes back as its sentence.
     pub fn for_stages(&self) -> impl Fn(&Path, &str) -> Result<(), String> + Send + Sync + 'static {
         let claims = self.clone();

@@ -2,7 +2,7 @@
 //!
 //! These types are defined here once: the chain file's model
 //! (`rocwasm-config`) fills them from TOML, the plan carries them to the
-//! process that runs the chain, and the plugin host (`rocwasm-runtime`)
+//! process that runs the chain, and the plugin host (`rocwasm-plugin-host`)
 //! enforces them. On disk, durations are whole nanoseconds.
 
 use std::path::{Path, PathBuf};

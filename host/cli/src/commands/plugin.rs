@@ -1,11 +1,11 @@
 //! `rocwasm plugin inspect FILE`: what a component is before anyone runs it
-//! (world, imports, exports, size, digest), from rocwasm-runtime's
-//! [`Runtime::inspect`]. Nothing is instantiated.
+//! (world, imports, exports, size, digest), from rocwasm-plugin-host's
+//! [`PluginEngine::inspect`]. Nothing is instantiated.
 
 use std::path::Path;
 
 use anyhow::Context;
-use rocwasm_runtime::{Runtime, RuntimeConfig};
+use rocwasm_plugin_host::{PluginEngine, EngineConfig};
 
 use crate::failure::{Failure, Result};
 
@@ -15,7 +15,7 @@ pub fn inspect(file: &Path) -> Result {
     if !meta.is_file() {
         return Err(Failure::usage(format!("{}: not a file", file.display())));
     }
-    let runtime = Runtime::new(RuntimeConfig::default()).context("starting the Wasm runtime")?;
+    let runtime = PluginEngine::new(EngineConfig::default()).context("starting the Wasm runtime")?;
     let info = runtime
         .inspect(file)
         .with_context(|| format!("{} is not a loadable component", file.display()))?;

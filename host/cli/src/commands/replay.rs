@@ -43,8 +43,8 @@ use rocwasm_core::{
 use rocwasm_output::{OutputOptions, Outputs, SinkContext};
 use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_replay::{OperationNames, ReplayOptions, ReplaySource};
-use rocwasm_runtime::{
-    ChainOutcome, HostEnv, OperationNameTable, Runtime, RuntimeConfig, SummaryTable,
+use rocwasm_plugin_host::{
+    ChainOutcome, HostEnv, OperationNameTable, PluginEngine, EngineConfig, SummaryTable,
 };
 
 use crate::cli::ReplayArgs;
@@ -81,7 +81,7 @@ pub fn replay(args: ReplayArgs) -> Result {
     // process by the same templates.
     let plan = chain.to_plan(&PlanOptions {
         stats: host_stats,
-        default_plugin_cache: RuntimeConfig::default().cache_dir,
+        default_plugin_cache: EngineConfig::default().cache_dir,
         api_log: false,
         command: Vec::new(),
     });
@@ -106,17 +106,17 @@ pub fn replay(args: ReplayArgs) -> Result {
         .with_replay(true)
         .with_operation_names(Arc::new(TraceNames(source.names().clone())))
         .with_output_claim(Arc::new(outputs.claims().for_stages()));
-    let runtime = Runtime::new(RuntimeConfig {
+    let runtime = PluginEngine::new(EngineConfig {
         cache_dir: plan.plugin_cache.clone(),
-        ..RuntimeConfig::default()
+        ..EngineConfig::default()
     })
     .context("starting the Wasm runtime")?;
     let specs: Vec<_> = plan
         .stages
         .iter()
-        .map(|s| rocwasm_runtime::StageSpec::from_plan(s, plan.buffer, &run_dir))
+        .map(|s| rocwasm_plugin_host::StageSpec::from_plan(s, plan.buffer, &run_dir))
         .collect();
-    let plugins = rocwasm_runtime::Chain::new(Arc::new(runtime), env.clone(), specs)
+    let plugins = rocwasm_plugin_host::Chain::new(Arc::new(runtime), env.clone(), specs)
         .context("loading the chain's plugins")?;
 
     let recorded = RecordedKinds(plan.output.kinds.iter().copied().collect());

@@ -26,7 +26,7 @@ use std::process::Command;
 use anyhow::Context;
 use rocwasm_config::{Chain, PlanOptions};
 use rocwasm_plan::{ProcessInfo, RunPlan};
-use rocwasm_runtime::RuntimeConfig;
+use rocwasm_plugin_host::EngineConfig;
 
 use crate::cli::RunArgs;
 
@@ -127,7 +127,7 @@ pub fn run(args: RunArgs) -> Result {
 fn run_plan(chain: &Chain, args: &RunArgs) -> RunPlan {
     chain.to_plan(&PlanOptions {
         stats: args.output.stats,
-        default_plugin_cache: RuntimeConfig::default().cache_dir,
+        default_plugin_cache: EngineConfig::default().cache_dir,
         api_log: std::env::var_os("ROCWASM_API_LOG").is_some(),
         command: args.app.clone(),
     })

@@ -39,7 +39,7 @@ macro_rules! hip_interposers {
             #[no_mangle]
             #[allow(non_snake_case, clippy::missing_safety_doc)]
             pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
-                static NEXT: $crate::next::NextFn = $crate::next::NextFn::new(
+                static NEXT: $crate::next_symbol::NextFn = $crate::next_symbol::NextFn::new(
                     // SAFETY of the literal: concat! adds exactly one NUL at the end.
                     match std::ffi::CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes()) {
                         Ok(c) => c,
@@ -48,7 +48,7 @@ macro_rules! hip_interposers {
                 );
                 let next = NEXT.get();
                 if next.is_null() {
-                    return <$ret as $crate::next::Missing>::missing();
+                    return <$ret as $crate::next_symbol::Missing>::missing();
                 }
                 // SAFETY: `next` is the runtime's definition of this same
                 // symbol, whose C signature the generator read from the header
@@ -98,7 +98,7 @@ macro_rules! hip_interposers {
                         around!($name, ($($arg),*), {
                             $crate::tracer::api_call(
                                 &OP,
-                                &|_a: &mut $crate::args::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* },
+                                &|_a: &mut $crate::call_arguments::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* },
                                 // SAFETY: forwarding the caller's arguments unchanged.
                                 || unsafe { real($($arg),*) },
                             )
@@ -112,7 +112,7 @@ macro_rules! hip_interposers {
                     pub unsafe extern "C" fn from_table($($arg: $ty),*) -> $ret {
                         let next = ORIGINAL.load(std::sync::atomic::Ordering::Acquire);
                         if next.is_null() {
-                            return <$ret as $crate::next::Missing>::missing();
+                            return <$ret as $crate::next_symbol::Missing>::missing();
                         }
                         // SAFETY: the slot's original: the runtime's function of
                         // this name, whose signature the generator read.

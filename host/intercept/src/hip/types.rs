@@ -8,7 +8,7 @@
 use std::ffi::c_void;
 use std::fmt::Write;
 
-use crate::args::Render;
+use crate::call_arguments::Render;
 
 /// `dim3`: three `uint32_t` (12 bytes, passed in two integer registers).
 #[repr(C)]

@@ -65,7 +65,7 @@ macro_rules! hsa_tables {
                     "Wrapper for slot ", $slot, ", `", stringify!($name), "`: traced as operation ",
                     $slot, " of ", table_kind_name!($table), " and forwarded to the saved original ",
                     "(the slots the module docs list do more around the call); with no saved ",
-                    "original, returns [`Missing::missing`](crate::next::Missing) without a call."
+                    "original, returns [`Missing::missing`](crate::next_symbol::Missing) without a call."
                 )]
                 #[doc = ""]
                 #[doc = concat!("Returns `", $cret, "`. ", params_doc_heading!($($arg)*))]
@@ -75,7 +75,7 @@ macro_rules! hsa_tables {
                         $crate::tracer::ApiOp::with_id(table_kind!($table), stringify!($name), $slot);
                     let next = SAVED[$slot].load(Ordering::Acquire);
                     if next.is_null() {
-                        return <$ret as $crate::next::Missing>::missing();
+                        return <$ret as $crate::next_symbol::Missing>::missing();
                     }
                     // SAFETY: `next` is the runtime's function of this slot,
                     // whose signature the generator read from hsa_api_trace.h.
@@ -83,7 +83,7 @@ macro_rules! hsa_tables {
                     before_hsa!($name, ($($arg),*));
                     let r = $crate::tracer::api_call(
                         &OP,
-                        &|_a: &mut $crate::args::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* },
+                        &|_a: &mut $crate::call_arguments::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* },
                         // SAFETY: forwarding (or specially handling) the caller's arguments.
                         || unsafe { around_hsa!($name, real, ($($arg),*)) },
                     );

@@ -39,7 +39,7 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use rocwasm_core::Profiler;
 use rocwasm_output::OutputClaims;
-use rocwasm_runtime::{Chain, ChainOutput, HostEnv, Runtime, RuntimeConfig, StageSpec};
+use rocwasm_plugin_host::{Chain, ChainOutput, HostEnv, PluginEngine, EngineConfig, StageSpec};
 
 use rocwasm_plan::RunPlan;
 use summary::PluginReport;
@@ -60,10 +60,10 @@ pub fn start(
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
     }
-    let runtime = Runtime::new(RuntimeConfig {
+    let runtime = PluginEngine::new(EngineConfig {
         cache_dir: config.plugin_cache.clone(),
         signals_based_traps: false,
-        ..RuntimeConfig::default()
+        ..EngineConfig::default()
     })
     .context("starting the Wasm runtime")?;
     let env = HostEnv::new(profiler).with_output_claim(Arc::new(claims.for_stages()));

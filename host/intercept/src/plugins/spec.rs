@@ -6,7 +6,7 @@ use std::path::Path;
 
 use rocwasm_core::BufferTracingKind;
 use rocwasm_plan::RunPlan;
-use rocwasm_runtime::{StageSpec, World};
+use rocwasm_plugin_host::{StageSpec, World};
 
 /// One spec per planned stage, in order; output grants are resolved under
 /// `run_dir`, the process's expanded output directory.

@@ -3,7 +3,7 @@
 //! replay`), then what went wrong, one `rocwasm:` line each.
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
-use rocwasm_runtime::SummaryTable;
+use rocwasm_plugin_host::SummaryTable;
 
 /// What the end of a chain leaves for the summary.
 #[derive(Debug, Default)]

@@ -13,8 +13,8 @@
 //!
 //! ```text
 //! cargo xtask build-plugins
-//! cargo bench -p rocwasm-runtime --bench deliver                 # the table
-//! cargo bench -p rocwasm-runtime --bench deliver -- --calls 1000 --records 4096
+//! cargo bench -p rocwasm-plugin-host --bench deliver                 # the table
+//! cargo bench -p rocwasm-plugin-host --bench deliver -- --calls 1000 --records 4096
 //! ```
 //!
 //! Timing: after a warm-up, 7 rounds of ≥ 0.15 s (and ≥ 10 calls) each; the
@@ -38,9 +38,9 @@ use std::time::{Duration, Instant};
 use rocwasm_core::{
     Batch, BufferId, ContextId, DeliveryInfo, KernelDispatch, KernelSymbol, Profiler,
 };
-use rocwasm_runtime::{Chain, HostEnv, Runtime, RuntimeConfig, StageSpec};
+use rocwasm_plugin_host::{Chain, HostEnv, PluginEngine, EngineConfig, StageSpec};
 
-const COMMAND: &str = "cargo bench -p rocwasm-runtime --bench deliver";
+const COMMAND: &str = "cargo bench -p rocwasm-plugin-host --bench deliver";
 const ROUNDS: usize = 7;
 
 struct Options {
@@ -106,7 +106,7 @@ fn main() {
         std::process::exit(1);
     }
     let rt = Arc::new(
-        Runtime::new(RuntimeConfig {
+        PluginEngine::new(EngineConfig {
             cache_dir: None,
             ..Default::default()
         })

@@ -14,7 +14,7 @@ use rocwasm_core::{
     operation_by_name, Batch, BufferTracingKind as K, Domain, KernelDispatch, MemoryCopy,
     MemoryCopyDirection, Profiler,
 };
-use rocwasm_runtime::{Chain, StageSpec};
+use rocwasm_plugin_host::{Chain, StageSpec};
 
 /// `n` hipLaunchKernel calls, alternating kernels 1 and 2, each dispatch
 /// completing at once.
@@ -94,7 +94,7 @@ fn one_buffer_feeds_each_stage_its_kinds_in_order_then_the_output() {
     let specs = vec![
         // A transform first: what it drops, nobody after it sees.
         StageSpec::new("filter", plugin("kernel-filter"))
-            .with_kinds(rocwasm_runtime::KindFilter::only([K::KernelDispatch]))
+            .with_kinds(rocwasm_plugin_host::KindFilter::only([K::KernelDispatch]))
             .with_config("pattern", "gemm"),
         recorder("dispatches", out.path()).with_domains([K::KernelDispatch]),
         recorder("api", out.path()).with_domains([K::HipRuntimeApi]),

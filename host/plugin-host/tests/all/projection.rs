@@ -13,7 +13,7 @@ use std::collections::BTreeMap;
 
 use common::*;
 use rocwasm_core::{ApiCall, Batch, BufferId, ContextId, DeliveryInfo, KernelDispatch, MemoryCopy};
-use rocwasm_runtime::{Chain, StageSpec, SummaryTable};
+use rocwasm_plugin_host::{Chain, StageSpec, SummaryTable};
 
 fn info() -> DeliveryInfo {
     DeliveryInfo {

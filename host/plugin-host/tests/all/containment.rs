@@ -7,8 +7,8 @@ use crate::common;
 use std::time::Duration;
 
 use common::*;
-use rocwasm_runtime::failure::FailureAction;
-use rocwasm_runtime::{Chain, FailureCause, FailurePolicy, Limits, StageSpec};
+use rocwasm_plugin_host::failure::FailureAction;
+use rocwasm_plugin_host::{Chain, FailureCause, FailurePolicy, Limits, StageSpec};
 
 const BATCHES: usize = 5;
 const PER_BATCH: usize = 10;
@@ -19,7 +19,7 @@ fn recorder(out: &std::path::Path) -> StageSpec {
 
 /// Runs `hostile` then a recorder over five 10-record batches; returns the
 /// failure reports and checks the recorder saw all 50 records.
-fn run_with_recorder(hostile: StageSpec) -> Vec<rocwasm_runtime::FailureReport> {
+fn run_with_recorder(hostile: StageSpec) -> Vec<rocwasm_plugin_host::FailureReport> {
     let (rt, _cache) = runtime();
     let out = tempfile::tempdir().unwrap();
     let chain = Chain::new(

@@ -1,10 +1,10 @@
-//! [`Runtime`]: the process-wide engine, the compiled-component cache, and
+//! [`PluginEngine`]: the process-wide engine, the compiled-component cache, and
 //! turning a `.wasm` file into a [`CompiledPlugin`] ready to instantiate.
 //!
 //! # Time
 //!
 //! The engine runs with epoch interruption: a background thread increments
-//! the engine's epoch every [`RuntimeConfig::epoch_tick`] and each call sets
+//! the engine's epoch every [`EngineConfig::epoch_tick`] and each call sets
 //! its store's deadline a number of ticks ahead, so a guest that loops
 //! forever traps at its deadline (± one tick). Epochs cost far less than
 //! fuel in tight loops (0–25 % versus ~2×).
@@ -28,7 +28,7 @@ use crate::world::{self, Surface, World, WorldError};
 
 /// How the runtime is set up.
 #[derive(Debug, Clone)]
-pub struct RuntimeConfig {
+pub struct EngineConfig {
     /// Where compiled components are cached; `None` disables the cache.
     pub cache_dir: Option<PathBuf>,
     /// The epoch period: the granularity of deadlines.
@@ -42,9 +42,9 @@ pub struct RuntimeConfig {
     pub signals_based_traps: bool,
 }
 
-impl Default for RuntimeConfig {
+impl Default for EngineConfig {
     fn default() -> Self {
-        RuntimeConfig {
+        EngineConfig {
             cache_dir: ComponentCache::default_dir(),
             epoch_tick: Duration::from_millis(1),
             max_wasm_stack: 512 << 10,
@@ -54,7 +54,7 @@ impl Default for RuntimeConfig {
 }
 
 /// The wasmtime engine of the process, its epoch ticker and its cache.
-pub struct Runtime {
+pub struct PluginEngine {
     engine: Engine,
     cache: Option<ComponentCache>,
     tick: Duration,
@@ -151,11 +151,11 @@ pub struct PluginInfo {
     pub imports_wasi: bool,
 }
 
-impl Runtime {
+impl PluginEngine {
     /// The engine (component model, epoch interruption), its ticker thread,
     /// the cache (disabled with a warning if its directory cannot be used)
     /// and the four linkers (each world, with and without WASI).
-    pub fn new(config: RuntimeConfig) -> Result<Runtime> {
+    pub fn new(config: EngineConfig) -> Result<PluginEngine> {
         let mut c = Config::new();
         c.wasm_component_model(true)
             .epoch_interruption(true)
@@ -185,7 +185,7 @@ impl Runtime {
                 })
                 .context("spawning the epoch ticker")?
         };
-        Ok(Runtime {
+        Ok(PluginEngine {
             linkers: Linkers::new(&engine)?,
             engine,
             cache,
@@ -275,7 +275,7 @@ impl Runtime {
     }
 }
 
-impl Drop for Runtime {
+impl Drop for PluginEngine {
     fn drop(&mut self) {
         if let Some((stop, handle)) = self.ticker.take() {
             stop.store(true, Ordering::Relaxed);
@@ -306,8 +306,8 @@ fn read_component(path: &Path) -> Result<(Vec<u8>, String)> {
 mod tests {
     use super::*;
 
-    fn runtime() -> Runtime {
-        Runtime::new(RuntimeConfig {
+    fn runtime() -> PluginEngine {
+        PluginEngine::new(EngineConfig {
             cache_dir: None,
             ..Default::default()
         })

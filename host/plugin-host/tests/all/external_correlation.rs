@@ -17,7 +17,7 @@ use rocwasm_core::{
     clock, operation_by_name, Argument, BufferTracingKind as K, CallbackTracingKind, Domain,
     KernelDispatch, Profiler,
 };
-use rocwasm_runtime::{Chain, StageSpec};
+use rocwasm_plugin_host::{Chain, StageSpec};
 
 /// The pushed value the HIP calls (and any untagged dispatch) must carry.
 const PUSHED: u64 = 555;

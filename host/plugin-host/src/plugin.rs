@@ -24,7 +24,7 @@ use crate::failure::{
     Aborted, FailureAction, FailureCause, FailureLog, FailurePolicy, FailureReport,
 };
 use crate::host::{OutputHost, ProfilerHost, SetupMode, StageLink};
-use crate::runtime::{CompiledPlugin, Pre, Runtime};
+use crate::engine::{CompiledPlugin, Pre, PluginEngine};
 use crate::sandbox::{deny_all_wasi, MemoryCapExceeded};
 use crate::spec::StageSpec;
 use crate::state::PluginState;
@@ -55,7 +55,7 @@ pub(crate) struct Plugin {
     name: Arc<str>,
     spec: StageSpec,
     compiled: Arc<CompiledPlugin>,
-    runtime: Arc<Runtime>,
+    runtime: Arc<PluginEngine>,
     env: HostEnv,
     store: Store<PluginState>,
     instance: Option<Instance>,
@@ -73,7 +73,7 @@ impl Plugin {
     /// Instantiates `compiled` for `spec` (no plugin code runs but the
     /// component's start functions).
     pub(crate) fn new(
-        runtime: Arc<Runtime>,
+        runtime: Arc<PluginEngine>,
         compiled: Arc<CompiledPlugin>,
         spec: StageSpec,
         env: HostEnv,
@@ -517,7 +517,7 @@ pub(crate) fn default_tool_info(name: &str) -> wit::ToolInfo {
 /// memory cap as its limiter, and (only if the component imports WASI) the
 /// deny-all WASI context.
 fn new_store(
-    runtime: &Runtime,
+    runtime: &PluginEngine,
     compiled: &CompiledPlugin,
     spec: &StageSpec,
     env: &HostEnv,

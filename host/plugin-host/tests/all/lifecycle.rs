@@ -5,7 +5,7 @@ use crate::common;
 
 use common::*;
 use rocwasm_core::{Domain, KernelDispatch};
-use rocwasm_runtime::{Chain, StageSpec};
+use rocwasm_plugin_host::{Chain, StageSpec};
 
 #[test]
 fn a_decliner_is_never_initialised_or_called() {

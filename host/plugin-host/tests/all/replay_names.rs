@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use common::*;
 use rocwasm_core::{operation_by_name, ApiCall, Batch, BufferTracingKind as K};
-use rocwasm_runtime::{Chain, OperationNameTable, StageSpec};
+use rocwasm_plugin_host::{Chain, OperationNameTable, StageSpec};
 
 /// What a replay reader registers for names it does not know.
 const SYNTHETIC: u32 = 0x4000_0000;

@@ -12,7 +12,7 @@ use rocwasm_core::{
     operation_by_name, Batch, BufferTracingKind as K, Domain, MemoryCopy, MemoryCopyDirection,
     Profiler,
 };
-use rocwasm_runtime::{Chain, StageSpec};
+use rocwasm_plugin_host::{Chain, StageSpec};
 
 fn hip(name: &str) -> u32 {
     operation_by_name(K::HipRuntimeApi, name).unwrap()
@@ -60,7 +60,7 @@ fn total(out: &Path, stage: &str, table: &str) -> u64 {
 
 type Seen = Arc<Mutex<Vec<Batch>>>;
 
-fn collect(seen: &Seen) -> rocwasm_runtime::ChainOutput {
+fn collect(seen: &Seen) -> rocwasm_plugin_host::ChainOutput {
     let seen = seen.clone();
     Box::new(move |_, b| seen.lock().unwrap().push(b.clone()))
 }

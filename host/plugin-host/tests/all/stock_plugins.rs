@@ -7,7 +7,7 @@ use std::collections::BTreeMap;
 
 use common::*;
 use rocwasm_core::{Batch, BufferId, ContextId, DeliveryInfo, KernelDispatch};
-use rocwasm_runtime::{Chain, StageSpec, World};
+use rocwasm_plugin_host::{Chain, StageSpec, World};
 
 fn info() -> DeliveryInfo {
     DeliveryInfo {

@@ -53,11 +53,6 @@ impl NextFn {
         }
         p
     }
-
-    /// The symbol this looks up.
-    pub fn name(&self) -> &'static CStr {
-        self.name
-    }
 }
 
 /// What an interposer returns when there is no real function to forward to

@@ -55,7 +55,7 @@ use crate::env::{HostEnv, VERSION};
 use crate::failure::{Aborted, FailureLog, FailureReport};
 use crate::filter::{self, KindFilter, OpFilter, StageView};
 use crate::plugin::Plugin;
-use crate::runtime::Runtime;
+use crate::engine::PluginEngine;
 use crate::spec::{BufferSettings, StageSpec};
 use crate::stage::{RunState, StageCell};
 use crate::world::World;
@@ -243,14 +243,14 @@ impl Chain {
     /// Compiles, instantiates, configures and initialises every stage, sets
     /// up the chain's shared context and buffer, then locks the engine's
     /// configuration and starts tracing.
-    pub fn new(runtime: Arc<Runtime>, env: HostEnv, specs: Vec<StageSpec>) -> Result<Chain> {
+    pub fn new(runtime: Arc<PluginEngine>, env: HostEnv, specs: Vec<StageSpec>) -> Result<Chain> {
         Self::build(runtime, env, specs, None)
     }
 
     /// As [`Chain::new`], with the chain output in place before tracing
     /// starts, so that it receives every batch of the chain's buffer.
     pub fn with_output(
-        runtime: Arc<Runtime>,
+        runtime: Arc<PluginEngine>,
         env: HostEnv,
         specs: Vec<StageSpec>,
         output: ChainOutput,
@@ -259,7 +259,7 @@ impl Chain {
     }
 
     fn build(
-        runtime: Arc<Runtime>,
+        runtime: Arc<PluginEngine>,
         env: HostEnv,
         specs: Vec<StageSpec>,
         output: Option<ChainOutput>,

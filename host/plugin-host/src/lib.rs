@@ -1,4 +1,4 @@
-//! `rocwasm-runtime`: the WebAssembly plugin host.
+//! `rocwasm-plugin-host`: the WebAssembly plugin host.
 //!
 //! Plugins are Wasm *components* implementing one of the two worlds of the
 //! `rocwasm:plugin` WIT package (`wit/worlds.wit`): an **analysis** (a
@@ -6,10 +6,10 @@
 //! correlation requests) or a **transform** (a batch in, a batch out). This
 //! crate compiles, sandboxes and drives them:
 //!
-//! - [`Runtime`]: one wasmtime [`Engine`](wasmtime::Engine) per process with
+//! - [`PluginEngine`]: one wasmtime [`Engine`](wasmtime::Engine) per process with
 //!   epoch interruption and a ticker thread, an on-disk cache of compiled
 //!   components ([`cache`]), world detection ([`world`]), and
-//!   [`Runtime::inspect`] for `rocwasm plugin inspect`.
+//!   [`PluginEngine::inspect`] for `rocwasm plugin inspect`.
 //! - `Plugin` (internal): one long-lived instance in its own `Store` with a
 //!   memory cap, a per-call deadline and, only for guests that import WASI,
 //!   a deny-all WASI context ([`sandbox`]). Host imports live in `host/`,
@@ -18,7 +18,7 @@
 //!   hits its memory cap ([`FailurePolicy`]), and the [`FailureReport`]s.
 //! - [`Chain`]: the ordered stages of a run, their life cycle, and delivery.
 //!
-//! A run goes: [`Runtime::new`] → [`Chain::new`] with [`StageSpec`]s (compiles,
+//! A run goes: [`PluginEngine::new`] → [`Chain::new`] with [`StageSpec`]s (compiles,
 //! configures, initialises, locks configuration) → [`Chain::deliver`] per batch →
 //! [`Chain::finish`] (final flush, `fini` once per plugin, summaries, reports).
 //!
@@ -50,7 +50,7 @@ pub mod failure;
 pub mod filter;
 mod host;
 mod plugin;
-pub mod runtime;
+pub mod engine;
 pub mod sandbox;
 pub mod spec;
 mod stage;
@@ -61,7 +61,7 @@ pub use chain::{Chain, ChainOutcome, ChainOutput};
 pub use env::{HostEnv, OperationNameTable, OutputClaim};
 pub use failure::{FailureCause, FailurePolicy, FailureReport};
 pub use filter::{KindFilter, OpFilter, StageView};
-pub use runtime::{CompiledPlugin, PluginInfo, Runtime, RuntimeConfig};
+pub use engine::{CompiledPlugin, PluginInfo, PluginEngine, EngineConfig};
 pub use spec::{BufferSettings, Limits, StageSpec};
 pub use world::World;
 

@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rocwasm_core::{KernelSymbol, Profiler};
-use rocwasm_runtime::{HostEnv, Runtime, RuntimeConfig};
+use rocwasm_plugin_host::{HostEnv, PluginEngine, EngineConfig};
 
 /// `<workspace>/target/plugins/<name>.wasm`. Fails (never skips) when the
 /// plugins have not been built.
@@ -29,9 +29,9 @@ pub fn plugin(name: &str) -> PathBuf {
 }
 
 /// A runtime with a private cache directory (kept for the test's life).
-pub fn runtime() -> (Arc<Runtime>, tempfile::TempDir) {
+pub fn runtime() -> (Arc<PluginEngine>, tempfile::TempDir) {
     let cache = tempfile::tempdir().unwrap();
-    let rt = Runtime::new(RuntimeConfig {
+    let rt = PluginEngine::new(EngineConfig {
         cache_dir: Some(cache.path().join("cache")),
         ..Default::default()
     })
