@@ -13,12 +13,14 @@
 //!   producer of one name is refused and reported.
 //! - [`names`]: operation names of a run ([`OperationNames`]).
 //! - [`stats`]: the native statistics accumulator (`--stats`, the summary table).
-//! - [`csv_sink`], [`json_sink`], [`rocpd`], [`perfetto`]: the formats.
+//! - [`csv`], [`json_sink`], [`rocpd`], [`perfetto`]: the formats, each with
+//!   its schema in one place, used by its writer here and its reader in
+//!   `rocwasm-replay`.
 //! - [`outputs`]: building the sinks of `--output-format` and driving them.
 //! - [`synthetic`]: a deterministic sample run for tests, fixtures and benchmarks.
 
 pub mod claims;
-pub mod csv_sink;
+pub mod csv;
 pub mod json_sink;
 pub mod names;
 pub mod outputs;
@@ -31,8 +33,8 @@ pub mod stats;
 pub mod stats_sink;
 pub mod synthetic;
 
+pub use crate::csv::{CsvSink, TraceFile};
 pub use claims::{ClaimRefused, OutputClaims, Producer};
-pub use csv_sink::{CsvSink, TraceFile};
 pub use json_sink::JsonSink;
 pub use names::{kind_name, OperationNames};
 pub use outputs::{OutputFormat, OutputOptions, OutputSummary, Outputs};

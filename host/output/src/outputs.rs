@@ -6,7 +6,7 @@ use anyhow::{Context, Result};
 use rocwasm_core::Batch;
 
 use crate::claims::OutputClaims;
-use crate::csv_sink::CsvSink;
+use crate::csv::CsvSink;
 use crate::json_sink::JsonSink;
 use crate::perfetto::PerfettoSink;
 use crate::rocpd::RocpdSink;

@@ -1,9 +1,13 @@
 //! rocprofv3 CSV trace files, read by column name.
 //!
-//! A directory is read file by file in a fixed order (kernels first, so that
-//! kernel names exist before anything else refers to them); a single file by
-//! itself. Which record family a file holds comes from its name
-//! (`[<prefix>_]kernel_trace.csv`, …) or, failing that, from its header.
+//! The files, their columns and every spelling of a column a reader accepts
+//! are `rocwasm_output::csv`'s schema (its module docs say what is tolerated);
+//! this reader only maps the columns it finds onto records.
+//!
+//! A directory is read file by file in [`TraceFile::ALL`] order (kernels
+//! first, so that kernel names exist before anything else refers to them); a
+//! single file by itself. Which record family a file holds comes from its
+//! name (`[<prefix>_]kernel_trace.csv`, …) or, failing that, from its header.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -13,7 +17,7 @@ use rocwasm_core::{
     AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, KernelDispatch, KernelSymbol,
     MemoryAllocation, MemoryCopy, ScratchMemory,
 };
-use rocwasm_output::TraceFile;
+use rocwasm_output::csv::{Column, TraceFile};
 
 use crate::error::{ReplayError, Result};
 use crate::reader::{BatchReader, State};
@@ -82,7 +86,11 @@ impl CsvReader {
 
 fn first_pid(path: &Path) -> Option<u32> {
     let mut r = csv::Reader::from_path(path).ok()?;
-    let idx = r.headers().ok()?.iter().position(|h| h == "Process_Id")?;
+    let idx = r
+        .headers()
+        .ok()?
+        .iter()
+        .position(|h| h == Column::ProcessId.name())?;
     let rec = r.records().next()?.ok()?;
     rec.get(idx)?.trim().parse().ok()
 }
@@ -95,23 +103,12 @@ fn kind_from_header(path: &Path) -> Result<TraceFile> {
         .iter()
         .map(str::to_string)
         .collect();
-    let has = |c: &str| h.iter().any(|x| x == c);
-    Ok(if has("Kernel_Name") {
-        TraceFile::KernelTrace
-    } else if has("Direction") {
-        TraceFile::MemoryCopy
-    } else if has("Alloc_Flags") {
-        TraceFile::ScratchMemory
-    } else if has("Allocation_Size") {
-        TraceFile::MemoryAllocation
-    } else if has("Function") {
-        TraceFile::HipApi
-    } else {
-        return Err(ReplayError::new(
+    TraceFile::from_header(h.iter().map(String::as_str)).ok_or_else(|| {
+        ReplayError::new(
             path,
             Some(1),
             "not a rocprofv3 trace file (unrecognised header)",
-        ));
+        )
     })
 }
 
@@ -149,41 +146,25 @@ impl FileReader {
             cols,
             record: csv::StringRecord::new(),
         };
-        for c in required(kind) {
-            f.col(&[c])?;
+        for &c in kind.required_columns() {
+            if f.opt(c).is_none() {
+                return Err(ReplayError::new(
+                    path,
+                    Some(1),
+                    format!("missing required column {}", c.spellings().join(" / ")),
+                ));
+            }
         }
         Ok(f)
     }
 
-    /// Index of the first present column among `names` (old/new spellings).
-    fn col(&self, names: &[&str]) -> Result<usize> {
-        names
+    /// Index of the column in this file's header, under any of its spellings
+    /// (the current one first).
+    fn opt(&self, column: Column) -> Option<usize> {
+        column
+            .spellings()
             .iter()
             .find_map(|n| self.cols.get(*n).copied())
-            .ok_or_else(|| {
-                ReplayError::new(
-                    &self.path,
-                    Some(1),
-                    format!("missing required column {}", names.join(" / ")),
-                )
-            })
-    }
-
-    fn opt(&self, names: &[&str]) -> Option<usize> {
-        names.iter().find_map(|n| self.cols.get(*n).copied())
-    }
-}
-
-fn required(kind: TraceFile) -> &'static [&'static str] {
-    match kind {
-        TraceFile::KernelTrace => &["Kernel_Name", "Start_Timestamp", "End_Timestamp"],
-        TraceFile::HipApi | TraceFile::HsaApi | TraceFile::MarkerApi => {
-            &["Function", "Start_Timestamp", "End_Timestamp"]
-        }
-        TraceFile::MemoryCopy => &["Direction", "Start_Timestamp", "End_Timestamp"],
-        TraceFile::MemoryAllocation | TraceFile::ScratchMemory => {
-            &["Operation", "Start_Timestamp", "End_Timestamp"]
-        }
     }
 }
 
@@ -192,10 +173,23 @@ struct Row<'a> {
     path: &'a Path,
     line: u64,
     rec: &'a csv::StringRecord,
+    /// The header: name → position.
     cols: &'a HashMap<String, usize>,
+    /// The schema's columns → position.
+    at: &'a Columns,
 }
 
 impl Row<'_> {
+    /// Where column `c` is, if the file has it.
+    fn at(&self, c: Column) -> Option<usize> {
+        self.at.at(c)
+    }
+
+    /// A text column, `""` when the file does not have it.
+    fn text(&self, c: Column) -> &str {
+        self.at(c).map_or("", |i| self.str(i))
+    }
+
     fn str(&self, idx: usize) -> &str {
         self.rec.get(idx).unwrap_or("").trim()
     }
@@ -226,12 +220,12 @@ impl Row<'_> {
     }
 
     /// A numeric column that may be absent (older column sets): 0 then.
-    fn num(&self, idx: Option<usize>) -> Result<u64> {
-        idx.map_or(Ok(0), |i| self.num_at(i))
+    fn num(&self, c: Column) -> Result<u64> {
+        self.at(c).map_or(Ok(0), |i| self.num_at(i))
     }
 
-    fn u32(&self, idx: Option<usize>) -> Result<u32> {
-        let v = self.num(idx)?;
+    fn u32(&self, c: Column) -> Result<u32> {
+        let v = self.num(c)?;
         u32::try_from(v).map_err(|_| {
             ReplayError::new(
                 self.path,
@@ -243,8 +237,8 @@ impl Row<'_> {
 
     /// Agents print as a node number, sometimes with a word before it
     /// (`GPU 1`, `Agent 4`): take the trailing number.
-    fn agent(&self, idx: Option<usize>) -> Result<u64> {
-        let Some(i) = idx else { return Ok(0) };
+    fn agent(&self, c: Column) -> Result<u64> {
+        let Some(i) = self.at(c) else { return Ok(0) };
         let s = self.str(i);
         let digits = s.trim_start_matches(|c: char| !c.is_ascii_digit());
         if digits.len() != s.len() && !digits.is_empty() {
@@ -287,7 +281,7 @@ fn read_chunk(
     kernel_ids: &mut HashMap<String, u64>,
 ) -> Result<Batch> {
     let mut batch = Batch::default();
-    let c = Columns::new(f)?;
+    let c = Columns::new(f);
     let mut rows = 0;
     while rows < state.chunk_rows {
         match f.reader.read_record(&mut f.record) {
@@ -301,239 +295,177 @@ fn read_chunk(
             line,
             rec: &f.record,
             cols: &f.cols,
+            at: &c,
         };
-        c.read(&row, f.kind, state, kernel_ids, &mut batch)?;
+        read_row(&row, f.kind, state, kernel_ids, &mut batch)?;
         rows += 1;
     }
     Ok(batch)
 }
 
-/// Column positions of one file, resolved once per chunk.
-struct Columns {
-    agent: Option<usize>,
-    queue: Option<usize>,
-    stream: Option<usize>,
-    thread: Option<usize>,
-    dispatch: Option<usize>,
-    kernel_id: Option<usize>,
-    kernel_name: Option<usize>,
-    corr: Option<usize>,
-    start: Option<usize>,
-    end: Option<usize>,
-    lds: Option<usize>,
-    scratch: Option<usize>,
-    vgpr: Option<usize>,
-    accum_vgpr: Option<usize>,
-    sgpr: Option<usize>,
-    wg: [Option<usize>; 3],
-    grid: [Option<usize>; 3],
-    domain: Option<usize>,
-    function: Option<usize>,
-    pid: Option<usize>,
-    direction: Option<usize>,
-    src: Option<usize>,
-    dst: Option<usize>,
-    bytes: Option<usize>,
-    operation: Option<usize>,
-    size: Option<usize>,
-    address: Option<usize>,
-    flags: Option<usize>,
-}
+/// Column positions of one file, resolved once per chunk: indexed by
+/// `Column as usize`, `None` for a column the file does not have.
+struct Columns([Option<usize>; Column::ALL.len()]);
 
 impl Columns {
-    fn new(f: &FileReader) -> Result<Self> {
-        let o = |n: &[&str]| f.opt(n);
-        Ok(Self {
-            agent: o(&["Agent_Id"]),
-            queue: o(&["Queue_Id"]),
-            stream: o(&["Stream_Id"]),
-            thread: o(&["Thread_Id"]),
-            dispatch: o(&["Dispatch_Id"]),
-            kernel_id: o(&["Kernel_Id"]),
-            kernel_name: o(&["Kernel_Name"]),
-            corr: o(&["Correlation_Id"]),
-            start: Some(f.col(&["Start_Timestamp"])?),
-            end: Some(f.col(&["End_Timestamp"])?),
-            lds: o(&["LDS_Block_Size", "Group_Segment_Size"]),
-            scratch: o(&["Scratch_Size", "Private_Segment_Size"]),
-            vgpr: o(&["VGPR_Count", "Arch_VGPR_Count"]),
-            accum_vgpr: o(&["Accum_VGPR_Count"]),
-            sgpr: o(&["SGPR_Count"]),
-            wg: [
-                o(&["Workgroup_Size_X"]),
-                o(&["Workgroup_Size_Y"]),
-                o(&["Workgroup_Size_Z"]),
-            ],
-            grid: [
-                o(&["Grid_Size_X"]),
-                o(&["Grid_Size_Y"]),
-                o(&["Grid_Size_Z"]),
-            ],
-            domain: o(&["Domain"]),
-            function: o(&["Function"]),
-            pid: o(&["Process_Id"]),
-            direction: o(&["Direction"]),
-            src: o(&["Source_Agent_Id"]),
-            dst: o(&["Destination_Agent_Id"]),
-            bytes: o(&["Bytes", "Size"]),
-            operation: o(&["Operation"]),
-            size: o(&["Allocation_Size"]),
-            address: o(&["Address"]),
-            flags: o(&["Alloc_Flags"]),
-        })
+    fn new(f: &FileReader) -> Self {
+        Self(Column::ALL.map(|c| f.opt(c)))
     }
 
-    fn read(
-        &self,
-        r: &Row<'_>,
-        file: TraceFile,
-        state: &mut State,
-        kernel_ids: &mut HashMap<String, u64>,
-        batch: &mut Batch,
-    ) -> Result<()> {
-        let (start, end) = (r.num(self.start)?, r.num(self.end)?);
-        if state.meta.start_ns == 0 || start < state.meta.start_ns {
-            state.meta.start_ns = start;
-        }
-        state.meta.end_ns = state.meta.end_ns.max(end);
-        match file {
-            TraceFile::KernelTrace => {
-                let name = self.kernel_name.map_or("", |i| r.str(i)).to_string();
-                let id = match self.kernel_id {
-                    Some(i) => r.num_at(i)?,
-                    None => {
-                        let next = kernel_ids.len() as u64 + 1;
-                        *kernel_ids.entry(name.clone()).or_insert(next)
-                    }
-                };
-                let agent_id = r.agent(self.agent)?;
-                ensure_agent(state, agent_id);
-                let (lds, scratch) = (r.u32(self.lds)?, r.u32(self.scratch)?);
-                if state.symbols.kernel(id).is_none() {
-                    state.symbols.insert_kernel(KernelSymbol {
-                        id,
-                        code_object_id: 0,
-                        name: name.clone(),
-                        demangled_name: name,
-                        kernel_object: 0,
-                        kernarg_segment_size: 0,
-                        kernarg_segment_alignment: 0,
-                        group_segment_size: lds,
-                        private_segment_size: scratch,
-                        sgpr_count: r.u32(self.sgpr)?,
-                        arch_vgpr_count: r.u32(self.vgpr)?,
-                        accum_vgpr_count: r.u32(self.accum_vgpr)?,
-                        kernel_code_entry_byte_offset: 0,
-                        kernel_address: 0,
-                    });
-                }
-                batch.kernel_dispatches.push(KernelDispatch {
-                    correlation_id: r.num(self.corr)?,
-                    external_correlation_id: 0,
-                    thread_id: r.num(self.thread)?,
-                    start,
-                    end,
-                    agent_id,
-                    queue_id: r.num(self.queue)?,
-                    stream_id: r.num(self.stream)?,
-                    kernel_id: id,
-                    dispatch_id: r.num(self.dispatch)?,
-                    private_segment_size: scratch,
-                    group_segment_size: lds,
-                    workgroup_x: r.u32(self.wg[0])?,
-                    workgroup_y: r.u32(self.wg[1])?,
-                    workgroup_z: r.u32(self.wg[2])?,
-                    grid_x: r.u32(self.grid[0])?,
-                    grid_y: r.u32(self.grid[1])?,
-                    grid_z: r.u32(self.grid[2])?,
-                });
-            }
-            TraceFile::HipApi | TraceFile::HsaApi | TraceFile::MarkerApi => {
-                let kind = api_kind(self.domain.map(|i| r.str(i)), file);
-                let function = self.function.map_or("", |i| r.str(i));
-                let operation = state.names.resolve_or_register(kind.raw(), function);
-                if state.meta.pid == 0 {
-                    state.meta.pid = r.num(self.pid)? as u32;
-                }
-                batch.api_calls.push(ApiCall {
-                    kind: kind.raw(),
-                    operation,
-                    correlation_id: r.num(self.corr)?,
-                    external_correlation_id: 0,
-                    ancestor: 0,
-                    thread_id: r.num(self.thread)?,
-                    start,
-                    end,
-                });
-            }
-            TraceFile::MemoryCopy => {
-                let (src, dst) = (r.agent(self.src)?, r.agent(self.dst)?);
-                ensure_agent(state, src);
-                ensure_agent(state, dst);
-                let operation = op_by_name(
-                    state,
-                    BufferTracingKind::MemoryCopy,
-                    self.direction.map_or("", |i| r.str(i)),
-                );
-                batch.memory_copies.push(MemoryCopy {
-                    operation,
-                    correlation_id: r.num(self.corr)?,
-                    external_correlation_id: 0,
-                    thread_id: r.num(self.thread)?,
-                    start,
-                    end,
-                    dst_agent_id: dst,
-                    src_agent_id: src,
-                    stream_id: r.num(self.stream)?,
-                    bytes: r.num(self.bytes)?,
-                    dst_address: 0,
-                    src_address: 0,
-                });
-            }
-            TraceFile::MemoryAllocation => {
-                let agent_id = r.agent(self.agent)?;
-                ensure_agent(state, agent_id);
-                let operation = op_by_name(
-                    state,
-                    BufferTracingKind::MemoryAllocation,
-                    self.operation.map_or("", |i| r.str(i)),
-                );
-                batch.memory_allocations.push(MemoryAllocation {
-                    operation,
-                    correlation_id: r.num(self.corr)?,
-                    external_correlation_id: 0,
-                    thread_id: r.num(self.thread)?,
-                    start,
-                    end,
-                    agent_id,
-                    address: r.num(self.address)?,
-                    allocation_size: r.num(self.size)?,
-                });
-            }
-            TraceFile::ScratchMemory => {
-                let agent_id = r.agent(self.agent)?;
-                ensure_agent(state, agent_id);
-                let operation = op_by_name(
-                    state,
-                    BufferTracingKind::ScratchMemory,
-                    self.operation.map_or("", |i| r.str(i)),
-                );
-                batch.scratch_memory.push(ScratchMemory {
-                    operation,
-                    flags: r.u32(self.flags)?,
-                    correlation_id: r.num(self.corr)?,
-                    external_correlation_id: 0,
-                    thread_id: r.num(self.thread)?,
-                    start,
-                    end,
-                    agent_id,
-                    queue_id: r.num(self.queue)?,
-                    allocation_size: r.num(self.size)?,
-                });
-            }
-        }
-        Ok(())
+    /// Where `c` is in the row, if the file has it.
+    fn at(&self, c: Column) -> Option<usize> {
+        self.0[c as usize]
     }
+}
+
+/// Maps one row of a `file` onto its record (and the symbols and names it
+/// brings).
+fn read_row(
+    r: &Row<'_>,
+    file: TraceFile,
+    state: &mut State,
+    kernel_ids: &mut HashMap<String, u64>,
+    batch: &mut Batch,
+) -> Result<()> {
+    use Column as C;
+    let (start, end) = (r.num(C::StartTimestamp)?, r.num(C::EndTimestamp)?);
+    if state.meta.start_ns == 0 || start < state.meta.start_ns {
+        state.meta.start_ns = start;
+    }
+    state.meta.end_ns = state.meta.end_ns.max(end);
+    match file {
+        TraceFile::KernelTrace => {
+            let name = r.text(C::KernelName).to_string();
+            let id = match r.at(C::KernelId) {
+                Some(i) => r.num_at(i)?,
+                None => {
+                    let next = kernel_ids.len() as u64 + 1;
+                    *kernel_ids.entry(name.clone()).or_insert(next)
+                }
+            };
+            let agent_id = r.agent(C::AgentId)?;
+            ensure_agent(state, agent_id);
+            let (lds, scratch) = (r.u32(C::LdsBlockSize)?, r.u32(C::ScratchSize)?);
+            if state.symbols.kernel(id).is_none() {
+                state.symbols.insert_kernel(KernelSymbol {
+                    id,
+                    code_object_id: 0,
+                    name: name.clone(),
+                    demangled_name: name,
+                    kernel_object: 0,
+                    kernarg_segment_size: 0,
+                    kernarg_segment_alignment: 0,
+                    group_segment_size: lds,
+                    private_segment_size: scratch,
+                    sgpr_count: r.u32(C::SgprCount)?,
+                    arch_vgpr_count: r.u32(C::VgprCount)?,
+                    accum_vgpr_count: r.u32(C::AccumVgprCount)?,
+                    kernel_code_entry_byte_offset: 0,
+                    kernel_address: 0,
+                });
+            }
+            batch.kernel_dispatches.push(KernelDispatch {
+                correlation_id: r.num(C::CorrelationId)?,
+                external_correlation_id: 0,
+                thread_id: r.num(C::ThreadId)?,
+                start,
+                end,
+                agent_id,
+                queue_id: r.num(C::QueueId)?,
+                stream_id: r.num(C::StreamId)?,
+                kernel_id: id,
+                dispatch_id: r.num(C::DispatchId)?,
+                private_segment_size: scratch,
+                group_segment_size: lds,
+                workgroup_x: r.u32(C::WorkgroupSizeX)?,
+                workgroup_y: r.u32(C::WorkgroupSizeY)?,
+                workgroup_z: r.u32(C::WorkgroupSizeZ)?,
+                grid_x: r.u32(C::GridSizeX)?,
+                grid_y: r.u32(C::GridSizeY)?,
+                grid_z: r.u32(C::GridSizeZ)?,
+            });
+        }
+        TraceFile::HipApi | TraceFile::HsaApi | TraceFile::MarkerApi => {
+            let kind = api_kind(r.at(C::Domain).map(|i| r.str(i)), file);
+            let function = r.text(C::Function);
+            let operation = state.names.resolve_or_register(kind.raw(), function);
+            if state.meta.pid == 0 {
+                state.meta.pid = r.num(C::ProcessId)? as u32;
+            }
+            batch.api_calls.push(ApiCall {
+                kind: kind.raw(),
+                operation,
+                correlation_id: r.num(C::CorrelationId)?,
+                external_correlation_id: 0,
+                ancestor: 0,
+                thread_id: r.num(C::ThreadId)?,
+                start,
+                end,
+            });
+        }
+        TraceFile::MemoryCopy => {
+            let (src, dst) = (r.agent(C::SourceAgentId)?, r.agent(C::DestinationAgentId)?);
+            ensure_agent(state, src);
+            ensure_agent(state, dst);
+            let operation = op_by_name(state, BufferTracingKind::MemoryCopy, r.text(C::Direction));
+            batch.memory_copies.push(MemoryCopy {
+                operation,
+                correlation_id: r.num(C::CorrelationId)?,
+                external_correlation_id: 0,
+                thread_id: r.num(C::ThreadId)?,
+                start,
+                end,
+                dst_agent_id: dst,
+                src_agent_id: src,
+                stream_id: r.num(C::StreamId)?,
+                bytes: r.num(C::Bytes)?,
+                dst_address: 0,
+                src_address: 0,
+            });
+        }
+        TraceFile::MemoryAllocation => {
+            let agent_id = r.agent(C::AgentId)?;
+            ensure_agent(state, agent_id);
+            let operation = op_by_name(
+                state,
+                BufferTracingKind::MemoryAllocation,
+                r.text(C::Operation),
+            );
+            batch.memory_allocations.push(MemoryAllocation {
+                operation,
+                correlation_id: r.num(C::CorrelationId)?,
+                external_correlation_id: 0,
+                thread_id: r.num(C::ThreadId)?,
+                start,
+                end,
+                agent_id,
+                address: r.num(C::Address)?,
+                allocation_size: r.num(C::AllocationSize)?,
+            });
+        }
+        TraceFile::ScratchMemory => {
+            let agent_id = r.agent(C::AgentId)?;
+            ensure_agent(state, agent_id);
+            let operation = op_by_name(
+                state,
+                BufferTracingKind::ScratchMemory,
+                r.text(C::Operation),
+            );
+            batch.scratch_memory.push(ScratchMemory {
+                operation,
+                flags: r.u32(C::AllocFlags)?,
+                correlation_id: r.num(C::CorrelationId)?,
+                external_correlation_id: 0,
+                thread_id: r.num(C::ThreadId)?,
+                start,
+                end,
+                agent_id,
+                queue_id: r.num(C::QueueId)?,
+                allocation_size: r.num(C::AllocationSize)?,
+            });
+        }
+    }
+    Ok(())
 }
 
 /// An operation of a fixed-enum kind by name, with or without the kind

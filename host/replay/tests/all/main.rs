@@ -4,3 +4,4 @@ mod errors;
 mod fixtures;
 mod legacy_columns;
 mod round_trip;
+mod shared_schema;

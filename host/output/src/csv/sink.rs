@@ -1,9 +1,10 @@
-//! rocprofv3-compatible CSV trace files.
+//! The CSV writer: [`CsvSink`].
 //!
-//! One file per record family, created on its first record, with exactly the
-//! header rocprofv3 writes ([`TraceFile::header`]). Kinds and operations are
-//! written by name; agents by their logical node index (the number rocprofv3
-//! prints in `Agent_Id`), or the raw id when the agent is unknown.
+//! One file per record family, created on its first record, with the header
+//! of [`TraceFile::header`] and each row's fields in [`TraceFile::columns`]
+//! order. Kinds and operations are written by name; agents by their logical
+//! node index (the number rocprofv3 prints in `Agent_Id`), or the raw id when
+//! the agent is unknown.
 
 use std::collections::HashMap;
 use std::fs::File;
@@ -14,168 +15,11 @@ use std::sync::Arc;
 use anyhow::{Context, Result};
 use rocwasm_core::{Batch, BufferTracingKind, SymbolTable};
 
+use super::columns::TraceFile;
 use crate::claims::{OutputClaims, Producer};
 use crate::names::kind_name;
 use crate::paths::output_path;
 use crate::sink::{Sink, SinkContext};
-
-/// The trace files rocprofv3 writes, by record family.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum TraceFile {
-    /// `kernel_trace.csv`: one row per kernel dispatch (buffer kind
-    /// `KERNEL_DISPATCH`).
-    KernelTrace,
-    /// `hip_api_trace.csv`: HIP runtime and compiler API calls.
-    HipApi,
-    /// `hsa_api_trace.csv`: HSA core, AMD extension, image and finalizer API
-    /// calls.
-    HsaApi,
-    /// `marker_api_trace.csv`: roctx calls (marks, ranges, control, names).
-    MarkerApi,
-    /// `memory_copy_trace.csv`: async copies (buffer kind `MEMORY_COPY`).
-    MemoryCopy,
-    /// `memory_allocation_trace.csv`: allocations and frees, virtual-memory
-    /// ones included (buffer kind `MEMORY_ALLOCATION`).
-    MemoryAllocation,
-    /// `scratch_memory_trace.csv`: scratch-memory allocations, frees and
-    /// async reclaims (buffer kind `SCRATCH_MEMORY`).
-    ScratchMemory,
-}
-
-impl TraceFile {
-    /// Every trace file, in declaration order (`TraceFile as usize` indexes
-    /// this array).
-    pub const ALL: [TraceFile; 7] = [
-        TraceFile::KernelTrace,
-        TraceFile::HipApi,
-        TraceFile::HsaApi,
-        TraceFile::MarkerApi,
-        TraceFile::MemoryCopy,
-        TraceFile::MemoryAllocation,
-        TraceFile::ScratchMemory,
-    ];
-
-    /// File name without the output-name prefix.
-    pub fn file_name(self) -> &'static str {
-        match self {
-            TraceFile::KernelTrace => "kernel_trace.csv",
-            TraceFile::HipApi => "hip_api_trace.csv",
-            TraceFile::HsaApi => "hsa_api_trace.csv",
-            TraceFile::MarkerApi => "marker_api_trace.csv",
-            TraceFile::MemoryCopy => "memory_copy_trace.csv",
-            TraceFile::MemoryAllocation => "memory_allocation_trace.csv",
-            TraceFile::ScratchMemory => "scratch_memory_trace.csv",
-        }
-    }
-
-    /// The exact column set rocprofv3 (ROCm 7.0) writes.
-    pub fn header(self) -> &'static [&'static str] {
-        match self {
-            TraceFile::KernelTrace => KERNEL_TRACE_HEADER,
-            TraceFile::HipApi | TraceFile::HsaApi | TraceFile::MarkerApi => API_TRACE_HEADER,
-            TraceFile::MemoryCopy => MEMORY_COPY_HEADER,
-            TraceFile::MemoryAllocation => MEMORY_ALLOCATION_HEADER,
-            TraceFile::ScratchMemory => SCRATCH_MEMORY_HEADER,
-        }
-    }
-
-    /// The file for an API kind (`None` for kinds rocprofv3 has no CSV for).
-    pub fn of_api_kind(kind: u32) -> Option<TraceFile> {
-        use crate::stats::StatsDomain;
-        match StatsDomain::of_api_kind(kind)? {
-            StatsDomain::HipApi => Some(TraceFile::HipApi),
-            StatsDomain::HsaApi => Some(TraceFile::HsaApi),
-            StatsDomain::MarkerApi => Some(TraceFile::MarkerApi),
-            _ => None,
-        }
-    }
-
-    /// Which file a path names, from its file name (with or without a prefix).
-    pub fn from_path(path: &Path) -> Option<TraceFile> {
-        let name = path.file_name()?.to_str()?;
-        TraceFile::ALL
-            .into_iter()
-            .find(|f| name == f.file_name() || name.ends_with(&format!("_{}", f.file_name())))
-    }
-}
-
-/// Columns of `kernel_trace.csv`. Timestamps in ns; `LDS_Block_Size` is the
-/// dispatch's group segment (LDS per work-group) and `Scratch_Size` its
-/// private segment (scratch per work-item), both in bytes.
-pub(crate) const KERNEL_TRACE_HEADER: &[&str] = &[
-    "Kind",
-    "Agent_Id",
-    "Queue_Id",
-    "Stream_Id",
-    "Thread_Id",
-    "Dispatch_Id",
-    "Kernel_Id",
-    "Kernel_Name",
-    "Correlation_Id",
-    "Start_Timestamp",
-    "End_Timestamp",
-    "LDS_Block_Size",
-    "Scratch_Size",
-    "VGPR_Count",
-    "Accum_VGPR_Count",
-    "SGPR_Count",
-    "Workgroup_Size_X",
-    "Workgroup_Size_Y",
-    "Workgroup_Size_Z",
-    "Grid_Size_X",
-    "Grid_Size_Y",
-    "Grid_Size_Z",
-];
-
-/// Columns of the API trace files (HIP, HSA, marker); timestamps in ns.
-pub(crate) const API_TRACE_HEADER: &[&str] = &[
-    "Domain",
-    "Function",
-    "Process_Id",
-    "Thread_Id",
-    "Correlation_Id",
-    "Start_Timestamp",
-    "End_Timestamp",
-];
-
-/// Columns of `memory_copy_trace.csv`; timestamps in ns.
-pub(crate) const MEMORY_COPY_HEADER: &[&str] = &[
-    "Kind",
-    "Direction",
-    "Stream_Id",
-    "Source_Agent_Id",
-    "Destination_Agent_Id",
-    "Correlation_Id",
-    "Start_Timestamp",
-    "End_Timestamp",
-];
-
-/// Columns of `memory_allocation_trace.csv`; `Allocation_Size` in bytes,
-/// `Address` in hex, timestamps in ns.
-pub(crate) const MEMORY_ALLOCATION_HEADER: &[&str] = &[
-    "Kind",
-    "Operation",
-    "Agent_Id",
-    "Allocation_Size",
-    "Address",
-    "Correlation_Id",
-    "Start_Timestamp",
-    "End_Timestamp",
-];
-
-/// Columns of `scratch_memory_trace.csv`; `Allocation_Size` in bytes,
-/// timestamps in ns.
-pub(crate) const SCRATCH_MEMORY_HEADER: &[&str] = &[
-    "Kind",
-    "Operation",
-    "Agent_Id",
-    "Queue_Id",
-    "Thread_Id",
-    "Alloc_Flags",
-    "Start_Timestamp",
-    "End_Timestamp",
-    "Allocation_Size",
-];
 
 /// One trace file's rows, in rocprofv3's CSV dialect: text fields quoted
 /// (a `"` inside doubled), numbers bare, `\n` after each row.
@@ -188,9 +32,16 @@ pub(crate) const SCRATCH_MEMORY_HEADER: &[&str] = &[
 ///
 /// A writer without a file (`out: None`) stands for a file whose claim was
 /// refused: rows are built and dropped, so the rest of the sink goes on.
+///
+/// Debug builds check that every row has as many fields as the header, so a
+/// row written out of step with the file's columns fails the tests.
 struct TraceWriter {
     out: Option<BufWriter<File>>,
     row: Vec<u8>,
+    /// Fields of the header (and so of every row).
+    columns: usize,
+    /// Fields of the row being built.
+    fields: usize,
 }
 
 impl TraceWriter {
@@ -203,6 +54,8 @@ impl TraceWriter {
         let mut w = TraceWriter {
             out: Some(BufWriter::with_capacity(1 << 16, f)),
             row: Vec::with_capacity(256),
+            columns: header.len(),
+            fields: 0,
         };
         for name in header {
             w.text(name);
@@ -211,11 +64,13 @@ impl TraceWriter {
         Ok(w)
     }
 
-    /// A writer for a file this sink may not write.
-    fn refused() -> TraceWriter {
+    /// A writer for a file of `columns` columns this sink may not write.
+    fn refused(columns: usize) -> TraceWriter {
         TraceWriter {
             out: None,
             row: Vec::new(),
+            columns,
+            fields: 0,
         }
     }
 
@@ -223,6 +78,7 @@ impl TraceWriter {
         if !self.row.is_empty() {
             self.row.push(b',');
         }
+        self.fields += 1;
     }
 
     fn text(&mut self, s: &str) -> &mut Self {
@@ -246,6 +102,8 @@ impl TraceWriter {
     }
 
     fn end_row(&mut self) -> std::io::Result<()> {
+        debug_assert_eq!(self.fields, self.columns, "fields of a row vs. the header");
+        self.fields = 0;
         self.row.push(b'\n');
         let result = match &mut self.out {
             Some(out) => out.write_all(&self.row),
@@ -305,7 +163,7 @@ impl CsvSink {
             let path = output_path(&self.dir, self.name.as_deref(), file.file_name());
             let w = match self.claims.claim(&path, &Producer::Sink("CSV")) {
                 Ok(()) => TraceWriter::create(&path, file.header())?,
-                Err(_) => TraceWriter::refused(),
+                Err(_) => TraceWriter::refused(file.columns().len()),
             };
             *slot = Some((path, w));
         }
