@@ -38,7 +38,7 @@ use std::time::{Duration, Instant};
 use rocwasm_core::{
     Batch, BufferId, ContextId, DeliveryInfo, KernelDispatch, KernelSymbol, Profiler,
 };
-use rocwasm_plugin_host::{Chain, HostEnv, PluginEngine, EngineConfig, StageSpec};
+use rocwasm_plugin_host::{Chain, EngineConfig, HostEnv, PluginEngine, StageSpec};
 
 const COMMAND: &str = "cargo bench -p rocwasm-plugin-host --bench deliver";
 const ROUNDS: usize = 7;

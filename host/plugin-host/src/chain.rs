@@ -51,11 +51,11 @@ use rocwasm_core::{
 
 use crate::bindings::types as wit;
 use crate::convert;
+use crate::engine::PluginEngine;
 use crate::env::{HostEnv, VERSION};
 use crate::failure::{Aborted, FailureLog, FailureReport};
 use crate::filter::{self, KindFilter, OpFilter, StageView};
-use crate::plugin::Plugin;
-use crate::engine::PluginEngine;
+use crate::plugin::{Pace, Plugin};
 use crate::spec::{BufferSettings, StageSpec};
 use crate::stage::{RunState, StageCell};
 use crate::world::World;
@@ -135,6 +135,10 @@ impl Pipeline {
         from: Source,
     ) -> Result<wit::Batch> {
         self.check_abort()?;
+        let pace = match from {
+            Source::Caller => Pace::Caller,
+            Source::ChainBuffer => Pace::Live,
+        };
         for stage in &self.stages {
             let view = match from {
                 Source::Caller => &stage.view,
@@ -151,7 +155,7 @@ impl Pipeline {
                     } else {
                         stage
                             .cell
-                            .with(|p| p.transform(info, &seen))
+                            .with(|p| p.transform(info, &seen, pace))
                             .map_err(|a| self.stop(a))?
                     };
                     batch = filter::merge(out.unwrap_or(seen), rest);
@@ -163,7 +167,7 @@ impl Pipeline {
                     if n > 0 {
                         stage
                             .cell
-                            .with(|p| p.deliver_counted(info, seen, n))
+                            .with(|p| p.deliver_counted(info, seen, n, pace))
                             .map_err(|a| self.stop(a))?;
                     }
                 }
@@ -184,14 +188,14 @@ impl Pipeline {
     /// Remembers an abort so every later call refuses too.
     fn stop(&self, a: Aborted) -> anyhow::Error {
         let mut slot = self.run.aborted.lock().unwrap_or_else(|e| e.into_inner());
-        slot.get_or_insert_with(|| a.0.clone());
+        slot.get_or_insert_with(|| (*a.0).clone());
         aborted(a)
     }
 
     fn check_abort(&self) -> Result<()> {
         let a = self.run.aborted.lock().unwrap_or_else(|e| e.into_inner());
         match &*a {
-            Some(r) => Err(aborted(Aborted(r.clone()))),
+            Some(r) => Err(aborted(Aborted(Box::new(r.clone())))),
             None => Ok(()),
         }
     }
@@ -403,6 +407,10 @@ impl Chain {
     /// Delivers one batch through the chain and returns it as the last
     /// transform left it (for the host's own sinks; the chain output is not
     /// called).
+    ///
+    /// A stage waiting out a restart backoff makes this call wait for it, so
+    /// the fresh instance takes the batch: a replay loses only the batch a
+    /// plugin failed on (records traced live during a backoff are missed).
     pub fn deliver(&self, info: DeliveryInfo, batch: Batch) -> Result<Batch> {
         let info = convert::delivery_info_to_wit(info);
         let out = self

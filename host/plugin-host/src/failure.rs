@@ -73,28 +73,89 @@ pub enum FailureAction {
     Aborted,
 }
 
+/// As a report says it: `skipped (a fresh instance takes the next call)`,
+/// `disabled for the rest of the run`, `restarted (attempt 1)`, `run aborted`.
+impl fmt::Display for FailureAction {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            FailureAction::Skipped => f.write_str("skipped (a fresh instance takes the next call)"),
+            FailureAction::Disabled => f.write_str("disabled for the rest of the run"),
+            FailureAction::Restarted { attempt } => write!(f, "restarted (attempt {attempt})"),
+            FailureAction::Aborted => f.write_str("run aborted"),
+        }
+    }
+}
+
 /// One failure of one plugin, reported exactly once (here and as a `warn!`).
+///
+/// Its [`Display`](fmt::Display) is one sentence naming the stage, the
+/// export that failed, why and what the stage did about it, followed (when
+/// wasmtime captured one) by the guest's Wasm backtrace, one indented line
+/// per frame:
+///
+/// ```text
+/// plugin `trap` failed in `deliver-batch`: trap: wasm `unreachable` instruction executed; restarted (attempt 1 of 3); 10 record(s) missed
+///   wasm backtrace:
+///     0: trap.wasm!rust_panic
+///     …
+/// ```
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct FailureReport {
     /// The stage name.
     pub plugin: String,
+    /// The export that was running (`configure`, `init`, `deliver-batch`,
+    /// `transform-batch`, `on-callback`, `on-external-correlation-request`,
+    /// `fini`); `None` when the failure came from making an instance.
+    pub export: Option<&'static str>,
     /// Why the call failed.
     pub cause: FailureCause,
     /// What the stage did about it.
     pub action: FailureAction,
+    /// The stage's policy (says how many restarts a `restart` allows).
+    pub policy: FailurePolicy,
     /// Records the plugin did not see because of this failure: the failed
     /// call's records plus, while disabled or waiting to restart, every
     /// record delivered to the chain that the stage would have received.
     pub records_missed: u64,
+    /// The guest's Wasm backtrace at the failure, innermost frame first, one
+    /// frame a line (`module!function`); empty when the failure has none
+    /// (`init` returning an error, a malformed reply).
+    pub backtrace: Vec<String>,
+}
+
+impl FailureReport {
+    /// The action as the sentence says it, with the restart budget:
+    /// `restarted (attempt 1 of 3)`.
+    fn action_text(&self) -> String {
+        match (self.action, self.policy) {
+            (FailureAction::Restarted { attempt }, FailurePolicy::Restart { max, .. }) => {
+                format!("restarted (attempt {attempt} of {max})")
+            }
+            (action, _) => action.to_string(),
+        }
+    }
 }
 
 impl fmt::Display for FailureReport {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "plugin `{}` failed", self.plugin)?;
+        if let Some(export) = self.export {
+            write!(f, " in `{export}`")?;
+        }
         write!(
             f,
-            "plugin `{}`: {} → {:?}; {} record(s) missed",
-            self.plugin, self.cause, self.action, self.records_missed
-        )
+            ": {}; {}; {} record(s) missed",
+            self.cause,
+            self.action_text(),
+            self.records_missed
+        )?;
+        if !self.backtrace.is_empty() {
+            f.write_str("\n  wasm backtrace:")?;
+            for (i, frame) in self.backtrace.iter().enumerate() {
+                write!(f, "\n    {i}: {frame}")?;
+            }
+        }
+        Ok(())
     }
 }
 
@@ -102,7 +163,7 @@ impl fmt::Display for FailureReport {
 /// that failure's report. Returned by every plugin call that can fail, up
 /// through the stage to the chain, which turns it into the run's error.
 #[derive(Debug, Clone)]
-pub(crate) struct Aborted(pub FailureReport);
+pub(crate) struct Aborted(pub Box<FailureReport>);
 
 /// The run's failure reports, shared by every plugin of a chain.
 #[derive(Debug, Clone, Default)]
@@ -111,8 +172,8 @@ pub struct FailureLog(Arc<Mutex<Vec<FailureReport>>>);
 impl FailureLog {
     /// Records a new failure and returns its index (to add missed records later).
     pub(crate) fn push(&self, report: FailureReport) -> usize {
-        tracing::warn!(plugin = %report.plugin, cause = %report.cause, action = ?report.action,
-                       "plugin failure");
+        tracing::warn!(plugin = %report.plugin, export = report.export.unwrap_or("-"),
+                       cause = %report.cause, action = %report.action, "plugin failure");
         let mut v = self.lock();
         v.push(report);
         v.len() - 1
@@ -132,5 +193,45 @@ impl FailureLog {
     fn lock(&self) -> std::sync::MutexGuard<'_, Vec<FailureReport>> {
         // A panic while holding this lock cannot leave the Vec inconsistent.
         self.0.lock().unwrap_or_else(|e| e.into_inner())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn report(action: FailureAction, policy: FailurePolicy) -> FailureReport {
+        FailureReport {
+            plugin: "stats".into(),
+            export: Some("deliver-batch"),
+            cause: FailureCause::Deadline(Duration::from_millis(5)),
+            action,
+            policy,
+            records_missed: 7,
+            backtrace: vec!["stats.wasm!spin".into(), "stats.wasm!deliver".into()],
+        }
+    }
+
+    #[test]
+    fn a_report_is_a_sentence_then_the_backtrace() {
+        let restart = FailurePolicy::Restart {
+            max: 3,
+            backoff: Duration::ZERO,
+        };
+        let r = report(FailureAction::Restarted { attempt: 1 }, restart);
+        assert_eq!(
+            r.to_string(),
+            "plugin `stats` failed in `deliver-batch`: deadline of 5ms exceeded; \
+             restarted (attempt 1 of 3); 7 record(s) missed\n  wasm backtrace:\n    \
+             0: stats.wasm!spin\n    1: stats.wasm!deliver"
+        );
+        let mut r = report(FailureAction::Skipped, FailurePolicy::Skip);
+        r.export = None;
+        r.backtrace.clear();
+        assert_eq!(
+            r.to_string(),
+            "plugin `stats` failed: deadline of 5ms exceeded; skipped (a fresh instance \
+             takes the next call); 7 record(s) missed"
+        );
     }
 }

@@ -45,12 +45,12 @@ mod bindings;
 pub mod cache;
 pub mod chain;
 mod convert;
+pub mod engine;
 mod env;
 pub mod failure;
 pub mod filter;
 mod host;
 mod plugin;
-pub mod engine;
 pub mod sandbox;
 pub mod spec;
 mod stage;
@@ -58,10 +58,10 @@ mod state;
 pub mod world;
 
 pub use chain::{Chain, ChainOutcome, ChainOutput};
+pub use engine::{CompiledPlugin, EngineConfig, PluginEngine, PluginInfo};
 pub use env::{HostEnv, OperationNameTable, OutputClaim};
 pub use failure::{FailureCause, FailurePolicy, FailureReport};
 pub use filter::{KindFilter, OpFilter, StageView};
-pub use engine::{CompiledPlugin, PluginInfo, PluginEngine, EngineConfig};
 pub use spec::{BufferSettings, Limits, StageSpec};
 pub use world::World;
 

@@ -1,30 +1,37 @@
 //! [`Plugin`]: one stage's instance, its store, and its failure policy.
 //!
 //! Each call sets the store's epoch deadline, runs, and on an error works out
-//! the cause (deadline, memory cap, stack, other trap), drops the poisoned
-//! instance with its store, files one [`FailureReport`] and applies the
-//! stage's [`FailurePolicy`]. A fresh instance comes from the pre-linked
+//! the cause (deadline, memory cap, stack, other trap), the export that was
+//! running and the guest's Wasm backtrace, drops the poisoned instance with
+//! its store, files one [`FailureReport`] and applies the stage's
+//! [`FailurePolicy`]. A fresh instance comes from the pre-linked
 //! `InstancePre` and a new store; it is `configure`d and `init`ed again (its
 //! profiler setup replayed, see `crate::host::profiler`). Its in-memory state
-//! is gone: a restarted analysis counts from zero, which its report says
-//! (`records_missed`).
+//! is gone: a restarted analysis counts from zero. Its report counts the
+//! records lost to the failure (`records_missed`), and its `fini` tables say
+//! how many of the records offered to the stage the final instance never saw.
+//!
+//! A restart waits out its backoff. Records that arrive meanwhile from the
+//! running application are missed; a batch handed over by a caller that can
+//! wait ([`Pace::Caller`]: `Chain::deliver`, i.e. replay) waits instead, so
+//! a replay loses only the batch that failed.
 
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use wasmtime::{Store, Trap};
+use wasmtime::{Store, Trap, WasmBacktrace};
 use wasmtime_wasi::WasiCtxBuilder;
 
 use crate::bindings::analysis::AnalysisPlugin;
 use crate::bindings::transform::TransformPlugin;
 use crate::bindings::types as wit;
 use crate::convert;
+use crate::engine::{CompiledPlugin, PluginEngine, Pre};
 use crate::env::{HostEnv, VERSION};
 use crate::failure::{
     Aborted, FailureAction, FailureCause, FailureLog, FailurePolicy, FailureReport,
 };
 use crate::host::{OutputHost, ProfilerHost, SetupMode, StageLink};
-use crate::engine::{CompiledPlugin, Pre, PluginEngine};
 use crate::sandbox::{deny_all_wasi, MemoryCapExceeded};
 use crate::spec::StageSpec;
 use crate::state::PluginState;
@@ -65,9 +72,60 @@ pub(crate) struct Plugin {
     open_report: Option<usize>,
     failures: FailureLog,
     tool_info: Option<wit::ToolInfo>,
+    /// Records offered to the stage over the run (deliveries, transforms,
+    /// callbacks), whether or not the plugin could take them.
+    offered: u64,
+    /// Records the current instance took without failing: what its
+    /// summary covers (a fresh instance starts from zero).
+    taken: u64,
 }
 
-type CallResult<T> = Result<T, FailureCause>;
+/// The WIT export names, as failure reports name them.
+mod export {
+    pub const CONFIGURE: &str = "configure";
+    pub const INIT: &str = "init";
+    pub const FINI: &str = "fini";
+    pub const DELIVER_BATCH: &str = "deliver-batch";
+    pub const TRANSFORM_BATCH: &str = "transform-batch";
+    pub const ON_CALLBACK: &str = "on-callback";
+    pub const ON_EXTERNAL_CORRELATION_REQUEST: &str = "on-external-correlation-request";
+}
+
+/// A failed call: why, in which export, and where in the guest.
+#[derive(Debug)]
+struct Failed {
+    cause: FailureCause,
+    /// `None` while making an instance (no export was running).
+    export: Option<&'static str>,
+    /// The guest's frames, innermost first (see [`FailureReport::backtrace`]).
+    backtrace: Vec<String>,
+}
+
+impl Failed {
+    /// A failure the host found in what an export returned (no backtrace).
+    fn returned(cause: FailureCause, export: &'static str) -> Failed {
+        Failed {
+            cause,
+            export: Some(export),
+            backtrace: Vec::new(),
+        }
+    }
+}
+
+type CallResult<T> = Result<T, Failed>;
+
+/// Who waits when a batch arrives while the plugin waits out its restart
+/// backoff.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Pace {
+    /// The records come from the application as it runs (traced buffers,
+    /// callbacks): nothing can wait, the records are missed (and counted).
+    Live,
+    /// The caller hands the batch over and waits for the chain
+    /// (`Chain::deliver`: a replay, or a host that buffers elsewhere): the
+    /// call waits out the backoff, then the fresh instance takes the batch.
+    Caller,
+}
 
 impl Plugin {
     /// Instantiates `compiled` for `spec` (no plugin code runs but the
@@ -101,10 +159,12 @@ impl Plugin {
             open_report: None,
             failures,
             tool_info: None,
+            offered: 0,
+            taken: 0,
         };
         p.instance = Some(
             p.instantiate()
-                .map_err(|c| anyhow::anyhow!("instantiating `{}`: {c}", p.name))?,
+                .map_err(|f| anyhow::anyhow!("instantiating `{}`: {}", p.name, f.cause))?,
         );
         Ok(p)
     }
@@ -122,20 +182,24 @@ impl Plugin {
             Pre::Analysis(pre) => pre.instantiate(&mut self.store).map(Instance::Analysis),
             Pre::Transform(pre) => pre.instantiate(&mut self.store).map(Instance::Transform),
         };
-        r.map_err(|e| classify(e, self.spec.limits.deadline))
+        r.map_err(|e| classify(e, self.spec.limits.deadline, None))
     }
 
-    /// Runs one call into the instance under `budget`.
+    /// Runs one call of `export` into the instance under `budget`.
     fn call<R>(
         &mut self,
+        export: &'static str,
         budget: Duration,
         f: impl FnOnce(&mut Store<PluginState>, &Instance) -> wasmtime::Result<R>,
     ) -> CallResult<R> {
         let Some(inst) = self.instance.as_ref() else {
-            return Err(FailureCause::Trap("no live instance".into()));
+            return Err(Failed::returned(
+                FailureCause::Trap("no live instance".into()),
+                export,
+            ));
         };
         self.store.set_epoch_deadline(self.runtime.ticks(budget));
-        f(&mut self.store, inst).map_err(|e| classify(e, budget))
+        f(&mut self.store, inst).map_err(|e| classify(e, budget, Some(export)))
     }
 
     // ------------------------------------------------------------------
@@ -145,7 +209,7 @@ impl Plugin {
     /// `configure`: false (or a failure) means the plugin is out of the run.
     pub(crate) fn configure(&mut self, info: wit::ToolInfo) -> Result<bool, Aborted> {
         self.tool_info = Some(info.clone());
-        let r = self.call(self.spec.limits.deadline, |s, i| {
+        let r = self.call(export::CONFIGURE, self.spec.limits.deadline, |s, i| {
             lifecycle(i).call_configure(s, &info)
         });
         match r {
@@ -155,35 +219,53 @@ impl Plugin {
                 self.instance = None;
                 Ok(false)
             }
-            Err(cause) => self.fail_for_good(cause).map(|_| false),
+            Err(failed) => self.fail_for_good(failed).map(|_| false),
         }
     }
 
     /// `init`, with profiler configuration open for this plugin.
     pub(crate) fn init(&mut self) -> Result<(), Aborted> {
         self.store.data_mut().profiler.mode = SetupMode::Open;
-        let r = self.call(self.spec.limits.deadline, |s, i| lifecycle(i).call_init(s));
+        let r = self.call(export::INIT, self.spec.limits.deadline, |s, i| {
+            lifecycle(i).call_init(s)
+        });
         self.store.data_mut().profiler.mode = SetupMode::Locked;
         match r {
             Ok(Ok(())) => Ok(()),
-            Ok(Err(msg)) => self.fail_for_good(FailureCause::InitFailed(msg)),
-            Err(cause) => self.fail_for_good(cause),
+            Ok(Err(msg)) => self.fail_for_good(Failed::returned(
+                FailureCause::InitFailed(msg),
+                export::INIT,
+            )),
+            Err(failed) => self.fail_for_good(failed),
         }
     }
 
-    /// `fini`, exactly once, if the plugin has a live instance.
+    /// `fini`, exactly once, if the plugin has a live instance. When the
+    /// instance's summary covers fewer records than the stage was offered
+    /// (failures lost some, or a fresh instance started from zero), each
+    /// table's title says how many it misses.
     pub(crate) fn fini(&mut self) -> Result<Vec<wit::SummaryTable>, Aborted> {
-        if !self.ready() {
+        if !self.ready(Pace::Live) {
             self.close_report();
             return Ok(Vec::new());
         }
-        let r = self.call(self.spec.limits.deadline, |s, i| lifecycle(i).call_fini(s));
+        let r = self.call(export::FINI, self.spec.limits.deadline, |s, i| {
+            lifecycle(i).call_fini(s)
+        });
         self.health = Health::Finished;
         self.instance = None;
         match r {
-            Ok(tables) => Ok(tables),
-            Err(cause) => {
-                self.fail(cause, 0)?;
+            Ok(mut tables) => {
+                let missing = self.offered.saturating_sub(self.taken);
+                if missing > 0 {
+                    for t in &mut tables {
+                        t.title = incomplete_title(&t.title, missing, self.offered);
+                    }
+                }
+                Ok(tables)
+            }
+            Err(failed) => {
+                self.fail(failed, 0)?;
                 self.health = Health::Finished;
                 Ok(Vec::new())
             }
@@ -194,35 +276,46 @@ impl Plugin {
     // Deliveries
     // ------------------------------------------------------------------
 
-    /// Delivers a batch to an analysis (transforms ignore it).
+    /// Delivers a batch of the plugin's own buffers to an analysis
+    /// (transforms ignore it).
     pub(crate) fn deliver(
         &mut self,
         info: wit::DeliveryInfo,
         batch: &wit::Batch,
     ) -> Result<(), Aborted> {
         let n = convert::wit_len(batch) as u64;
-        self.deliver_counted(info, batch, n)
+        self.deliver_counted(info, batch, n, Pace::Live)
     }
 
-    /// As [`Self::deliver`]; `missed` is what to count if the plugin cannot take it.
+    /// As [`Self::deliver`]; `records` is the batch's size (what is missed if
+    /// the plugin cannot take it), `pace` who waits out a restart backoff.
     pub(crate) fn deliver_counted(
         &mut self,
         info: wit::DeliveryInfo,
         batch: &wit::Batch,
-        missed: u64,
+        records: u64,
+        pace: Pace,
     ) -> Result<(), Aborted> {
-        if !self.ready() {
-            self.miss(missed);
+        self.offered += records;
+        if !self.ready(pace) {
+            self.miss(records);
             return Ok(());
         }
         self.store.data_mut().delivery.lock();
-        let r = self.call(self.spec.limits.deadline, |s, i| match i {
-            Instance::Analysis(a) => deliver_view(s, a, info, batch),
-            Instance::Transform(_) => Ok(()),
-        });
+        let r = self.call(
+            export::DELIVER_BATCH,
+            self.spec.limits.deadline,
+            |s, i| match i {
+                Instance::Analysis(a) => deliver_view(s, a, info, batch),
+                Instance::Transform(_) => Ok(()),
+            },
+        );
         match r {
-            Ok(()) => Ok(()),
-            Err(cause) => self.fail(cause, missed),
+            Ok(()) => {
+                self.taken += records;
+                Ok(())
+            }
+            Err(failed) => self.fail(failed, records),
         }
     }
 
@@ -232,30 +325,37 @@ impl Plugin {
         &mut self,
         info: wit::DeliveryInfo,
         batch: &wit::Batch,
+        pace: Pace,
     ) -> Result<Option<wit::Batch>, Aborted> {
         let n = convert::wit_len(batch) as u64;
-        if !self.ready() {
+        self.offered += n;
+        if !self.ready(pace) {
             self.miss(n);
             return Ok(None);
         }
-        let r = self.call(self.spec.limits.deadline, |s, i| match i {
-            Instance::Transform(t) => t
-                .rocwasm_plugin_transform()
-                .call_transform_batch(s, info, batch)
-                .map(Some),
-            Instance::Analysis(_) => Ok(None),
-        });
+        let r = self.call(
+            export::TRANSFORM_BATCH,
+            self.spec.limits.deadline,
+            |s, i| match i {
+                Instance::Transform(t) => t
+                    .rocwasm_plugin_transform()
+                    .call_transform_batch(s, info, batch)
+                    .map(Some),
+                Instance::Analysis(_) => Ok(None),
+            },
+        );
         match r {
             Ok(Some(out)) if !convert::wit_consistent(&out) => {
-                self.fail(
-                    FailureCause::MalformedReply("columns of unequal length".into()),
-                    n,
-                )?;
+                let cause = FailureCause::MalformedReply("columns of unequal length".into());
+                self.fail(Failed::returned(cause, export::TRANSFORM_BATCH), n)?;
                 Ok(None)
             }
-            Ok(out) => Ok(out),
-            Err(cause) => {
-                self.fail(cause, n)?;
+            Ok(out) => {
+                self.taken += n;
+                Ok(out)
+            }
+            Err(failed) => {
+                self.fail(failed, n)?;
                 Ok(None)
             }
         }
@@ -267,19 +367,24 @@ impl Plugin {
         record: &wit::CallbackRecord,
         user_data: u64,
     ) -> Result<u64, Aborted> {
-        if !self.ready() {
+        self.offered += 1;
+        if !self.ready(Pace::Live) {
             self.miss(1);
             return Ok(user_data);
         }
-        let r = self.call(self.spec.limits.callback_deadline, |s, i| match i {
+        let budget = self.spec.limits.callback_deadline;
+        let r = self.call(export::ON_CALLBACK, budget, |s, i| match i {
             Instance::Analysis(a) => a
                 .rocwasm_plugin_analysis()
                 .call_on_callback(s, record, user_data),
             Instance::Transform(_) => Ok(user_data),
         });
         match r {
-            Ok(v) => Ok(v),
-            Err(cause) => self.fail(cause, 1).map(|_| user_data),
+            Ok(v) => {
+                self.taken += 1;
+                Ok(v)
+            }
+            Err(failed) => self.fail(failed, 1).map(|_| user_data),
         }
     }
 
@@ -288,18 +393,23 @@ impl Plugin {
         &mut self,
         request: wit::ExternalCorrelationRequest,
     ) -> Result<Option<u64>, Aborted> {
-        if !self.ready() {
+        if !self.ready(Pace::Live) {
             return Ok(None);
         }
-        let r = self.call(self.spec.limits.callback_deadline, |s, i| match i {
-            Instance::Analysis(a) => a
-                .rocwasm_plugin_analysis()
-                .call_on_external_correlation_request(s, request),
-            Instance::Transform(_) => Ok(None),
-        });
+        let budget = self.spec.limits.callback_deadline;
+        let r = self.call(
+            export::ON_EXTERNAL_CORRELATION_REQUEST,
+            budget,
+            |s, i| match i {
+                Instance::Analysis(a) => a
+                    .rocwasm_plugin_analysis()
+                    .call_on_external_correlation_request(s, request),
+                Instance::Transform(_) => Ok(None),
+            },
+        );
         match r {
             Ok(v) => Ok(v),
-            Err(cause) => self.fail(cause, 0).map(|_| None),
+            Err(failed) => self.fail(failed, 0).map(|_| None),
         }
     }
 
@@ -307,11 +417,21 @@ impl Plugin {
     // Failure handling
     // ------------------------------------------------------------------
 
-    /// True when the plugin can take a call now (reviving it if its wait is over).
-    fn ready(&mut self) -> bool {
+    /// True when the plugin can take a call now (reviving it if its wait
+    /// is over; at [`Pace::Caller`], after waiting it out).
+    fn ready(&mut self, pace: Pace) -> bool {
         match self.health {
             Health::Live => self.instance.is_some(),
-            Health::Waiting { until } if Instant::now() >= until => self.revive(),
+            Health::Waiting { until } => {
+                let now = Instant::now();
+                if now < until {
+                    if pace == Pace::Live {
+                        return false;
+                    }
+                    std::thread::sleep(until - now);
+                }
+                self.revive()
+            }
             _ => false,
         }
     }
@@ -327,7 +447,7 @@ impl Plugin {
     }
 
     /// Applies the policy after a failed call that lost `records`.
-    fn fail(&mut self, cause: FailureCause, records: u64) -> Result<(), Aborted> {
+    fn fail(&mut self, failed: Failed, records: u64) -> Result<(), Aborted> {
         self.instance = None;
         let action = match self.spec.failure {
             FailurePolicy::Skip => FailureAction::Skipped,
@@ -338,32 +458,35 @@ impl Plugin {
             FailurePolicy::Restart { .. } => FailureAction::Disabled,
             FailurePolicy::Abort => FailureAction::Aborted,
         };
-        self.record(cause, action, records)
+        self.record(failed, action, records)
     }
 
     /// A life-cycle failure: the plugin never started, so it is disabled
     /// (or the run aborted), never restarted.
-    fn fail_for_good(&mut self, cause: FailureCause) -> Result<(), Aborted> {
+    fn fail_for_good(&mut self, failed: Failed) -> Result<(), Aborted> {
         self.instance = None;
         let action = if self.spec.failure == FailurePolicy::Abort {
             FailureAction::Aborted
         } else {
             FailureAction::Disabled
         };
-        self.record(cause, action, 0)
+        self.record(failed, action, 0)
     }
 
     fn record(
         &mut self,
-        cause: FailureCause,
+        failed: Failed,
         action: FailureAction,
         records: u64,
     ) -> Result<(), Aborted> {
         let report = FailureReport {
             plugin: self.name.to_string(),
-            cause,
+            export: failed.export,
+            cause: failed.cause,
             action,
+            policy: self.spec.failure,
             records_missed: records,
+            backtrace: failed.backtrace,
         };
         let index = self.failures.push(report.clone());
         match action {
@@ -392,7 +515,7 @@ impl Plugin {
             FailureAction::Aborted => {
                 self.open_report = Some(index);
                 self.health = Health::Disabled;
-                return Err(Aborted(report));
+                return Err(Aborted(Box::new(report)));
             }
         }
         Ok(())
@@ -413,27 +536,33 @@ impl Plugin {
             output,
         );
         let result = store
-            .map_err(|e| FailureCause::Instantiate(format!("{e:#}")))
+            .map_err(|e| Failed {
+                cause: FailureCause::Instantiate(format!("{e:#}")),
+                export: None,
+                backtrace: Vec::new(),
+            })
             .and_then(|store| {
                 self.store = store;
+                self.taken = 0;
                 let inst = self.instantiate()?;
                 self.instance = Some(inst);
                 let info = self
                     .tool_info
                     .clone()
                     .unwrap_or_else(|| default_tool_info(&self.name));
-                let ok = self.call(self.spec.limits.deadline, |s, i| {
+                let ok = self.call(export::CONFIGURE, self.spec.limits.deadline, |s, i| {
                     lifecycle(i).call_configure(s, &info)
                 })?;
                 if !ok {
-                    return Err(FailureCause::InitFailed(
-                        "configure declined on restart".into(),
-                    ));
+                    let cause = FailureCause::InitFailed("configure declined on restart".into());
+                    return Err(Failed::returned(cause, export::CONFIGURE));
                 }
                 self.store.data_mut().profiler.mode = SetupMode::Replay { next: 0 };
-                let r = self.call(self.spec.limits.deadline, |s, i| lifecycle(i).call_init(s));
+                let r = self.call(export::INIT, self.spec.limits.deadline, |s, i| {
+                    lifecycle(i).call_init(s)
+                });
                 self.store.data_mut().profiler.mode = SetupMode::Locked;
-                r?.map_err(FailureCause::InitFailed)
+                r?.map_err(|e| Failed::returned(FailureCause::InitFailed(e), export::INIT))
             });
         match result {
             Ok(()) => {
@@ -441,8 +570,8 @@ impl Plugin {
                 self.close_report();
                 true
             }
-            Err(cause) => {
-                let _ = self.fail_for_good(cause);
+            Err(failed) => {
+                let _ = self.fail_for_good(failed);
                 false
             }
         }
@@ -535,18 +664,74 @@ fn new_store(
     Ok(store)
 }
 
-/// Works out why a call failed.
-fn classify(e: wasmtime::Error, budget: Duration) -> FailureCause {
-    if let Some(m) = e.downcast_ref::<MemoryCapExceeded>() {
-        return FailureCause::MemoryCap {
+/// A summary table's title when the instance that wrote it saw only part of
+/// what the stage was offered.
+fn incomplete_title(title: &str, missing: u64, offered: u64) -> String {
+    format!("{title} (incomplete: {missing} of {offered} record(s) missed after plugin failures)")
+}
+
+/// Works out why a call of `export` failed, with the guest's backtrace.
+fn classify(e: wasmtime::Error, budget: Duration, export: Option<&'static str>) -> Failed {
+    let trace = e.downcast_ref::<WasmBacktrace>();
+    let backtrace = trace.map(frames).unwrap_or_default();
+    let cause = if let Some(m) = e.downcast_ref::<MemoryCapExceeded>() {
+        FailureCause::MemoryCap {
             limit: m.limit,
             requested: m.requested,
-        };
+        }
+    } else {
+        match e.downcast_ref::<Trap>() {
+            Some(Trap::Interrupt) => FailureCause::Deadline(budget),
+            Some(Trap::StackOverflow) => FailureCause::StackOverflow,
+            Some(t) => FailureCause::Trap(t.to_string()),
+            None => {
+                // The error's own messages, without the backtrace's (it is
+                // reported frame by frame).
+                let bt = trace.map(|t| t.to_string());
+                let chain: Vec<String> = e
+                    .chain()
+                    .map(|c| c.to_string())
+                    .filter(|c| Some(c) != bt.as_ref())
+                    .collect();
+                FailureCause::Trap(chain.join(": "))
+            }
+        }
+    };
+    Failed {
+        cause,
+        export,
+        backtrace,
     }
-    match e.downcast_ref::<Trap>() {
-        Some(Trap::Interrupt) => FailureCause::Deadline(budget),
-        Some(Trap::StackOverflow) => FailureCause::StackOverflow,
-        Some(t) => FailureCause::Trap(t.to_string()),
-        None => FailureCause::Trap(format!("{e:#}")),
-    }
+}
+
+/// One line per frame, innermost first: `module!function`, then the source
+/// location when the component carries debug info (and
+/// `WASMTIME_BACKTRACE_DETAILS=1`).
+fn frames(trace: &WasmBacktrace) -> Vec<String> {
+    trace
+        .frames()
+        .iter()
+        .map(|frame| {
+            let func = match frame.func_name() {
+                Some(name) => name.to_string(),
+                None => format!("<wasm function {}>", frame.func_index()),
+            };
+            let mut line = match frame.module().name() {
+                Some(module) => format!("{module}!{func}"),
+                None => func,
+            };
+            let at = frame.symbols().iter().find_map(|s| {
+                let file = s.file()?;
+                Some(match s.line() {
+                    Some(l) => format!("{file}:{l}"),
+                    None => file.to_string(),
+                })
+            });
+            if let Some(at) = at {
+                line.push_str(" at ");
+                line.push_str(&at);
+            }
+            line
+        })
+        .collect()
 }

@@ -123,7 +123,7 @@ impl StageCell {
                 let next = self.pending().pop_front();
                 let Some((info, batch)) = next else { break };
                 if let Err(Aborted(report)) = p.deliver(info, &batch) {
-                    self.abort(report);
+                    self.abort(*report);
                 }
             }
             INSIDE.with(|v| v.borrow_mut().retain(|k| *k != self.key()));
@@ -162,7 +162,7 @@ impl CallbackSink for StageSink {
         let rec = convert::callback_record_to_wit(record);
         match cell.with(|p| p.on_callback(&rec, *user_data)) {
             Ok(v) => *user_data = v,
-            Err(Aborted(r)) => cell.abort(r),
+            Err(Aborted(r)) => cell.abort(*r),
         }
     }
 }
@@ -177,7 +177,7 @@ impl ExternalCorrelationSink for StageSink {
         match cell.with(|p| p.on_external_correlation_request(req)) {
             Ok(v) => v,
             Err(Aborted(r)) => {
-                cell.abort(r);
+                cell.abort(*r);
                 None
             }
         }

@@ -136,3 +136,47 @@ fn deep_recursion_with_abort_stops_the_run() {
     // Later deliveries are refused too.
     assert!(chain.deliver(info(), dispatches(1, 99)).is_err());
 }
+
+#[test]
+fn a_trap_report_names_the_export_and_the_wasm_backtrace() {
+    let spec = StageSpec::new("trap", plugin("trap"))
+        .with_config("how", "unreachable")
+        .with_failure(FailurePolicy::Disable);
+    let reports = run_with_recorder(spec);
+    assert_eq!(reports.len(), 1, "{reports:#?}");
+    let r = &reports[0];
+    assert_eq!(r.export, Some("deliver-batch"), "{r}");
+    assert!(!r.backtrace.is_empty(), "no backtrace: {r}");
+    let text = r.to_string();
+    assert!(
+        text.starts_with("plugin `trap` failed in `deliver-batch`: trap: "),
+        "{text}"
+    );
+    assert!(text.contains("disabled for the rest of the run"), "{text}");
+    assert!(text.contains("\n  wasm backtrace:\n    0: "), "{text}");
+    // The guest's own frames, by name: the misbehaving function and the
+    // export's entry point.
+    assert!(
+        r.backtrace.iter().any(|f| f.contains("misbehave")),
+        "{text}"
+    );
+    assert!(r.backtrace.iter().any(|f| f.contains("deliver")), "{text}");
+}
+
+#[test]
+fn a_trap_in_init_is_reported_in_init() {
+    let (rt, _cache) = runtime();
+    let spec = StageSpec::new("trap", plugin("trap"))
+        .with_config("at", "init")
+        .with_failure(FailurePolicy::Disable);
+    let chain = Chain::new(rt, env_with_kernels(&[(1, "k")]), vec![spec]).unwrap();
+    let reports = chain.finish().unwrap().failures;
+    assert_eq!(reports.len(), 1, "{reports:#?}");
+    assert_eq!(reports[0].export, Some("init"));
+    assert!(!reports[0].backtrace.is_empty(), "{}", reports[0]);
+    assert!(
+        reports[0].to_string().contains("failed in `init`"),
+        "{}",
+        reports[0]
+    );
+}

@@ -12,5 +12,6 @@ mod lifecycle;
 mod operation_filters;
 mod projection;
 mod replay_names;
+mod restart;
 mod shared_delivery;
 mod stock_plugins;

@@ -28,7 +28,11 @@
 //!   `internal` (the request's internal correlation id) or a number;
 //! - `user-data`: what `on-callback` returns at ENTER — `internal`
 //!   (default: the record's internal correlation id) or a number;
-//! - `file`, `write-every-call`.
+//! - `file`, `write-every-call`;
+//! - `trap-on-correlation-id`: `deliver-batch` traps (a panic) on a batch
+//!   holding a kernel dispatch with this correlation id, before recording
+//!   it. The trigger is in the records, not in the instance, so a restarted
+//!   instance takes every later batch: the restart tests' plugin.
 //!
 //! `fini` returns a table of calls per export.
 
@@ -45,6 +49,7 @@ struct Recorder {
     rec: Recording,
     file: String,
     write_every_call: bool,
+    trap_on: Option<u64>,
 }
 
 impl Recorder {
@@ -131,6 +136,7 @@ impl AnalysisPlugin for Recorder {
     fn configure(&mut self, info: &ToolInfo) -> bool {
         self.file = config::get("file").unwrap_or_else(|| "recorder.json".to_string());
         self.write_every_call = config::get_bool("write-every-call", false).unwrap_or(false);
+        self.trap_on = config::get("trap-on-correlation-id").and_then(|v| v.parse().ok());
         self.rec.answer = config::get("answer")
             .map(|a| Answer::parse(&a))
             .unwrap_or(Answer::None);
@@ -150,6 +156,11 @@ impl AnalysisPlugin for Recorder {
     }
 
     fn deliver_batch(&mut self, info: &DeliveryInfo, batch: &Batch) {
+        if let Some(id) = self.trap_on {
+            if batch.kernel_dispatches.correlation_id.contains(&id) {
+                panic!("recorder: trap-on-correlation-id {id}");
+            }
+        }
         self.rec.batch(info, batch);
         self.after_call();
     }

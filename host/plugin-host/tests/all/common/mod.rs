@@ -8,7 +8,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use rocwasm_core::{KernelSymbol, Profiler};
-use rocwasm_plugin_host::{HostEnv, PluginEngine, EngineConfig};
+use rocwasm_plugin_host::{EngineConfig, HostEnv, PluginEngine};
 
 /// `<workspace>/target/plugins/<name>.wasm`. Fails (never skips) when the
 /// plugins have not been built.
