@@ -13,7 +13,7 @@
 //!   producer of one name is refused and reported.
 //! - [`names`]: operation names of a run ([`OperationNames`]).
 //! - [`stats`]: the native statistics accumulator (`--stats`, the summary table).
-//! - [`csv`], [`json_sink`], [`rocpd`], [`perfetto`]: the formats, each with
+//! - [`csv`], [`json`], [`rocpd`], [`perfetto`]: the formats, each with
 //!   its schema in one place, used by its writer here and its reader in
 //!   `rocwasm-replay`.
 //! - [`outputs`]: building the sinks of `--output-format` and driving them.
@@ -21,7 +21,7 @@
 
 pub mod claims;
 pub mod csv;
-pub mod json_sink;
+pub mod json;
 pub mod names;
 pub mod outputs;
 pub mod paths;
@@ -35,7 +35,7 @@ pub mod synthetic;
 
 pub use crate::csv::{CsvSink, TraceFile};
 pub use claims::{ClaimRefused, OutputClaims, Producer};
-pub use json_sink::JsonSink;
+pub use json::JsonSink;
 pub use names::{kind_name, OperationNames};
 pub use outputs::{OutputFormat, OutputOptions, OutputSummary, Outputs};
 pub use paths::output_path;

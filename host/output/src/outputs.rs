@@ -7,7 +7,7 @@ use rocwasm_core::Batch;
 
 use crate::claims::OutputClaims;
 use crate::csv::CsvSink;
-use crate::json_sink::JsonSink;
+use crate::json::JsonSink;
 use crate::perfetto::PerfettoSink;
 use crate::rocpd::RocpdSink;
 use crate::sink::{Sink, SinkContext};

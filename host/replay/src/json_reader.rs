@@ -1,12 +1,12 @@
 //! rocprofv3 `results.json` (ours and the real tool's).
 //!
-//! The document is parsed into typed records (never a generic value tree),
-//! every field optional so that older and newer layouts both load. Handles
-//! may be written as numbers or as `{"handle": n}`. Kinds are mapped through
-//! the file's own `strings.buffer_records` name table when it has one (record
-//! kind numbers are those of the SDK that wrote the file), then by name to
-//! this build's numbers; operations likewise. All processes of the file are
-//! replayed one after another; the metadata is the first process's.
+//! The document is parsed into the types of `rocwasm_output::json::schema`,
+//! the ones the JSON sink writes (never a generic value tree); that schema's
+//! docs say what is tolerated. Kinds are mapped through the file's own
+//! `strings.buffer_records` name table when it has one (record kind numbers
+//! are those of the SDK that wrote the file), then by name to this build's
+//! numbers; operations likewise. All processes of the file are replayed one
+//! after another; the metadata is the first process's.
 
 use std::collections::HashMap;
 use std::io::BufReader;
@@ -16,238 +16,10 @@ use rocwasm_core::{
     AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, CodeObject, CodeObjectStorage,
     KernelDispatch, KernelSymbol, MemoryAllocation, MemoryCopy, ScratchMemory,
 };
-use serde::Deserialize;
+use rocwasm_output::json::schema::{Document, Process, Strings, STORAGE_FILE, STORAGE_MEMORY};
 
 use crate::error::{ReplayError, Result};
 use crate::reader::{BatchReader, State};
-
-#[derive(Deserialize)]
-struct Document {
-    #[serde(rename = "rocprofiler-sdk-tool")]
-    tool: Vec<Process>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Process {
-    metadata: Metadata,
-    agents: Vec<Agent>,
-    strings: Strings,
-    code_objects: Vec<JsonCodeObject>,
-    kernel_symbols: Vec<JsonKernel>,
-    buffer_records: Records,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Metadata {
-    pid: u32,
-    ppid: u32,
-    hostname: String,
-    command: Vec<String>,
-    init_time: u64,
-    fini_time: u64,
-    rank: Option<u32>,
-}
-
-/// A handle as a bare number or `{"handle": n}`.
-#[derive(Deserialize, Default, Clone, Copy)]
-#[serde(untagged)]
-enum Handle {
-    Bare(u64),
-    Wrapped {
-        handle: u64,
-    },
-    #[default]
-    #[serde(skip)]
-    Missing,
-}
-
-impl Handle {
-    fn get(self) -> u64 {
-        match self {
-            Handle::Bare(v) | Handle::Wrapped { handle: v } => v,
-            Handle::Missing => 0,
-        }
-    }
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Agent {
-    id: Handle,
-    #[serde(rename = "type")]
-    agent_type: serde_json::Value,
-    node_id: u32,
-    logical_node_id: Option<u32>,
-    name: String,
-    product_name: String,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Strings {
-    buffer_records: Vec<KindNames>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct KindNames {
-    kind: String,
-    operations: Vec<String>,
-    synthetic_operations: Vec<SyntheticOp>,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct SyntheticOp {
-    operation: u32,
-    name: String,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct JsonCodeObject {
-    code_object_id: u64,
-    rocp_agent: Handle,
-    agent_id: Handle,
-    uri: String,
-    load_base: u64,
-    load_size: u64,
-    load_delta: i64,
-    storage_type: u32,
-    storage_file: i32,
-    memory_base: u64,
-    memory_size: u64,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct JsonKernel {
-    kernel_id: u64,
-    code_object_id: u64,
-    kernel_name: String,
-    formatted_kernel_name: String,
-    demangled_kernel_name: String,
-    truncated_kernel_name: String,
-    kernel_object: u64,
-    kernarg_segment_size: u32,
-    kernarg_segment_alignment: u32,
-    group_segment_size: u32,
-    private_segment_size: u32,
-    sgpr_count: u32,
-    arch_vgpr_count: u32,
-    accum_vgpr_count: u32,
-    kernel_code_entry_byte_offset: i64,
-    kernel_address: Handle,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct Records {
-    kernel_dispatch: Vec<JsonDispatch>,
-    hip_api: Vec<JsonApi>,
-    hsa_api: Vec<JsonApi>,
-    marker_api: Vec<JsonApi>,
-    rccl_api: Vec<JsonApi>,
-    memory_copy: Vec<JsonCopy>,
-    memory_allocation: Vec<JsonAlloc>,
-    scratch_memory: Vec<JsonScratch>,
-}
-
-#[derive(Deserialize, Default, Clone, Copy)]
-#[serde(default)]
-struct Corr {
-    internal: u64,
-    external: Handle,
-    ancestor: u64,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct JsonApi {
-    kind: u32,
-    operation: u32,
-    correlation_id: Corr,
-    start_timestamp: u64,
-    end_timestamp: u64,
-    thread_id: u64,
-}
-
-#[derive(Deserialize, Default, Clone, Copy)]
-#[serde(default)]
-struct Dim3 {
-    x: u32,
-    y: u32,
-    z: u32,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct DispatchInfo {
-    agent_id: Handle,
-    queue_id: Handle,
-    kernel_id: u64,
-    dispatch_id: u64,
-    private_segment_size: u32,
-    group_segment_size: u32,
-    workgroup_size: Dim3,
-    grid_size: Dim3,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct JsonDispatch {
-    correlation_id: Corr,
-    thread_id: u64,
-    start_timestamp: u64,
-    end_timestamp: u64,
-    stream_id: Handle,
-    dispatch_info: DispatchInfo,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct JsonCopy {
-    operation: u32,
-    correlation_id: Corr,
-    thread_id: u64,
-    start_timestamp: u64,
-    end_timestamp: u64,
-    dst_agent_id: Handle,
-    src_agent_id: Handle,
-    bytes: u64,
-    dst_address: Handle,
-    src_address: Handle,
-    stream_id: Handle,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct JsonAlloc {
-    operation: u32,
-    correlation_id: Corr,
-    thread_id: u64,
-    start_timestamp: u64,
-    end_timestamp: u64,
-    agent_id: Handle,
-    address: Handle,
-    allocation_size: u64,
-}
-
-#[derive(Deserialize, Default)]
-#[serde(default)]
-struct JsonScratch {
-    operation: u32,
-    flags: u32,
-    correlation_id: Corr,
-    agent_id: Handle,
-    queue_id: Handle,
-    thread_id: u64,
-    start_timestamp: u64,
-    end_timestamp: u64,
-    allocation_size: u64,
-}
 
 /// Maps the file's kind/operation numbers to this build's.
 struct KindMap {
@@ -376,34 +148,29 @@ impl BatchReader for JsonReader {
 
 fn load_symbols(p: &Process, state: &State) {
     for a in &p.agents {
-        let gpu = match &a.agent_type {
-            serde_json::Value::Number(n) => n.as_u64() == Some(2),
-            serde_json::Value::String(s) => s.eq_ignore_ascii_case("GPU"),
-            _ => false,
-        };
         state.symbols.insert_agent(AgentInfo {
-            id: a.id.get(),
+            id: a.id.handle,
             node_id: a.logical_node_id.unwrap_or(a.node_id),
-            agent_type: if gpu { AgentType::Gpu } else { AgentType::Cpu },
+            agent_type: if a.is_gpu() {
+                AgentType::Gpu
+            } else {
+                AgentType::Cpu
+            },
             name: a.name.clone(),
             product_name: a.product_name.clone(),
         });
     }
     for c in &p.code_objects {
-        let agent = match c.rocp_agent {
-            Handle::Missing => c.agent_id.get(),
-            h => h.get(),
-        };
         state.symbols.insert_code_object(CodeObject {
             id: c.code_object_id,
-            agent_id: agent,
+            agent_id: c.agent(),
             uri: c.uri.clone(),
             load_base: c.load_base,
             load_size: c.load_size,
             load_delta: c.load_delta,
             storage: match c.storage_type {
-                1 => CodeObjectStorage::File { fd: c.storage_file },
-                2 => CodeObjectStorage::Memory {
+                STORAGE_FILE => CodeObjectStorage::File { fd: c.storage_file },
+                STORAGE_MEMORY => CodeObjectStorage::Memory {
                     base: c.memory_base,
                     size: c.memory_size,
                 },
@@ -440,7 +207,7 @@ fn load_symbols(p: &Process, state: &State) {
             arch_vgpr_count: k.arch_vgpr_count,
             accum_vgpr_count: k.accum_vgpr_count,
             kernel_code_entry_byte_offset: k.kernel_code_entry_byte_offset,
-            kernel_address: k.kernel_address.get(),
+            kernel_address: k.kernel_address.handle,
         });
     }
 }
@@ -462,7 +229,7 @@ fn records(p: Process, state: &State) -> Batch {
                 kind: map.kind(a.kind, default),
                 operation: map.op(a.kind, a.operation),
                 correlation_id: a.correlation_id.internal,
-                external_correlation_id: a.correlation_id.external.get(),
+                external_correlation_id: a.correlation_id.external,
                 ancestor: a.correlation_id.ancestor,
                 thread_id: a.thread_id,
                 start: a.start_timestamp,
@@ -474,13 +241,13 @@ fn records(p: Process, state: &State) -> Batch {
         let d = k.dispatch_info;
         b.kernel_dispatches.push(KernelDispatch {
             correlation_id: k.correlation_id.internal,
-            external_correlation_id: k.correlation_id.external.get(),
+            external_correlation_id: k.correlation_id.external,
             thread_id: k.thread_id,
             start: k.start_timestamp,
             end: k.end_timestamp,
-            agent_id: d.agent_id.get(),
-            queue_id: d.queue_id.get(),
-            stream_id: k.stream_id.get(),
+            agent_id: d.agent_id.handle,
+            queue_id: d.queue_id.handle,
+            stream_id: k.stream_id.handle,
             kernel_id: d.kernel_id,
             dispatch_id: d.dispatch_id,
             private_segment_size: d.private_segment_size,
@@ -497,28 +264,28 @@ fn records(p: Process, state: &State) -> Batch {
         b.memory_copies.push(MemoryCopy {
             operation: map.fixed_op(K::MemoryCopy, c.operation),
             correlation_id: c.correlation_id.internal,
-            external_correlation_id: c.correlation_id.external.get(),
+            external_correlation_id: c.correlation_id.external,
             thread_id: c.thread_id,
             start: c.start_timestamp,
             end: c.end_timestamp,
-            dst_agent_id: c.dst_agent_id.get(),
-            src_agent_id: c.src_agent_id.get(),
-            stream_id: c.stream_id.get(),
+            dst_agent_id: c.dst_agent_id.handle,
+            src_agent_id: c.src_agent_id.handle,
+            stream_id: c.stream_id.handle,
             bytes: c.bytes,
-            dst_address: c.dst_address.get(),
-            src_address: c.src_address.get(),
+            dst_address: c.dst_address,
+            src_address: c.src_address,
         });
     }
     for m in r.memory_allocation {
         b.memory_allocations.push(MemoryAllocation {
             operation: map.fixed_op(K::MemoryAllocation, m.operation),
             correlation_id: m.correlation_id.internal,
-            external_correlation_id: m.correlation_id.external.get(),
+            external_correlation_id: m.correlation_id.external,
             thread_id: m.thread_id,
             start: m.start_timestamp,
             end: m.end_timestamp,
-            agent_id: m.agent_id.get(),
-            address: m.address.get(),
+            agent_id: m.agent_id.handle,
+            address: m.address,
             allocation_size: m.allocation_size,
         });
     }
@@ -527,12 +294,12 @@ fn records(p: Process, state: &State) -> Batch {
             operation: map.fixed_op(K::ScratchMemory, s.operation),
             flags: s.flags,
             correlation_id: s.correlation_id.internal,
-            external_correlation_id: s.correlation_id.external.get(),
+            external_correlation_id: s.correlation_id.external,
             thread_id: s.thread_id,
             start: s.start_timestamp,
             end: s.end_timestamp,
-            agent_id: s.agent_id.get(),
-            queue_id: s.queue_id.get(),
+            agent_id: s.agent_id.handle,
+            queue_id: s.queue_id.handle,
             allocation_size: s.allocation_size,
         });
     }

@@ -66,7 +66,11 @@ fn sorted<T: std::fmt::Debug>(rows: impl Iterator<Item = T>) -> Vec<String> {
 fn csv_reader_reads_every_column_the_writer_writes() {
     let dir = tempfile::tempdir().unwrap();
     let (run, names) = sample();
-    write(&run, &names, &mut CsvSink::new(dir.path(), Some("s".into())));
+    write(
+        &run,
+        &names,
+        &mut CsvSink::new(dir.path(), Some("s".into())),
+    );
     let (got, src) = read_all(dir.path());
     let want = original(&run);
     // CSV writes agents by logical node index, and has no column for the
@@ -151,7 +155,7 @@ fn json_reader_reads_every_record_the_writer_writes() {
     // written back, no key is lost and none is added.
     let text = std::fs::read_to_string(&path).unwrap();
     let raw: serde_json::Value = serde_json::from_str(&text).unwrap();
-    let typed: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let typed: rocwasm_output::json::Document = serde_json::from_str(&text).unwrap();
     assert_eq!(serde_json::to_value(&typed).unwrap(), raw);
 
     let (got, src) = read_all(&path);
@@ -211,7 +215,12 @@ fn rocpd_reader_reads_every_record_the_writer_writes() {
     let meta = src.meta();
     assert_eq!(
         (meta.pid, meta.ppid, &meta.hostname, &meta.command),
-        (run.meta.pid, run.meta.ppid, &run.meta.hostname, &run.meta.command)
+        (
+            run.meta.pid,
+            run.meta.ppid,
+            &run.meta.hostname,
+            &run.meta.command
+        )
     );
     assert_eq!(
         (meta.start_ns, meta.end_ns),

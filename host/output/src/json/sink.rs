@@ -1,0 +1,409 @@
+//! The JSON writer: [`JsonSink`].
+//!
+//! Streaming: records go to one temporary file per category as they arrive
+//! (no value tree is ever built); `finish` writes the header objects, which
+//! need the complete symbol tables, and then copies the record files in.
+//! Because of that the document's framing (its keys down to
+//! `buffer_records.<category>`) is written here by hand, from the key names
+//! [`super::schema`] exports next to the types it derives; every value is
+//! one of the schema's types, serialized by serde.
+
+use std::collections::BTreeMap;
+use std::fs::File;
+use std::io::{BufWriter, Write};
+use std::path::{Path, PathBuf};
+
+use anyhow::{Context, Result};
+use rocwasm_core::registry::kernel_dispatch;
+use rocwasm_core::{AgentType, Batch, BufferTracingKind, CodeObjectStorage};
+use serde::Serialize;
+
+use super::schema::{
+    api_category, category, Agent, AllocationRecord, ApiCorrelation, ApiRecord, CodeObject,
+    CopyRecord, Correlation, Dim3, DispatchInfo, DispatchRecord, Document, Handle, KernelSymbol,
+    KindNames, Metadata, Process, ScratchRecord, Strings, SyntheticOperation, AGENT_TYPE_CPU,
+    AGENT_TYPE_GPU, CATEGORIES, STORAGE_FILE, STORAGE_MEMORY, STORAGE_NONE,
+};
+use crate::claims::{OutputClaims, Producer};
+use crate::names::SYNTHETIC_BASE;
+use crate::paths::output_path;
+use crate::sink::{Sink, SinkContext};
+
+/// One category's spill file: records separated by commas.
+struct Spill {
+    path: PathBuf,
+    out: BufWriter<File>,
+    count: u64,
+}
+
+impl Spill {
+    fn push(&mut self, rec: &impl Serialize) -> Result<()> {
+        if self.count > 0 {
+            self.out.write_all(b",")?;
+        }
+        serde_json::to_writer(&mut self.out, rec)?;
+        self.count += 1;
+        Ok(())
+    }
+}
+
+/// Writes `results.json`. See the module docs.
+pub struct JsonSink {
+    path: PathBuf,
+    spills: BTreeMap<&'static str, Spill>,
+    claims: OutputClaims,
+    /// The claim of the file was refused: write nothing.
+    refused: bool,
+}
+
+impl JsonSink {
+    /// The file goes to `<dir>/[<name>_]results.json`.
+    pub fn new(dir: impl AsRef<Path>, name: Option<String>) -> Self {
+        Self {
+            path: output_path(dir.as_ref(), name.as_deref(), "results.json"),
+            spills: BTreeMap::new(),
+            claims: OutputClaims::new(),
+            refused: false,
+        }
+    }
+
+    fn spill(&mut self, cat: &'static str) -> Result<&mut Spill> {
+        if !self.spills.contains_key(cat) {
+            let file_name = self
+                .path
+                .file_name()
+                .and_then(|n| n.to_str())
+                .unwrap_or("results.json");
+            let path = self.path.with_file_name(format!(".{file_name}.{cat}.part"));
+            let f = File::create(&path).with_context(|| format!("creating {}", path.display()))?;
+            self.spills.insert(
+                cat,
+                Spill {
+                    path,
+                    out: BufWriter::with_capacity(1 << 16, f),
+                    count: 0,
+                },
+            );
+        }
+        Ok(self.spills.get_mut(cat).expect("inserted above"))
+    }
+}
+
+impl Sink for JsonSink {
+    fn name(&self) -> &'static str {
+        "json"
+    }
+
+    fn set_claims(&mut self, claims: &OutputClaims) {
+        self.claims = claims.clone();
+    }
+
+    fn begin(&mut self, _ctx: &SinkContext<'_>) -> Result<()> {
+        if let Some(dir) = self.path.parent() {
+            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+        }
+        // Claimed now although written at the end, so no stage takes the
+        // name in between.
+        self.refused = self
+            .claims
+            .claim(&self.path, &Producer::Sink("JSON"))
+            .is_err();
+        Ok(())
+    }
+
+    fn write_batch(&mut self, batch: &Batch, _ctx: &SinkContext<'_>) -> Result<()> {
+        if self.refused {
+            return Ok(());
+        }
+        let a = &batch.api_calls;
+        for i in 0..a.len() {
+            let Some(cat) = api_category(a.kind[i]) else {
+                continue;
+            };
+            self.spill(cat)?.push(&ApiRecord {
+                size: ApiRecord::SIZE,
+                kind: a.kind[i],
+                operation: a.operation[i],
+                correlation_id: ApiCorrelation {
+                    internal: a.correlation_id[i],
+                    external: a.external_correlation_id[i],
+                    ancestor: a.ancestor[i],
+                },
+                start_timestamp: a.start[i],
+                end_timestamp: a.end[i],
+                thread_id: a.thread_id[i],
+            })?;
+        }
+        let k = &batch.kernel_dispatches;
+        for i in 0..k.len() {
+            self.spill(category::KERNEL_DISPATCH)?
+                .push(&DispatchRecord {
+                    size: DispatchRecord::SIZE,
+                    kind: BufferTracingKind::KernelDispatch.raw(),
+                    // The only operation buffers carry.
+                    operation: kernel_dispatch::COMPLETE,
+                    correlation_id: Correlation {
+                        internal: k.correlation_id[i],
+                        external: k.external_correlation_id[i],
+                    },
+                    thread_id: k.thread_id[i],
+                    start_timestamp: k.start[i],
+                    end_timestamp: k.end[i],
+                    stream_id: Handle::from(k.stream_id[i]),
+                    dispatch_info: DispatchInfo {
+                        size: DispatchInfo::SIZE,
+                        agent_id: Handle::from(k.agent_id[i]),
+                        queue_id: Handle::from(k.queue_id[i]),
+                        kernel_id: k.kernel_id[i],
+                        dispatch_id: k.dispatch_id[i],
+                        private_segment_size: k.private_segment_size[i],
+                        group_segment_size: k.group_segment_size[i],
+                        workgroup_size: Dim3 {
+                            x: k.workgroup_x[i],
+                            y: k.workgroup_y[i],
+                            z: k.workgroup_z[i],
+                        },
+                        grid_size: Dim3 {
+                            x: k.grid_x[i],
+                            y: k.grid_y[i],
+                            z: k.grid_z[i],
+                        },
+                    },
+                })?;
+        }
+        let c = &batch.memory_copies;
+        for i in 0..c.len() {
+            self.spill(category::MEMORY_COPY)?.push(&CopyRecord {
+                size: CopyRecord::SIZE,
+                kind: BufferTracingKind::MemoryCopy.raw(),
+                operation: c.operation[i],
+                correlation_id: Correlation {
+                    internal: c.correlation_id[i],
+                    external: c.external_correlation_id[i],
+                },
+                thread_id: c.thread_id[i],
+                start_timestamp: c.start[i],
+                end_timestamp: c.end[i],
+                dst_agent_id: Handle::from(c.dst_agent_id[i]),
+                src_agent_id: Handle::from(c.src_agent_id[i]),
+                bytes: c.bytes[i],
+                dst_address: c.dst_address[i],
+                src_address: c.src_address[i],
+                stream_id: Handle::from(c.stream_id[i]),
+            })?;
+        }
+        let m = &batch.memory_allocations;
+        for i in 0..m.len() {
+            self.spill(category::MEMORY_ALLOCATION)?
+                .push(&AllocationRecord {
+                    size: AllocationRecord::SIZE,
+                    kind: BufferTracingKind::MemoryAllocation.raw(),
+                    operation: m.operation[i],
+                    correlation_id: Correlation {
+                        internal: m.correlation_id[i],
+                        external: m.external_correlation_id[i],
+                    },
+                    thread_id: m.thread_id[i],
+                    start_timestamp: m.start[i],
+                    end_timestamp: m.end[i],
+                    agent_id: Handle::from(m.agent_id[i]),
+                    address: m.address[i],
+                    allocation_size: m.allocation_size[i],
+                })?;
+        }
+        let s = &batch.scratch_memory;
+        for i in 0..s.len() {
+            self.spill(category::SCRATCH_MEMORY)?.push(&ScratchRecord {
+                size: ScratchRecord::SIZE,
+                kind: BufferTracingKind::ScratchMemory.raw(),
+                operation: s.operation[i],
+                correlation_id: Correlation {
+                    internal: s.correlation_id[i],
+                    external: s.external_correlation_id[i],
+                },
+                agent_id: Handle::from(s.agent_id[i]),
+                queue_id: Handle::from(s.queue_id[i]),
+                thread_id: s.thread_id[i],
+                start_timestamp: s.start[i],
+                end_timestamp: s.end[i],
+                flags: s.flags[i],
+                allocation_size: s.allocation_size[i],
+            })?;
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>> {
+        if self.refused {
+            return Ok(Vec::new());
+        }
+        let path = self.path.clone();
+        let result = self.assemble(ctx);
+        for (_, spill) in std::mem::take(&mut self.spills) {
+            drop(spill.out);
+            let _ = std::fs::remove_file(&spill.path);
+        }
+        result.with_context(|| format!("writing {}", path.display()))?;
+        Ok(vec![path])
+    }
+}
+
+impl JsonSink {
+    fn assemble(&mut self, ctx: &SinkContext<'_>) -> Result<()> {
+        for spill in self.spills.values_mut() {
+            spill.out.flush()?;
+        }
+        let mut out = BufWriter::with_capacity(1 << 16, File::create(&self.path)?);
+        let [metadata, agents, strings, code_objects, kernel_symbols] = Process::HEADER_FIELDS;
+        write!(out, "{{\"{}\":[{{\"{metadata}\":", Document::TOOL_FIELD)?;
+        let m = ctx.meta;
+        serde_json::to_writer(
+            &mut out,
+            &Metadata {
+                command: m.command.clone(),
+                fini_time: m.end_ns,
+                hostname: m.hostname.clone(),
+                init_time: m.start_ns,
+                pid: m.pid,
+                ppid: m.ppid,
+                rank: m.rank,
+                tool: "rocwasm".into(),
+            },
+        )?;
+        write!(out, ",\"{agents}\":")?;
+        let agents: Vec<Agent> = ctx
+            .symbols
+            .agents()
+            .into_iter()
+            .map(|a| Agent {
+                id: Handle::from(a.id),
+                logical_node_id: Some(a.node_id),
+                name: a.name,
+                node_id: a.node_id,
+                product_name: a.product_name,
+                size: 0,
+                agent_type: match a.agent_type {
+                    AgentType::Cpu => AGENT_TYPE_CPU,
+                    AgentType::Gpu => AGENT_TYPE_GPU,
+                }
+                .into(),
+            })
+            .collect();
+        serde_json::to_writer(&mut out, &agents)?;
+        write!(out, ",\"{strings}\":")?;
+        serde_json::to_writer(
+            &mut out,
+            &Strings {
+                buffer_records: string_tables(ctx),
+            },
+        )?;
+        write!(out, ",\"{code_objects}\":")?;
+        let code_objects: Vec<CodeObject> = ctx
+            .symbols
+            .code_objects()
+            .into_iter()
+            .map(|c| {
+                let (storage_type, storage_file, memory_base, memory_size) = match c.storage {
+                    CodeObjectStorage::None => (STORAGE_NONE, -1, 0, 0),
+                    CodeObjectStorage::File { fd } => (STORAGE_FILE, fd, 0, 0),
+                    CodeObjectStorage::Memory { base, size } => (STORAGE_MEMORY, -1, base, size),
+                };
+                CodeObject {
+                    agent_id: None,
+                    code_object_id: c.id,
+                    load_base: c.load_base,
+                    load_delta: c.load_delta,
+                    load_size: c.load_size,
+                    memory_base,
+                    memory_size,
+                    rocp_agent: Some(Handle::from(c.agent_id)),
+                    size: 0,
+                    storage_file,
+                    storage_type,
+                    uri: c.uri,
+                }
+            })
+            .collect();
+        serde_json::to_writer(&mut out, &code_objects)?;
+        write!(out, ",\"{kernel_symbols}\":")?;
+        let kernels: Vec<KernelSymbol> = ctx
+            .symbols
+            .kernels()
+            .into_iter()
+            .map(|k| KernelSymbol {
+                accum_vgpr_count: k.accum_vgpr_count,
+                arch_vgpr_count: k.arch_vgpr_count,
+                code_object_id: k.code_object_id,
+                demangled_kernel_name: k.demangled_name.clone(),
+                formatted_kernel_name: k.demangled_name.clone(),
+                group_segment_size: k.group_segment_size,
+                kernarg_segment_alignment: k.kernarg_segment_alignment,
+                kernarg_segment_size: k.kernarg_segment_size,
+                kernel_address: Handle::from(k.kernel_address),
+                kernel_code_entry_byte_offset: k.kernel_code_entry_byte_offset,
+                kernel_id: k.id,
+                kernel_name: k.name,
+                kernel_object: k.kernel_object,
+                private_segment_size: k.private_segment_size,
+                sgpr_count: k.sgpr_count,
+                size: 0,
+                truncated_kernel_name: k.demangled_name,
+            })
+            .collect();
+        serde_json::to_writer(&mut out, &kernels)?;
+        write!(out, ",\"{}\":{{", Process::RECORDS_FIELD)?;
+        for (i, cat) in CATEGORIES.iter().enumerate() {
+            if i > 0 {
+                out.write_all(b",")?;
+            }
+            write!(out, "\"{cat}\":[")?;
+            if let Some(spill) = self.spills.get(cat) {
+                let mut f = File::open(&spill.path)?;
+                std::io::copy(&mut f, &mut out)?;
+            }
+            out.write_all(b"]")?;
+        }
+        out.write_all(b"}}]}\n")?;
+        out.flush()?;
+        Ok(())
+    }
+}
+
+/// `strings.buffer_records`: index = kind number, operations indexed by number.
+fn string_tables(ctx: &SinkContext<'_>) -> Vec<KindNames> {
+    let max_kind = BufferTracingKind::ALL
+        .iter()
+        .map(|k| k.raw())
+        .max()
+        .unwrap_or(0);
+    (0..=max_kind)
+        .map(|kind| {
+            let ops = ctx.names.operations(kind);
+            let dense_len = ops
+                .iter()
+                .filter(|(op, _)| *op < SYNTHETIC_BASE)
+                .map(|(op, _)| op + 1)
+                .max()
+                .unwrap_or(0);
+            let operations: Vec<String> = (0..dense_len)
+                .map(|op| ctx.names.name(kind, op).to_string())
+                .collect();
+            let synthetic_operations = ops
+                .iter()
+                .filter(|(op, _)| *op >= SYNTHETIC_BASE)
+                .map(|(op, name)| SyntheticOperation {
+                    name: name.to_string(),
+                    operation: *op,
+                })
+                .collect();
+            let name = BufferTracingKind::from_raw(kind)
+                .map(|k| k.name())
+                .unwrap_or("NONE");
+            KindNames {
+                kind: name.to_string(),
+                operations,
+                synthetic_operations,
+            }
+        })
+        .collect()
+}
