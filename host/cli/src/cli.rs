@@ -43,7 +43,7 @@ pub enum Command {
     /// Build what is needed and profile a sample application on the simulated GPU.
     #[command(after_help = DEMO_EXAMPLES)]
     Demo(DemoArgs),
-    /// Validate a chain file and show what it would run.
+    /// Validate a chain file and its plugin components, and show what it would run.
     #[command(after_help = CHECK_EXAMPLES)]
     Check(CheckArgs),
     /// List tracing kinds and their operations.
@@ -138,7 +138,8 @@ pub struct CheckArgs {
     /// The chain file to validate.
     #[arg(value_name = "CHAIN")]
     pub chain: PathBuf,
-    /// Do not look for plugin files, resolve stock names or verify digests.
+    /// Do not look for plugin files, resolve stock names, verify digests or
+    /// check that each plugin is a component of its stage's world.
     #[arg(long)]
     pub no_plugins: bool,
 }
@@ -250,6 +251,9 @@ EXAMPLES:
     rocwasm check --no-plugins chain.toml      # before the plugins are built
 
 Errors are one line, `error: FILE:LINE:COLUMN: message`, and exit with status 2.
+Each stage's plugin is compiled and checked as a component of the stage's world,
+as a run does before starting it: a core Wasm module, a component of another
+world or a file that is not Wasm is one line naming the stage and the file, status 2.
 Stock plugin names are looked up in [settings] plugin_path, ROCWASM_PLUGIN_PATH,
 then <dir of rocwasm>/../plugins and <dir of rocwasm>/../lib/rocwasm/plugins.";
 

@@ -79,18 +79,95 @@ fn check_prints_the_stages_of_a_good_chain() {
     }
 }
 
-#[test]
-fn check_resolves_plugins_next_to_the_chain() {
+/// `<workspace>/target/plugins/<name>.wasm`, when `cargo xtask build-plugins` built it.
+fn built_plugin(name: &str) -> Option<PathBuf> {
+    let wasm = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../target/plugins")
+        .join(format!("{name}.wasm"));
+    if wasm.is_file() {
+        Some(wasm)
+    } else {
+        eprintln!("skipped: {} not built", wasm.display());
+        None
+    }
+}
+
+/// A directory with `chain.toml`: one analysis stage `mine`, plugin
+/// `mine.wasm` holding `wasm`.
+fn chain_with_plugin(wasm: &[u8]) -> tempfile::TempDir {
     let tmp = tempfile::tempdir().unwrap();
-    std::fs::write(tmp.path().join("mine.wasm"), b"\0asm").unwrap();
+    std::fs::write(tmp.path().join("mine.wasm"), wasm).unwrap();
     std::fs::write(
         tmp.path().join("chain.toml"),
         "version = 1\n[[stage]]\nname = 'mine'\nplugin = 'mine.wasm'\ndomains = ['kernel']\n",
     )
     .unwrap();
-    let out = rocwasm(&["check", "chain.toml"], tmp.path());
+    tmp
+}
+
+/// `rocwasm check chain.toml` in `dir`, with a compiled-component cache of its own.
+fn check_in(dir: &Path) -> Output {
+    Command::new(env!("CARGO_BIN_EXE_rocwasm"))
+        .args(["check", "chain.toml"])
+        .current_dir(dir)
+        .env_remove("RUST_LOG")
+        .env_remove("ROCWASM_PLUGIN_PATH")
+        .env("ROCWASM_CACHE_DIR", dir.join("cache"))
+        .output()
+        .expect("rocwasm runs")
+}
+
+#[test]
+fn check_resolves_plugins_next_to_the_chain() {
+    let Some(wasm) = built_plugin("kernel-stats") else {
+        return;
+    };
+    let tmp = chain_with_plugin(&std::fs::read(wasm).unwrap());
+    let out = check_in(tmp.path());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     assert!(stdout(&out).contains("mine.wasm"));
+}
+
+/// The plugin host's own checks, as a run makes them: one line naming the
+/// stage, the file and what is wrong; status 2 like any invalid chain.
+#[test]
+fn check_rejects_a_plugin_that_is_not_a_component_of_its_world() {
+    let mut cases: Vec<(Vec<u8>, &str)> = vec![
+        // The 8-byte header of an empty core module.
+        (
+            b"\0asm\x01\0\0\0".to_vec(),
+            "error: stage `mine`: ./mine.wasm is a core WebAssembly module, not a component: \
+             build it for the `rocwasm:plugin` worlds (wasm-component-ld, or `wasm-tools component new`)\n",
+        ),
+        (
+            b"\0asm".to_vec(),
+            "error: stage `mine`: ./mine.wasm is not a WebAssembly file\n",
+        ),
+        // An empty component: of no plugin world.
+        (
+            b"\0asm\x0d\0\x01\0".to_vec(),
+            "error: stage `mine`: ./mine.wasm is not a rocwasm plugin: the component implements \
+             neither plugin world: for `analysis-plugin` it lacks the export(s) \
+             [\"rocwasm:plugin/lifecycle@0.1.0\", \"rocwasm:plugin/analysis@0.1.0\"], for \
+             `transform-plugin` [\"rocwasm:plugin/lifecycle@0.1.0\", \"rocwasm:plugin/transform@0.1.0\"] \
+             (it exports [])\n",
+        ),
+    ];
+    // A component of the other world.
+    if let Some(wasm) = built_plugin("kernel-filter") {
+        cases.push((
+            std::fs::read(wasm).unwrap(),
+            "error: stage `mine`: ./mine.wasm: the component implements `transform-plugin`, \
+             but the stage's `kind` is `analysis`\n",
+        ));
+    }
+    for (wasm, expected) in cases {
+        let tmp = chain_with_plugin(&wasm);
+        let out = check_in(tmp.path());
+        assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+        assert_eq!(stderr(&out), expected);
+        assert!(stdout(&out).is_empty(), "{}", stdout(&out));
+    }
 }
 
 #[test]

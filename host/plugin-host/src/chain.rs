@@ -44,7 +44,7 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::sync::{Arc, Mutex, Weak};
 
-use anyhow::{anyhow, bail, Context, Result};
+use anyhow::{anyhow, bail, Result};
 use rocwasm_core::{
     Batch, BufferId, BufferSink, BufferTracingKind, ContextId, DeliveryInfo, Profiler, Status,
 };
@@ -290,19 +290,7 @@ impl Chain {
         });
         let mut stages = Vec::new();
         for spec in specs {
-            let compiled = runtime
-                .compile(&spec.wasm)
-                .with_context(|| format!("stage `{}`", spec.name))?;
-            if let Some(expected) = spec.world {
-                if expected != compiled.world {
-                    bail!(
-                        "stage `{}`: expected a {expected}, {} is a {}",
-                        spec.name,
-                        spec.wasm.display(),
-                        compiled.world
-                    );
-                }
-            }
+            let compiled = runtime.compile_stage(&spec.name, &spec.wasm, spec.world)?;
             if !spec.domains.is_empty() && compiled.world == World::Transform {
                 bail!(
                     "stage `{}`: a transform cannot trace domains; it sees the chain's batches",

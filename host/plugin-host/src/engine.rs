@@ -239,6 +239,34 @@ impl PluginEngine {
         }))
     }
 
+    /// Compiles the component of stage `stage` as [`Self::compile`] does
+    /// and checks it implements `expected` (when given): everything a run
+    /// checks before it runs any plugin code. `rocwasm check` and
+    /// [`Chain::new`](crate::Chain::new) both call this, so a chain fails
+    /// with the same one sentence either way, naming the stage, the file and
+    /// what is wrong (`stage `k`: k.wasm is a core WebAssembly module, not a
+    /// component: …`).
+    pub fn compile_stage(
+        &self,
+        stage: &str,
+        path: &Path,
+        expected: Option<World>,
+    ) -> Result<Arc<CompiledPlugin>> {
+        let compiled = self
+            .compile(path)
+            .with_context(|| format!("stage `{stage}`"))?;
+        if let Some(expected) = expected {
+            if expected != compiled.world {
+                let why = WorldError::Unexpected {
+                    expected,
+                    found: compiled.world,
+                };
+                bail!("stage `{stage}`: {}: {why}", path.display());
+            }
+        }
+        Ok(compiled)
+    }
+
     /// Describes a component without linking it.
     pub fn inspect(&self, path: &Path) -> Result<PluginInfo> {
         let (bytes, digest) = read_component(path)?;
@@ -326,6 +354,23 @@ mod tests {
         std::fs::write(&core, b"\0asm\x01\0\0\0").unwrap();
         let e = rt.compile(&core).unwrap_err().to_string();
         assert!(e.contains("core WebAssembly module"), "{e}");
+    }
+
+    #[test]
+    fn a_stage_error_names_the_stage_and_the_file() {
+        let rt = runtime();
+        let dir = tempfile::tempdir().unwrap();
+        let core = dir.path().join("core.wasm");
+        std::fs::write(&core, b"\0asm\x01\0\0\0").unwrap();
+        let e = format!("{:#}", rt.compile_stage("s", &core, None).unwrap_err());
+        assert_eq!(
+            e,
+            format!(
+                "stage `s`: {} is a core WebAssembly module, not a component: build it for \
+                 the `rocwasm:plugin` worlds (wasm-component-ld, or `wasm-tools component new`)",
+                core.display()
+            )
+        );
     }
 
     #[test]

@@ -72,7 +72,10 @@ pub enum WorldError {
     #[error("the component exports both `analysis` and `transform`; a plugin is one or the other")]
     Ambiguous,
     /// It is the other world than the one asked for.
-    #[error("the chain expects a {expected} but the component is a {found}")]
+    #[error(
+        "the component implements `{found}`, but the stage's `kind` is `{}`",
+        .expected.name()
+    )]
     Unexpected {
         /// The world asked for.
         expected: World,
