@@ -10,9 +10,9 @@
 //!   timing, times async copies, and traces code objects,
 //! - receives the ROCm ≥ 6.2 tables through `rocprofiler_set_api_table`
 //!   ([`register`]),
-//! - runs the sdk-core engine, the chain's Wasm plugins ([`plugins`]) and
-//!   the outputs ([`session`]) from start-up to a clean shutdown
-//!   ([`lifecycle`]).
+//! - runs the run's pipeline (`rocwasm-pipeline`: the sdk-core engine, the
+//!   chain's Wasm plugins, the outputs) as the live [`session`], from
+//!   start-up to a clean shutdown ([`lifecycle`]).
 //!
 //! All of the host's `unsafe` lives in this crate; every block says why it is sound.
 
@@ -32,7 +32,6 @@ pub mod hip;
 pub mod hsa;
 pub mod lifecycle;
 pub mod next_symbol;
-pub mod plugins;
 pub mod register;
 pub mod roctx;
 pub mod session;

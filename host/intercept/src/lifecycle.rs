@@ -189,13 +189,13 @@ extern "C" fn after_fork_child() {
     session::detach();
     // The child shares nothing with the parent's run: its threads did not
     // survive the fork and its outputs belong to the parent.
-    let mut config = parent.config.clone();
+    let mut config = parent.plan().clone();
     if config.fork == ForkPolicy::None {
         FINALIZED.store(true, Ordering::Release);
         return;
     }
     if !config.output.directory.as_str().contains("%pid%") {
-        let child = format!("{}/child-%pid%", parent.dir.display());
+        let child = format!("{}/child-%pid%", parent.dir().display());
         match PathTemplate::parse(&child) {
             Ok(t) => config.output.directory = t,
             // The parent's directory has a `%` of its own: a plain child
@@ -203,7 +203,7 @@ extern "C" fn after_fork_child() {
             Err(_) => {
                 config.output.directory = PathTemplate::literal(&format!(
                     "{}/child-{}",
-                    parent.dir.display(),
+                    parent.dir().display(),
                     std::process::id()
                 ))
             }

@@ -1,6 +1,6 @@
-//! One profiling run inside the application: the sdk-core [`Profiler`], the
-//! plugin chain, the configured services, and the output sinks, from
-//! start-up to finalization.
+//! One profiling run inside the application: the run's [`Pipeline`] (the
+//! engine, the plugin chain, the outputs) and the producer calls the
+//! interposers make into its engine, from start-up to finalization.
 //!
 //! The session is created once ([`start`]) and then reached through a global
 //! pointer that interposers load with one atomic read ([`active`]). It is
@@ -9,59 +9,33 @@
 //! [`Session::finalize`] (or in a forked child that opted out) [`active`]
 //! returns `None` and every interposer just forwards.
 //!
-//! # Start-up order
-//!
-//! The engine's configuration is locked once, after every tool's `init`, as
-//! in the SDK. So the session configures its own context first (the kinds
-//! the sinks want that the chain does not trace, see [`sinks::SinkPlan`], and
-//! the API log), then starts the chain ([`crate::plugins`]), which configures
-//! and initialises the plugins and locks; then the session's own context
-//! starts.
+//! Everything that is not FFI (the start-up order of the engine, the chain
+//! and the sinks; which buffer feeds the sinks each kind; the end of the
+//! run) is `rocwasm-pipeline`'s, shared with `rocwasm replay`. What stays
+//! here: the producer entry points, the HIP kernels registered before
+//! start-up, and the summary file's lines about this process.
 
-use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
-use std::sync::{Arc, Mutex};
+use std::path::Path;
+use std::sync::atomic::{AtomicPtr, Ordering};
 
 use rocwasm_core::{
-    clock, Argument, Batch, BufferPolicy, BufferTracingKind, CodeObject, ContextId, DeliveryInfo,
-    Domain, KernelDispatch, KernelSymbol, MemoryAllocation, MemoryCopy, Profiler, RuntimeLibrary,
+    Argument, BufferTracingKind, CodeObject, Domain, KernelDispatch, KernelSymbol,
+    MemoryAllocation, MemoryCopy, Profiler, RuntimeLibrary,
 };
-use rocwasm_output::{OutputOptions, Outputs, RunMetadata};
+use rocwasm_pipeline::{Pipeline, Source};
 use rocwasm_plan::{ProcessInfo, RunPlan};
-use rocwasm_plugin_host::Chain;
 
 use crate::call_arguments::{ArgList, Render};
-use crate::plugins::{self, summary::PluginReport};
-
-mod api_log;
-pub mod sinks;
-
-use sinks::{SinkPlan, Sinks};
 
 /// An in-flight async operation (kernel dispatch, copy); `None` when nothing traces it.
 pub type AsyncToken = Option<rocwasm_core::AsyncOp>;
-
-const DEFAULT_BUFFER: u64 = 1 << 20;
 
 static SESSION: AtomicPtr<Session> = AtomicPtr::new(std::ptr::null_mut());
 
 /// The process's profiling run; see the module docs. Reached through
 /// [`active`]; never freed.
 pub struct Session {
-    profiler: Arc<Profiler>,
-    /// The run plan the session started from (a forked child that profiles
-    /// starts its own session from a copy).
-    pub config: RunPlan,
-    /// The output directory, the plan's template expanded for this process
-    /// (`RunPlan::run_dir`): the sinks' files, the summary, `api_calls.txt`.
-    pub dir: PathBuf,
-    sinks: Arc<Sinks>,
-    /// The plugin chain, until finalization takes it.
-    plugins: Mutex<Option<Chain>>,
-    /// Problems found at start-up (already printed), for the summary.
-    start_problems: Vec<String>,
-    finished: AtomicBool,
-    api_log: Mutex<Option<Arc<api_log::ApiLog>>>,
+    pipeline: Pipeline,
 }
 
 /// The live session, if any.
@@ -82,7 +56,7 @@ pub fn detach() {
 /// [`crate::hip::kernels::on_register`] when a session starts.
 fn on_host_kernel(k: &crate::hip::kernels::HostKernel) {
     if let Some(s) = active() {
-        s.profiler.symbols().insert_kernel(host_symbol(k));
+        s.profiler().symbols().insert_kernel(host_symbol(k));
     }
 }
 
@@ -108,14 +82,8 @@ fn host_symbol(k: &crate::hip::kernels::HostKernel) -> KernelSymbol {
 /// A runtime reported its initialisation.
 pub fn runtime_initialized(lib: RuntimeLibrary, version: u64) {
     if let Some(s) = active() {
-        s.profiler.record_runtime_initialization(lib, version, 0);
+        s.profiler().record_runtime_initialization(lib, version, 0);
     }
-}
-
-/// Prints a problem now (`rocwasm:` prefix) and keeps it for the summary.
-fn problem(list: &mut Vec<String>, text: String) {
-    eprintln!("rocwasm: {text}");
-    list.push(text);
 }
 
 /// Starts the session described by `config` and publishes it.
@@ -126,195 +94,36 @@ pub fn start(config: RunPlan) -> Result<&'static Session, String> {
 /// As [`start`], with lines the summary should carry (e.g. why a forked
 /// child runs no plugins).
 pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static Session, String> {
-    let process = ProcessInfo::current();
-    let dir = config.run_dir(&process);
-    let kinds = config.output.kinds.clone();
-    let outputs = Outputs::new(&OutputOptions {
-        dir: dir.clone(),
-        name: config.file_prefix(&process),
-        formats: config.output.formats.clone(),
-        stats: config.output.stats,
-    });
-    let claims = outputs.claims();
-    let mut meta = RunMetadata::for_current_process(config.command.clone());
-    meta.start_ns = clock::now();
-    let profiler = Arc::new(Profiler::new());
-    let sinks = Arc::new(Sinks::new(outputs, meta, profiler.clone()));
-    let mut problems = notes;
-
-    // The chain's stages, and what the chain will trace for them.
-    let specs = plugins::spec::stage_specs(&config, &dir);
-    let plan = if specs.is_empty() {
-        SinkPlan::without_chain(&kinds)
-    } else {
-        SinkPlan::new(&kinds, &plugins::spec::traced_by_chain(&specs))
-    };
-
-    let status = |what: &str, e: rocwasm_core::Status| format!("{what}: {e}");
-    let own =
-        OwnContext::new(&profiler, &config, &sinks).map_err(|e| status("create context", e))?;
-    own.trace(&profiler, &plan.own)?;
-    let api_log = if config.api_log {
-        Some(own.api_log(&profiler, &dir, &kinds)?)
-    } else {
-        None
-    };
-
-    let mut chain = None;
-    if !specs.is_empty() {
-        let output = {
-            let (sinks, plan) = (sinks.clone(), plan.clone());
-            Box::new(move |_: &DeliveryInfo, batch: &Batch| {
-                if plan.chain_only.is_empty() {
-                    sinks.write(batch);
-                } else {
-                    let mut batch = batch.clone();
-                    plan.restrict(&mut batch);
-                    sinks.write(&batch);
-                }
-            })
-        };
-        match plugins::start(&config, specs, profiler.clone(), output, claims) {
-            Ok(c) => chain = Some(c),
-            Err(e) => {
-                problem(
-                    &mut problems,
-                    format!(
-                        "the plugin chain cannot start ({e:#}); profiling goes on without plugins"
-                    ),
-                );
-                // The chain fails before it locks the engine's
-                // configuration: the session still traces what the sinks
-                // expected from it.
-                let missing: Vec<_> = plan.from_chain.iter().copied().collect();
-                if let Err(e) = own.trace(&profiler, &missing) {
-                    problem(&mut problems, format!("tracing without the chain: {e}"));
-                }
-            }
-        }
-    }
-    profiler.lock_configuration();
-    own.start(&profiler)
-        .map_err(|e| status("start context", e))?;
-
-    let session: &'static Session = Box::leak(Box::new(Session {
-        profiler: profiler.clone(),
-        config,
-        dir,
-        sinks,
-        plugins: Mutex::new(chain),
-        start_problems: problems,
-        api_log: Mutex::new(api_log),
-        finished: AtomicBool::new(false),
-    }));
-    session.sinks.begin();
+    let pipeline = Pipeline::start(config, &ProcessInfo::current(), Source::Live, notes)
+        .map_err(|e| format!("{e:#}"))?;
+    let session: &'static Session = Box::leak(Box::new(Session { pipeline }));
     crate::hip::kernels::on_register(on_host_kernel);
     for k in crate::hip::kernels::all() {
-        profiler.symbols().insert_kernel(host_symbol(&k));
+        session.profiler().symbols().insert_kernel(host_symbol(&k));
     }
     SESSION.store(session as *const Session as *mut Session, Ordering::Release);
     Ok(session)
 }
 
-/// The session's own context: the kinds the sinks take from no chain, and
-/// the API log's callbacks. Its buffer is created on first use.
-struct OwnContext {
-    ctx: ContextId,
-    size: u64,
-    sinks: Arc<Sinks>,
-    buffer: Mutex<Option<rocwasm_core::BufferId>>,
-    used: AtomicBool,
-}
-
-impl OwnContext {
-    fn new(
-        profiler: &Profiler,
-        config: &RunPlan,
-        sinks: &Arc<Sinks>,
-    ) -> Result<OwnContext, rocwasm_core::Status> {
-        Ok(OwnContext {
-            ctx: profiler.create_context()?,
-            size: if config.buffer.size == 0 {
-                DEFAULT_BUFFER
-            } else {
-                config.buffer.size
-            },
-            sinks: sinks.clone(),
-            buffer: Mutex::new(None),
-            used: AtomicBool::new(false),
-        })
-    }
-
-    /// Buffer tracing of `kinds` (all operations) into the sinks.
-    fn trace(&self, profiler: &Profiler, kinds: &[BufferTracingKind]) -> Result<(), String> {
-        if kinds.is_empty() {
-            return Ok(());
-        }
-        let mut slot = self.buffer.lock().unwrap_or_else(|e| e.into_inner());
-        let buffer = match *slot {
-            Some(b) => b,
-            None => {
-                let sinks = self.sinks.clone();
-                let sink = move |_info: DeliveryInfo, batch: Batch| sinks.write(&batch);
-                let b = profiler
-                    .create_buffer(
-                        self.ctx,
-                        self.size,
-                        self.size / 2,
-                        BufferPolicy::Lossless,
-                        Arc::new(sink),
-                    )
-                    .map_err(|e| format!("create buffer: {e}"))?;
-                *slot = Some(b);
-                b
-            }
-        };
-        for &kind in kinds {
-            profiler
-                .configure_buffer_tracing(self.ctx, kind, &[], buffer)
-                .map_err(|e| format!("{}: {e}", kind.name()))?;
-        }
-        self.used.store(true, Ordering::Relaxed);
-        Ok(())
-    }
-
-    /// `api_calls.txt`: callback tracing of the traced API kinds.
-    fn api_log(
-        &self,
-        profiler: &Profiler,
-        dir: &std::path::Path,
-        kinds: &[BufferTracingKind],
-    ) -> Result<Arc<api_log::ApiLog>, String> {
-        let log = Arc::new(api_log::ApiLog::new(dir)?);
-        for &kind in kinds {
-            let Some(cb) = Domain::from_buffer_kind(kind)
-                .filter(|d| d.is_api())
-                .and_then(|d| d.callback_kind())
-            else {
-                continue;
-            };
-            let log = log.clone();
-            let sink = move |r: &rocwasm_core::CallbackRecord, _: &mut u64| log.record(r);
-            profiler
-                .configure_callback_tracing(self.ctx, cb, &[], Arc::new(sink))
-                .map_err(|e| format!("{}: {e}", cb.name()))?;
-            self.used.store(true, Ordering::Relaxed);
-        }
-        Ok(log)
-    }
-
-    /// Starts the context if it has anything to do (the engine refuses to
-    /// start an empty one).
-    fn start(&self, profiler: &Profiler) -> Result<(), rocwasm_core::Status> {
-        if self.used.load(Ordering::Relaxed) {
-            profiler.start_context(self.ctx)
-        } else {
-            Ok(())
-        }
-    }
-}
-
 impl Session {
+    /// The engine the interposers record into.
+    #[inline]
+    fn profiler(&self) -> &Profiler {
+        self.pipeline.profiler()
+    }
+
+    /// The run plan the session started from (a forked child that profiles
+    /// starts its own session from a copy).
+    pub fn plan(&self) -> &RunPlan {
+        self.pipeline.plan()
+    }
+
+    /// The output directory, the plan's template expanded for this process
+    /// (`RunPlan::run_dir`): the sinks' files, the summary, `api_calls.txt`.
+    pub fn dir(&self) -> &Path {
+        self.pipeline.dir()
+    }
+
     /// Traces one API call, operation `id` of `domain` (the interposers
     /// reach this through [`crate::tracer::api_call`]).
     #[inline]
@@ -325,7 +134,7 @@ impl Session {
         args: &dyn Fn(&mut ArgList),
         call: impl FnOnce() -> R,
     ) -> R {
-        self.profiler.trace_api(
+        self.profiler().trace_api(
             domain,
             id,
             || {
@@ -344,18 +153,18 @@ impl Session {
     /// True when some context records `kind`.
     #[inline]
     pub fn wants(&self, kind: BufferTracingKind) -> bool {
-        Domain::from_buffer_kind(kind).is_some_and(|d| self.profiler.is_tracing(d))
+        Domain::from_buffer_kind(kind).is_some_and(|d| self.profiler().is_tracing(d))
     }
 
     /// The run's agents, code objects and kernel symbols, which records
     /// refer to by id; the sinks and plugins read the same table.
     pub fn symbols(&self) -> &rocwasm_core::SymbolTable {
-        self.profiler.symbols()
+        self.profiler().symbols()
     }
 
     /// Notes an async operation on the launching thread.
     pub fn begin_async(&self, kind: BufferTracingKind, op: u32) -> AsyncToken {
-        self.profiler
+        self.profiler()
             .begin_async(Domain::from_buffer_kind(kind)?, op)
     }
 
@@ -364,7 +173,7 @@ impl Session {
     /// completion signal that could not be set up); nothing is recorded.
     pub fn cancel_async(&self, token: AsyncToken) {
         if let Some(t) = token {
-            self.profiler.cancel_async(t);
+            self.profiler().cancel_async(t);
         }
     }
 
@@ -373,7 +182,7 @@ impl Session {
     /// the launching thread from `token`. A `None` token records nothing.
     pub fn complete_kernel_dispatch(&self, token: AsyncToken, record: KernelDispatch) {
         if let Some(t) = token {
-            self.profiler.complete_kernel_dispatch(t, record);
+            self.profiler().complete_kernel_dispatch(t, record);
         }
     }
 
@@ -382,7 +191,7 @@ impl Session {
     /// come from `token`. A `None` token records nothing.
     pub fn complete_memory_copy(&self, token: AsyncToken, record: MemoryCopy) {
         if let Some(t) = token {
-            self.profiler.complete_memory_copy(t, record);
+            self.profiler().complete_memory_copy(t, record);
         }
     }
 
@@ -390,76 +199,61 @@ impl Session {
     /// bytes, times in ns); correlation and thread come from the calling
     /// thread.
     pub fn memory_allocation(&self, row: MemoryAllocation) {
-        self.profiler.record_memory_allocation(row);
+        self.profiler().record_memory_allocation(row);
     }
 
     /// A code object was loaded: adds it to the symbol table and fires
     /// `CODE_OBJECT` / `LOAD` (ENTER) callbacks.
     pub fn code_object_load(&self, co: &CodeObject) {
-        self.profiler.emit_code_object_load(co.clone());
+        self.profiler().emit_code_object_load(co.clone());
     }
 
     /// A code object is being unloaded: `CODE_OBJECT` / `LOAD` (EXIT); the
     /// symbol table keeps it, so names stay valid until finalization.
     pub fn code_object_unload(&self, co: &CodeObject) {
-        self.profiler.emit_code_object_unload(co.id);
+        self.profiler().emit_code_object_unload(co.id);
     }
 
     /// A kernel symbol was registered: adds it to the symbol table and fires
     /// `CODE_OBJECT` / `DEVICE_KERNEL_SYMBOL_REGISTER` (ENTER).
     pub fn kernel_symbol_register(&self, k: &KernelSymbol) {
-        self.profiler.emit_kernel_symbol_register(k.clone());
+        self.profiler().emit_kernel_symbol_register(k.clone());
     }
 
     /// A kernel symbol is being unregistered: the same operation's EXIT.
     pub fn kernel_symbol_unregister(&self, k: &KernelSymbol) {
-        self.profiler.emit_kernel_symbol_unregister(k.id);
+        self.profiler().emit_kernel_symbol_unregister(k.id);
     }
 
     /// Flushes everything, finishes the chain (each plugin's `fini`, once),
     /// closes the outputs, writes the summary file. Runs once; later calls
     /// return at once.
     pub fn finalize(&self) {
-        if self.finished.swap(true, Ordering::AcqRel) {
+        let Some(report) = self.pipeline.finish() else {
             return;
-        }
-        let chain = self
-            .plugins
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take();
-        // Finishing the chain finalizes the engine first (stops contexts,
-        // delivers every buffered record: the chain's through the stages
-        // into the sinks, the session's straight into them).
-        let report = match chain {
-            Some(chain) => plugins::finish(chain),
-            None => PluginReport::default(),
         };
-        self.profiler.finalize();
-        for p in &report.problems {
+        for p in &report.plugins.problems {
             eprintln!("rocwasm: {p}");
         }
-        let Some((outputs, meta)) = self.sinks.finish() else {
-            return;
-        };
-        if let Err(e) = std::fs::create_dir_all(&self.dir) {
-            eprintln!("rocwasm: cannot create {}: {e}", self.dir.display());
+        let dir = self.dir();
+        if let Err(e) = std::fs::create_dir_all(dir) {
+            eprintln!("rocwasm: cannot create {}: {e}", dir.display());
         }
-        let mut text = report.render();
+        let mut text = report.plugins.render();
         // The host's own statistics: with `--stats`, or when no plugin
         // printed tables of its own (they would say the same twice).
-        if self.config.output.stats || report.tables.iter().all(|(_, t)| t.is_empty()) {
+        if self.plan().output.stats || report.plugins.tables.iter().all(|(_, t)| t.is_empty()) {
             if !text.is_empty() {
                 text.push('\n');
             }
-            text.push_str(&outputs.stats.render_summary(10));
+            text.push_str(&report.outputs.stats.render_summary(10));
         }
         let host_kernels = crate::hip::kernels::all().len();
         text.push_str(&format!(
             "\nrocwasm: pid {} — {} kernels registered by HIP; {} {}\n",
-            meta.pid,
+            report.meta.pid,
             host_kernels,
-            report.tables.len(),
+            report.plugins.tables.len(),
             RunPlan::PLUGINS_RAN
         ));
         text.push_str(match rocwasm_core::clock::source() {
@@ -468,27 +262,19 @@ impl Session {
             }
             rocwasm_core::clock::Source::System => "rocwasm: host timestamps: CLOCK_BOOTTIME\n",
         });
-        for p in &self.start_problems {
+        for p in &report.start_problems {
             text.push_str(&format!("rocwasm: {p}\n"));
         }
-        for f in &outputs.files {
+        for f in &report.outputs.files {
             text.push_str(&format!("rocwasm: wrote {}\n", f.display()));
         }
-        for e in &outputs.errors {
+        for e in &report.outputs.errors {
             text.push_str(&format!("rocwasm: output error: {e:#}\n"));
         }
-        for note in &outputs.notes {
+        for note in &report.outputs.notes {
             text.push_str(&format!("rocwasm: {note}\n"));
         }
-        if let Some(log) = self
-            .api_log
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()
-        {
-            log.flush();
-        }
-        let path = self.dir.join(RunPlan::SUMMARY_FILE);
+        let path = dir.join(RunPlan::SUMMARY_FILE);
         if let Err(e) = std::fs::write(&path, text) {
             eprintln!("rocwasm: cannot write {}: {e}", path.display());
         }

@@ -14,11 +14,13 @@ use std::sync::Mutex;
 
 use rocwasm_core::{CallbackPayload, CallbackPhase, CallbackRecord};
 
+/// The open `api_calls.txt`; lines are written at each call's EXIT.
 pub struct ApiLog {
     out: Mutex<BufWriter<File>>,
 }
 
 impl ApiLog {
+    /// Creates `dir` and the log file in it.
     pub fn new(dir: &Path) -> Result<Self, String> {
         std::fs::create_dir_all(dir)
             .map_err(|e| format!("cannot create {}: {e}", dir.display()))?;
@@ -30,6 +32,7 @@ impl ApiLog {
         })
     }
 
+    /// Writes the line of one API call (EXIT records only).
     pub fn record(&self, r: &CallbackRecord) {
         if r.phase != Some(CallbackPhase::Exit) {
             return;
@@ -55,6 +58,7 @@ impl ApiLog {
         let _ = out.write_all(line.as_bytes());
     }
 
+    /// Flushes what is buffered.
     pub fn flush(&self) {
         let _ = self.out.lock().unwrap_or_else(|e| e.into_inner()).flush();
     }

@@ -1,9 +1,10 @@
-//! The plugins' part of `rocwasm-summary.txt`: every stage's `fini` tables
-//! (one comfy-table each, like the host's `--stats` tables and `rocwasm
-//! replay`), then what went wrong, one `rocwasm:` line each.
+//! What the chain leaves at the end of a run: every stage's `fini` tables
+//! (one comfy-table each, like the host's `--stats` tables), then what went
+//! wrong, one `rocwasm:` line each. A live run writes it into
+//! `rocwasm-summary.txt`; `rocwasm replay` prints it.
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
-use rocwasm_plugin_host::SummaryTable;
+use rocwasm_plugin_host::{ChainOutcome, FailureReport, SummaryTable};
 
 /// What the end of a chain leaves for the summary.
 #[derive(Debug, Default)]
@@ -13,9 +14,43 @@ pub struct PluginReport {
     /// Failure reports, declined stages, a chain that could not start or
     /// finish: each one line, without the `rocwasm:` prefix.
     pub problems: Vec<String>,
+    /// How many of the problems are failures (a plugin failed, or an
+    /// `abort` policy stopped the chain) rather than notes (a stage that
+    /// declined in `configure`).
+    pub failed: usize,
 }
 
 impl PluginReport {
+    /// A chain that finished: its tables, declined stages and failures.
+    pub fn finished(outcome: ChainOutcome) -> PluginReport {
+        PluginReport {
+            tables: outcome.summaries,
+            failed: outcome.failures.len(),
+            problems: outcome
+                .declined
+                .iter()
+                .map(|name| {
+                    format!("stage `{name}` declined to run (its configure returned false)")
+                })
+                .chain(outcome.failures.iter().map(|f| f.to_string()))
+                .collect(),
+        }
+    }
+
+    /// An `abort` policy stopped the chain (`error`): the failures reported
+    /// before, then why it stopped.
+    pub fn stopped(before: &[FailureReport], error: &anyhow::Error) -> PluginReport {
+        PluginReport {
+            tables: Vec::new(),
+            failed: before.len() + 1,
+            problems: before
+                .iter()
+                .map(|f| f.to_string())
+                .chain([format!("the plugin chain stopped: {error:#}")])
+                .collect(),
+        }
+    }
+
     /// The tables, then the problems.
     pub fn render(&self) -> String {
         let mut out = String::new();
@@ -70,6 +105,7 @@ mod tests {
         let report = PluginReport {
             tables: vec![("kernel-stats".into(), vec![table()])],
             problems: vec!["plugin `trap`: trap: unreachable".into()],
+            failed: 1,
         };
         let text = report.render();
         let head = text

@@ -1,27 +1,28 @@
-//! The host's own outputs (`rocwasm-output` sinks: CSV, JSON, rocpd,
-//! Perfetto, `--stats`) and which buffer feeds them each kind.
+//! Which buffer feeds the sinks each kind.
 //!
-//! Two buffers can feed the sinks:
+//! Two buffers can feed the host's sinks in a live run:
 //!
 //! - the **chain's** buffer, after the last stage: its records carry the
 //!   chain context's external correlation ids (a `correlation-tagger`'s
 //!   answers) and went through the chain's transforms;
-//! - the session's **own** buffer, for kinds the sinks want but the chain
-//!   does not trace (or traces only some operations of).
+//! - the pipeline's **own** buffer ([`crate::own`]), for kinds the sinks
+//!   want but the chain does not trace (or traces only some operations of).
 //!
-//! A kind comes from exactly one of them ([`SinkPlan`]), so no record is
-//! written twice.
+//! A kind comes from exactly one of them ([`SinkRoute`]), so no record is
+//! written twice. A replay has one source, the recording, and every batch
+//! goes through the chain: [`SinkRoute::replay`] only drops the kinds a
+//! live run of the same plan would not have recorded.
 
 use std::collections::{BTreeMap, BTreeSet};
-use std::sync::{Arc, Mutex};
 
-use rocwasm_core::{clock, Batch, BufferTracingKind as K, Profiler};
-use rocwasm_output::{OperationNames, OutputSummary, Outputs, RunMetadata, SinkContext};
+use rocwasm_core::{Batch, BufferTracingKind as K};
+
+use crate::sinks::Sinks;
 
 /// Which kinds the sinks take from the chain's buffer, and which the session
 /// traces itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct SinkPlan {
+pub struct SinkRoute {
     /// Traced on the session's own context, all operations.
     pub own: Vec<K>,
     /// Taken from the chain's final batches.
@@ -31,11 +32,11 @@ pub struct SinkPlan {
     pub chain_only: BTreeSet<K>,
 }
 
-impl SinkPlan {
+impl SinkRoute {
     /// `sink_kinds`: what the outputs record; `chain`: what the chain traces
     /// per kind (`None` = every operation).
-    pub fn new(sink_kinds: &[K], chain: &BTreeMap<K, Option<Vec<u32>>>) -> SinkPlan {
-        let mut plan = SinkPlan::default();
+    pub fn new(sink_kinds: &[K], chain: &BTreeMap<K, Option<Vec<u32>>>) -> SinkRoute {
+        let mut plan = SinkRoute::default();
         for &kind in sink_kinds {
             match chain.get(&kind) {
                 // All of it passes through the chain: take it from there.
@@ -56,10 +57,34 @@ impl SinkPlan {
     }
 
     /// The chain failed to start: the session traces everything itself.
-    pub fn without_chain(sink_kinds: &[K]) -> SinkPlan {
-        SinkPlan {
+    pub fn without_chain(sink_kinds: &[K]) -> SinkRoute {
+        SinkRoute {
             own: sink_kinds.to_vec(),
-            ..SinkPlan::default()
+            ..SinkRoute::default()
+        }
+    }
+
+    /// A replay: every record comes out of the chain, and the sinks keep
+    /// what a live run of the plan would have recorded, `sink_kinds` (the
+    /// plan's `output.kinds`; empty: everything the recording holds).
+    pub fn replay(sink_kinds: &[K]) -> SinkRoute {
+        let everything: BTreeMap<K, Option<Vec<u32>>> = K::ALL.iter().map(|&k| (k, None)).collect();
+        if sink_kinds.is_empty() {
+            SinkRoute::new(K::ALL, &everything)
+        } else {
+            SinkRoute::new(sink_kinds, &everything)
+        }
+    }
+
+    /// Writes a chain batch into `sinks`, without the records of kinds the
+    /// sinks take elsewhere (copied only when there are such kinds).
+    pub fn write(&self, sinks: &Sinks, batch: &Batch) {
+        if self.chain_only.is_empty() {
+            sinks.write(batch);
+        } else {
+            let mut batch = batch.clone();
+            self.restrict(&mut batch);
+            sinks.write(&batch);
         }
     }
 
@@ -83,78 +108,6 @@ impl SinkPlan {
         table!(retirements, K::CorrelationIdRetirement);
         table!(runtime_initializations, K::RuntimeInitialization);
     }
-}
-
-/// The outputs of one process, written from whichever delivery thread
-/// brings a batch.
-pub struct Sinks {
-    outputs: Mutex<Option<Outputs>>,
-    meta: Mutex<RunMetadata>,
-    names: OperationNames,
-    profiler: Arc<Profiler>,
-}
-
-impl Sinks {
-    /// Drives `outputs` for the run `meta` describes, with symbols from
-    /// `profiler` and the registry's operation names.
-    pub fn new(outputs: Outputs, meta: RunMetadata, profiler: Arc<Profiler>) -> Sinks {
-        Sinks {
-            outputs: Mutex::new(Some(outputs)),
-            meta: Mutex::new(meta),
-            names: operation_names(),
-            profiler,
-        }
-    }
-
-    fn with_context<R>(&self, meta: &RunMetadata, f: impl FnOnce(&SinkContext<'_>) -> R) -> R {
-        f(&SinkContext {
-            meta,
-            symbols: self.profiler.symbols(),
-            names: &self.names,
-        })
-    }
-
-    /// Opens the outputs (headers, metadata).
-    pub fn begin(&self) {
-        let meta = self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        let mut guard = self.outputs.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(o) = guard.as_mut() {
-            self.with_context(&meta, |ctx| o.begin(ctx));
-        }
-    }
-
-    /// Writes one batch; after [`Sinks::finish`], nothing.
-    pub fn write(&self, batch: &Batch) {
-        let mut guard = self.outputs.lock().unwrap_or_else(|e| e.into_inner());
-        if let Some(o) = guard.as_mut() {
-            let meta = self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            self.with_context(&meta, |ctx| o.write_batch(batch, ctx));
-        }
-    }
-
-    /// Closes the outputs once; `None` the second time.
-    pub fn finish(&self) -> Option<(OutputSummary, RunMetadata)> {
-        let outputs = self
-            .outputs
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .take()?;
-        let mut meta = self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        meta.end_ns = clock::now();
-        let summary = self.with_context(&meta, |ctx| outputs.finish(ctx));
-        Some((summary, meta))
-    }
-}
-
-/// The output's name table, completed with every operation of the registry.
-fn operation_names() -> OperationNames {
-    let names = OperationNames::new();
-    for &kind in K::ALL {
-        for (op, name) in rocwasm_core::operations(kind) {
-            names.register(kind.raw(), op, name);
-        }
-    }
-    names
 }
 
 #[cfg(test)]
@@ -182,7 +135,7 @@ mod tests {
             // Traced for a stage, not recorded by the sinks.
             (K::HipCompilerApi, None),
         ]);
-        let plan = SinkPlan::new(&sinks, &c);
+        let plan = SinkRoute::new(&sinks, &c);
         assert_eq!(plan.own, vec![K::MemoryCopy, K::MarkerCoreApi]);
         assert_eq!(
             plan.from_chain,
@@ -192,14 +145,14 @@ mod tests {
             plan.chain_only,
             [K::MemoryCopy, K::HipCompilerApi].into_iter().collect()
         );
-        let all = SinkPlan::without_chain(&sinks);
+        let all = SinkRoute::without_chain(&sinks);
         assert_eq!(all.own, sinks.to_vec());
         assert!(all.from_chain.is_empty() && all.chain_only.is_empty());
     }
 
     #[test]
     fn restrict_drops_only_kinds_taken_elsewhere() {
-        let plan = SinkPlan::new(
+        let plan = SinkRoute::new(
             &[K::KernelDispatch, K::HipRuntimeApi],
             &chain(&[
                 (K::KernelDispatch, None),
@@ -223,5 +176,42 @@ mod tests {
         assert_eq!(batch.api_calls.row(0).kind, K::HipRuntimeApi.raw());
         assert_eq!(batch.kernel_dispatches.len(), 1);
         assert_eq!(batch.memory_copies.len(), 0);
+    }
+
+    #[test]
+    fn a_replay_keeps_what_a_live_run_would_record() {
+        let mut batch = Batch::default();
+        batch.kernel_dispatches.push(KernelDispatch::default());
+        batch.memory_copies.push(MemoryCopy::default());
+        batch.api_calls.push(ApiCall {
+            kind: K::HipRuntimeApi.raw(),
+            operation: 1,
+            ..ApiCall::default()
+        });
+        // No kinds named: everything the recording holds.
+        let all = SinkRoute::replay(&[]);
+        assert!(all.own.is_empty() && all.chain_only.is_empty());
+        let mut kept = batch.clone();
+        all.restrict(&mut kept);
+        assert_eq!(
+            (
+                kept.kernel_dispatches.len(),
+                kept.memory_copies.len(),
+                kept.api_calls.len()
+            ),
+            (1, 1, 1)
+        );
+        // Kernel dispatches only: the rest is dropped before the sinks.
+        let some = SinkRoute::replay(&[K::KernelDispatch]);
+        assert!(some.own.is_empty());
+        some.restrict(&mut batch);
+        assert_eq!(
+            (
+                batch.kernel_dispatches.len(),
+                batch.memory_copies.len(),
+                batch.api_calls.len()
+            ),
+            (1, 0, 0)
+        );
     }
 }

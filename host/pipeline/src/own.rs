@@ -1,0 +1,110 @@
+//! The pipeline's own context in a live run: buffer tracing of the kinds
+//! the sinks take from no chain ([`crate::route::SinkRoute::own`]), and the
+//! API log's callbacks. Its buffer is created on first use, and the context
+//! starts only if it has something to do (the engine refuses an empty one).
+
+use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use rocwasm_core::{
+    Batch, BufferId, BufferPolicy, BufferTracingKind, ContextId, DeliveryInfo, Domain, Profiler,
+    Status,
+};
+
+use crate::api_log::ApiLog;
+use crate::sinks::Sinks;
+
+/// The buffer size when the plan sets none (1 MiB).
+const DEFAULT_BUFFER: u64 = 1 << 20;
+
+/// See the module docs.
+pub struct OwnContext {
+    ctx: ContextId,
+    size: u64,
+    sinks: Arc<Sinks>,
+    buffer: Mutex<Option<BufferId>>,
+    used: AtomicBool,
+}
+
+impl OwnContext {
+    /// A new context on `profiler`; its buffer (when one is needed) holds
+    /// `size` bytes (0: the default) and is lossless.
+    pub fn new(profiler: &Profiler, size: u64, sinks: &Arc<Sinks>) -> Result<OwnContext, Status> {
+        Ok(OwnContext {
+            ctx: profiler.create_context()?,
+            size: if size == 0 { DEFAULT_BUFFER } else { size },
+            sinks: sinks.clone(),
+            buffer: Mutex::new(None),
+            used: AtomicBool::new(false),
+        })
+    }
+
+    /// Buffer tracing of `kinds` (all operations) into the sinks.
+    pub fn trace(&self, profiler: &Profiler, kinds: &[BufferTracingKind]) -> Result<(), String> {
+        if kinds.is_empty() {
+            return Ok(());
+        }
+        let mut slot = self.buffer.lock().unwrap_or_else(|e| e.into_inner());
+        let buffer = match *slot {
+            Some(b) => b,
+            None => {
+                let sinks = self.sinks.clone();
+                let sink = move |_info: DeliveryInfo, batch: Batch| sinks.write(&batch);
+                let b = profiler
+                    .create_buffer(
+                        self.ctx,
+                        self.size,
+                        self.size / 2,
+                        BufferPolicy::Lossless,
+                        Arc::new(sink),
+                    )
+                    .map_err(|e| format!("create buffer: {e}"))?;
+                *slot = Some(b);
+                b
+            }
+        };
+        for &kind in kinds {
+            profiler
+                .configure_buffer_tracing(self.ctx, kind, &[], buffer)
+                .map_err(|e| format!("{}: {e}", kind.name()))?;
+        }
+        self.used.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// `api_calls.txt` in `dir`: callback tracing of the API kinds among
+    /// `kinds`.
+    pub fn api_log(
+        &self,
+        profiler: &Profiler,
+        dir: &Path,
+        kinds: &[BufferTracingKind],
+    ) -> Result<Arc<ApiLog>, String> {
+        let log = Arc::new(ApiLog::new(dir)?);
+        for &kind in kinds {
+            let Some(cb) = Domain::from_buffer_kind(kind)
+                .filter(|d| d.is_api())
+                .and_then(|d| d.callback_kind())
+            else {
+                continue;
+            };
+            let log = log.clone();
+            let sink = move |r: &rocwasm_core::CallbackRecord, _: &mut u64| log.record(r);
+            profiler
+                .configure_callback_tracing(self.ctx, cb, &[], Arc::new(sink))
+                .map_err(|e| format!("{}: {e}", cb.name()))?;
+            self.used.store(true, Ordering::Relaxed);
+        }
+        Ok(log)
+    }
+
+    /// Starts the context if it has anything to do.
+    pub fn start(&self, profiler: &Profiler) -> Result<(), Status> {
+        if self.used.load(Ordering::Relaxed) {
+            profiler.start_context(self.ctx)
+        } else {
+            Ok(())
+        }
+    }
+}

@@ -1,0 +1,322 @@
+//! [`Pipeline`]: one run from its plan to its report, live or replayed.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result};
+use rocwasm_core::{clock, Batch, BufferId, ContextId, DeliveryInfo, Profiler, SymbolTable};
+use rocwasm_output::{OperationNames, OutputOptions, OutputSummary, Outputs, RunMetadata};
+use rocwasm_plan::{ProcessInfo, RunPlan};
+use rocwasm_plugin_host::{
+    Chain, ChainOutput, EngineConfig, HostEnv, OperationNameTable, PluginEngine, StageSpec,
+};
+
+use crate::api_log::ApiLog;
+use crate::own::OwnContext;
+use crate::report::PluginReport;
+use crate::route::SinkRoute;
+use crate::sinks::{registry_names, Sinks};
+use crate::stages::{stage_specs, traced_by_chain};
+
+/// Where a run's records come from.
+pub enum Source {
+    /// The profiled process: the engine's buffers feed the chain (on its
+    /// buffer's callback thread) and the sinks. Nothing stops the
+    /// application: a chain that cannot start becomes a problem in the
+    /// report and the sinks trace every kind themselves.
+    Live,
+    /// A recording, read elsewhere and handed over by [`Pipeline::deliver`]
+    /// (see [`crate::replay`]); every failure to start is an error.
+    Replay(Recording),
+}
+
+/// What a replay knows of its recording before the first batch.
+pub struct Recording {
+    /// The recorded run's metadata (command, host, times).
+    pub meta: RunMetadata,
+    /// The recording's operation names, for the sinks.
+    pub names: Arc<OperationNames>,
+    /// The same names for the plugins' `names` imports.
+    pub plugin_names: Arc<dyn OperationNameTable>,
+    /// The agents, code objects and kernel symbols found so far: in the
+    /// engine's table before any plugin starts.
+    pub symbols: Arc<SymbolTable>,
+}
+
+/// One run: the plan's outputs (each file with one producer), its chain of
+/// plugins, and the engine they share; finished once into a [`RunReport`].
+/// See the crate docs for the data flow.
+pub struct Pipeline {
+    plan: RunPlan,
+    dir: PathBuf,
+    profiler: Arc<Profiler>,
+    sinks: Arc<Sinks>,
+    route: SinkRoute,
+    chain: Mutex<Option<Chain>>,
+    start_problems: Vec<String>,
+    api_log: Mutex<Option<Arc<ApiLog>>>,
+    live: bool,
+    finished: AtomicBool,
+}
+
+/// What a finished run leaves: the chain's tables and problems, the
+/// outputs' files, statistics and errors, the run's metadata.
+pub struct RunReport {
+    /// The chain's tables and problems.
+    pub plugins: PluginReport,
+    /// Problems found at start-up (already printed in a live run).
+    pub start_problems: Vec<String>,
+    /// What the sinks wrote.
+    pub outputs: OutputSummary,
+    /// The run's metadata, with its end time in a live run.
+    pub meta: RunMetadata,
+}
+
+impl Pipeline {
+    /// Sets up the run `plan` describes for this process (`process`
+    /// expands the output templates): the sinks, the chain (compiled or
+    /// loaded from the cache, configured, initialised), and in a live run
+    /// the pipeline's own context; then locks the engine's configuration
+    /// and opens the outputs. `notes` are lines the report should carry
+    /// (e.g. why a forked child runs no plugins).
+    pub fn start(
+        plan: RunPlan,
+        process: &ProcessInfo,
+        source: Source,
+        notes: Vec<String>,
+    ) -> Result<Pipeline> {
+        let dir = plan.run_dir(process);
+        let outputs = Outputs::new(&OutputOptions {
+            dir: dir.clone(),
+            name: plan.file_prefix(process),
+            formats: plan.output.formats.clone(),
+            stats: plan.output.stats,
+        });
+        let claims = outputs.claims();
+        let profiler = Arc::new(Profiler::new());
+        let specs = stage_specs(&plan, &dir);
+        let (meta, names, live) = match &source {
+            Source::Live => {
+                let mut meta = RunMetadata::for_current_process(plan.command.clone());
+                meta.start_ns = clock::now();
+                (meta, Arc::new(registry_names()), true)
+            }
+            Source::Replay(r) => (r.meta.clone(), r.names.clone(), false),
+        };
+        let sinks = Arc::new(Sinks::new(outputs, meta, profiler.clone(), names));
+        let env = HostEnv::new(profiler.clone()).with_output_claim(Arc::new(claims.for_stages()));
+        let mut pipeline = Pipeline {
+            route: SinkRoute::default(),
+            chain: Mutex::new(None),
+            start_problems: notes,
+            api_log: Mutex::new(None),
+            live,
+            finished: AtomicBool::new(false),
+            plan,
+            dir,
+            profiler,
+            sinks,
+        };
+        match source {
+            Source::Live => pipeline.start_live(env, specs)?,
+            Source::Replay(r) => pipeline.start_replay(env, specs, r)?,
+        }
+        pipeline.sinks.begin();
+        Ok(pipeline)
+    }
+
+    /// The live order: the engine's configuration is locked once, after
+    /// every plugin's `init`, as in the SDK. So the own context is
+    /// configured first (the kinds the chain will not trace, the API log),
+    /// then the chain starts and locks; then the own context starts.
+    fn start_live(&mut self, env: HostEnv, specs: Vec<StageSpec>) -> Result<()> {
+        let kinds = self.plan.output.kinds.clone();
+        self.route = if specs.is_empty() {
+            SinkRoute::without_chain(&kinds)
+        } else {
+            SinkRoute::new(&kinds, &traced_by_chain(&specs))
+        };
+        let profiler = self.profiler.clone();
+        let own = OwnContext::new(&profiler, self.plan.buffer.size, &self.sinks)
+            .map_err(|e| anyhow::anyhow!("create context: {e}"))?;
+        own.trace(&profiler, &self.route.own)
+            .map_err(anyhow::Error::msg)?;
+        if self.plan.api_log {
+            let log = own
+                .api_log(&profiler, &self.dir, &kinds)
+                .map_err(anyhow::Error::msg)?;
+            *self.api_log.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(log);
+        }
+        if !specs.is_empty() {
+            let output: ChainOutput = {
+                let (sinks, route) = (self.sinks.clone(), self.route.clone());
+                Box::new(move |_: &DeliveryInfo, batch: &Batch| route.write(&sinks, batch))
+            };
+            let engine = EngineConfig {
+                cache_dir: self.plan.plugin_cache.clone(),
+                // Inside someone else's process wasmtime must install no
+                // signal handlers (the crate docs, "Signals").
+                signals_based_traps: false,
+                ..EngineConfig::default()
+            };
+            match start_chain(engine, env, specs, Some(output)) {
+                Ok(c) => *self.chain.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(c),
+                Err(e) => {
+                    self.problem(format!(
+                        "the plugin chain cannot start ({e:#}); profiling goes on without plugins"
+                    ));
+                    // The chain fails before it locks the engine's
+                    // configuration: the pipeline still traces what the
+                    // sinks expected from it.
+                    let missing: Vec<_> = self.route.from_chain.iter().copied().collect();
+                    if let Err(e) = own.trace(&profiler, &missing) {
+                        self.problem(format!("tracing without the chain: {e}"));
+                    }
+                }
+            }
+        }
+        profiler.lock_configuration();
+        own.start(&profiler)
+            .map_err(|e| anyhow::anyhow!("start context: {e}"))
+    }
+
+    /// A replay: every directory the plan names exists before the plugins
+    /// start, and the chain must start (an error otherwise).
+    fn start_replay(&mut self, env: HostEnv, specs: Vec<StageSpec>, r: Recording) -> Result<()> {
+        std::fs::create_dir_all(&self.dir).with_context(|| {
+            format!("cannot create the output directory {}", self.dir.display())
+        })?;
+        self.route = SinkRoute::replay(&self.plan.output.kinds);
+        let to = self.profiler.symbols();
+        r.symbols
+            .agents()
+            .into_iter()
+            .for_each(|a| to.insert_agent(a));
+        r.symbols
+            .code_objects()
+            .into_iter()
+            .for_each(|c| to.insert_code_object(c));
+        r.symbols
+            .kernels()
+            .into_iter()
+            .for_each(|k| to.insert_kernel(k));
+        let env = env.with_replay(true).with_operation_names(r.plugin_names);
+        let engine = EngineConfig {
+            cache_dir: self.plan.plugin_cache.clone(),
+            ..EngineConfig::default()
+        };
+        let chain = start_chain(engine, env, specs, None)?;
+        *self.chain.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(chain);
+        Ok(())
+    }
+
+    /// Prints a problem now (`rocwasm:` prefix) and keeps it for the report.
+    fn problem(&mut self, text: String) {
+        eprintln!("rocwasm: {text}");
+        self.start_problems.push(text);
+    }
+
+    /// The plan the run executes.
+    pub fn plan(&self) -> &RunPlan {
+        &self.plan
+    }
+
+    /// The output directory: the plan's template expanded for this process.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The engine that records (live) and whose symbol table the sinks and
+    /// the plugins' `symbols` imports read.
+    pub fn profiler(&self) -> &Arc<Profiler> {
+        &self.profiler
+    }
+
+    /// Replaces the run's metadata (a replay's reader learns more as it
+    /// reads).
+    pub fn set_meta(&self, meta: RunMetadata) {
+        self.sinks.set_meta(meta);
+    }
+
+    /// Delivers one batch of a replay through the chain into the sinks;
+    /// an error when an `abort` policy stopped the chain.
+    pub fn deliver(&self, batch: Batch) -> Result<()> {
+        let info = DeliveryInfo {
+            context: ContextId(1),
+            buffer: BufferId(1),
+            drop_count: 0,
+        };
+        let out = match self
+            .chain
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_ref()
+        {
+            Some(chain) => chain
+                .deliver(info, batch)
+                .context("delivering a batch to the chain")?,
+            None => batch,
+        };
+        self.route.write(&self.sinks, &out);
+        Ok(())
+    }
+
+    /// Ends the run once (later calls return `None`): flushes every buffer,
+    /// finishes the chain (each plugin's `fini`, once), closes the outputs.
+    pub fn finish(&self) -> Option<RunReport> {
+        if self.finished.swap(true, Ordering::AcqRel) {
+            return None;
+        }
+        let chain = self.chain.lock().unwrap_or_else(|e| e.into_inner()).take();
+        // Finishing the chain finalizes the engine first (stops contexts,
+        // delivers every buffered record: the chain's through the stages
+        // into the sinks, the own context's straight into them).
+        let plugins = match chain {
+            Some(chain) => {
+                let before = chain.failures();
+                match chain.finish() {
+                    Ok(outcome) => PluginReport::finished(outcome),
+                    Err(e) => PluginReport::stopped(&before, &e),
+                }
+            }
+            None => PluginReport::default(),
+        };
+        self.profiler.finalize();
+        if let Some(log) = self
+            .api_log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            log.flush();
+        }
+        let (outputs, meta) = self.sinks.finish(self.live)?;
+        Some(RunReport {
+            plugins,
+            start_problems: self.start_problems.clone(),
+            outputs,
+            meta,
+        })
+    }
+}
+
+/// Creates the stages' output directories, starts the plugin engine and
+/// the chain.
+fn start_chain(
+    engine: EngineConfig,
+    env: HostEnv,
+    specs: Vec<StageSpec>,
+    output: Option<ChainOutput>,
+) -> Result<Chain> {
+    for dir in specs.iter().filter_map(|s| s.output_dir.as_ref()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
+    }
+    let engine = Arc::new(PluginEngine::new(engine).context("starting the Wasm runtime")?);
+    match output {
+        Some(output) => Chain::with_output(engine, env, specs, output),
+        None => Chain::new(engine, env, specs),
+    }
+    .context("loading the chain's plugins")
+}
