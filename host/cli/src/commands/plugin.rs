@@ -5,7 +5,7 @@
 use std::path::Path;
 
 use anyhow::Context;
-use rocwasm_plugin_host::{PluginEngine, EngineConfig};
+use rocwasm_plugin_host::{EngineConfig, PluginEngine};
 
 use crate::failure::{Failure, Result};
 
@@ -15,7 +15,8 @@ pub fn inspect(file: &Path) -> Result {
     if !meta.is_file() {
         return Err(Failure::usage(format!("{}: not a file", file.display())));
     }
-    let runtime = PluginEngine::new(EngineConfig::default()).context("starting the Wasm runtime")?;
+    let runtime =
+        PluginEngine::new(EngineConfig::default()).context("starting the Wasm runtime")?;
     let info = runtime
         .inspect(file)
         .with_context(|| format!("{} is not a loadable component", file.display()))?;
