@@ -93,14 +93,9 @@ fn main() {
     let conn =
         rusqlite::Connection::open_with_flags(&db, rusqlite::OpenFlags::SQLITE_OPEN_READ_ONLY)
             .unwrap();
-    let suffix: String = conn
-        .query_row(
-            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rocpd_metadata_%'",
-            [],
-            |r| r.get::<_, String>(0),
-        )
-        .unwrap()["rocpd_metadata".len()..]
-        .to_string();
+    let suffix = rocwasm_output::rocpd::schema::run_suffixes(&conn)
+        .unwrap()
+        .remove(0);
     let queries = record_queries(&suffix);
     let (raw, rows) = best_of(3, || {
         let mut rows = 0u64;

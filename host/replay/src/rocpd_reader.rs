@@ -1,5 +1,8 @@
 //! rocpd SQLite databases (schema version 3).
 //!
+//! Every table, column and value is `rocwasm_output::rocpd::schema`'s, the
+//! schema the rocpd sink writes; its docs say what is tolerated.
+//!
 //! Symbols, agents, threads and strings are loaded when the file is opened.
 //! Records are read by a background thread that owns its own connection and
 //! sends ready batches through a bounded channel, so SQLite's row stepping
@@ -17,10 +20,13 @@ use std::path::Path;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
-use rocwasm_core::registry::{allocation, scratch};
 use rocwasm_core::{
     AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, KernelDispatch, KernelSymbol,
     MemoryAllocation, MemoryCopy, ScratchMemory,
+};
+use rocwasm_output::rocpd::schema::{
+    self, column_list, event, info_agent, info_kernel_symbol, info_node, info_process, info_thread,
+    kernel_dispatch, memory_allocate, memory_copy, region, string, EventExtdata, MemoryOperation,
 };
 use rocwasm_output::OperationNames;
 use rusqlite::{Connection, OpenFlags, Row};
@@ -69,10 +75,10 @@ impl RocpdReader {
         for (i, suffix) in suffixes.into_iter().enumerate() {
             let run = load_run(&conn, path, &suffix, (i as u64) << 40, state, i == 0)?;
             for t in [
-                "rocpd_region",
-                "rocpd_kernel_dispatch",
-                "rocpd_memory_copy",
-                "rocpd_memory_allocate",
+                region::TABLE,
+                kernel_dispatch::TABLE,
+                memory_copy::TABLE,
+                memory_allocate::TABLE,
             ] {
                 let n: i64 = conn
                     .query_row(&format!("SELECT count(*) FROM \"{t}{suffix}\""), [], |r| {
@@ -123,22 +129,21 @@ impl BatchReader for RocpdReader {
 
 /// Table suffixes of every run, oldest first; `""` for plain tables.
 fn run_suffixes(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut stmt = conn.prepare("SELECT name, type FROM sqlite_master WHERE name LIKE 'rocpd\\_metadata%' ESCAPE '\\' ORDER BY rowid")?;
-    let mut out = Vec::new();
-    let mut plain = false;
-    let rows = stmt.query_map([], |r| Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)?)))?;
-    for row in rows {
-        let (name, ty) = row?;
-        if name == "rocpd_metadata" {
-            plain |= ty == "table";
-        } else if ty == "table" && name.starts_with("rocpd_metadata_") {
-            out.push(name["rocpd_metadata".len()..].to_string());
-        }
-    }
-    if out.is_empty() && plain {
+    let mut out = schema::run_suffixes(conn)?;
+    if out.is_empty() && schema::has_plain_tables(conn)? {
         out.push(String::new());
     }
     Ok(out)
+}
+
+/// `coalesce("<column>", 0)`.
+fn or_zero(column: &str) -> String {
+    format!("coalesce(\"{column}\", 0)")
+}
+
+/// `coalesce("<column>", '')`.
+fn or_empty(column: &str) -> String {
+    format!("coalesce(\"{column}\", '')")
 }
 
 fn load_run(
@@ -152,7 +157,12 @@ fn load_run(
     let e = sql_err(path);
     let mut strings = HashMap::new();
     let mut stmt = conn
-        .prepare(&format!("SELECT id, string FROM \"rocpd_string{s}\""))
+        .prepare(&format!(
+            "SELECT \"{}\", \"{}\" FROM \"{}{s}\"",
+            string::ID,
+            string::STRING,
+            string::TABLE
+        ))
         .map_err(&e)?;
     let rows = stmt
         .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
@@ -163,7 +173,12 @@ fn load_run(
     }
     let mut threads = HashMap::new();
     let mut stmt = conn
-        .prepare(&format!("SELECT id, tid FROM \"rocpd_info_thread{s}\""))
+        .prepare(&format!(
+            "SELECT \"{}\", \"{}\" FROM \"{}{s}\"",
+            info_thread::ID,
+            info_thread::TID,
+            info_thread::TABLE
+        ))
         .map_err(&e)?;
     let rows = stmt
         .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, i64>(1)?)))
@@ -174,7 +189,19 @@ fn load_run(
     }
     if first {
         let mut stmt = conn
-            .prepare(&format!("SELECT pid, coalesce(ppid, 0), coalesce(command, ''), coalesce(start, 0), coalesce(\"end\", 0) FROM \"rocpd_info_process{s}\" ORDER BY id LIMIT 1"))
+            .prepare(&{
+                use info_process as p;
+                format!(
+                    "SELECT \"{}\", {}, {}, {}, {} FROM \"{}{s}\" ORDER BY \"{}\" LIMIT 1",
+                    p::PID,
+                    or_zero(p::PPID),
+                    or_empty(p::COMMAND),
+                    or_zero(p::START),
+                    or_zero(p::END),
+                    p::TABLE,
+                    p::ID
+                )
+            })
             .map_err(&e)?;
         let mut rows = stmt.query([]).map_err(&e)?;
         if let Some(r) = rows.next().map_err(&e)? {
@@ -187,7 +214,12 @@ fn load_run(
         }
         let host: Option<String> = conn
             .query_row(
-                &format!("SELECT hostname FROM \"rocpd_info_node{s}\" ORDER BY id LIMIT 1"),
+                &format!(
+                    "SELECT \"{}\" FROM \"{}{s}\" ORDER BY \"{}\" LIMIT 1",
+                    info_node::HOSTNAME,
+                    info_node::TABLE,
+                    info_node::ID
+                ),
                 [],
                 |r| r.get(0),
             )
@@ -195,13 +227,25 @@ fn load_run(
         state.meta.hostname = host.unwrap_or_default();
     }
     let mut stmt = conn
-        .prepare(&format!("SELECT id, type, coalesce(logical_index, 0), coalesce(name, ''), coalesce(product_name, '') FROM \"rocpd_info_agent{s}\""))
+        .prepare(&{
+            use info_agent as a;
+            format!(
+                "SELECT \"{}\", \"{}\", {}, {}, {} FROM \"{}{s}\"",
+                a::ID,
+                a::TYPE,
+                or_zero(a::LOGICAL_INDEX),
+                or_empty(a::NAME),
+                or_empty(a::PRODUCT_NAME),
+                a::TABLE
+            )
+        })
         .map_err(&e)?;
     let rows = stmt
         .query_map([], |r| {
             Ok(AgentInfo {
                 id: r.get::<_, i64>(0)? as u64,
-                agent_type: if r.get::<_, Option<String>>(1)?.as_deref() == Some("CPU") {
+                agent_type: if r.get::<_, Option<String>>(1)?.as_deref() == Some(schema::AGENT_CPU)
+                {
                     AgentType::Cpu
                 } else {
                     AgentType::Gpu
@@ -216,12 +260,30 @@ fn load_run(
         state.symbols.insert_agent(a.map_err(&e)?);
     }
     let mut stmt = conn
-        .prepare(&format!(
-            "SELECT id, code_object_id, coalesce(kernel_name, ''), coalesce(display_name, ''), coalesce(kernel_object, 0), \
-             coalesce(kernarg_segment_size, 0), coalesce(kernarg_segment_alignment, 0), coalesce(group_segment_size, 0), \
-             coalesce(private_segment_size, 0), coalesce(sgpr_count, 0), coalesce(arch_vgpr_count, 0), coalesce(accum_vgpr_count, 0) \
-             FROM \"rocpd_info_kernel_symbol{s}\""
-        ))
+        .prepare(&{
+            use info_kernel_symbol as k;
+            let numbers: Vec<String> = [
+                k::KERNEL_OBJECT,
+                k::KERNARG_SEGMENT_SIZE,
+                k::KERNARG_SEGMENT_ALIGNMENT,
+                k::GROUP_SEGMENT_SIZE,
+                k::PRIVATE_SEGMENT_SIZE,
+                k::SGPR_COUNT,
+                k::ARCH_VGPR_COUNT,
+                k::ACCUM_VGPR_COUNT,
+            ]
+            .map(or_zero)
+            .into();
+            format!(
+                "SELECT \"{}\", \"{}\", {}, {}, {} FROM \"{}{s}\"",
+                k::ID,
+                k::CODE_OBJECT_ID,
+                or_empty(k::KERNEL_NAME),
+                or_empty(k::DISPLAY_NAME),
+                numbers.join(", "),
+                k::TABLE
+            )
+        })
         .map_err(&e)?;
     let rows = stmt
         .query_map([], |r| {
@@ -263,29 +325,97 @@ fn load_run(
 /// The four record queries of one run (regions, dispatches, copies,
 /// allocations), each joined to its event by primary key. Public for the
 /// ingest benchmark, which times SQLite alone on exactly these queries.
+///
+/// `read_records` reads the columns by position: the select lists below
+/// are in the order it expects.
 pub fn record_queries(s: &str) -> [String; 4] {
-    [
+    // `FROM "<table>_s" x LEFT JOIN "rocpd_event_s" e ON e.id = x.event_id ORDER BY x.id`
+    let from = |table: &str, x: &str, event_id: &str, id: &str| {
         format!(
-            "SELECT r.tid, r.start, r.\"end\", r.name_id, e.category_id, e.correlation_id, e.extdata \
-             FROM \"rocpd_region{s}\" r LEFT JOIN \"rocpd_event{s}\" e ON e.id = r.event_id ORDER BY r.id"
-        ),
+            "FROM \"{table}{s}\" {x} LEFT JOIN \"{}{s}\" e ON e.\"{}\" = {x}.\"{event_id}\" ORDER BY {x}.\"{id}\"",
+            event::TABLE,
+            event::ID
+        )
+    };
+    let correlation_and_extdata = column_list("e", &[event::CORRELATION_ID, event::EXTDATA]);
+    let regions = {
+        use region as r;
         format!(
-            "SELECT k.tid, k.start, k.\"end\", k.agent_id, k.queue_id, k.stream_id, k.kernel_id, k.dispatch_id, \
-             k.private_segment_size, k.group_segment_size, k.workgroup_size_x, k.workgroup_size_y, k.workgroup_size_z, \
-             k.grid_size_x, k.grid_size_y, k.grid_size_z, e.correlation_id, e.extdata \
-             FROM \"rocpd_kernel_dispatch{s}\" k LEFT JOIN \"rocpd_event{s}\" e ON e.id = k.event_id ORDER BY k.id"
-        ),
+            "SELECT {}, {} {}",
+            column_list("r", &[r::TID, r::START, r::END, r::NAME_ID]),
+            column_list(
+                "e",
+                &[event::CATEGORY_ID, event::CORRELATION_ID, event::EXTDATA]
+            ),
+            from(r::TABLE, "r", r::EVENT_ID, r::ID)
+        )
+    };
+    let dispatches = {
+        use kernel_dispatch as k;
+        let columns = [
+            k::TID,
+            k::START,
+            k::END,
+            k::AGENT_ID,
+            k::QUEUE_ID,
+            k::STREAM_ID,
+            k::KERNEL_ID,
+            k::DISPATCH_ID,
+            k::PRIVATE_SEGMENT_SIZE,
+            k::GROUP_SEGMENT_SIZE,
+            k::WORKGROUP_SIZE_X,
+            k::WORKGROUP_SIZE_Y,
+            k::WORKGROUP_SIZE_Z,
+            k::GRID_SIZE_X,
+            k::GRID_SIZE_Y,
+            k::GRID_SIZE_Z,
+        ];
         format!(
-            "SELECT c.tid, c.start, c.\"end\", c.name_id, c.dst_agent_id, c.dst_address, c.src_agent_id, c.src_address, \
-             c.size, c.stream_id, e.correlation_id, e.extdata \
-             FROM \"rocpd_memory_copy{s}\" c LEFT JOIN \"rocpd_event{s}\" e ON e.id = c.event_id ORDER BY c.id"
-        ),
+            "SELECT {}, {correlation_and_extdata} {}",
+            column_list("k", &columns),
+            from(k::TABLE, "k", k::EVENT_ID, k::ID)
+        )
+    };
+    let copies = {
+        use memory_copy as c;
+        let columns = [
+            c::TID,
+            c::START,
+            c::END,
+            c::NAME_ID,
+            c::DST_AGENT_ID,
+            c::DST_ADDRESS,
+            c::SRC_AGENT_ID,
+            c::SRC_ADDRESS,
+            c::SIZE,
+            c::STREAM_ID,
+        ];
         format!(
-            "SELECT m.tid, m.start, m.\"end\", m.agent_id, m.type, m.level, m.address, m.size, m.queue_id, \
-             e.correlation_id, e.extdata \
-             FROM \"rocpd_memory_allocate{s}\" m LEFT JOIN \"rocpd_event{s}\" e ON e.id = m.event_id ORDER BY m.id"
-        ),
-    ]
+            "SELECT {}, {correlation_and_extdata} {}",
+            column_list("c", &columns),
+            from(c::TABLE, "c", c::EVENT_ID, c::ID)
+        )
+    };
+    let allocations = {
+        use memory_allocate as m;
+        let columns = [
+            m::TID,
+            m::START,
+            m::END,
+            m::AGENT_ID,
+            m::TYPE,
+            m::LEVEL,
+            m::ADDRESS,
+            m::SIZE,
+            m::QUEUE_ID,
+        ];
+        format!(
+            "SELECT {}, {correlation_and_extdata} {}",
+            column_list("m", &columns),
+            from(m::TABLE, "m", m::EVENT_ID, m::ID)
+        )
+    };
+    [regions, dispatches, copies, allocations]
 }
 
 /// Reads a run's records in chunks and hands each full batch to `emit`.
@@ -306,15 +436,9 @@ fn read_records(
     };
     let tid = |id: Option<i64>| id.and_then(|i| run.threads.get(&i).copied()).unwrap_or(0);
     let external = |ext: Option<String>| -> (u64, u32) {
-        // Most rows carry the default `{}`: skip the JSON parser for them.
-        let v: serde_json::Value = ext
-            .filter(|x| x != "{}")
-            .and_then(|x| serde_json::from_str(&x).ok())
-            .unwrap_or_default();
-        (
-            v["external"].as_u64().unwrap_or(0),
-            v["flags"].as_u64().unwrap_or(0) as u32,
-        )
+        // Most rows carry the default `{}`, which `parse` skips.
+        let ext = EventExtdata::parse(ext.as_deref());
+        (ext.external, ext.flags.unwrap_or(0) as u32)
     };
     let mut batch = Batch::default();
     let mut rows_in_batch = 0usize;
@@ -429,14 +553,8 @@ fn read_records(
         );
         let agent_id = u(r, 3).map_err(&e)?;
         let correlation_id = u(r, 9).map_err(&e)?;
-        if level.as_deref() == Some("SCRATCH") {
-            let operation = match ty.as_deref() {
-                Some("ALLOC") => scratch::ALLOC,
-                Some("FREE") => scratch::FREE,
-                Some("RECLAIM") => scratch::ASYNC_RECLAIM,
-                _ => scratch::NONE,
-            };
-            batch.scratch_memory.push(ScratchMemory {
+        match MemoryOperation::from_type_and_level(ty.as_deref(), level.as_deref()) {
+            MemoryOperation::Scratch(operation) => batch.scratch_memory.push(ScratchMemory {
                 operation,
                 flags,
                 correlation_id,
@@ -447,27 +565,20 @@ fn read_records(
                 agent_id,
                 queue_id: u(r, 8).map_err(&e)?,
                 allocation_size: u(r, 7).map_err(&e)?,
-            });
-        } else {
-            let virt = level.as_deref() == Some("VIRTUAL");
-            let operation = match (ty.as_deref(), virt) {
-                (Some("ALLOC"), false) => allocation::ALLOCATE,
-                (Some("ALLOC"), true) => allocation::VMEM_ALLOCATE,
-                (Some("FREE"), false) => allocation::FREE,
-                (Some("FREE"), true) => allocation::VMEM_FREE,
-                _ => allocation::NONE,
-            };
-            batch.memory_allocations.push(MemoryAllocation {
-                operation,
-                correlation_id,
-                external_correlation_id: ext,
-                thread_id,
-                start,
-                end,
-                agent_id,
-                address: u(r, 6).map_err(&e)?,
-                allocation_size: u(r, 7).map_err(&e)?,
-            });
+            }),
+            MemoryOperation::Allocation(operation) => {
+                batch.memory_allocations.push(MemoryAllocation {
+                    operation,
+                    correlation_id,
+                    external_correlation_id: ext,
+                    thread_id,
+                    start,
+                    end,
+                    agent_id,
+                    address: u(r, 6).map_err(&e)?,
+                    allocation_size: u(r, 7).map_err(&e)?,
+                })
+            }
         }
         push_done(&mut batch, &mut rows_in_batch, emit)?;
     }

@@ -5,7 +5,8 @@
 //! `UNION ALL` of every run, so ranks or repeated runs that write the same
 //! file merge into one database (see [`schema`]).
 //!
-//! Mapping from batches:
+//! The tables, their columns and the values below are [`schema`]'s, which
+//! the reader of `rocwasm-replay` uses too. Mapping from batches:
 //! - API calls → `rocpd_region` (name = function name) with an event whose
 //!   category is the kind name (`HIP_RUNTIME_API`, …) and which holds the
 //!   correlation id;
@@ -13,11 +14,11 @@
 //!   kernel id, also the `rocpd_info_kernel_symbol` row id);
 //! - memory copies → `rocpd_memory_copy` (name = direction);
 //! - allocations and scratch events → `rocpd_memory_allocate` with
-//!   `level` REAL/VIRTUAL or SCRATCH.
+//!   `level` REAL/VIRTUAL or SCRATCH ([`schema::MemoryOperation`]).
 //!
 //! `tid` columns refer to `rocpd_info_thread.id`; the OS thread id is that
 //! row's `tid`. A non-zero external correlation id (and scratch flags) go to
-//! the event's `extdata` JSON.
+//! the event's `extdata` JSON ([`schema::EventExtdata`]).
 //!
 //! Speed: one transaction per batch, cached prepared statements, ids assigned
 //! here rather than read back, `synchronous = OFF` while writing (a crashed
@@ -29,9 +30,14 @@ use std::collections::{HashMap, HashSet};
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
-use rocwasm_core::registry::{allocation, scratch};
 use rocwasm_core::{AgentType, Batch, BufferTracingKind, CodeObjectStorage};
 use rusqlite::{params, Connection, OptionalExtension};
+
+use schema::{
+    event, info_agent, info_code_object, info_kernel_symbol, info_node, info_process, info_queue,
+    info_stream, info_thread, insert_or_ignore_sql, insert_sql, kernel_dispatch, memory_allocate,
+    memory_copy, metadata, region, string, EventExtdata, MemoryOperation,
+};
 
 use crate::claims::{OutputClaims, Producer};
 use crate::names::kind_name;
@@ -54,6 +60,7 @@ pub struct RocpdSink {
 struct Run {
     conn: Connection,
     suffix: String,
+    sql: Inserts,
     strings: HashMap<String, i64>,
     threads: HashMap<u64, i64>,
     next_event: i64,
@@ -61,6 +68,133 @@ struct Run {
     kernels: HashSet<u64>,
     queues: HashSet<u64>,
     streams: HashSet<u64>,
+}
+
+/// The `INSERT` statements of one run's record tables, built once from the
+/// schema (each is a prepared-statement cache key, looked up per row).
+struct Inserts {
+    string: String,
+    thread: String,
+    event: String,
+    region: String,
+    kernel_dispatch: String,
+    memory_copy: String,
+    memory_allocate: String,
+}
+
+impl Inserts {
+    fn new(s: &str) -> Self {
+        Self {
+            string: insert_sql(string::TABLE, s, &[string::ID, string::STRING]),
+            thread: insert_sql(
+                info_thread::TABLE,
+                s,
+                &[
+                    info_thread::ID,
+                    info_thread::NID,
+                    info_thread::PID,
+                    info_thread::TID,
+                ],
+            ),
+            event: insert_sql(
+                event::TABLE,
+                s,
+                &[
+                    event::ID,
+                    event::CATEGORY_ID,
+                    event::CORRELATION_ID,
+                    event::EXTDATA,
+                ],
+            ),
+            region: {
+                use region as r;
+                insert_sql(
+                    r::TABLE,
+                    s,
+                    &[
+                        r::NID,
+                        r::PID,
+                        r::TID,
+                        r::START,
+                        r::END,
+                        r::NAME_ID,
+                        r::EVENT_ID,
+                    ],
+                )
+            },
+            kernel_dispatch: {
+                use kernel_dispatch as k;
+                insert_sql(
+                    k::TABLE,
+                    s,
+                    &[
+                        k::NID,
+                        k::PID,
+                        k::TID,
+                        k::AGENT_ID,
+                        k::KERNEL_ID,
+                        k::DISPATCH_ID,
+                        k::QUEUE_ID,
+                        k::STREAM_ID,
+                        k::START,
+                        k::END,
+                        k::PRIVATE_SEGMENT_SIZE,
+                        k::GROUP_SEGMENT_SIZE,
+                        k::WORKGROUP_SIZE_X,
+                        k::WORKGROUP_SIZE_Y,
+                        k::WORKGROUP_SIZE_Z,
+                        k::GRID_SIZE_X,
+                        k::GRID_SIZE_Y,
+                        k::GRID_SIZE_Z,
+                        k::EVENT_ID,
+                    ],
+                )
+            },
+            memory_copy: {
+                use memory_copy as c;
+                insert_sql(
+                    c::TABLE,
+                    s,
+                    &[
+                        c::NID,
+                        c::PID,
+                        c::TID,
+                        c::START,
+                        c::END,
+                        c::NAME_ID,
+                        c::DST_AGENT_ID,
+                        c::DST_ADDRESS,
+                        c::SRC_AGENT_ID,
+                        c::SRC_ADDRESS,
+                        c::SIZE,
+                        c::STREAM_ID,
+                        c::EVENT_ID,
+                    ],
+                )
+            },
+            memory_allocate: {
+                use memory_allocate as m;
+                insert_sql(
+                    m::TABLE,
+                    s,
+                    &[
+                        m::NID,
+                        m::PID,
+                        m::TID,
+                        m::AGENT_ID,
+                        m::TYPE,
+                        m::LEVEL,
+                        m::START,
+                        m::END,
+                        m::ADDRESS,
+                        m::SIZE,
+                        m::QUEUE_ID,
+                        m::EVENT_ID,
+                    ],
+                )
+            },
+        }
+    }
 }
 
 impl RocpdSink {
@@ -115,10 +249,7 @@ impl Run {
         }
         let id = self.strings.len() as i64 + 1;
         self.conn
-            .prepare_cached(&format!(
-                "INSERT INTO \"rocpd_string{}\" (id, string) VALUES (?1, ?2)",
-                self.suffix
-            ))?
+            .prepare_cached(&self.sql.string)?
             .execute(params![id, s])?;
         self.strings.insert(s.to_string(), id);
         Ok(id)
@@ -130,30 +261,27 @@ impl Run {
         }
         let id = self.threads.len() as i64 + 1;
         self.conn
-            .prepare_cached(&format!(
-                "INSERT INTO \"rocpd_info_thread{}\" (id, nid, pid, tid) VALUES (?1, ?2, ?3, ?4)",
-                self.suffix
-            ))?
+            .prepare_cached(&self.sql.thread)?
             .execute(params![id, NID, i64::from(pid), tid as i64])?;
         self.threads.insert(tid, id);
         Ok(id)
     }
 
-    fn event(&mut self, category: i64, correlation: u64, extdata: Option<String>) -> Result<i64> {
+    fn event(&mut self, category: i64, correlation: u64, extdata: EventExtdata) -> Result<i64> {
         self.next_event += 1;
         let id = self.next_event;
-        self.conn
-            .prepare_cached(&format!(
-                "INSERT INTO \"rocpd_event{}\" (id, category_id, correlation_id, extdata) VALUES (?1, ?2, ?3, coalesce(?4, '{{}}'))",
-                self.suffix
-            ))?
-            .execute(params![id, category, correlation as i64, extdata])?;
+        let extdata = extdata.to_json();
+        self.conn.prepare_cached(&self.sql.event)?.execute(params![
+            id,
+            category,
+            correlation as i64,
+            extdata.as_deref().unwrap_or("{}")
+        ])?;
         Ok(id)
     }
 
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
         let pid = ctx.meta.pid;
-        let sfx = self.suffix.clone();
 
         let a = &batch.api_calls;
         for i in 0..a.len() {
@@ -166,10 +294,16 @@ impl Run {
                 external(a.external_correlation_id[i]),
             )?;
             self.conn
-                .prepare_cached(&format!(
-                    "INSERT INTO \"rocpd_region{sfx}\" (nid, pid, tid, start, \"end\", name_id, event_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7)"
-                ))?
-                .execute(params![NID, PID_ROW, tid, a.start[i] as i64, a.end[i] as i64, name, event])?;
+                .prepare_cached(&self.sql.region)?
+                .execute(params![
+                    NID,
+                    PID_ROW,
+                    tid,
+                    a.start[i] as i64,
+                    a.end[i] as i64,
+                    name,
+                    event
+                ])?;
         }
 
         let k = &batch.kernel_dispatches;
@@ -187,9 +321,7 @@ impl Run {
                 self.queues.insert(k.queue_id[i]);
                 self.streams.insert(k.stream_id[i]);
                 self.conn
-                    .prepare_cached(&format!(
-                        "INSERT INTO \"rocpd_kernel_dispatch{sfx}\" (nid, pid, tid, agent_id, kernel_id, dispatch_id, queue_id, stream_id, start, \"end\", private_segment_size, group_segment_size, workgroup_size_x, workgroup_size_y, workgroup_size_z, grid_size_x, grid_size_y, grid_size_z, event_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14, ?15, ?16, ?17, ?18, ?19)"
-                    ))?
+                    .prepare_cached(&self.sql.kernel_dispatch)?
                     .execute(params![
                         NID,
                         PID_ROW,
@@ -230,9 +362,7 @@ impl Run {
                 self.agents.insert(c.dst_agent_id[i]);
                 self.streams.insert(c.stream_id[i]);
                 self.conn
-                    .prepare_cached(&format!(
-                        "INSERT INTO \"rocpd_memory_copy{sfx}\" (nid, pid, tid, start, \"end\", name_id, dst_agent_id, dst_address, src_agent_id, src_address, size, stream_id, event_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)"
-                    ))?
+                    .prepare_cached(&self.sql.memory_copy)?
                     .execute(params![
                         NID,
                         PID_ROW,
@@ -255,13 +385,7 @@ impl Run {
         if !m.is_empty() {
             let category = self.string_id(BufferTracingKind::MemoryAllocation.name())?;
             for i in 0..m.len() {
-                let (ty, level) = match m.operation[i] {
-                    allocation::ALLOCATE => (Some("ALLOC"), "REAL"),
-                    allocation::VMEM_ALLOCATE => (Some("ALLOC"), "VIRTUAL"),
-                    allocation::FREE => (Some("FREE"), "REAL"),
-                    allocation::VMEM_FREE => (Some("FREE"), "VIRTUAL"),
-                    _ => (None, "REAL"),
-                };
+                let (ty, level) = MemoryOperation::Allocation(m.operation[i]).type_and_level();
                 let tid = self.thread_row(m.thread_id[i], pid)?;
                 let event = self.event(
                     category,
@@ -288,25 +412,20 @@ impl Run {
         if !s.is_empty() {
             let category = self.string_id(BufferTracingKind::ScratchMemory.name())?;
             for i in 0..s.len() {
-                let ty = match s.operation[i] {
-                    scratch::ALLOC => Some("ALLOC"),
-                    scratch::FREE => Some("FREE"),
-                    scratch::ASYNC_RECLAIM => Some("RECLAIM"),
-                    _ => None,
-                };
+                let (ty, level) = MemoryOperation::Scratch(s.operation[i]).type_and_level();
                 let tid = self.thread_row(s.thread_id[i], pid)?;
-                let mut extdata = serde_json::json!({ "flags": s.flags[i] });
-                if s.external_correlation_id[i] != 0 {
-                    extdata["external"] = s.external_correlation_id[i].into();
-                }
-                let event = self.event(category, s.correlation_id[i], Some(extdata.to_string()))?;
+                let extdata = EventExtdata {
+                    external: s.external_correlation_id[i],
+                    flags: Some(u64::from(s.flags[i])),
+                };
+                let event = self.event(category, s.correlation_id[i], extdata)?;
                 self.agents.insert(s.agent_id[i]);
                 self.queues.insert(s.queue_id[i]);
                 self.insert_allocate(
                     tid,
                     s.agent_id[i],
                     ty,
-                    "SCRATCH",
+                    level,
                     s.start[i],
                     s.end[i],
                     0,
@@ -334,10 +453,7 @@ impl Run {
         event: i64,
     ) -> Result<()> {
         self.conn
-            .prepare_cached(&format!(
-                "INSERT INTO \"rocpd_memory_allocate{}\" (nid, pid, tid, agent_id, type, level, start, \"end\", address, size, queue_id, event_id) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12)",
-                self.suffix
-            ))?
+            .prepare_cached(&self.sql.memory_allocate)?
             .execute(params![
                 NID,
                 PID_ROW,
@@ -359,73 +475,223 @@ impl Run {
     fn write_info(&mut self, ctx: &SinkContext<'_>) -> Result<()> {
         let m = ctx.meta;
         let s = self.suffix.clone();
-        self.conn.execute(
-            &format!("INSERT INTO \"rocpd_info_process{s}\" (id, nid, ppid, pid, init, fini, start, \"end\", command) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?5, ?6, ?7)"),
-            params![PID_ROW, NID, m.ppid, m.pid, m.start_ns as i64, m.end_ns as i64, m.command.join(" ")],
-        )?;
-        for a in ctx.symbols.agents() {
-            self.agents.remove(&a.id);
+        {
+            use info_process as p;
+            let sql = insert_sql(
+                p::TABLE,
+                &s,
+                &[
+                    p::ID,
+                    p::NID,
+                    p::PPID,
+                    p::PID,
+                    p::INIT,
+                    p::FINI,
+                    p::START,
+                    p::END,
+                    p::COMMAND,
+                ],
+            );
+            let (start, end) = (m.start_ns as i64, m.end_ns as i64);
             self.conn.execute(
-                &format!("INSERT INTO \"rocpd_info_agent{s}\" (id, nid, pid, type, absolute_index, logical_index, type_index, name, model_name, product_name) VALUES (?1, ?2, ?3, ?4, ?5, ?5, ?5, ?6, ?6, ?7)"),
+                &sql,
                 params![
-                    a.id as i64,
-                    NID,
                     PID_ROW,
-                    match a.agent_type { AgentType::Cpu => "CPU", AgentType::Gpu => "GPU" },
-                    a.node_id,
-                    a.name,
-                    a.product_name
+                    NID,
+                    m.ppid,
+                    m.pid,
+                    start,
+                    end,
+                    start,
+                    end,
+                    m.command.join(" ")
                 ],
             )?;
         }
-        // Agents referenced by records but never described still get a row, so
-        // joins do not silently drop records.
-        for id in std::mem::take(&mut self.agents) {
-            self.conn.execute(
-                &format!("INSERT OR IGNORE INTO \"rocpd_info_agent{s}\" (id, nid, pid, logical_index) VALUES (?1, ?2, ?3, ?1)"),
-                params![id as i64, NID, PID_ROW],
-            )?;
-        }
-        for c in ctx.symbols.code_objects() {
-            let storage = match c.storage {
-                CodeObjectStorage::File { .. } => Some("FILE"),
-                CodeObjectStorage::Memory { .. } => Some("MEMORY"),
-                CodeObjectStorage::None => None,
-            };
-            self.conn.execute(
-                &format!("INSERT INTO \"rocpd_info_code_object{s}\" (id, nid, pid, agent_id, uri, load_base, load_size, load_delta, storage_type) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"),
-                params![c.id as i64, NID, PID_ROW, c.agent_id as i64, c.uri, c.load_base as i64, c.load_size as i64, c.load_delta, storage],
-            )?;
-        }
-        for k in ctx.symbols.kernels() {
-            self.kernels.remove(&k.id);
-            self.conn.execute(
-                &format!("INSERT INTO \"rocpd_info_kernel_symbol{s}\" (id, nid, pid, code_object_id, kernel_name, display_name, kernel_object, kernarg_segment_size, kernarg_segment_alignment, group_segment_size, private_segment_size, sgpr_count, arch_vgpr_count, accum_vgpr_count) VALUES (?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13, ?14)"),
-                params![
-                    k.id as i64, NID, PID_ROW, k.code_object_id as i64, k.name,
-                    if k.demangled_name.is_empty() { &k.name } else { &k.demangled_name },
-                    k.kernel_object as i64, k.kernarg_segment_size, k.kernarg_segment_alignment,
-                    k.group_segment_size, k.private_segment_size, k.sgpr_count, k.arch_vgpr_count,
-                    k.accum_vgpr_count
+        {
+            use info_agent as a;
+            let sql = insert_sql(
+                a::TABLE,
+                &s,
+                &[
+                    a::ID,
+                    a::NID,
+                    a::PID,
+                    a::TYPE,
+                    a::ABSOLUTE_INDEX,
+                    a::LOGICAL_INDEX,
+                    a::TYPE_INDEX,
+                    a::NAME,
+                    a::MODEL_NAME,
+                    a::PRODUCT_NAME,
                 ],
-            )?;
+            );
+            for a in ctx.symbols.agents() {
+                self.agents.remove(&a.id);
+                let ty = match a.agent_type {
+                    AgentType::Cpu => schema::AGENT_CPU,
+                    AgentType::Gpu => schema::AGENT_GPU,
+                };
+                let index = a.node_id;
+                self.conn.execute(
+                    &sql,
+                    params![
+                        a.id as i64,
+                        NID,
+                        PID_ROW,
+                        ty,
+                        index,
+                        index,
+                        index,
+                        a.name,
+                        a.name,
+                        a.product_name
+                    ],
+                )?;
+            }
+            // Agents referenced by records but never described still get a
+            // row, so joins do not silently drop records.
+            let sql =
+                insert_or_ignore_sql(a::TABLE, &s, &[a::ID, a::NID, a::PID, a::LOGICAL_INDEX]);
+            for id in std::mem::take(&mut self.agents) {
+                self.conn
+                    .execute(&sql, params![id as i64, NID, PID_ROW, id as i64])?;
+            }
         }
-        for id in std::mem::take(&mut self.kernels) {
-            let name = format!("kernel_{id}");
-            self.conn.execute(
-                &format!("INSERT INTO \"rocpd_info_kernel_symbol{s}\" (id, nid, pid, code_object_id, kernel_name, display_name) VALUES (?1, ?2, ?3, 0, ?4, ?4)"),
-                params![id as i64, NID, PID_ROW, name],
-            )?;
+        {
+            use info_code_object as c;
+            let sql = insert_sql(
+                c::TABLE,
+                &s,
+                &[
+                    c::ID,
+                    c::NID,
+                    c::PID,
+                    c::AGENT_ID,
+                    c::URI,
+                    c::LOAD_BASE,
+                    c::LOAD_SIZE,
+                    c::LOAD_DELTA,
+                    c::STORAGE_TYPE,
+                ],
+            );
+            for c in ctx.symbols.code_objects() {
+                let storage = match c.storage {
+                    CodeObjectStorage::File { .. } => Some(schema::STORAGE_FILE),
+                    CodeObjectStorage::Memory { .. } => Some(schema::STORAGE_MEMORY),
+                    CodeObjectStorage::None => None,
+                };
+                self.conn.execute(
+                    &sql,
+                    params![
+                        c.id as i64,
+                        NID,
+                        PID_ROW,
+                        c.agent_id as i64,
+                        c.uri,
+                        c.load_base as i64,
+                        c.load_size as i64,
+                        c.load_delta,
+                        storage
+                    ],
+                )?;
+            }
         }
+        {
+            use info_kernel_symbol as k;
+            let sql = insert_sql(
+                k::TABLE,
+                &s,
+                &[
+                    k::ID,
+                    k::NID,
+                    k::PID,
+                    k::CODE_OBJECT_ID,
+                    k::KERNEL_NAME,
+                    k::DISPLAY_NAME,
+                    k::KERNEL_OBJECT,
+                    k::KERNARG_SEGMENT_SIZE,
+                    k::KERNARG_SEGMENT_ALIGNMENT,
+                    k::GROUP_SEGMENT_SIZE,
+                    k::PRIVATE_SEGMENT_SIZE,
+                    k::SGPR_COUNT,
+                    k::ARCH_VGPR_COUNT,
+                    k::ACCUM_VGPR_COUNT,
+                ],
+            );
+            for k in ctx.symbols.kernels() {
+                self.kernels.remove(&k.id);
+                let display = if k.demangled_name.is_empty() {
+                    &k.name
+                } else {
+                    &k.demangled_name
+                };
+                self.conn.execute(
+                    &sql,
+                    params![
+                        k.id as i64,
+                        NID,
+                        PID_ROW,
+                        k.code_object_id as i64,
+                        k.name,
+                        display,
+                        k.kernel_object as i64,
+                        k.kernarg_segment_size,
+                        k.kernarg_segment_alignment,
+                        k.group_segment_size,
+                        k.private_segment_size,
+                        k.sgpr_count,
+                        k.arch_vgpr_count,
+                        k.accum_vgpr_count
+                    ],
+                )?;
+            }
+            // Kernels dispatched but never described: a row named after the id.
+            let sql = insert_sql(
+                k::TABLE,
+                &s,
+                &[
+                    k::ID,
+                    k::NID,
+                    k::PID,
+                    k::CODE_OBJECT_ID,
+                    k::KERNEL_NAME,
+                    k::DISPLAY_NAME,
+                ],
+            );
+            for id in std::mem::take(&mut self.kernels) {
+                let name = format!("kernel_{id}");
+                self.conn
+                    .execute(&sql, params![id as i64, NID, PID_ROW, 0, name, name])?;
+            }
+        }
+        let sql = insert_sql(
+            info_queue::TABLE,
+            &s,
+            &[
+                info_queue::ID,
+                info_queue::NID,
+                info_queue::PID,
+                info_queue::NAME,
+            ],
+        );
         for q in std::mem::take(&mut self.queues) {
-            self.conn.execute(
-                &format!("INSERT INTO \"rocpd_info_queue{s}\" (id, nid, pid, name) VALUES (?1, ?2, ?3, ?4)"),
-                params![q as i64, NID, PID_ROW, format!("queue {q}")],
-            )?;
+            self.conn
+                .execute(&sql, params![q as i64, NID, PID_ROW, format!("queue {q}")])?;
         }
+        let sql = insert_sql(
+            info_stream::TABLE,
+            &s,
+            &[
+                info_stream::ID,
+                info_stream::NID,
+                info_stream::PID,
+                info_stream::NAME,
+            ],
+        );
         for st in std::mem::take(&mut self.streams) {
             self.conn.execute(
-                &format!("INSERT INTO \"rocpd_info_stream{s}\" (id, nid, pid, name) VALUES (?1, ?2, ?3, ?4)"),
+                &sql,
                 params![st as i64, NID, PID_ROW, format!("stream {st}")],
             )?;
         }
@@ -433,8 +699,12 @@ impl Run {
     }
 }
 
-fn external(id: u64) -> Option<String> {
-    (id != 0).then(|| format!("{{\"external\":{id}}}"))
+/// The `extdata` of a record with external correlation id `id`.
+fn external(id: u64) -> EventExtdata {
+    EventExtdata {
+        external: id,
+        flags: None,
+    }
 }
 
 impl Sink for RocpdSink {
@@ -474,21 +744,39 @@ impl Sink for RocpdSink {
         );
         conn.execute_batch("BEGIN")?;
         schema::create_run_tables(&conn, &suffix, &guid)?;
-        conn.execute(
-            &format!("INSERT INTO \"rocpd_metadata{suffix}\" (tag, value) VALUES ('schema_version', '3'), ('uuid', ?1), ('guid', ?2)"),
-            params![suffix, guid],
-        )?;
+        let sql = insert_sql(metadata::TABLE, &suffix, &[metadata::TAG, metadata::VALUE]);
+        for (tag, value) in [
+            ("schema_version", "3"),
+            ("uuid", suffix.as_str()),
+            ("guid", guid.as_str()),
+        ] {
+            conn.execute(&sql, params![tag, value])?;
+        }
         let machine_id = std::fs::read_to_string("/etc/machine-id")
             .map(|s| s.trim().to_string())
             .unwrap_or_else(|_| format!("{:016x}", ctx.meta.process_hash()));
-        conn.execute(
-            &format!("INSERT INTO \"rocpd_info_node{suffix}\" (id, hash, machine_id, hostname, system_name) VALUES (?1, ?2, ?3, ?4, 'Linux')"),
-            params![NID, ctx.meta.process_hash() as i64, machine_id, ctx.meta.hostname],
-        )?;
+        {
+            use info_node as n;
+            conn.execute(
+                &insert_sql(
+                    n::TABLE,
+                    &suffix,
+                    &[n::ID, n::HASH, n::MACHINE_ID, n::HOSTNAME, n::SYSTEM_NAME],
+                ),
+                params![
+                    NID,
+                    ctx.meta.process_hash() as i64,
+                    machine_id,
+                    ctx.meta.hostname,
+                    "Linux"
+                ],
+            )?;
+        }
         schema::create_views(&conn)?;
         conn.execute_batch("COMMIT")?;
         self.run = Some(Run {
             conn,
+            sql: Inserts::new(&suffix),
             suffix,
             strings: HashMap::new(),
             threads: HashMap::new(),

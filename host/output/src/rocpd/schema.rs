@@ -1,8 +1,19 @@
-//! The rocpd schema (version 3): per-run tables `<base>_<uuid>` and plain
-//! views `<base>` over every run in the file.
+//! The rocpd schema (version 3): every table, its columns and their SQL
+//! declarations, defined once. The writer ([`super::RocpdSink`]) creates the
+//! tables and inserts rows through these names; the reader
+//! (`rocwasm-replay`) selects through them.
 //!
-//! Column names follow rocprofv3's rocpd databases so that queries written for
-//! them work here, e.g.
+//! # Layout
+//!
+//! Each run adds per-run tables `<base>_<uuid>` (`rocpd_region_0a1b…`) and
+//! (re)creates plain views `<base>` (`rocpd_region`) as the `UNION ALL` of
+//! every run in the file, so that ranks or repeated runs writing one file
+//! merge. Each table is a module below: [`kernel_dispatch::TABLE`] is the
+//! base name, [`kernel_dispatch::AGENT_ID`] a column, and every column's
+//! docs give its SQL declaration.
+//!
+//! Table and column names follow rocprofv3's rocpd databases (ROCm 7.0) so
+//! that queries written for them work here, e.g.
 //!
 //! ```sql
 //! SELECT s.display_name, k.end - k.start
@@ -14,126 +25,522 @@
 //! merged file match on `(id, guid)`. Foreign keys are not declared: sqlite
 //! does not enforce them by default and rows are written in an order (symbols
 //! last, when they are complete) that a declared constraint would reject.
+//!
+//! Besides names, the schema fixes a few values: agent `type`
+//! ([`AGENT_CPU`], [`AGENT_GPU`]), code object `storage_type`
+//! ([`STORAGE_FILE`], [`STORAGE_MEMORY`]), how allocation and scratch
+//! operations become `rocpd_memory_allocate`'s `type` and `level`
+//! ([`MemoryOperation`]) and the event `extdata` JSON ([`EventExtdata`]).
+//!
+//! # Reading
+//!
+//! A reader takes each run's tables ([`run_suffixes`]); a database with the
+//! plain names as tables and no per-run suffix ([`has_plain_tables`], as
+//! some rocprofv3 versions write) is one run. Nullable columns read as 0 or
+//! empty; an `extdata` that is not the JSON expected reads as empty.
 
+use rocwasm_core::registry::{allocation, scratch};
 use rusqlite::Connection;
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Deserializer, Serialize};
 
-/// Base names of the per-run tables, in creation order.
-pub const TABLES: &[&str] = &[
-    "rocpd_metadata",
-    "rocpd_string",
-    "rocpd_info_node",
-    "rocpd_info_process",
-    "rocpd_info_thread",
-    "rocpd_info_agent",
-    "rocpd_info_queue",
-    "rocpd_info_stream",
-    "rocpd_info_code_object",
-    "rocpd_info_kernel_symbol",
-    "rocpd_track",
-    "rocpd_event",
-    "rocpd_arg",
-    "rocpd_region",
-    "rocpd_kernel_dispatch",
-    "rocpd_memory_copy",
-    "rocpd_memory_allocate",
-];
+/// Declares the tables: one module per table with its base name, a constant
+/// per column and the column list with declarations; then [`TABLES`] and
+/// the DDL list.
+macro_rules! tables {
+    ($(
+        $(#[$tmeta:meta])*
+        $module:ident = $table:literal {
+            $( $(#[$cmeta:meta])* $name:ident = $column:literal $decl:literal, )+
+        }
+    )+) => {
+        $(
+            $(#[$tmeta])*
+            pub mod $module {
+                #[doc = concat!("`", $table, "`: the base name (per-run tables are `", $table, "_<uuid>`, the view over every run is `", $table, "`).")]
+                pub const TABLE: &str = $table;
+                $(
+                    #[doc = concat!("`", $column, " ", $decl, "`", "\n\n")]
+                    $(#[$cmeta])*
+                    pub const $name: &str = $column;
+                )+
+                /// Every column and its SQL declaration, in table order
+                /// (`{guid}` stands for the run's guid).
+                pub const COLUMNS: &[(&str, &str)] = &[$(($column, $decl)),+];
+            }
+        )+
 
-/// `CREATE TABLE` for one run; `{s}` is replaced by the run suffix and
-/// `{guid}` by the run guid.
-const DDL: &str = r#"
-CREATE TABLE "rocpd_metadata{s}" (
-    id INTEGER PRIMARY KEY, tag TEXT NOT NULL, value TEXT NOT NULL);
-CREATE TABLE "rocpd_string{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', string TEXT NOT NULL UNIQUE);
-CREATE TABLE "rocpd_info_node{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', hash BIGINT NOT NULL,
-    machine_id TEXT NOT NULL, system_name TEXT, hostname TEXT, release TEXT, version TEXT,
-    hardware_name TEXT, domain_name TEXT);
-CREATE TABLE "rocpd_info_process{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', nid INTEGER NOT NULL,
-    ppid INTEGER, pid INTEGER NOT NULL, init BIGINT, fini BIGINT, start BIGINT, "end" BIGINT,
-    command TEXT, environment JSONB NOT NULL DEFAULT '{}', extdata JSONB NOT NULL DEFAULT '{}');
-CREATE TABLE "rocpd_info_thread{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', nid INTEGER NOT NULL,
-    ppid INTEGER, pid INTEGER NOT NULL, tid INTEGER NOT NULL, name TEXT, start BIGINT,
-    "end" BIGINT, extdata JSONB NOT NULL DEFAULT '{}');
-CREATE TABLE "rocpd_info_agent{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', nid INTEGER NOT NULL,
-    pid INTEGER NOT NULL, type TEXT CHECK (type IN ('CPU', 'GPU')), absolute_index INTEGER,
-    logical_index INTEGER, type_index INTEGER, uuid INTEGER, name TEXT, model_name TEXT,
-    vendor_name TEXT, product_name TEXT, user_name TEXT, extdata JSONB NOT NULL DEFAULT '{}');
-CREATE TABLE "rocpd_info_queue{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', nid INTEGER NOT NULL,
-    pid INTEGER NOT NULL, name TEXT, extdata JSONB NOT NULL DEFAULT '{}');
-CREATE TABLE "rocpd_info_stream{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', nid INTEGER NOT NULL,
-    pid INTEGER NOT NULL, name TEXT, extdata JSONB NOT NULL DEFAULT '{}');
-CREATE TABLE "rocpd_info_code_object{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', nid INTEGER NOT NULL,
-    pid INTEGER NOT NULL, agent_id INTEGER, uri TEXT, load_base BIGINT, load_size BIGINT,
-    load_delta BIGINT, storage_type TEXT CHECK (storage_type IN ('FILE', 'MEMORY')),
-    extdata JSONB NOT NULL DEFAULT '{}');
-CREATE TABLE "rocpd_info_kernel_symbol{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', nid INTEGER NOT NULL,
-    pid INTEGER NOT NULL, code_object_id INTEGER NOT NULL, kernel_name TEXT, display_name TEXT,
-    kernel_object INTEGER, kernarg_segment_size INTEGER, kernarg_segment_alignment INTEGER,
-    group_segment_size INTEGER, private_segment_size INTEGER, sgpr_count INTEGER,
-    arch_vgpr_count INTEGER, accum_vgpr_count INTEGER, extdata JSONB NOT NULL DEFAULT '{}');
-CREATE TABLE "rocpd_track{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', nid INTEGER NOT NULL,
-    pid INTEGER, tid INTEGER, name_id INTEGER, extdata JSONB NOT NULL DEFAULT '{}');
-CREATE TABLE "rocpd_event{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', category_id INTEGER,
-    stack_id INTEGER, parent_stack_id INTEGER, correlation_id INTEGER,
-    call_stack JSONB NOT NULL DEFAULT '{}', line_info JSONB NOT NULL DEFAULT '{}',
-    extdata JSONB NOT NULL DEFAULT '{}');
-CREATE TABLE "rocpd_arg{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', event_id INTEGER NOT NULL,
-    position INTEGER NOT NULL, type TEXT NOT NULL, name TEXT NOT NULL, value TEXT,
-    extdata JSONB NOT NULL DEFAULT '{}');
-CREATE TABLE "rocpd_region{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', nid INTEGER NOT NULL,
-    pid INTEGER NOT NULL, tid INTEGER NOT NULL, start BIGINT NOT NULL, "end" BIGINT NOT NULL,
-    name_id INTEGER NOT NULL, event_id INTEGER, extdata JSONB NOT NULL DEFAULT '{}');
-CREATE TABLE "rocpd_kernel_dispatch{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', nid INTEGER NOT NULL,
-    pid INTEGER NOT NULL, tid INTEGER, agent_id INTEGER NOT NULL, kernel_id INTEGER NOT NULL,
-    dispatch_id INTEGER NOT NULL, queue_id INTEGER NOT NULL, stream_id INTEGER NOT NULL,
-    start BIGINT NOT NULL, "end" BIGINT NOT NULL, private_segment_size INTEGER,
-    group_segment_size INTEGER, workgroup_size_x INTEGER NOT NULL,
-    workgroup_size_y INTEGER NOT NULL, workgroup_size_z INTEGER NOT NULL,
-    grid_size_x INTEGER NOT NULL, grid_size_y INTEGER NOT NULL, grid_size_z INTEGER NOT NULL,
-    region_name_id INTEGER, event_id INTEGER, extdata JSONB NOT NULL DEFAULT '{}');
-CREATE TABLE "rocpd_memory_copy{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', nid INTEGER NOT NULL,
-    pid INTEGER NOT NULL, tid INTEGER, start BIGINT NOT NULL, "end" BIGINT NOT NULL,
-    name_id INTEGER NOT NULL, dst_agent_id INTEGER, dst_address INTEGER, src_agent_id INTEGER,
-    src_address INTEGER, size INTEGER NOT NULL, queue_id INTEGER, stream_id INTEGER,
-    region_name_id INTEGER, event_id INTEGER, extdata JSONB NOT NULL DEFAULT '{}');
-CREATE TABLE "rocpd_memory_allocate{s}" (
-    id INTEGER PRIMARY KEY, guid TEXT NOT NULL DEFAULT '{guid}', nid INTEGER NOT NULL,
-    pid INTEGER NOT NULL, tid INTEGER, agent_id INTEGER,
-    type TEXT CHECK (type IN ('ALLOC', 'FREE', 'REALLOC', 'RECLAIM')),
-    level TEXT CHECK (level IN ('REAL', 'VIRTUAL', 'SCRATCH')), start BIGINT NOT NULL,
-    "end" BIGINT NOT NULL, address INTEGER, size INTEGER NOT NULL, queue_id INTEGER,
-    stream_id INTEGER, event_id INTEGER, extdata JSONB NOT NULL DEFAULT '{}');
-"#;
+        /// Base names of the per-run tables, in creation order.
+        pub const TABLES: &[&str] = &[$($table),+];
+
+        /// Every table with its columns, in creation order.
+        const SCHEMA: &[(&str, &[(&str, &str)])] = &[$(($table, $module::COLUMNS)),+];
+    };
+}
+
+tables! {
+    /// `rocpd_metadata`: key/value facts of the run (`schema_version`,
+    /// `uuid`, `guid`).
+    metadata = "rocpd_metadata" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        TAG = "tag" "TEXT NOT NULL",
+        VALUE = "value" "TEXT NOT NULL",
+    }
+    /// `rocpd_string`: interned strings (function names, copy directions,
+    /// categories), referred to by `name_id`, `category_id`.
+    string = "rocpd_string" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        STRING = "string" "TEXT NOT NULL UNIQUE",
+    }
+    /// `rocpd_info_node`: the machine (one per run).
+    info_node = "rocpd_info_node" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        HASH = "hash" "BIGINT NOT NULL",
+        MACHINE_ID = "machine_id" "TEXT NOT NULL",
+        SYSTEM_NAME = "system_name" "TEXT",
+        HOSTNAME = "hostname" "TEXT",
+        RELEASE = "release" "TEXT",
+        VERSION = "version" "TEXT",
+        HARDWARE_NAME = "hardware_name" "TEXT",
+        DOMAIN_NAME = "domain_name" "TEXT",
+    }
+    /// `rocpd_info_process`: the profiled process (one per run).
+    info_process = "rocpd_info_process" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        NID = "nid" "INTEGER NOT NULL",
+        PPID = "ppid" "INTEGER",
+        PID = "pid" "INTEGER NOT NULL",
+        INIT = "init" "BIGINT",
+        FINI = "fini" "BIGINT",
+        START = "start" "BIGINT",
+        END = "end" "BIGINT",
+        /// The command line, arguments separated by spaces.
+        COMMAND = "command" "TEXT",
+        ENVIRONMENT = "environment" "JSONB NOT NULL DEFAULT '{}'",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_info_thread`: threads; records' `tid` columns are this table's
+    /// `id`, the OS thread id is its `tid`.
+    info_thread = "rocpd_info_thread" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        NID = "nid" "INTEGER NOT NULL",
+        PPID = "ppid" "INTEGER",
+        PID = "pid" "INTEGER NOT NULL",
+        TID = "tid" "INTEGER NOT NULL",
+        NAME = "name" "TEXT",
+        START = "start" "BIGINT",
+        END = "end" "BIGINT",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_info_agent`: CPUs and GPUs; `id` is the agent's handle.
+    info_agent = "rocpd_info_agent" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        NID = "nid" "INTEGER NOT NULL",
+        PID = "pid" "INTEGER NOT NULL",
+        /// [`super::AGENT_CPU`] or [`super::AGENT_GPU`].
+        TYPE = "type" "TEXT CHECK (type IN ('CPU', 'GPU'))",
+        ABSOLUTE_INDEX = "absolute_index" "INTEGER",
+        /// The node index rocprofv3 prints for the agent.
+        LOGICAL_INDEX = "logical_index" "INTEGER",
+        TYPE_INDEX = "type_index" "INTEGER",
+        UUID = "uuid" "INTEGER",
+        NAME = "name" "TEXT",
+        MODEL_NAME = "model_name" "TEXT",
+        VENDOR_NAME = "vendor_name" "TEXT",
+        PRODUCT_NAME = "product_name" "TEXT",
+        USER_NAME = "user_name" "TEXT",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_info_queue`: HSA queues records refer to.
+    info_queue = "rocpd_info_queue" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        NID = "nid" "INTEGER NOT NULL",
+        PID = "pid" "INTEGER NOT NULL",
+        NAME = "name" "TEXT",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_info_stream`: HIP streams records refer to.
+    info_stream = "rocpd_info_stream" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        NID = "nid" "INTEGER NOT NULL",
+        PID = "pid" "INTEGER NOT NULL",
+        NAME = "name" "TEXT",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_info_code_object`: loaded code objects.
+    info_code_object = "rocpd_info_code_object" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        NID = "nid" "INTEGER NOT NULL",
+        PID = "pid" "INTEGER NOT NULL",
+        AGENT_ID = "agent_id" "INTEGER",
+        URI = "uri" "TEXT",
+        LOAD_BASE = "load_base" "BIGINT",
+        LOAD_SIZE = "load_size" "BIGINT",
+        LOAD_DELTA = "load_delta" "BIGINT",
+        /// [`super::STORAGE_FILE`], [`super::STORAGE_MEMORY`] or NULL.
+        STORAGE_TYPE = "storage_type" "TEXT CHECK (storage_type IN ('FILE', 'MEMORY'))",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_info_kernel_symbol`: kernels; `id` is the run's kernel id.
+    info_kernel_symbol = "rocpd_info_kernel_symbol" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        NID = "nid" "INTEGER NOT NULL",
+        PID = "pid" "INTEGER NOT NULL",
+        CODE_OBJECT_ID = "code_object_id" "INTEGER NOT NULL",
+        /// The (mangled) symbol name.
+        KERNEL_NAME = "kernel_name" "TEXT",
+        /// The demangled name.
+        DISPLAY_NAME = "display_name" "TEXT",
+        KERNEL_OBJECT = "kernel_object" "INTEGER",
+        KERNARG_SEGMENT_SIZE = "kernarg_segment_size" "INTEGER",
+        KERNARG_SEGMENT_ALIGNMENT = "kernarg_segment_alignment" "INTEGER",
+        GROUP_SEGMENT_SIZE = "group_segment_size" "INTEGER",
+        PRIVATE_SEGMENT_SIZE = "private_segment_size" "INTEGER",
+        SGPR_COUNT = "sgpr_count" "INTEGER",
+        ARCH_VGPR_COUNT = "arch_vgpr_count" "INTEGER",
+        ACCUM_VGPR_COUNT = "accum_vgpr_count" "INTEGER",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_track`: timeline tracks (not written by rocwasm).
+    track = "rocpd_track" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        NID = "nid" "INTEGER NOT NULL",
+        PID = "pid" "INTEGER",
+        TID = "tid" "INTEGER",
+        NAME_ID = "name_id" "INTEGER",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_event`: one per record; holds its category (the kind's name),
+    /// correlation id and [`super::EventExtdata`].
+    event = "rocpd_event" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        /// A `rocpd_string` id: the record's kind name (`HIP_RUNTIME_API`).
+        CATEGORY_ID = "category_id" "INTEGER",
+        STACK_ID = "stack_id" "INTEGER",
+        PARENT_STACK_ID = "parent_stack_id" "INTEGER",
+        CORRELATION_ID = "correlation_id" "INTEGER",
+        CALL_STACK = "call_stack" "JSONB NOT NULL DEFAULT '{}'",
+        LINE_INFO = "line_info" "JSONB NOT NULL DEFAULT '{}'",
+        /// [`super::EventExtdata`] as JSON.
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_arg`: call arguments (not written by rocwasm).
+    arg = "rocpd_arg" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        EVENT_ID = "event_id" "INTEGER NOT NULL",
+        POSITION = "position" "INTEGER NOT NULL",
+        TYPE = "type" "TEXT NOT NULL",
+        NAME = "name" "TEXT NOT NULL",
+        VALUE = "value" "TEXT",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_region`: API calls and markers; `name_id` is the function's
+    /// name.
+    region = "rocpd_region" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        NID = "nid" "INTEGER NOT NULL",
+        PID = "pid" "INTEGER NOT NULL",
+        TID = "tid" "INTEGER NOT NULL",
+        START = "start" "BIGINT NOT NULL",
+        END = "end" "BIGINT NOT NULL",
+        NAME_ID = "name_id" "INTEGER NOT NULL",
+        EVENT_ID = "event_id" "INTEGER",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_kernel_dispatch`: kernel dispatches.
+    kernel_dispatch = "rocpd_kernel_dispatch" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        NID = "nid" "INTEGER NOT NULL",
+        PID = "pid" "INTEGER NOT NULL",
+        TID = "tid" "INTEGER",
+        AGENT_ID = "agent_id" "INTEGER NOT NULL",
+        /// A `rocpd_info_kernel_symbol` id.
+        KERNEL_ID = "kernel_id" "INTEGER NOT NULL",
+        DISPATCH_ID = "dispatch_id" "INTEGER NOT NULL",
+        QUEUE_ID = "queue_id" "INTEGER NOT NULL",
+        STREAM_ID = "stream_id" "INTEGER NOT NULL",
+        START = "start" "BIGINT NOT NULL",
+        END = "end" "BIGINT NOT NULL",
+        PRIVATE_SEGMENT_SIZE = "private_segment_size" "INTEGER",
+        GROUP_SEGMENT_SIZE = "group_segment_size" "INTEGER",
+        WORKGROUP_SIZE_X = "workgroup_size_x" "INTEGER NOT NULL",
+        WORKGROUP_SIZE_Y = "workgroup_size_y" "INTEGER NOT NULL",
+        WORKGROUP_SIZE_Z = "workgroup_size_z" "INTEGER NOT NULL",
+        GRID_SIZE_X = "grid_size_x" "INTEGER NOT NULL",
+        GRID_SIZE_Y = "grid_size_y" "INTEGER NOT NULL",
+        GRID_SIZE_Z = "grid_size_z" "INTEGER NOT NULL",
+        REGION_NAME_ID = "region_name_id" "INTEGER",
+        EVENT_ID = "event_id" "INTEGER",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_memory_copy`: async copies; `name_id` is the direction's name.
+    memory_copy = "rocpd_memory_copy" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        NID = "nid" "INTEGER NOT NULL",
+        PID = "pid" "INTEGER NOT NULL",
+        TID = "tid" "INTEGER",
+        START = "start" "BIGINT NOT NULL",
+        END = "end" "BIGINT NOT NULL",
+        NAME_ID = "name_id" "INTEGER NOT NULL",
+        DST_AGENT_ID = "dst_agent_id" "INTEGER",
+        DST_ADDRESS = "dst_address" "INTEGER",
+        SRC_AGENT_ID = "src_agent_id" "INTEGER",
+        SRC_ADDRESS = "src_address" "INTEGER",
+        /// Bytes copied.
+        SIZE = "size" "INTEGER NOT NULL",
+        QUEUE_ID = "queue_id" "INTEGER",
+        STREAM_ID = "stream_id" "INTEGER",
+        REGION_NAME_ID = "region_name_id" "INTEGER",
+        EVENT_ID = "event_id" "INTEGER",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_memory_allocate`: allocations, frees and scratch events (see
+    /// [`super::MemoryOperation`]).
+    memory_allocate = "rocpd_memory_allocate" {
+        ID = "id" "INTEGER PRIMARY KEY",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        NID = "nid" "INTEGER NOT NULL",
+        PID = "pid" "INTEGER NOT NULL",
+        TID = "tid" "INTEGER",
+        AGENT_ID = "agent_id" "INTEGER",
+        TYPE = "type" "TEXT CHECK (type IN ('ALLOC', 'FREE', 'REALLOC', 'RECLAIM'))",
+        LEVEL = "level" "TEXT CHECK (level IN ('REAL', 'VIRTUAL', 'SCRATCH'))",
+        START = "start" "BIGINT NOT NULL",
+        END = "end" "BIGINT NOT NULL",
+        ADDRESS = "address" "INTEGER",
+        SIZE = "size" "INTEGER NOT NULL",
+        QUEUE_ID = "queue_id" "INTEGER",
+        STREAM_ID = "stream_id" "INTEGER",
+        EVENT_ID = "event_id" "INTEGER",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+}
+
+/// `rocpd_info_agent.type` of a CPU.
+pub const AGENT_CPU: &str = "CPU";
+/// `rocpd_info_agent.type` of a GPU.
+pub const AGENT_GPU: &str = "GPU";
+/// `rocpd_info_code_object.storage_type` of a code object read from a file.
+pub const STORAGE_FILE: &str = "FILE";
+/// `rocpd_info_code_object.storage_type` of a code object in memory.
+pub const STORAGE_MEMORY: &str = "MEMORY";
+
+/// `rocpd_memory_allocate.level` of ordinary memory.
+const LEVEL_REAL: &str = "REAL";
+/// `rocpd_memory_allocate.level` of HSA virtual memory (`hsa_amd_vmem_*`).
+const LEVEL_VIRTUAL: &str = "VIRTUAL";
+/// `rocpd_memory_allocate.level` of scratch events.
+const LEVEL_SCRATCH: &str = "SCRATCH";
+/// `rocpd_memory_allocate.type` of an allocation.
+const TYPE_ALLOC: &str = "ALLOC";
+/// `rocpd_memory_allocate.type` of a free.
+const TYPE_FREE: &str = "FREE";
+/// `rocpd_memory_allocate.type` of an asynchronous scratch reclaim.
+const TYPE_RECLAIM: &str = "RECLAIM";
+
+/// The operation of a `rocpd_memory_allocate` row: a memory allocation
+/// operation (`MEMORY_ALLOCATION` kind) or a scratch one (`SCRATCH_MEMORY`),
+/// as stored in its `type` and `level` columns.
+///
+/// | operation | `type` | `level` |
+/// |---|---|---|
+/// | `MEMORY_ALLOCATION_ALLOCATE` / `_FREE` | `ALLOC` / `FREE` | `REAL` |
+/// | `MEMORY_ALLOCATION_VMEM_ALLOCATE` / `_VMEM_FREE` | `ALLOC` / `FREE` | `VIRTUAL` |
+/// | `SCRATCH_MEMORY_ALLOC` / `_FREE` / `_ASYNC_RECLAIM` | `ALLOC` / `FREE` / `RECLAIM` | `SCRATCH` |
+///
+/// Any other operation is written with a NULL `type` (level `REAL`, or
+/// `SCRATCH`) and reads back as the kind's `NONE`; so does a row of type
+/// `REALLOC`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum MemoryOperation {
+    /// A `MEMORY_ALLOCATION` operation number.
+    Allocation(u32),
+    /// A `SCRATCH_MEMORY` operation number.
+    Scratch(u32),
+}
+
+impl MemoryOperation {
+    /// The row's `type` and `level`.
+    pub fn type_and_level(self) -> (Option<&'static str>, &'static str) {
+        match self {
+            MemoryOperation::Allocation(op) => match op {
+                allocation::ALLOCATE => (Some(TYPE_ALLOC), LEVEL_REAL),
+                allocation::VMEM_ALLOCATE => (Some(TYPE_ALLOC), LEVEL_VIRTUAL),
+                allocation::FREE => (Some(TYPE_FREE), LEVEL_REAL),
+                allocation::VMEM_FREE => (Some(TYPE_FREE), LEVEL_VIRTUAL),
+                _ => (None, LEVEL_REAL),
+            },
+            MemoryOperation::Scratch(op) => {
+                let ty = match op {
+                    scratch::ALLOC => Some(TYPE_ALLOC),
+                    scratch::FREE => Some(TYPE_FREE),
+                    scratch::ASYNC_RECLAIM => Some(TYPE_RECLAIM),
+                    _ => None,
+                };
+                (ty, LEVEL_SCRATCH)
+            }
+        }
+    }
+
+    /// The operation of a row with this `type` and `level` (a NULL or
+    /// unknown level is ordinary memory).
+    pub fn from_type_and_level(ty: Option<&str>, level: Option<&str>) -> MemoryOperation {
+        if level == Some(LEVEL_SCRATCH) {
+            return MemoryOperation::Scratch(match ty {
+                Some(TYPE_ALLOC) => scratch::ALLOC,
+                Some(TYPE_FREE) => scratch::FREE,
+                Some(TYPE_RECLAIM) => scratch::ASYNC_RECLAIM,
+                _ => scratch::NONE,
+            });
+        }
+        let virtual_memory = level == Some(LEVEL_VIRTUAL);
+        MemoryOperation::Allocation(match (ty, virtual_memory) {
+            (Some(TYPE_ALLOC), false) => allocation::ALLOCATE,
+            (Some(TYPE_ALLOC), true) => allocation::VMEM_ALLOCATE,
+            (Some(TYPE_FREE), false) => allocation::FREE,
+            (Some(TYPE_FREE), true) => allocation::VMEM_FREE,
+            _ => allocation::NONE,
+        })
+    }
+}
+
+/// `rocpd_event.extdata`: what a record has beyond the event's columns.
+/// Written only when not empty (the column's default is `{}`).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct EventExtdata {
+    /// The record's external correlation id; absent when 0.
+    #[serde(skip_serializing_if = "is_zero", deserialize_with = "lenient")]
+    pub external: u64,
+    /// Scratch events' allocation flags; absent for other records.
+    #[serde(skip_serializing_if = "Option::is_none", deserialize_with = "lenient")]
+    pub flags: Option<u64>,
+}
+
+fn is_zero(v: &u64) -> bool {
+    *v == 0
+}
+
+/// Any value; one of another type reads as the default (as `0` for a
+/// negative or fractional id).
+fn lenient<'de, D, T>(d: D) -> Result<T, D::Error>
+where
+    D: Deserializer<'de>,
+    T: DeserializeOwned + Default,
+{
+    let value = serde_json::Value::deserialize(d)?;
+    Ok(serde_json::from_value(value).unwrap_or_default())
+}
+
+impl EventExtdata {
+    /// The JSON to store, `None` when there is nothing to store.
+    pub fn to_json(&self) -> Option<String> {
+        (*self != EventExtdata::default())
+            .then(|| serde_json::to_string(self).expect("plain numbers serialize"))
+    }
+
+    /// The column's value read back: `{}`, NULL or anything that is not a
+    /// JSON object reads as empty.
+    pub fn parse(json: Option<&str>) -> EventExtdata {
+        match json.filter(|j| *j != "{}").map(serde_json::from_str) {
+            Some(Ok(value @ serde_json::Value::Object(_))) => {
+                serde_json::from_value(value).unwrap_or_default()
+            }
+            _ => EventExtdata::default(),
+        }
+    }
+}
+
+/// `"a"."b", "a"."c"`: the `columns` of table alias `alias`, quoted, for a
+/// select list.
+pub fn column_list(alias: &str, columns: &[&str]) -> String {
+    columns
+        .iter()
+        .map(|c| format!("{alias}.\"{c}\""))
+        .collect::<Vec<_>>()
+        .join(", ")
+}
+
+/// `INSERT INTO "<table><suffix>" ("c1", …) VALUES (?1, …)`: one parameter
+/// per column, in order.
+pub fn insert_sql(table: &str, suffix: &str, columns: &[&str]) -> String {
+    insert(table, suffix, columns, "INSERT")
+}
+
+/// As [`insert_sql`], but a row whose primary key exists is left alone.
+pub fn insert_or_ignore_sql(table: &str, suffix: &str, columns: &[&str]) -> String {
+    insert(table, suffix, columns, "INSERT OR IGNORE")
+}
+
+fn insert(table: &str, suffix: &str, columns: &[&str], verb: &str) -> String {
+    let names: Vec<String> = columns.iter().map(|c| format!("\"{c}\"")).collect();
+    let params: Vec<String> = (1..=columns.len()).map(|i| format!("?{i}")).collect();
+    format!(
+        "{verb} INTO \"{table}{suffix}\" ({}) VALUES ({})",
+        names.join(", "),
+        params.join(", ")
+    )
+}
 
 /// Creates the tables of the run with `suffix` (e.g. `_0a1b…`).
 pub fn create_run_tables(conn: &Connection, suffix: &str, guid: &str) -> rusqlite::Result<()> {
-    conn.execute_batch(&DDL.replace("{s}", suffix).replace("{guid}", guid))
+    let mut ddl = String::new();
+    for (table, columns) in SCHEMA {
+        let columns: Vec<String> = columns
+            .iter()
+            .map(|(name, decl)| format!("\"{name}\" {}", decl.replace("{guid}", guid)))
+            .collect();
+        ddl.push_str(&format!(
+            "CREATE TABLE \"{table}{suffix}\" ({});\n",
+            columns.join(", ")
+        ));
+    }
+    conn.execute_batch(&ddl)
 }
 
-/// Every run suffix present in the file, oldest first.
+/// Every table of the file, oldest first, with whether it is a table (not
+/// a view).
+fn master_tables(conn: &Connection) -> rusqlite::Result<Vec<(String, bool)>> {
+    let mut stmt = conn.prepare("SELECT name, type FROM sqlite_master ORDER BY rowid")?;
+    let rows = stmt.query_map([], |r| {
+        Ok((r.get::<_, String>(0)?, r.get::<_, String>(1)? == "table"))
+    })?;
+    rows.collect()
+}
+
+/// Every run suffix present in the file (`_<uuid>` of each per-run
+/// `rocpd_metadata` table), oldest first.
 pub fn run_suffixes(conn: &Connection) -> rusqlite::Result<Vec<String>> {
-    let mut stmt =
-        conn.prepare("SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rocpd\\_metadata\\_%' ESCAPE '\\' ORDER BY rowid")?;
-    let names = stmt.query_map([], |r| r.get::<_, String>(0))?;
-    let mut out = Vec::new();
-    for n in names {
-        out.push(n?["rocpd_metadata".len()..].to_string());
-    }
-    Ok(out)
+    let prefix = format!("{}_", metadata::TABLE);
+    Ok(master_tables(conn)?
+        .into_iter()
+        .filter(|(name, table)| *table && name.starts_with(&prefix))
+        .map(|(name, _)| name[metadata::TABLE.len()..].to_string())
+        .collect())
+}
+
+/// Whether the file has the plain names as tables (`rocpd_metadata`, …
+/// without a run suffix), as some rocprofv3 versions write: one run whose
+/// suffix is `""`.
+pub fn has_plain_tables(conn: &Connection) -> rusqlite::Result<bool> {
+    Ok(master_tables(conn)?
+        .into_iter()
+        .any(|(name, table)| table && name == metadata::TABLE))
 }
 
 /// (Re)creates the plain views so that each unions every run's table.
@@ -155,4 +562,125 @@ pub fn create_views(conn: &Connection) -> rusqlite::Result<()> {
         ));
     }
     conn.execute_batch(&sql)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn memory_operations_read_back_as_written() {
+        for op in [
+            allocation::ALLOCATE,
+            allocation::VMEM_ALLOCATE,
+            allocation::FREE,
+            allocation::VMEM_FREE,
+            allocation::NONE,
+        ] {
+            let (ty, level) = MemoryOperation::Allocation(op).type_and_level();
+            assert_eq!(
+                MemoryOperation::from_type_and_level(ty, Some(level)),
+                MemoryOperation::Allocation(op)
+            );
+        }
+        for op in [
+            scratch::ALLOC,
+            scratch::FREE,
+            scratch::ASYNC_RECLAIM,
+            scratch::NONE,
+        ] {
+            let (ty, level) = MemoryOperation::Scratch(op).type_and_level();
+            assert_eq!(
+                MemoryOperation::from_type_and_level(ty, Some(level)),
+                MemoryOperation::Scratch(op)
+            );
+        }
+    }
+
+    #[test]
+    fn tables_accept_every_value_the_schema_names() {
+        let conn = Connection::open_in_memory().unwrap();
+        create_run_tables(&conn, "_x", "g").unwrap();
+        for ty in [AGENT_CPU, AGENT_GPU] {
+            conn.execute(
+                &insert_sql(
+                    info_agent::TABLE,
+                    "_x",
+                    &[info_agent::NID, info_agent::PID, info_agent::TYPE],
+                ),
+                rusqlite::params![1, 1, ty],
+            )
+            .unwrap();
+        }
+        for st in [STORAGE_FILE, STORAGE_MEMORY] {
+            conn.execute(
+                &insert_sql(
+                    info_code_object::TABLE,
+                    "_x",
+                    &[
+                        info_code_object::NID,
+                        info_code_object::PID,
+                        info_code_object::STORAGE_TYPE,
+                    ],
+                ),
+                rusqlite::params![1, 1, st],
+            )
+            .unwrap();
+        }
+        let ops = [
+            allocation::ALLOCATE,
+            allocation::VMEM_FREE,
+            allocation::NONE,
+        ]
+        .map(MemoryOperation::Allocation)
+        .into_iter()
+        .chain([scratch::ASYNC_RECLAIM, scratch::NONE].map(MemoryOperation::Scratch));
+        for op in ops {
+            let (ty, level) = op.type_and_level();
+            let m = memory_allocate::TABLE;
+            conn.execute(
+                &insert_sql(
+                    m,
+                    "_x",
+                    &[
+                        memory_allocate::NID,
+                        memory_allocate::PID,
+                        memory_allocate::TYPE,
+                        memory_allocate::LEVEL,
+                        memory_allocate::START,
+                        memory_allocate::END,
+                        memory_allocate::SIZE,
+                    ],
+                ),
+                rusqlite::params![1, 1, ty, level, 0, 0, 0],
+            )
+            .unwrap();
+        }
+        let guid: String = conn
+            .query_row("SELECT guid FROM \"rocpd_info_agent_x\"", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(guid, "g");
+        assert_eq!(run_suffixes(&conn).unwrap(), ["_x"]);
+        assert!(!has_plain_tables(&conn).unwrap());
+    }
+
+    #[test]
+    fn extdata_round_trips_and_tolerates() {
+        let e = EventExtdata {
+            external: 7,
+            flags: Some(2),
+        };
+        assert_eq!(e.to_json().as_deref(), Some("{\"external\":7,\"flags\":2}"));
+        assert_eq!(EventExtdata::parse(e.to_json().as_deref()), e);
+        assert_eq!(EventExtdata::default().to_json(), None);
+        assert_eq!(
+            EventExtdata::parse(Some("{\"external\":\"x\",\"flags\":3}")),
+            EventExtdata {
+                external: 0,
+                flags: Some(3)
+            }
+        );
+        assert_eq!(EventExtdata::parse(Some("[1]")), EventExtdata::default());
+        assert_eq!(EventExtdata::parse(None), EventExtdata::default());
+    }
 }
