@@ -27,6 +27,8 @@ const PACKAGES: &[&str] = &[
     // Tests read outputs with the real tools.
     "sqlite3",
     "python3-protobuf",
+    // Ranks under a real MPI launcher (Open MPI's mpirun).
+    "openmpi-bin",
 ];
 
 fn missing() -> Vec<&'static str> {

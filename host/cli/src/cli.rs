@@ -106,6 +106,11 @@ pub struct RunArgs {
     /// Run on the simulated AMD runtime (no GPU needed).
     #[arg(long)]
     pub sim: bool,
+    /// Under an MPI launcher, profile only these ranks (e.g. `0,2`); the
+    /// others run the application untouched. The rank is read as `%rank%`
+    /// is: Open MPI, MPICH/PMI, PMIx, Slurm or MVAPICH variables.
+    #[arg(long, value_name = "RANKS", value_delimiter = ',')]
+    pub profile_mpi_ranks: Option<Vec<u32>>,
     /// The application and its arguments, after `--`.
     #[arg(last = true, required = true, value_name = "APP")]
     pub app: Vec<String>,

@@ -17,6 +17,12 @@
 //!    into the output directory (the plugins' tables, the host's statistics,
 //!    failures), and exit with the application's status (a signal becomes
 //!    128 + its number, as shells do).
+//!
+//! Under an MPI launcher (`mpirun -np 4 rocwasm run … -- ./app`) every rank
+//! runs its own launcher, so every rank gets its own plan, outputs and
+//! chain (put `%rank%` in `-d`). With `--profile-mpi-ranks 0,2` a rank that
+//! is not listed skips steps 2 and 3: the application runs untouched (only
+//! `--sim`'s library path, without which it has no runtime at all).
 
 use std::ffi::OsString;
 use std::os::unix::process::ExitStatusExt;
@@ -71,11 +77,28 @@ pub fn run(args: RunArgs) -> Result {
         None
     };
 
-    let plan = run_plan(&chain, &args);
-    let run_file = write_run_file(&plan)?;
-
     let mut cmd = Command::new(&args.app[0]);
     cmd.args(&args.app[1..]);
+    if let Some(dir) = &sim_lib {
+        cmd.env(
+            "LD_LIBRARY_PATH",
+            prepend_list(dir, std::env::var_os("LD_LIBRARY_PATH"), ':'),
+        );
+    }
+    if let Some(ranks) = &args.profile_mpi_ranks {
+        let rank = ProcessInfo::current().rank();
+        if !profiles_rank(ranks, &rank) {
+            tracing::info!(%rank, ?ranks, "rank not profiled (--profile-mpi-ranks)");
+            let status = cmd
+                .status()
+                .with_context(|| format!("cannot start {}", args.app[0]))
+                .map_err(Failure::Runtime)?;
+            exit_with(status)
+        }
+    }
+
+    let plan = run_plan(&chain, &args);
+    let run_file = write_run_file(&plan)?;
     cmd.env(
         "LD_PRELOAD",
         prepend_list(&tool, std::env::var_os("LD_PRELOAD"), ':'),
@@ -92,12 +115,6 @@ pub fn run(args: RunArgs) -> Result {
     if std::env::var_os(ROCPROFILER_REGISTER_LIBRARY).is_none() {
         cmd.env(ROCPROFILER_REGISTER_LIBRARY, &tool);
     }
-    if let Some(dir) = &sim_lib {
-        cmd.env(
-            "LD_LIBRARY_PATH",
-            prepend_list(dir, std::env::var_os("LD_LIBRARY_PATH"), ':'),
-        );
-    }
     tracing::info!(app = ?args.app, tool = %tool.display(), sim = ?sim_lib, "launching");
 
     let mut child = cmd
@@ -112,12 +129,23 @@ pub fn run(args: RunArgs) -> Result {
 
     let dir = plan.run_dir(&ProcessInfo::of_pid(pid));
     print_summary(&dir, chain.output.summary);
+    exit_with(status)
+}
+
+/// True when `rank` (as `%rank%` expands: a number, `0` outside MPI) is one
+/// of `ranks`.
+fn profiles_rank(ranks: &[u32], rank: &str) -> bool {
+    rank.trim().parse::<u32>().is_ok_and(|r| ranks.contains(&r))
+}
+
+/// Exits with the application's status: its code, or 128 + the signal that
+/// ended it, as shells do (bypassing the usual 0/1/2 mapping).
+fn exit_with(status: std::process::ExitStatus) -> ! {
     let code = match (status.code(), status.signal()) {
         (Some(c), _) => c,
         (None, Some(sig)) => 128 + sig,
         _ => 1,
     };
-    // The application's status is ours: bypass the usual 0/1/2 mapping.
     use std::io::Write;
     let _ = std::io::stdout().flush();
     std::process::exit(code)
@@ -253,6 +281,15 @@ mod tests {
             },
         )
         .unwrap()
+    }
+
+    #[test]
+    fn only_listed_ranks_are_profiled() {
+        assert!(profiles_rank(&[0, 2], "2"));
+        assert!(!profiles_rank(&[0, 2], "1"));
+        // Outside MPI the rank is 0.
+        assert!(profiles_rank(&[0], "0"));
+        assert!(!profiles_rank(&[1], "garbage"));
     }
 
     #[test]
