@@ -29,14 +29,16 @@
 //!
 //! 1. The vocabulary: `bindings` (generated from the WIT), `convert` (core
 //!    batches to WIT and back), [`filter`], [`failure`], [`spec`],
-//!    [`world`], [`sandbox`], [`cache`], and `env` ([`HostEnv`]: what the
-//!    embedder gives every plugin).
+//!    [`world`], `guest_log` (a guest's text in the host's log,
+//!    rate-limited: the `log` interface's gate, WASI stdout/stderr),
+//!    [`sandbox`], [`cache`], and `env` ([`HostEnv`]: what the embedder
+//!    gives every plugin).
 //! 2. `host`: the WIT imports, one small struct per interface, each knowing
 //!    only its own state; the profiler imports reach their stage through a
 //!    link the stage hands them, not by naming it.
 //! 3. `state`: a plugin store's data, holding one of each host struct, and
 //!    the linking of each interface to its own field.
-//! 4. [`runtime`]: the engine, the cache and the linkers; compiled plugins.
+//! 4. [`engine`]: the engine, the cache and the linkers; compiled plugins.
 //! 5. `plugin`: one instance, its store and its failure policy.
 //! 6. `stage`: a plugin behind its lock, and the engine's sinks into it.
 //! 7. [`chain`]: the stages of a run and their shared delivery.
@@ -49,6 +51,7 @@ pub mod engine;
 mod env;
 pub mod failure;
 pub mod filter;
+mod guest_log;
 mod host;
 mod plugin;
 pub mod sandbox;

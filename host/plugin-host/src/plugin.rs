@@ -32,7 +32,7 @@ use crate::failure::{
     Aborted, FailureAction, FailureCause, FailureLog, FailurePolicy, FailureReport,
 };
 use crate::host::{OutputHost, ProfilerHost, SetupMode, StageLink};
-use crate::sandbox::{deny_all_wasi, MemoryCapExceeded};
+use crate::sandbox::{deny_all_wasi_logged, MemoryCapExceeded};
 use crate::spec::StageSpec;
 use crate::state::PluginState;
 
@@ -654,7 +654,11 @@ fn new_store(
     output: OutputHost,
 ) -> anyhow::Result<Store<PluginState>> {
     let wasi = if compiled.surface.imports_wasi() {
-        deny_all_wasi(spec.output_dir.as_deref())?
+        deny_all_wasi_logged(
+            spec.output_dir.as_deref(),
+            &spec.name,
+            spec.limits.log_per_second,
+        )?
     } else {
         WasiCtxBuilder::new().build()
     };
@@ -683,7 +687,16 @@ fn classify(e: wasmtime::Error, budget: Duration, export: Option<&'static str>) 
         match e.downcast_ref::<Trap>() {
             Some(Trap::Interrupt) => FailureCause::Deadline(budget),
             Some(Trap::StackOverflow) => FailureCause::StackOverflow,
-            Some(t) => FailureCause::Trap(t.to_string()),
+            // `wasm trap: wasm `unreachable` …` without the first `wasm trap`:
+            // the cause already reads `trap: …`.
+            Some(t) => {
+                let text = t.to_string();
+                FailureCause::Trap(
+                    text.strip_prefix("wasm trap: ")
+                        .unwrap_or(&text)
+                        .to_string(),
+                )
+            }
             None => {
                 // The error's own messages, without the backtrace's (it is
                 // reported frame by frame).
@@ -704,7 +717,8 @@ fn classify(e: wasmtime::Error, budget: Duration, export: Option<&'static str>) 
     }
 }
 
-/// One line per frame, innermost first: `module!function`, then the source
+/// One line per frame, innermost first: `module!function` (Rust names
+/// demangled), then the source
 /// location when the component carries debug info (and
 /// `WASMTIME_BACKTRACE_DETAILS=1`).
 fn frames(trace: &WasmBacktrace) -> Vec<String> {
@@ -712,8 +726,9 @@ fn frames(trace: &WasmBacktrace) -> Vec<String> {
         .frames()
         .iter()
         .map(|frame| {
+            // Rust symbols demangled without their hash; other names as they are.
             let func = match frame.func_name() {
-                Some(name) => name.to_string(),
+                Some(name) => format!("{:#}", rustc_demangle::demangle(name)),
                 None => format!("<wasm function {}>", frame.func_index()),
             };
             let mut line = match frame.module().name() {

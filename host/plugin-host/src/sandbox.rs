@@ -1,5 +1,6 @@
 //! The sandbox of one plugin: a memory cap and, for guests that import WASI,
-//! a WASI context that denies everything.
+//! a WASI context that denies everything (its stdout and stderr go to the
+//! host's log, line by line, under the stage's name).
 //!
 //! The time cap is not here: it is the store's epoch deadline, set before
 //! every call (see `crate::plugin`), driven by the runtime's ticker thread.
@@ -8,6 +9,8 @@ use std::path::Path;
 
 use wasmtime::{ResourceLimiter, Result};
 use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder};
+
+use crate::guest_log::GuestOutput;
 
 /// The error a guest's `memory.grow` traps with when it would pass the cap.
 /// Trapping (instead of returning -1 to the guest) makes the failure precise:
@@ -73,6 +76,34 @@ impl ResourceLimiter for MemoryCap {
 /// network, no clocks beyond WASI's own, stdin empty, stdout/stderr
 /// discarded, and at most the granted output directory preopened as `out`.
 pub fn deny_all_wasi(output_dir: Option<&Path>) -> Result<WasiCtx> {
+    Ok(deny_all_builder(output_dir)?.build())
+}
+
+/// As [`deny_all_wasi`], but the guest's stdout and stderr are logged: each
+/// line as `[stage] line` (stderr at `warn`, stdout at `info`), at most
+/// `lines_per_second` lines a second for both streams together (the
+/// stage's `Limits::log_per_second`); lines beyond are dropped and counted.
+/// What plugin runs get.
+pub fn deny_all_wasi_logged(
+    output_dir: Option<&Path>,
+    stage: &str,
+    lines_per_second: u32,
+) -> Result<WasiCtx> {
+    let (stdout, stderr) = GuestOutput::pair(stage, lines_per_second);
+    deny_all_wasi_writing_to(output_dir, stdout, stderr)
+}
+
+fn deny_all_wasi_writing_to(
+    output_dir: Option<&Path>,
+    stdout: GuestOutput,
+    stderr: GuestOutput,
+) -> Result<WasiCtx> {
+    let mut b = deny_all_builder(output_dir)?;
+    b.stdout(stdout).stderr(stderr);
+    Ok(b.build())
+}
+
+fn deny_all_builder(output_dir: Option<&Path>) -> Result<WasiCtxBuilder> {
     let mut b = WasiCtxBuilder::new();
     b.allow_tcp(false)
         .allow_udp(false)
@@ -81,12 +112,56 @@ pub fn deny_all_wasi(output_dir: Option<&Path>) -> Result<WasiCtx> {
     if let Some(dir) = output_dir {
         b.preopened_dir(dir, "out", FsPerms::ReadWrite)?;
     }
-    Ok(b.build())
+    Ok(b)
 }
 
 #[cfg(test)]
 mod tests {
+    use std::sync::{Arc, Mutex};
+
+    use wasmtime::component::ResourceTable;
+    use wasmtime_wasi::cli::WasiCliCtxView;
+    use wasmtime_wasi::p2::bindings::cli::{stderr, stdout};
+
     use super::*;
+    use crate::guest_log::Stream;
+
+    #[test]
+    fn a_wasi_guests_stdout_and_stderr_are_logged_as_lines() {
+        let logged: Arc<Mutex<Vec<(Stream, String)>>> = Arc::default();
+        let l = logged.clone();
+        let (out, err) = GuestOutput::pair_to(
+            "js",
+            100,
+            Box::new(move |s, line| l.lock().unwrap().push((s, line))),
+        );
+        let mut wasi = deny_all_wasi_writing_to(None, out, err).unwrap();
+        let mut table = ResourceTable::new();
+        // What the guest's `get-stderr` / `get-stdout` imports do.
+        let mut view = WasiCliCtxView {
+            ctx: wasi.cli(),
+            table: &mut table,
+        };
+        let e = stderr::Host::get_stderr(&mut view).unwrap();
+        let o = stdout::Host::get_stdout(&mut view).unwrap();
+        table
+            .get_mut(&e)
+            .unwrap()
+            .write(bytes::Bytes::from_static(b"Error: boom\n"))
+            .unwrap();
+        table
+            .get_mut(&o)
+            .unwrap()
+            .write(bytes::Bytes::from_static(b"42 kernels\n"))
+            .unwrap();
+        assert_eq!(
+            *logged.lock().unwrap(),
+            vec![
+                (Stream::Stderr, "[js] Error: boom".to_string()),
+                (Stream::Stdout, "[js] 42 kernels".to_string()),
+            ]
+        );
+    }
 
     #[test]
     fn cap_counts_all_memories_together() {

@@ -4,10 +4,10 @@
 //! nor slow the run down by logging.
 
 use std::sync::Arc;
-use std::time::Instant;
 
 use crate::bindings::analysis::rocwasm::plugin::log;
 use crate::bindings::types::LogLevel;
+use crate::guest_log::LogGate;
 
 /// The longest message logged; longer ones are cut at a char boundary.
 const MAX_MESSAGE: usize = 4096;
@@ -65,62 +65,9 @@ fn truncate(s: &str, max: usize) -> &str {
     &s[..end]
 }
 
-/// A token bucket: `rate` messages per second, bursts up to `rate`. A noisy
-/// plugin must not flood the host's log (or slow the run by logging).
-#[derive(Debug)]
-struct LogGate {
-    rate: f64,
-    tokens: f64,
-    last: Instant,
-    dropped: u64,
-}
-
-impl LogGate {
-    fn new(per_second: u32) -> Self {
-        let rate = per_second.max(1) as f64;
-        LogGate {
-            rate,
-            tokens: rate,
-            last: Instant::now(),
-            dropped: 0,
-        }
-    }
-
-    /// `Some(dropped since the last admitted message)` if this one may be
-    /// logged, `None` if it is dropped.
-    fn admit(&mut self) -> Option<u64> {
-        let now = Instant::now();
-        self.tokens =
-            (self.tokens + now.duration_since(self.last).as_secs_f64() * self.rate).min(self.rate);
-        self.last = now;
-        if self.tokens >= 1.0 {
-            self.tokens -= 1.0;
-            Some(std::mem::take(&mut self.dropped))
-        } else {
-            self.dropped += 1;
-            None
-        }
-    }
-
-    /// Messages dropped and not yet mentioned.
-    #[cfg(test)]
-    fn dropped(&self) -> u64 {
-        self.dropped
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn log_gate_drops_beyond_the_burst_and_counts() {
-        let mut g = LogGate::new(3);
-        let admitted = (0..10).filter(|_| g.admit().is_some()).count();
-        // The burst is 3; at most one more token can trickle in meanwhile.
-        assert!((3..=4).contains(&admitted), "{admitted}");
-        assert_eq!(g.dropped() as usize, 10 - admitted);
-    }
 
     #[test]
     fn truncate_respects_char_boundaries() {

@@ -154,13 +154,19 @@ fn a_trap_report_names_the_export_and_the_wasm_backtrace() {
     );
     assert!(text.contains("disabled for the rest of the run"), "{text}");
     assert!(text.contains("\n  wasm backtrace:\n    0: "), "{text}");
-    // The guest's own frames, by name: the misbehaving function and the
-    // export's entry point.
+    // The guest's own frames, by (demangled) name: the misbehaving
+    // function innermost, the export's entry point outermost.
     assert!(
-        r.backtrace.iter().any(|f| f.contains("misbehave")),
+        r.backtrace[0].contains("Misbehaviour>::misbehave"),
         "{text}"
     );
-    assert!(r.backtrace.iter().any(|f| f.contains("deliver")), "{text}");
+    assert!(
+        r.backtrace
+            .last()
+            .unwrap()
+            .contains("rocwasm:plugin/analysis@0.1.0#deliver-batch"),
+        "{text}"
+    );
 }
 
 #[test]
