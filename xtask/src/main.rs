@@ -4,6 +4,7 @@
 //! both first make sure the machine has what they need (see [`setup`]), so a
 //! fresh Debian 12 machine with a Rust toolchain runs them as they are.
 
+mod bench;
 mod facts;
 mod intercept;
 mod layers;
@@ -43,6 +44,12 @@ enum Command {
     BuildSim,
     /// Build everything and run the demo on the simulated GPU with the default chain.
     Demo,
+    /// Run the project's benchmarks (release build) and print one table of figures against their references and targets.
+    Bench {
+        /// Small sizes: every row, rougher figures, well under 2 minutes after the build.
+        #[arg(long)]
+        quick: bool,
+    },
     /// Build everything, run every test and the structure checks (check-layers, check-facts).
     Test,
     /// Fail if any crate has an import cycle between its modules.
@@ -92,6 +99,7 @@ fn main() -> Result<()> {
             let facts = facts::check(&util::root());
             host.and(plugins).and(layers).and(facts)
         }
+        Command::Bench { quick } => bench::run(quick),
         Command::CheckLayers { root } => layers::check(&root.unwrap_or_else(util::root)),
         Command::CheckFacts { root } => facts::check(&root.unwrap_or_else(util::root)),
     }

@@ -1,0 +1,687 @@
+//! `cargo xtask bench [--quick]`: the project's measurements in one table.
+//!
+//! Builds what the benches need (the Wasm plugins, the simulated runtime,
+//! and, in one `cargo build --release` into `target/release`, the tool
+//! library and every bench binary), runs the existing benches and reads
+//! their output back, and prints the machine, then one Markdown table:
+//! figure | our value | reference measured in the same run | ratio | target.
+//!
+//! | rows | measured by |
+//! |---|---|
+//! | HIP call at the maximum call rate | `host/intercept/bench/overhead.c` on the simulated runtime, run here as `overhead.sh` runs it |
+//! | producer cost per record | `cargo bench -p rocwasm-core --bench producer` |
+//! | plugin delivery | `cargo bench -p rocwasm-plugin-host --bench deliver`, against `-p rocwasm-output --bench native_stats` |
+//! | plugin load | `cargo bench -p rocwasm-plugin-host --bench load` |
+//! | output writers | `cargo bench -p rocwasm-output --bench writers` |
+//! | replay ingest | `cargo bench -p rocwasm-replay --bench ingest` |
+//!
+//! A row whose bench fails, or that no bench measures yet, prints
+//! `not measured: <reason>`. `--quick` runs every row with small sizes (a
+//! check that nothing rotted, figures rougher). Timings never decide
+//! success: the command fails only when it cannot build.
+
+mod parse;
+mod table;
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Instant;
+
+use anyhow::{bail, ensure, Context, Result};
+
+use crate::util::root;
+use table::{median, Quantity, Row, Target};
+
+/// How much each bench does.
+struct Sizes {
+    /// Untraced/traced pairs of the sustained HIP run.
+    sustained_runs: usize,
+    /// Calls of one sustained run.
+    sustained_calls: u64,
+    /// Burst pairs of the paired HIP measurement.
+    paired_bursts: u32,
+    /// Run the producer bench in full (2 M records, best of 7) or its
+    /// quick mode (10 000 records, one run).
+    producer_full: bool,
+    /// Records of the replay ingest file.
+    ingest_records: u64,
+    /// Cold and warm plugin loads.
+    load_runs: (u32, u32),
+    /// Records through each writer, and runs (best of).
+    writer_records: u64,
+    writer_runs: u32,
+}
+
+const QUICK: Sizes = Sizes {
+    sustained_runs: 3,
+    sustained_calls: 200_000,
+    paired_bursts: 51,
+    producer_full: false,
+    ingest_records: 100_000,
+    load_runs: (1, 5),
+    writer_records: 200_000,
+    writer_runs: 1,
+};
+
+const FULL: Sizes = Sizes {
+    sustained_runs: 7,
+    sustained_calls: 200_000,
+    paired_bursts: 301,
+    producer_full: true,
+    ingest_records: 1_000_000,
+    load_runs: (3, 20),
+    writer_records: 2_000_000,
+    writer_runs: 3,
+};
+
+/// Delivery batch sizes.
+const BATCHES: [u64; 3] = [256, 4096, 65536];
+
+/// Runs every bench and prints the table.
+pub fn run(quick: bool) -> Result<()> {
+    let started = Instant::now();
+    let sizes = if quick { &QUICK } else { &FULL };
+    crate::plugins::build(true)?;
+    crate::sim::build()?;
+    let built = build_release()?;
+    eprintln!("bench: built in {:.0} s", started.elapsed().as_secs_f64());
+    let measuring = Instant::now();
+    let work = root()
+        .join("target/tmp")
+        .join(format!("bench-{}", std::process::id()));
+    std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
+
+    let mut rows = Vec::new();
+    rows.extend(step("HIP call overhead", || hip_rows(&built, sizes, &work)));
+    rows.extend(step("producer", || producer_rows(&built, sizes)));
+    rows.extend(step("plugin delivery", || delivery_rows(&built)));
+    rows.extend(step("plugin load", || load_rows(&built, sizes)));
+    rows.extend(step("output writers", || writer_rows(&built, sizes)));
+    rows.extend(step("replay ingest", || ingest_rows(&built, sizes)));
+    rows.extend(unmeasured_rows());
+    let _ = std::fs::remove_dir_all(&work);
+
+    println!(
+        "cargo xtask bench{} — {}",
+        if quick { " --quick" } else { "" },
+        revision()
+    );
+    println!("{}", machine());
+    println!();
+    print!("{}", table::render(&rows));
+    println!();
+    println!(
+        "ratio: our time per call or record over the reference's (1.00× = as fast). \
+         Measured in {:.0} s (build {:.0} s before).",
+        measuring.elapsed().as_secs_f64(),
+        (measuring - started).as_secs_f64()
+    );
+    Ok(())
+}
+
+/// Runs one group of rows, with progress on stderr.
+fn step(name: &str, f: impl FnOnce() -> Vec<Row>) -> Vec<Row> {
+    eprintln!("bench: {name} …");
+    let t = Instant::now();
+    let rows = f();
+    eprintln!("bench: {name} done in {:.1} s", t.elapsed().as_secs_f64());
+    rows
+}
+
+/// The first line of an error chain, for a `not measured:` cell.
+fn why(e: &anyhow::Error) -> String {
+    let text = format!("{e:#}");
+    let line = text.lines().next().unwrap_or_default();
+    line.chars().take(160).collect()
+}
+
+/// `figures` as not-measured rows when `measured` failed.
+fn or_unmeasured(measured: Result<Vec<Row>>, figures: &[(&str, &[Target])]) -> Vec<Row> {
+    measured.unwrap_or_else(|e| {
+        let why = why(&e);
+        eprintln!("bench: {why}");
+        figures
+            .iter()
+            .map(|(f, targets)| {
+                let mut r = Row::not_measured(*f, why.clone());
+                r.targets = targets.to_vec();
+                r
+            })
+            .collect()
+    })
+}
+
+/// What the release build made.
+struct Built {
+    /// Bench executables by bench name (`deliver`, `load`, …).
+    benches: BTreeMap<String, PathBuf>,
+    /// The tool library (`librocwasm_intercept.so`).
+    intercept: PathBuf,
+}
+
+impl Built {
+    fn bench(&self, name: &str) -> Result<&Path> {
+        self.benches
+            .get(name)
+            .map(PathBuf::as_path)
+            .with_context(|| format!("the release build made no `{name}` bench"))
+    }
+}
+
+/// One `cargo build --release` of the tool library and every bench the
+/// table reads, into `<root>/target/release`.
+fn build_release() -> Result<Built> {
+    let root = root();
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    let mut cmd = Command::new(cargo);
+    cmd.args([
+        "build",
+        "--release",
+        "--message-format=json-render-diagnostics",
+    ])
+    .args([
+        "-p",
+        "rocwasm-intercept",
+        "-p",
+        "rocwasm-core",
+        "-p",
+        "rocwasm-plugin-host",
+    ])
+    .args([
+        "-p",
+        "rocwasm-output",
+        "-p",
+        "rocwasm-replay",
+        "--lib",
+        "--benches",
+    ])
+    .arg("--target-dir")
+    .arg(root.join("target"))
+    .current_dir(&root)
+    .stdout(Stdio::piped());
+    eprintln!("+ {cmd:?}");
+    let out = cmd.output().context("cannot start cargo")?;
+    ensure!(
+        out.status.success(),
+        "the release build failed ({}); see the compiler output above",
+        out.status
+    );
+    let mut benches = BTreeMap::new();
+    let mut intercept = None;
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        if msg["reason"] != "compiler-artifact" {
+            continue;
+        }
+        let target = &msg["target"];
+        let kinds = target["kind"].as_array().cloned().unwrap_or_default();
+        if kinds.iter().any(|k| k == "bench") {
+            if let (Some(name), Some(exe)) = (target["name"].as_str(), msg["executable"].as_str()) {
+                benches.insert(name.to_string(), PathBuf::from(exe));
+            }
+        } else if target["name"] == "rocwasm_intercept" {
+            intercept = msg["filenames"]
+                .as_array()
+                .into_iter()
+                .flatten()
+                .filter_map(|f| f.as_str())
+                .find(|f| f.ends_with(".so"))
+                .map(PathBuf::from);
+        }
+    }
+    Ok(Built {
+        benches,
+        intercept: intercept.context("the release build made no librocwasm_intercept.so")?,
+    })
+}
+
+/// Runs a program to completion and returns its stdout; its stderr is
+/// shown when it fails.
+fn output(cmd: &mut Command) -> Result<String> {
+    let shown = format!("{cmd:?}");
+    eprintln!("+ {shown}");
+    let out = cmd
+        .current_dir(root())
+        .stdin(Stdio::null())
+        .output()
+        .with_context(|| format!("cannot start {shown}"))?;
+    if !out.status.success() {
+        let err = String::from_utf8_lossy(&out.stderr);
+        let tail: Vec<&str> = err.lines().rev().take(5).collect();
+        bail!(
+            "{} failed ({}): {}",
+            cmd.get_program().to_string_lossy(),
+            out.status,
+            tail.into_iter().rev().collect::<Vec<_>>().join(" / ")
+        );
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+// ---------------------------------------------------------------------------
+// 1. HIP calls on the simulated runtime.
+
+const HIP_WALL_CSV: &str =
+    "HIP call at the maximum call rate, wall ns: traced into CSV vs untraced (hipGetDevice, one burst, no pause)";
+const HIP_WALL_DEFAULT: &str =
+    "HIP call at the maximum call rate, wall ns: traced into the default outputs (CSV, rocpd, Perfetto) vs untraced";
+const HIP_CPU_DEFAULT: &str =
+    "HIP call at the maximum call rate, calling thread's CPU ns: default outputs vs untraced";
+const HIP_PAIRED: &str =
+    "traced HIP call, CPU ns, bursts of 4000 with 1 ms pauses, paired in one process (CSV): interposer vs runtime's own";
+
+fn hip_rows(built: &Built, sizes: &Sizes, work: &Path) -> Vec<Row> {
+    or_unmeasured(
+        measure_hip(built, sizes, work),
+        &[
+            (HIP_WALL_CSV, &[Target::MaxRatio(1.5)]),
+            (HIP_WALL_DEFAULT, &[Target::MaxRatio(1.5)]),
+            (HIP_CPU_DEFAULT, &[Target::MaxAddedNs(25.0)]),
+            (HIP_PAIRED, &[Target::MaxAddedNs(25.0)]),
+        ],
+    )
+}
+
+/// What `host/intercept/bench/overhead.sh` does, with the figures kept:
+/// `overhead.c` built against the simulated runtime, run without the tool
+/// and preloaded with it, tracing HIP_RUNTIME_API.
+fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
+    let root = root();
+    let sim = root.join("target/sim/lib");
+    let exe = work.join("overhead");
+    crate::util::run(
+        Command::new("gcc")
+            .args(["-O2", "-D__HIP_PLATFORM_AMD__"])
+            .arg(root.join("host/intercept/bench/overhead.c"))
+            .arg(format!("-L{}", sim.display()))
+            .args(["-lamdhip64", "-ldl", "-o"])
+            .arg(&exe)
+            .env_remove("LD_LIBRARY_PATH"),
+    )
+    .context("building host/intercept/bench/overhead.c (needs gcc and the ROCm HIP headers)")?;
+    let out = work.join("out");
+    let config = |name: &str, formats: &str| -> Result<PathBuf> {
+        let path = work.join(name);
+        let json = format!(
+            r#"{{"version":2,"output_dir":"{}","formats":[{formats}],"kinds":["HIP_RUNTIME_API"]}}"#,
+            out.display()
+        );
+        std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
+        Ok(path)
+    };
+    let csv = config("csv.json", r#""csv""#)?;
+    let default = config("default.json", r#""csv","rocpd","pftrace""#)?;
+    let run = |config: Option<&Path>, args: &[String]| -> Result<String> {
+        let mut cmd = Command::new(&exe);
+        cmd.args(args).env("LD_LIBRARY_PATH", &sim);
+        if let Some(config) = config {
+            cmd.env("LD_PRELOAD", &built.intercept)
+                .env("ROCWASM_RUN", config);
+        }
+        let stdout = output(&mut cmd)?;
+        if config.is_some() {
+            // As overhead.sh checks: the traced run really traced.
+            let calls: u64 = args[0].parse()?;
+            let bursts: u64 = args[1].parse()?;
+            let rows = hip_trace_rows(&out)?;
+            ensure!(
+                rows > calls * bursts,
+                "the traced run wrote {rows} HIP rows (expected > {}): tracing is not on",
+                calls * bursts
+            );
+            std::fs::remove_dir_all(&out).ok();
+        }
+        Ok(stdout)
+    };
+
+    let sustained = [sizes.sustained_calls.to_string(), "1".into(), "0".into()];
+    let (mut base, mut traced_csv, mut traced_default) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..sizes.sustained_runs {
+        base.push(parse::overhead_burst(&run(None, &sustained)?)?);
+        traced_csv.push(parse::overhead_burst(&run(Some(&csv), &sustained)?)?);
+        traced_default.push(parse::overhead_burst(&run(Some(&default), &sustained)?)?);
+    }
+    let paired = [
+        "4000".to_string(),
+        sizes.paired_bursts.to_string(),
+        "1000".into(),
+        "paired".into(),
+    ];
+    let (direct, traced, _added) = parse::overhead_paired(&run(Some(&csv), &paired)?)?;
+
+    let cpu = |v: &[(f64, f64)]| median(&v.iter().map(|x| x.0).collect::<Vec<_>>()).unwrap_or(0.0);
+    let wall = |v: &[(f64, f64)]| median(&v.iter().map(|x| x.1).collect::<Vec<_>>()).unwrap_or(0.0);
+    Ok(vec![
+        Row::measured(
+            HIP_WALL_CSV,
+            Quantity::Ns(wall(&traced_csv)),
+            Some(Quantity::Ns(wall(&base))),
+        )
+        .target(Target::MaxRatio(1.5)),
+        Row::measured(
+            HIP_WALL_DEFAULT,
+            Quantity::Ns(wall(&traced_default)),
+            Some(Quantity::Ns(wall(&base))),
+        )
+        .target(Target::MaxRatio(1.5)),
+        Row::measured(
+            HIP_CPU_DEFAULT,
+            Quantity::Ns(cpu(&traced_default)),
+            Some(Quantity::Ns(cpu(&base))),
+        )
+        .target(Target::MaxAddedNs(25.0)),
+        Row::measured(HIP_PAIRED, Quantity::Ns(traced), Some(Quantity::Ns(direct)))
+            .target(Target::MaxAddedNs(25.0)),
+    ])
+}
+
+/// Data rows of the HIP API trace CSV under `out`.
+fn hip_trace_rows(out: &Path) -> Result<u64> {
+    let mut rows = 0;
+    for entry in
+        std::fs::read_dir(out).with_context(|| format!("no output in {}", out.display()))?
+    {
+        let path = entry?.path();
+        if path.to_string_lossy().ends_with("hip_api_trace.csv") {
+            let text = std::fs::read(&path)?;
+            rows += text
+                .iter()
+                .filter(|&&b| b == b'\n')
+                .count()
+                .saturating_sub(1) as u64;
+        }
+    }
+    Ok(rows)
+}
+
+// ---------------------------------------------------------------------------
+// 2. Producer cost per record.
+
+const PRODUCER_1: &str =
+    "producer cost per 64-byte record, 1 thread, LOSSLESS, CPU ns: delivery running vs no delivery";
+const PRODUCER_8: &str =
+    "producer cost per 64-byte record, 8 threads, LOSSLESS, CPU ns per record: 8 threads vs 1";
+
+fn producer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
+    let measured = (|| {
+        let exe = built.bench("producer")?;
+        let mut cmd = Command::new(exe);
+        cmd.arg("push LOSSLESS").env("ROCWASM_BENCH_CALLGRIND", "0");
+        if sizes.producer_full {
+            cmd.arg("--bench");
+        }
+        let out = output(&mut cmd)?;
+        let alone = parse::producer_case(&out, "push LOSSLESS, 1 thread, no delivery")?;
+        let one = parse::producer_case(&out, "push LOSSLESS, 1 thread")?;
+        let eight = parse::producer_case(&out, "push LOSSLESS, 8 threads")?;
+        Ok(vec![
+            Row::measured(PRODUCER_1, Quantity::Ns(one.0), Some(Quantity::Ns(alone.0))),
+            Row::measured(PRODUCER_8, Quantity::Ns(eight.0), Some(Quantity::Ns(one.0))),
+        ])
+    })();
+    or_unmeasured(measured, &[(PRODUCER_1, &[]), (PRODUCER_8, &[])])
+}
+
+// ---------------------------------------------------------------------------
+// 3. Plugin delivery.
+
+fn delivery_figure(n: u64) -> String {
+    format!(
+        "delivery into the kernel-stats Wasm plugin, batches of {n}, records/s (median round): \
+         Wasm through Chain::deliver vs the same loop native, called directly"
+    )
+}
+
+fn delivery_targets(n: u64) -> Vec<Target> {
+    let mut t = vec![Target::MaxRatio(1.3)];
+    if n == 4096 {
+        t.push(Target::MinPerSec(300e6));
+    }
+    t
+}
+
+fn delivery_rows(built: &Built) -> Vec<Row> {
+    let measured = (|| {
+        let mut cmd = Command::new(built.bench("deliver")?);
+        let mut native = Command::new(built.bench("native_stats")?);
+        native.arg("--json");
+        cmd.arg("--only-projected");
+        for n in BATCHES {
+            cmd.args(["--records", &n.to_string()]);
+            native.args(["--records", &n.to_string()]);
+        }
+        let wasm = parse::deliver_rows(&output(&mut cmd)?)?;
+        let native = parse::json(&output(&mut native)?, "native_stats")?;
+        BATCHES
+            .iter()
+            .enumerate()
+            .map(|(i, &n)| {
+                let row = wasm
+                    .iter()
+                    .find(|r| r.records == n)
+                    .with_context(|| format!("the deliver bench printed no row for {n} records"))?;
+                let reference = parse::number(
+                    &native,
+                    &format!("/sizes/{i}/records_per_s"),
+                    "native_stats",
+                )?;
+                let mut r = Row::measured(
+                    delivery_figure(n),
+                    Quantity::PerSec(row.per_sec),
+                    Some(Quantity::PerSec(reference)),
+                );
+                r.targets = delivery_targets(n);
+                Ok(r)
+            })
+            .collect::<Result<Vec<_>>>()
+    })();
+    let figures: Vec<(String, Vec<Target>)> = BATCHES
+        .iter()
+        .map(|&n| (delivery_figure(n), delivery_targets(n)))
+        .collect();
+    let figures: Vec<(&str, &[Target])> = figures
+        .iter()
+        .map(|(f, t)| (f.as_str(), t.as_slice()))
+        .collect();
+    or_unmeasured(measured, &figures)
+}
+
+// ---------------------------------------------------------------------------
+// 4. Plugin load.
+
+const LOAD_COLD: &str =
+    "plugin load, cold (empty cache): PluginEngine::compile of kernel-stats.wasm (Rust) vs wasmtime's Component::new alone";
+const LOAD_WARM: &str =
+    "plugin load, warm (compiled cache): PluginEngine::compile of kernel-stats.wasm (Rust) vs the cold load";
+
+fn load_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
+    let measured = (|| {
+        let out = output(
+            Command::new(built.bench("load")?)
+                .args(["--json", "--cold", &sizes.load_runs.0.to_string()])
+                .args(["--warm", &sizes.load_runs.1.to_string()]),
+        )?;
+        let v = parse::json(&out, "load")?;
+        let ms = |p: &str| parse::number(&v, p, "load").map(Quantity::Ms);
+        Ok(vec![
+            Row::measured(LOAD_COLD, ms("/cold_ms")?, Some(ms("/compiler_ms")?)),
+            Row::measured(LOAD_WARM, ms("/warm_ms")?, Some(ms("/cold_ms")?))
+                .target(Target::MaxMs(5.0)),
+        ])
+    })();
+    let mut rows = or_unmeasured(
+        measured,
+        &[(LOAD_COLD, &[]), (LOAD_WARM, &[Target::MaxMs(5.0)])],
+    );
+    rows.push(
+        Row::not_measured(
+            "plugin load, C, Python and JS plugins",
+            "no such plugin is built (`cargo xtask build-plugins` builds the Rust plugins only)",
+        )
+        .target(Target::MaxMs(10.0)),
+    );
+    rows
+}
+
+// ---------------------------------------------------------------------------
+// 5. Output writers.
+
+const FORMATS: [(&str, &str); 4] = [
+    ("csv", "CSV"),
+    ("json", "JSON"),
+    ("rocpd", "rocpd (SQLite)"),
+    ("pftrace", "Perfetto"),
+];
+
+fn writer_figure(name: &str) -> String {
+    format!(
+        "output writer {name}, records/s through Outputs, one thread: \
+         vs Outputs with no format (summary statistics only)"
+    )
+}
+
+fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
+    let measured = (|| {
+        let out = output(
+            Command::new(built.bench("writers")?)
+                .args(["--json", "--records", &sizes.writer_records.to_string()])
+                .args(["--runs", &sizes.writer_runs.to_string()]),
+        )?;
+        let v = parse::json(&out, "writers")?;
+        let rate = |k: &str| parse::number(&v, &format!("/records_per_s/{k}"), "writers");
+        let none = rate("none")?;
+        FORMATS
+            .iter()
+            .map(|(key, name)| {
+                Ok(Row::measured(
+                    writer_figure(name),
+                    Quantity::PerSec(rate(key)?),
+                    Some(Quantity::PerSec(none)),
+                )
+                .target(Target::MinPerSec(10e6)))
+            })
+            .collect::<Result<Vec<_>>>()
+    })();
+    let figures: Vec<String> = FORMATS.iter().map(|(_, n)| writer_figure(n)).collect();
+    let targets = [Target::MinPerSec(10e6)];
+    let figures: Vec<(&str, &[Target])> =
+        figures.iter().map(|f| (f.as_str(), &targets[..])).collect();
+    let mut rows = or_unmeasured(measured, &figures);
+    rows.push(
+        Row::not_measured("output writer Parquet", "there is no Parquet writer")
+            .target(Target::MinPerSec(10e6)),
+    );
+    rows
+}
+
+// ---------------------------------------------------------------------------
+// 6. Replay ingest.
+
+fn ingest_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
+    let n = sizes.ingest_records;
+    let figure = format!(
+        "replay ingest, rocpd file of ~{n} records, records/s: replay reader into kernel statistics vs rusqlite reading the same rows"
+    );
+    let cli_figure = "replay ingest, same file: replay vs the sqlite3 CLI, output to /dev/null";
+    let measured = (|| {
+        let out = output(
+            Command::new(built.bench("ingest")?)
+                .arg("--bench")
+                .env("INGEST_RECORDS", n.to_string()),
+        )?;
+        let ingest = parse::ingest(&out)?;
+        let mut rows = vec![Row::measured(
+            figure.clone(),
+            Quantity::PerSec(ingest.replay),
+            Some(Quantity::PerSec(ingest.rusqlite)),
+        )];
+        rows.push(match ingest.sqlite3_cli {
+            Some(cli) => Row::measured(
+                cli_figure,
+                Quantity::PerSec(ingest.replay),
+                Some(Quantity::PerSec(cli)),
+            ),
+            None => Row::not_measured(cli_figure, "sqlite3 is not installed"),
+        });
+        Ok(rows)
+    })();
+    or_unmeasured(measured, &[(&figure, &[]), (cli_figure, &[])])
+}
+
+// ---------------------------------------------------------------------------
+// Rows of issue 17 that no bench measures yet.
+
+fn unmeasured_rows() -> Vec<Row> {
+    vec![
+        Row::not_measured(
+            "HIP call at the maximum call rate with the default chain (plugins) vs untraced",
+            "overhead.c's traced runs start no plugin chain; no bench does yet",
+        )
+        .target(Target::MaxRatio(1.5)),
+        Row::not_measured(
+            "end-to-end wall, 1 M kernel dispatches on the simulated runtime, default chain vs untraced",
+            "no bench yet",
+        )
+        .target(Target::MaxRatio(1.03)),
+        Row::not_measured("peak memory added to the application", "no bench yet"),
+    ]
+}
+
+// ---------------------------------------------------------------------------
+// The machine.
+
+/// CPU model, cores, load and kernel.
+fn machine() -> String {
+    let cpuinfo = std::fs::read_to_string("/proc/cpuinfo").unwrap_or_default();
+    let model = cpuinfo
+        .lines()
+        .find_map(|l| l.strip_prefix("model name"))
+        .and_then(|l| l.split_once(':'))
+        .map_or("unknown CPU", |(_, m)| m.trim())
+        .to_string();
+    let cores = cpuinfo
+        .lines()
+        .filter(|l| l.starts_with("processor"))
+        .count();
+    let load = std::fs::read_to_string("/proc/loadavg")
+        .ok()
+        .and_then(|l| l.split_whitespace().next().map(str::to_string))
+        .unwrap_or_else(|| "?".into());
+    let kernel = std::fs::read_to_string("/proc/sys/kernel/osrelease")
+        .map(|s| s.trim().to_string())
+        .unwrap_or_else(|_| "?".into());
+    format!(
+        "machine: {model}, {cores} cores, Linux {kernel}; load average (1 min) at the end: {load}"
+    )
+}
+
+/// The commit measured, and whether the tree had changes.
+fn revision() -> String {
+    let git = |args: &[&str]| {
+        Command::new("git")
+            .args(args)
+            .current_dir(root())
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    match git(&["rev-parse", "--short", "HEAD"]) {
+        Some(rev) => {
+            let dirty = git(&["status", "--porcelain", "--untracked-files=no"])
+                .is_some_and(|s| !s.is_empty());
+            format!(
+                "commit {rev}{}",
+                if dirty {
+                    " with uncommitted changes"
+                } else {
+                    ""
+                }
+            )
+        }
+        None => "commit unknown".into(),
+    }
+}
