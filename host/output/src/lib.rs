@@ -13,9 +13,12 @@
 //!   producer of one name is refused and reported.
 //! - [`names`]: operation names of a run ([`OperationNames`]).
 //! - [`stats`]: the native statistics accumulator (`--stats`, the summary table).
-//! - [`csv`], [`json`], [`rocpd`], [`perfetto`]: the formats, each with
-//!   its schema in one place, used by its writer here and its reader in
-//!   `rocwasm-replay`.
+//! - [`csv`], [`json`], [`rocpd`]: the rocprofv3 formats, one module each.
+//!   Each holds the format's one schema ([`csv::columns`],
+//!   [`json::schema`], [`rocpd::schema`]) and its sink; the format's reader
+//!   in `rocwasm-replay` reads through the same schema, so writer and
+//!   reader cannot disagree on a name.
+//! - [`perfetto`]: the Perfetto trace (written, never read back).
 //! - [`outputs`]: building the sinks of `--output-format` and driving them.
 //! - [`synthetic`]: a deterministic sample run for tests, fixtures and benchmarks.
 

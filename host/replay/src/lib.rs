@@ -12,7 +12,11 @@
 //! registered in the source's [`OperationNames`] under a synthetic number and
 //! every sink prints the original name again (see [`rocwasm_output::names`]).
 //!
-//! What each format keeps:
+//! Each format's schema (CSV file and column names, the JSON types, rocpd
+//! tables and columns) is `rocwasm-output`'s, the one its sink writes
+//! (`rocwasm_output::{csv::columns, json::schema, rocpd::schema}`); the
+//! readers here only map what they read onto batches. What each format
+//! keeps:
 //! - CSV: the columns rocprofv3 writes, read by header name (older column sets
 //!   without `Stream_Id`/`Thread_Id`/`Dispatch_Id` and with
 //!   `Private_Segment_Size`/`Group_Segment_Size` work too). Kernel names
