@@ -337,16 +337,23 @@ pub fn record_queries(s: &str) -> [String; 4] {
             event::ID
         )
     };
-    let correlation_and_extdata = column_list("e", &[event::CORRELATION_ID, event::EXTDATA]);
+    // Each select list ends with the event's correlation columns, in this
+    // order (see `Correlation`).
+    let correlation = column_list(
+        "e",
+        &[
+            event::CORRELATION_ID,
+            event::EXTDATA,
+            event::STACK_ID,
+            event::PARENT_STACK_ID,
+        ],
+    );
     let regions = {
         use region as r;
         format!(
-            "SELECT {}, {} {}",
+            "SELECT {}, {}, {correlation} {}",
             column_list("r", &[r::TID, r::START, r::END, r::NAME_ID]),
-            column_list(
-                "e",
-                &[event::CATEGORY_ID, event::CORRELATION_ID, event::EXTDATA]
-            ),
+            column_list("e", &[event::CATEGORY_ID]),
             from(r::TABLE, "r", r::EVENT_ID, r::ID)
         )
     };
@@ -371,7 +378,7 @@ pub fn record_queries(s: &str) -> [String; 4] {
             k::GRID_SIZE_Z,
         ];
         format!(
-            "SELECT {}, {correlation_and_extdata} {}",
+            "SELECT {}, {correlation} {}",
             column_list("k", &columns),
             from(k::TABLE, "k", k::EVENT_ID, k::ID)
         )
@@ -391,7 +398,7 @@ pub fn record_queries(s: &str) -> [String; 4] {
             c::STREAM_ID,
         ];
         format!(
-            "SELECT {}, {correlation_and_extdata} {}",
+            "SELECT {}, {correlation} {}",
             column_list("c", &columns),
             from(c::TABLE, "c", c::EVENT_ID, c::ID)
         )
@@ -408,9 +415,10 @@ pub fn record_queries(s: &str) -> [String; 4] {
             m::ADDRESS,
             m::SIZE,
             m::QUEUE_ID,
+            m::EXTDATA,
         ];
         format!(
-            "SELECT {}, {correlation_and_extdata} {}",
+            "SELECT {}, {correlation} {}",
             column_list("m", &columns),
             from(m::TABLE, "m", m::EVENT_ID, m::ID)
         )
@@ -435,10 +443,30 @@ fn read_records(
             .unwrap_or("")
     };
     let tid = |id: Option<i64>| id.and_then(|i| run.threads.get(&i).copied()).unwrap_or(0);
-    let external = |ext: Option<String>| -> (u64, u32) {
-        // Most rows carry the default `{}`, which `parse` skips.
-        let ext = EventExtdata::parse(ext.as_deref());
-        (ext.external, ext.flags.unwrap_or(0) as u32)
+    let u = |r: &Row<'_>, i: usize| -> rusqlite::Result<u64> {
+        Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0) as u64)
+    };
+    // The four correlation columns starting at `i`: (correlation_id,
+    // extdata, stack_id, parent_stack_id) → (internal, external, ancestor,
+    // flags of an old database's event).
+    let correlation = |r: &Row<'_>, i: usize| -> rusqlite::Result<Correlation> {
+        let ext = EventExtdata::parse(r.get::<_, Option<String>>(i + 1)?.as_deref());
+        Ok(match r.get::<_, Option<i64>>(i + 2)? {
+            // rocprofv3, and rocwasm since it writes what rocprofv3 does.
+            Some(stack) => Correlation {
+                internal: stack as u64,
+                external: u(r, i)?,
+                ancestor: u(r, i + 3)?,
+                flags: ext.flags,
+            },
+            // Older rocwasm databases.
+            None => Correlation {
+                internal: u(r, i)?,
+                external: ext.external,
+                ancestor: 0,
+                flags: ext.flags,
+            },
+        })
     };
     let mut batch = Batch::default();
     let mut rows_in_batch = 0usize;
@@ -453,9 +481,6 @@ fn read_records(
         }
         Ok(())
     };
-    let u = |r: &Row<'_>, i: usize| -> rusqlite::Result<u64> {
-        Ok(r.get::<_, Option<i64>>(i)?.unwrap_or(0) as u64)
-    };
 
     // API calls and markers. (name, category) → (kind, op), resolved once.
     let mut ops: HashMap<(Option<i64>, Option<i64>), (u32, u32)> = HashMap::new();
@@ -465,16 +490,16 @@ fn read_records(
         let key: (Option<i64>, Option<i64>) = (r.get(3).map_err(&e)?, r.get(4).map_err(&e)?);
         let (kind, operation) = *ops.entry(key).or_insert_with(|| {
             let (name, category) = (string(key.0), string(key.1));
-            let kind = region_kind(category, name).raw();
-            (kind, names.resolve_or_register(kind, name))
+            let kind = region_kind(category, name);
+            (kind.raw(), crate::reader::operation(names, kind, name).0)
         });
-        let (ext, _) = external(r.get(6).map_err(&e)?);
+        let c = correlation(r, 5).map_err(&e)?;
         batch.api_calls.push(ApiCall {
             kind,
             operation,
-            correlation_id: u(r, 5).map_err(&e)?,
-            external_correlation_id: ext,
-            ancestor: 0,
+            correlation_id: c.internal,
+            external_correlation_id: c.external,
+            ancestor: c.ancestor,
             thread_id: tid(r.get(0).map_err(&e)?),
             start: u(r, 1).map_err(&e)?,
             end: u(r, 2).map_err(&e)?,
@@ -486,11 +511,11 @@ fn read_records(
     let mut stmt = conn.prepare(&record_queries(s)[1]).map_err(&e)?;
     let mut rows = stmt.query([]).map_err(&e)?;
     while let Some(r) = rows.next().map_err(&e)? {
-        let (ext, _) = external(r.get(17).map_err(&e)?);
+        let c = correlation(r, 16).map_err(&e)?;
         let g = |i| u(r, i).map(|v| v as u32);
         batch.kernel_dispatches.push(KernelDispatch {
-            correlation_id: u(r, 16).map_err(&e)?,
-            external_correlation_id: ext,
+            correlation_id: c.internal,
+            external_correlation_id: c.external,
             thread_id: tid(r.get(0).map_err(&e)?),
             start: u(r, 1).map_err(&e)?,
             end: u(r, 2).map_err(&e)?,
@@ -516,7 +541,7 @@ fn read_records(
     let mut stmt = conn.prepare(&record_queries(s)[2]).map_err(&e)?;
     let mut rows = stmt.query([]).map_err(&e)?;
     while let Some(r) = rows.next().map_err(&e)? {
-        let (ext, _) = external(r.get(11).map_err(&e)?);
+        let c = correlation(r, 10).map_err(&e)?;
         let name = string(r.get(3).map_err(&e)?);
         let operation = names
             .lookup(copy, name)
@@ -524,8 +549,8 @@ fn read_records(
             .unwrap_or_else(|| names.resolve_or_register(copy, name));
         batch.memory_copies.push(MemoryCopy {
             operation,
-            correlation_id: u(r, 10).map_err(&e)?,
-            external_correlation_id: ext,
+            correlation_id: c.internal,
+            external_correlation_id: c.external,
             thread_id: tid(r.get(0).map_err(&e)?),
             start: u(r, 1).map_err(&e)?,
             end: u(r, 2).map_err(&e)?,
@@ -545,14 +570,19 @@ fn read_records(
     while let Some(r) = rows.next().map_err(&e)? {
         let ty: Option<String> = r.get(4).map_err(&e)?;
         let level: Option<String> = r.get(5).map_err(&e)?;
-        let (ext, flags) = external(r.get(10).map_err(&e)?);
+        let c = correlation(r, 10).map_err(&e)?;
+        let ext = c.external;
+        // Scratch flags: the row's extdata (rocprofv3), else an older
+        // rocwasm database's event extdata.
+        let row_ext = EventExtdata::parse(r.get::<_, Option<String>>(9).map_err(&e)?.as_deref());
+        let flags = row_ext.flags.or(c.flags).unwrap_or(0) as u32;
         let (thread_id, start, end) = (
             tid(r.get(0).map_err(&e)?),
             u(r, 1).map_err(&e)?,
             u(r, 2).map_err(&e)?,
         );
         let agent_id = u(r, 3).map_err(&e)?;
-        let correlation_id = u(r, 9).map_err(&e)?;
+        let correlation_id = c.internal;
         match MemoryOperation::from_type_and_level(ty.as_deref(), level.as_deref()) {
             MemoryOperation::Scratch(operation) => batch.scratch_memory.push(ScratchMemory {
                 operation,
@@ -589,11 +619,20 @@ fn read_records(
     Ok(())
 }
 
-/// The API kind of a region: its event category when that names a kind,
-/// else guessed from the function name.
+/// A record's correlation ids, from its event.
+struct Correlation {
+    internal: u64,
+    external: u64,
+    ancestor: u64,
+    flags: Option<u64>,
+}
+
+/// The API kind of a region: its event category when that names a kind (as
+/// any release spells it: `HIP_RUNTIME_API_EXT` is `HIP_RUNTIME_API`), else
+/// guessed from the function name.
 fn region_kind(category: &str, name: &str) -> BufferTracingKind {
     use BufferTracingKind as K;
-    if let Some(k) = K::from_name(category) {
+    if let Some(k) = rocwasm_ids::recorded::recorded_kind(category) {
         return k;
     }
     if name.starts_with("hsa_amd") {

@@ -22,15 +22,45 @@
 //! ```
 //!
 //! Ids are per run; every row carries its run's `guid`, so joins across a
-//! merged file match on `(id, guid)`. Foreign keys are not declared: sqlite
-//! does not enforce them by default and rows are written in an order (symbols
-//! last, when they are complete) that a declared constraint would reject.
+//! merged file match on `(id, guid)`.
+//!
+//! # Foreign keys
+//!
+//! Every table, column and foreign key is rocpd's (rocprofiler-sdk's
+//! `rocpd_tables.sql`, schema version 3), and the per-run tables declare
+//! the foreign keys (a column marked `=> "parent"` below references
+//! `parent_<uuid>.id`; [`foreign_keys`] lists them all). rocpd's views join
+//! on exactly these keys, with `INNER JOIN`s, so a record whose key does not
+//! resolve vanishes from them. What the ids are, as rocprofv3 writes them:
+//!
+//! | column | references | value |
+//! |---|---|---|
+//! | `nid` | `rocpd_info_node.id` | the run's node row |
+//! | `pid` (not in `rocpd_info_process`) | `rocpd_info_process.id` | the process row, whose `id` is the OS pid |
+//! | `tid` (not in `rocpd_info_thread`) | `rocpd_info_thread.id` | the thread row, whose `id` is the OS thread id |
+//! | `agent_id`, `src_agent_id`, `dst_agent_id` | `rocpd_info_agent.id` | the agent |
+//! | `queue_id`, `stream_id` | `rocpd_info_queue.id`, `rocpd_info_stream.id` | the queue / stream handle (0: the default one) |
+//! | `kernel_id` | `rocpd_info_kernel_symbol.id` | the kernel id of the dispatch record |
+//! | `code_object_id` | `rocpd_info_code_object.id` | the code object defining the kernel |
+//! | `name_id`, `region_name_id`, `category_id` | `rocpd_string.id` | an interned string (`region_name_id` of a dispatch: the enclosing region's name, `""` for none) |
+//! | `event_id` | `rocpd_event.id` | the record's event |
+//!
+//! A writer may insert rows in any order as long as `PRAGMA foreign_keys`
+//! is off on its connection (SQLite's default, but not rusqlite's bundled
+//! build's); the finished file must pass `PRAGMA foreign_key_check`.
+//!
+//! The event of a record holds its correlation as rocprofv3 does:
+//! `stack_id` = the internal correlation id, `parent_stack_id` = its
+//! ancestor (an async record's own internal id), `correlation_id` = the
+//! external correlation id. (rocwasm databases written before this have
+//! `stack_id` NULL, the internal id in `correlation_id` and the external
+//! one in `extdata`.)
 //!
 //! Besides names, the schema fixes a few values: agent `type`
 //! ([`AGENT_CPU`], [`AGENT_GPU`]), code object `storage_type`
 //! ([`STORAGE_FILE`], [`STORAGE_MEMORY`]), how allocation and scratch
 //! operations become `rocpd_memory_allocate`'s `type` and `level`
-//! ([`MemoryOperation`]) and the event `extdata` JSON ([`EventExtdata`]).
+//! ([`MemoryOperation`]) and the `extdata` JSON ([`EventExtdata`]).
 //!
 //! # Reading
 //!
@@ -51,7 +81,7 @@ macro_rules! tables {
     ($(
         $(#[$tmeta:meta])*
         $module:ident = $table:literal {
-            $( $(#[$cmeta:meta])* $name:ident = $column:literal $decl:literal, )+
+            $( $(#[$cmeta:meta])* $name:ident = $column:literal $decl:literal $(=> $parent:literal)?, )+
         }
     )+) => {
         $(
@@ -61,20 +91,34 @@ macro_rules! tables {
                 pub const TABLE: &str = $table;
                 $(
                     #[doc = concat!("`", $column, " ", $decl, "`", "\n\n")]
+                    $(#[doc = concat!("References `", $parent, ".id` (foreign key).\n\n")])?
                     $(#[$cmeta])*
                     pub const $name: &str = $column;
                 )+
                 /// Every column and its SQL declaration, in table order
                 /// (`{guid}` stands for the run's guid).
                 pub const COLUMNS: &[(&str, &str)] = &[$(($column, $decl)),+];
+                /// The foreign keys: each column and the base name of the
+                /// table whose `id` it references (in the same run).
+                pub const FOREIGN_KEYS: &[(&str, &str)] = &[$($(($column, $parent),)?)+];
             }
         )+
 
         /// Base names of the per-run tables, in creation order.
         pub const TABLES: &[&str] = &[$($table),+];
 
-        /// Every table with its columns, in creation order.
-        const SCHEMA: &[(&str, &[(&str, &str)])] = &[$(($table, $module::COLUMNS)),+];
+        /// Every table with its columns and foreign keys, in creation order.
+        const SCHEMA: &[(&str, &[(&str, &str)], &[(&str, &str)])] =
+            &[$(($table, $module::COLUMNS, $module::FOREIGN_KEYS)),+];
+
+        /// Every foreign key of the schema: `(table, column, parent table)`,
+        /// base names, in creation order.
+        pub fn foreign_keys() -> Vec<(&'static str, &'static str, &'static str)> {
+            SCHEMA
+                .iter()
+                .flat_map(|(t, _, fks)| fks.iter().map(move |(c, p)| (*t, *c, *p)))
+                .collect()
+        }
     };
 }
 
@@ -82,23 +126,23 @@ tables! {
     /// `rocpd_metadata`: key/value facts of the run (`schema_version`,
     /// `uuid`, `guid`).
     metadata = "rocpd_metadata" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         TAG = "tag" "TEXT NOT NULL",
         VALUE = "value" "TEXT NOT NULL",
     }
     /// `rocpd_string`: interned strings (function names, copy directions,
     /// categories), referred to by `name_id`, `category_id`.
     string = "rocpd_string" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        STRING = "string" "TEXT NOT NULL UNIQUE",
+        STRING = "string" "TEXT NOT NULL UNIQUE ON CONFLICT ABORT",
     }
     /// `rocpd_info_node`: the machine (one per run).
     info_node = "rocpd_info_node" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        HASH = "hash" "BIGINT NOT NULL",
-        MACHINE_ID = "machine_id" "TEXT NOT NULL",
+        HASH = "hash" "BIGINT NOT NULL UNIQUE",
+        MACHINE_ID = "machine_id" "TEXT NOT NULL UNIQUE",
         SYSTEM_NAME = "system_name" "TEXT",
         HOSTNAME = "hostname" "TEXT",
         RELEASE = "release" "TEXT",
@@ -108,9 +152,9 @@ tables! {
     }
     /// `rocpd_info_process`: the profiled process (one per run).
     info_process = "rocpd_info_process" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        NID = "nid" "INTEGER NOT NULL",
+        NID = "nid" "INTEGER NOT NULL" => "rocpd_info_node",
         PPID = "ppid" "INTEGER",
         PID = "pid" "INTEGER NOT NULL",
         INIT = "init" "BIGINT",
@@ -125,11 +169,11 @@ tables! {
     /// `rocpd_info_thread`: threads; records' `tid` columns are this table's
     /// `id`, the OS thread id is its `tid`.
     info_thread = "rocpd_info_thread" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        NID = "nid" "INTEGER NOT NULL",
+        NID = "nid" "INTEGER NOT NULL" => "rocpd_info_node",
         PPID = "ppid" "INTEGER",
-        PID = "pid" "INTEGER NOT NULL",
+        PID = "pid" "INTEGER NOT NULL" => "rocpd_info_process",
         TID = "tid" "INTEGER NOT NULL",
         NAME = "name" "TEXT",
         START = "start" "BIGINT",
@@ -138,10 +182,10 @@ tables! {
     }
     /// `rocpd_info_agent`: CPUs and GPUs; `id` is the agent's handle.
     info_agent = "rocpd_info_agent" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        NID = "nid" "INTEGER NOT NULL",
-        PID = "pid" "INTEGER NOT NULL",
+        NID = "nid" "INTEGER NOT NULL" => "rocpd_info_node",
+        PID = "pid" "INTEGER NOT NULL" => "rocpd_info_process",
         /// [`super::AGENT_CPU`] or [`super::AGENT_GPU`].
         TYPE = "type" "TEXT CHECK (type IN ('CPU', 'GPU'))",
         ABSOLUTE_INDEX = "absolute_index" "INTEGER",
@@ -158,29 +202,53 @@ tables! {
     }
     /// `rocpd_info_queue`: HSA queues records refer to.
     info_queue = "rocpd_info_queue" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        NID = "nid" "INTEGER NOT NULL",
-        PID = "pid" "INTEGER NOT NULL",
+        NID = "nid" "INTEGER NOT NULL" => "rocpd_info_node",
+        PID = "pid" "INTEGER NOT NULL" => "rocpd_info_process",
         NAME = "name" "TEXT",
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
     /// `rocpd_info_stream`: HIP streams records refer to.
     info_stream = "rocpd_info_stream" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        NID = "nid" "INTEGER NOT NULL",
-        PID = "pid" "INTEGER NOT NULL",
+        NID = "nid" "INTEGER NOT NULL" => "rocpd_info_node",
+        PID = "pid" "INTEGER NOT NULL" => "rocpd_info_process",
         NAME = "name" "TEXT",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_info_pmc`: hardware counter descriptions (not written by
+    /// rocwasm).
+    info_pmc = "rocpd_info_pmc" {
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        NID = "nid" "INTEGER NOT NULL" => "rocpd_info_node",
+        PID = "pid" "INTEGER NOT NULL" => "rocpd_info_process",
+        AGENT_ID = "agent_id" "INTEGER" => "rocpd_info_agent",
+        TARGET_ARCH = "target_arch" "TEXT CHECK (target_arch IN ('CPU', 'GPU'))",
+        EVENT_CODE = "event_code" "INT",
+        INSTANCE_ID = "instance_id" "INTEGER",
+        NAME = "name" "TEXT NOT NULL",
+        SYMBOL = "symbol" "TEXT NOT NULL",
+        DESCRIPTION = "description" "TEXT",
+        LONG_DESCRIPTION = "long_description" "TEXT DEFAULT ''",
+        COMPONENT = "component" "TEXT",
+        UNITS = "units" "TEXT DEFAULT ''",
+        VALUE_TYPE = "value_type" "TEXT CHECK (value_type IN ('ABS', 'ACCUM', 'RELATIVE'))",
+        BLOCK = "block" "TEXT",
+        EXPRESSION = "expression" "TEXT",
+        IS_CONSTANT = "is_constant" "INTEGER",
+        IS_DERIVED = "is_derived" "INTEGER",
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
     /// `rocpd_info_code_object`: loaded code objects.
     info_code_object = "rocpd_info_code_object" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        NID = "nid" "INTEGER NOT NULL",
-        PID = "pid" "INTEGER NOT NULL",
-        AGENT_ID = "agent_id" "INTEGER",
+        NID = "nid" "INTEGER NOT NULL" => "rocpd_info_node",
+        PID = "pid" "INTEGER NOT NULL" => "rocpd_info_process",
+        AGENT_ID = "agent_id" "INTEGER" => "rocpd_info_agent",
         URI = "uri" "TEXT",
         LOAD_BASE = "load_base" "BIGINT",
         LOAD_SIZE = "load_size" "BIGINT",
@@ -191,11 +259,11 @@ tables! {
     }
     /// `rocpd_info_kernel_symbol`: kernels; `id` is the run's kernel id.
     info_kernel_symbol = "rocpd_info_kernel_symbol" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        NID = "nid" "INTEGER NOT NULL",
-        PID = "pid" "INTEGER NOT NULL",
-        CODE_OBJECT_ID = "code_object_id" "INTEGER NOT NULL",
+        NID = "nid" "INTEGER NOT NULL" => "rocpd_info_node",
+        PID = "pid" "INTEGER NOT NULL" => "rocpd_info_process",
+        CODE_OBJECT_ID = "code_object_id" "INTEGER NOT NULL" => "rocpd_info_code_object",
         /// The (mangled) symbol name.
         KERNEL_NAME = "kernel_name" "TEXT",
         /// The demangled name.
@@ -212,67 +280,91 @@ tables! {
     }
     /// `rocpd_track`: timeline tracks (not written by rocwasm).
     track = "rocpd_track" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        NID = "nid" "INTEGER NOT NULL",
-        PID = "pid" "INTEGER",
-        TID = "tid" "INTEGER",
-        NAME_ID = "name_id" "INTEGER",
+        NID = "nid" "INTEGER NOT NULL" => "rocpd_info_node",
+        PID = "pid" "INTEGER" => "rocpd_info_process",
+        TID = "tid" "INTEGER" => "rocpd_info_thread",
+        NAME_ID = "name_id" "INTEGER" => "rocpd_string",
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
-    /// `rocpd_event`: one per record; holds its category (the kind's name),
-    /// correlation id and [`super::EventExtdata`].
+    /// `rocpd_event`: one per record; holds its category (the kind's name)
+    /// and correlation ids (see the module docs).
     event = "rocpd_event" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
         /// A `rocpd_string` id: the record's kind name (`HIP_RUNTIME_API`).
-        CATEGORY_ID = "category_id" "INTEGER",
+        CATEGORY_ID = "category_id" "INTEGER" => "rocpd_string",
+        /// The internal correlation id (NULL in older rocwasm databases).
         STACK_ID = "stack_id" "INTEGER",
+        /// The ancestor's internal correlation id (an async record's own).
         PARENT_STACK_ID = "parent_stack_id" "INTEGER",
+        /// The external correlation id (in older rocwasm databases, whose
+        /// `stack_id` is NULL: the internal one).
         CORRELATION_ID = "correlation_id" "INTEGER",
         CALL_STACK = "call_stack" "JSONB NOT NULL DEFAULT '{}'",
         LINE_INFO = "line_info" "JSONB NOT NULL DEFAULT '{}'",
-        /// [`super::EventExtdata`] as JSON.
+        /// `{}`; older rocwasm databases: [`super::EventExtdata`] as JSON.
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
     /// `rocpd_arg`: call arguments (not written by rocwasm).
     arg = "rocpd_arg" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        EVENT_ID = "event_id" "INTEGER NOT NULL",
+        EVENT_ID = "event_id" "INTEGER NOT NULL" => "rocpd_event",
         POSITION = "position" "INTEGER NOT NULL",
         TYPE = "type" "TEXT NOT NULL",
         NAME = "name" "TEXT NOT NULL",
         VALUE = "value" "TEXT",
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
+    /// `rocpd_pmc_event`: counter values per event (not written by
+    /// rocwasm).
+    pmc_event = "rocpd_pmc_event" {
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        EVENT_ID = "event_id" "INTEGER" => "rocpd_event",
+        PMC_ID = "pmc_id" "INTEGER NOT NULL" => "rocpd_info_pmc",
+        VALUE = "value" "REAL DEFAULT 0.0",
+        EXTDATA = "extdata" "JSONB DEFAULT '{}'",
+    }
     /// `rocpd_region`: API calls and markers; `name_id` is the function's
     /// name.
     region = "rocpd_region" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        NID = "nid" "INTEGER NOT NULL",
-        PID = "pid" "INTEGER NOT NULL",
-        TID = "tid" "INTEGER NOT NULL",
+        NID = "nid" "INTEGER NOT NULL" => "rocpd_info_node",
+        PID = "pid" "INTEGER NOT NULL" => "rocpd_info_process",
+        TID = "tid" "INTEGER NOT NULL" => "rocpd_info_thread",
         START = "start" "BIGINT NOT NULL",
         END = "end" "BIGINT NOT NULL",
-        NAME_ID = "name_id" "INTEGER NOT NULL",
-        EVENT_ID = "event_id" "INTEGER",
+        NAME_ID = "name_id" "INTEGER NOT NULL" => "rocpd_string",
+        EVENT_ID = "event_id" "INTEGER" => "rocpd_event",
+        EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
+    }
+    /// `rocpd_sample`: instantaneous events on a track (not written by
+    /// rocwasm).
+    sample = "rocpd_sample" {
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
+        GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
+        TRACK_ID = "track_id" "INTEGER NOT NULL" => "rocpd_track",
+        TIMESTAMP = "timestamp" "BIGINT NOT NULL",
+        EVENT_ID = "event_id" "INTEGER" => "rocpd_event",
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
     /// `rocpd_kernel_dispatch`: kernel dispatches.
     kernel_dispatch = "rocpd_kernel_dispatch" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        NID = "nid" "INTEGER NOT NULL",
-        PID = "pid" "INTEGER NOT NULL",
-        TID = "tid" "INTEGER",
-        AGENT_ID = "agent_id" "INTEGER NOT NULL",
+        NID = "nid" "INTEGER NOT NULL" => "rocpd_info_node",
+        PID = "pid" "INTEGER NOT NULL" => "rocpd_info_process",
+        TID = "tid" "INTEGER" => "rocpd_info_thread",
+        AGENT_ID = "agent_id" "INTEGER NOT NULL" => "rocpd_info_agent",
         /// A `rocpd_info_kernel_symbol` id.
-        KERNEL_ID = "kernel_id" "INTEGER NOT NULL",
+        KERNEL_ID = "kernel_id" "INTEGER NOT NULL" => "rocpd_info_kernel_symbol",
         DISPATCH_ID = "dispatch_id" "INTEGER NOT NULL",
-        QUEUE_ID = "queue_id" "INTEGER NOT NULL",
-        STREAM_ID = "stream_id" "INTEGER NOT NULL",
+        QUEUE_ID = "queue_id" "INTEGER NOT NULL" => "rocpd_info_queue",
+        STREAM_ID = "stream_id" "INTEGER NOT NULL" => "rocpd_info_stream",
         START = "start" "BIGINT NOT NULL",
         END = "end" "BIGINT NOT NULL",
         PRIVATE_SEGMENT_SIZE = "private_segment_size" "INTEGER",
@@ -283,50 +375,50 @@ tables! {
         GRID_SIZE_X = "grid_size_x" "INTEGER NOT NULL",
         GRID_SIZE_Y = "grid_size_y" "INTEGER NOT NULL",
         GRID_SIZE_Z = "grid_size_z" "INTEGER NOT NULL",
-        REGION_NAME_ID = "region_name_id" "INTEGER",
-        EVENT_ID = "event_id" "INTEGER",
+        REGION_NAME_ID = "region_name_id" "INTEGER" => "rocpd_string",
+        EVENT_ID = "event_id" "INTEGER" => "rocpd_event",
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
     /// `rocpd_memory_copy`: async copies; `name_id` is the direction's name.
     memory_copy = "rocpd_memory_copy" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        NID = "nid" "INTEGER NOT NULL",
-        PID = "pid" "INTEGER NOT NULL",
-        TID = "tid" "INTEGER",
+        NID = "nid" "INTEGER NOT NULL" => "rocpd_info_node",
+        PID = "pid" "INTEGER NOT NULL" => "rocpd_info_process",
+        TID = "tid" "INTEGER" => "rocpd_info_thread",
         START = "start" "BIGINT NOT NULL",
         END = "end" "BIGINT NOT NULL",
-        NAME_ID = "name_id" "INTEGER NOT NULL",
-        DST_AGENT_ID = "dst_agent_id" "INTEGER",
+        NAME_ID = "name_id" "INTEGER NOT NULL" => "rocpd_string",
+        DST_AGENT_ID = "dst_agent_id" "INTEGER" => "rocpd_info_agent",
         DST_ADDRESS = "dst_address" "INTEGER",
-        SRC_AGENT_ID = "src_agent_id" "INTEGER",
+        SRC_AGENT_ID = "src_agent_id" "INTEGER" => "rocpd_info_agent",
         SRC_ADDRESS = "src_address" "INTEGER",
         /// Bytes copied.
         SIZE = "size" "INTEGER NOT NULL",
-        QUEUE_ID = "queue_id" "INTEGER",
-        STREAM_ID = "stream_id" "INTEGER",
-        REGION_NAME_ID = "region_name_id" "INTEGER",
-        EVENT_ID = "event_id" "INTEGER",
+        QUEUE_ID = "queue_id" "INTEGER" => "rocpd_info_queue",
+        STREAM_ID = "stream_id" "INTEGER" => "rocpd_info_stream",
+        REGION_NAME_ID = "region_name_id" "INTEGER" => "rocpd_string",
+        EVENT_ID = "event_id" "INTEGER" => "rocpd_event",
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
     /// `rocpd_memory_allocate`: allocations, frees and scratch events (see
     /// [`super::MemoryOperation`]).
     memory_allocate = "rocpd_memory_allocate" {
-        ID = "id" "INTEGER PRIMARY KEY",
+        ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
-        NID = "nid" "INTEGER NOT NULL",
-        PID = "pid" "INTEGER NOT NULL",
-        TID = "tid" "INTEGER",
-        AGENT_ID = "agent_id" "INTEGER",
+        NID = "nid" "INTEGER NOT NULL" => "rocpd_info_node",
+        PID = "pid" "INTEGER NOT NULL" => "rocpd_info_process",
+        TID = "tid" "INTEGER" => "rocpd_info_thread",
+        AGENT_ID = "agent_id" "INTEGER" => "rocpd_info_agent",
         TYPE = "type" "TEXT CHECK (type IN ('ALLOC', 'FREE', 'REALLOC', 'RECLAIM'))",
         LEVEL = "level" "TEXT CHECK (level IN ('REAL', 'VIRTUAL', 'SCRATCH'))",
         START = "start" "BIGINT NOT NULL",
         END = "end" "BIGINT NOT NULL",
         ADDRESS = "address" "INTEGER",
         SIZE = "size" "INTEGER NOT NULL",
-        QUEUE_ID = "queue_id" "INTEGER",
-        STREAM_ID = "stream_id" "INTEGER",
-        EVENT_ID = "event_id" "INTEGER",
+        QUEUE_ID = "queue_id" "INTEGER" => "rocpd_info_queue",
+        STREAM_ID = "stream_id" "INTEGER" => "rocpd_info_stream",
+        EVENT_ID = "event_id" "INTEGER" => "rocpd_event",
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
 }
@@ -419,8 +511,12 @@ impl MemoryOperation {
     }
 }
 
-/// `rocpd_event.extdata`: what a record has beyond the event's columns.
-/// Written only when not empty (the column's default is `{}`).
+/// An `extdata` JSON object of rocwasm's: `rocpd_memory_allocate.extdata`
+/// of a scratch event (`{"flags": N}`, as rocprofv3 writes it, where `N`
+/// may also be a numeric string), and `rocpd_event.extdata` of databases
+/// written by older rocwasm versions (which also held the external
+/// correlation id here). Written only when not empty (the column's default
+/// is `{}`).
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(default)]
 pub struct EventExtdata {
@@ -436,14 +532,20 @@ fn is_zero(v: &u64) -> bool {
     *v == 0
 }
 
-/// Any value; one of another type reads as the default (as `0` for a
-/// negative or fractional id).
+/// Any value; a string holding a number reads as that number, one of
+/// another type as the default (as `0` for a negative or fractional id).
 fn lenient<'de, D, T>(d: D) -> Result<T, D::Error>
 where
     D: Deserializer<'de>,
     T: DeserializeOwned + Default,
 {
-    let value = serde_json::Value::deserialize(d)?;
+    let value = match serde_json::Value::deserialize(d)? {
+        serde_json::Value::String(s) => match s.trim().parse::<u64>() {
+            Ok(n) => serde_json::Value::from(n),
+            Err(_) => serde_json::Value::String(s),
+        },
+        v => v,
+    };
     Ok(serde_json::from_value(value).unwrap_or_default())
 }
 
@@ -500,11 +602,16 @@ fn insert(table: &str, suffix: &str, columns: &[&str], verb: &str) -> String {
 /// Creates the tables of the run with `suffix` (e.g. `_0a1b…`).
 pub fn create_run_tables(conn: &Connection, suffix: &str, guid: &str) -> rusqlite::Result<()> {
     let mut ddl = String::new();
-    for (table, columns) in SCHEMA {
-        let columns: Vec<String> = columns
+    for (table, columns, foreign_keys) in SCHEMA {
+        let columns = columns
             .iter()
             .map(|(name, decl)| format!("\"{name}\" {}", decl.replace("{guid}", guid)))
-            .collect();
+            .chain(foreign_keys.iter().map(|(column, parent)| {
+                format!(
+                    "FOREIGN KEY (\"{column}\") REFERENCES \"{parent}{suffix}\" (\"id\") ON UPDATE CASCADE"
+                )
+            }))
+            .collect::<Vec<String>>();
         ddl.push_str(&format!(
             "CREATE TABLE \"{table}{suffix}\" ({});\n",
             columns.join(", ")
@@ -546,16 +653,23 @@ pub fn has_plain_tables(conn: &Connection) -> rusqlite::Result<bool> {
 /// (Re)creates the plain views so that each unions every run's table.
 pub fn create_views(conn: &Connection) -> rusqlite::Result<()> {
     let suffixes = run_suffixes(conn)?;
+    let tables: std::collections::HashSet<String> = master_tables(conn)?
+        .into_iter()
+        .filter(|(_, table)| *table)
+        .map(|(name, _)| name)
+        .collect();
     let mut sql = String::new();
     for base in TABLES {
         sql.push_str(&format!("DROP VIEW IF EXISTS \"{base}\";\n"));
-        if suffixes.is_empty() {
-            continue;
-        }
+        // Runs written before a table joined the schema do not have it.
         let selects: Vec<String> = suffixes
             .iter()
+            .filter(|s| tables.contains(&format!("{base}{s}")))
             .map(|s| format!("SELECT * FROM \"{base}{s}\""))
             .collect();
+        if selects.is_empty() {
+            continue;
+        }
         sql.push_str(&format!(
             "CREATE VIEW \"{base}\" AS {};\n",
             selects.join(" UNION ALL ")
@@ -600,6 +714,8 @@ mod tests {
     #[test]
     fn tables_accept_every_value_the_schema_names() {
         let conn = Connection::open_in_memory().unwrap();
+        // Values only: these rows refer to no node or process.
+        conn.execute_batch("PRAGMA foreign_keys = OFF").unwrap();
         create_run_tables(&conn, "_x", "g").unwrap();
         for ty in [AGENT_CPU, AGENT_GPU] {
             conn.execute(

@@ -5,4 +5,5 @@ mod common;
 mod claims;
 mod csv_headers;
 mod perfetto_decode;
+mod rocpd_integrity;
 mod rocpd_sqlite3;

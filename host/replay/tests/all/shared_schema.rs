@@ -191,11 +191,8 @@ fn rocpd_reader_reads_every_record_the_writer_writes() {
     write(&run, &names, &mut RocpdSink::at_path(&path));
     let (got, src) = read_all(&path);
     let want = original(&run);
-    // rocpd regions have no ancestor column.
-    assert_eq!(
-        sorted(got.api_calls.rows()),
-        sorted(want.api_calls.rows().map(|a| ApiCall { ancestor: 0, ..a }))
-    );
+    // The ancestor is the region event's `parent_stack_id`.
+    assert_eq!(sorted(got.api_calls.rows()), sorted(want.api_calls.rows()));
     assert_eq!(
         sorted(got.kernel_dispatches.rows()),
         sorted(want.kernel_dispatches.rows())
