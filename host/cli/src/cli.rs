@@ -171,6 +171,32 @@ pub enum PluginCommand {
         #[arg(value_name = "FILE")]
         file: PathBuf,
     },
+    /// Make a signing key pair: KEY (secret, mode 0600) and KEY.pub.
+    Keygen {
+        /// Where to write the secret key; the public key goes to KEY.pub.
+        #[arg(long = "out", value_name = "KEY")]
+        out: PathBuf,
+    },
+    /// Sign a component in place: the signature is embedded in it (a
+    /// `rocwasm-signature` custom section over everything else).
+    Sign {
+        /// The secret key (from `rocwasm plugin keygen`).
+        #[arg(long = "key", value_name = "KEY")]
+        key: PathBuf,
+        /// The component (.wasm); rewritten with the signature.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+    /// Check a component's signature against a public key (status 1 when
+    /// it does not verify).
+    Verify {
+        /// The trusted public key (KEY.pub); repeat for several.
+        #[arg(long = "pub", value_name = "KEY.pub", required = true)]
+        public: Vec<PathBuf>,
+        /// The component (.wasm).
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
 }
 
 impl RunArgs {

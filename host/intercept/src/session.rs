@@ -262,7 +262,7 @@ impl Session {
             }
             rocwasm_core::clock::Source::System => "rocwasm: host timestamps: CLOCK_BOOTTIME\n",
         });
-        for p in &report.start_problems {
+        for p in &report.problems {
             text.push_str(&format!("rocwasm: {p}\n"));
         }
         for f in &report.outputs.files {

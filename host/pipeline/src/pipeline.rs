@@ -12,6 +12,8 @@ use rocwasm_plugin_host::{
     Chain, ChainOutput, EngineConfig, HostEnv, OperationNameTable, PluginEngine, StageSpec,
 };
 
+use rocwasm_policy::{admit, audit, Admission, SitePolicy};
+
 use crate::api_log::ApiLog;
 use crate::own::OwnContext;
 use crate::report::PluginReport;
@@ -56,6 +58,8 @@ pub struct Pipeline {
     chain: Mutex<Option<Chain>>,
     start_problems: Vec<String>,
     api_log: Mutex<Option<Arc<ApiLog>>>,
+    /// What the site policy admitted, for the audit line.
+    admission: Admission,
     live: bool,
     finished: AtomicBool,
 }
@@ -65,8 +69,9 @@ pub struct Pipeline {
 pub struct RunReport {
     /// The chain's tables and problems.
     pub plugins: PluginReport,
-    /// Problems found at start-up (already printed in a live run).
-    pub start_problems: Vec<String>,
+    /// Problems outside the chain: at start-up (already printed in a live
+    /// run) and writing the audit line.
+    pub problems: Vec<String>,
     /// What the sinks wrote.
     pub outputs: OutputSummary,
     /// The run's metadata, with its end time in a live run.
@@ -87,6 +92,25 @@ impl Pipeline {
         notes: Vec<String>,
     ) -> Result<Pipeline> {
         let dir = plan.run_dir(process);
+        // The site policy, again: a plan handed to the tool library by hand
+        // meets the same rules as one `rocwasm run` made.
+        let mut notes = notes;
+        let (plan, admission) = match (admit_under_policy(&plan), &source) {
+            (Ok(a), _) => (plan, a),
+            (Err(e), Source::Replay(_)) => return Err(e),
+            // Live, a refused chain is dropped and profiling goes on (the
+            // application must never be stopped); a refused run is not
+            // profiled at all.
+            (Err(e), Source::Live) => {
+                let mut plan = plan;
+                plan.stages.clear();
+                let admission = admit_under_policy(&plan)?;
+                let text = format!("{e:#}; profiling goes on without plugins");
+                eprintln!("rocwasm: {text}");
+                notes.push(text);
+                (plan, admission)
+            }
+        };
         let outputs = Outputs::new(&OutputOptions {
             dir: dir.clone(),
             name: plan.file_prefix(process),
@@ -111,6 +135,7 @@ impl Pipeline {
             chain: Mutex::new(None),
             start_problems: notes,
             api_log: Mutex::new(None),
+            admission,
             live,
             finished: AtomicBool::new(false),
             plan,
@@ -292,12 +317,33 @@ impl Pipeline {
             log.flush();
         }
         let (outputs, meta) = self.sinks.finish(self.live)?;
+        let mut problems = self.start_problems.clone();
+        problems.extend(self.write_audit(&plugins, &outputs));
         Some(RunReport {
             plugins,
-            start_problems: self.start_problems.clone(),
+            problems,
             outputs,
             meta,
         })
+    }
+
+    /// The run's audit line, into the output directory and the site log.
+    fn write_audit(&self, plugins: &PluginReport, outputs: &OutputSummary) -> Vec<String> {
+        if let Err(e) = std::fs::create_dir_all(&self.dir) {
+            return vec![format!("cannot create {}: {e}", self.dir.display())];
+        }
+        let failures: Vec<String> = plugins
+            .problems
+            .iter()
+            .cloned()
+            .chain(outputs.errors.iter().map(|e| format!("{e:#}")))
+            .collect();
+        let line = audit::line(&self.plan, &self.admission, !self.live, &failures);
+        let problems = audit::write(&line, &self.dir, self.admission.audit_log.as_deref());
+        for p in &problems {
+            eprintln!("rocwasm: {p}");
+        }
+        problems
     }
 }
 
@@ -319,4 +365,10 @@ fn start_chain(
         None => Chain::new(engine, env, specs),
     }
     .context("loading the chain's plugins")
+}
+
+/// The plan against the site policy in force.
+fn admit_under_policy(plan: &RunPlan) -> Result<Admission> {
+    let policy = SitePolicy::current()?;
+    Ok(admit(plan, policy.as_ref())?)
 }

@@ -4,8 +4,10 @@
 use std::path::Path;
 
 use rocwasm_config::{Chain, LoadOptions, TraceFlags};
+use rocwasm_plan::RunPlan;
+use rocwasm_policy::{admit, Admission, SitePolicy};
 
-use crate::failure::Result;
+use crate::failure::{Failure, Result};
 
 /// The standard plugin search path of this `rocwasm` binary.
 pub fn load_options() -> LoadOptions {
@@ -30,4 +32,13 @@ pub fn chain_for(file: Option<&Path>, flags: &TraceFlags) -> Result<Chain> {
     chain.resolve_plugins(&options.plugin_path)?;
     tracing::info!("chain:\n{}", chain.summary());
     Ok(chain)
+}
+
+/// Holds `plan` against the site policy in force (`/etc/rocwasm/policy.toml`,
+/// see `rocwasm_policy::policy`) before anything starts: a malformed policy
+/// or a refused plan is status 2, with the sentence that names the plugin,
+/// the rule and the policy file.
+pub fn admit_plan(plan: &RunPlan) -> Result<Admission> {
+    let policy = SitePolicy::current()?;
+    admit(plan, policy.as_ref()).map_err(Failure::usage)
 }

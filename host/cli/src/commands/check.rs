@@ -9,11 +9,11 @@
 
 use anyhow::Context;
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
-use rocwasm_config::{Chain, LoadOptions};
+use rocwasm_config::{Chain, LoadOptions, PlanOptions};
 use rocwasm_plugin_host::{EngineConfig, PluginEngine};
 
 use crate::cli::CheckArgs;
-use crate::commands::chain::load_options;
+use crate::commands::chain::{admit_plan, load_options};
 use crate::failure::{Failure, Result};
 
 pub fn check(args: CheckArgs) -> Result {
@@ -28,6 +28,13 @@ pub fn check(args: CheckArgs) -> Result {
     let chain = Chain::load(&args.chain, &options)?;
     if options.check_plugins {
         check_components(&chain)?;
+        // The site policy, as a run of this chain would meet it.
+        admit_plan(&chain.to_plan(&PlanOptions {
+            stats: false,
+            default_plugin_cache: None,
+            api_log: false,
+            command: Vec::new(),
+        }))?;
     }
     let summary = chain.summary();
 

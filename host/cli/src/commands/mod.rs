@@ -8,6 +8,7 @@ mod kinds;
 mod plugin;
 mod replay;
 mod run;
+mod signing;
 
 use crate::cli::{Command, PluginCommand};
 use crate::failure::Result;
@@ -20,5 +21,8 @@ pub fn dispatch(command: Command) -> Result {
         Command::Check(args) => check::check(args),
         Command::Kinds(args) => kinds::kinds(args),
         Command::Plugin(PluginCommand::Inspect { file }) => plugin::inspect(&file),
+        Command::Plugin(PluginCommand::Keygen { out }) => signing::keygen(&out),
+        Command::Plugin(PluginCommand::Sign { key, file }) => signing::sign(&key, &file),
+        Command::Plugin(PluginCommand::Verify { public, file }) => signing::verify(&public, &file),
     }
 }

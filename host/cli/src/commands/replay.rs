@@ -22,7 +22,7 @@ use rocwasm_plugin_host::EngineConfig;
 use rocwasm_replay::ReplayOptions;
 
 use crate::cli::ReplayArgs;
-use crate::commands::chain::chain_for;
+use crate::commands::chain::{admit_plan, chain_for};
 use crate::failure::{Failure, Result};
 
 /// Rows shown per native `--stats` table.
@@ -60,6 +60,7 @@ pub fn replay(args: ReplayArgs) -> Result {
         api_log: false,
         command: Vec::new(),
     });
+    admit_plan(&plan)?;
     let summary = plan.output.summary;
     let mut replay = Replay::start(plan, &ProcessInfo::current(), &mut source)?;
     let run_dir = replay.pipeline().dir().to_path_buf();
@@ -107,6 +108,8 @@ fn report_problems(report: &RunReport) -> Result {
     for p in &report.plugins.problems {
         eprintln!("rocwasm: {p}");
     }
+    // (Problems outside the chain, e.g. writing the audit line, were
+    // printed when they happened.)
     let errors = &report.outputs.errors;
     for e in errors {
         eprintln!("rocwasm: {e:#}");

@@ -38,7 +38,7 @@ use crate::cli::RunArgs;
 
 /// Read by ROCm ≥ 6.2's rocprofiler-register (see step 3 of the module docs).
 const ROCPROFILER_REGISTER_LIBRARY: &str = "ROCPROFILER_REGISTER_LIBRARY";
-use crate::commands::chain::chain_for;
+use crate::commands::chain::{admit_plan, chain_for};
 use crate::failure::{Failure, Result};
 
 /// The tool library's file name.
@@ -98,6 +98,7 @@ pub fn run(args: RunArgs) -> Result {
     }
 
     let plan = run_plan(&chain, &args);
+    admit_plan(&plan)?;
     let run_file = write_run_file(&plan)?;
     cmd.env(
         "LD_PRELOAD",

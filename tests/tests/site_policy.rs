@@ -1,0 +1,266 @@
+//! Signed plugins and the site policy, through the `rocwasm` binary: keys
+//! and signatures (`rocwasm plugin keygen|sign|verify`), a policy that
+//! refuses a run before anything starts, and the audit line every run
+//! leaves.
+//!
+//! The policy comes from `ROCWASM_TEST_POLICY`, which only works on a
+//! machine without `/etc/rocwasm/policy.toml` (the policy crate's own tests
+//! show an override is refused when one exists).
+//!
+//! Needs `cargo xtask build-plugins`.
+
+use std::path::{Path, PathBuf};
+use std::process::Output;
+
+use rocwasm_tests::*;
+
+/// The stock plugins the replay's default (`--stats`) chain runs.
+const STATS_PLUGINS: &[&str] = &["kernel-stats", "api-stats", "memcpy-bandwidth"];
+
+fn text(out: &Output) -> (String, String) {
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// `rocwasm plugin keygen --out DIR/NAME`; returns (KEY, KEY.pub, key id).
+fn keygen(dir: &Path, name: &str) -> (PathBuf, PathBuf, String) {
+    let key = dir.join(name);
+    let out = rocwasm(&["plugin", "keygen", "--out", key.to_str().unwrap()], dir);
+    assert_success(&out, "rocwasm plugin keygen");
+    let (stdout, _) = text(&out);
+    let id = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix("key id:"))
+        .expect("keygen prints the key id")
+        .trim()
+        .to_string();
+    let public = dir.join(format!("{name}.pub"));
+    assert!(public.is_file());
+    (key, public, id)
+}
+
+/// Copies of the stock plugins into `dir/plugins`, signed by `key` if any.
+fn plugin_copies(dir: &Path, key: Option<&Path>) -> PathBuf {
+    let stock = plugins_dir(STATS_PLUGINS);
+    let to = dir.join("plugins");
+    std::fs::create_dir_all(&to).unwrap();
+    for name in STATS_PLUGINS {
+        let file = to.join(format!("{name}.wasm"));
+        std::fs::copy(stock.join(format!("{name}.wasm")), &file).unwrap();
+        if let Some(key) = key {
+            let out = rocwasm(
+                &[
+                    "plugin",
+                    "sign",
+                    "--key",
+                    key.to_str().unwrap(),
+                    file.to_str().unwrap(),
+                ],
+                dir,
+            );
+            assert_success(&out, "rocwasm plugin sign");
+        }
+    }
+    to
+}
+
+fn no_system_policy() {
+    assert!(
+        !Path::new("/etc/rocwasm/policy.toml").exists(),
+        "this machine has a system policy; these tests need a node without one"
+    );
+}
+
+/// `rocwasm replay` of the sample trace with its default chain, plugins
+/// from `plugins`, under the policy file `policy`.
+fn replay_under(dir: &Path, plugins: &Path, policy: &Path, out_dir: &str) -> Output {
+    let trace = workspace().join("examples/traces/sample");
+    rocwasm_with_env(
+        &["replay", trace.to_str().unwrap(), "-d", out_dir],
+        dir,
+        &[
+            ("ROCWASM_PLUGIN_PATH", plugins.to_str().unwrap()),
+            ("ROCWASM_TEST_POLICY", policy.to_str().unwrap()),
+        ],
+    )
+}
+
+#[test]
+fn sign_then_verify_and_a_changed_byte_or_another_key_fails() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (key, public, id) = keygen(dir, "dev");
+    let (_, other_pub, _) = keygen(dir, "other");
+    assert_eq!(id.len(), 16, "{id}");
+    let plugins = plugin_copies(dir, Some(&key));
+    let file = plugins.join("kernel-stats.wasm");
+    let file = file.to_str().unwrap();
+
+    let ok = rocwasm(
+        &["plugin", "verify", "--pub", public.to_str().unwrap(), file],
+        dir,
+    );
+    assert_success(&ok, "rocwasm plugin verify");
+    assert!(
+        text(&ok).0.contains(&format!("trusted key {id}")),
+        "{:?}",
+        text(&ok)
+    );
+
+    let other = rocwasm(
+        &[
+            "plugin",
+            "verify",
+            "--pub",
+            other_pub.to_str().unwrap(),
+            file,
+        ],
+        dir,
+    );
+    assert_eq!(other.status.code(), Some(1), "{:?}", text(&other));
+    assert!(
+        text(&other).1.contains("none of the trusted keys"),
+        "{:?}",
+        text(&other)
+    );
+
+    // One byte changed in the middle of the code: the signature no longer holds.
+    let mut bytes = std::fs::read(file).unwrap();
+    let at = bytes.len() / 2;
+    bytes[at] ^= 0x20;
+    std::fs::write(file, &bytes).unwrap();
+    let bad = rocwasm(
+        &["plugin", "verify", "--pub", public.to_str().unwrap(), file],
+        dir,
+    );
+    assert_eq!(bad.status.code(), Some(1), "{:?}", text(&bad));
+    assert!(text(&bad).1.contains("does not match"), "{:?}", text(&bad));
+}
+
+#[test]
+fn a_signed_only_policy_refuses_unsigned_plugins_before_anything_runs() {
+    no_system_policy();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let (key, _, id) = keygen(dir, "site");
+    let policy = dir.join("policy.toml");
+    std::fs::write(
+        &policy,
+        "version = 1\n[plugins]\ntrusted_keys = [\"site.pub\"]\n",
+    )
+    .unwrap();
+
+    // Unsigned copies: refused, status 2, one sentence naming plugin, rule, file.
+    let unsigned = plugin_copies(&dir.join("u"), None);
+    let out = replay_under(dir, &unsigned, &policy, "refused");
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("plugin `kernel-stats` is refused by the site policy"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("rule `plugins.allow_unsigned`"), "{stderr}");
+    assert!(stderr.contains(&policy.display().to_string()), "{stderr}");
+    assert!(!dir.join("refused").exists(), "nothing may be written");
+
+    // Signed by the trusted key: the replay runs and its audit line says
+    // who signed what, under which policy.
+    let signed = plugin_copies(&dir.join("s"), Some(&key));
+    let out = replay_under(dir, &signed, &policy, "admitted");
+    assert_success(&out, "replay of signed plugins");
+    let audit = std::fs::read_to_string(dir.join("admitted/rocwasm-audit.jsonl")).unwrap();
+    let line: serde_json::Value = serde_json::from_str(audit.trim()).unwrap();
+    assert_eq!(line["replay"], true);
+    assert_eq!(line["policy"]["file"], policy.display().to_string());
+    let plugins = line["plugins"].as_array().unwrap();
+    assert_eq!(plugins.len(), STATS_PLUGINS.len(), "{line}");
+    for p in plugins {
+        assert_eq!(p["signers"][0], id, "{p}");
+        assert_eq!(p["admitted_by"]["trusted_key"], id, "{p}");
+        assert!(p["digest"].as_str().unwrap().starts_with("sha256:"), "{p}");
+    }
+}
+
+#[test]
+fn caps_and_domains_refuse_a_live_run_before_the_application_starts() {
+    no_system_policy();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let policy = dir.join("policy.toml");
+    std::fs::write(
+        &policy,
+        "version = 1\n[plugins]\nallow_unsigned = true\n[domains]\ndeny = [\"KERNEL_DISPATCH\"]\n\
+         [audit]\nlog = \"site-audit.jsonl\"\n",
+    )
+    .unwrap();
+    let app = sim_dir().join("bin/vector_add");
+    let out = rocwasm_with_env(
+        &[
+            "run",
+            "--sim",
+            "--kernel-trace",
+            "-d",
+            "live",
+            "--",
+            app.to_str().unwrap(),
+            "1",
+        ],
+        dir,
+        &[("ROCWASM_TEST_POLICY", policy.to_str().unwrap())],
+    );
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("rule `domains.deny`") && stderr.contains("KERNEL_DISPATCH"),
+        "{stderr}"
+    );
+    assert!(
+        !stdout.contains("RESULT"),
+        "the application must not have run: {stdout}"
+    );
+
+    // Allowed kinds run, and the audit line goes to the site log as well.
+    let out = rocwasm_with_env(
+        &[
+            "run",
+            "--sim",
+            "--hip-trace",
+            "-d",
+            "live",
+            "--",
+            app.to_str().unwrap(),
+            "1",
+        ],
+        dir,
+        &[("ROCWASM_TEST_POLICY", policy.to_str().unwrap())],
+    );
+    assert_success(&out, "rocwasm run under the policy");
+    let own = std::fs::read_to_string(dir.join("live/rocwasm-audit.jsonl")).unwrap();
+    // A relative site log is relative to the policy file.
+    let site = std::fs::read_to_string(dir.join("site-audit.jsonl")).unwrap();
+    assert_eq!(own, site);
+    let line: serde_json::Value = serde_json::from_str(own.trim()).unwrap();
+    assert_eq!(line["replay"], false);
+}
+
+#[test]
+fn a_malformed_policy_is_one_line_with_file_line_column_and_key() {
+    no_system_policy();
+    let tmp = tempfile::tempdir().unwrap();
+    let policy = tmp.path().join("policy.toml");
+    std::fs::write(&policy, "version = 1\n[limits]\nmemory = \"plenty\"\n").unwrap();
+    let chain = workspace().join("examples/chains/default.toml");
+    let out = rocwasm_with_env(
+        &["check", chain.to_str().unwrap()],
+        tmp.path(),
+        &[("ROCWASM_TEST_POLICY", policy.to_str().unwrap())],
+    );
+    let (_, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains(&format!("{}:3:10:", policy.display())) && stderr.contains("limits.memory"),
+        "{stderr}"
+    );
+}
