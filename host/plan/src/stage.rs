@@ -77,8 +77,10 @@ pub enum FailurePolicy {
     #[default]
     Disable,
     /// Start a fresh instance after `backoff` (doubling after every further
-    /// failure), at most `max` times; then disable. Records arriving while
-    /// the plugin waits are missed (and counted).
+    /// failure), at most `max` times; then disable. In a live run, records
+    /// arriving while the plugin waits are missed (and counted, and the
+    /// stage's tables say so); in a replay the next batch waits for the new
+    /// instance, so it misses only the batch that failed.
     Restart {
         /// How many restarts at most.
         max: u32,
