@@ -27,7 +27,7 @@ fn public_path(key: &Path) -> PathBuf {
 }
 
 pub fn keygen(out: &Path) -> Result {
-    let key = SecretKey::generate().map_err(|e| Failure::runtime(e))?;
+    let key = SecretKey::generate().map_err(Failure::runtime)?;
     let public = public_path(out);
     for p in [out, public.as_path()] {
         if p.exists() {
