@@ -15,6 +15,8 @@
 //! - [`status`]: the SDK's status codes.
 //! - [`domain`]: record sources tying the three kinds of one concept together.
 //! - [`family`]: which runtime an API-call kind belongs to (HIP, HSA, marker…).
+//! - [`recorded`]: the kind and operation spellings of recorded rocprofv3
+//!   traces (ROCm 5.x–7.x) and what a live run calls them.
 //! - [`hip_table`], [`hsa_table`]: the slot order of the runtimes' dispatch
 //!   tables.
 //!
@@ -30,6 +32,7 @@ pub mod hip_table;
 pub mod hsa_table;
 pub mod kind;
 pub mod ops;
+pub mod recorded;
 pub mod status;
 
 pub use domain::Domain;
