@@ -8,19 +8,32 @@
 //! first, so that kernel names exist before anything else refers to them); a
 //! single file by itself. Which record family a file holds comes from its
 //! name (`[<prefix>_]kernel_trace.csv`, …) or, failing that, from its header.
+//!
+//! Nothing is skipped silently (see [`crate::report`]): a column no record
+//! uses, a row whose `Domain` names no kind, a field that does not parse are
+//! each counted against the file with their first lines, and the row is
+//! skipped. A file cut short — a row with too few fields, bytes that are not
+//! UTF-8, or a last line with no line end (rocprofv3 ends every row with
+//! one, so a run killed mid-write leaves the last row without) — is read up
+//! to that line, which is reported as the file's damage; the next file is
+//! read as usual.
 
 use std::collections::HashMap;
 use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use rocwasm_core::{
     AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, KernelDispatch, KernelSymbol,
     MemoryAllocation, MemoryCopy, ScratchMemory,
 };
+use rocwasm_ids::recorded::{hsa_kind_of_function, recorded_kind};
+use rocwasm_ids::{operation_by_name, ApiFamily};
 use rocwasm_output::csv::{Column, TraceFile};
 
 use crate::error::{ReplayError, Result};
-use crate::reader::{BatchReader, State};
+use crate::reader::{names_are_functions, operation, BatchReader, State};
+use crate::report::{Damage, Reason};
 
 pub(crate) struct CsvReader {
     files: Vec<(PathBuf, TraceFile)>,
@@ -35,6 +48,12 @@ struct FileReader {
     reader: csv::Reader<File>,
     cols: HashMap<String, usize>,
     record: csv::StringRecord,
+    /// The file's size, and whether its last byte is not a line end (its
+    /// last line was cut short).
+    len: u64,
+    unterminated: bool,
+    /// No more rows: the end of the file, or its damage.
+    done: bool,
 }
 
 impl CsvReader {
@@ -113,38 +132,85 @@ fn kind_from_header(path: &Path) -> Result<TraceFile> {
 }
 
 fn csv_error(path: &Path, e: csv::Error) -> ReplayError {
+    let (line, message) = csv_problem(&e);
+    ReplayError::new(path, line, message)
+}
+
+/// The line and description of a CSV error.
+fn csv_problem(e: &csv::Error) -> (Option<u64>, String) {
     let line = e.position().map(|p| p.line());
     let message = match e.kind() {
         csv::ErrorKind::UnequalLengths {
             expected_len, len, ..
         } => {
-            format!("expected {expected_len} fields, found {len} (truncated or corrupt file?)")
+            format!("expected {expected_len} fields, found {len}: the line is cut short or damaged (truncated or corrupt file)")
         }
         csv::ErrorKind::Utf8 { err, .. } => format!("invalid UTF-8 in field {}", err.field() + 1),
         csv::ErrorKind::Io(io) => io.to_string(),
         _ => e.to_string(),
     };
-    ReplayError::new(path, line, message)
+    (line, message)
+}
+
+/// The size of `path` and whether it ends without a line end.
+fn tail(path: &Path) -> std::io::Result<(u64, bool)> {
+    let mut f = File::open(path)?;
+    let len = f.metadata()?.len();
+    if len == 0 {
+        return Ok((0, false));
+    }
+    f.seek(SeekFrom::Start(len - 1))?;
+    let mut last = [0u8; 1];
+    f.read_exact(&mut last)?;
+    Ok((len, last[0] != b'\n'))
+}
+
+/// The columns the reader maps for a file: its schema's, and the extra ones
+/// a record of that family has (`Thread_Id`, `Bytes`, …) when a file has
+/// them.
+fn mapped_columns(kind: TraceFile) -> Vec<Column> {
+    let extra: &[Column] = match kind {
+        TraceFile::MemoryCopy => &[Column::ThreadId, Column::Bytes],
+        TraceFile::MemoryAllocation => &[Column::ThreadId],
+        TraceFile::ScratchMemory => &[Column::CorrelationId],
+        _ => &[],
+    };
+    kind.columns().iter().chain(extra).copied().collect()
 }
 
 impl FileReader {
-    fn open(path: &Path, kind: TraceFile) -> Result<Self> {
+    fn open(path: &Path, kind: TraceFile, state: &mut State) -> Result<Self> {
+        let (len, unterminated) = tail(path).map_err(|e| ReplayError::io(path, e))?;
         let mut reader = csv::ReaderBuilder::new()
             .from_path(path)
             .map_err(|e| csv_error(path, e))?;
-        let cols = reader
+        let header: Vec<String> = reader
             .headers()
             .map_err(|e| csv_error(path, e))?
             .iter()
-            .enumerate()
-            .map(|(i, h)| (h.trim().to_string(), i))
+            .map(|h| h.trim().to_string())
             .collect();
+        let cols = header
+            .iter()
+            .enumerate()
+            .map(|(i, h)| (h.clone(), i))
+            .collect();
+        let report = state.report.file(path);
+        let mapped = mapped_columns(kind);
+        for h in &header {
+            if !mapped.iter().any(|c| c.spellings().contains(&h.as_str())) {
+                report.issue(Reason::UnknownColumn { name: h.clone() }, Some(1), None, 1);
+            }
+        }
         let f = Self {
             path: path.to_path_buf(),
             kind,
             reader,
             cols,
             record: csv::StringRecord::new(),
+            len,
+            unterminated,
+            done: false,
         };
         for &c in kind.required_columns() {
             if f.opt(c).is_none() {
@@ -168,10 +234,16 @@ impl FileReader {
     }
 }
 
-/// One data row with its line, for typed field access with good errors.
+/// A field of a row that could not be read: its column and what is wrong.
+struct FieldError {
+    column: String,
+    message: String,
+}
+
+type Field<T> = std::result::Result<T, FieldError>;
+
+/// One data row, for typed field access with good errors.
 struct Row<'a> {
-    path: &'a Path,
-    line: u64,
     rec: &'a csv::StringRecord,
     /// The header: name → position.
     cols: &'a HashMap<String, usize>,
@@ -194,7 +266,23 @@ impl Row<'_> {
         self.rec.get(idx).unwrap_or("").trim()
     }
 
-    fn num_at(&self, idx: usize) -> Result<u64> {
+    /// The header name of column `idx`.
+    fn column_name(&self, idx: usize) -> String {
+        self.cols
+            .iter()
+            .find(|(_, &i)| i == idx)
+            .map_or_else(|| format!("#{}", idx + 1), |(n, _)| n.clone())
+    }
+
+    fn field_error(&self, idx: usize, what: impl FnOnce(&str) -> String) -> FieldError {
+        let column = self.column_name(idx);
+        FieldError {
+            message: format!("column {column}: {}", what(self.str(idx))),
+            column,
+        }
+    }
+
+    fn num_at(&self, idx: usize) -> Field<u64> {
         let s = self.str(idx);
         let parsed = match s.strip_prefix("0x").or_else(|| s.strip_prefix("0X")) {
             Some(hex) => u64::from_str_radix(hex, 16).ok(),
@@ -204,50 +292,31 @@ impl Row<'_> {
                 .ok()
                 .or_else(|| s.parse::<i64>().ok().map(|v| v as u64)),
         };
-        parsed.ok_or_else(|| {
-            let name = self
-                .cols
-                .iter()
-                .find(|(_, &i)| i == idx)
-                .map(|(n, _)| n.as_str())
-                .unwrap_or("?");
-            ReplayError::new(
-                self.path,
-                Some(self.line),
-                format!("column {name}: {s:?} is not a number"),
-            )
-        })
+        parsed.ok_or_else(|| self.field_error(idx, |s| format!("{s:?} is not a number")))
     }
 
     /// A numeric column that may be absent (older column sets): 0 then.
-    fn num(&self, c: Column) -> Result<u64> {
+    fn num(&self, c: Column) -> Field<u64> {
         self.at(c).map_or(Ok(0), |i| self.num_at(i))
     }
 
-    fn u32(&self, c: Column) -> Result<u32> {
-        let v = self.num(c)?;
-        u32::try_from(v).map_err(|_| {
-            ReplayError::new(
-                self.path,
-                Some(self.line),
-                format!("value {v} does not fit 32 bits"),
-            )
-        })
+    fn u32(&self, c: Column) -> Field<u32> {
+        let Some(i) = self.at(c) else { return Ok(0) };
+        let v = self.num_at(i)?;
+        u32::try_from(v)
+            .map_err(|_| self.field_error(i, |_| format!("value {v} does not fit 32 bits")))
     }
 
     /// Agents print as a node number, sometimes with a word before it
-    /// (`GPU 1`, `Agent 4`): take the trailing number.
-    fn agent(&self, c: Column) -> Result<u64> {
+    /// (`GPU 1`, `Agent 4`, as rocprofv3 writes them since ROCm 6.4): take
+    /// the trailing number.
+    fn agent(&self, c: Column) -> Field<u64> {
         let Some(i) = self.at(c) else { return Ok(0) };
         let s = self.str(i);
         let digits = s.trim_start_matches(|c: char| !c.is_ascii_digit());
         if digits.len() != s.len() && !digits.is_empty() {
             return digits.parse().map_err(|_| {
-                ReplayError::new(
-                    self.path,
-                    Some(self.line),
-                    format!("agent {s:?} is not an agent number"),
-                )
+                self.field_error(i, |s| format!("agent {s:?} is not an agent number"))
             });
         }
         self.num_at(i)
@@ -262,45 +331,84 @@ impl BatchReader for CsvReader {
                     return Ok(None);
                 }
                 let (path, kind) = self.files.remove(0);
-                self.current = Some(FileReader::open(&path, kind)?);
+                self.current = Some(FileReader::open(&path, kind, state)?);
             }
             let file = self.current.as_mut().expect("set above");
-            let batch = read_chunk(file, state, &mut self.kernel_ids)?;
-            if batch.is_empty() {
+            let batch = read_chunk(file, state, &mut self.kernel_ids);
+            if file.done {
                 self.current = None;
-                continue;
             }
-            return Ok(Some(batch));
+            if !batch.is_empty() {
+                return Ok(Some(batch));
+            }
         }
     }
 }
 
+/// Reads up to a chunk of rows of `f` into a batch, counting every row in
+/// the file's report. Sets `f.done` at the end of the file or at damage.
 fn read_chunk(
     f: &mut FileReader,
     state: &mut State,
     kernel_ids: &mut HashMap<String, u64>,
-) -> Result<Batch> {
+) -> Batch {
     let mut batch = Batch::default();
     let c = Columns::new(f);
     let mut rows = 0;
-    while rows < state.chunk_rows {
+    while rows < state.chunk_rows && !f.done {
         match f.reader.read_record(&mut f.record) {
             Ok(true) => {}
-            Ok(false) => break,
-            Err(e) => return Err(csv_error(&f.path, e)),
+            Ok(false) => {
+                f.done = true;
+                break;
+            }
+            Err(e) => {
+                let (line, message) = csv_problem(&e);
+                state.report.file(&f.path).damage = Some(Damage {
+                    line,
+                    column: None,
+                    message,
+                });
+                f.done = true;
+                break;
+            }
         }
         let line = f.record.position().map_or(0, |p| p.line());
+        if f.unterminated && f.reader.position().byte() >= f.len {
+            state.report.file(&f.path).damage = Some(Damage {
+                line: Some(line),
+                column: None,
+                message: "the last line has no line end: the recording was cut short (the line is not read)".into(),
+            });
+            f.done = true;
+            break;
+        }
         let row = Row {
-            path: &f.path,
-            line,
             rec: &f.record,
             cols: &f.cols,
             at: &c,
         };
-        read_row(&row, f.kind, state, kernel_ids, &mut batch)?;
+        let outcome = read_row(&row, f.kind, state, kernel_ids, &mut batch);
+        let report = state.report.file(&f.path);
+        report.read += 1;
+        match outcome {
+            Ok(None) => report.mapped += 1,
+            Ok(Some((reason, example))) => {
+                if !reason.loses_records() {
+                    report.mapped += 1;
+                }
+                report.issue(reason, Some(line), example.as_deref(), 1);
+            }
+            Err(e) => report.issue(
+                Reason::UnparsableField { column: e.column },
+                Some(line),
+                Some(&e.message),
+                1,
+            ),
+        }
         rows += 1;
     }
-    Ok(batch)
+    batch
 }
 
 /// Column positions of one file, resolved once per chunk: indexed by
@@ -318,21 +426,23 @@ impl Columns {
     }
 }
 
+/// What a row brought besides its record: a reason it was not mapped (or
+/// was mapped with a note, e.g. an unknown operation name) and an example.
+type Note = Option<(Reason, Option<String>)>;
+
 /// Maps one row of a `file` onto its record (and the symbols and names it
-/// brings).
+/// brings). A row that cannot be mapped adds nothing to `batch` and says
+/// why; so does an unparsable field.
 fn read_row(
     r: &Row<'_>,
     file: TraceFile,
     state: &mut State,
     kernel_ids: &mut HashMap<String, u64>,
     batch: &mut Batch,
-) -> Result<()> {
+) -> Field<Note> {
     use Column as C;
     let (start, end) = (r.num(C::StartTimestamp)?, r.num(C::EndTimestamp)?);
-    if state.meta.start_ns == 0 || start < state.meta.start_ns {
-        state.meta.start_ns = start;
-    }
-    state.meta.end_ns = state.meta.end_ns.max(end);
+    let mut note = None;
     match file {
         TraceFile::KernelTrace => {
             let name = r.text(C::KernelName).to_string();
@@ -386,19 +496,31 @@ fn read_row(
             });
         }
         TraceFile::HipApi | TraceFile::HsaApi | TraceFile::MarkerApi => {
-            let kind = api_kind(r.at(C::Domain).map(|i| r.str(i)), file);
             let function = r.text(C::Function);
-            let operation = state.names.resolve_or_register(kind.raw(), function);
+            let domain = r.at(C::Domain).map(|i| r.str(i));
+            let Some(kind) = api_kind(domain, function, file) else {
+                let name = domain.unwrap_or_default().to_string();
+                return Ok(Some((Reason::UnknownKind { name }, None)));
+            };
+            let (operation, known) = operation(&state.names, kind, function);
+            let (pid, correlation_id, thread_id) = (
+                r.num(C::ProcessId)?,
+                r.num(C::CorrelationId)?,
+                r.num(C::ThreadId)?,
+            );
             if state.meta.pid == 0 {
-                state.meta.pid = r.num(C::ProcessId)? as u32;
+                state.meta.pid = pid as u32;
+            }
+            if names_are_functions(kind) {
+                note = unknown_operation(kind, known, function);
             }
             batch.api_calls.push(ApiCall {
                 kind: kind.raw(),
                 operation,
-                correlation_id: r.num(C::CorrelationId)?,
+                correlation_id,
                 external_correlation_id: 0,
                 ancestor: 0,
-                thread_id: r.num(C::ThreadId)?,
+                thread_id,
                 start,
                 end,
             });
@@ -407,7 +529,9 @@ fn read_row(
             let (src, dst) = (r.agent(C::SourceAgentId)?, r.agent(C::DestinationAgentId)?);
             ensure_agent(state, src);
             ensure_agent(state, dst);
-            let operation = op_by_name(state, BufferTracingKind::MemoryCopy, r.text(C::Direction));
+            let kind = BufferTracingKind::MemoryCopy;
+            let (operation, known) = operation(&state.names, kind, r.text(C::Direction));
+            note = unknown_operation(kind, known, r.text(C::Direction));
             batch.memory_copies.push(MemoryCopy {
                 operation,
                 correlation_id: r.num(C::CorrelationId)?,
@@ -426,11 +550,9 @@ fn read_row(
         TraceFile::MemoryAllocation => {
             let agent_id = r.agent(C::AgentId)?;
             ensure_agent(state, agent_id);
-            let operation = op_by_name(
-                state,
-                BufferTracingKind::MemoryAllocation,
-                r.text(C::Operation),
-            );
+            let kind = BufferTracingKind::MemoryAllocation;
+            let (operation, known) = operation(&state.names, kind, r.text(C::Operation));
+            note = unknown_operation(kind, known, r.text(C::Operation));
             batch.memory_allocations.push(MemoryAllocation {
                 operation,
                 correlation_id: r.num(C::CorrelationId)?,
@@ -446,11 +568,9 @@ fn read_row(
         TraceFile::ScratchMemory => {
             let agent_id = r.agent(C::AgentId)?;
             ensure_agent(state, agent_id);
-            let operation = op_by_name(
-                state,
-                BufferTracingKind::ScratchMemory,
-                r.text(C::Operation),
-            );
+            let kind = BufferTracingKind::ScratchMemory;
+            let (operation, known) = operation(&state.names, kind, r.text(C::Operation));
+            note = unknown_operation(kind, known, r.text(C::Operation));
             batch.scratch_memory.push(ScratchMemory {
                 operation,
                 flags: r.u32(C::AllocFlags)?,
@@ -465,35 +585,53 @@ fn read_row(
             });
         }
     }
-    Ok(())
-}
-
-/// An operation of a fixed-enum kind by name, with or without the kind
-/// prefix (`HOST_TO_DEVICE` and `MEMORY_COPY_HOST_TO_DEVICE` both work).
-pub(crate) fn op_by_name(state: &State, kind: BufferTracingKind, name: &str) -> u32 {
-    let k = kind.raw();
-    if let Some(op) = state.names.lookup(k, name) {
-        return op;
+    if state.meta.start_ns == 0 || start < state.meta.start_ns {
+        state.meta.start_ns = start;
     }
-    let prefixed = format!("{}_{name}", kind.name());
-    state
-        .names
-        .lookup(k, &prefixed)
-        .unwrap_or_else(|| state.names.resolve_or_register(k, name))
+    state.meta.end_ns = state.meta.end_ns.max(end);
+    Ok(note)
 }
 
-/// The API kind of a `Domain` value, by name; older spellings and unknown
-/// domains fall back to the file's family.
-pub(crate) fn api_kind(domain: Option<&str>, file: TraceFile) -> BufferTracingKind {
+/// The note for a record whose operation `name` of `kind` this build does
+/// not know (it is kept under a synthetic number).
+fn unknown_operation(kind: BufferTracingKind, known: bool, name: &str) -> Note {
+    (!known).then(|| {
+        let reason = Reason::UnknownOperation {
+            kind: kind.name().to_string(),
+        };
+        (reason, Some(name.to_string()))
+    })
+}
+
+/// The API kind of a row: its `Domain` by any name rocprofv3 has written
+/// ([`recorded_kind`]: `HIP_RUNTIME_API_EXT` is `HIP_RUNTIME_API`), the
+/// file's family when there is no domain; `None` for a domain no release
+/// writes. A domain that names only a runtime (`HIP_API`, `HSA_API`) is
+/// narrowed to the table that has `function`.
+fn api_kind(domain: Option<&str>, function: &str, file: TraceFile) -> Option<BufferTracingKind> {
     use BufferTracingKind as K;
-    if let Some(k) = domain.and_then(K::from_name) {
-        return k;
-    }
-    match (domain.unwrap_or("").to_ascii_uppercase().as_str(), file) {
-        ("HIP_API" | "HIP", _) | (_, TraceFile::HipApi) => K::HipRuntimeApi,
-        ("HSA_API" | "HSA", _) | (_, TraceFile::HsaApi) => K::HsaCoreApi,
-        _ => K::MarkerCoreApi,
-    }
+    let kind = match domain.filter(|d| !d.is_empty()) {
+        Some(d) => {
+            let kind = recorded_kind(d)?;
+            let generic = K::from_name(d).is_none();
+            if !generic {
+                return Some(kind);
+            }
+            kind
+        }
+        None => match file {
+            TraceFile::HipApi => K::HipRuntimeApi,
+            TraceFile::HsaApi => K::HsaCoreApi,
+            _ => K::MarkerCoreApi,
+        },
+    };
+    Some(match ApiFamily::of(kind) {
+        Some(ApiFamily::Hsa) => hsa_kind_of_function(function).unwrap_or(kind),
+        Some(ApiFamily::Hip) if operation_by_name(K::HipCompilerApi, function).is_some() => {
+            K::HipCompilerApi
+        }
+        _ => kind,
+    })
 }
 
 /// CSV files know agents only by number: register a placeholder agent.

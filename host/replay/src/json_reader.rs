@@ -5,8 +5,20 @@
 //! docs say what is tolerated. Kinds are mapped through the file's own
 //! `strings.buffer_records` name table when it has one (record kind numbers
 //! are those of the SDK that wrote the file), then by name to this build's
-//! numbers; operations likewise. All processes of the file are replayed one
-//! after another; the metadata is the first process's.
+//! numbers, as every release spells them ([`rocwasm_ids::recorded`]);
+//! operations likewise. All processes of the file are replayed one after
+//! another; the metadata is the first process's.
+//!
+//! Counted in the file's report ([`crate::report`]): every record read; API
+//! records whose kind names no kind this build knows (skipped); operations
+//! kept under a synthetic number. JSON records have no line of their own:
+//! examples name the category and index (`hip_api[3]`).
+//!
+//! A document cut short (a run killed while writing it) is refused with the
+//! line and column where it ends: it is parsed whole into the schema's
+//! types, and salvaging the records before the cut would take a second,
+//! streaming parser of the same schema, which is not worth it for a file
+//! rocprofv3 writes in one go at the end of the run.
 
 use std::collections::HashMap;
 use std::io::BufReader;
@@ -16,24 +28,34 @@ use rocwasm_core::{
     AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, CodeObject, CodeObjectStorage,
     KernelDispatch, KernelSymbol, MemoryAllocation, MemoryCopy, ScratchMemory,
 };
-use rocwasm_output::json::schema::{Document, Process, Strings, STORAGE_FILE, STORAGE_MEMORY};
+use rocwasm_ids::recorded::recorded_kind;
+use rocwasm_output::json::schema::{
+    category, Document, Process, Strings, STORAGE_FILE, STORAGE_MEMORY,
+};
 
 use crate::error::{ReplayError, Result};
-use crate::reader::{BatchReader, State};
+use crate::reader::{names_are_functions, operation, BatchReader, State};
+use crate::report::{FileReport, Reason};
 
 /// Maps the file's kind/operation numbers to this build's.
 struct KindMap {
-    kinds: Vec<Option<BufferTracingKind>>,
+    /// Per file kind number: its name in the file's table and this build's
+    /// kind for it (`None`: a name no release writes).
+    kinds: Vec<(String, Option<BufferTracingKind>)>,
+    /// `(file kind, file op)` → this build's op.
     ops: HashMap<(u32, u32), u32>,
+    /// The names among those that this build does not know.
+    unknown: HashMap<(u32, u32), String>,
 }
 
 impl KindMap {
     fn new(strings: &Strings, state: &State) -> Self {
         let mut kinds = Vec::new();
         let mut ops = HashMap::new();
+        let mut unknown = HashMap::new();
         for (file_kind, entry) in strings.buffer_records.iter().enumerate() {
-            let kind = BufferTracingKind::from_name(&entry.kind);
-            kinds.push(kind);
+            let kind = recorded_kind(&entry.kind);
+            kinds.push((entry.kind.clone(), kind));
             let Some(kind) = kind else { continue };
             let named = entry
                 .operations
@@ -50,30 +72,36 @@ impl KindMap {
                 if name.is_empty() || name == "NONE" {
                     continue;
                 }
-                ops.insert(
-                    (file_kind as u32, file_op),
-                    state.names.resolve_or_register(kind.raw(), name),
-                );
+                let key = (file_kind as u32, file_op);
+                let (op, known) = operation(&state.names, kind, name);
+                ops.insert(key, op);
+                if !known {
+                    unknown.insert(key, name.to_string());
+                }
             }
         }
-        Self { kinds, ops }
-    }
-
-    /// This build's kind for a record kind number (identity without a table).
-    fn kind(&self, file_kind: u32, default: BufferTracingKind) -> u32 {
-        if self.kinds.is_empty() {
-            return BufferTracingKind::from_raw(file_kind)
-                .unwrap_or(default)
-                .raw();
+        Self {
+            kinds,
+            ops,
+            unknown,
         }
-        self.kinds
-            .get(file_kind as usize)
-            .copied()
-            .flatten()
-            .unwrap_or(default)
-            .raw()
     }
 
+    /// This build's kind for a record kind number (the SDK's numbering
+    /// without a table), or the name (or number) that maps to none.
+    fn kind(&self, file_kind: u32) -> std::result::Result<BufferTracingKind, String> {
+        if self.kinds.is_empty() {
+            return BufferTracingKind::from_raw(file_kind).ok_or_else(|| format!("#{file_kind}"));
+        }
+        match self.kinds.get(file_kind as usize) {
+            Some((_, Some(k))) => Ok(*k),
+            Some((name, None)) => Err(name.clone()),
+            None => Err(format!("#{file_kind}")),
+        }
+    }
+
+    /// This build's operation for a record's (an operation missing from the
+    /// file's table is taken as numbered alike).
     fn op(&self, file_kind: u32, file_op: u32) -> u32 {
         self.ops
             .get(&(file_kind, file_op))
@@ -81,12 +109,17 @@ impl KindMap {
             .unwrap_or(file_op)
     }
 
+    /// The recorded name of an operation this build does not know.
+    fn unknown_name(&self, file_kind: u32, file_op: u32) -> Option<&str> {
+        self.unknown.get(&(file_kind, file_op)).map(String::as_str)
+    }
+
     /// For records whose `kind` is implied by their category.
     fn fixed_op(&self, kind: BufferTracingKind, file_op: u32) -> u32 {
         let file_kind = self
             .kinds
             .iter()
-            .position(|k| *k == Some(kind))
+            .position(|(_, k)| *k == Some(kind))
             .map_or(kind.raw(), |i| i as u32);
         self.op(file_kind, file_op)
     }
@@ -102,11 +135,13 @@ impl JsonReader {
         let doc: Document =
             serde_json::from_reader(BufReader::with_capacity(1 << 16, f)).map_err(|e| {
                 let line = (e.line() > 0).then_some(e.line() as u64);
-                ReplayError::new(
-                    path,
-                    line,
-                    format!("column {}: invalid rocprofv3 JSON: {e}", e.column()),
-                )
+                let what = if e.is_eof() {
+                    "the document ends before it is complete: the recording was cut short \
+                     (a JSON recording is refused whole, nothing was replayed)"
+                } else {
+                    "invalid rocprofv3 JSON"
+                };
+                ReplayError::new(path, line, format!("column {}: {what}: {e}", e.column()))
             })?;
         if doc.tool.is_empty() {
             return Err(ReplayError::new(
@@ -128,7 +163,7 @@ impl JsonReader {
                 state.meta.rank = m.rank;
             }
             load_symbols(&p, state);
-            let all = records(p, state);
+            let all = records(p, state, path);
             batches.extend(rocwasm_output::synthetic::split(all, state.chunk_rows));
         }
         state
@@ -212,21 +247,40 @@ fn load_symbols(p: &Process, state: &State) {
     }
 }
 
-fn records(p: Process, state: &State) -> Batch {
+fn records(p: Process, state: &mut State, path: &Path) -> Batch {
     use BufferTracingKind as K;
     let map = KindMap::new(&p.strings, state);
+    let report = state.report.file(path);
     let r = p.buffer_records;
     let mut b = Batch::default();
     let api_lists = [
-        (r.hip_api, K::HipRuntimeApi),
-        (r.hsa_api, K::HsaCoreApi),
-        (r.marker_api, K::MarkerCoreApi),
-        (r.rccl_api, K::RcclApi),
+        (r.hip_api, category::HIP_API),
+        (r.hsa_api, category::HSA_API),
+        (r.marker_api, category::MARKER_API),
+        (r.rccl_api, category::RCCL_API),
     ];
-    for (list, default) in api_lists {
-        for a in list {
+    for (list, category) in api_lists {
+        for (i, a) in list.into_iter().enumerate() {
+            report.read += 1;
+            let kind = match map.kind(a.kind) {
+                Ok(k) => k,
+                Err(name) => {
+                    let at = format!("{category}[{i}]");
+                    report.issue(Reason::UnknownKind { name }, None, Some(&at), 1);
+                    continue;
+                }
+            };
+            if let Some(name) = map.unknown_name(a.kind, a.operation) {
+                if names_are_functions(kind) {
+                    let reason = Reason::UnknownOperation {
+                        kind: kind.name().to_string(),
+                    };
+                    report.issue(reason, None, Some(name), 1);
+                }
+            }
+            report.mapped += 1;
             b.api_calls.push(ApiCall {
-                kind: map.kind(a.kind, default),
+                kind: kind.raw(),
                 operation: map.op(a.kind, a.operation),
                 correlation_id: a.correlation_id.internal,
                 external_correlation_id: a.correlation_id.external,
@@ -303,5 +357,17 @@ fn records(p: Process, state: &State) -> Batch {
             allocation_size: s.allocation_size,
         });
     }
+    count_fixed(report, &b);
     b
+}
+
+/// Counts the records of the categories whose kind is fixed (dispatches,
+/// copies, allocations, scratch): each is read and mapped.
+fn count_fixed(report: &mut FileReport, b: &Batch) {
+    let n = (b.kernel_dispatches.len()
+        + b.memory_copies.len()
+        + b.memory_allocations.len()
+        + b.scratch_memory.len()) as u64;
+    report.read += n;
+    report.mapped += n;
 }

@@ -28,14 +28,27 @@
 //!   directly (the plain views are their `UNION ALL`), so joins use primary
 //!   keys, on a background thread so that SQLite and the consumer overlap.
 //!
-//! Corrupt or truncated input yields a [`ReplayError`] naming the file and
-//! line, never a panic.
+//! Nothing is skipped without a word: every reader counts, per file, the
+//! records it read, the ones it mapped and the ones it could not map, by
+//! reason ([`ReplaySource::report`], a [`ReadReport`]). Names are mapped as
+//! every rocprofv3 release (ROCm 5.x–7.x) spells them
+//! ([`rocwasm_ids::recorded`]: the `_EXT` kinds, `…R0600` functions). A
+//! record whose domain is unknown or whose field cannot be read is counted
+//! and skipped; a CSV file cut short (a run killed mid-write) is read up to
+//! the damaged line, which the report names. A `results.json` cut short is
+//! refused with its line and column: the document is parsed whole. With
+//! [`ReplaySource::set_strict`], the first record not mapped or the first
+//! damage is an error instead.
+//!
+//! Unreadable input yields a [`ReplayError`] naming the file and line, never
+//! a panic.
 
 mod csv_reader;
 mod error;
 mod json_reader;
 mod progress;
 mod reader;
+mod report;
 mod rocpd_reader;
 
 use std::path::{Path, PathBuf};
@@ -43,6 +56,7 @@ use std::sync::Arc;
 
 pub use error::{ReplayError, Result};
 use reader::{BatchReader, State};
+pub use report::{Damage, FileReport, Issue, ReadReport, Reason};
 use rocwasm_core::{Batch, SymbolTable};
 pub use rocwasm_output::{OperationNames, RunMetadata};
 
@@ -95,6 +109,7 @@ pub struct ReplaySource {
     reader: Box<dyn BatchReader>,
     records: u64,
     done: bool,
+    strict: bool,
 }
 
 impl ReplaySource {
@@ -121,13 +136,42 @@ impl ReplaySource {
         self.records
     }
 
+    /// What was read, mapped and not mapped so far, per file (complete once
+    /// the iterator is exhausted).
+    pub fn report(&self) -> &ReadReport {
+        &self.state.report
+    }
+
+    /// Strict reading: the first record that cannot be mapped, or the first
+    /// damage, ends the replay with an error naming the file and line
+    /// ([`Reason::is_strict_error`]). Operation names this build does not
+    /// know are still replayed under their recorded names.
+    pub fn set_strict(&mut self, strict: bool) {
+        self.strict = strict;
+    }
+
     /// The next batch, `Ok(None)` at the end. After an error the source is
     /// finished.
     pub fn next_batch(&mut self) -> Result<Option<Batch>> {
         if self.done {
             return Ok(None);
         }
-        match self.reader.next_batch(&mut self.state) {
+        let mut next = self.reader.next_batch(&mut self.state);
+        if self.format == TraceFormat::Rocpd {
+            // The database reader runs on its own thread: count here what
+            // it returns (every row it reads becomes a record).
+            if let Ok(Some(b)) = &next {
+                let file = self.state.report.file(&self.path);
+                file.read += b.len() as u64;
+                file.mapped += b.len() as u64;
+            }
+        }
+        if self.strict && next.is_ok() {
+            if let Some(e) = self.state.report.strict_error() {
+                next = Err(e);
+            }
+        }
+        match next {
             Ok(Some(b)) => {
                 self.records += b.len() as u64;
                 self.state.progress.set_records(self.records);
@@ -165,6 +209,7 @@ pub fn open_with(path: impl AsRef<Path>, opts: &ReplayOptions) -> Result<ReplayS
         names: Arc::new(OperationNames::new()),
         progress: progress::Progress::hidden(),
         chunk_rows: opts.chunk_rows.max(1),
+        report: ReadReport::default(),
     };
     let reader: Box<dyn BatchReader> = match format {
         TraceFormat::Csv => Box::new(csv_reader::CsvReader::open(path, &mut state)?),
@@ -181,6 +226,7 @@ pub fn open_with(path: impl AsRef<Path>, opts: &ReplayOptions) -> Result<ReplayS
         reader,
         records: 0,
         done: false,
+        strict: false,
     })
 }
 

@@ -3,19 +3,39 @@
 
 use std::path::Path;
 
-use rocwasm_replay::{open_with, ReplayError, ReplayOptions};
+use rocwasm_replay::{open_with, ReadReport, Reason, ReplayError, ReplayOptions};
 
 fn replay_err(path: &Path) -> String {
+    replay_err_with(path, false)
+}
+
+/// The error of a replay of `path`, read with `--strict` when `strict`.
+fn replay_err_with(path: &Path, strict: bool) -> String {
     let opts = ReplayOptions {
         chunk_rows: 4,
         progress: false,
     };
     let result: Result<(), ReplayError> = (|| {
         let mut src = open_with(path, &opts)?;
+        src.set_strict(strict);
         while src.next_batch()?.is_some() {}
         Ok(())
     })();
     result.expect_err("replay should fail").to_string()
+}
+
+/// Reads `path` leniently: the dispatches' correlation ids and the report.
+fn replay_lenient(path: &Path) -> (Vec<u64>, ReadReport) {
+    let opts = ReplayOptions {
+        chunk_rows: 4,
+        progress: false,
+    };
+    let mut src = open_with(path, &opts).unwrap();
+    let mut ids = Vec::new();
+    while let Some(b) = src.next_batch().unwrap() {
+        ids.extend(b.kernel_dispatches.correlation_id.iter().copied());
+    }
+    (ids, src.report().clone())
 }
 
 const KERNEL_HEADER: &str = "Kind,Agent_Id,Queue_Id,Stream_Id,Thread_Id,Dispatch_Id,Kernel_Id,Kernel_Name,Correlation_Id,Start_Timestamp,End_Timestamp,LDS_Block_Size,Scratch_Size,VGPR_Count,Accum_VGPR_Count,SGPR_Count,Workgroup_Size_X,Workgroup_Size_Y,Workgroup_Size_Z,Grid_Size_X,Grid_Size_Y,Grid_Size_Z";
@@ -39,10 +59,30 @@ fn bad_number_names_file_line_and_column() {
     s += &kernel_row(10, "12x");
     s += "\n";
     std::fs::write(&p, s).unwrap();
-    let msg = replay_err(&p);
+    let msg = replay_err_with(&p, true);
     assert!(
-        msg.ends_with("kernel_trace.csv:11: column End_Timestamp: \"12x\" is not a number"),
+        msg.ends_with(
+            "kernel_trace.csv:11: column End_Timestamp: \"12x\" is not a number (--strict)"
+        ),
         "{msg}"
+    );
+
+    // Leniently, the row is skipped and counted with its line.
+    let (ids, report) = replay_lenient(&p);
+    assert_eq!(ids, (1..=9).collect::<Vec<_>>());
+    let file = &report.files[0];
+    assert_eq!((file.read, file.mapped, file.lost()), (10, 9, 1));
+    let issue = &file.issues[0];
+    assert_eq!(
+        issue.reason,
+        Reason::UnparsableField {
+            column: "End_Timestamp".into()
+        }
+    );
+    assert_eq!(issue.lines, [11]);
+    assert_eq!(
+        report.lines(),
+        ["kernel_trace.csv: 1 record(s) not mapped: field End_Timestamp could not be read (first at line 11: column End_Timestamp: \"12x\" is not a number)"]
     );
 }
 
@@ -57,12 +97,35 @@ fn truncated_csv_names_the_last_line() {
     );
     // Cut the file in the middle of the last row.
     std::fs::write(&p, &full[..full.len() - 20]).unwrap();
-    let msg = replay_err(&p);
+    let msg = replay_err_with(&p, true);
     assert!(
         msg.contains("kernel_trace.csv:3: expected 22 fields, found"),
         "{msg}"
     );
     assert!(msg.contains("truncated"), "{msg}");
+    assert!(msg.contains("--strict"), "{msg}");
+
+    // Leniently: the records before the damage, and one warning naming the
+    // file and the line.
+    let (ids, report) = replay_lenient(&p);
+    assert_eq!(ids, [1]);
+    let lines = report.lines();
+    assert_eq!(lines.len(), 1, "{lines:?}");
+    assert!(
+        lines[0].starts_with("kernel_trace.csv:3: expected 22 fields, found"),
+        "{lines:?}"
+    );
+    assert!(lines[0].ends_with("; read up to line 2"), "{lines:?}");
+    assert_eq!(report.damaged().count(), 1);
+
+    // Cut inside the last field: the row is complete but has no line end.
+    std::fs::write(&p, &full[..full.len() - 2]).unwrap();
+    let (ids, report) = replay_lenient(&p);
+    assert_eq!(ids, [1]);
+    let damage = report.files[0].damage.as_ref().unwrap();
+    assert_eq!(damage.line, Some(3));
+    assert!(damage.message.contains("no line end"), "{damage:?}");
+    assert!(replay_err_with(&p, true).contains("kernel_trace.csv:3: the last line has no line end"));
 }
 
 #[test]
@@ -117,7 +180,8 @@ fn bad_json_names_the_line() {
     .unwrap();
     let msg = replay_err(&p);
     assert!(
-        msg.contains("results.json:1:") && msg.contains("EOF"),
+        msg.contains("results.json:1: column 51: the document ends before it is complete: the recording was cut short")
+            && msg.contains("EOF"),
         "{msg}"
     );
 }

@@ -3,5 +3,6 @@
 mod errors;
 mod fixtures;
 mod legacy_columns;
+mod rocm7;
 mod round_trip;
 mod shared_schema;
