@@ -1,6 +1,7 @@
 //! `rocwasm replay` and `rocwasm demo` as a user meets them: the default
 //! chain, `--stats`, exit statuses and the one-line errors of bad input.
 
+use std::collections::BTreeMap;
 use std::path::Path;
 
 use rocwasm_tests::*;
@@ -68,7 +69,7 @@ fn replay_without_a_chain_runs_the_stats_plugins_and_stats_adds_the_host_tables(
 }
 
 #[test]
-fn corrupt_input_is_one_line_naming_file_and_row_with_status_1() {
+fn a_bad_field_is_reported_and_strict_refuses_it_naming_file_and_row() {
     let tmp = tempfile::tempdir().unwrap();
     let sample = workspace().join("examples/traces/sample/sample_kernel_trace.csv");
     // Line 5 of the file (the 4th record): its End_Timestamp becomes "12x".
@@ -86,14 +87,27 @@ fn corrupt_input_is_one_line_naming_file_and_row_with_status_1() {
     }
     w.flush().unwrap();
 
+    // The row is skipped, and said so on stderr and in the summary.
     let o = rocwasm(
         &["replay", "bad_kernel_trace.csv", "--stats", "-d", "out"],
         tmp.path(),
     );
-    assert_eq!(o.status.code(), Some(1), "{}", stderr(&o));
+    assert_success(&o, "rocwasm replay of a file with a bad field");
     assert_eq!(
         stderr(&o),
-        "error: bad_kernel_trace.csv:5: column End_Timestamp: \"12x\" is not a number\n"
+        "rocwasm: bad_kernel_trace.csv: 1 record(s) not mapped: field End_Timestamp could not be read (first at line 5: column End_Timestamp: \"12x\" is not a number)\n"
+    );
+    assert!(stdout(&o).contains(", 1 not mapped"), "{}", stdout(&o));
+
+    // --strict refuses it: one line naming the file and row, status 2.
+    let o = rocwasm(
+        &["replay", "bad_kernel_trace.csv", "--strict", "-d", "out"],
+        tmp.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "error: bad_kernel_trace.csv:5: column End_Timestamp: \"12x\" is not a number (--strict)\n"
     );
 
     let o = rocwasm(&["replay", "no-such-trace", "--stats"], tmp.path());
@@ -147,5 +161,188 @@ fn demo_falls_back_loudly_to_the_recorded_sample_when_the_live_run_fails() {
         &read_stats(&replayed.join("kernel_stats.csv")),
         &recorded,
         "fallback",
+    );
+}
+
+/// The header rocprofv3 (ROCm 7.0) writes for the API trace files.
+const API_HEADER: &str = "\"Domain\",\"Function\",\"Process_Id\",\"Thread_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"";
+
+/// `hip_api_trace.csv` rows as ROCm 7 writes them: `_EXT` domains, the
+/// ABI-versioned `hipGetDevicePropertiesR0600`.
+const HIP_ROWS: &[(&str, &str, u64, u64)] = &[
+    ("HIP_COMPILER_API_EXT", "__hipRegisterFatBinary", 1000, 1040),
+    ("HIP_COMPILER_API_EXT", "__hipRegisterFunction", 1050, 1060),
+    (
+        "HIP_RUNTIME_API_EXT",
+        "hipGetDevicePropertiesR0600",
+        2000,
+        2900,
+    ),
+    ("HIP_RUNTIME_API_EXT", "hipMalloc", 3000, 3075),
+    ("HIP_RUNTIME_API_EXT", "hipMalloc", 3100, 3130),
+    ("HIP_RUNTIME_API_EXT", "hipMemcpy", 3200, 4200),
+    ("HIP_RUNTIME_API_EXT", "hipMemcpy", 4250, 4260),
+    ("HIP_RUNTIME_API_EXT", "hipLaunchKernel", 4300, 4321),
+    ("HIP_RUNTIME_API_EXT", "hipDeviceSynchronize", 4400, 5400),
+    ("HIP_RUNTIME_API_EXT", "hipFree", 5500, 5560),
+];
+
+/// `hsa_api_trace.csv` rows: the core and AMD extension tables.
+const HSA_ROWS: &[(&str, &str, u64, u64)] = &[
+    ("HSA_CORE_API", "hsa_init", 100, 900),
+    ("HSA_CORE_API", "hsa_agent_get_info", 910, 915),
+    ("HSA_CORE_API", "hsa_agent_get_info", 916, 925),
+    ("HSA_AMD_EXT_API", "hsa_amd_memory_pool_get_info", 920, 930),
+    ("HSA_CORE_API", "hsa_queue_create", 940, 990),
+    ("HSA_AMD_EXT_API", "hsa_amd_memory_async_copy", 1000, 1010),
+];
+
+fn api_file(rows: &[(&str, &str, u64, u64)]) -> String {
+    let mut s = format!("{API_HEADER}\n");
+    for (i, (domain, function, start, end)) in rows.iter().enumerate() {
+        s += &format!(
+            "\"{domain}\",\"{function}\",4242,4243,{},{start},{end}\n",
+            i + 1
+        );
+    }
+    s
+}
+
+/// Durations by function as the statistics should name them: computed
+/// from the literal, without the reader (`R0600` is the ABI tag of the
+/// function a program calls).
+fn durations(rows: &[(&str, &str, u64, u64)]) -> BTreeMap<String, Vec<u64>> {
+    let mut out: BTreeMap<String, Vec<u64>> = BTreeMap::new();
+    for (_, function, start, end) in rows {
+        let name = function.strip_suffix("R0600").unwrap_or(function);
+        out.entry(name.to_string()).or_default().push(end - start);
+    }
+    out
+}
+
+#[test]
+fn rocm7_api_traces_replay_with_exact_statistics() {
+    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let rec = tmp.path().join("rocm7");
+    std::fs::create_dir(&rec).unwrap();
+    std::fs::write(rec.join("hip_api_trace.csv"), api_file(HIP_ROWS)).unwrap();
+    std::fs::write(rec.join("hsa_api_trace.csv"), api_file(HSA_ROWS)).unwrap();
+
+    let o = rocwasm(&["replay", "rocm7", "--stats", "-d", "out"], tmp.path());
+    assert_success(&o, "rocwasm replay of a ROCm 7 recording");
+    let text = stdout(&o);
+    let n = HIP_ROWS.len() + HSA_ROWS.len();
+    assert!(
+        text.starts_with(&format!("replayed {n} record(s)")),
+        "{text}"
+    );
+    assert!(
+        text.contains(&format!(
+            "read {n} record(s) from 2 file(s): {n} replayed, 0 not mapped"
+        )),
+        "{text}"
+    );
+    assert!(text.contains("[api-stats] HIP API statistics"), "{text}");
+    assert!(text.contains("[api-stats] HSA API statistics"), "{text}");
+    assert_eq!(stderr(&o), "", "nothing to report");
+    let out = tmp.path().join("out");
+    assert_same_stats(
+        &read_stats(&out.join("hip_api_stats.csv")),
+        &stats_of(&durations(HIP_ROWS)),
+        "HIP",
+    );
+    assert_same_stats(
+        &read_stats(&out.join("hsa_api_stats.csv")),
+        &stats_of(&durations(HSA_ROWS)),
+        "HSA",
+    );
+
+    // The same recording with strict reading: nothing to refuse.
+    let o = rocwasm(&["replay", "rocm7", "--strict", "-d", "strict"], tmp.path());
+    assert_success(&o, "rocwasm replay --strict of a ROCm 7 recording");
+}
+
+#[test]
+fn an_unknown_domain_is_reported_and_strict_exits_2() {
+    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let mut rows = HIP_ROWS.to_vec();
+    rows.insert(0, ("HIP_FOO_API", "hipMalloc", 10, 20));
+    rows.push(("HIP_FOO_API", "hipFree", 30, 40));
+    std::fs::write(tmp.path().join("hip_api_trace.csv"), api_file(&rows)).unwrap();
+
+    let o = rocwasm(&["replay", "hip_api_trace.csv", "-d", "out"], tmp.path());
+    assert_success(&o, "rocwasm replay with an unknown domain");
+    assert_eq!(
+        stderr(&o),
+        "rocwasm: hip_api_trace.csv: 2 record(s) of domain HIP_FOO_API not mapped (first at line 2)\n"
+    );
+    let text = stdout(&o);
+    let n = rows.len();
+    assert!(
+        text.contains(&format!(
+            "read {n} record(s) from 1 file(s): {} replayed, 2 not mapped",
+            n - 2
+        )),
+        "{text}"
+    );
+    assert_same_stats(
+        &read_stats(&tmp.path().join("out/hip_api_stats.csv")),
+        &stats_of(&durations(HIP_ROWS)),
+        "HIP without the unknown domain",
+    );
+
+    let o = rocwasm(
+        &["replay", "hip_api_trace.csv", "--strict", "-d", "strict"],
+        tmp.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert_eq!(
+        stderr(&o),
+        "error: hip_api_trace.csv:2: a record of domain HIP_FOO_API, which names no kind this build knows (--strict)\n"
+    );
+}
+
+#[test]
+fn a_truncated_csv_is_read_up_to_the_cut_with_one_warning() {
+    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let full = api_file(HIP_ROWS);
+    // A run killed mid-write: the last row stops inside its timestamps.
+    let cut = &full[..full.len() - 7];
+    std::fs::write(tmp.path().join("hip_api_trace.csv"), cut).unwrap();
+    let last_line = HIP_ROWS.len() + 1;
+
+    let o = rocwasm(&["replay", "hip_api_trace.csv", "-d", "out"], tmp.path());
+    assert_success(&o, "rocwasm replay of a truncated file");
+    let err = stderr(&o);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!("rocwasm: hip_api_trace.csv:{last_line}: ")),
+        "{err}"
+    );
+    assert!(
+        err.trim_end()
+            .ends_with(&format!("read up to line {}", last_line - 1)),
+        "{err}"
+    );
+    let before = &HIP_ROWS[..HIP_ROWS.len() - 1];
+    assert_same_stats(
+        &read_stats(&tmp.path().join("out/hip_api_stats.csv")),
+        &stats_of(&durations(before)),
+        "the records before the cut",
+    );
+    assert!(stdout(&o).contains("1 file(s) cut short"), "{}", stdout(&o));
+
+    let o = rocwasm(
+        &["replay", "hip_api_trace.csv", "--strict", "-d", "strict"],
+        tmp.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    assert!(
+        stderr(&o).starts_with(&format!("error: hip_api_trace.csv:{last_line}: ")),
+        "{}",
+        stderr(&o)
     );
 }

@@ -124,6 +124,12 @@ pub struct ReplayArgs {
     /// The chain file to drive; flags amend it.
     #[arg(short = 'c', long = "config", value_name = "CHAIN")]
     pub chain: Option<PathBuf>,
+    /// Refuse the recording (status 2) at the first record that cannot be
+    /// mapped (unknown domain, unreadable field, unknown column) or at a
+    /// file cut short, instead of replaying the rest and reporting what was
+    /// skipped.
+    #[arg(long)]
+    pub strict: bool,
     #[command(flatten)]
     pub output: OutputArgs,
 }

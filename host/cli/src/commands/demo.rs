@@ -97,6 +97,7 @@ pub fn demo(args: DemoArgs) -> Result {
     super::replay::replay(ReplayArgs {
         path: layout.recorded.clone(),
         chain: Some(layout.chain.clone()),
+        strict: false,
         output: OutputArgs {
             stats: false,
             output_directory: Some(replay_dir.display().to_string()),

@@ -6,20 +6,30 @@
 //! live run executes (`rocwasm_pipeline::Replay`); this command makes its
 //! plan from the chain and flags, and prints what it left.
 //!
-//! Exit status: 2 when PATH does not exist or the chain is invalid; 1 when
-//! the trace is corrupt (one line: `FILE:LINE: what is wrong`), a plugin
-//! cannot be loaded, a stage with `on_failure = "abort"` fails, or an output
-//! cannot be written (a refused claim included).
+//! Nothing is skipped silently: what the reader could not map (records of
+//! an unknown domain, unreadable fields, columns nobody reads, operation
+//! names kept under new numbers) and where a file cut short stops are
+//! printed on stderr, one line per reason and file
+//! (`rocwasm: hip_api_trace.csv: 17 record(s) of domain HIP_FOO_API not
+//! mapped (first at line 2)`), and counted in the summary on stdout.
+//!
+//! Exit status: 2 when PATH does not exist or the chain is invalid, and
+//! with `--strict` when a record cannot be mapped or a file is cut short
+//! (one line: `FILE:LINE: what`); 1 when the trace cannot be read at all
+//! (one line: `FILE:LINE: what is wrong`), a plugin cannot be loaded, a
+//! stage with `on_failure = "abort"` fails, or an output cannot be written
+//! (a refused claim included).
 
 use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
 use rocwasm_config::PlanOptions;
+use rocwasm_core::{ApiFamily, BufferTracingKind, Domain};
 use rocwasm_pipeline::{render_table, Replay, RunReport};
 use rocwasm_plan::ProcessInfo;
 use rocwasm_plugin_host::EngineConfig;
-use rocwasm_replay::ReplayOptions;
+use rocwasm_replay::{ReadReport, ReplayError, ReplayOptions};
 
 use crate::cli::ReplayArgs;
 use crate::commands::chain::{admit_plan, chain_for};
@@ -27,6 +37,9 @@ use crate::failure::{Failure, Result};
 
 /// Rows shown per native `--stats` table.
 const STATS_TOP: usize = 20;
+
+/// The stock stage `--stats` adds for API calls.
+const API_STATS: &str = "api-stats";
 
 pub fn replay(args: ReplayArgs) -> Result {
     if !args.path.exists() {
@@ -43,12 +56,32 @@ pub fn replay(args: ReplayArgs) -> Result {
     if args.chain.is_none() {
         flags.stats = true;
     }
-    let chain = chain_for(args.chain.as_deref(), &flags)?;
+    let mut chain = chain_for(args.chain.as_deref(), &flags)?;
+    if args.chain.is_none() {
+        // A recording holds whatever was traced: the API statistics cover
+        // every runtime's calls (HSA too), not only a live run's defaults.
+        for stage in chain.stages.iter_mut().filter(|s| s.name == API_STATS) {
+            stage.domains = BufferTracingKind::ALL
+                .iter()
+                .copied()
+                .filter(|&k| ApiFamily::of(k).is_some() && Domain::from_buffer_kind(k).is_some())
+                .collect();
+        }
+    }
     let started = Instant::now();
     let since = SystemTime::now();
 
-    let mut source = rocwasm_replay::open_with(&args.path, &ReplayOptions::default())
-        .map_err(|e| Failure::Runtime(e.into()))?;
+    let strict = args.strict;
+    let refused = |e: ReplayError| {
+        if strict {
+            Failure::Usage(e.into())
+        } else {
+            Failure::Runtime(e.into())
+        }
+    };
+    let mut source =
+        rocwasm_replay::open_with(&args.path, &ReplayOptions::default()).map_err(refused)?;
+    source.set_strict(strict);
     tracing::info!(path = %args.path.display(), format = ?source.format, "replaying");
     let format = source.format;
 
@@ -66,9 +99,18 @@ pub fn replay(args: ReplayArgs) -> Result {
     let run_dir = replay.pipeline().dir().to_path_buf();
     // A corrupt trace is one `FILE:LINE: …` line; an `abort` policy stops
     // here too (status 1).
-    replay.run()?;
+    if let Err(e) = replay.run() {
+        return Err(match e.downcast::<ReplayError>() {
+            Ok(e) => refused(e),
+            Err(e) => Failure::Runtime(e),
+        });
+    }
     let (records, batches) = (replay.records(), replay.batches());
     let report = replay.finish();
+    let read = source.report();
+    for line in read.lines() {
+        eprintln!("rocwasm: {line}");
+    }
 
     println!(
         "replayed {records} record(s) in {batches} batch(es) from {} ({}) through {} stage(s) in {:.2} s",
@@ -77,6 +119,7 @@ pub fn replay(args: ReplayArgs) -> Result {
         report.plugins.tables.len(),
         started.elapsed().as_secs_f64(),
     );
+    print_read_report(read);
     if summary {
         for (stage, tables) in &report.plugins.tables {
             for t in tables {
@@ -120,6 +163,12 @@ fn report_problems(report: &RunReport) -> Result {
             "replay finished with {p} plugin failure(s) and {s} output error(s) (see above)"
         ))),
     }
+}
+
+/// The reader's counts, after the `replayed …` line: one line when every
+/// record was replayed as recorded, else the counts per file and reason.
+fn print_read_report(read: &ReadReport) {
+    println!("{read}");
 }
 
 fn format_name(f: rocwasm_replay::TraceFormat) -> &'static str {
