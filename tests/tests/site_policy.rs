@@ -264,3 +264,53 @@ fn a_malformed_policy_is_one_line_with_file_line_column_and_key() {
         "{stderr}"
     );
 }
+
+#[test]
+fn vet_prints_what_an_admin_needs_for_every_stock_plugin() {
+    let tmp = tempfile::tempdir().unwrap();
+    let stock = plugins_dir(STATS_PLUGINS);
+    let trace = workspace().join("examples/traces/sample");
+    for name in STATS_PLUGINS {
+        let file = stock.join(format!("{name}.wasm"));
+        let out = rocwasm(
+            &[
+                "plugin",
+                "vet",
+                "--trace",
+                trace.to_str().unwrap(),
+                file.to_str().unwrap(),
+            ],
+            tmp.path(),
+        );
+        assert_success(&out, "rocwasm plugin vet");
+        let (stdout, _) = text(&out);
+        let size = std::fs::metadata(&file).unwrap().len();
+        assert!(
+            stdout.contains(&format!("size:        {size} bytes")),
+            "{stdout}"
+        );
+        for field in [
+            "digest:      sha256:",
+            "signers:     none",
+            "world:       analysis-plugin",
+            "imports:",
+            "rocwasm:plugin/",
+        ] {
+            assert!(stdout.contains(field), "{name}: no `{field}` in\n{stdout}");
+        }
+        let per_record: f64 = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("instructions per record: "))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{name}: no instructions per record in\n{stdout}"));
+        assert!(per_record > 0.0, "{stdout}");
+        let peak: u64 = stdout
+            .lines()
+            .find_map(|l| l.strip_prefix("peak memory: "))
+            .and_then(|l| l.split_whitespace().next())
+            .and_then(|n| n.parse().ok())
+            .unwrap_or_else(|| panic!("{name}: no peak memory in\n{stdout}"));
+        assert!(peak >= 64 << 10, "{stdout}");
+    }
+}

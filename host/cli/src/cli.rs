@@ -168,6 +168,14 @@ pub struct KindsArgs {
     pub kind: Option<String>,
 }
 
+const VET_EXAMPLES: &str = "Examples:
+  rocwasm plugin vet --pub site.key.pub --trace examples/traces/sample my-plugin.wasm
+  ROCWASM_TEST_POLICY=policy.toml rocwasm plugin vet target/plugins/kernel-stats.wasm
+
+Exit status: 0 when the plugin loads, verifies (with --pub) and the site
+policy admits it; 1 when it does not load, verify or finish the trace; 2
+when the site policy refuses it.";
+
 #[derive(Debug, Subcommand)]
 pub enum PluginCommand {
     /// Show a component's world, imports, exports, size and digest.
@@ -190,6 +198,24 @@ pub enum PluginCommand {
         #[arg(long = "key", value_name = "KEY")]
         key: PathBuf,
         /// The component (.wasm); rewritten with the signature.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+    /// Everything an admin needs to admit a plugin: digest, signers, world,
+    /// imports, size, the site policy's verdict, and (with --trace) its
+    /// Wasm instructions per record and peak memory on a recorded trace.
+    #[command(after_help = VET_EXAMPLES)]
+    Vet {
+        /// Public keys to check its signature against (repeatable).
+        #[arg(long = "pub", value_name = "KEY.pub")]
+        public: Vec<PathBuf>,
+        /// A recorded trace (rocprofv3 CSV directory, JSON or rocpd) to run it on.
+        #[arg(long, value_name = "TRACE")]
+        trace: Option<PathBuf>,
+        /// Plugin configuration for the run, `key=value` (repeatable).
+        #[arg(long = "config", value_name = "KEY=VALUE")]
+        config: Vec<String>,
+        /// The component (.wasm).
         #[arg(value_name = "FILE")]
         file: PathBuf,
     },

@@ -55,7 +55,7 @@ use crate::engine::PluginEngine;
 use crate::env::{HostEnv, VERSION};
 use crate::failure::{Aborted, FailureLog, FailureReport};
 use crate::filter::{self, KindFilter, OpFilter, StageView};
-use crate::plugin::{Pace, Plugin};
+use crate::plugin::{Pace, Plugin, StageMetrics};
 use crate::spec::{BufferSettings, StageSpec};
 use crate::stage::{RunState, StageCell};
 use crate::world::World;
@@ -228,6 +228,8 @@ pub struct ChainOutcome {
     pub failures: Vec<FailureReport>,
     /// Stages whose `configure` declined.
     pub declined: Vec<String>,
+    /// Per stage (in chain order), what its instance used.
+    pub metrics: Vec<(String, StageMetrics)>,
 }
 
 /// A run's plugins, ready for batches: the stages that stayed after
@@ -422,9 +424,15 @@ impl Chain {
             stage.cell.drain();
         }
         let mut summaries = Vec::new();
+        let mut metrics = Vec::new();
         let mut abort = None;
         for stage in stages {
-            match stage.cell.with(|p| p.fini()) {
+            let (result, used) = stage.cell.with(|p| {
+                let r = p.fini();
+                (r, p.metrics())
+            });
+            metrics.push((stage.name.clone(), used));
+            match result {
                 Ok(tables) => summaries.push((stage.name.clone(), tables)),
                 Err(Aborted(r)) => {
                     abort.get_or_insert(r);
@@ -440,6 +448,7 @@ impl Chain {
             summaries,
             failures: self.failures.reports(),
             declined: self.declined,
+            metrics,
         })
     }
 }

@@ -40,6 +40,11 @@ pub struct EngineConfig {
     /// process (the tool library) turns this off so that the application's
     /// own signal handling stays untouched; guests then get explicit checks.
     pub signals_based_traps: bool,
+    /// Count the Wasm instructions each store executes (wasmtime fuel, ~1
+    /// unit per instruction), for `rocwasm plugin vet`'s instructions per
+    /// record ([`crate::StageMetrics`]). Off for runs: it slows guests and
+    /// changes the compiled code (another cache key).
+    pub consume_fuel: bool,
 }
 
 impl Default for EngineConfig {
@@ -49,6 +54,7 @@ impl Default for EngineConfig {
             epoch_tick: Duration::from_millis(1),
             max_wasm_stack: 512 << 10,
             signals_based_traps: true,
+            consume_fuel: false,
         }
     }
 }
@@ -60,6 +66,7 @@ pub struct PluginEngine {
     tick: Duration,
     ticker: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
     linkers: Linkers,
+    fuel: bool,
 }
 
 /// One linker per world, with and without WASI.
@@ -160,7 +167,8 @@ impl PluginEngine {
         c.wasm_component_model(true)
             .epoch_interruption(true)
             .max_wasm_stack(config.max_wasm_stack)
-            .signals_based_traps(config.signals_based_traps);
+            .signals_based_traps(config.signals_based_traps)
+            .consume_fuel(config.consume_fuel);
         let engine = Engine::new(&c)?;
         let cache = match &config.cache_dir {
             Some(dir) => match ComponentCache::open(dir, &engine) {
@@ -191,7 +199,13 @@ impl PluginEngine {
             cache,
             tick: config.epoch_tick,
             ticker: Some((stop, handle)),
+            fuel: config.consume_fuel,
         })
+    }
+
+    /// Whether stores count executed instructions ([`EngineConfig::consume_fuel`]).
+    pub fn counts_instructions(&self) -> bool {
+        self.fuel
     }
 
     /// The process's wasmtime engine, which every store and compiled

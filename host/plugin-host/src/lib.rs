@@ -65,6 +65,7 @@ pub use engine::{CompiledPlugin, EngineConfig, PluginEngine, PluginInfo};
 pub use env::{HostEnv, OperationNameTable, OutputClaim};
 pub use failure::{FailureCause, FailurePolicy, FailureReport};
 pub use filter::{KindFilter, OpFilter, StageView};
+pub use plugin::StageMetrics;
 pub use spec::{BufferSettings, Limits, StageSpec};
 pub use world::World;
 

@@ -244,6 +244,18 @@ impl Plugin {
     /// instance's summary covers fewer records than the stage was offered
     /// (failures lost some, or a fresh instance started from zero), each
     /// table's title says how many it misses.
+    /// What the current instance has used so far.
+    pub(crate) fn metrics(&self) -> StageMetrics {
+        StageMetrics {
+            instructions: self
+                .runtime
+                .counts_instructions()
+                .then(|| self.store.get_fuel().ok().map(|left| u64::MAX - left))
+                .flatten(),
+            peak_memory: self.store.data().limiter.peak() as u64,
+        }
+    }
+
     pub(crate) fn fini(&mut self) -> Result<Vec<wit::SummaryTable>, Aborted> {
         if !self.ready(Pace::Live) {
             self.close_report();
@@ -665,6 +677,9 @@ fn new_store(
     let state = PluginState::new(spec, env, profiler, output, wasi);
     let mut store = Store::new(runtime.engine(), state);
     store.limiter(|s| &mut s.limiter);
+    if runtime.counts_instructions() {
+        store.set_fuel(u64::MAX)?;
+    }
     Ok(store)
 }
 
@@ -749,4 +764,15 @@ fn frames(trace: &WasmBacktrace) -> Vec<String> {
             line
         })
         .collect()
+}
+
+/// What one stage's instance used: Wasm instructions executed (with
+/// [`crate::EngineConfig::consume_fuel`]; else `None`) and its peak linear
+/// memory. A restarted instance starts from zero.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct StageMetrics {
+    /// Wasm instructions executed (wasmtime fuel units).
+    pub instructions: Option<u64>,
+    /// The most linear memory held at once, in bytes.
+    pub peak_memory: u64,
 }

@@ -33,13 +33,24 @@ pub struct MemoryCap {
     /// Bytes held by every memory of the store (they are summed: a component
     /// may have several core instances, each with its own memory).
     used: usize,
+    /// The most `used` has ever been.
+    peak: usize,
 }
 
 impl MemoryCap {
     /// At most `limit` bytes of linear memory, all memories of the store
     /// together; nothing is held yet.
     pub fn new(limit: usize) -> Self {
-        MemoryCap { limit, used: 0 }
+        MemoryCap {
+            limit,
+            used: 0,
+            peak: 0,
+        }
+    }
+
+    /// The most linear memory the store has held at once, in bytes.
+    pub fn peak(&self) -> usize {
+        self.peak
     }
 }
 
@@ -58,6 +69,7 @@ impl ResourceLimiter for MemoryCap {
             }));
         }
         self.used = total;
+        self.peak = self.peak.max(total);
         Ok(true)
     }
 

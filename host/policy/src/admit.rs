@@ -140,6 +140,17 @@ pub fn admit(plan: &RunPlan, policy: Option<&SitePolicy>) -> Result<Admission, R
                     refuse(name, rule, format!("{}: {what}", stage.wasm.display()))
                 })?;
                 check_stage(p, stage, wasi).map_err(|(rule, what)| refuse(name, rule, what))?;
+                if let Some(cap) = p.max_plugin_size.filter(|&c| bytes.len() as u64 > c) {
+                    return Err(refuse(
+                        name,
+                        "limits.plugin_size",
+                        format!(
+                            "{} is {} bytes, more than the cap of {cap} bytes",
+                            stage.wasm.display(),
+                            bytes.len()
+                        ),
+                    ));
+                }
                 by
             }
         };
@@ -500,7 +511,13 @@ mod tests {
         assert!(refusal(&plan(vec![w]), &policy).contains("rule `capabilities.wasi`"));
 
         // Within every cap: admitted.
-        assert!(admit(&plan(vec![deadline]), Some(&policy)).is_ok());
+        assert!(admit(&plan(vec![deadline.clone()]), Some(&policy)).is_ok());
+
+        // The component file itself.
+        let small =
+            site.policy("[plugins]\nallow_unsigned = true\n[limits]\nplugin_size = \"8B\"\n");
+        let e = refusal(&plan(vec![deadline]), &small);
+        assert!(e.contains("rule `limits.plugin_size`"), "{e}");
 
         // The run's own outputs are held to the domain rules too.
         let mut own = plan(vec![]);

@@ -14,6 +14,7 @@
 //! deadline = "2s"
 //! callback_deadline = "10ms"
 //! output_bytes = "64MiB"
+//! plugin_size = "32MiB"                     # the component file
 //!
 //! [capabilities]                            # default: all true
 //! output = true                             # an output directory grant
@@ -84,6 +85,8 @@ pub struct SitePolicy {
     pub max_callback_deadline: Option<Duration>,
     /// Cap on a stage's output quota.
     pub max_output_bytes: Option<u64>,
+    /// Cap on the component file's size.
+    pub max_plugin_size: Option<u64>,
     /// Whether a stage may be granted an output directory.
     pub output: bool,
     /// Whether components that import WASI may run.
@@ -129,6 +132,7 @@ struct RawLimits {
     deadline: Option<Spanned<String>>,
     callback_deadline: Option<Spanned<String>>,
     output_bytes: Option<Spanned<String>>,
+    plugin_size: Option<Spanned<String>>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -303,6 +307,7 @@ impl SitePolicy {
             max_deadline: duration(&raw.limits.deadline, "deadline")?,
             max_callback_deadline: duration(&raw.limits.callback_deadline, "callback_deadline")?,
             max_output_bytes: size(&raw.limits.output_bytes, "output_bytes")?,
+            max_plugin_size: size(&raw.limits.plugin_size, "plugin_size")?,
             output: raw.capabilities.output.unwrap_or(true),
             wasi: raw.capabilities.wasi.unwrap_or(true),
             allow_domains: raw

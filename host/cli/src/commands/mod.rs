@@ -9,6 +9,7 @@ mod plugin;
 mod replay;
 mod run;
 mod signing;
+mod vet;
 
 use crate::cli::{Command, PluginCommand};
 use crate::failure::Result;
@@ -24,5 +25,11 @@ pub fn dispatch(command: Command) -> Result {
         Command::Plugin(PluginCommand::Keygen { out }) => signing::keygen(&out),
         Command::Plugin(PluginCommand::Sign { key, file }) => signing::sign(&key, &file),
         Command::Plugin(PluginCommand::Verify { public, file }) => signing::verify(&public, &file),
+        Command::Plugin(PluginCommand::Vet {
+            public,
+            trace,
+            config,
+            file,
+        }) => vet::vet(&file, &public, trace.as_deref(), &config),
     }
 }
