@@ -252,6 +252,16 @@ fn records(p: Process, state: &mut State, path: &Path) -> Batch {
     let map = KindMap::new(&p.strings, state);
     let report = state.report.file(path);
     let r = p.buffer_records;
+    for (name, n) in &r.unread {
+        report.read += n;
+        let at = format!("buffer_records.{name}");
+        report.issue(
+            Reason::UnknownCategory { name: name.clone() },
+            None,
+            Some(&at),
+            *n,
+        );
+    }
     let mut b = Batch::default();
     let api_lists = [
         (r.hip_api, category::HIP_API),

@@ -304,8 +304,13 @@ pub struct KernelSymbol {
 
 /// The `buffer_records` object: one array per category, in
 /// [`CATEGORIES`] order.
-#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
-#[serde(default)]
+///
+/// Read by hand ([`Records`]'s `Deserialize`) rather than derived: a
+/// category this build does not know (rocprofv3 adds some with new ROCm
+/// releases) must be counted, not silently dropped, and counting its
+/// elements with `IgnoredAny` costs no memory, where a catch-all
+/// `#[serde(flatten)]` map would buffer the whole object.
+#[derive(Debug, Clone, Default, PartialEq, Serialize)]
 pub struct Records {
     /// Kernel dispatches.
     pub kernel_dispatch: Vec<DispatchRecord>,
@@ -323,6 +328,101 @@ pub struct Records {
     pub memory_allocation: Vec<AllocationRecord>,
     /// Scratch-memory events.
     pub scratch_memory: Vec<ScratchRecord>,
+    /// Categories this build does not read, with how many records each
+    /// held (never written).
+    #[serde(skip)]
+    pub unread: Vec<(String, u64)>,
+}
+
+impl<'de> Deserialize<'de> for Records {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Records;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("an object of record arrays by category")
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Records, A::Error> {
+                let mut r = Records::default();
+                while let Some(key) = map.next_key::<String>()? {
+                    match key.as_str() {
+                        category::KERNEL_DISPATCH => r.kernel_dispatch = map.next_value()?,
+                        category::HIP_API => r.hip_api = map.next_value()?,
+                        category::HSA_API => r.hsa_api = map.next_value()?,
+                        category::MARKER_API => r.marker_api = map.next_value()?,
+                        category::RCCL_API => r.rccl_api = map.next_value()?,
+                        category::MEMORY_COPY => r.memory_copy = map.next_value()?,
+                        category::MEMORY_ALLOCATION => r.memory_allocation = map.next_value()?,
+                        category::SCRATCH_MEMORY => r.scratch_memory = map.next_value()?,
+                        _ => {
+                            let n = map.next_value::<Count>()?.0;
+                            r.unread.push((key, n));
+                        }
+                    }
+                }
+                Ok(r)
+            }
+        }
+        d.deserialize_map(Visit)
+    }
+}
+
+/// How many elements an array holds (0 for anything else), read without
+/// keeping them.
+struct Count(u64);
+
+impl<'de> Deserialize<'de> for Count {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct Visit;
+        impl<'de> serde::de::Visitor<'de> for Visit {
+            type Value = Count;
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+                f.write_str("any value")
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Count, A::Error> {
+                let mut n = 0;
+                while seq.next_element::<serde::de::IgnoredAny>()?.is_some() {
+                    n += 1;
+                }
+                Ok(Count(n))
+            }
+            fn visit_map<A: serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> Result<Count, A::Error> {
+                while map
+                    .next_entry::<serde::de::IgnoredAny, serde::de::IgnoredAny>()?
+                    .is_some()
+                {}
+                Ok(Count(0))
+            }
+            fn visit_unit<E>(self) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_bool<E>(self, _: bool) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_i64<E>(self, _: i64) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_u64<E>(self, _: u64) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_f64<E>(self, _: f64) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+            fn visit_str<E>(self, _: &str) -> Result<Count, E> {
+                Ok(Count(0))
+            }
+        }
+        d.deserialize_any(Visit)
+    }
 }
 
 /// The keys of [`Records`], one constant per category.

@@ -215,3 +215,63 @@ fn unknown_function_names_survive_replay() {
         );
     }
 }
+
+#[test]
+fn a_json_category_this_build_does_not_read_is_counted_and_strict_refuses_it() {
+    let dir = tempfile::tempdir().unwrap();
+    let (run, names) = sample();
+    let path = dir.path().join("results.json");
+    write(&run, &names, &mut JsonSink::new(dir.path(), None));
+    // A newer rocprofv3 adds a category: three records we cannot replay.
+    let text = std::fs::read_to_string(&path).unwrap();
+    // The records object (the `strings` table has a `buffer_records` list too).
+    let brace = text
+        .match_indices("\"buffer_records\"")
+        .map(|(at, key)| at + key.len())
+        .find_map(|after| {
+            let rest = text[after..].trim_start_matches([':', ' ', '\n', '\t']);
+            rest.starts_with('{').then(|| text.len() - rest.len() + 1)
+        })
+        .expect("a buffer_records object");
+    let extra = r#""counter_collection": [{"a": 1}, {"b": [2]}, 3], "#;
+    std::fs::write(
+        &path,
+        format!("{}{extra}{}", &text[..brace], &text[brace..]),
+    )
+    .unwrap();
+    let opts = ReplayOptions {
+        chunk_rows: 1 << 20,
+        progress: false,
+    };
+
+    let mut src = open_with(&path, &opts).unwrap();
+    let mut replayed = 0;
+    while let Some(b) = src.next_batch().unwrap() {
+        replayed += b.kernel_dispatches.len() + b.api_calls.len() + b.memory_copies.len();
+    }
+    assert!(replayed > 0);
+    let report = src.report();
+    assert_eq!(report.read() - report.mapped(), 3, "{report:?}");
+    let issue = &report.files[0].issues[0];
+    assert_eq!(
+        issue.reason,
+        rocwasm_replay::Reason::UnknownCategory {
+            name: "counter_collection".into()
+        }
+    );
+    assert_eq!(issue.count, 3);
+
+    let mut strict = open_with(&path, &opts).unwrap();
+    strict.set_strict(true);
+    let mut result = Ok(None);
+    for _ in 0..64 {
+        result = strict.next_batch();
+        if !matches!(result, Ok(Some(_))) {
+            break;
+        }
+    }
+    let e = result
+        .expect_err("--strict refuses an unread category")
+        .to_string();
+    assert!(e.contains("counter_collection"), "{e}");
+}
