@@ -355,6 +355,29 @@ impl Batch {
             && self.runtime_initializations.is_consistent()
     }
 
+    /// Keeps only the records of the kinds `keep` accepts: API calls by
+    /// their row's kind (a kind number this build does not know is kept:
+    /// nothing is dropped without a name), every other table by the one
+    /// kind it holds.
+    pub fn retain_kinds(&mut self, keep: impl Fn(rocwasm_ids::BufferTracingKind) -> bool) {
+        use rocwasm_ids::BufferTracingKind as K;
+        self.api_calls
+            .retain(|r| K::from_raw(r.kind).is_none_or(&keep));
+        macro_rules! table {
+            ($t:ident, $kind:expr) => {
+                if !keep($kind) {
+                    self.$t.clear();
+                }
+            };
+        }
+        table!(kernel_dispatches, K::KernelDispatch);
+        table!(memory_copies, K::MemoryCopy);
+        table!(memory_allocations, K::MemoryAllocation);
+        table!(scratch_memory, K::ScratchMemory);
+        table!(retirements, K::CorrelationIdRetirement);
+        table!(runtime_initializations, K::RuntimeInitialization);
+    }
+
     /// Appends every table of `other` to this batch.
     pub fn append(&mut self, other: &mut Batch) {
         self.api_calls.append(&mut other.api_calls);

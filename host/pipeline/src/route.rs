@@ -90,23 +90,7 @@ impl SinkRoute {
 
     /// Drops from a chain batch the records of kinds the sinks take elsewhere.
     pub fn restrict(&self, batch: &mut Batch) {
-        let drop = |k: K| self.chain_only.contains(&k);
-        batch
-            .api_calls
-            .retain(|r| K::from_raw(r.kind).is_none_or(|k| !drop(k)));
-        macro_rules! table {
-            ($t:ident, $kind:expr) => {
-                if drop($kind) {
-                    batch.$t.clear();
-                }
-            };
-        }
-        table!(kernel_dispatches, K::KernelDispatch);
-        table!(memory_copies, K::MemoryCopy);
-        table!(memory_allocations, K::MemoryAllocation);
-        table!(scratch_memory, K::ScratchMemory);
-        table!(retirements, K::CorrelationIdRetirement);
-        table!(runtime_initializations, K::RuntimeInitialization);
+        batch.retain_kinds(|k| !self.chain_only.contains(&k));
     }
 }
 
