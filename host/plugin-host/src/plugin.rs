@@ -666,11 +666,7 @@ fn new_store(
     output: OutputHost,
 ) -> anyhow::Result<Store<PluginState>> {
     let wasi = if compiled.surface.imports_wasi() {
-        deny_all_wasi_logged(
-            spec.output_dir.as_deref(),
-            &spec.name,
-            spec.limits.log_per_second,
-        )?
+        deny_all_wasi_logged(&spec.name, spec.limits.log_per_second)?
     } else {
         WasiCtxBuilder::new().build()
     };

@@ -5,10 +5,9 @@
 //! The time cap is not here: it is the store's epoch deadline, set before
 //! every call (see `crate::plugin`), driven by the runtime's ticker thread.
 
-use std::path::Path;
 
 use wasmtime::{ResourceLimiter, Result};
-use wasmtime_wasi::{FsPerms, WasiCtx, WasiCtxBuilder};
+use wasmtime_wasi::{WasiCtx, WasiCtxBuilder};
 
 use crate::guest_log::GuestOutput;
 
@@ -86,9 +85,12 @@ impl ResourceLimiter for MemoryCap {
 
 /// A WASI context with nothing in it: no environment, no arguments, no
 /// network, no clocks beyond WASI's own, stdin empty, stdout/stderr
-/// discarded, and at most the granted output directory preopened as `out`.
-pub fn deny_all_wasi(output_dir: Option<&Path>) -> Result<WasiCtx> {
-    Ok(deny_all_builder(output_dir)?.build())
+/// discarded, and **no directory at all**: a guest's files go through the
+/// `rocwasm:plugin/output` interface only, where every file is claimed once
+/// in the run's output registry and counted against the stage's quota. (A
+/// preopened output directory would let WASI writes bypass both.)
+pub fn deny_all_wasi() -> Result<WasiCtx> {
+    Ok(deny_all_builder().build())
 }
 
 /// As [`deny_all_wasi`], but the guest's stdout and stderr are logged: each
@@ -97,34 +99,26 @@ pub fn deny_all_wasi(output_dir: Option<&Path>) -> Result<WasiCtx> {
 /// stage's `Limits::log_per_second`); lines beyond are dropped and counted.
 /// What plugin runs get.
 pub fn deny_all_wasi_logged(
-    output_dir: Option<&Path>,
     stage: &str,
     lines_per_second: u32,
 ) -> Result<WasiCtx> {
     let (stdout, stderr) = GuestOutput::pair(stage, lines_per_second);
-    deny_all_wasi_writing_to(output_dir, stdout, stderr)
+    Ok(deny_all_wasi_writing_to(stdout, stderr))
 }
 
-fn deny_all_wasi_writing_to(
-    output_dir: Option<&Path>,
-    stdout: GuestOutput,
-    stderr: GuestOutput,
-) -> Result<WasiCtx> {
-    let mut b = deny_all_builder(output_dir)?;
+fn deny_all_wasi_writing_to(stdout: GuestOutput, stderr: GuestOutput) -> WasiCtx {
+    let mut b = deny_all_builder();
     b.stdout(stdout).stderr(stderr);
-    Ok(b.build())
+    b.build()
 }
 
-fn deny_all_builder(output_dir: Option<&Path>) -> Result<WasiCtxBuilder> {
+fn deny_all_builder() -> WasiCtxBuilder {
     let mut b = WasiCtxBuilder::new();
     b.allow_tcp(false)
         .allow_udp(false)
         .allow_ip_name_lookup(false)
         .socket_addr_check(|_, _| Box::pin(async { false }));
-    if let Some(dir) = output_dir {
-        b.preopened_dir(dir, "out", FsPerms::ReadWrite)?;
-    }
-    Ok(b)
+    b
 }
 
 #[cfg(test)]
@@ -147,7 +141,7 @@ mod tests {
             100,
             Box::new(move |s, line| l.lock().unwrap().push((s, line))),
         );
-        let mut wasi = deny_all_wasi_writing_to(None, out, err).unwrap();
+        let mut wasi = deny_all_wasi_writing_to(out, err);
         let mut table = ResourceTable::new();
         // What the guest's `get-stderr` / `get-stdout` imports do.
         let mut view = WasiCliCtxView {

@@ -97,8 +97,8 @@ impl StageSpec {
         self
     }
 
-    /// Grants the plugin `dir` for its `output` writes (and, if it imports
-    /// WASI, as its `out` preopen).
+    /// Grants the plugin `dir` for its `output` writes (WASI guests get no
+    /// preopened directory: their files go through `output` too).
     pub fn with_output_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.output_dir = Some(dir.into());
         self

@@ -13,9 +13,9 @@
 //! is refused with the claim's sentence — `kernel_trace.csv: already written
 //! by the host's CSV sink; stage `recorder` may not write it too` — and the
 //! file is not touched. The run reports the refusal too, so a plugin that
-//! ignores the error does not make it silent. (A plugin importing WASI also
-//! sees the directory as its `out` preopen; writes through WASI bypass this
-//! interface and its checks.)
+//! ignores the error does not make it silent. A plugin importing WASI gets
+//! no preopened directory ([`crate::sandbox::deny_all_wasi`]), so this
+//! interface, its claims and its quota are the only way to a file.
 
 use std::collections::HashSet;
 use std::fs::OpenOptions;
