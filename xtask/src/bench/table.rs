@@ -151,8 +151,7 @@ impl Row {
                     self.figure.clone(),
                     ours_cell,
                     reference.map_or_else(|| "—".into(), |r| r.to_string()),
-                    self.ratio()
-                        .map_or_else(|| "—".into(), |x| format!("{x:.2}×")),
+                    self.ratio().map_or_else(|| "—".into(), ratio),
                     targets(Some((*ours, *reference))),
                 ]
             }
@@ -164,6 +163,26 @@ impl Row {
                 targets(None),
             ],
         }
+    }
+}
+
+/// A ratio with two decimals, or three below 0.1.
+fn ratio(x: f64) -> String {
+    if x < 0.1 {
+        format!("{x:.3}×")
+    } else {
+        format!("{x:.2}×")
+    }
+}
+
+/// A count of records as people write it: `200 k`, `1 M`, `1.5 M`.
+pub fn count(n: u64) -> String {
+    if n >= 1_000_000 {
+        format!("{} M", n as f64 / 1e6)
+    } else if n >= 1000 {
+        format!("{} k", n as f64 / 1e3)
+    } else {
+        n.to_string()
     }
 }
 
@@ -291,6 +310,16 @@ mod tests {
             "{text}"
         );
         assert!(lines[3].contains("| not measured: why "));
+    }
+
+    #[test]
+    fn small_ratios_and_counts() {
+        assert_eq!(ratio(0.0032), "0.003×");
+        assert_eq!(ratio(1.234), "1.23×");
+        assert_eq!(count(200_000), "200 k");
+        assert_eq!(count(1_000_000), "1 M");
+        assert_eq!(count(1_500_000), "1.5 M");
+        assert_eq!(count(256), "256");
     }
 
     #[test]

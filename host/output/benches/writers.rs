@@ -1,0 +1,149 @@
+//! Output writers: records per second through [`Outputs`] for each trace
+//! format (CSV, JSON, rocpd, Perfetto), one format per run, beside the same
+//! run with no format at all (the summary statistics [`Outputs`] always
+//! keeps), all measured in one process.
+//!
+//! ```text
+//! cargo bench -p rocwasm-output --bench writers
+//! cargo bench -p rocwasm-output --bench writers -- --records 200000 --runs 1 --json
+//! ```
+//!
+//! The records are a deterministic synthetic run
+//! ([`rocwasm_output::synthetic::sample_run`]: HIP/HSA/marker calls, kernel
+//! dispatches, copies, allocations, scratch events) cut into batches of at
+//! most 16384 records per family (about a 1 MiB buffer half). Timed per
+//! format: `begin`, every `write_batch`, `finish` (files flushed and
+//! closed, the formats that write at the end included), into a fresh
+//! directory under the system's temporary directory; generating the records
+//! is not timed. Best of `--runs` runs. `--json` prints one JSON object
+//! instead of the table (what `cargo xtask bench` reads). Timing lives here,
+//! never in tests.
+
+use std::time::Instant;
+
+use rocwasm_output::synthetic::sample_run;
+use rocwasm_output::{OperationNames, OutputFormat, OutputOptions, Outputs, SinkContext};
+
+const COMMAND: &str = "cargo bench -p rocwasm-output --bench writers";
+/// Average records per launch of the sample run; used only to size it.
+const RECORDS_PER_LAUNCH: f64 = 4.28;
+const BATCH_ROWS: usize = 16384;
+
+struct Options {
+    records: u64,
+    runs: usize,
+    json: bool,
+}
+
+fn options() -> Options {
+    let mut o = Options {
+        records: 2_000_000,
+        runs: 3,
+        json: false,
+    };
+    let mut args = std::env::args().skip(1);
+    while let Some(a) = args.next() {
+        let mut value = |name: &str| -> u64 {
+            args.next()
+                .and_then(|v| v.parse().ok())
+                .filter(|&n| n > 0)
+                .unwrap_or_else(|| usage(&format!("{name} needs a positive number")))
+        };
+        match a.as_str() {
+            "--records" => o.records = value("--records"),
+            "--runs" => o.runs = value("--runs") as usize,
+            "--json" => o.json = true,
+            // `cargo bench` passes `--bench` to every harness.
+            "--bench" => {}
+            other => usage(&format!("unknown argument `{other}`")),
+        }
+    }
+    o
+}
+
+fn usage(msg: &str) -> ! {
+    eprintln!("{msg}\nusage: {COMMAND} -- [--records N] [--runs N] [--json]");
+    std::process::exit(2)
+}
+
+fn main() {
+    let o = options();
+    let names = OperationNames::new();
+    let run = sample_run(
+        1,
+        (o.records as f64 / RECORDS_PER_LAUNCH).ceil() as usize,
+        BATCH_ROWS,
+        &names,
+    );
+    let records: u64 = run.batches.iter().map(|b| b.len() as u64).sum();
+    let ctx = SinkContext {
+        meta: &run.meta,
+        symbols: &run.symbols,
+        names: &names,
+    };
+    let work = tempfile::tempdir().expect("temp dir");
+    let cases: [(&str, Option<OutputFormat>); 5] = [
+        ("none", None),
+        ("csv", Some(OutputFormat::Csv)),
+        ("json", Some(OutputFormat::Json)),
+        ("rocpd", Some(OutputFormat::Rocpd)),
+        ("pftrace", Some(OutputFormat::Pftrace)),
+    ];
+    let mut rates = Vec::new();
+    for (i, (label, format)) in cases.iter().enumerate() {
+        let mut best = f64::INFINITY;
+        let mut bytes = 0u64;
+        for r in 0..o.runs {
+            let dir = work.path().join(format!("{label}-{i}-{r}"));
+            let opts = OutputOptions {
+                dir: dir.clone(),
+                name: None,
+                formats: format.iter().copied().collect(),
+                stats: false,
+            };
+            let t = Instant::now();
+            let mut outputs = Outputs::new(&opts);
+            outputs.begin(&ctx);
+            for b in &run.batches {
+                outputs.write_batch(b, &ctx);
+            }
+            let summary = outputs.finish(&ctx);
+            best = best.min(t.elapsed().as_secs_f64());
+            assert!(summary.errors.is_empty(), "{label}: {:?}", summary.errors);
+            bytes = summary
+                .files
+                .iter()
+                .filter_map(|f| std::fs::metadata(f).ok())
+                .map(|m| m.len())
+                .sum();
+            let _ = std::fs::remove_dir_all(&dir);
+        }
+        rates.push((*label, records as f64 / best, bytes));
+    }
+    if o.json {
+        let rates: serde_json::Map<String, serde_json::Value> = rates
+            .iter()
+            .map(|(label, rate, _)| (label.to_string(), (*rate).into()))
+            .collect();
+        println!(
+            "{}",
+            serde_json::json!({ "records": records, "runs": o.runs, "records_per_s": rates })
+        );
+        return;
+    }
+    println!("{COMMAND}");
+    println!(
+        "{records} synthetic records in batches of ≤ {BATCH_ROWS} per family, best of {} runs",
+        o.runs
+    );
+    println!("| format | M records/s | bytes written |");
+    println!("|---|---|---|");
+    for (label, rate, bytes) in rates {
+        let label = if label == "none" {
+            "none (summary statistics only)"
+        } else {
+            label
+        };
+        println!("| {label} | {:.2} | {bytes} |", rate / 1e6);
+    }
+}
