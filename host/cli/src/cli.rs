@@ -75,6 +75,18 @@ pub struct TraceArgs {
     /// Trace roctx markers and ranges.
     #[arg(long)]
     pub marker_trace: bool,
+    /// Trace scratch memory allocations, frees and reclaims.
+    #[arg(long)]
+    pub scratch_memory_trace: bool,
+    /// As rocprofv3: HIP runtime API, markers, kernels, memory copies,
+    /// allocations and scratch memory, RCCL, rocDecode and rocJPEG (not the
+    /// HIP compiler API, not HSA).
+    #[arg(short = 'r', long)]
+    pub runtime_trace: bool,
+    /// As rocprofv3: everything --runtime-trace traces, plus the HIP
+    /// compiler API and the HSA API.
+    #[arg(short = 's', long)]
+    pub sys_trace: bool,
 }
 
 /// Output options shared by `run` and `replay`.
@@ -83,6 +95,10 @@ pub struct OutputArgs {
     /// Add statistics stages (kernel-stats, api-stats, memcpy-bandwidth) and print their tables.
     #[arg(long)]
     pub stats: bool,
+    /// As rocprofv3: print a summary per tracing domain at the end (the
+    /// statistics stages of --stats, without their files).
+    #[arg(short = 'D', long)]
+    pub summary_per_domain: bool,
     /// Output directory; may use %hostname%, %pid%, %rank%, %job%, %env{NAME}% …
     #[arg(short = 'd', long, value_name = "DIR")]
     pub output_directory: Option<String>,
@@ -252,7 +268,11 @@ fn to_flags(trace: Option<&TraceArgs>, output: &OutputArgs) -> TraceFlags {
         memory_copy_trace: t.memory_copy_trace,
         memory_allocation_trace: t.memory_allocation_trace,
         marker_trace: t.marker_trace,
+        scratch_memory_trace: t.scratch_memory_trace,
+        runtime_trace: t.runtime_trace,
+        sys_trace: t.sys_trace,
         stats: output.stats,
+        summary_per_domain: output.summary_per_domain,
         output_directory: output.output_directory.clone(),
         output_file: output.output_file.clone(),
         output_formats: output.output_format.clone(),
@@ -369,6 +389,36 @@ mod tests {
             Some(vec![OutputFormat::Csv, OutputFormat::Rocpd])
         );
         assert_eq!(run.app, ["./app", "-x"]);
+    }
+
+    #[test]
+    fn rocprofv3_aggregate_trace_flags() {
+        let cli = Cli::try_parse_from([
+            "rocwasm",
+            "run",
+            "-r",
+            "-s",
+            "--scratch-memory-trace",
+            "--",
+            "./app",
+        ])
+        .unwrap();
+        let Command::Run(run) = cli.command else {
+            panic!("not run")
+        };
+        let f = run.flags();
+        assert!(f.runtime_trace && f.sys_trace && f.scratch_memory_trace);
+        let cli =
+            Cli::try_parse_from(["rocwasm", "run", "--runtime-trace", "--", "./app"]).unwrap();
+        let Command::Run(run) = cli.command else {
+            panic!("not run")
+        };
+        assert!(run.flags().runtime_trace && !run.flags().sys_trace);
+        let cli = Cli::try_parse_from(["rocwasm", "replay", "x", "-D"]).unwrap();
+        let Command::Replay(replay) = cli.command else {
+            panic!("not replay")
+        };
+        assert!(replay.flags().summary_per_domain && !replay.flags().stats);
     }
 
     #[test]

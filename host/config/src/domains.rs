@@ -12,6 +12,10 @@
 //! | `marker` | `MARKER_CORE_API`, `MARKER_CONTROL_API`, `MARKER_NAME_API`, `MARKER_CORE_RANGE_API` (`--marker-trace`) |
 //! | `kernel` | `KERNEL_DISPATCH` (`--kernel-trace`) |
 //! | `memory_copy` | `MEMORY_COPY` (`--memory-copy-trace`; also the kind's own name) |
+//! | `memory_allocation` | `MEMORY_ALLOCATION` (`--memory-allocation-trace`) |
+//! | `scratch_memory` | `SCRATCH_MEMORY` (`--scratch-memory-trace`; the kind's own name) |
+//! | `runtime` | rocprofv3 `-r/--runtime-trace`: `HIP_RUNTIME_API`, the marker kinds, `KERNEL_DISPATCH`, `MEMORY_COPY`, `MEMORY_ALLOCATION`, `SCRATCH_MEMORY`, `RCCL_API`, `ROCDECODE_API`, `ROCJPEG_API` |
+//! | `sys` | rocprofv3 `-s/--sys-trace`: `runtime` plus `HIP_COMPILER_API` and the four HSA kinds |
 //!
 //! Only kinds whose records travel in a columnar [`rocwasm_core::Batch`] can
 //! be delivered to a stage; [`batch_table`] says which table holds them.
@@ -37,6 +41,51 @@ pub const ALIASES: &[(&str, &[BufferTracingKind])] = &[
     ("kernel", &[KernelDispatch]),
     ("memory_copy", &[MemoryCopy]),
     ("memory_allocation", &[MemoryAllocation]),
+    ("scratch_memory", &[ScratchMemory]),
+    // rocprofv3 (ROCm 7.0) `--runtime-trace`: hip_runtime_trace, marker,
+    // kernel, memory copy, memory allocation, scratch memory, RCCL,
+    // rocDecode, rocJPEG — not the HIP compiler API nor HSA.
+    (
+        "runtime",
+        &[
+            HipRuntimeApi,
+            MarkerCoreApi,
+            MarkerControlApi,
+            MarkerNameApi,
+            MemoryCopy,
+            KernelDispatch,
+            ScratchMemory,
+            RcclApi,
+            MemoryAllocation,
+            RocdecodeApi,
+            RocjpegApi,
+            MarkerCoreRangeApi,
+        ],
+    ),
+    // rocprofv3 `--sys-trace`: the same with `--hip-trace` (runtime and
+    // compiler) and `--hsa-trace`.
+    (
+        "sys",
+        &[
+            HsaCoreApi,
+            HsaAmdExtApi,
+            HsaImageExtApi,
+            HsaFinalizeExtApi,
+            HipRuntimeApi,
+            HipCompilerApi,
+            MarkerCoreApi,
+            MarkerControlApi,
+            MarkerNameApi,
+            MemoryCopy,
+            KernelDispatch,
+            ScratchMemory,
+            RcclApi,
+            MemoryAllocation,
+            RocdecodeApi,
+            RocjpegApi,
+            MarkerCoreRangeApi,
+        ],
+    ),
 ];
 
 /// The kinds a domain name stands for: an alias's kinds, or the one kind of
@@ -100,6 +149,39 @@ mod tests {
         );
         assert_eq!(resolve("marker").unwrap().len(), 4);
         assert!(resolve("kernels").is_none());
+    }
+
+    #[test]
+    fn runtime_and_sys_are_rocprofv3s_sets() {
+        let runtime = resolve("runtime").unwrap();
+        let sys = resolve("sys").unwrap();
+        for k in [HipCompilerApi, HsaCoreApi, HsaAmdExtApi] {
+            assert!(!runtime.contains(&k) && sys.contains(&k), "{k}");
+        }
+        for k in &runtime {
+            assert!(sys.contains(k), "sys ⊇ runtime: {k}");
+            assert!(batch_table(*k).is_some(), "{k} is deliverable");
+        }
+        for k in [
+            HipRuntimeApi,
+            KernelDispatch,
+            MemoryCopy,
+            MemoryAllocation,
+            ScratchMemory,
+            RcclApi,
+            MarkerCoreRangeApi,
+        ] {
+            assert!(runtime.contains(&k), "{k}");
+        }
+        assert_eq!(sys.len(), runtime.len() + 5);
+        assert!(
+            sys.windows(2).all(|w| w[0] < w[1]),
+            "SDK order, no duplicates"
+        );
+        assert!(
+            runtime.windows(2).all(|w| w[0] < w[1]),
+            "SDK order, no duplicates"
+        );
     }
 
     #[test]

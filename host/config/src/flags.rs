@@ -9,7 +9,11 @@
 //! | `--marker-trace` | the four `MARKER_*` kinds added to `trace` |
 //! | `--memory-copy-trace` | `MEMORY_COPY` added to `trace` |
 //! | `--memory-allocation-trace` | `MEMORY_ALLOCATION` added to `trace` |
+//! | `--scratch-memory-trace` | `SCRATCH_MEMORY` added to `trace` |
+//! | `-r/--runtime-trace` | the `runtime` alias added to `trace` (rocprofv3's set: HIP runtime API, markers, kernels, copies, allocations, scratch memory, RCCL, rocDecode, rocJPEG) |
+//! | `-s/--sys-trace` | the `sys` alias added to `trace` (`runtime` plus the HIP compiler API and HSA) |
 //! | `--stats` | stock stages for the traced domains — `kernel-stats` (kernels), `api-stats` (HIP/HSA/marker), `memcpy-bandwidth` (copies) — each with `output = true`, and `summary = true`. With no trace flag and no `trace` in the chain, the stats cover HIP, markers, kernels and copies. |
+//! | `-D/--summary-per-domain` | the same stock stages as `--stats` for the same domains, without the right to write files (`output = false`): each prints its tables per domain (kernels; HIP, HSA, marker API; copies) at the end; `summary = true` |
 //! | `-d DIR` | `[output] directory` |
 //! | `-o NAME` | `[output] file_prefix` |
 //! | `--output-format a,b` | `[output] formats` |
@@ -37,9 +41,18 @@ pub struct TraceFlags {
     pub memory_allocation_trace: bool,
     /// `--marker-trace`: trace the four `MARKER_*` kinds (roctx).
     pub marker_trace: bool,
+    /// `--scratch-memory-trace`: trace `SCRATCH_MEMORY`.
+    pub scratch_memory_trace: bool,
+    /// `-r/--runtime-trace`: trace the kinds of the `runtime` alias.
+    pub runtime_trace: bool,
+    /// `-s/--sys-trace`: trace the kinds of the `sys` alias.
+    pub sys_trace: bool,
     /// `--stats`: add the stock statistics stages for the traced kinds and
     /// turn the end-of-run summary on (see the module table).
     pub stats: bool,
+    /// `-D/--summary-per-domain`: the statistics stages `--stats` would add,
+    /// without files, for their per-domain summary tables.
+    pub summary_per_domain: bool,
     /// `-d/--output-directory`, a template.
     pub output_directory: Option<String>,
     /// `-o/--output-file`, a template.
@@ -88,6 +101,9 @@ impl TraceFlags {
         add(self.memory_copy_trace, "memory_copy");
         add(self.memory_allocation_trace, "memory_allocation");
         add(self.marker_trace, "marker");
+        add(self.scratch_memory_trace, "scratch_memory");
+        add(self.runtime_trace, "runtime");
+        add(self.sys_trace, "sys");
         kinds.sort();
         kinds.dedup();
         kinds
@@ -108,7 +124,7 @@ impl Chain {
         chain.apply_flags(flags)?;
         if chain.stages.is_empty() && chain.output.trace.is_empty() {
             return Err(ConfigError::Invalid {
-                message: "nothing to profile: give a chain with -c, or at least one of --kernel-trace, --hip-trace, --hsa-trace, --memory-copy-trace, --memory-allocation-trace, --marker-trace, --stats".into(),
+                message: "nothing to profile: give a chain with -c, or at least one of --kernel-trace, --hip-trace, --hsa-trace, --memory-copy-trace, --memory-allocation-trace, --marker-trace, --scratch-memory-trace, -r/--runtime-trace, -s/--sys-trace, --stats, -D/--summary-per-domain".into(),
             });
         }
         Ok(chain)
@@ -170,26 +186,40 @@ impl Chain {
             }
         }
         if flags.stats {
-            self.output.summary = true;
-            let covered: Vec<BufferTracingKind> = if !self.output.trace.is_empty() {
-                self.output.trace.clone()
-            } else {
-                let mut k: Vec<_> = DEFAULT_STATS_DOMAINS
-                    .iter()
-                    .flat_map(|a| domains::resolve(a).expect("alias exists"))
-                    .collect();
-                k.sort();
-                k
-            };
-            for s in STATS_STAGES {
-                let kinds: Vec<_> = covered.iter().copied().filter(|k| (s.covers)(*k)).collect();
-                if kinds.is_empty() || self.stages.iter().any(|st| st.name == s.name) {
-                    continue;
-                }
-                self.stages.push(stock_stage(s.name, kinds, &self.settings));
-            }
+            self.add_stats_stages(OutputGrant::RunDirectory);
+        }
+        if flags.summary_per_domain {
+            self.add_stats_stages(OutputGrant::None);
         }
         Ok(())
+    }
+}
+
+impl Chain {
+    /// Turns the summary on and adds the stock statistics stages for the
+    /// traced kinds (without `trace`, the default set), each with `output`,
+    /// unless a stage of that name is already in the chain.
+    fn add_stats_stages(&mut self, output: OutputGrant) {
+        self.output.summary = true;
+        let covered: Vec<BufferTracingKind> = if !self.output.trace.is_empty() {
+            self.output.trace.clone()
+        } else {
+            let mut k: Vec<_> = DEFAULT_STATS_DOMAINS
+                .iter()
+                .flat_map(|a| domains::resolve(a).expect("alias exists"))
+                .collect();
+            k.sort();
+            k
+        };
+        for s in STATS_STAGES {
+            let kinds: Vec<_> = covered.iter().copied().filter(|k| (s.covers)(*k)).collect();
+            if kinds.is_empty() || self.stages.iter().any(|st| st.name == s.name) {
+                continue;
+            }
+            let mut stage = stock_stage(s.name, kinds, &self.settings);
+            stage.output = output.clone();
+            self.stages.push(stage);
+        }
     }
 }
 
@@ -292,6 +322,106 @@ mod tests {
             !c.stages[1].domains.contains(&HsaCoreApi),
             "HSA is not in the default set"
         );
+    }
+
+    #[test]
+    fn runtime_sys_and_scratch_trace() {
+        let runtime = Chain::from_flags(&TraceFlags {
+            runtime_trace: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(runtime.output.trace, domains::resolve("runtime").unwrap());
+        assert!(runtime.output.trace.contains(&HipRuntimeApi));
+        assert!(!runtime.output.trace.contains(&HipCompilerApi));
+        assert!(!runtime.output.trace.contains(&HsaCoreApi));
+        assert!(runtime.output.trace.contains(&ScratchMemory));
+        assert!(runtime.stages.is_empty());
+
+        let sys = Chain::from_flags(&TraceFlags {
+            sys_trace: true,
+            runtime_trace: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(sys.output.trace, domains::resolve("sys").unwrap());
+        assert!(sys.output.trace.contains(&HipCompilerApi));
+        assert!(sys.output.trace.contains(&HsaFinalizeExtApi));
+
+        let scratch = Chain::from_flags(&TraceFlags {
+            scratch_memory_trace: true,
+            kernel_trace: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(scratch.output.trace, vec![KernelDispatch, ScratchMemory]);
+
+        // With --stats, -s gives the stats stages for everything it traces.
+        let stats = Chain::from_flags(&TraceFlags {
+            sys_trace: true,
+            stats: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            names(&stats),
+            ["kernel-stats", "api-stats", "memcpy-bandwidth"]
+        );
+        assert!(stats.stages[1].domains.contains(&HsaCoreApi));
+        assert!(stats.stages[1].domains.contains(&RcclApi));
+    }
+
+    #[test]
+    fn summary_per_domain_adds_the_stats_stages_without_files() {
+        let c = Chain::from_flags(&TraceFlags {
+            kernel_trace: true,
+            hip_trace: true,
+            summary_per_domain: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(names(&c), ["kernel-stats", "api-stats"]);
+        assert!(c.stages.iter().all(|s| s.output == OutputGrant::None));
+        assert!(c.output.summary);
+        assert_eq!(c.stages[1].domains, vec![HipRuntimeApi, HipCompilerApi]);
+
+        // Alone: the default set, as --stats alone.
+        let alone = Chain::from_flags(&TraceFlags {
+            summary_per_domain: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(
+            names(&alone),
+            ["kernel-stats", "api-stats", "memcpy-bandwidth"]
+        );
+
+        // With --stats the stages are --stats' (they write their files).
+        let both = Chain::from_flags(&TraceFlags {
+            kernel_trace: true,
+            stats: true,
+            summary_per_domain: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert_eq!(names(&both), ["kernel-stats"]);
+        assert_eq!(both.stages[0].output, OutputGrant::RunDirectory);
+
+        // A chain whose `summary = false` prints with -D.
+        let mut quiet = Chain::from_flags(&TraceFlags {
+            kernel_trace: true,
+            ..Default::default()
+        })
+        .unwrap();
+        quiet.output.summary = false;
+        quiet
+            .apply_flags(&TraceFlags {
+                summary_per_domain: true,
+                ..Default::default()
+            })
+            .unwrap();
+        assert!(quiet.output.summary);
+        assert_eq!(names(&quiet), ["kernel-stats"]);
     }
 
     #[test]

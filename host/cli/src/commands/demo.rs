@@ -100,6 +100,7 @@ pub fn demo(args: DemoArgs) -> Result {
         strict: false,
         output: OutputArgs {
             stats: false,
+            summary_per_domain: false,
             output_directory: Some(replay_dir.display().to_string()),
             output_file: None,
             output_format: args.output_format.clone(),
