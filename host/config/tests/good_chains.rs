@@ -298,3 +298,38 @@ fn summary_lists_every_stage() {
         "{text}"
     );
 }
+
+#[test]
+fn rocprofv3_aggregate_sets_are_chain_file_domains() {
+    for (alias, flags) in [
+        (
+            "runtime",
+            TraceFlags {
+                runtime_trace: true,
+                ..Default::default()
+            },
+        ),
+        (
+            "sys",
+            TraceFlags {
+                sys_trace: true,
+                ..Default::default()
+            },
+        ),
+        (
+            "scratch_memory",
+            TraceFlags {
+                scratch_memory_trace: true,
+                ..Default::default()
+            },
+        ),
+    ] {
+        let file = parse(&format!("version = 1\n[output]\ntrace = [\"{alias}\"]\n")).unwrap();
+        let from_flags = Chain::from_flags(&flags).unwrap();
+        assert_eq!(file.output.trace, from_flags.output.trace, "{alias}");
+    }
+    let sys = parse("version = 1\n[output]\ntrace = [\"SYS\", \"hsa\"]\n").unwrap();
+    assert!(
+        sys.output.trace.contains(&HipCompilerApi) && sys.output.trace.contains(&ScratchMemory)
+    );
+}
