@@ -304,7 +304,7 @@ EXAMPLES:
     # flags amend a chain: add kernel_trace.csv to whatever the chain does
     rocwasm run -c chain.toml --kernel-trace -- ./app
 
-Without -c, at least one --*-trace flag or --stats is needed.";
+Without -c, at least one --*-trace flag (or -r, -s), --stats or -D is needed.";
 
 const REPLAY_EXAMPLES: &str = "\
 EXAMPLES:
