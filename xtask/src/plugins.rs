@@ -15,7 +15,9 @@
 //!
 //! Either way every `cdylib` of the workspace is a plugin; its artifact is
 //! checked to be a component (not a core module) and copied under its
-//! package name. The inner cargo runs with a scrubbed environment: variables
+//! package name. The C plugins of `plugins/c/` are built after them by
+//! [`c`] (clang-14 + wasi-libc, bindings and component made in-process).
+//! The inner cargo runs with a scrubbed environment: variables
 //! the outer `cargo xtask` set (`RUSTC`, `RUSTFLAGS`, `CARGO_TARGET_DIR`,
 //! `RUSTUP_TOOLCHAIN`, build-script variables…) would point it at the wrong
 //! compiler or directory.
@@ -30,6 +32,8 @@ use std::time::Instant;
 use anyhow::{bail, ensure, Context, Result};
 
 use crate::util::root;
+
+mod c;
 
 const TARGET: &str = "wasm32-unknown-unknown";
 const HOST_TRIPLE: &str = "x86_64-unknown-linux-gnu";
@@ -88,21 +92,29 @@ pub fn build_all(release: bool, out_dir: &Path) -> Result<Vec<BuiltPlugin>> {
     let mut built = Vec::new();
     for (name, wasm) in artifacts {
         let bytes = fs::read(&wasm).with_context(|| format!("cannot read {}", wasm.display()))?;
-        check_component(&name, &bytes)?;
-        let dest = out_dir.join(format!("{name}.wasm"));
-        // Leave an identical file untouched so that compiled-component caches
-        // and make-like consumers keyed on mtime stay valid.
-        if fs::read(&dest).ok().as_deref() != Some(&bytes[..]) {
-            fs::write(&dest, &bytes).with_context(|| format!("cannot write {}", dest.display()))?;
-        }
-        built.push(BuiltPlugin {
-            name,
-            path: dest,
-            size: bytes.len() as u64,
-        });
+        built.push(install(name, &bytes, out_dir)?);
+    }
+    for (name, bytes) in c::build_all()? {
+        built.push(install(name, &bytes, out_dir)?);
     }
     built.sort_by(|a, b| a.name.cmp(&b.name));
     Ok(built)
+}
+
+/// Checks that `bytes` are a component and writes them to `<out_dir>/<name>.wasm`.
+fn install(name: String, bytes: &[u8], out_dir: &Path) -> Result<BuiltPlugin> {
+    check_component(&name, bytes)?;
+    let dest = out_dir.join(format!("{name}.wasm"));
+    // Leave an identical file untouched so that compiled-component caches
+    // and make-like consumers keyed on mtime stay valid.
+    if fs::read(&dest).ok().as_deref() != Some(bytes) {
+        fs::write(&dest, bytes).with_context(|| format!("cannot write {}", dest.display()))?;
+    }
+    Ok(BuiltPlugin {
+        name,
+        path: dest,
+        size: bytes.len() as u64,
+    })
 }
 
 /// Fails unless `bytes` start with the component preamble.

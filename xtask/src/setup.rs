@@ -15,6 +15,12 @@ const PACKAGES: &[&str] = &[
     "rust-web-src",
     "rust-web-llvm",
     "lld-22",
+    // C plugins → components (xtask/src/plugins/c.rs): clang-14 for wasm32-wasi,
+    // lld-14's wasm-ld, Debian 12's wasi-libc and clang's wasm32 builtins.
+    "clang-14",
+    "lld-14",
+    "wasi-libc",
+    "libclang-rt-14-dev-wasm32",
     // ROCm 5.2: real headers for layout checks, hipcc for the HIP sample, real libraries.
     "libamdhip64-5",
     "libamdhip64-dev",

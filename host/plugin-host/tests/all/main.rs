@@ -2,10 +2,11 @@
 //! module here, so wasmtime is linked once for all of them.
 //!
 //! They load the real stock and test components from `target/plugins`
-//! (`cargo xtask build-plugins`).
+//! (`cargo xtask build-plugins`), Rust and C.
 
 mod common;
 
+mod c_plugins;
 mod containment;
 mod external_correlation;
 mod lifecycle;
