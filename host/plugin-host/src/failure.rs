@@ -32,6 +32,10 @@ pub enum FailureCause {
     InitFailed(String),
     /// A transform returned columns of unequal length.
     MalformedReply(String),
+    /// More than the host's caps accept: output past the stage's quota
+    /// (`Limits::output_bytes`), summary tables past [`crate::summary_caps`].
+    /// Says what was refused or cut; the rest was kept.
+    Oversized(String),
     /// A fresh instance could not be created (restart).
     Instantiate(String),
 }
@@ -50,6 +54,7 @@ impl fmt::Display for FailureCause {
             FailureCause::Trap(t) => write!(f, "trap: {t}"),
             FailureCause::InitFailed(e) => write!(f, "init failed: {e}"),
             FailureCause::MalformedReply(e) => write!(f, "malformed reply: {e}"),
+            FailureCause::Oversized(e) => write!(f, "over the host's cap: {e}"),
             FailureCause::Instantiate(e) => write!(f, "could not instantiate: {e}"),
         }
     }
@@ -71,6 +76,10 @@ pub enum FailureAction {
     },
     /// `abort`: the run stops; the chain returns this report as its error.
     Aborted,
+    /// The host refused what went over one of its caps (the output quota,
+    /// the summary caps); the plugin was not stopped and its policy not
+    /// applied. Reported once per stage and cap.
+    Refused,
 }
 
 /// As a report says it: `skipped (a fresh instance takes the next call)`,
@@ -82,6 +91,7 @@ impl fmt::Display for FailureAction {
             FailureAction::Disabled => f.write_str("disabled for the rest of the run"),
             FailureAction::Restarted { attempt } => write!(f, "restarted (attempt {attempt})"),
             FailureAction::Aborted => f.write_str("run aborted"),
+            FailureAction::Refused => f.write_str("refused by the host, the plugin runs on"),
         }
     }
 }

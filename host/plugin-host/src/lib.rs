@@ -58,6 +58,7 @@ pub mod sandbox;
 pub mod spec;
 mod stage;
 mod state;
+pub mod summary_caps;
 pub mod world;
 
 pub use chain::{Chain, ChainOutcome, ChainOutput};

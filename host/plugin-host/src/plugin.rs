@@ -32,9 +32,12 @@ use crate::failure::{
     Aborted, FailureAction, FailureCause, FailureLog, FailurePolicy, FailureReport,
 };
 use crate::host::{OutputHost, ProfilerHost, SetupMode, StageLink};
-use crate::sandbox::{deny_all_wasi_logged, MemoryCapExceeded};
+use crate::sandbox::{
+    deny_all_wasi_logged, MemoryCapExceeded, COPY_CAP_ERROR, MAX_CALL_COPY_BYTES,
+};
 use crate::spec::StageSpec;
 use crate::state::PluginState;
+use crate::summary_caps;
 
 /// Where a plugin is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -199,7 +202,25 @@ impl Plugin {
             ));
         };
         self.store.set_epoch_deadline(self.runtime.ticks(budget));
-        f(&mut self.store, inst).map_err(|e| classify(e, budget, Some(export)))
+        let r = f(&mut self.store, inst).map_err(|e| classify(e, budget, Some(export)));
+        if let Some(cap) = self.store.data_mut().output.take_cap_hit() {
+            self.refused(FailureCause::Oversized(cap), export);
+        }
+        r
+    }
+
+    /// Reports that the host refused what went over one of its caps; the
+    /// plugin runs on (its policy does not apply).
+    fn refused(&mut self, cause: FailureCause, export: &'static str) {
+        self.failures.push(FailureReport {
+            plugin: self.name.to_string(),
+            export: Some(export),
+            cause,
+            action: FailureAction::Refused,
+            policy: self.spec.failure,
+            records_missed: 0,
+            backtrace: Vec::new(),
+        });
     }
 
     // ------------------------------------------------------------------
@@ -268,6 +289,19 @@ impl Plugin {
         self.instance = None;
         match r {
             Ok(mut tables) => {
+                let cuts = summary_caps::cap(&mut tables);
+                if !cuts.is_empty() {
+                    let cause = FailureCause::Oversized(format!(
+                        "summary {} (caps: {} tables, {} columns, {} rows, {} bytes a text, {} bytes in all)",
+                        cuts.join("; "),
+                        summary_caps::MAX_TABLES,
+                        summary_caps::MAX_COLUMNS,
+                        summary_caps::MAX_ROWS,
+                        summary_caps::MAX_TEXT_BYTES,
+                        summary_caps::MAX_TOTAL_BYTES,
+                    ));
+                    self.refused(cause, export::FINI);
+                }
                 let missing = self.offered.saturating_sub(self.taken);
                 if missing > 0 {
                     for t in &mut tables {
@@ -529,6 +563,8 @@ impl Plugin {
                 self.health = Health::Disabled;
                 return Err(Aborted(Box::new(report)));
             }
+            // Not from a failed call (see `Self::refused`).
+            FailureAction::Refused => {}
         }
         Ok(())
     }
@@ -673,6 +709,7 @@ fn new_store(
     let state = PluginState::new(spec, env, profiler, output, wasi);
     let mut store = Store::new(runtime.engine(), state);
     store.limiter(|s| &mut s.limiter);
+    store.set_hostcall_fuel(MAX_CALL_COPY_BYTES);
     if runtime.counts_instructions() {
         store.set_fuel(u64::MAX)?;
     }
@@ -717,7 +754,13 @@ fn classify(e: wasmtime::Error, budget: Duration, export: Option<&'static str>) 
                     .map(|c| c.to_string())
                     .filter(|c| Some(c) != bt.as_ref())
                     .collect();
-                FailureCause::Trap(chain.join(": "))
+                if chain.iter().any(|c| c.contains(COPY_CAP_ERROR)) {
+                    FailureCause::Oversized(format!(
+                        "the call copied more than {MAX_CALL_COPY_BYTES} bytes out of the guest"
+                    ))
+                } else {
+                    FailureCause::Trap(chain.join(": "))
+                }
             }
         }
     };

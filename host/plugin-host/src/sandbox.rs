@@ -1,15 +1,29 @@
-//! The sandbox of one plugin: a memory cap and, for guests that import WASI,
-//! a WASI context that denies everything (its stdout and stderr go to the
-//! host's log, line by line, under the stage's name).
+//! The sandbox of one plugin: a memory cap, a cap on what one call copies
+//! out of the guest ([`MAX_CALL_COPY_BYTES`]) and, for guests that import
+//! WASI, a WASI context that denies everything (its stdout and stderr go to
+//! the host's log, line by line, under the stage's name).
 //!
 //! The time cap is not here: it is the store's epoch deadline, set before
 //! every call (see `crate::plugin`), driven by the runtime's ticker thread.
-
 
 use wasmtime::{ResourceLimiter, Result};
 use wasmtime_wasi::{WasiCtx, WasiCtxBuilder};
 
 use crate::guest_log::GuestOutput;
+
+/// The most one call may copy from the guest into the host: the arguments
+/// of one host import (a log message, an output file's contents) or the
+/// result of one export (`fini`'s summary tables, a transform's batch),
+/// counted in host bytes (wasmtime's "hostcall fuel", set per store). A
+/// call that would copy more traps, and is reported as
+/// [`FailureCause::Oversized`](crate::FailureCause::Oversized): the host
+/// never allocates more than this on a guest's behalf in one call, however
+/// large the guest's memory cap.
+pub const MAX_CALL_COPY_BYTES: usize = 128 << 20;
+
+/// How wasmtime words the error of a call past [`MAX_CALL_COPY_BYTES`]
+/// (its error type is private).
+pub(crate) const COPY_CAP_ERROR: &str = "fuel allocated for hostcalls has been exhausted";
 
 /// The error a guest's `memory.grow` traps with when it would pass the cap.
 /// Trapping (instead of returning -1 to the guest) makes the failure precise:
@@ -98,10 +112,7 @@ pub fn deny_all_wasi() -> Result<WasiCtx> {
 /// `lines_per_second` lines a second for both streams together (the
 /// stage's `Limits::log_per_second`); lines beyond are dropped and counted.
 /// What plugin runs get.
-pub fn deny_all_wasi_logged(
-    stage: &str,
-    lines_per_second: u32,
-) -> Result<WasiCtx> {
+pub fn deny_all_wasi_logged(stage: &str, lines_per_second: u32) -> Result<WasiCtx> {
     let (stdout, stderr) = GuestOutput::pair(stage, lines_per_second);
     Ok(deny_all_wasi_writing_to(stdout, stderr))
 }

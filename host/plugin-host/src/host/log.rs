@@ -1,7 +1,9 @@
 //! The `log` interface: a plugin's messages go to the host's `tracing` log,
-//! tagged with the stage name, at most 4096 bytes each and rate-limited per
-//! plugin ([`LogGate`]), so a noisy plugin can neither flood the host's log
-//! nor slow the run down by logging.
+//! tagged with the stage name, at most 4096 bytes each (a longer message is
+//! cut and says from how many bytes) and rate-limited per plugin
+//! ([`LogGate`]), so a noisy plugin can neither flood the host's log nor slow
+//! the run down by logging. What one message may copy into the host at all
+//! is capped by `sandbox::MAX_CALL_COPY_BYTES`.
 
 use std::sync::Arc;
 
@@ -36,7 +38,12 @@ impl log::Host for LogHost {
             return;
         };
         let name = &*self.plugin;
-        let msg = truncate(&message, MAX_MESSAGE);
+        let cut = truncate(&message, MAX_MESSAGE);
+        let msg = if cut.len() < message.len() {
+            std::borrow::Cow::Owned(format!("{cut} [… cut from {} bytes]", message.len()))
+        } else {
+            std::borrow::Cow::Borrowed(cut)
+        };
         if dropped > 0 {
             tracing::warn!(
                 plugin = name,

@@ -4,7 +4,9 @@
 //! name: no `/`, no `\`, not `.` or `..`, no NUL, not empty, at most 255
 //! bytes. Files are opened with `O_NOFOLLOW`, so a symlink planted in the
 //! directory cannot redirect a write elsewhere. The bytes a plugin writes in
-//! one run are capped.
+//! one run are capped: a write that would pass the cap is refused (the
+//! plugin gets the error and runs on) and the first refusal is reported once
+//! as the stage's failure (`FailureCause::Oversized`, action `Refused`).
 //!
 //! The granted directory is usually the run's output directory, which the
 //! host's sinks write too. So before a stage first writes a name, the run's
@@ -39,6 +41,10 @@ pub(crate) struct OutputHost {
     claim: Option<OutputClaim>,
     /// Names the run's claim check granted already (asked once per name).
     claimed: HashSet<String>,
+    /// The first cap refusal, until the plugin host takes it to report.
+    cap_hit: Option<String>,
+    /// Whether a cap refusal was reported already (once per run).
+    cap_reported: bool,
 }
 
 impl OutputHost {
@@ -57,6 +63,8 @@ impl OutputHost {
             written: 0,
             claim,
             claimed: HashSet::new(),
+            cap_hit: None,
+            cap_reported: false,
         }
     }
 
@@ -68,6 +76,11 @@ impl OutputHost {
         std::mem::replace(self, nothing)
     }
 
+    /// The first cap refusal of the run, once: to be reported.
+    pub fn take_cap_hit(&mut self) -> Option<String> {
+        self.cap_hit.take()
+    }
+
     /// Writes (or appends to) `name`, once the claim (if any) grants the file.
     fn write_file(&mut self, name: &str, contents: &[u8], append: bool) -> Result<(), String> {
         let dir = self
@@ -77,10 +90,15 @@ impl OutputHost {
         check_name(name)?;
         let len = contents.len() as u64;
         if self.written.saturating_add(len) > self.cap {
-            return Err(format!(
+            let msg = format!(
                 "output cap of {} bytes reached ({} written, {} more asked)",
                 self.cap, self.written, len
-            ));
+            );
+            if !self.cap_reported {
+                self.cap_reported = true;
+                self.cap_hit = Some(format!("{msg}; this and later writes over it refused"));
+            }
+            return Err(msg);
         }
         if let Some(claim) = &self.claim {
             if !self.claimed.contains(name) {
