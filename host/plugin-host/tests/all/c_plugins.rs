@@ -38,7 +38,9 @@ const COLUMNS: [&str; 11] = [
 /// correlation id: busy time is where the count is positive, a gap runs
 /// from the count falling to 0 to the next start, when that is later.
 fn oracle(dispatches: &[D]) -> Rows {
-    let mut by_queue: BTreeMap<(u64, u64), Vec<(u64, u64, u64)>> = BTreeMap::new();
+    // (agent, queue) → [(start, end, correlation id)]
+    type Intervals = Vec<(u64, u64, u64)>;
+    let mut by_queue: BTreeMap<(u64, u64), Intervals> = BTreeMap::new();
     for &(agent, queue, start, end, corr) in dispatches {
         by_queue
             .entry((agent, queue))
@@ -107,7 +109,7 @@ fn oracle(dispatches: &[D]) -> Rows {
                 ("MaxGapStartNs", max.1.to_string()),
                 ("MaxGapBeforeCorrelationId", max.2.to_string()),
             ];
-            (key, cells.into_iter().map(|(k, v)| (k, v)).collect())
+            (key, cells.into_iter().collect())
         })
         .collect()
 }
