@@ -131,3 +131,66 @@ fn the_filtered_example_chain_filters_with_the_plugins_real_keys() {
     let got = read_stats(&dir.join("kernel_stats.csv"));
     assert_same_stats(&got, &stats_of(&kept), "filtered.toml");
 }
+
+/// A live run whose only consumer of kernel dispatches is the host's
+/// `kernel_trace.csv`: the filter must still stand in front of it (the
+/// chain's buffer traces the kind for the output, through the transform).
+const LIVE_FILTER_ONLY: &str = r#"
+version = 1
+
+[output]
+formats = ["csv"]
+trace = ["kernel_dispatch"]
+
+[[stage]]
+name = "scale-only"
+plugin = "kernel-filter"
+kind = "transform"
+domains = ["kernel_dispatch"]
+config = { pattern = "*scale*" }
+on_failure = "abort"
+"#;
+
+#[test]
+fn a_transform_filters_the_live_trace_files_when_no_analysis_traces_the_kind() {
+    plugins_dir(&["kernel-filter"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let chain = tmp.path().join("chain.toml");
+    std::fs::write(&chain, LIVE_FILTER_ONLY).unwrap();
+    let app = sim_dir().join("bin/multi_kernel");
+    let o = rocwasm(
+        &[
+            "run",
+            "--sim",
+            "-c",
+            chain.to_str().unwrap(),
+            "-d",
+            "live",
+            "--",
+            app.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    assert_success(&o, "rocwasm run with a kernel filter only");
+    let kept = kernel_durations(&tmp.path().join("live/kernel_trace.csv"));
+    assert!(!kept.is_empty(), "no dispatch passed the filter");
+    for name in kept.keys() {
+        assert!(name.contains("scale"), "{name} passed a *scale* filter");
+    }
+    // Without the filter the same run has other kernels too.
+    let o = rocwasm(
+        &[
+            "run",
+            "--sim",
+            "--kernel-trace",
+            "-d",
+            "all",
+            "--",
+            app.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    assert_success(&o, "rocwasm run --kernel-trace");
+    let all = kernel_durations(&tmp.path().join("all/kernel_trace.csv"));
+    assert!(all.keys().any(|n| !n.contains("scale")), "{:?}", all.keys());
+}

@@ -5,11 +5,13 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
-use rocwasm_core::{clock, Batch, BufferId, ContextId, DeliveryInfo, Profiler, SymbolTable};
+use rocwasm_core::{
+    clock, Batch, BufferId, BufferTracingKind, ContextId, DeliveryInfo, Profiler, SymbolTable,
+};
 use rocwasm_output::{OperationNames, OutputOptions, OutputSummary, Outputs, RunMetadata};
 use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_plugin_host::{
-    Chain, ChainOutput, EngineConfig, HostEnv, OperationNameTable, PluginEngine, StageSpec,
+    Chain, ChainOutput, EngineConfig, HostEnv, OperationNameTable, PluginEngine, StageSpec, World,
 };
 
 use rocwasm_policy::{admit, audit, Admission, SitePolicy};
@@ -157,10 +159,18 @@ impl Pipeline {
     /// then the chain starts and locks; then the own context starts.
     fn start_live(&mut self, env: HostEnv, specs: Vec<StageSpec>) -> Result<()> {
         let kinds = self.plan.output.kinds.clone();
+        // Sink kinds a transform filters must come out of the chain even
+        // when no analysis traces them, or the trace files would skip the
+        // filter: the chain's buffer traces them for the output.
+        let through_transforms = through_transforms(&kinds, &specs);
         self.route = if specs.is_empty() {
             SinkRoute::without_chain(&kinds)
         } else {
-            SinkRoute::new(&kinds, &traced_by_chain(&specs))
+            let mut traced = traced_by_chain(&specs);
+            for &k in &through_transforms {
+                traced.insert(k, None);
+            }
+            SinkRoute::new(&kinds, &traced)
         };
         let profiler = self.profiler.clone();
         let own = OwnContext::new(&profiler, self.plan.buffer.size, &self.sinks)
@@ -185,7 +195,7 @@ impl Pipeline {
                 signals_based_traps: false,
                 ..EngineConfig::default()
             };
-            match start_chain(engine, env, specs, Some(output)) {
+            match start_chain(engine, env, specs, Some((output, through_transforms))) {
                 Ok(c) => *self.chain.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(c),
                 Err(e) => {
                     self.problem(format!(
@@ -353,7 +363,7 @@ fn start_chain(
     engine: EngineConfig,
     env: HostEnv,
     specs: Vec<StageSpec>,
-    output: Option<ChainOutput>,
+    output: Option<(ChainOutput, Vec<BufferTracingKind>)>,
 ) -> Result<Chain> {
     for dir in specs.iter().filter_map(|s| s.output_dir.as_ref()) {
         std::fs::create_dir_all(dir)
@@ -361,7 +371,7 @@ fn start_chain(
     }
     let engine = Arc::new(PluginEngine::new(engine).context("starting the Wasm runtime")?);
     match output {
-        Some(output) => Chain::with_output(engine, env, specs, output),
+        Some((output, kinds)) => Chain::with_output_tracing(engine, env, specs, output, kinds),
         None => Chain::new(engine, env, specs),
     }
     .context("loading the chain's plugins")
@@ -371,4 +381,23 @@ fn start_chain(
 fn admit_under_policy(plan: &RunPlan) -> Result<Admission> {
     let policy = SitePolicy::current()?;
     Ok(admit(plan, policy.as_ref())?)
+}
+
+/// The sink kinds some transform of the chain filters (its kind filter
+/// accepts them) and that no analysis traces in full.
+fn through_transforms(
+    sink_kinds: &[BufferTracingKind],
+    specs: &[StageSpec],
+) -> Vec<BufferTracingKind> {
+    let traced = traced_by_chain(specs);
+    sink_kinds
+        .iter()
+        .copied()
+        .filter(|k| !matches!(traced.get(k), Some(None)))
+        .filter(|&k| {
+            specs
+                .iter()
+                .any(|s| s.world == Some(World::Transform) && s.kinds.accepts(k))
+        })
+        .collect()
 }

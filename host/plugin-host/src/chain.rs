@@ -250,7 +250,7 @@ impl Chain {
     /// up the chain's shared context and buffer, then locks the engine's
     /// configuration and starts tracing.
     pub fn new(runtime: Arc<PluginEngine>, env: HostEnv, specs: Vec<StageSpec>) -> Result<Chain> {
-        Self::build(runtime, env, specs, None)
+        Self::build(runtime, env, specs, None, Vec::new())
     }
 
     /// As [`Chain::new`], with the chain output in place before tracing
@@ -261,7 +261,23 @@ impl Chain {
         specs: Vec<StageSpec>,
         output: ChainOutput,
     ) -> Result<Chain> {
-        Self::build(runtime, env, specs, Some(output))
+        Self::build(runtime, env, specs, Some(output), Vec::new())
+    }
+
+    /// As [`Chain::with_output`], and the chain's buffer also traces every
+    /// operation of `output_kinds` for the output: kinds no stage names in
+    /// its domains but that must reach the output through the chain, so
+    /// that its transforms filter them (a kernel filter in front of the
+    /// host's `kernel_trace.csv`). Stages see them as their kind filters
+    /// and domains allow, as any batch of the chain.
+    pub fn with_output_tracing(
+        runtime: Arc<PluginEngine>,
+        env: HostEnv,
+        specs: Vec<StageSpec>,
+        output: ChainOutput,
+        output_kinds: Vec<BufferTracingKind>,
+    ) -> Result<Chain> {
+        Self::build(runtime, env, specs, Some(output), output_kinds)
     }
 
     fn build(
@@ -269,6 +285,7 @@ impl Chain {
         env: HostEnv,
         specs: Vec<StageSpec>,
         output: Option<ChainOutput>,
+        output_kinds: Vec<BufferTracingKind>,
     ) -> Result<Chain> {
         let mut names = BTreeSet::new();
         for s in &specs {
@@ -280,7 +297,7 @@ impl Chain {
         // learns its id. Without domains it is only an offer.
         let context = match env.profiler.create_context() {
             Ok(c) => Some(c),
-            Err(s) if specs.iter().any(|s| !s.domains.is_empty()) => {
+            Err(s) if !output_kinds.is_empty() || specs.iter().any(|s| !s.domains.is_empty()) => {
                 bail!("creating the chain's context: {s}")
             }
             Err(_) => None,
@@ -336,7 +353,7 @@ impl Chain {
             output: Mutex::new(output),
         });
         let buffer = match context {
-            Some(ctx) => trace_domains(&env.profiler, ctx, &pipeline)?,
+            Some(ctx) => trace_domains(&env.profiler, ctx, &pipeline, &output_kinds)?,
             None => None,
         };
         for stage in &pipeline.stages {
@@ -491,18 +508,24 @@ fn services<'a>(
 }
 
 /// Creates the chain buffer, on a callback thread of its own, and traces the
-/// stages' domains into it. `None` when no stage names domains.
+/// stages' domains and the output's kinds into it. `None` when there are
+/// none.
 fn trace_domains(
     profiler: &Profiler,
     ctx: ContextId,
     pipeline: &Arc<Pipeline>,
+    output_kinds: &[BufferTracingKind],
 ) -> Result<Option<BufferId>> {
-    let services = services(
+    let mut services = services(
         pipeline
             .stages
             .iter()
             .map(|s| (s.domains.as_slice(), &s.operations)),
     );
+    // Every operation of the output's kinds (empty = all).
+    for &kind in output_kinds {
+        services.insert(kind, Vec::new());
+    }
     if services.is_empty() {
         return Ok(None);
     }
@@ -511,6 +534,7 @@ fn trace_domains(
         .stages
         .iter()
         .find(|s| !s.domains.is_empty())
+        .or(pipeline.stages.first())
         .map(|s| s.buffer)
         .unwrap_or_default();
     let sink = Arc::new(ChainSink(Arc::downgrade(pipeline)));
