@@ -38,7 +38,7 @@ fn profile_dir() -> PathBuf {
 ///
 /// Built with the selection `cargo xtask test` builds with
 /// (`xtask/src/util.rs`, `TEST_BUILD`): the same resolved dependency
-/// features as `cargo test --workspace`, so after `cargo xtask test` this is
+/// features as `cargo test --workspace --exclude xtask`, so after `cargo xtask test` this is
 /// a no-op, and it never makes the next test run recompile wasmtime.
 pub fn rocwasm_bin() -> PathBuf {
     static BUILT: OnceLock<PathBuf> = OnceLock::new();
@@ -48,16 +48,25 @@ pub fn rocwasm_bin() -> PathBuf {
             let target = profile.parent().expect("target dir");
             let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
             let mut cmd = Command::new(cargo);
-            cmd.args(["build", "-q", "--workspace", "--lib", "--bins", "--tests"])
-                .env("CARGO_TARGET_DIR", target)
-                .current_dir(workspace());
+            cmd.args([
+                "build",
+                "-q",
+                "--workspace",
+                "--exclude",
+                "xtask",
+                "--lib",
+                "--bins",
+                "--tests",
+            ])
+            .env("CARGO_TARGET_DIR", target)
+            .current_dir(workspace());
             if profile.file_name().is_some_and(|n| n == "release") {
                 cmd.arg("--release");
             }
             let out = cmd.output().expect("cannot run cargo build");
             assert!(
                 out.status.success(),
-                "`cargo build --workspace --lib --bins --tests` failed:\n{}",
+                "`cargo build --workspace --exclude xtask --lib --bins --tests` failed:\n{}",
                 String::from_utf8_lossy(&out.stderr)
             );
             let bin = profile.join("rocwasm");

@@ -89,7 +89,14 @@ fn main() -> Result<()> {
             // the tool library that the end-to-end tests run and inject
             // (`cargo test` alone never builds a cdylib), and every test.
             sim::build_with(util::TEST_BUILD)?;
-            let host = util::cargo(&["test", "--workspace", "--no-fail-fast"]);
+            let host = util::cargo(&[
+                "test",
+                "--workspace",
+                "--exclude",
+                "xtask",
+                "--no-fail-fast",
+            ]);
+            let xtask = util::cargo(&["test", "-p", "xtask", "--no-fail-fast"]);
             // The plugins' pure logic (statistics, filters, config parsing) is
             // unit-tested natively; their own workspace keeps its own target dir.
             let plugins = test_plugins_natively();
@@ -97,7 +104,7 @@ fn main() -> Result<()> {
             // tests so a broken rule never hides a test result.
             let layers = layers::check(&util::root());
             let facts = facts::check(&util::root());
-            host.and(plugins).and(layers).and(facts)
+            host.and(xtask).and(plugins).and(layers).and(facts)
         }
         Command::Bench { quick } => bench::run(quick),
         Command::CheckLayers { root } => layers::check(&root.unwrap_or_else(util::root)),

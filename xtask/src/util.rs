@@ -26,17 +26,29 @@ pub fn run(cmd: &mut Command) -> Result<()> {
     Ok(())
 }
 
-/// The `cargo build` selection that builds what `cargo test --workspace`
-/// builds, with the same resolved features, plus the libraries (cdylibs:
-/// the tool library, the simulated runtime) and binaries the tests run.
+/// The `cargo build` selection that builds what `cargo test --workspace
+/// --exclude xtask` builds, with the same resolved features, plus the
+/// libraries (cdylibs: the tool library, the simulated runtime) and binaries
+/// the tests run.
 ///
 /// Features matter: cargo resolves dependency features per invocation, and
 /// `cargo test --workspace` turns on the dev-dependencies' features. A build
 /// with another selection (`-p rocwasm`) resolves others, and the next
 /// `cargo test` recompiles wasmtime and cranelift (minutes). With this
-/// selection the test run after it compiles nothing. The end-to-end tests'
-/// support library (`tests/src/lib.rs`) builds with the same selection.
-pub const TEST_BUILD: &[&str] = &["--workspace", "--lib", "--bins", "--tests"];
+/// selection the test run after it compiles nothing. xtask stays out of it:
+/// it is already built (it is what runs this), and in the workspace's
+/// feature set it would be compiled a second time with its C-plugin crates
+/// (~2 min of CPU); its own tests run with `cargo test -p xtask`, which
+/// reuses the running build. The end-to-end tests' support library
+/// (`tests/src/lib.rs`) builds with the same selection.
+pub const TEST_BUILD: &[&str] = &[
+    "--workspace",
+    "--exclude",
+    "xtask",
+    "--lib",
+    "--bins",
+    "--tests",
+];
 
 /// Runs the cargo that runs us (the host toolchain) in the workspace root.
 pub fn cargo(args: &[&str]) -> Result<()> {
