@@ -9,7 +9,7 @@
 //! | `huge-log` | logs a `bytes`-long message (default 8 MiB) on every batch | `bytes` |
 //! | `slow` | spends `ms` milliseconds (default 50) on every batch, polling `clock.now` | `ms` |
 //! | `host-loop` | on its first batch calls host function `api` (`clock`, default, or `names`) in an endless loop | `api` |
-//! | `garbage-correlation` | answers every external-correlation request of kind `KERNEL_DISPATCH` with a garbage value (a different one each time, `u64::MAX` first) | — |
+//! | `garbage-correlation` | asks for external-correlation requests of kind `KERNEL_DISPATCH` (on the chain's context when there is one) and answers each with a garbage value (a different one each time, `u64::MAX` first) | — |
 //!
 //! `trace` (comma-separated buffer kinds) sets up tracing in `init` when
 //! the chain sets up nothing for the stage. It counts what it receives:
@@ -56,6 +56,7 @@ struct Abuser {
     records: u64,
     refused: u64,
     answers: u64,
+    chain_context: Option<u64>,
 }
 
 /// A garbage value: `u64::MAX` first, then a xorshift sequence.
@@ -70,14 +71,24 @@ fn garbage(n: u64) -> u64 {
 }
 
 impl Abuser {
-    fn set_up_requests() -> Result<(), String> {
-        let ctx = profiler::create_context().map_err(|s| format!("create-context: {s:?}"))?;
+    /// Asks for external-correlation requests on the chain's context (so
+    /// the garbage lands in the records every stage of the chain gets), or
+    /// on a context of its own outside a chain.
+    fn set_up_requests(&self) -> Result<(), String> {
+        let own = match self.chain_context {
+            Some(_) => None,
+            None => Some(profiler::create_context().map_err(|s| format!("create-context: {s:?}"))?),
+        };
+        let ctx = own.or(self.chain_context).unwrap_or_default();
         profiler::configure_external_correlation_request(
             ctx,
             &[external_correlation::KERNEL_DISPATCH],
         )
         .map_err(|s| format!("configure-external-correlation-request: {s:?}"))?;
-        profiler::start_context(ctx).map_err(|s| format!("start-context: {s:?}"))
+        match own {
+            Some(ctx) => profiler::start_context(ctx).map_err(|s| format!("start-context: {s:?}")),
+            None => Ok(()),
+        }
     }
 
     fn host_loop(&self) -> ! {
@@ -97,6 +108,11 @@ impl Abuser {
 }
 
 impl AnalysisPlugin for Abuser {
+    fn configure(&mut self, info: &ToolInfo) -> bool {
+        self.chain_context = info.chain_context;
+        true
+    }
+
     fn init(&mut self) -> Result<(), String> {
         self.abuse = Abuse::parse(&config::get("do").unwrap_or_default())?;
         let default_bytes = match self.abuse {
@@ -118,7 +134,7 @@ impl AnalysisPlugin for Abuser {
             services::trace_buffers(&kinds)?;
         }
         if self.abuse == Abuse::GarbageCorrelation {
-            Self::set_up_requests()?;
+            self.set_up_requests()?;
         }
         Ok(())
     }
