@@ -18,7 +18,8 @@
 //!   (`rocwasm replay` fails a run with plugin failures, after writing
 //!   everything).
 //!
-//! The cases: trap by Rust panic, a trapping `fini`, a transform reply with
+//! The cases: a bare `unreachable` trap, a trap by Rust panic, an endless
+//! loop, a memory bomb, deep recursion, a trapping `fini`, a transform reply with
 //! columns of unequal length, garbage external-correlation values, a summary
 //! table past the host's caps (cut) and past what one call may copy out of
 //! a guest (refused), huge log messages, an output write past what one call
@@ -287,13 +288,11 @@ fn live_case(case: &Case, tmp: &Path) {
 /// Runs `case` under replay and under `run`; returns the directory holding
 /// both runs' outputs (`replayed/`, `live/`).
 fn check(case: Case) -> tempfile::TempDir {
-    let plugin = if case.stage.contains("\"trap\"") {
-        "trap"
-    } else if case.stage.contains("malformed-transform") {
-        "malformed-transform"
-    } else {
-        "abuser"
-    };
+    let plugin = case
+        .stage
+        .split('"')
+        .nth(1)
+        .expect("the stage starts with plugin = \"…\"");
     plugins_dir(&[plugin, "recorder"]);
     let tmp = tempfile::tempdir().unwrap();
     replay_case(&case, tmp.path());
@@ -446,5 +445,53 @@ config = { do = "host-loop", api = "names" }
 limits = { deadline = "100ms" }"#,
         replay: Expect::Failure(&["in `deliver-batch`: deadline of 100ms exceeded"]),
         live: Expect::Failure(&["in `deliver-batch`: deadline of 100ms exceeded"]),
+    });
+}
+
+#[test]
+fn an_unreachable_trap() {
+    let _ = check(Case {
+        name: "trap",
+        stage: r#"plugin = "trap"
+config = { how = "unreachable" }"#,
+        replay: Expect::Failure(&[
+            "in `deliver-batch`: trap: wasm `unreachable` instruction executed",
+        ]),
+        live: Expect::Failure(&[
+            "in `deliver-batch`: trap: wasm `unreachable` instruction executed",
+        ]),
+    });
+}
+
+#[test]
+fn an_endless_loop() {
+    let _ = check(Case {
+        name: "loop",
+        stage: r#"plugin = "endless-loop"
+limits = { deadline = "100ms" }"#,
+        replay: Expect::Failure(&["in `deliver-batch`: deadline of 100ms exceeded"]),
+        live: Expect::Failure(&["in `deliver-batch`: deadline of 100ms exceeded"]),
+    });
+}
+
+#[test]
+fn a_memory_bomb() {
+    let _ = check(Case {
+        name: "bomb",
+        stage: r#"plugin = "memory-bomb"
+limits = { memory = "32MiB" }"#,
+        replay: Expect::Failure(&["in `deliver-batch`: memory cap of 33554432 bytes hit"]),
+        live: Expect::Failure(&["in `deliver-batch`: memory cap of 33554432 bytes hit"]),
+    });
+}
+
+#[test]
+fn deep_recursion() {
+    let _ = check(Case {
+        name: "deep",
+        stage: r#"plugin = "deep-recursion""#,
+        // The Wasm stack or the shadow stack in linear memory: either traps.
+        replay: Expect::Failure(&["in `deliver-batch`: "]),
+        live: Expect::Failure(&["in `deliver-batch`: "]),
     });
 }
