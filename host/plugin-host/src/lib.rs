@@ -16,6 +16,11 @@
 //!   one small struct per WIT interface; the store's data holds them.
 //! - [`failure`]: what happens when a plugin traps, overruns its deadline or
 //!   hits its memory cap ([`FailurePolicy`]), and the [`FailureReport`]s.
+//! - What the host accepts from a guest is capped: one call copies at most
+//!   [`sandbox::MAX_CALL_COPY_BYTES`] out of it, `fini`'s summary tables are
+//!   cut to [`summary_caps`], a log message to 4 KiB, output to the stage's
+//!   quota; what goes over is refused and reported once
+//!   ([`FailureCause::Oversized`]).
 //! - [`Chain`]: the ordered stages of a run, their life cycle, and delivery.
 //!
 //! A run goes: [`PluginEngine::new`] → [`Chain::new`] with [`StageSpec`]s (compiles,
@@ -31,7 +36,7 @@
 //!    batches to WIT and back), [`filter`], [`failure`], [`spec`],
 //!    [`world`], `guest_log` (a guest's text in the host's log,
 //!    rate-limited: the `log` interface's gate, WASI stdout/stderr),
-//!    [`sandbox`], [`cache`], and `env` ([`HostEnv`]: what the embedder
+//!    [`sandbox`], [`summary_caps`], [`cache`], and `env` ([`HostEnv`]: what the embedder
 //!    gives every plugin).
 //! 2. `host`: the WIT imports, one small struct per interface, each knowing
 //!    only its own state; the profiler imports reach their stage through a
