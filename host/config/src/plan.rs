@@ -123,6 +123,33 @@ mod tests {
     use crate::LoadOptions;
 
     #[test]
+    fn every_stage_limit_reaches_the_plan() {
+        let text = r#"
+version = 1
+[settings.limits]
+output = "2MiB"
+[[stage]]
+name = "s"
+plugin = "/p/s.wasm"
+limits = { memory = "1MiB", deadline = "20ms", callback_deadline = "3ms" }
+"#;
+        let chain = Chain::parse(
+            text,
+            Path::new("chain.toml"),
+            &LoadOptions {
+                plugin_path: vec![],
+                check_plugins: false,
+            },
+        )
+        .unwrap();
+        let limits = chain.to_plan(&PlanOptions::default()).stages[0].limits;
+        assert_eq!(limits.memory_bytes, 1 << 20);
+        assert_eq!(limits.deadline, Duration::from_millis(20));
+        assert_eq!(limits.callback_deadline, Duration::from_millis(3));
+        assert_eq!(limits.output_bytes, 2 << 20);
+    }
+
+    #[test]
     fn the_default_chain_becomes_a_plan() {
         let path = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../examples/chains/default.toml");
         let chain = Chain::load(

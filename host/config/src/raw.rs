@@ -79,4 +79,6 @@ pub struct RawStage {
 pub struct RawLimits {
     pub memory: Option<S<toml::Value>>,
     pub deadline: Option<S<toml::Value>>,
+    pub callback_deadline: Option<S<toml::Value>>,
+    pub output: Option<S<toml::Value>>,
 }

@@ -511,6 +511,12 @@ impl Validator<'_> {
         if let Some(d) = &raw.deadline {
             l.deadline = self.duration(d, "deadline", here)?;
         }
+        if let Some(d) = &raw.callback_deadline {
+            l.callback_deadline = self.duration(d, "callback_deadline", here)?;
+        }
+        if let Some(o) = &raw.output {
+            l.output_bytes = self.size(o, "output", here)?;
+        }
         Ok(l)
     }
 
