@@ -56,9 +56,6 @@ struct Sizes {
     sustained_calls: u64,
     /// Burst pairs of the paired HIP measurement.
     paired_bursts: u32,
-    /// Run the producer bench in full (2 M records, best of 7) or its
-    /// quick mode (10 000 records, one run).
-    producer_full: bool,
     /// Records of the replay ingest file.
     ingest_records: u64,
     /// Cold and warm plugin loads.
@@ -72,7 +69,6 @@ const QUICK: Sizes = Sizes {
     sustained_runs: 3,
     sustained_calls: 200_000,
     paired_bursts: 51,
-    producer_full: false,
     ingest_records: 100_000,
     load_runs: (1, 5),
     writer_records: 200_000,
@@ -83,7 +79,6 @@ const FULL: Sizes = Sizes {
     sustained_runs: 7,
     sustained_calls: 200_000,
     paired_bursts: 301,
-    producer_full: true,
     ingest_records: 1_000_000,
     load_runs: (3, 20),
     writer_records: 2_000_000,
@@ -140,7 +135,7 @@ pub fn run(quick: bool) -> Result<()> {
 
     let mut rows = Vec::new();
     rows.extend(step("HIP call overhead", || hip_rows(&built, sizes, &work)));
-    rows.extend(step("producer", || producer_rows(&built, sizes)));
+    rows.extend(step("producer", || producer_rows(&built)));
     rows.extend(step("plugin delivery", || delivery_rows(&built)));
     rows.extend(step("plugin load", || load_rows(&built, sizes)));
     rows.extend(step("output writers", || writer_rows(&built, sizes)));
@@ -443,14 +438,13 @@ fn hip_trace_rows(out: &Path) -> Result<u64> {
 const PRODUCER_1: &str = "producer per record, 1 thread: delivery running vs none";
 const PRODUCER_8: &str = "producer per record, 8 threads vs 1 thread";
 
-fn producer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
+fn producer_rows(built: &Built) -> Vec<Row> {
     let measured = (|| {
         let exe = built.bench("producer")?;
         let mut cmd = Command::new(exe);
-        cmd.arg("push LOSSLESS").env("ROCWASM_BENCH_CALLGRIND", "0");
-        if sizes.producer_full {
-            cmd.arg("--bench");
-        }
+        cmd.arg("push LOSSLESS")
+            .arg("--bench")
+            .env("ROCWASM_BENCH_CALLGRIND", "0");
         let out = output(&mut cmd)?;
         let alone = parse::producer_case(&out, "push LOSSLESS, 1 thread, no delivery")?;
         let one = parse::producer_case(&out, "push LOSSLESS, 1 thread")?;
@@ -552,7 +546,7 @@ fn load_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
     rows.push(
         Row::not_measured(
             "plugin load, C / Python / JS",
-            "no such plugin is built (`cargo xtask build-plugins` builds the Rust plugins only)",
+            "the load bench loads kernel-stats (Rust) only",
         )
         .target(Target::MaxMs(10.0)),
     );
