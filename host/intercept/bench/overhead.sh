@@ -25,7 +25,7 @@ work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 gcc -O2 -D__HIP_PLATFORM_AMD__ "$here/overhead.c" -L"$sim" -lamdhip64 -ldl -o "$work/overhead"
 cat > "$work/run.json" <<JSON
-{"version":2,"output_dir":"$work/out","formats":["csv"],"kinds":["HIP_RUNTIME_API"]}
+{"version":3,"output":{"directory":"$work/out","formats":["csv"],"kinds":["HIP_RUNTIME_API"]},"buffer":{"size":1048576,"watermark":524288,"policy":"Lossless"}}
 JSON
 run() { LD_LIBRARY_PATH=$sim "$@"; }
 traced_rows() {
