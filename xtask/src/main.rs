@@ -88,16 +88,6 @@ fn main() -> Result<()> {
             // test` resolves: the simulated runtime, the `rocwasm` binary and
             // the tool library that the end-to-end tests run and inject
             // (`cargo test` alone never builds a cdylib), and every test.
-            // Lint while building (see `util::clippy_driver`): every cargo
-            // below, and the test binaries' own `cargo build`, inherit it.
-            // Set after the plugins' wasm32 build, which uses Debian's rustc.
-            match util::clippy_driver() {
-                Some(driver) => std::env::set_var(WORKSPACE_WRAPPER, driver),
-                None => eprintln!(
-                    "WARNING: clippy-driver is not installed with this toolchain; \
-                     the workspace is built WITHOUT clippy's lints"
-                ),
-            }
             sim::build_with(util::TEST_BUILD)?;
             let host = util::cargo(&[
                 "test",
@@ -122,9 +112,6 @@ fn main() -> Result<()> {
     }
 }
 
-/// Cargo's variable naming the compiler wrapper for workspace members.
-const WORKSPACE_WRAPPER: &str = "RUSTC_WORKSPACE_WRAPPER";
-
 /// Runs the plugins workspace's unit tests for the host target, in a target
 /// directory of their own (never the wasm32 one, never the host workspace's).
 fn test_plugins_natively() -> Result<()> {
@@ -134,8 +121,6 @@ fn test_plugins_natively() -> Result<()> {
         std::process::Command::new(cargo)
             .args(["test", "--no-fail-fast"])
             .current_dir(root.join("plugins"))
-            // The plugins' own workspace is not linted here (see `Test`).
-            .env_remove(WORKSPACE_WRAPPER)
             .env("CARGO_TARGET_DIR", root.join("target/plugins-native")),
     )
 }

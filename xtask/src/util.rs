@@ -50,26 +50,6 @@ pub const TEST_BUILD: &[&str] = &[
     "--tests",
 ];
 
-/// `clippy-driver` of the toolchain that runs us, if it has one that runs.
-///
-/// `cargo xtask test` lints while it builds: with `RUSTC_WORKSPACE_WRAPPER`
-/// naming it, the workspace's own crates are compiled by clippy-driver
-/// (rustc plus clippy's lints, at the levels of `[workspace.lints]`), the
-/// dependencies by plain rustc, exactly as `cargo clippy` does but in the
-/// build the tests need anyway: no second pass over wasmtime in check mode
-/// (~2.5 min on 2 cores).
-pub fn clippy_driver() -> Option<std::path::PathBuf> {
-    let rustc = std::env::var("RUSTC").unwrap_or_else(|_| "rustc".into());
-    let out = Command::new(rustc).args(["--print", "sysroot"]).output().ok()?;
-    let sysroot = String::from_utf8(out.stdout).ok()?;
-    let driver = Path::new(sysroot.trim()).join("bin/clippy-driver");
-    let works = Command::new(&driver)
-        .arg("--version")
-        .output()
-        .is_ok_and(|o| o.status.success());
-    works.then_some(driver)
-}
-
 /// Runs the cargo that runs us (the host toolchain) in the workspace root.
 pub fn cargo(args: &[&str]) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
