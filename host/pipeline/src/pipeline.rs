@@ -1,5 +1,6 @@
 //! [`Pipeline`]: one run from its plan to its report, live or replayed.
 
+use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
@@ -162,11 +163,11 @@ impl Pipeline {
         // Sink kinds a transform filters must come out of the chain even
         // when no analysis traces them, or the trace files would skip the
         // filter: the chain's buffer traces them for the output.
-        let through_transforms = through_transforms(&kinds, &specs);
+        let mut traced = traced_by_chain(&specs);
+        let through_transforms = through_transforms(&kinds, &specs, &traced);
         self.route = if specs.is_empty() {
             SinkRoute::without_chain(&kinds)
         } else {
-            let mut traced = traced_by_chain(&specs);
             for &k in &through_transforms {
                 traced.insert(k, None);
             }
@@ -384,12 +385,13 @@ fn admit_under_policy(plan: &RunPlan) -> Result<Admission> {
 }
 
 /// The sink kinds some transform of the chain filters (its kind filter
-/// accepts them) and that no analysis traces in full.
+/// accepts them) and that no analysis traces in full (`traced`: what the
+/// stages trace, [`traced_by_chain`]).
 fn through_transforms(
     sink_kinds: &[BufferTracingKind],
     specs: &[StageSpec],
+    traced: &BTreeMap<BufferTracingKind, Option<Vec<u32>>>,
 ) -> Vec<BufferTracingKind> {
-    let traced = traced_by_chain(specs);
     sink_kinds
         .iter()
         .copied()

@@ -132,7 +132,19 @@ pub fn admit(plan: &RunPlan, policy: Option<&SitePolicy>) -> Result<Admission, R
         };
         let signatures = Signatures::of(&bytes)
             .map_err(|e| refuse(name, "plugins", format!("{}: {e}", stage.wasm.display())))?;
-        let wasi = imports(&bytes).iter().any(|i| i.starts_with("wasi:"));
+        let wasi = match imports(&bytes) {
+            Ok(names) => names.iter().any(|i| i.starts_with("wasi:")),
+            // Unreadable imports: assume the worst under a policy (the
+            // engine refuses a malformed component later anyway).
+            Err(e) if policy.is_some() => {
+                return Err(refuse(
+                    name,
+                    "capabilities.wasi",
+                    format!("{}: its imports cannot be read: {e}", stage.wasm.display()),
+                ))
+            }
+            Err(_) => false,
+        };
         let admitted_by = match policy {
             None => AdmittedBy::NoPolicy,
             Some(p) => {
@@ -307,27 +319,25 @@ fn domain_rule(p: &SitePolicy, kind: BufferTracingKind) -> &'static str {
 
 /// The names a component imports at its top level (`wasi:cli/stderr@0.2.0`,
 /// `rocwasm:plugin/profiler@0.1.0`); nested modules' imports are internal
-/// wiring and not listed.
-pub fn imports(wasm: &[u8]) -> Vec<String> {
+/// wiring and not listed. An error when the binary cannot be parsed: a
+/// caller deciding on capabilities must not read a truncated list as
+/// "imports nothing".
+pub fn imports(wasm: &[u8]) -> Result<Vec<String>, wasmparser::BinaryReaderError> {
     let mut names = Vec::new();
     let mut depth = 0usize;
     for payload in Parser::new(0).parse_all(wasm) {
-        let Ok(payload) = payload else { break };
-        match payload {
+        match payload? {
             Payload::ModuleSection { .. } | Payload::ComponentSection { .. } => depth += 1,
             Payload::End(_) => depth = depth.saturating_sub(1),
             Payload::ComponentImportSection(reader) if depth == 0 => {
-                names.extend(
-                    reader
-                        .into_iter()
-                        .flatten()
-                        .map(|i| i.name.name.to_string()),
-                );
+                for import in reader {
+                    names.push(import?.name.name.to_string());
+                }
             }
             _ => {}
         }
     }
-    names
+    Ok(names)
 }
 
 #[cfg(test)]
@@ -529,9 +539,9 @@ mod tests {
     #[test]
     fn imports_are_read_at_the_top_level() {
         assert_eq!(
-            imports(&wat::parse_str(WASI).unwrap()),
+            imports(&wat::parse_str(WASI).unwrap()).unwrap(),
             vec!["wasi:cli/stderr@0.2.0".to_string()]
         );
-        assert!(imports(b"not wasm").is_empty());
+        assert!(imports(b"not wasm").is_err());
     }
 }

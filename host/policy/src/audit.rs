@@ -138,15 +138,5 @@ pub fn write(line: &str, dir: &Path, site_log: Option<&Path>) -> Vec<String> {
 
 /// The real user id of this process.
 fn real_uid() -> u32 {
-    // /proc/self/status's `Uid:` line, so this crate needs no libc: the
-    // first field is the real uid.
-    std::fs::read_to_string("/proc/self/status")
-        .ok()
-        .and_then(|s| {
-            s.lines()
-                .find_map(|l| l.strip_prefix("Uid:"))
-                .and_then(|l| l.split_whitespace().next().map(str::to_string))
-        })
-        .and_then(|u| u.parse().ok())
-        .unwrap_or(u32::MAX)
+    rustix::process::getuid().as_raw()
 }
