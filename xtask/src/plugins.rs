@@ -16,7 +16,12 @@
 //! Either way every `cdylib` of the workspace is a plugin; its artifact is
 //! checked to be a component (not a core module) and copied under its
 //! package name. The C plugins of `plugins/c/` are built after them by
-//! [`c`] (clang-14 + wasi-libc, bindings and component made in-process).
+//! [`c`] (clang-14 + wasi-libc, bindings and component made in-process),
+//! then the Python plugins of `plugins/python/` by [`python`]
+//! (componentize-py) and the JS plugins of `plugins/js/` by [`js`]
+//! (componentize-js), each tool pinned and installed under `target/` by
+//! xtask itself, each plugin rebuilt only when its inputs changed
+//! ([`stamp`]).
 //! The inner cargo runs with a scrubbed environment: variables
 //! the outer `cargo xtask` set (`RUSTC`, `RUSTFLAGS`, `CARGO_TARGET_DIR`,
 //! `RUSTUP_TOOLCHAIN`, build-script variables…) would point it at the wrong
@@ -34,6 +39,9 @@ use anyhow::{bail, ensure, Context, Result};
 use crate::util::root;
 
 mod c;
+mod js;
+mod python;
+mod stamp;
 
 const TARGET: &str = "wasm32-unknown-unknown";
 const HOST_TRIPLE: &str = "x86_64-unknown-linux-gnu";
@@ -95,6 +103,9 @@ pub fn build_all(release: bool, out_dir: &Path) -> Result<Vec<BuiltPlugin>> {
         built.push(install(name, &bytes, out_dir)?);
     }
     for (name, bytes) in c::build_all()? {
+        built.push(install(name, &bytes, out_dir)?);
+    }
+    for (name, bytes) in python::build_all()?.into_iter().chain(js::build_all()?) {
         built.push(install(name, &bytes, out_dir)?);
     }
     built.sort_by(|a, b| a.name.cmp(&b.name));

@@ -12,6 +12,7 @@ mod external_correlation;
 mod lifecycle;
 mod operation_filters;
 mod projection;
+mod python_js_plugins;
 mod replay_names;
 mod restart;
 mod shared_delivery;

@@ -1,0 +1,212 @@
+// rocwasm.js: a thin JS layer over the `rocwasm:plugin` WIT bindings.
+//
+// componentize-js lifts a batch into objects of typed-array *columns*
+// (`batch.kernelDispatches.start` is a BigUint64Array, u32 columns are
+// Uint32Arrays; WIT names in camelCase) and every u64 into a BigInt. This
+// module lets plugin code read rows and columns and write tables instead,
+// with the same shape as the Rust SDK (plugins/sdk) and the Python package
+// (plugins/python/rocwasm):
+//
+// - rows(table) / columns(table, "start", "end") / rowCount / select;
+// - bufferKind("MEMORY_COPY"), bufferOperationName(kind, op), … : kinds
+//   and operations by name, asked of the host once and cached;
+// - Table: a summary table for `fini` and its CSV;
+// - info/warn/error/debug, configGet, writeFile;
+// - exportAnalysis(plugin): the `lifecycle` and `analysis` export objects,
+//   with a default for every function the plugin does not define.
+//
+// Numbers: u64 cells are BigInts. Keep sums of bytes and nanoseconds in
+// BigInt (exact); convert with Number(x) only for ratios.
+//
+// Errors: `throw new PluginError("sentence")` in `init` and the host
+// disables the stage with that sentence; any other exception that escapes
+// an export traps the instance (the stage's `on_failure` policy applies).
+
+import * as hostLog from "rocwasm:plugin/log@0.1.0";
+import * as hostConfig from "rocwasm:plugin/config@0.1.0";
+import * as hostOutput from "rocwasm:plugin/output@0.1.0";
+import * as hostNames from "rocwasm:plugin/names@0.1.0";
+import * as hostDelivery from "rocwasm:plugin/delivery@0.1.0";
+
+// ---------------------------------------------------------------- rows
+
+/** Rows in `table`: its longest column (unselected columns arrive empty). */
+export function rowCount(table) {
+  let n = 0;
+  for (const key of Object.keys(table)) n = Math.max(n, table[key].length);
+  return n;
+}
+
+function column(table, name, n) {
+  const col = table[name];
+  if (col === undefined) throw new Error(`the table has no column \`${name}\``);
+  return col.length === n ? col : null; // null: absent, reads as zero
+}
+
+/** For each row, the named columns' values as an array: the fast loop.
+ *  `for (const [start, end] of columns(t, "start", "end"))`. */
+export function* columns(table, ...names) {
+  const n = rowCount(table);
+  const cols = names.map((name) => column(table, name, n));
+  const zero = cols.map((c, i) => (table[names[i]] instanceof BigUint64Array ? 0n : 0));
+  for (let i = 0; i < n; i++) {
+    yield cols.map((c, j) => (c === null ? zero[j] : c[i]));
+  }
+}
+
+/** Row objects (a property per column, absent columns read as zero). */
+export function* rows(table) {
+  const n = rowCount(table);
+  const names = Object.keys(table);
+  const cols = names.map((name) => column(table, name, n));
+  for (let i = 0; i < n; i++) {
+    const row = {};
+    names.forEach((name, j) => {
+      const c = cols[j];
+      row[name] = c === null ? (table[name] instanceof BigUint64Array ? 0n : 0) : c[i];
+    });
+    yield row;
+  }
+}
+
+/** Column projection, in `configure` or `init`: the host copies only these
+ *  columns of `table` into the plugin. Names in camelCase or as in WIT. */
+export function select(table, ...names) {
+  const wit = (s) => s.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+  hostDelivery.selectColumns(wit(table), names.map(wit));
+}
+
+// ---------------------------------------------------------------- names
+
+let bufferKinds = null;
+const opNames = new Map();
+
+/** The buffer-tracing kind called `name` (`KERNEL_DISPATCH`, …), or undefined. */
+export function bufferKind(name) {
+  if (bufferKinds === null) {
+    bufferKinds = new Map();
+    for (const k of hostNames.bufferKinds()) {
+      const n = hostNames.bufferKindName(k);
+      if (n !== undefined) bufferKinds.set(n, k);
+    }
+  }
+  return bufferKinds.get(name);
+}
+
+/** The name of buffer kind `kind`. */
+export function bufferKindName(kind) {
+  return hostNames.bufferKindName(kind) ?? "?";
+}
+
+/** The name of operation `op` of buffer kind `kind` (cached). */
+export function bufferOperationName(kind, op) {
+  const key = `${kind}:${op}`;
+  if (!opNames.has(key)) opNames.set(key, hostNames.bufferOperationName(kind, op) ?? `op${op}`);
+  return opNames.get(key);
+}
+
+// ---------------------------------------------------------------- tables
+
+function csvCell(cell) {
+  return /[",\n\r]/.test(cell) ? '"' + cell.replaceAll('"', '""') + '"' : cell;
+}
+
+/** A titled table of string cells: `fini` returns them, `csv()` files them. */
+export class Table {
+  constructor(title, columns) {
+    this.title = String(title);
+    this.columns = columns.map(String);
+    this.rows = [];
+  }
+
+  /** Appends a row, one cell per column (converted with String). */
+  row(...cells) {
+    if (cells.length !== this.columns.length) {
+      throw new Error(
+        `table \`${this.title}\` has ${this.columns.length} columns, the row has ${cells.length}`,
+      );
+    }
+    this.rows.push(cells.map(String));
+  }
+
+  /** The WIT `summary-table` record. */
+  summary() {
+    return { title: this.title, columns: this.columns, rows: this.rows };
+  }
+
+  /** Header and rows as CSV (RFC 4180 quoting). */
+  csv() {
+    const lines = [this.columns, ...this.rows].map((r) => r.map(csvCell).join(","));
+    return lines.join("\n") + "\n";
+  }
+}
+
+// ---------------------------------------------------------------- host
+
+const log = (level) => (message) => hostLog.log(level, String(message));
+export const debug = log("debug");
+export const info = log("info");
+export const warn = log("warn");
+export const error = log("error");
+
+/** An error `init` reports to the host as its `result` error string. */
+export class PluginError extends Error {}
+
+/** The stage config value of `key`, converted by `parse` (e.g. Number,
+ *  BigInt), or `fallback`. A value `parse` rejects raises PluginError. */
+export function configGet(key, fallback, parse = (s) => s.replace(/^"|"$/g, "")) {
+  const raw = hostConfig.get(key);
+  if (raw === undefined) return fallback;
+  let value;
+  try {
+    value = parse(raw.trim());
+  } catch {
+    value = NaN;
+  }
+  if (typeof value === "number" && Number.isNaN(value)) {
+    throw new PluginError(`config key \`${key}\` must be a number, not \`${raw}\``);
+  }
+  return value;
+}
+
+/** Creates or replaces `name` in the granted output directory; undefined on
+ *  success, else the host's sentence (e.g. no directory granted). */
+export function writeFile(name, data) {
+  const bytes = typeof data === "string" ? new TextEncoder().encode(data) : data;
+  try {
+    hostOutput.write(name, bytes);
+  } catch (e) {
+    return String(e?.payload ?? e);
+  }
+  return undefined;
+}
+
+// ---------------------------------------------------------------- exports
+
+/** The `lifecycle` and `analysis` exports for `plugin`, an object with any
+ *  of configure, init, deliverBatch, onCallback,
+ *  onExternalCorrelationRequest, fini (defaults: accept, nothing, nothing,
+ *  user data unchanged, no answer, no tables). `fini` may return Tables. */
+export function exportAnalysis(plugin) {
+  const call = (name, fallback) => (...args) =>
+    typeof plugin[name] === "function" ? plugin[name](...args) : fallback(...args);
+  const lifecycle = {
+    configure: (info) => Boolean(call("configure", () => true)(info)),
+    init: () => {
+      try {
+        call("init", () => {})();
+      } catch (e) {
+        if (e instanceof PluginError) throw e.message;
+        throw e;
+      }
+    },
+    fini: () =>
+      (call("fini", () => [])() ?? []).map((t) => (t instanceof Table ? t.summary() : t)),
+  };
+  const analysis = {
+    deliverBatch: call("deliverBatch", () => {}),
+    onCallback: call("onCallback", (_record, userData) => userData),
+    onExternalCorrelationRequest: call("onExternalCorrelationRequest", () => undefined),
+  };
+  return { lifecycle, analysis };
+}
