@@ -8,7 +8,10 @@
 //!   [`registry`]: operation names and numbers of every kind — both defined
 //!   once in `rocwasm-ids` and re-exported here.
 //! - [`batch`]: columnar batches, the unit of delivery.
-//! - [`symbols`]: agents, code objects and kernel symbols by id.
+//! - [`symbols`]: agents, code objects and kernel symbols by id;
+//!   [`naming`]: how kernels are named (`-T`, `-M`).
+//! - [`selection`]: the engine's gate for kernel dispatches (rocprofv3's
+//!   kernel filters and `--kernel-rename`) and the roctx ranges it reads.
 //! - [`profiler`]: the engine — contexts, services, correlation ids, and the
 //!   producer entry points interception calls.
 //! - [`buffer`]: the two-half record buffers (its module doc explains the
@@ -27,8 +30,10 @@ mod callback_thread;
 pub mod clock;
 mod correlation;
 pub mod kind;
+pub mod naming;
 pub mod profiler;
 pub mod record;
+pub mod selection;
 pub mod symbols;
 
 /// Record sources (defined in `rocwasm-ids`).
@@ -43,6 +48,8 @@ pub use callback::*;
 pub use domain::Domain;
 pub use kind::*;
 pub use profiler::{AsyncOp, Profiler};
+pub use naming::{truncate_kernel_name, KernelNaming};
 pub use record::Record;
+pub use selection::DispatchFilter;
 pub use registry::{operation_by_name, operation_name, operations, OperationKind};
 pub use symbols::*;

@@ -41,7 +41,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, RwLock};
 
 use crate::batch::{
-    ApiCall, KernelDispatch, MemoryAllocation, MemoryCopy, Retirement, RuntimeInitialization,
+    ApiCall, KernelDispatch, KernelDispatchColumns, MemoryAllocation, MemoryCopy, Retirement, RuntimeInitialization,
     RuntimeLibrary, ScratchMemory,
 };
 use crate::buffer::{self, Buffer};
@@ -55,6 +55,7 @@ use crate::kind::{
     Status,
 };
 use crate::record::Record;
+use crate::selection::{self, DispatchFilter};
 use crate::registry::{self, code_object, kernel_dispatch};
 use crate::symbols::{CodeObject, KernelSymbol, SymbolTable};
 
@@ -212,6 +213,8 @@ pub struct AsyncOp {
     /// Enqueue time, CLOCK_BOOTTIME ns (for clamping device timestamps).
     pub enqueue_time: u64,
     externals: Vec<(ContextId, u64)>,
+    /// The innermost roctx range at launch, when the dispatch filter reads it.
+    region: Option<Arc<str>>,
 }
 
 impl AsyncOp {
@@ -258,6 +261,8 @@ pub struct Profiler {
     pending: Pending,
     symbols: SymbolTable,
     main_thread: u64,
+    /// Decides which kernel dispatches are recorded ([`crate::selection`]).
+    dispatch_filter: OnceLock<Arc<dyn DispatchFilter>>,
 }
 
 impl Default for Profiler {
@@ -308,6 +313,7 @@ impl Profiler {
             pending: Pending::default(),
             symbols: SymbolTable::new(),
             main_thread: clock::main_thread_id(),
+            dispatch_filter: OnceLock::new(),
         }
     }
 
@@ -1025,6 +1031,12 @@ impl Profiler {
             .filter(|e| e.ctx.is_active())
             .map(|e| (e.ctx.id, self.external_id(e, domain, op, internal, tid)))
             .collect();
+        let region = match self.dispatch_filter.get() {
+            Some(f) if domain == Domain::KernelDispatch && f.wants_regions() => {
+                selection::innermost_range()
+            }
+            _ => None,
+        };
         Some(AsyncOp {
             domain,
             operation: op,
@@ -1032,6 +1044,7 @@ impl Profiler {
             thread_id: tid,
             enqueue_time: clock::now(),
             externals,
+            region,
         })
     }
 
@@ -1083,12 +1096,21 @@ impl Profiler {
     /// A kernel dispatch completed (on any thread). The engine fills in
     /// `correlation_id`, `external_correlation_id` and `thread_id` (the
     /// launcher's); the caller supplies the timing and dispatch fields.
+    ///
+    /// A dispatch the [`DispatchFilter`] drops reaches no context (and its
+    /// correlation id retires as usual).
     pub fn complete_kernel_dispatch(&self, op: AsyncOp, dispatch: KernelDispatch) {
-        let base = KernelDispatch {
+        let mut base = KernelDispatch {
             correlation_id: op.internal,
             thread_id: op.thread_id,
             ..dispatch
         };
+        if let Some(f) = self.dispatch_filter.get() {
+            if !f.select(&mut base, op.region.as_deref(), &self.symbols) {
+                self.finish(op);
+                return;
+            }
+        }
         self.complete(&op, kernel_dispatch::COMPLETE, |external| {
             Record::KernelDispatch(KernelDispatch {
                 external_correlation_id: external,
@@ -1096,6 +1118,27 @@ impl Profiler {
             })
         });
         self.finish(op);
+    }
+
+    /// Installs the filter every kernel dispatch passes before it is
+    /// recorded (once; a second call is refused with ERROR). Install it
+    /// before the application launches kernels.
+    pub fn set_dispatch_filter(&self, filter: Arc<dyn DispatchFilter>) -> Result<(), Status> {
+        self.dispatch_filter.set(filter).map_err(|_| Status::Error)
+    }
+
+    /// Passes recorded dispatches (a replay's) through the dispatch
+    /// filter, in order, as a live run passes each completed one; without
+    /// a filter, keeps them all.
+    pub fn select_dispatches(&self, dispatches: &mut KernelDispatchColumns) {
+        let Some(f) = self.dispatch_filter.get() else {
+            return;
+        };
+        let kept: KernelDispatchColumns = dispatches
+            .rows()
+            .filter_map(|mut d| f.select(&mut d, None, &self.symbols).then_some(d))
+            .collect();
+        *dispatches = kept;
     }
 
     /// An async memory copy completed (on any thread). `copy.operation` is the
@@ -1266,6 +1309,8 @@ impl Profiler {
     /// CODE_OBJECT / DEVICE_KERNEL_SYMBOL_REGISTER (ENTER).
     pub fn emit_kernel_symbol_register(&self, symbol: KernelSymbol) {
         self.symbols.insert_kernel(symbol.clone());
+        // Callbacks see the name the outputs write.
+        let symbol = self.symbols.named(symbol);
         if self.is_tracing(Domain::CodeObject) {
             self.code_object_like_callback(
                 Domain::CodeObject,

@@ -5,10 +5,12 @@
 //! recorded trace. Plugins query them through the host instead of keeping
 //! their own copy.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, HashMap};
 use std::sync::RwLock;
 
 use serde::{Deserialize, Serialize};
+
+use crate::naming::KernelNaming;
 
 /// What kind of device an agent is (the SDK's `rocprofiler_agent_type_t`,
 /// without its `NONE`).
@@ -88,7 +90,7 @@ pub struct CodeObject {
 /// `rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t`.
 /// Sizes are in bytes; the register counts are what the hardware allocates
 /// (rocprofv3's `SGPR_Count`, `VGPR_Count`, `Accum_VGPR_Count`).
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct KernelSymbol {
     /// Matches `KernelDispatch::kernel_id`.
     pub id: u64,
@@ -134,7 +136,15 @@ pub struct SymbolTable {
     agents: RwLock<BTreeMap<u64, AgentInfo>>,
     code_objects: RwLock<BTreeMap<u64, CodeObject>>,
     kernels: RwLock<BTreeMap<u64, KernelSymbol>>,
+    /// How inserted kernels are named (`-T`, `-M`).
+    naming: RwLock<KernelNaming>,
+    /// (kernel id, new name) → the renamed kernel's id (`--kernel-rename`).
+    renames: RwLock<HashMap<(u64, String), u64>>,
 }
+
+/// Renamed kernels' ids start here, far above any id a runtime or a
+/// recording hands out, so they never collide with one.
+pub const RENAMED_KERNEL_IDS: u64 = 1 << 48;
 
 impl SymbolTable {
     /// An empty table.
@@ -152,9 +162,46 @@ impl SymbolTable {
         write(&self.code_objects).insert(co.id, co);
     }
 
-    /// Adds `k`, replacing any entry with the same id.
-    pub fn insert_kernel(&self, k: KernelSymbol) {
+    /// Adds `k`, named as [`SymbolTable::set_naming`] says, replacing any
+    /// entry with the same id.
+    pub fn insert_kernel(&self, mut k: KernelSymbol) {
+        read(&self.naming).apply(&mut k);
         write(&self.kernels).insert(k.id, k);
+    }
+
+    /// Names the kernels inserted from now on as `naming` says (set it
+    /// before the first kernel arrives).
+    pub fn set_naming(&self, naming: KernelNaming) {
+        *write(&self.naming) = naming;
+    }
+
+    /// `k` named as this table names kernels (what [`Self::insert_kernel`]
+    /// stores).
+    pub fn named(&self, mut k: KernelSymbol) -> KernelSymbol {
+        read(&self.naming).apply(&mut k);
+        k
+    }
+
+    /// The id of kernel `id` renamed `name` (`--kernel-rename`): a copy of
+    /// its symbol under a new id from [`RENAMED_KERNEL_IDS`] on, whose
+    /// display name is `name`; the same id for the same pair every time.
+    /// `None` when `id` is not in the table.
+    pub fn renamed_kernel(&self, id: u64, name: &str) -> Option<u64> {
+        let key = (id, name.to_string());
+        if let Some(&renamed) = read(&self.renames).get(&key) {
+            return Some(renamed);
+        }
+        let mut symbol = self.kernel(id)?;
+        let mut renames = write(&self.renames);
+        if let Some(&renamed) = renames.get(&key) {
+            return Some(renamed);
+        }
+        let renamed = RENAMED_KERNEL_IDS + renames.len() as u64;
+        symbol.id = renamed;
+        symbol.demangled_name = name.to_string();
+        renames.insert(key, renamed);
+        write(&self.kernels).insert(renamed, symbol);
+        Some(renamed)
     }
 
     /// The agent with this id, if known (a copy).

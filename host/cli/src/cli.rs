@@ -110,6 +110,36 @@ pub struct OutputArgs {
     pub output_format: Option<Vec<OutputFormat>>,
 }
 
+/// rocprofv3's kernel options, shared by `run` and `replay` (chain file:
+/// `[kernels]`). Dropped dispatches are counted in the summary.
+#[derive(Debug, Args, Clone, Default)]
+pub struct KernelArgs {
+    /// Keep only dispatches of kernels whose name matches this regular
+    /// expression (searched anywhere in the name, as rocprofv3).
+    #[arg(long, value_name = "REGEX")]
+    pub kernel_include_regex: Option<String>,
+    /// Drop dispatches of kernels whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX")]
+    pub kernel_exclude_regex: Option<String>,
+    /// Keep only these iterations of each kernel (counted per kernel name
+    /// from 1, among the dispatches the name filters keep), e.g. `[1-3]`,
+    /// `[2,5-7]`.
+    #[arg(long, value_name = "RANGE")]
+    pub kernel_iteration_range: Option<String>,
+    /// Truncate kernel names before their argument list (`scale(float*,
+    /// int)` → `scale`).
+    #[arg(short = 'T', long)]
+    pub truncate_kernels: bool,
+    /// Keep kernel names mangled, as the code object has them.
+    #[arg(short = 'M', long)]
+    pub mangled_kernels: bool,
+    /// Name each dispatch after the innermost roctx range (roctxRangePush)
+    /// enclosing its launch on the launching thread (live runs only: a
+    /// recording holds no range names).
+    #[arg(long)]
+    pub kernel_rename: bool,
+}
+
 #[derive(Debug, Args)]
 pub struct RunArgs {
     /// The chain file; flags amend it. Without it, the flags alone describe the run.
@@ -119,6 +149,8 @@ pub struct RunArgs {
     pub trace: TraceArgs,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub kernels: KernelArgs,
     /// Run on the simulated AMD runtime (no GPU needed).
     #[arg(long)]
     pub sim: bool,
@@ -148,6 +180,8 @@ pub struct ReplayArgs {
     pub strict: bool,
     #[command(flatten)]
     pub output: OutputArgs,
+    #[command(flatten)]
+    pub kernels: KernelArgs,
 }
 
 #[derive(Debug, Args)]
@@ -249,17 +283,17 @@ pub enum PluginCommand {
 
 impl RunArgs {
     pub fn flags(&self) -> TraceFlags {
-        to_flags(Some(&self.trace), &self.output)
+        to_flags(Some(&self.trace), &self.output, &self.kernels)
     }
 }
 
 impl ReplayArgs {
     pub fn flags(&self) -> TraceFlags {
-        to_flags(None, &self.output)
+        to_flags(None, &self.output, &self.kernels)
     }
 }
 
-fn to_flags(trace: Option<&TraceArgs>, output: &OutputArgs) -> TraceFlags {
+fn to_flags(trace: Option<&TraceArgs>, output: &OutputArgs, kernels: &KernelArgs) -> TraceFlags {
     let t = trace.cloned().unwrap_or_default();
     TraceFlags {
         hip_trace: t.hip_trace,
@@ -276,6 +310,12 @@ fn to_flags(trace: Option<&TraceArgs>, output: &OutputArgs) -> TraceFlags {
         output_directory: output.output_directory.clone(),
         output_file: output.output_file.clone(),
         output_formats: output.output_format.clone(),
+        kernel_include_regex: kernels.kernel_include_regex.clone(),
+        kernel_exclude_regex: kernels.kernel_exclude_regex.clone(),
+        kernel_iteration_range: kernels.kernel_iteration_range.clone(),
+        truncate_kernels: kernels.truncate_kernels,
+        mangled_kernels: kernels.mangled_kernels,
+        kernel_rename: kernels.kernel_rename,
     }
 }
 
@@ -303,6 +343,11 @@ EXAMPLES:
 
     # flags amend a chain: add kernel_trace.csv to whatever the chain does
     rocwasm run -c chain.toml --kernel-trace -- ./app
+
+    # rocprofv3's kernel options: the 2nd to 4th dispatch of each kernel
+    # whose name starts with gemm, names without their argument list
+    rocwasm run --kernel-trace --kernel-include-regex '^gemm' \\
+        --kernel-iteration-range '[2-4]' -T -- ./app
 
 Without -c, at least one --*-trace flag (or -r, -s), --stats or -D is needed.";
 

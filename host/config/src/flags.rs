@@ -17,6 +17,7 @@
 //! | `-d DIR` | `[output] directory` |
 //! | `-o NAME` | `[output] file_prefix` |
 //! | `--output-format a,b` | `[output] formats` |
+//! | `--kernel-include-regex RE`, `--kernel-exclude-regex RE`, `--kernel-iteration-range R`, `-T`, `-M`, `--kernel-rename` | `[kernels]` (see `kernels.rs`) |
 //!
 //! A stage whose name is already in the chain is not added twice.
 
@@ -59,6 +60,18 @@ pub struct TraceFlags {
     pub output_file: Option<String>,
     /// `--output-format`.
     pub output_formats: Option<Vec<OutputFormat>>,
+    /// `--kernel-include-regex`: keep only dispatches of matching kernels.
+    pub kernel_include_regex: Option<String>,
+    /// `--kernel-exclude-regex`: drop dispatches of matching kernels.
+    pub kernel_exclude_regex: Option<String>,
+    /// `--kernel-iteration-range`, as written (e.g. `[2,5-7]`).
+    pub kernel_iteration_range: Option<String>,
+    /// `-T/--truncate-kernels`: kernel names without their argument list.
+    pub truncate_kernels: bool,
+    /// `-M/--mangled-kernels`: kernel names as the code object has them.
+    pub mangled_kernels: bool,
+    /// `--kernel-rename`: a dispatch takes its enclosing roctx range's name.
+    pub kernel_rename: bool,
 }
 
 /// The stock stage computing statistics for a family of kinds.
@@ -155,6 +168,7 @@ impl Chain {
                 trace: Vec::new(),
                 summary: true,
             },
+            kernels: KernelPlan::default(),
             stages: Vec::new(),
         }
     }
@@ -185,6 +199,7 @@ impl Chain {
                 }
             }
         }
+        self.apply_kernel_flags(flags)?;
         if flags.stats {
             self.add_stats_stages(OutputGrant::RunDirectory);
         }

@@ -27,11 +27,12 @@
 //! semantic check) → [`model`] (the validated chain) → [`plan`] (the
 //! `RunPlan` a run executes). Helpers: [`units`], [`template`] (from
 //! `rocwasm-plan`), [`domains`], [`operations`], [`resolve`], [`flags`],
-//! [`summary`].
+//! `kernels` (`[kernels]` and the kernel flags), [`summary`].
 
 pub mod domains;
 mod error;
 pub mod flags;
+mod kernels;
 mod load;
 pub mod model;
 pub mod operations;

@@ -9,7 +9,8 @@ use std::path::PathBuf;
 pub use rocwasm_core::{BufferPolicy, BufferTracingKind};
 /// A stage's vocabulary, defined once in the run plan.
 pub use rocwasm_plan::{
-    BufferSettings, FailurePolicy, Limits, OutputFormat, OutputGrant, PathTemplate, World,
+    BufferSettings, FailurePolicy, IterationRange, KernelPlan, Limits, OutputFormat, OutputGrant,
+    PathTemplate, World,
 };
 
 /// The chain file format version this rocwasm reads.
@@ -28,6 +29,9 @@ pub struct Chain {
     pub settings: Settings,
     /// `[output]`, defaults filled in (amended by rocprofv3-style flags).
     pub output: Output,
+    /// `[kernels]`: which dispatches are kept and how kernels are named
+    /// (rocprofv3's kernel options; amended by their flags).
+    pub kernels: KernelPlan,
     /// The `[[stage]]` tables in file order: each delivery runs through
     /// them first to last.
     pub stages: Vec<Stage>,

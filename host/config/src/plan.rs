@@ -67,6 +67,7 @@ impl Chain {
             fork: Default::default(),
             api_log: options.api_log,
             command: options.command.clone(),
+            kernels: self.kernels.clone(),
         }
     }
 }

@@ -22,8 +22,20 @@ pub struct RawChain {
     pub version: Option<S<i64>>,
     pub settings: Option<S<RawSettings>>,
     pub output: Option<S<RawOutput>>,
+    pub kernels: Option<S<RawKernels>>,
     #[serde(default)]
     pub stage: Vec<S<RawStage>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawKernels {
+    pub include_regex: Option<S<String>>,
+    pub exclude_regex: Option<S<String>>,
+    pub iteration_range: Option<S<String>>,
+    pub truncate: Option<S<bool>>,
+    pub mangled: Option<S<bool>>,
+    pub rename: Option<S<bool>>,
 }
 
 #[derive(Debug, Deserialize)]

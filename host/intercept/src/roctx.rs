@@ -4,17 +4,19 @@
 //! `librocprofiler-sdk-roctx.so.1` export the same five names, so
 //! interposing them works with both. Each call is a MARKER_CORE_API record;
 //! callback subscribers get the message as an argument, which is how a
-//! plugin (the correlation tagger) follows ranges.
+//! plugin (the correlation tagger) follows ranges. Push and pop also keep
+//! the thread's range stack in the engine (`rocwasm_core::selection`), the
+//! names `--kernel-rename` gives dispatches.
 
 use std::ffi::{c_char, CStr};
 
-use rocwasm_core::BufferTracingKind;
+use rocwasm_core::{selection, BufferTracingKind};
 
 use crate::next_symbol::NextFn;
 use crate::tracer::{api_call, ApiOp};
 
 macro_rules! roctx {
-    ($($name:ident($($arg:ident: $ty:ty = $cty:literal),*) -> $ret:ty = $missing:expr;)*) => {$(
+    ($($name:ident($($arg:ident: $ty:ty = $cty:literal),*) -> $ret:ty = $missing:expr $(=> $hook:expr)?;)*) => {$(
         #[doc = concat!(
             "Interposer for roctx's `", stringify!($name), "`: traced as a `MARKER_CORE_API` ",
             "call, then forwarded to the next definition; without one, returns `",
@@ -32,6 +34,7 @@ macro_rules! roctx {
             if next.is_null() {
                 return $missing;
             }
+            $($hook;)?
             // SAFETY: the next definition of this roctx function, same C signature.
             let real: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { std::mem::transmute(next) };
             api_call(&OP, &|_a: &mut crate::call_arguments::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* }, || {
@@ -44,8 +47,23 @@ macro_rules! roctx {
 
 roctx! {
     roctxMarkA(message: *const c_char = "const char *") -> () = ();
-    roctxRangePushA(message: *const c_char = "const char *") -> i32 = -1;
-    roctxRangePop() -> i32 = -1;
+    roctxRangePushA(message: *const c_char = "const char *") -> i32 = -1 => push_range(message);
+    roctxRangePop() -> i32 = -1 => selection::pop_range();
     roctxRangeStartA(message: *const c_char = "const char *") -> u64 = 0;
     roctxRangeStop(id: u64 = "roctx_range_id_t") -> () = ();
+}
+
+/// `roctxRangePushA(message)`: the message onto the thread's range stack
+/// (a null message pushes an empty name, so pops stay paired).
+fn push_range(message: *const c_char) {
+    let name = if message.is_null() {
+        String::new()
+    } else {
+        // SAFETY: roctx's contract: `message` is a NUL-terminated string,
+        // valid for the duration of the call.
+        unsafe { CStr::from_ptr(message) }
+            .to_string_lossy()
+            .into_owned()
+    };
+    selection::push_range(&name);
 }

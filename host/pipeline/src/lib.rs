@@ -22,6 +22,9 @@
 //!   ([`stages::stage_specs`]) with the same host environment;
 //! - which kinds reach the sinks ([`route::SinkRoute`]): what a live run
 //!   of the plan records, never a record twice;
+//! - rocprofv3's kernel options ([`kernels`]): the engine's kernel naming
+//!   and dispatch filter, which a live run's producers and a replay's
+//!   batches both pass before anything else sees a dispatch;
 //! - the end: the chain's tables and problems, the outputs' files,
 //!   statistics and errors, in one [`RunReport`].
 //!
@@ -55,6 +58,7 @@
 #![forbid(unsafe_code)]
 
 pub mod api_log;
+pub mod kernels;
 pub mod own;
 pub mod pipeline;
 pub mod replay;

@@ -18,6 +18,7 @@ use rocwasm_plugin_host::{
 use rocwasm_policy::{admit, audit, Admission, SitePolicy};
 
 use crate::api_log::ApiLog;
+use crate::kernels::KernelSelection;
 use crate::own::OwnContext;
 use crate::report::PluginReport;
 use crate::route::SinkRoute;
@@ -65,6 +66,8 @@ pub struct Pipeline {
     admission: Admission,
     live: bool,
     finished: AtomicBool,
+    /// rocprofv3's kernel filters on this run's engine, for the report.
+    kernels: Option<Arc<KernelSelection>>,
 }
 
 /// What a finished run leaves: the chain's tables and problems, the
@@ -122,6 +125,17 @@ impl Pipeline {
         });
         let claims = outputs.claims();
         let profiler = Arc::new(Profiler::new());
+        // Before any symbol or dispatch reaches the engine.
+        let kernels = match (KernelSelection::install(&plan.kernels, &profiler), &source) {
+            (Ok(k), _) => k,
+            (Err(e), Source::Replay(_)) => return Err(e.into()),
+            (Err(e), Source::Live) => {
+                let text = format!("{e}; every kernel dispatch is kept");
+                eprintln!("rocwasm: {text}");
+                notes.push(text);
+                None
+            }
+        };
         let specs = stage_specs(&plan, &dir);
         let (meta, names, live) = match &source {
             Source::Live => {
@@ -141,6 +155,7 @@ impl Pipeline {
             admission,
             live,
             finished: AtomicBool::new(false),
+            kernels,
             plan,
             dir,
             profiler,
@@ -277,7 +292,10 @@ impl Pipeline {
 
     /// Delivers one batch of a replay through the chain into the sinks;
     /// an error when an `abort` policy stopped the chain.
-    pub fn deliver(&self, batch: Batch) -> Result<()> {
+    pub fn deliver(&self, mut batch: Batch) -> Result<()> {
+        // rocprofv3's kernel filters, as the engine applies them live.
+        self.profiler
+            .select_dispatches(&mut batch.kernel_dispatches);
         let info = DeliveryInfo {
             context: ContextId(1),
             buffer: BufferId(1),
@@ -327,7 +345,10 @@ impl Pipeline {
         {
             log.flush();
         }
-        let (outputs, meta) = self.sinks.finish(self.live)?;
+        let (mut outputs, meta) = self.sinks.finish(self.live)?;
+        if let Some(k) = &self.kernels {
+            outputs.notes.push(k.report(self.live));
+        }
         let mut problems = self.start_problems.clone();
         problems.extend(self.write_audit(&plugins, &outputs));
         Some(RunReport {

@@ -99,6 +99,7 @@ mod tests {
             fork: Default::default(),
             api_log: false,
             command: vec![],
+            kernels: Default::default(),
         }
     }
 

@@ -17,20 +17,24 @@
 //!   grant, world) and of the chain's buffer, defined once here and used by
 //!   the chain file's model and by the plugin host.
 //! - [`format`]: the output formats.
+//! - [`kernels`]: rocprofv3's kernel options (name filters, iteration
+//!   range, truncated, mangled and renamed names).
 //! - [`template`]: output path templates (`%hostname%/%pid%`, `%rank%`,
 //!   `%job%`, `%env{NAME}%` …), the one expander live runs and replay use.
 //!
-//! This crate depends only on `rocwasm-ids` and serde: the launcher (CLI),
+//! This crate depends only on `rocwasm-ids`, serde and regex: the launcher (CLI),
 //! the tool library and replay can all read a plan without linking each
 //! other.
 
 pub mod format;
+pub mod kernels;
 pub mod plan;
 mod serde_ids;
 pub mod stage;
 pub mod template;
 
 pub use format::OutputFormat;
+pub use kernels::{IterationRange, KernelFilters, KernelOptionError, KernelPlan, Verdict};
 pub use plan::{ForkPolicy, OutputPlan, PlanError, RunPlan, StagePlan};
 pub use rocwasm_ids::{BufferPolicy, BufferTracingKind};
 pub use stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, World};

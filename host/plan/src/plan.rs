@@ -13,6 +13,8 @@
 //!   (absolute path), world, kind filter, domains and operation filters,
 //!   config, limits, failure policy, output grant; and the chain's
 //!   [`BufferSettings`];
+//! - **which kernel dispatches are kept and how kernels are named**
+//!   ([`KernelPlan`]: rocprofv3's kernel options);
 //! - **process rules**: what a forked child does, the API call log, the
 //!   profiled command (for the outputs' metadata), the compiled-component
 //!   cache.
@@ -31,6 +33,7 @@ use rocwasm_ids::BufferTracingKind;
 use serde::{Deserialize, Serialize};
 
 use crate::format::OutputFormat;
+use crate::kernels::KernelPlan;
 use crate::serde_ids::{kinds, operations};
 use crate::stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, World};
 use crate::template::{PathTemplate, ProcessInfo};
@@ -64,6 +67,10 @@ pub struct RunPlan {
     /// The profiled command, for the outputs' metadata.
     #[serde(default)]
     pub command: Vec<String>,
+    /// Which kernel dispatches are kept and how kernels are named
+    /// (rocprofv3's kernel options); left out of the file when unset.
+    #[serde(default, skip_serializing_if = "KernelPlan::is_default")]
+    pub kernels: KernelPlan,
 }
 
 /// What the host's sinks write.
@@ -249,6 +256,7 @@ mod tests {
             fork: ForkPolicy::Run,
             api_log: false,
             command: vec!["./app".into()],
+            kernels: KernelPlan::default(),
         }
     }
 

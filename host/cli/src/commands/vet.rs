@@ -193,6 +193,7 @@ fn one_stage_plan(name: &str, file: &Path, world: Option<rocwasm_plugin_host::Wo
         fork: Default::default(),
         api_log: false,
         command: Vec::new(),
+        kernels: Default::default(),
     }
 }
 

@@ -1,0 +1,114 @@
+//! How kernels are named: rocprofv3's `-T/--truncate-kernels` and
+//! `-M/--mangled-kernels`.
+//!
+//! A [`KernelNaming`] set on the [`crate::SymbolTable`] rewrites each
+//! kernel symbol's `demangled_name` (the name every output writes) as it is
+//! inserted, live or replayed, so the CSV, JSON, rocpd and Perfetto
+//! writers, the statistics and the plugins' `symbols` imports all read the
+//! same name. The mangled `name` is never changed.
+
+use crate::symbols::KernelSymbol;
+
+/// rocprofv3's kernel-name options. The default names kernels as recorded.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct KernelNaming {
+    /// `-M`: the display name is the mangled name.
+    pub mangled: bool,
+    /// `-T`: the display name stops before its argument list.
+    pub truncate: bool,
+}
+
+impl KernelNaming {
+    /// Rewrites `k.demangled_name` as the options say.
+    pub fn apply(&self, k: &mut KernelSymbol) {
+        if self.mangled && !k.name.is_empty() {
+            k.demangled_name = k.name.clone();
+        }
+        if self.truncate {
+            let cut = truncate_kernel_name(&k.demangled_name).len();
+            k.demangled_name.truncate(cut);
+        }
+    }
+}
+
+/// `name` without its argument list: up to the `(` that opens the
+/// parenthesised group the name ends with (`scale(float*, int)` → `scale`,
+/// `void f<int>(int) const` → `void f<int>`, `operator()(int)` →
+/// `operator()`). A name that does not end in such a group (a C name, a
+/// mangled name) is returned whole.
+pub fn truncate_kernel_name(name: &str) -> &str {
+    // Qualifiers may follow the list (`const`, `volatile`, `&`).
+    let body = name.trim_end();
+    let Some(close) = body.rfind(')') else {
+        return name;
+    };
+    if !body[close + 1..]
+        .split_whitespace()
+        .all(|w| matches!(w, "const" | "volatile" | "&" | "&&"))
+    {
+        return name;
+    }
+    let mut depth = 0usize;
+    for (i, c) in body[..=close].char_indices().rev() {
+        match c {
+            ')' => depth += 1,
+            '(' => {
+                depth -= 1;
+                if depth == 0 {
+                    return if i == 0 { name } else { name[..i].trim_end() };
+                }
+            }
+            _ => {}
+        }
+    }
+    name
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn truncation_stops_before_the_argument_list() {
+        for (full, cut) in [
+            ("scale(float*, float, int)", "scale"),
+            ("void f<int>(int) const", "void f<int>"),
+            ("operator()(int)", "operator()"),
+            ("ns::k(void (*)(int), int)", "ns::k"),
+            ("plain_kernel", "plain_kernel"),
+            ("_Z5scalePffi", "_Z5scalePffi"),
+            ("(broken", "(broken"),
+            ("", ""),
+        ] {
+            assert_eq!(truncate_kernel_name(full), cut, "{full}");
+        }
+    }
+
+    #[test]
+    fn naming_rewrites_the_display_name_only() {
+        let sym = KernelSymbol {
+            name: "_Z5scalePffi".into(),
+            demangled_name: "scale(float*, float, int)".into(),
+            ..KernelSymbol::default()
+        };
+        let named = |n: KernelNaming| {
+            let mut k = sym.clone();
+            n.apply(&mut k);
+            (k.name, k.demangled_name)
+        };
+        assert_eq!(
+            named(KernelNaming::default()),
+            ("_Z5scalePffi".into(), "scale(float*, float, int)".into())
+        );
+        let t = KernelNaming {
+            truncate: true,
+            ..Default::default()
+        };
+        assert_eq!(named(t).1, "scale");
+        let m = KernelNaming {
+            mangled: true,
+            ..Default::default()
+        };
+        assert_eq!(named(m), ("_Z5scalePffi".into(), "_Z5scalePffi".into()));
+    }
+}
