@@ -35,6 +35,8 @@ const PACKAGES: &[&str] = &[
     "python3-protobuf",
     // Ranks under a real MPI launcher (Open MPI's mpirun).
     "openmpi-bin",
+    // Shipping plugins: a real OCI registry on loopback (tests/tests/registry.rs).
+    "docker-registry",
 ];
 
 fn missing() -> Vec<&'static str> {
@@ -73,5 +75,30 @@ pub fn ensure_packages() -> Result<()> {
     run(&mut apt(&["update", "-qq"]))?;
     let mut install = apt(&["install", "-y", "-qq", "--no-install-recommends"]);
     install.args(&missing);
-    run(&mut install)
+    run(&mut install)?;
+    if missing.contains(&"docker-registry") {
+        stop_registry_service(is_root);
+    }
+    Ok(())
+}
+
+/// Debian's `docker-registry` package starts a registry service on port
+/// 5000 where systemd runs; the tests start their own on loopback, so the
+/// service is stopped and disabled (best effort: containers have no systemd).
+fn stop_registry_service(is_root: bool) {
+    let mut cmd = if is_root {
+        Command::new("systemctl")
+    } else {
+        let mut c = Command::new("sudo");
+        c.arg("systemctl");
+        c
+    };
+    let stopped = cmd
+        .args(["disable", "--now", "docker-registry"])
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .status();
+    if matches!(stopped, Ok(s) if s.success()) {
+        eprintln!("stopped and disabled the docker-registry service the package started (tests run their own)");
+    }
 }

@@ -240,8 +240,55 @@ pub enum PluginCommand {
         /// Where to write the secret key; the public key goes to KEY.pub.
         #[arg(long = "out", value_name = "KEY")]
         out: PathBuf,
+const PUSH_EXAMPLES: &str = "Examples:
+  rocwasm plugin push target/plugins/kernel-stats.wasm oci://registry.site:5000/rocwasm/kernel-stats:1.0
+  rocwasm plugin push my-plugin.wasm dir:///shared/rocwasm/plugins/my-plugin:2
+
+A chain then names it:  plugin = \"oci://registry.site:5000/rocwasm/kernel-stats:1.0\"
+(add `sha256 = \"<component digest>\"` to pin what you vetted). Loopback
+registries are spoken to over HTTP, others over HTTPS (--plain-http to
+override); credentials come from ROCWASM_REGISTRY_USERNAME/_PASSWORD.";
+
+const PULL_EXAMPLES: &str = "Examples:
+  rocwasm plugin pull oci://registry.site:5000/rocwasm/kernel-stats:1.0
+  rocwasm plugin pull --sha256 9f2c... --out kernel-stats.wasm dir:///shared/rocwasm/plugins/kernel-stats:1.0
+
+The component goes into this node's cache (~/.cache/rocwasm/pulled, by
+digest), where runs of chains naming the same reference find it.";
+
     },
     /// Sign a component in place: the signature is embedded in it (a
+    /// Ship a component to a registry (oci://) or directory store (dir://)
+    /// as an OCI artifact; prints its component and manifest digests.
+    #[command(after_help = PUSH_EXAMPLES)]
+    Push {
+        /// Speak plain HTTP to a registry that is not on loopback.
+        #[arg(long)]
+        plain_http: bool,
+        /// The component (.wasm), signed or not.
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+        /// Where: oci://HOST[:PORT]/REPO:TAG or dir:///PATH:TAG.
+        #[arg(value_name = "REFERENCE")]
+        reference: String,
+    },
+    /// Fetch a shipped component into this node's cache (checked by
+    /// digest); prints its path and digests.
+    #[command(after_help = PULL_EXAMPLES)]
+    Pull {
+        /// Speak plain HTTP to a registry that is not on loopback.
+        #[arg(long)]
+        plain_http: bool,
+        /// Refuse anything but this component digest (hex, as a chain's `sha256`).
+        #[arg(long, value_name = "HEX")]
+        sha256: Option<String>,
+        /// Also copy it to this file.
+        #[arg(long, value_name = "FILE")]
+        out: Option<PathBuf>,
+        /// oci://HOST[:PORT]/REPO[:TAG|@sha256:…] or dir:///PATH[:TAG].
+        #[arg(value_name = "REFERENCE")]
+        reference: String,
+    },
     /// `rocwasm-signature` custom section over everything else).
     Sign {
         /// The secret key (from `rocwasm plugin keygen`).

@@ -250,6 +250,7 @@ fn stock_stage(name: &str, domains: Vec<BufferTracingKind>, settings: &Settings)
         plugin: PluginRef {
             spec: name.to_string(),
             stock: true,
+            shipped: false,
             path: name.into(),
         },
         sha256: None,

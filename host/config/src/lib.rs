@@ -48,7 +48,7 @@ mod validate;
 pub use error::{ConfigError, Location};
 pub use flags::TraceFlags;
 pub use model::*;
-pub use options::LoadOptions;
+pub use options::{Fetcher, LoadOptions, PluginFetcher};
 pub use plan::PlanOptions;
 pub use rocwasm_plan::template::{self, ProcessInfo};
 pub use summary::{ChainSummary, StageSummary};

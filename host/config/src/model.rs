@@ -106,6 +106,9 @@ pub struct PluginRef {
     pub spec: String,
     /// True for a stock name (`kernel-stats`), false for a path.
     pub stock: bool,
+    /// True for a shipped plugin (`oci://…`, `dir://…`): `path` is then the
+    /// node's cached copy, its digest checked when it was pulled.
+    pub shipped: bool,
     /// The component file: for a path, joined to the chain file's directory;
     /// for a stock name, the file found on the plugin search path (after
     /// [`Chain::resolve_plugins`](crate::Chain::resolve_plugins)) or the bare

@@ -76,6 +76,7 @@ fn stage_plan(s: &crate::model::Stage) -> StagePlan {
     StagePlan {
         name: s.name.clone(),
         wasm: std::path::absolute(&s.plugin.path).unwrap_or_else(|_| s.plugin.path.clone()),
+        source: s.plugin.shipped.then(|| s.plugin.spec.clone()),
         world: Some(s.world),
         // An empty `domains` accepts every kind.
         kinds: (!s.domains.is_empty()).then(|| s.domains.clone()),
@@ -140,6 +141,7 @@ limits = { memory = "1MiB", deadline = "20ms", callback_deadline = "3ms" }
             &LoadOptions {
                 plugin_path: vec![],
                 check_plugins: false,
+                fetcher: None,
             },
         )
         .unwrap();
@@ -158,6 +160,7 @@ limits = { memory = "1MiB", deadline = "20ms", callback_deadline = "3ms" }
             &LoadOptions {
                 plugin_path: vec![],
                 check_plugins: false,
+                fetcher: None,
             },
         )
         .unwrap();
@@ -211,6 +214,7 @@ operations = { hip_runtime_api = ["hipLaunchKernel", "hipMemcpy"] }
             &LoadOptions {
                 plugin_path: vec![],
                 check_plugins: false,
+                fetcher: None,
             },
         )
         .unwrap();

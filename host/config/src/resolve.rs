@@ -1,7 +1,10 @@
 //! Finding a stage's component: a path next to the chain file, or a stock
 //! plugin name looked up on the plugin search path.
 //!
-//! A `plugin` value is a **path** when it contains a `/` or ends in `.wasm`
+//! A `plugin` value starting with `oci://` or `dir://` is a **shipped**
+//! plugin, pulled from a registry or directory store into the node's cache
+//! (by the [`crate::PluginFetcher`] the caller provides). Otherwise it is a
+//! **path** when it contains a `/` or ends in `.wasm`
 //! (relative paths are relative to the chain file's directory), and a
 //! **stock name** otherwise (`kernel-stats`). A stock name `N` is the first
 //! `N.wasm` (or `N` with `-` replaced by `_`, as cargo names the artifacts)
@@ -23,7 +26,11 @@ use sha2::{Digest, Sha256};
 /// The environment variable with extra plugin directories.
 pub const PLUGIN_PATH_VAR: &str = "ROCWASM_PLUGIN_PATH";
 
+/// The schemes of shipped plugins.
+pub const SHIPPED_SCHEMES: [&str; 2] = ["oci://", "dir://"];
+
 pub(crate) enum Spec<'a> {
+    Shipped(&'a str),
     Path(&'a str),
     Stock(&'a str),
     Invalid(String),
@@ -32,6 +39,15 @@ pub(crate) enum Spec<'a> {
 pub(crate) fn classify(spec: &str) -> Spec<'_> {
     if spec.is_empty() {
         return Spec::Invalid("the value is empty".into());
+    }
+    if SHIPPED_SCHEMES.iter().any(|s| spec.starts_with(s)) {
+        return Spec::Shipped(spec);
+    }
+    if let Some((scheme, _)) = spec.split_once("://") {
+        return Spec::Invalid(format!(
+            "`{scheme}://` is not a plugin store (shipped plugins start with {})",
+            SHIPPED_SCHEMES.join(" or ")
+        ));
     }
     if spec.contains('/') || spec.ends_with(".wasm") {
         return Spec::Path(spec);

@@ -336,14 +336,22 @@ impl Validator<'_> {
     ) -> Result<PluginRef, ConfigError> {
         let spec = p.get_ref();
         let mut plugin = match resolve::classify(spec) {
+            resolve::Spec::Shipped(reference) => PluginRef {
+                spec: spec.clone(),
+                stock: false,
+                shipped: true,
+                path: PathBuf::from(reference),
+            },
             resolve::Spec::Path(rel) => PluginRef {
                 spec: spec.clone(),
                 stock: false,
+                shipped: false,
                 path: self.base.join(rel),
             },
             resolve::Spec::Stock(name) => PluginRef {
                 spec: spec.clone(),
                 stock: true,
+                shipped: false,
                 path: PathBuf::from(name),
             },
             resolve::Spec::Invalid(why) => {
@@ -355,7 +363,18 @@ impl Validator<'_> {
         if !self.options.check_plugins {
             return Ok(plugin);
         }
-        if plugin.stock {
+        if plugin.shipped {
+            let Some(fetcher) = &self.options.fetcher else {
+                return Err(self.src.error(
+                    p.span(),
+                    format!("plugin `{spec}` {here} is shipped from a store, and this command does not pull plugins"),
+                ));
+            };
+            plugin.path = fetcher
+                .0
+                .fetch(spec, digest.map(|(_, pin)| pin))
+                .map_err(|why| self.src.error(p.span(), format!("plugin {here}: {why}")))?;
+        } else if plugin.stock {
             let search: Vec<PathBuf> = settings
                 .plugin_path
                 .iter()

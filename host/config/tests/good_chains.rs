@@ -10,6 +10,7 @@ fn no_plugin_checks() -> LoadOptions {
     LoadOptions {
         plugin_path: vec![],
         check_plugins: false,
+        fetcher: None,
     }
 }
 
@@ -166,6 +167,7 @@ fn stock_names_resolve_on_the_search_path_and_digests_are_verified() {
     let options = LoadOptions {
         plugin_path: vec![dir.path().to_path_buf()],
         check_plugins: true,
+        fetcher: None,
     };
     let c = Chain::parse(&text, Path::new("x/chain.toml"), &options).unwrap();
     assert_eq!(

@@ -57,6 +57,7 @@ mod tests {
         StagePlan {
             name: name.into(),
             wasm: PathBuf::from("/p/x.wasm"),
+            source: None,
             world: Some(World::Analysis),
             kinds: None,
             domains: vec![],

@@ -105,6 +105,10 @@ pub struct StagePlan {
     pub name: String,
     /// The component file (absolute).
     pub wasm: PathBuf,
+    /// The store reference a shipped plugin was pulled from (`oci://…`,
+    /// `dir://…`); `wasm` is then the node's cached copy. `None`: a local file.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub source: Option<String>,
     /// The world the chain expects; `None`: whatever the component implements.
     #[serde(default)]
     pub world: Option<World>,
@@ -239,6 +243,7 @@ mod tests {
             stages: vec![StagePlan {
                 name: "bw".into(),
                 wasm: "/p/bw.wasm".into(),
+                source: None,
                 world: Some(World::Analysis),
                 kinds: Some(vec![BufferTracingKind::MemoryCopy]),
                 domains: vec![BufferTracingKind::MemoryCopy],

@@ -323,7 +323,22 @@ fn domain_rule(p: &SitePolicy, kind: BufferTracingKind) -> &'static str {
 /// caller deciding on capabilities must not read a truncated list as
 /// "imports nothing".
 pub fn imports(wasm: &[u8]) -> Result<Vec<String>, wasmparser::BinaryReaderError> {
-    let mut names = Vec::new();
+    interfaces(wasm).map(|i| i.imports)
+}
+
+/// A component's top-level imports and exports, by name.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Interfaces {
+    /// What it needs from its host (see [`imports`]).
+    pub imports: Vec<String>,
+    /// What it offers (`rocwasm:plugin/analysis@0.1.0`, …).
+    pub exports: Vec<String>,
+}
+
+/// The top-level imports and exports of a component (nested components' and
+/// modules' are internal wiring and not listed).
+pub fn interfaces(wasm: &[u8]) -> Result<Interfaces, wasmparser::BinaryReaderError> {
+    let mut found = Interfaces::default();
     let mut depth = 0usize;
     for payload in Parser::new(0).parse_all(wasm) {
         match payload? {
@@ -331,13 +346,18 @@ pub fn imports(wasm: &[u8]) -> Result<Vec<String>, wasmparser::BinaryReaderError
             Payload::End(_) => depth = depth.saturating_sub(1),
             Payload::ComponentImportSection(reader) if depth == 0 => {
                 for import in reader {
-                    names.push(import?.name.name.to_string());
+                    found.imports.push(import?.name.name.to_string());
+                }
+            }
+            Payload::ComponentExportSection(reader) if depth == 0 => {
+                for export in reader {
+                    found.exports.push(export?.name.name.to_string());
                 }
             }
             _ => {}
         }
     }
-    Ok(names)
+    Ok(found)
 }
 
 #[cfg(test)]
@@ -358,6 +378,7 @@ mod tests {
         StagePlan {
             name: name.into(),
             wasm: wasm.to_path_buf(),
+            source: None,
             world: Some(World::Analysis),
             kinds: None,
             domains: vec![BufferTracingKind::KernelDispatch],

@@ -6,7 +6,8 @@
 //!
 //! - `time` (Unix seconds), `host`, `pid`, `uid`, `command`, `replay`;
 //! - `policy`: the policy file and its `sha256:` digest, or `null`;
-//! - `plugins`: per stage its file, plugin digest, signer key ids, how it
+//! - `plugins`: per stage its file, the store reference it was pulled from
+//!   (`source`, for shipped plugins), plugin digest, signer key ids, how it
 //!   was admitted, whether it imports WASI, and what it was granted (memory,
 //!   deadlines, output grant and quota, traced domains);
 //! - `failures`: every plugin failure and refused output, one sentence each.
@@ -48,6 +49,8 @@ struct PolicyRef<'a> {
 struct Plugin<'a> {
     stage: &'a str,
     wasm: &'a Path,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'a str>,
     digest: &'a str,
     signers: &'a [String],
     admitted_by: &'a AdmittedBy,
@@ -70,6 +73,7 @@ pub fn line(plan: &RunPlan, admission: &Admission, replay: bool, failures: &[Str
             Plugin {
                 stage: &a.stage,
                 wasm: &a.wasm,
+                source: stage.and_then(|s| s.source.as_deref()),
                 digest: &a.digest,
                 signers: &a.signers,
                 admitted_by: &a.admitted_by,

@@ -12,7 +12,10 @@ use crate::failure::{Failure, Result};
 /// The standard plugin search path of this `rocwasm` binary.
 pub fn load_options() -> LoadOptions {
     let exe = std::env::current_exe().ok();
-    let options = LoadOptions::standard(exe.as_deref());
+    let options = LoadOptions {
+        fetcher: crate::commands::shipping::fetcher(),
+        ..LoadOptions::standard(exe.as_deref())
+    };
     tracing::debug!(search_path = ?options.plugin_path, "plugin search path");
     options
 }

@@ -9,6 +9,7 @@ mod plugin;
 mod replay;
 mod run;
 mod signing;
+mod shipping;
 mod vet;
 
 use crate::cli::{Command, PluginCommand};
@@ -25,6 +26,17 @@ pub fn dispatch(command: Command) -> Result {
         Command::Plugin(PluginCommand::Keygen { out }) => signing::keygen(&out),
         Command::Plugin(PluginCommand::Sign { key, file }) => signing::sign(&key, &file),
         Command::Plugin(PluginCommand::Verify { public, file }) => signing::verify(&public, &file),
+        Command::Plugin(PluginCommand::Push {
+            plain_http,
+            file,
+            reference,
+        }) => shipping::push(&file, &reference, plain_http),
+        Command::Plugin(PluginCommand::Pull {
+            plain_http,
+            sha256,
+            out,
+            reference,
+        }) => shipping::pull(&reference, sha256.as_deref(), out.as_deref(), plain_http),
         Command::Plugin(PluginCommand::Vet {
             public,
             trace,

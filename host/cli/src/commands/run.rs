@@ -279,6 +279,7 @@ mod tests {
             &LoadOptions {
                 plugin_path: vec![],
                 check_plugins: false,
+                fetcher: None,
             },
         )
         .unwrap()

@@ -179,6 +179,7 @@ fn one_stage_plan(name: &str, file: &Path, world: Option<rocwasm_plugin_host::Wo
         stages: vec![StagePlan {
             name: name.to_string(),
             wasm: file.to_path_buf(),
+            source: None,
             world,
             kinds: None,
             domains: Vec::new(),
