@@ -105,7 +105,7 @@ pub struct OutputArgs {
     /// Output file name prefix (same keys as -d).
     #[arg(short = 'o', long, value_name = "NAME")]
     pub output_file: Option<String>,
-    /// Host output formats, comma-separated.
+    /// Host output formats, comma-separated: csv, json, rocpd, pftrace, parquet.
     #[arg(long, value_name = "FORMATS", value_delimiter = ',', value_parser = parse_format)]
     pub output_format: Option<Vec<OutputFormat>>,
 }
@@ -189,7 +189,7 @@ pub struct DemoArgs {
     /// Output directory of the demo run.
     #[arg(short = 'd', long, value_name = "DIR")]
     pub output_directory: Option<String>,
-    /// Host output formats, comma-separated (default: csv,rocpd,perfetto).
+    /// Host output formats, comma-separated: csv, json, rocpd, pftrace, parquet (default: csv,rocpd,perfetto).
     #[arg(long, value_name = "FORMATS", value_delimiter = ',', value_parser = parse_format)]
     pub output_format: Option<Vec<OutputFormat>>,
 }

@@ -19,6 +19,11 @@
 //!   in `rocwasm-replay` reads through the same schema, so writer and
 //!   reader cannot disagree on a name.
 //! - [`perfetto`]: the Perfetto trace (written, never read back).
+//! - [`parquet`]: Apache Parquet files, one per trace table, with the CSV
+//!   files' columns plus the writing process's identity (written, never
+//!   read back).
+//! - [`resolve`]: kernel, agent and operation names as the trace files
+//!   print them (shared by CSV and Parquet).
 //! - [`outputs`]: building the sinks of `--output-format` and driving them.
 //! - [`synthetic`]: a deterministic sample run for tests, fixtures and benchmarks.
 
@@ -27,9 +32,11 @@ pub mod csv;
 pub mod json;
 pub mod names;
 pub mod outputs;
+pub mod parquet;
 pub mod paths;
 pub mod perfetto;
 mod registry_bridge;
+pub(crate) mod resolve;
 pub mod rocpd;
 pub mod sink;
 pub mod stats;
@@ -41,6 +48,7 @@ pub use claims::{ClaimRefused, OutputClaims, Producer};
 pub use json::JsonSink;
 pub use names::{kind_name, OperationNames};
 pub use outputs::{OutputFormat, OutputOptions, OutputSummary, Outputs};
+pub use parquet::ParquetSink;
 pub use paths::output_path;
 pub use perfetto::PerfettoSink;
 pub use rocpd::RocpdSink;

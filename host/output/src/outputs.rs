@@ -8,6 +8,7 @@ use rocwasm_core::Batch;
 use crate::claims::OutputClaims;
 use crate::csv::CsvSink;
 use crate::json::JsonSink;
+use crate::parquet::ParquetSink;
 use crate::perfetto::PerfettoSink;
 use crate::rocpd::RocpdSink;
 use crate::sink::{Sink, SinkContext};
@@ -75,6 +76,7 @@ impl Outputs {
                 OutputFormat::Json => Box::new(JsonSink::new(dir, name)),
                 OutputFormat::Rocpd => Box::new(RocpdSink::new(dir, name)),
                 OutputFormat::Pftrace => Box::new(PerfettoSink::new(dir, name)),
+                OutputFormat::Parquet => Box::new(ParquetSink::new(dir, name)),
             });
         }
         if opts.stats {

@@ -31,19 +31,35 @@ pub struct RunMetadata {
     /// `fini_time`. May stay 0 until the run finishes; callers update it
     /// before [`Sink::finish`].
     pub end_ns: u64,
-    /// MPI-style rank when one was found in the environment.
+    /// MPI-style rank when one was found in the environment (the
+    /// variables `%rank%` reads: Open MPI, MPICH/PMI, PMIx, Slurm).
     pub rank: Option<u32>,
+    /// The batch scheduler's job id when one was found in the environment
+    /// (the variables `%job%` reads: Slurm, PBS, LSF, Flux).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub job: Option<String>,
 }
 
 impl RunMetadata {
-    /// Metadata of the calling process (pid, ppid, hostname), for `command`.
+    /// Metadata of the calling process (pid, ppid, hostname, and the MPI
+    /// rank and batch job id its environment names), for `command`.
     pub fn for_current_process(command: Vec<String>) -> Self {
         let process = rocwasm_plan::ProcessInfo::current();
+        let first = |names: &[&str]| {
+            names
+                .iter()
+                .find_map(|n| process.var(n).map(str::trim).filter(|v| !v.is_empty()))
+                .map(str::to_string)
+        };
+        let rank = first(rocwasm_plan::template::RANK_VARIABLES).and_then(|r| r.parse().ok());
+        let job = first(rocwasm_plan::template::JOB_VARIABLES);
         Self {
             pid: process.pid,
             ppid: process.ppid,
-            hostname: process.hostname,
+            hostname: process.hostname.clone(),
             command,
+            rank,
+            job,
             ..Self::default()
         }
     }

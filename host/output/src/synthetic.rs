@@ -353,6 +353,7 @@ pub fn sample_run(
         start_ns: t0,
         end_ns: clock + 1_000,
         rank: None,
+        job: None,
     };
     SampleRun {
         meta,

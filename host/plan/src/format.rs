@@ -17,6 +17,8 @@ pub enum OutputFormat {
     /// A Perfetto trace (`.pftrace`).
     #[serde(rename = "pftrace", alias = "perfetto")]
     Pftrace,
+    /// Apache Parquet files, one per trace table (`kernel_trace.parquet`, …).
+    Parquet,
 }
 
 impl OutputFormat {
@@ -26,15 +28,17 @@ impl OutputFormat {
         OutputFormat::Json,
         OutputFormat::Rocpd,
         OutputFormat::Pftrace,
+        OutputFormat::Parquet,
     ];
 
-    /// The canonical name: `csv`, `json`, `rocpd`, `pftrace`.
+    /// The canonical name: `csv`, `json`, `rocpd`, `pftrace`, `parquet`.
     pub fn name(self) -> &'static str {
         match self {
             OutputFormat::Csv => "csv",
             OutputFormat::Json => "json",
             OutputFormat::Rocpd => "rocpd",
             OutputFormat::Pftrace => "pftrace",
+            OutputFormat::Parquet => "parquet",
         }
     }
 
@@ -46,13 +50,14 @@ impl OutputFormat {
             "json" => OutputFormat::Json,
             "rocpd" | "db" | "sqlite" => OutputFormat::Rocpd,
             "pftrace" | "perfetto" => OutputFormat::Pftrace,
+            "parquet" => OutputFormat::Parquet,
             _ => return None,
         })
     }
 
     /// The sentence an unknown name gets.
     pub fn unknown(name: &str) -> String {
-        format!("unknown output format {name:?} (expected csv, json, rocpd or pftrace)")
+        format!("unknown output format {name:?} (expected csv, json, rocpd, pftrace or parquet)")
     }
 }
 

@@ -319,6 +319,13 @@ impl TraceFile {
         }
     }
 
+    /// The file's table name, without extension: `kernel_trace`,
+    /// `hip_api_trace`, … (the Parquet output names its files after it).
+    pub fn stem(self) -> &'static str {
+        let name = self.file_name();
+        name.strip_suffix(".csv").unwrap_or(name)
+    }
+
     /// The exact column set rocprofv3 (ROCm 7.0) writes, in order.
     pub fn columns(self) -> &'static [Column] {
         match self {
@@ -422,6 +429,7 @@ mod tests {
         for f in TraceFile::ALL {
             let names: Vec<&str> = f.columns().iter().map(|c| c.name()).collect();
             assert_eq!(names, f.header(), "{f:?}");
+            assert_eq!(format!("{}.csv", f.stem()), f.file_name());
             assert!(f.required_columns().iter().all(|c| f.columns().contains(c)));
             assert_eq!(
                 TraceFile::from_header(f.header().iter().copied()),

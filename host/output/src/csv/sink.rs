@@ -4,21 +4,20 @@
 //! of [`TraceFile::header`] and each row's fields in [`TraceFile::columns`]
 //! order. Kinds and operations are written by name; agents by their logical
 //! node index (the number rocprofv3 prints in `Agent_Id`), or the raw id when
-//! the agent is unknown.
+//! the agent is unknown ([`crate::resolve`]).
 
-use std::collections::HashMap;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
 use anyhow::{Context, Result};
-use rocwasm_core::{Batch, BufferTracingKind, SymbolTable};
+use rocwasm_core::{Batch, BufferTracingKind};
 
 use super::columns::TraceFile;
 use crate::claims::{OutputClaims, Producer};
 use crate::names::kind_name;
 use crate::paths::output_path;
+use crate::resolve::Resolver;
 use crate::sink::{Sink, SinkContext};
 
 /// One trace file's rows, in rocprofv3's CSV dialect: text fields quoted
@@ -121,25 +120,13 @@ impl TraceWriter {
     }
 }
 
-/// Kernel facts the kernel trace repeats on every row, cached per kernel id.
-#[derive(Clone)]
-struct KernelFacts {
-    name: Arc<str>,
-    vgpr: u32,
-    accum_vgpr: u32,
-    sgpr: u32,
-}
-
 /// Writes the rocprofv3 CSV trace files. See the module docs.
 pub struct CsvSink {
     dir: PathBuf,
     name: Option<String>,
     /// Indexed by `TraceFile as usize` (a lookup per row: no hashing).
     writers: [Option<(PathBuf, TraceWriter)>; TraceFile::ALL.len()],
-    kernels: HashMap<u64, KernelFacts>,
-    agents: HashMap<u64, u64>,
-    /// Operation names by kind, then operation number (a lookup per row).
-    ops: Vec<(u32, Vec<Option<Arc<str>>>)>,
+    resolve: Resolver,
     claims: OutputClaims,
 }
 
@@ -150,9 +137,7 @@ impl CsvSink {
             dir: dir.into(),
             name,
             writers: Default::default(),
-            kernels: HashMap::new(),
-            agents: HashMap::new(),
-            ops: Vec::new(),
+            resolve: Resolver::default(),
             claims: OutputClaims::new(),
         }
     }
@@ -168,72 +153,6 @@ impl CsvSink {
             *slot = Some((path, w));
         }
         Ok(&mut slot.as_mut().expect("created above").1)
-    }
-
-    fn op_name(&mut self, ctx: &SinkContext<'_>, kind: u32, op: u32) -> Arc<str> {
-        // Operation numbers are table slots (hundreds); anything far larger
-        // is not cached rather than sizing a table after it.
-        if op >= 1 << 14 {
-            return ctx.names.name(kind, op);
-        }
-        let at = match self.ops.iter().position(|(k, _)| *k == kind) {
-            Some(at) => at,
-            None => {
-                self.ops.push((kind, Vec::new()));
-                self.ops.len() - 1
-            }
-        };
-        let names = &mut self.ops[at].1;
-        let i = op as usize;
-        if names.len() <= i {
-            names.resize(i + 1, None);
-        }
-        names[i]
-            .get_or_insert_with(|| ctx.names.name(kind, op))
-            .clone()
-    }
-
-    fn kernel(&mut self, symbols: &SymbolTable, id: u64) -> KernelFacts {
-        if let Some(k) = self.kernels.get(&id) {
-            return k.clone();
-        }
-        match symbols.kernel(id) {
-            Some(s) => {
-                let facts = KernelFacts {
-                    name: Arc::from(if s.demangled_name.is_empty() {
-                        s.name
-                    } else {
-                        s.demangled_name
-                    }),
-                    vgpr: s.arch_vgpr_count,
-                    accum_vgpr: s.accum_vgpr_count,
-                    sgpr: s.sgpr_count,
-                };
-                // Cache hits only: a symbol registered later must still be found.
-                self.kernels.insert(id, facts.clone());
-                facts
-            }
-            None => KernelFacts {
-                name: Arc::from(format!("kernel_{id}")),
-                vgpr: 0,
-                accum_vgpr: 0,
-                sgpr: 0,
-            },
-        }
-    }
-}
-
-/// The number rocprofv3 prints for an agent: its logical node index.
-fn agent_label(cache: &mut HashMap<u64, u64>, symbols: &SymbolTable, id: u64) -> u64 {
-    if let Some(&n) = cache.get(&id) {
-        return n;
-    }
-    match symbols.agent(id) {
-        Some(a) => {
-            cache.insert(id, u64::from(a.node_id));
-            u64::from(a.node_id)
-        }
-        None => id,
     }
 }
 
@@ -257,8 +176,8 @@ impl Sink for CsvSink {
 
         let k = &batch.kernel_dispatches;
         for i in 0..k.len() {
-            let facts = self.kernel(symbols, k.kernel_id[i]);
-            let agent = agent_label(&mut self.agents, symbols, k.agent_id[i]);
+            let facts = self.resolve.kernel(symbols, k.kernel_id[i]);
+            let agent = self.resolve.agent(symbols, k.agent_id[i]);
             let w = self.writer(TraceFile::KernelTrace)?;
             w.text("KERNEL_DISPATCH")
                 .num(agent)
@@ -291,7 +210,7 @@ impl Sink for CsvSink {
                 continue;
             };
             let domain = kind_name(a.kind[i]);
-            let function = self.op_name(ctx, a.kind[i], a.operation[i]);
+            let function = self.resolve.op_name(ctx, a.kind[i], a.operation[i]);
             self.writer(file)?
                 .text(domain.as_str())
                 .text(&function)
@@ -306,9 +225,9 @@ impl Sink for CsvSink {
         let c = &batch.memory_copies;
         let copy_kind = BufferTracingKind::MemoryCopy.raw();
         for i in 0..c.len() {
-            let dir = self.op_name(ctx, copy_kind, c.operation[i]);
-            let src = agent_label(&mut self.agents, symbols, c.src_agent_id[i]);
-            let dst = agent_label(&mut self.agents, symbols, c.dst_agent_id[i]);
+            let dir = self.resolve.op_name(ctx, copy_kind, c.operation[i]);
+            let src = self.resolve.agent(symbols, c.src_agent_id[i]);
+            let dst = self.resolve.agent(symbols, c.dst_agent_id[i]);
             self.writer(TraceFile::MemoryCopy)?
                 .text("MEMORY_COPY")
                 .text(&dir)
@@ -324,8 +243,8 @@ impl Sink for CsvSink {
         let m = &batch.memory_allocations;
         let alloc_kind = BufferTracingKind::MemoryAllocation.raw();
         for i in 0..m.len() {
-            let op = self.op_name(ctx, alloc_kind, m.operation[i]);
-            let agent = agent_label(&mut self.agents, symbols, m.agent_id[i]);
+            let op = self.resolve.op_name(ctx, alloc_kind, m.operation[i]);
+            let agent = self.resolve.agent(symbols, m.agent_id[i]);
             self.writer(TraceFile::MemoryAllocation)?
                 .text("MEMORY_ALLOCATION")
                 .text(&op)
@@ -341,8 +260,8 @@ impl Sink for CsvSink {
         let s = &batch.scratch_memory;
         let scratch_kind = BufferTracingKind::ScratchMemory.raw();
         for i in 0..s.len() {
-            let op = self.op_name(ctx, scratch_kind, s.operation[i]);
-            let agent = agent_label(&mut self.agents, symbols, s.agent_id[i]);
+            let op = self.resolve.op_name(ctx, scratch_kind, s.operation[i]);
+            let agent = self.resolve.agent(symbols, s.agent_id[i]);
             self.writer(TraceFile::ScratchMemory)?
                 .text("SCRATCH_MEMORY")
                 .text(&op)

@@ -1,0 +1,134 @@
+//! The Parquet writer: [`ParquetSink`].
+//!
+//! One [`ArrowWriter`] per table, created (and its file claimed) on the
+//! table's first row. Each delivered batch becomes one Arrow record batch
+//! per table ([`super::arrays`]) and is handed to the table's writer at
+//! once; the writer encodes and compresses it into the open row group and
+//! writes the row group out when it reaches [`ROW_GROUP_ROWS`] rows or
+//! about [`ROW_GROUP_BYTES`] encoded bytes. So what a table holds in memory
+//! is one row group's encoded pages, whatever the length of the run.
+
+use std::fs::File;
+use std::path::PathBuf;
+
+use anyhow::{Context, Result};
+use parquet::arrow::ArrowWriter;
+use parquet::basic::Compression;
+use parquet::file::properties::WriterProperties;
+use rocwasm_core::Batch;
+
+use super::arrays::tables;
+use super::schema::{file_name, schema};
+use crate::claims::{OutputClaims, Producer};
+use crate::csv::TraceFile;
+use crate::paths::output_path;
+use crate::resolve::Resolver;
+use crate::sink::{Sink, SinkContext};
+
+/// Rows after which a table's row group is written out.
+pub const ROW_GROUP_ROWS: usize = 1 << 20;
+/// Encoded bytes after which a table's row group is written out (the
+/// writer's estimate, checked as rows are added).
+pub const ROW_GROUP_BYTES: usize = 16 << 20;
+
+/// A table's file: its writer, or `None` when another producer has the
+/// file (the claim was refused and reported; nothing is written).
+struct Table {
+    path: PathBuf,
+    writer: Option<ArrowWriter<File>>,
+}
+
+/// Writes one Parquet file per trace table. See the module docs.
+pub struct ParquetSink {
+    dir: PathBuf,
+    name: Option<String>,
+    /// Indexed by `TraceFile as usize`.
+    tables: [Option<Table>; TraceFile::ALL.len()],
+    resolve: Resolver,
+    claims: OutputClaims,
+}
+
+impl ParquetSink {
+    /// Files go to `<dir>/[<name>_]<table>.parquet`.
+    pub fn new(dir: impl Into<PathBuf>, name: Option<String>) -> Self {
+        Self {
+            dir: dir.into(),
+            name,
+            tables: Default::default(),
+            resolve: Resolver::default(),
+            claims: OutputClaims::new(),
+        }
+    }
+
+    fn table(&mut self, file: TraceFile) -> Result<&mut Table> {
+        let slot = &mut self.tables[file as usize];
+        if slot.is_none() {
+            let path = output_path(&self.dir, self.name.as_deref(), &file_name(file));
+            let writer = match self.claims.claim(&path, &Producer::Sink("Parquet")) {
+                Ok(()) => Some(open(&path, file)?),
+                Err(_) => None,
+            };
+            *slot = Some(Table { path, writer });
+        }
+        Ok(slot.as_mut().expect("created above"))
+    }
+}
+
+/// Creates `path` and a writer of `file`'s schema into it.
+fn open(path: &PathBuf, file: TraceFile) -> Result<ArrowWriter<File>> {
+    if let Some(parent) = path.parent() {
+        std::fs::create_dir_all(parent)
+            .with_context(|| format!("creating {}", parent.display()))?;
+    }
+    let out = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let props = WriterProperties::builder()
+        .set_compression(Compression::SNAPPY)
+        .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
+        .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
+        .set_created_by(format!("rocwasm {}", env!("CARGO_PKG_VERSION")))
+        .build();
+    ArrowWriter::try_new(out, schema(file), Some(props))
+        .with_context(|| format!("starting {}", path.display()))
+}
+
+impl Sink for ParquetSink {
+    fn name(&self) -> &'static str {
+        "parquet"
+    }
+
+    fn set_claims(&mut self, claims: &OutputClaims) {
+        self.claims = claims.clone();
+    }
+
+    fn begin(&mut self, _ctx: &SinkContext<'_>) -> Result<()> {
+        std::fs::create_dir_all(&self.dir)
+            .with_context(|| format!("creating {}", self.dir.display()))
+    }
+
+    fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
+        for (file, rows) in tables(batch, ctx, &mut self.resolve)? {
+            let table = self.table(file)?;
+            if let Some(w) = &mut table.writer {
+                w.write(&rows).with_context(|| {
+                    format!(
+                        "writing {} rows to {}",
+                        rows.num_rows(),
+                        table.path.display()
+                    )
+                })?;
+            }
+        }
+        Ok(())
+    }
+
+    fn finish(&mut self, _ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>> {
+        let mut written = Vec::new();
+        for table in self.tables.iter_mut().filter_map(Option::take) {
+            let Some(w) = table.writer else { continue };
+            w.close()
+                .with_context(|| format!("closing {}", table.path.display()))?;
+            written.push(table.path);
+        }
+        Ok(written)
+    }
+}

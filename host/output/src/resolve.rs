@@ -1,0 +1,113 @@
+//! Turning a record's ids into what a trace file prints: kernel names and
+//! register counts, agents' logical node indices, operation names.
+//!
+//! Every trace format that writes names (CSV, Parquet) resolves them here,
+//! so a kernel, an agent or an API function reads the same in every file of
+//! a run. Lookups are cached per sink: a record costs a slice index or a
+//! hash lookup, never a string allocation.
+//!
+//! - Kernels: the demangled name when the symbol has one, else its mangled
+//!   name; `kernel_<id>` for an id the symbol table does not know (yet).
+//! - Agents: the logical node index (the number rocprofv3 prints in
+//!   `Agent_Id`), or the raw id when the agent is unknown.
+//! - Operations: [`OperationNames::name`](crate::OperationNames::name), so
+//!   an unnamed number prints as `<KIND>_OP_<n>`.
+
+use std::collections::HashMap;
+use std::sync::Arc;
+
+use rocwasm_core::SymbolTable;
+
+use crate::sink::SinkContext;
+
+/// Kernel facts a kernel trace repeats on every row.
+#[derive(Clone)]
+pub(crate) struct KernelFacts {
+    /// The demangled name (or the mangled one, or `kernel_<id>`).
+    pub(crate) name: Arc<str>,
+    /// Architectural vector registers.
+    pub(crate) vgpr: u32,
+    /// Accumulation vector registers.
+    pub(crate) accum_vgpr: u32,
+    /// Scalar registers.
+    pub(crate) sgpr: u32,
+}
+
+/// One sink's caches of resolved names. See the module docs.
+#[derive(Default)]
+pub(crate) struct Resolver {
+    kernels: HashMap<u64, KernelFacts>,
+    agents: HashMap<u64, u64>,
+    /// Operation names by kind, then operation number (a lookup per row).
+    ops: Vec<(u32, Vec<Option<Arc<str>>>)>,
+}
+
+impl Resolver {
+    /// The name of operation `op` of `kind`.
+    pub(crate) fn op_name(&mut self, ctx: &SinkContext<'_>, kind: u32, op: u32) -> Arc<str> {
+        // Operation numbers are table slots (hundreds); anything far larger
+        // is not cached rather than sizing a table after it.
+        if op >= 1 << 14 {
+            return ctx.names.name(kind, op);
+        }
+        let at = match self.ops.iter().position(|(k, _)| *k == kind) {
+            Some(at) => at,
+            None => {
+                self.ops.push((kind, Vec::new()));
+                self.ops.len() - 1
+            }
+        };
+        let names = &mut self.ops[at].1;
+        let i = op as usize;
+        if names.len() <= i {
+            names.resize(i + 1, None);
+        }
+        names[i]
+            .get_or_insert_with(|| ctx.names.name(kind, op))
+            .clone()
+    }
+
+    /// The kernel `id`'s name and register counts.
+    pub(crate) fn kernel(&mut self, symbols: &SymbolTable, id: u64) -> KernelFacts {
+        if let Some(k) = self.kernels.get(&id) {
+            return k.clone();
+        }
+        match symbols.kernel(id) {
+            Some(s) => {
+                let facts = KernelFacts {
+                    name: Arc::from(if s.demangled_name.is_empty() {
+                        s.name
+                    } else {
+                        s.demangled_name
+                    }),
+                    vgpr: s.arch_vgpr_count,
+                    accum_vgpr: s.accum_vgpr_count,
+                    sgpr: s.sgpr_count,
+                };
+                // Cache hits only: a symbol registered later must still be found.
+                self.kernels.insert(id, facts.clone());
+                facts
+            }
+            None => KernelFacts {
+                name: Arc::from(format!("kernel_{id}")),
+                vgpr: 0,
+                accum_vgpr: 0,
+                sgpr: 0,
+            },
+        }
+    }
+
+    /// The number rocprofv3 prints for agent `id`: its logical node index.
+    pub(crate) fn agent(&mut self, symbols: &SymbolTable, id: u64) -> u64 {
+        if let Some(&n) = self.agents.get(&id) {
+            return n;
+        }
+        match symbols.agent(id) {
+            Some(a) => {
+                self.agents.insert(id, u64::from(a.node_id));
+                u64::from(a.node_id)
+            }
+            None => id,
+        }
+    }
+}
