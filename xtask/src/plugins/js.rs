@@ -9,8 +9,12 @@
 //! `wasi:http`, which no host here provides.
 //!
 //! **The tool** is installed by this module, pinned ([`COMPONENTIZE_JS`]),
-//! with the machine's `npm` into the project-local `target/js-tools` (never
-//! globally), and run with `node`. The install takes ~30 s; a componentize
+//! with the machine's `npm install` into the project-local
+//! `target/js-tools` (never globally), and run with `node` (≥ 20). Only the
+//! top-level package is pinned: its dependencies (jco, wizer, …) resolve
+//! within componentize-js's own ranges. (A committed lock file and `npm ci`
+//! were tried: npm 11 writes locks that `npm ci` then rejects for missing
+//! optional packages of other platforms.) The install takes ~30 s; a componentize
 //! run ~10–30 s, skipped when no input changed ([`super::stamp`]).
 
 use std::fs;
@@ -30,6 +34,10 @@ pub const JS_PLUGINS: &[(&str, &str)] = &[("copy-histogram", "analysis-plugin")]
 pub const COMPONENTIZE_JS: &str = "0.23.0";
 
 const PACKAGE: &str = "@bytecodealliance/componentize-js";
+
+/// The oldest Node.js major release componentize-js 0.23's dependencies
+/// accept (`oxc-parser`: `engines.node >= 20`).
+const MIN_NODE: u32 = 20;
 
 /// Builds every JS plugin; `(name, component bytes)` for each.
 pub fn build_all() -> Result<Vec<(String, Vec<u8>)>> {
@@ -84,16 +92,24 @@ fn ensure_tool(dir: &Path, programs: [&str; 2]) -> Result<PathBuf> {
         return Ok(cli);
     }
     let how = format!(
-        "building the JS plugins needs Node.js ≥ 18 with npm (Debian: `apt-get install nodejs \
-         npm`), which installs {PACKAGE}@{COMPONENTIZE_JS} into {} (by hand: `npm install \
-         --prefix {} {PACKAGE}@{COMPONENTIZE_JS}`)",
+        "building the JS plugins needs Node.js ≥ {MIN_NODE} with npm (Debian: `apt-get install \
+         nodejs npm`, or NodeSource's nodejs 20 on Debian 12), which installs \
+         {PACKAGE}@{COMPONENTIZE_JS} into {} (by hand: `npm install --prefix {} \
+         {PACKAGE}@{COMPONENTIZE_JS}`)",
         dir.display(),
         dir.display()
     );
     for tool in programs {
         let found = Command::new(tool).arg("--version").output();
-        if !matches!(&found, Ok(o) if o.status.success()) {
-            bail!("{how}: `{tool}` is not available on this machine");
+        let version = match &found {
+            Ok(o) if o.status.success() => String::from_utf8_lossy(&o.stdout).trim().to_string(),
+            _ => bail!("{how}: `{tool}` is not available on this machine"),
+        };
+        if tool == programs[0] {
+            let major = version.trim_start_matches('v').split('.').next();
+            if major.and_then(|m| m.parse::<u32>().ok()).unwrap_or(0) < MIN_NODE {
+                bail!("{how}: `{tool}` is {version}");
+            }
         }
     }
     eprintln!(
@@ -105,6 +121,7 @@ fn ensure_tool(dir: &Path, programs: [&str; 2]) -> Result<PathBuf> {
     install
         .args([
             "install",
+            "--save-exact",
             "--no-audit",
             "--no-fund",
             "--loglevel=error",
