@@ -1,0 +1,34 @@
+"""{{name}}: how many kernel dispatches, and their total GPU time.
+
+Returns one summary table, "Kernel dispatches" (columns Dispatches,
+TotalNs: the sum of end - start, 0 for a reversed record). Only `start`
+and `end` are read, so `init` asks the host for just those columns.
+
+`rocwasm/` is the thin layer over the generated bindings (rows, columns,
+tables, config, output); `wit/` is the contract. See README.md.
+"""
+
+import rocwasm
+
+
+class Plugin(rocwasm.AnalysisPlugin):
+    def __init__(self):
+        self.dispatches = 0
+        self.total_ns = 0
+
+    def init(self):
+        rocwasm.select("kernel_dispatches", "start", "end")
+
+    def deliver_batch(self, info, batch):
+        for start, end in rocwasm.columns(batch.kernel_dispatches, "start", "end"):
+            self.dispatches += 1
+            if end > start:
+                self.total_ns += end - start
+
+    def fini(self):
+        table = rocwasm.Table("Kernel dispatches", ["Dispatches", "TotalNs"])
+        table.row(self.dispatches, self.total_ns)
+        return [table]
+
+
+Lifecycle, Analysis = rocwasm.export_analysis(Plugin)

@@ -1,0 +1,49 @@
+//! `{{name}}`: how many kernel dispatches, and their total GPU time.
+//!
+//! Returns one summary table, "Kernel dispatches" (columns `Dispatches`,
+//! `TotalNs`: the sum of `end - start`, 0 for a reversed record). Only
+//! `start` and `end` are read, so `init` asks the host for just those
+//! columns. When the chain stage names no `domains`, the plugin traces
+//! kernel dispatches on a context of its own.
+
+use rocwasm_plugin_sdk::prelude::*;
+
+#[derive(Default)]
+struct Plugin {
+    self_configure: bool,
+    dispatches: u64,
+    total_ns: u64,
+}
+
+impl AnalysisPlugin for Plugin {
+    fn configure(&mut self, info: &ToolInfo) -> bool {
+        self.self_configure = info.domains.is_empty();
+        true
+    }
+
+    fn init(&mut self) -> Result<(), String> {
+        KernelDispatchColumns::select(&["start", "end"]).context("delivery.select-columns")?;
+        if self.self_configure {
+            services::trace_buffers(&[buffer::KERNEL_DISPATCH])?;
+        }
+        Ok(())
+    }
+
+    fn deliver_batch(&mut self, _info: &DeliveryInfo, batch: &Batch) {
+        let d = &batch.kernel_dispatches;
+        for (start, end) in d.start.iter().zip(&d.end) {
+            self.dispatches += 1;
+            self.total_ns += end.saturating_sub(*start);
+        }
+    }
+
+    fn fini(&mut self) -> Vec<SummaryTable> {
+        vec![SummaryTable {
+            title: "Kernel dispatches".into(),
+            columns: vec!["Dispatches".into(), "TotalNs".into()],
+            rows: vec![vec![self.dispatches.to_string(), self.total_ns.to_string()]],
+        }]
+    }
+}
+
+rocwasm_plugin_sdk::export_analysis!(Plugin);
