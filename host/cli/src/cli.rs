@@ -326,6 +326,51 @@ digest), where runs of chains naming the same reference find it.";
         #[arg(value_name = "FILE")]
         file: PathBuf,
     },
+    /// Write the WIT package (rocwasm:plugin@0.1.0) plugins are built
+    /// against, for wit-bindgen, componentize-py or jco.
+    #[command(after_help = KIT_EXAMPLES)]
+    Wit {
+        /// The directory to write the .wit files into.
+        #[arg(long = "out", value_name = "DIR")]
+        out: PathBuf,
+    },
+    /// Start a plugin project in ./NAME: the WIT package, a sample
+    /// analysis, a README (build, test, ship).
+    #[command(after_help = KIT_EXAMPLES)]
+    New {
+        /// The plugin's name and directory (lower-case, digits, `-`).
+        #[arg(value_name = "NAME")]
+        name: PathBuf,
+        /// rust, c, python or js.
+        #[arg(long, value_name = "LANG")]
+        lang: String,
+        /// analysis (reads batches) or transform (rewrites them; Rust only).
+        #[arg(long, value_name = "WORLD", default_value = "analysis")]
+        world: String,
+    },
+    /// Build a plugin project (language from its files) into
+    /// DIR/target/<name>.wasm; a missing tool is named with its install
+    /// command (status 2).
+    #[command(after_help = KIT_EXAMPLES)]
+    Build {
+        /// The project (default: the current directory).
+        #[arg(value_name = "DIR")]
+        dir: Option<PathBuf>,
+    },
+    /// Run a plugin alone on a recorded trace: its summary tables, the
+    /// files it wrote, wall ns and Wasm instructions per record, peak memory.
+    #[command(after_help = KIT_EXAMPLES)]
+    Test {
+        /// A recorded trace (rocprofv3 CSV directory, JSON or rocpd).
+        #[arg(long, value_name = "TRACE")]
+        trace: PathBuf,
+        /// Plugin configuration for the run, `key=value` (repeatable).
+        #[arg(long = "config", value_name = "KEY=VALUE")]
+        config: Vec<String>,
+        /// The component (.wasm).
+        #[arg(value_name = "PLUGIN")]
+        file: PathBuf,
+    },
 }
 
 impl RunArgs {
@@ -521,3 +566,13 @@ mod tests {
         assert!(e.to_string().contains("unknown output format `xml`"));
     }
 }
+
+const KIT_EXAMPLES: &str = "\
+EXAMPLES:
+    rocwasm plugin new slow-kernels --lang rust     # or c, python, js
+    rocwasm plugin build slow-kernels               # -> slow-kernels/target/slow-kernels.wasm
+    rocwasm plugin test slow-kernels/target/slow-kernels.wasm --trace examples/traces/sample
+    rocwasm plugin wit --out wit                    # the WIT package, for your own tooling
+
+Python and JS tools are installed pinned into ~/.cache/rocwasm/tools
+(or $ROCWASM_TOOLS_DIR) on first use. See plugins/README.md, \"The plugin kit\".";

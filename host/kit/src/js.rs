@@ -52,7 +52,11 @@ pub fn componentize(cli: &Path, module: &Path, wit: &Path, world: &str, out: &Pa
 pub fn ensure_tool(dir: &Path, programs: [&str; 2]) -> Result<PathBuf> {
     let package = dir.join("node_modules").join(PACKAGE);
     let cli = package.join("src/cli.js");
-    if installed_version(&package).as_deref() == Some(COMPONENTIZE_JS) && cli.is_file() {
+    // node runs componentize-js too: check it even when the tool is installed.
+    if installed_version(&package).as_deref() == Some(COMPONENTIZE_JS)
+        && cli.is_file()
+        && crate::process::which(programs[0]).is_some()
+    {
         return Ok(cli);
     }
     let by_hand = format!(

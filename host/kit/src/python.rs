@@ -69,13 +69,16 @@ pub fn componentize(tools: &Path, job: &Job) -> Result<()> {
 /// or pip is a [`MissingTool`].
 pub fn ensure_tool(dir: &Path, python: &str) -> Result<PathBuf> {
     let marker = dir.join(format!("componentize_py-{COMPONENTIZE_PY}.dist-info"));
-    if marker.is_dir() {
-        return Ok(dir.to_path_buf());
-    }
     let by_hand = format!(
         "python3 -m pip install --target {} componentize-py=={COMPONENTIZE_PY}",
         dir.display()
     );
+    // The interpreter runs componentize-py too: check it even when the
+    // tool is installed.
+    let installed = marker.is_dir();
+    if installed && crate::process::which(python).is_some() {
+        return Ok(dir.to_path_buf());
+    }
     let pip = Command::new(python)
         .args(["-m", "pip", "--version"])
         .output();

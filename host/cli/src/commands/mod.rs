@@ -1,9 +1,11 @@
 //! One module per subcommand. Each takes its parsed arguments and returns
 //! [`crate::failure::Result`]; none parses arguments or picks exit codes.
 
+mod alone;
 mod chain;
 mod check;
 mod demo;
+mod kit;
 mod kinds;
 mod plugin;
 mod replay;
@@ -43,5 +45,13 @@ pub fn dispatch(command: Command) -> Result {
             config,
             file,
         }) => vet::vet(&file, &public, trace.as_deref(), &config),
+        Command::Plugin(PluginCommand::Wit { out }) => kit::wit(&out),
+        Command::Plugin(PluginCommand::New { name, lang, world }) => kit::new(&name, &lang, &world),
+        Command::Plugin(PluginCommand::Build { dir }) => kit::build(dir.as_deref()),
+        Command::Plugin(PluginCommand::Test {
+            trace,
+            config,
+            file,
+        }) => kit::test(&file, &trace, &config),
     }
 }

@@ -8,18 +8,18 @@
 //! 3. the site policy's verdict on a one-stage plan of it;
 //! 4. with `--trace`, a replay of the recording through it alone on an
 //!    engine that counts Wasm instructions (wasmtime fuel): instructions
-//!    per record and peak linear memory, the numbers to set its budgets by.
+//!    per record and peak linear memory, the numbers to set its budgets by
+//!    (the replay is [`alone::measure`], which `rocwasm plugin test` shares).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
-use rocwasm_core::{BufferId, ContextId, DeliveryInfo, Profiler};
 use rocwasm_plan::{OutputPlan, PathTemplate, RunPlan, StagePlan};
-use rocwasm_plugin_host::{Chain, EngineConfig, HostEnv, PluginEngine, StageSpec};
+use rocwasm_plugin_host::{EngineConfig, PluginEngine, StageSpec};
 use rocwasm_policy::{admit, PublicKey, Signatures, SitePolicy};
-use rocwasm_replay::ReplayOptions;
 
+use super::alone;
 use crate::failure::{Failure, Result};
 
 pub fn vet(file: &Path, public: &[PathBuf], trace: Option<&Path>, config: &[String]) -> Result {
@@ -127,8 +127,11 @@ pub fn vet(file: &Path, public: &[PathBuf], trace: Option<&Path>, config: &[Stri
     };
 
     if let (Some(trace), Some(world)) = (trace, world) {
-        match measure(&engine, &name, file, world, trace, config) {
+        match alone::measure(&engine, &name, file, world, trace, config) {
             Ok(m) => {
+                if !m.files.is_empty() {
+                    println!("wrote:       {}", m.files.join(", "));
+                }
                 println!("trace:       {} ({} record(s))", trace.display(), m.records);
                 match m.instructions {
                     Some(n) if m.records > 0 => println!(
@@ -196,81 +199,4 @@ fn one_stage_plan(name: &str, file: &Path, world: Option<rocwasm_plugin_host::Wo
         command: Vec::new(),
         kernels: Default::default(),
     }
-}
-
-struct Measured {
-    records: u64,
-    instructions: Option<u64>,
-    peak_memory: u64,
-    failures: Vec<String>,
-}
-
-/// Replays `trace` through the plugin alone and reads its stage metrics.
-fn measure(
-    engine: &Arc<PluginEngine>,
-    name: &str,
-    file: &Path,
-    world: rocwasm_plugin_host::World,
-    trace: &Path,
-    config: &[String],
-) -> anyhow::Result<Measured> {
-    let mut source = rocwasm_replay::open_with(trace, &ReplayOptions::default())?;
-    let profiler = Arc::new(Profiler::new());
-    let env = HostEnv::new(profiler).with_replay(true);
-    let mut spec = StageSpec::new(name, file);
-    spec.world = Some(world);
-    for kv in config {
-        let (k, v) = kv
-            .split_once('=')
-            .with_context(|| format!("--config {kv}: expected KEY=VALUE"))?;
-        spec = spec.with_config(k, v);
-    }
-    // Its files go to a scratch directory (listed, then removed), so a
-    // plugin that writes behaves as it would in a run.
-    let scratch = std::env::temp_dir().join(format!("rocwasm-vet-{}", std::process::id()));
-    std::fs::create_dir_all(&scratch)
-        .with_context(|| format!("cannot create {}", scratch.display()))?;
-    spec = spec.with_output_dir(&scratch);
-    let result = run_alone(engine, env, spec, &mut source);
-    let mut files: Vec<String> = std::fs::read_dir(&scratch)
-        .map(|d| {
-            d.flatten()
-                .map(|e| e.file_name().to_string_lossy().into_owned())
-                .collect()
-        })
-        .unwrap_or_default();
-    files.sort();
-    let _ = std::fs::remove_dir_all(&scratch);
-    let (used, failures) = result?;
-    if !files.is_empty() {
-        println!("wrote:       {}", files.join(", "));
-    }
-    Ok(Measured {
-        records: source.records(),
-        instructions: used.instructions,
-        peak_memory: used.peak_memory,
-        failures,
-    })
-}
-
-/// Delivers every batch of `source` to a chain of `spec` alone.
-fn run_alone(
-    engine: &Arc<PluginEngine>,
-    env: HostEnv,
-    spec: StageSpec,
-    source: &mut rocwasm_replay::ReplaySource,
-) -> anyhow::Result<(rocwasm_plugin_host::StageMetrics, Vec<String>)> {
-    let chain = Chain::new(engine.clone(), env, vec![spec])?;
-    let info = DeliveryInfo {
-        context: ContextId(1),
-        buffer: BufferId(1),
-        drop_count: 0,
-    };
-    while let Some(batch) = source.next_batch()? {
-        chain.deliver(info, batch)?;
-    }
-    let outcome = chain.finish()?;
-    let failures = outcome.failures.iter().map(|f| f.to_string()).collect();
-    let (_, used) = outcome.metrics.into_iter().next().unwrap_or_default();
-    Ok((used, failures))
 }
