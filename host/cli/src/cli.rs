@@ -20,6 +20,7 @@ EXAMPLES:
     rocwasm run -c chain.toml -- ./app --size 4096 # a chain of plugins
     rocwasm check chain.toml                       # validate a chain file
     rocwasm replay results/ -c chain.toml          # analyse a recorded rocprofv3 trace
+    rocwasm merge a/results.db b/results.db -o all.db  # one rocpd database of several processes
 
 Exit status: 0 success, 1 failure at run time, 2 bad usage or configuration.
 Logging: -v (info), -vv (debug), -vvv (trace), or RUST_LOG=<filter>.")]
@@ -49,6 +50,9 @@ pub enum Command {
     /// List tracing kinds and their operations.
     #[command(after_help = KINDS_EXAMPLES)]
     Kinds(KindsArgs),
+    /// Combine the rocpd databases of several processes or ranks into one.
+    #[command(after_help = MERGE_EXAMPLES)]
+    Merge(MergeArgs),
     /// Work with plugin components.
     #[command(subcommand)]
     Plugin(PluginCommand),
@@ -203,6 +207,16 @@ pub struct CheckArgs {
     /// check that each plugin is a component of its stage's world.
     #[arg(long)]
     pub no_plugins: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct MergeArgs {
+    /// The rocpd databases (`results.db` of each process or rank).
+    #[arg(value_name = "DB", required = true)]
+    pub inputs: Vec<PathBuf>,
+    /// The merged database to write (must not exist).
+    #[arg(short = 'o', long = "output", value_name = "MERGED.db")]
+    pub output: PathBuf,
 }
 
 #[derive(Debug, Args)]
@@ -484,6 +498,15 @@ EXAMPLES:
     rocwasm kinds hip_runtime_api        # the operations of one kind
     rocwasm kinds --callback code_object
     rocwasm kinds memory_copy";
+
+const MERGE_EXAMPLES: &str = "\
+EXAMPLES:
+    rocwasm merge out/0/results.db out/1/results.db -o merged.db
+    mpirun -np 4 rocwasm run --sim --kernel-trace --output-format rocpd -d 'out/%rank%' -- ./app
+    rocwasm merge out/*/results.db -o all.db && rocwasm replay all.db --stats
+
+Each process's tables keep their run suffix and rows, and the plain views
+(rocpd_kernel_dispatch, …) union every run, as rocpd's merge does.";
 
 const INSPECT_EXAMPLES: &str = "\
 EXAMPLES:

@@ -7,6 +7,7 @@ mod check;
 mod demo;
 mod kit;
 mod kinds;
+mod merge;
 mod plugin;
 mod replay;
 mod run;
@@ -24,6 +25,7 @@ pub fn dispatch(command: Command) -> Result {
         Command::Demo(args) => demo::demo(args),
         Command::Check(args) => check::check(args),
         Command::Kinds(args) => kinds::kinds(args),
+        Command::Merge(args) => merge::merge(args),
         Command::Plugin(PluginCommand::Inspect { file }) => plugin::inspect(&file),
         Command::Plugin(PluginCommand::Keygen { out }) => signing::keygen(&out),
         Command::Plugin(PluginCommand::Sign { key, file }) => signing::sign(&key, &file),

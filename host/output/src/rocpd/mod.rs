@@ -3,7 +3,8 @@
 //! Each run adds its own set of tables (`rocpd_region_<uuid>`, …) to the
 //! database file and recreates the plain views (`rocpd_region`, …) as the
 //! `UNION ALL` of every run, so ranks or repeated runs that write the same
-//! file merge into one database (see [`schema`]).
+//! file merge into one database (see [`schema`]); [`merge`] combines
+//! separate files the same way (`rocwasm merge`).
 //!
 //! The tables, their columns and the values below are [`schema`]'s, which
 //! the reader of `rocwasm-replay` uses too. Mapping from batches:
@@ -37,6 +38,7 @@
 //! here rather than read back, `synchronous = OFF` while writing (a crashed
 //! run's database is not worth an fsync per batch).
 
+pub mod merge;
 pub mod schema;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
