@@ -8,7 +8,8 @@
 //! application prints (`COUNTS kernels=N`, tagged with the rank by
 //! `--tag-output`) are the oracle for that rank's `kernel_trace.csv`.
 //!
-//! Needs `cargo xtask setup` (openmpi-bin), `cargo xtask build-sim`.
+//! Needs `cargo xtask setup` (openmpi-bin; duckdb and pyarrow for the
+//! Parquet test), `cargo xtask build-sim`.
 
 use std::collections::BTreeMap;
 use std::path::Path;
@@ -126,4 +127,109 @@ fn profile_mpi_ranks_profiles_only_the_listed_ranks() {
             dir.display()
         );
     }
+}
+
+/// `--output-format csv,parquet` under `mpirun`: DuckDB and pyarrow (the
+/// Python packages `cargo xtask setup` installs, real clients) read every
+/// rank's Parquet files. pyarrow finds in each file the columns
+/// `rocwasm_output::parquet::schema` documents; DuckDB's SQL over all
+/// ranks' `kernel_trace.parquet` at once gives, per kernel, the calls and
+/// total nanoseconds of our own `--stats` (`kernel_stats.csv`), summed over
+/// the ranks, and one process per rank with that rank's own count.
+#[test]
+fn duckdb_over_every_ranks_parquet_gives_our_kernel_statistics() {
+    use rocwasm_output::csv::TraceFile;
+    use rocwasm_output::parquet::schema;
+
+    let tmp = tempfile::tempdir().unwrap();
+    let out = mpirun(
+        tmp.path(),
+        &[
+            "--kernel-trace",
+            "--hip-trace",
+            "--memory-copy-trace",
+            "--stats",
+            "--output-format",
+            "csv,parquet",
+        ],
+    );
+    assert_success(&out, "mpirun -np 4 rocwasm run --output-format csv,parquet");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let counts = kernels_by_rank(&stdout);
+    assert_eq!(counts.len(), RANKS as usize, "COUNTS lines:\n{stdout}");
+
+    let script = workspace().join("tests/python/read_parquet.py");
+    let read = Command::new("python3")
+        .arg(&script)
+        .arg(tmp.path().join("out"))
+        .output()
+        .expect("python3 runs");
+    assert_success(&read, "python3 tests/python/read_parquet.py (duckdb, pyarrow)");
+    let report: serde_json::Value = serde_json::from_slice(&read.stdout).unwrap();
+
+    // pyarrow: every rank wrote its tables, each with the documented columns
+    // and as many rows as the CSV file of the same table.
+    let files = report["files"].as_object().unwrap();
+    for rank in 0..RANKS {
+        for file in [TraceFile::KernelTrace, TraceFile::HipApi, TraceFile::MemoryCopy] {
+            let name = format!("{rank}/{}", schema::file_name(file));
+            let f = files
+                .get(&name)
+                .unwrap_or_else(|| panic!("no {name} among {:?}", files.keys()));
+            let want: Vec<String> = schema::schema(file)
+                .fields()
+                .iter()
+                .map(|f| f.name().clone())
+                .collect();
+            let got: Vec<String> = serde_json::from_value(f["columns"].clone()).unwrap();
+            assert_eq!(got, want, "{name}");
+            let csv = tmp.path().join(format!("out/{rank}/{}", file.file_name()));
+            assert_eq!(f["rows"].as_u64().unwrap() as usize, rows(&csv), "{name}");
+        }
+    }
+    for (name, f) in files {
+        let stem = name.rsplit('/').next().unwrap();
+        let file = TraceFile::ALL
+            .into_iter()
+            .find(|t| schema::file_name(*t) == stem)
+            .unwrap_or_else(|| panic!("{name}: not a table rocwasm writes"));
+        assert_eq!(f["columns"].as_array().unwrap().len(), schema::schema(file).fields().len());
+    }
+
+    // DuckDB over all ranks = our statistics summed over the ranks.
+    let mut ours: BTreeMap<String, (u64, u64)> = BTreeMap::new();
+    for rank in 0..RANKS {
+        let stats = read_stats(&tmp.path().join(format!("out/{rank}/kernel_stats.csv")));
+        for (name, s) in stats {
+            let e = ours.entry(name).or_default();
+            e.0 += s.calls;
+            e.1 += s.total;
+        }
+    }
+    let sql: BTreeMap<String, (u64, u64)> = report["kernel_totals"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| {
+            let name = r[0].as_str().unwrap().to_string();
+            (name, (r[1].as_u64().unwrap(), r[2].as_u64().unwrap()))
+        })
+        .collect();
+    assert!(!sql.is_empty(), "{report}");
+    assert_eq!(sql, ours, "DuckDB's per-kernel (calls, total ns) vs kernel_stats.csv");
+
+    // One process per rank, with that rank's own kernel count.
+    let processes = report["processes"].as_array().unwrap();
+    assert_eq!(processes.len(), RANKS as usize, "{report}");
+    let mut pids = Vec::new();
+    for p in processes {
+        let rank = p[0].as_u64().unwrap() as u32;
+        pids.push(p[1].as_u64().unwrap());
+        assert!(!p[2].as_str().unwrap().is_empty(), "hostname: {p}");
+        assert!(!p[3].as_str().unwrap().is_empty(), "job (`0` outside a batch job): {p}");
+        assert_eq!(p[4].as_u64().unwrap() as usize, counts[&rank], "rank {rank}: {p}");
+    }
+    pids.sort();
+    pids.dedup();
+    assert_eq!(pids.len(), RANKS as usize, "{report}");
 }

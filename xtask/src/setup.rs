@@ -1,5 +1,7 @@
 //! System packages. Every command that needs them calls [`ensure_packages`],
-//! so a new machine needs nothing but a Rust toolchain to start.
+//! so a new machine needs nothing but a Rust toolchain to start. It also
+//! ensures the Python packages the tests read outputs with
+//! ([`PYTHON_PACKAGES`], through `python3 -m pip`).
 
 use std::process::Command;
 
@@ -35,6 +37,8 @@ const PACKAGES: &[&str] = &[
     "python3-protobuf",
     // Ranks under a real MPI launcher (Open MPI's mpirun).
     "openmpi-bin",
+    // pip, for PYTHON_PACKAGES.
+    "python3-pip",
     // Shipping plugins: a real OCI registry on loopback (tests/tests/registry.rs).
     "docker-registry",
 ];
@@ -50,7 +54,52 @@ fn missing() -> Vec<&'static str> {
         .collect()
 }
 
+/// Python packages the tests use as real clients of our files: DuckDB's
+/// and Arrow's readers of the Parquet output (`tests/tests/mpi.rs`). Each
+/// with the module it is imported as.
+const PYTHON_PACKAGES: &[(&str, &str)] = &[("duckdb", "duckdb"), ("pyarrow", "pyarrow")];
+
 pub fn ensure_packages() -> Result<()> {
+    ensure_debian_packages()?;
+    ensure_python_packages()
+}
+
+/// Installs the [`PYTHON_PACKAGES`] `python3` cannot import, with the
+/// `python3` on `PATH` (the one the tests run). A Debian system Python
+/// refuses `pip install` outside a virtual environment (PEP 668): then the
+/// install is repeated with `--break-system-packages`, which is what a
+/// throw-away CI machine wants.
+fn ensure_python_packages() -> Result<()> {
+    let missing: Vec<&str> = PYTHON_PACKAGES
+        .iter()
+        .filter(|(_, module)| {
+            let imported = Command::new("python3")
+                .args(["-c", &format!("import {module}")])
+                .stdout(std::process::Stdio::null())
+                .stderr(std::process::Stdio::null())
+                .status();
+            !matches!(imported, Ok(s) if s.success())
+        })
+        .map(|(package, _)| *package)
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    eprintln!("installing Python packages: {}", missing.join(" "));
+    let pip = |extra: &[&str]| {
+        let mut cmd = Command::new("python3");
+        cmd.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
+            .args(extra)
+            .args(&missing);
+        cmd
+    };
+    if run(&mut pip(&[])).is_ok() {
+        return Ok(());
+    }
+    run(&mut pip(&["--break-system-packages"]))
+}
+
+fn ensure_debian_packages() -> Result<()> {
     let missing = missing();
     if missing.is_empty() {
         return Ok(());
