@@ -314,3 +314,94 @@ fn vet_prints_what_an_admin_needs_for_every_stock_plugin() {
         assert!(peak >= 64 << 10, "{stdout}");
     }
 }
+
+/// The correlation tagger configures callback tracing and external-
+/// correlation requests: plugin code on the application's threads.
+const TAGGER_CHAIN: &str = r#"version = 1
+[output]
+formats = ["json"]
+trace = ["kernel_dispatch"]
+
+[[stage]]
+name = "tagger"
+plugin = "correlation-tagger"
+config = { default = "7" }
+"#;
+
+#[test]
+fn services_a_policy_withholds_are_refused_when_asked_and_withheld_when_not() {
+    no_system_policy();
+    plugins_dir(&["correlation-tagger"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let policy = dir.join("policy.toml");
+    std::fs::write(
+        &policy,
+        "version = 1\n[plugins]\nallow_unsigned = true\n\
+         [capabilities]\ncallbacks = false\nexternal_correlation = false\n",
+    )
+    .unwrap();
+    let app = sim_dir().join("bin/vector_add");
+    let run = |chain: &str, out_dir: &str| {
+        let file = dir.join(format!("{out_dir}.toml"));
+        std::fs::write(&file, chain).unwrap();
+        rocwasm_with_env(
+            &[
+                "run",
+                "--sim",
+                "-c",
+                file.to_str().unwrap(),
+                "-d",
+                out_dir,
+                "--",
+                app.to_str().unwrap(),
+                "1",
+            ],
+            dir,
+            &[("ROCWASM_TEST_POLICY", policy.to_str().unwrap())],
+        )
+    };
+
+    // Asked for explicitly: refused before the application starts.
+    let asks = TAGGER_CHAIN.replace("config =", "callbacks = true\nconfig =");
+    let out = run(&asks, "asks");
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(stderr.contains("rule `capabilities.callbacks`"), "{stderr}");
+    assert!(
+        !stdout.contains("RESULT"),
+        "the application must not have run: {stdout}"
+    );
+
+    // Not asked for: the run goes on, the verbs answer `error`, the
+    // refusal is reported once, no dispatch carries a tag, and the audit
+    // line says what was withheld.
+    let out = run(TAGGER_CHAIN, "silent");
+    let (stdout, stderr) = text(&out);
+    assert!(out.status.success(), "{stdout}{stderr}");
+    assert_eq!(
+        stderr.matches("is not granted callback tracing").count(),
+        1,
+        "reported once: {stderr}"
+    );
+    let results = std::fs::read_dir(dir.join("silent"))
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .find(|p| p.to_string_lossy().ends_with("results.json"))
+        .expect("results.json");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(results).unwrap()).unwrap();
+    let text_json = json.to_string();
+    assert!(
+        text_json.contains("\"external\":0"),
+        "untagged dispatches expected"
+    );
+    assert!(
+        !text_json.contains("\"external\":7"),
+        "no dispatch may carry the tag"
+    );
+    let audit = std::fs::read_to_string(dir.join("silent/rocwasm-audit.jsonl")).unwrap();
+    let line: serde_json::Value = serde_json::from_str(audit.trim()).unwrap();
+    assert_eq!(line["plugins"][0]["callbacks"], false, "{line}");
+    assert_eq!(line["plugins"][0]["external_correlation"], false, "{line}");
+}

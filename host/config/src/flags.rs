@@ -261,6 +261,7 @@ fn stock_stage(name: &str, domains: Vec<BufferTracingKind>, settings: &Settings)
         limits: settings.limits,
         on_failure: FailurePolicy::default(),
         output: OutputGrant::RunDirectory,
+        services: Services::default(),
     }
 }
 

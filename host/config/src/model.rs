@@ -10,7 +10,7 @@ pub use rocwasm_core::{BufferPolicy, BufferTracingKind};
 /// A stage's vocabulary, defined once in the run plan.
 pub use rocwasm_plan::{
     BufferSettings, FailurePolicy, IterationRange, KernelPlan, Limits, OutputFormat, OutputGrant,
-    PathTemplate, World,
+    PathTemplate, Services, World,
 };
 
 /// The chain file format version this rocwasm reads.
@@ -97,6 +97,10 @@ pub struct Stage {
     pub on_failure: FailurePolicy,
     /// Where the stage may write files (`output`); default: nowhere.
     pub output: OutputGrant,
+    /// Callback tracing and external-correlation requests (`callbacks`,
+    /// `external_correlation`): granted unless withheld here or by the
+    /// site policy.
+    pub services: Services,
 }
 
 /// Where a stage's component comes from.

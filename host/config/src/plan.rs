@@ -97,6 +97,7 @@ fn stage_plan(s: &crate::model::Stage) -> StagePlan {
         limits: s.limits,
         failure: s.on_failure,
         output: s.output.clone(),
+        services: s.services,
     }
 }
 

@@ -84,6 +84,8 @@ pub struct RawStage {
     pub max_restarts: Option<S<i64>>,
     pub restart_backoff: Option<S<String>>,
     pub output: Option<S<toml::Value>>,
+    pub callbacks: Option<S<bool>>,
+    pub external_correlation: Option<S<bool>>,
 }
 
 #[derive(Debug, Deserialize)]

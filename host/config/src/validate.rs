@@ -268,6 +268,7 @@ impl Validator<'_> {
             Some(o) => self.grant(o, &here)?,
             None => OutputGrant::None,
         };
+        let services = self.services(r, kind, &here)?;
         Ok(Stage {
             name: name.get_ref().clone(),
             plugin,
@@ -279,6 +280,30 @@ impl Validator<'_> {
             limits,
             on_failure,
             output,
+            services,
+        })
+    }
+
+    /// `callbacks` and `external_correlation`: the synchronous services the
+    /// stage may configure. A transform's world has no `profiler`, so
+    /// asking for them there is a mistake worth saying.
+    fn services(&self, r: &RawStage, world: World, here: &str) -> Result<Services, ConfigError> {
+        for (key, ask) in [
+            ("callbacks", &r.callbacks),
+            ("external_correlation", &r.external_correlation),
+        ] {
+            if let (World::Transform, Some(a)) = (world, ask) {
+                if *a.get_ref() {
+                    return Err(self.src.error(
+                        a.span(),
+                        format!("`{key} = true` {here}: a transform stage cannot configure {key} (its world has no `profiler` interface)"),
+                    ));
+                }
+            }
+        }
+        Ok(Services {
+            callbacks: r.callbacks.as_ref().map(|c| *c.get_ref()),
+            external_correlation: r.external_correlation.as_ref().map(|c| *c.get_ref()),
         })
     }
 

@@ -117,6 +117,14 @@ impl Pipeline {
                 (plan, admission)
             }
         };
+        // What each stage may configure, as decided: the plugin host
+        // refuses the services a stage was not granted.
+        let mut plan = plan;
+        for stage in &mut plan.stages {
+            if let Some(a) = admission.plugins.iter().find(|a| a.stage == stage.name) {
+                stage.services = a.services;
+            }
+        }
         let outputs = Outputs::new(&OutputOptions {
             dir: dir.clone(),
             name: plan.file_prefix(process),

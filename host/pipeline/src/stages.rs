@@ -75,6 +75,7 @@ mod tests {
                 backoff: Duration::from_millis(100),
             },
             output: OutputGrant::Subdirectory("bandwidth".into()),
+            services: Default::default(),
         }
     }
 

@@ -37,5 +37,5 @@ pub use format::OutputFormat;
 pub use kernels::{IterationRange, KernelFilters, KernelOptionError, KernelPlan, Verdict};
 pub use plan::{ForkPolicy, OutputPlan, PlanError, RunPlan, StagePlan};
 pub use rocwasm_ids::{BufferPolicy, BufferTracingKind};
-pub use stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, World};
+pub use stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, Services, World};
 pub use template::{PathTemplate, ProcessInfo, TemplateError};

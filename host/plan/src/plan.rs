@@ -35,7 +35,7 @@ use serde::{Deserialize, Serialize};
 use crate::format::OutputFormat;
 use crate::kernels::KernelPlan;
 use crate::serde_ids::{kinds, operations};
-use crate::stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, World};
+use crate::stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, Services, World};
 use crate::template::{PathTemplate, ProcessInfo};
 
 /// Everything one run does. See the module documentation.
@@ -132,6 +132,10 @@ pub struct StagePlan {
     /// Where the plugin may write, under the run's output directory.
     #[serde(default)]
     pub output: OutputGrant,
+    /// Callback tracing and external-correlation requests: asked, withheld
+    /// or (after admission) decided.
+    #[serde(default, skip_serializing_if = "Services::is_default")]
+    pub services: Services,
 }
 
 /// What a `fork()`ed child of the profiled process does.
@@ -255,6 +259,7 @@ mod tests {
                     backoff: Duration::from_millis(10),
                 },
                 output: OutputGrant::Subdirectory("bw".into()),
+                services: Services::default(),
             }],
             buffer: BufferSettings::default(),
             plugin_cache: None,

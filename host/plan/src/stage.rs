@@ -142,6 +142,41 @@ impl Default for BufferSettings {
     }
 }
 
+/// The synchronous services a stage may configure. Callback tracing and
+/// external-correlation requests both run the plugin *on the application's
+/// own threads*, at every traced call: a chain grants or withholds them per
+/// stage (`callbacks`, `external_correlation`), and a site policy may
+/// withhold them (`[capabilities]`). `None`: the chain does not say, and the
+/// service is granted unless the policy withholds it; `Some(true)` is an
+/// explicit ask, which a withholding policy refuses before the run starts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct Services {
+    /// `configure-callback-tracing`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub callbacks: Option<bool>,
+    /// `configure-external-correlation-request`.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub external_correlation: Option<bool>,
+}
+
+impl Services {
+    /// Neither said nor decided: what a plan leaves out of its file.
+    pub fn is_default(&self) -> bool {
+        *self == Services::default()
+    }
+
+    /// Whether callback tracing is granted (not withheld).
+    pub fn callbacks_granted(&self) -> bool {
+        self.callbacks != Some(false)
+    }
+
+    /// Whether external-correlation requests are granted (not withheld).
+    pub fn external_correlation_granted(&self) -> bool {
+        self.external_correlation != Some(false)
+    }
+}
+
 /// A stage's right to write files through the WIT `output` interface.
 #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

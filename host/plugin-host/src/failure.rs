@@ -36,6 +36,9 @@ pub enum FailureCause {
     /// (`Limits::output_bytes`), summary tables past [`crate::summary_caps`].
     /// Says what was refused or cut; the rest was kept.
     Oversized(String),
+    /// The plugin asked for a service its stage is not granted (callback
+    /// tracing, external-correlation requests); the verb answered `error`.
+    NotGranted(String),
     /// A fresh instance could not be created (restart).
     Instantiate(String),
 }
@@ -55,6 +58,7 @@ impl fmt::Display for FailureCause {
             FailureCause::InitFailed(e) => write!(f, "init failed: {e}"),
             FailureCause::MalformedReply(e) => write!(f, "malformed reply: {e}"),
             FailureCause::Oversized(e) => write!(f, "over the host's cap: {e}"),
+            FailureCause::NotGranted(e) => write!(f, "not granted: {e}"),
             FailureCause::Instantiate(e) => write!(f, "could not instantiate: {e}"),
         }
     }

@@ -141,7 +141,7 @@ impl Plugin {
         failures: FailureLog,
     ) -> anyhow::Result<Plugin> {
         let name: Arc<str> = spec.name.as_str().into();
-        let profiler = ProfilerHost::new(env.profiler.clone());
+        let profiler = ProfilerHost::new(env.profiler.clone(), spec.services);
         let output = OutputHost::new(
             name.clone(),
             spec.output_dir.clone(),
@@ -205,6 +205,9 @@ impl Plugin {
         let r = f(&mut self.store, inst).map_err(|e| classify(e, budget, Some(export)));
         if let Some(cap) = self.store.data_mut().output.take_cap_hit() {
             self.refused(FailureCause::Oversized(cap), export);
+        }
+        if let Some(why) = self.store.data_mut().profiler.take_refusal() {
+            self.refused(FailureCause::NotGranted(why), export);
         }
         r
     }

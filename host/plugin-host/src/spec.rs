@@ -9,7 +9,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
 use rocwasm_core::BufferTracingKind;
-pub use rocwasm_plan::{BufferSettings, Limits};
+pub use rocwasm_plan::{BufferSettings, Limits, Services};
 use rocwasm_plan::{StagePlan, World};
 
 use crate::failure::FailurePolicy;
@@ -48,6 +48,10 @@ pub struct StageSpec {
     /// The chain's buffer. Every stage of a chain carries the same chain-wide
     /// settings; the chain uses the first stage's.
     pub buffer: BufferSettings,
+    /// Whether the plugin may configure callback tracing and
+    /// external-correlation requests (plugin code on the application's
+    /// threads); a service not granted answers `error` and is reported once.
+    pub services: Services,
 }
 
 impl StageSpec {
@@ -70,6 +74,7 @@ impl StageSpec {
             domains: plan.domains.clone(),
             operations: plan.operations.clone(),
             buffer,
+            services: plan.services,
         }
     }
 
@@ -88,6 +93,7 @@ impl StageSpec {
             domains: Vec::new(),
             operations: BTreeMap::new(),
             buffer: BufferSettings::default(),
+            services: Services::default(),
         }
     }
 

@@ -15,7 +15,7 @@ use std::fmt;
 use std::path::PathBuf;
 
 use rocwasm_core::BufferTracingKind;
-use rocwasm_plan::{OutputGrant, RunPlan, StagePlan};
+use rocwasm_plan::{OutputGrant, RunPlan, Services, StagePlan};
 use serde::Serialize;
 use wasmparser::{Parser, Payload};
 
@@ -82,6 +82,9 @@ pub struct AdmittedPlugin {
     pub admitted_by: AdmittedBy,
     /// Whether the component imports WASI.
     pub wasi: bool,
+    /// The synchronous services it is granted, decided: the chain's ask
+    /// (or its silence) and the policy together, never `None`.
+    pub services: Services,
 }
 
 /// A plan the policy admits, and what it admitted.
@@ -177,6 +180,7 @@ pub fn admit(plan: &RunPlan, policy: Option<&SitePolicy>) -> Result<Admission, R
                 .collect(),
             admitted_by,
             wasi,
+            services: decided_services(policy, &stage.services),
         });
     }
     Ok(Admission {
@@ -289,6 +293,18 @@ fn check_stage(p: &SitePolicy, s: &StagePlan, wasi: bool) -> Result<(), (&'stati
             bytes,
         )?;
     }
+    if s.services.callbacks == Some(true) && !p.callbacks {
+        return Err((
+            "capabilities.callbacks",
+            "asks for callback tracing (plugin code on the application's threads), which may not be granted".into(),
+        ));
+    }
+    if s.services.external_correlation == Some(true) && !p.external_correlation {
+        return Err((
+            "capabilities.external_correlation",
+            "asks for external-correlation requests (plugin code on the application's threads), which may not be granted".into(),
+        ));
+    }
     if wasi && !p.wasi {
         return Err((
             "capabilities.wasi",
@@ -307,6 +323,19 @@ fn check_stage(p: &SitePolicy, s: &StagePlan, wasi: bool) -> Result<(), (&'stati
         }
     }
     Ok(())
+}
+
+/// What a stage is granted: what it did not withhold, less what the
+/// policy withholds (an explicit ask the policy withholds never gets here:
+/// [`check_stage`] refuses it).
+fn decided_services(policy: Option<&SitePolicy>, asked: &Services) -> Services {
+    let allows = |f: fn(&SitePolicy) -> bool| policy.is_none_or(f);
+    Services {
+        callbacks: Some(asked.callbacks_granted() && allows(|p| p.callbacks)),
+        external_correlation: Some(
+            asked.external_correlation_granted() && allows(|p| p.external_correlation),
+        ),
+    }
 }
 
 fn domain_rule(p: &SitePolicy, kind: BufferTracingKind) -> &'static str {
@@ -393,6 +422,7 @@ mod tests {
             },
             failure: FailurePolicy::Disable,
             output: OutputGrant::None,
+            services: Default::default(),
         }
     }
 
@@ -556,6 +586,44 @@ mod tests {
         own.output.kinds.push(BufferTracingKind::HsaCoreApi);
         let e = refusal(&own, &policy);
         assert!(e.starts_with("the run is refused"), "{e}");
+    }
+
+    #[test]
+    fn synchronous_services_are_granted_unless_withheld_and_an_explicit_ask_is_refused() {
+        let site = Site::new();
+        let wasm = site.file("a.wasm", &wat::parse_str(PLAIN).unwrap());
+        let silent = stage("a", &wasm);
+
+        // No policy: granted unless the chain withholds them.
+        let a = admit(&plan(vec![silent.clone()]), None).unwrap();
+        assert!(a.plugins[0].services.callbacks_granted());
+        let mut withheld = silent.clone();
+        withheld.services.external_correlation = Some(false);
+        let a = admit(&plan(vec![withheld]), None).unwrap();
+        assert!(a.plugins[0].services.callbacks_granted());
+        assert!(!a.plugins[0].services.external_correlation_granted());
+
+        // A policy withholding both: a silent stage runs without them...
+        let policy = site.policy(
+            "[plugins]\nallow_unsigned = true\n[capabilities]\ncallbacks = false\nexternal_correlation = false\n",
+        );
+        let a = admit(&plan(vec![silent.clone()]), Some(&policy)).unwrap();
+        assert_eq!(
+            a.plugins[0].services,
+            Services {
+                callbacks: Some(false),
+                external_correlation: Some(false)
+            }
+        );
+        // ...and one that asks is refused, naming the rule.
+        let mut asks = silent.clone();
+        asks.services.callbacks = Some(true);
+        let e = refusal(&plan(vec![asks]), &policy);
+        assert!(e.contains("rule `capabilities.callbacks`"), "{e}");
+        let mut asks = silent;
+        asks.services.external_correlation = Some(true);
+        let e = refusal(&plan(vec![asks]), &policy);
+        assert!(e.contains("rule `capabilities.external_correlation`"), "{e}");
     }
 
     #[test]

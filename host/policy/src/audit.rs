@@ -9,7 +9,8 @@
 //! - `plugins`: per stage its file, the store reference it was pulled from
 //!   (`source`, for shipped plugins), plugin digest, signer key ids, how it
 //!   was admitted, whether it imports WASI, and what it was granted (memory,
-//!   deadlines, output grant and quota, traced domains);
+//!   deadlines, output grant and quota, traced domains, callback tracing and
+//!   external-correlation requests);
 //! - `failures`: every plugin failure and refused output, one sentence each.
 //!
 //! One line, written with one `write` on a file opened for appending, so
@@ -61,6 +62,8 @@ struct Plugin<'a> {
     output: Option<String>,
     output_bytes: u64,
     domains: Vec<&'static str>,
+    callbacks: bool,
+    external_correlation: bool,
 }
 
 /// The run's audit line (no trailing newline).
@@ -89,6 +92,8 @@ pub fn line(plan: &RunPlan, admission: &Admission, replay: bool, failures: &[Str
                 output_bytes: stage.map_or(0, |s| s.limits.output_bytes),
                 domains: stage
                     .map_or_else(Vec::new, |s| s.domains.iter().map(|k| k.name()).collect()),
+                callbacks: a.services.callbacks_granted(),
+                external_correlation: a.services.external_correlation_granted(),
             }
         })
         .collect();

@@ -19,6 +19,8 @@
 //! [capabilities]                            # default: all true
 //! output = true                             # an output directory grant
 //! wasi = false                              # components that import WASI (Python, JS)
+//! callbacks = false                         # callback tracing: plugin code on the application's threads
+//! external_correlation = false              # external-correlation requests (same)
 //!
 //! [domains]
 //! deny = ["HSA_CORE_API", "HSA_AMD_EXT_API"]  # or allow = [...]
@@ -91,6 +93,10 @@ pub struct SitePolicy {
     pub output: bool,
     /// Whether components that import WASI may run.
     pub wasi: bool,
+    /// Whether a stage may configure callback tracing.
+    pub callbacks: bool,
+    /// Whether a stage may configure external-correlation requests.
+    pub external_correlation: bool,
     /// Kinds that may be traced (`None`: all but `deny_domains`).
     pub allow_domains: Option<BTreeSet<BufferTracingKind>>,
     /// Kinds that may not be traced.
@@ -140,6 +146,8 @@ struct RawLimits {
 struct RawCapabilities {
     output: Option<bool>,
     wasi: Option<bool>,
+    callbacks: Option<bool>,
+    external_correlation: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -310,6 +318,8 @@ impl SitePolicy {
             max_plugin_size: size(&raw.limits.plugin_size, "plugin_size")?,
             output: raw.capabilities.output.unwrap_or(true),
             wasi: raw.capabilities.wasi.unwrap_or(true),
+            callbacks: raw.capabilities.callbacks.unwrap_or(true),
+            external_correlation: raw.capabilities.external_correlation.unwrap_or(true),
             allow_domains: raw
                 .domains
                 .allow

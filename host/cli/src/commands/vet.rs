@@ -191,6 +191,7 @@ fn one_stage_plan(name: &str, file: &Path, world: Option<rocwasm_plugin_host::Wo
             limits: defaults.limits,
             failure: defaults.failure,
             output: Default::default(),
+            services: Default::default(),
         }],
         buffer: defaults.buffer,
         plugin_cache: None,

@@ -17,6 +17,10 @@
 //!   land on the records of the context that buffers them), push and pop
 //!   external ids on it and ask whether it is active. Everything else on it
 //!   (start, stop, buffers, buffer tracing) is the chain's: `context-not-found`.
+//! - **Granted services only.** Callback tracing and external-correlation
+//!   requests run plugin code on the application's threads; a stage the
+//!   chain or the site policy does not grant them ([`Services`]) gets
+//!   `error` from those verbs, and the refusal is reported once.
 //! - **Restart replay.** When a failed plugin is restarted (see
 //!   [`crate::FailurePolicy::Restart`]) its fresh instance runs `init` again,
 //!   after the engine is locked. Its configuration calls are then answered
@@ -40,6 +44,7 @@ use rocwasm_core::{
 };
 
 use crate::bindings::analysis::rocwasm::plugin::profiler as wit_profiler;
+use crate::spec::Services;
 use crate::bindings::types as wit;
 use crate::convert::status_to_wit;
 
@@ -88,11 +93,18 @@ pub(crate) struct ProfilerHost {
     contexts: BTreeSet<u64>,
     buffers: BTreeSet<u64>,
     threads: BTreeSet<u64>,
+    /// The synchronous services this stage is granted.
+    services: Services,
+    /// The first refusal of a service not granted, until the plugin takes
+    /// it to report (once per run).
+    refusal: Option<String>,
+    refusal_reported: bool,
 }
 
 impl ProfilerHost {
-    /// A plugin acting on `profiler`, owning nothing yet, configuration locked.
-    pub fn new(profiler: Arc<Profiler>) -> Self {
+    /// A plugin acting on `profiler`, owning nothing yet, configuration
+    /// locked, allowed the `services` its stage is granted.
+    pub fn new(profiler: Arc<Profiler>, services: Services) -> Self {
         ProfilerHost {
             profiler,
             stage: None,
@@ -101,7 +113,29 @@ impl ProfilerHost {
             contexts: BTreeSet::new(),
             buffers: BTreeSet::new(),
             threads: BTreeSet::new(),
+            services,
+            refusal: None,
+            refusal_reported: false,
         }
+    }
+
+    /// The first refusal of a service the stage is not granted, once.
+    pub fn take_refusal(&mut self) -> Option<String> {
+        self.refusal.take()
+    }
+
+    /// `Err(error)` when `granted` is false, noting the refusal.
+    fn granted(&mut self, granted: bool, verb: &str, what: &str, key: &str) -> Result<(), wit::Status> {
+        if granted {
+            return Ok(());
+        }
+        if !self.refusal_reported {
+            self.refusal_reported = true;
+            self.refusal = Some(format!(
+                "`{verb}` refused: this stage is not granted {what} (the chain's `{key} = false`, or the site policy's `[capabilities] {key} = false`)"
+            ));
+        }
+        Err(wit::Status::Error)
     }
 
     /// Connects the plugin to the stage that holds it.
@@ -119,6 +153,10 @@ impl ProfilerHost {
             contexts: self.contexts.clone(),
             buffers: self.buffers.clone(),
             threads: self.threads.clone(),
+            services: self.services,
+            refusal: None,
+            // Reported once per run, not once per instance.
+            refusal_reported: self.refusal_reported,
         }
     }
 
@@ -283,6 +321,8 @@ impl wit_profiler::Host for ProfilerHost {
         kind: u32,
         operations: Vec<u32>,
     ) -> Result<(), wit::Status> {
+        let granted = self.services.callbacks_granted();
+        self.granted(granted, "configure-callback-tracing", "callback tracing", "callbacks")?;
         w(self
             .setup("configure-callback-tracing", |l| {
                 let ctx = l.shared_context(context)?;
@@ -299,6 +339,13 @@ impl wit_profiler::Host for ProfilerHost {
         context: u64,
         kinds: Vec<u32>,
     ) -> Result<(), wit::Status> {
+        let granted = self.services.external_correlation_granted();
+        self.granted(
+            granted,
+            "configure-external-correlation-request",
+            "external-correlation requests",
+            "external_correlation",
+        )?;
         w(self
             .setup("configure-external-correlation-request", |l| {
                 let ctx = l.shared_context(context)?;
