@@ -2,12 +2,10 @@
 //! `-M/--mangled-kernels`.
 //!
 //! A [`KernelNaming`] set on the [`crate::SymbolTable`] rewrites each
-//! kernel symbol's `demangled_name` (the name every output writes) as it is
+//! kernel symbol's `demangled_name` ([`KernelNaming::display_name`]) (the name every output writes) as it is
 //! inserted, live or replayed, so the CSV, JSON, rocpd and Perfetto
 //! writers, the statistics and the plugins' `symbols` imports all read the
 //! same name. The mangled `name` is never changed.
-
-use crate::symbols::KernelSymbol;
 
 /// rocprofv3's kernel-name options. The default names kernels as recorded.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -19,14 +17,18 @@ pub struct KernelNaming {
 }
 
 impl KernelNaming {
-    /// Rewrites `k.demangled_name` as the options say.
-    pub fn apply(&self, k: &mut KernelSymbol) {
-        if self.mangled && !k.name.is_empty() {
-            k.demangled_name = k.name.clone();
-        }
+    /// The name outputs write for a kernel whose code object calls it
+    /// `mangled` and whose demangled name is `demangled`.
+    pub fn display_name(&self, mangled: &str, demangled: &str) -> String {
+        let name = if self.mangled && !mangled.is_empty() {
+            mangled
+        } else {
+            demangled
+        };
         if self.truncate {
-            let cut = truncate_kernel_name(&k.demangled_name).len();
-            k.demangled_name.truncate(cut);
+            truncate_kernel_name(name).to_string()
+        } else {
+            name.to_string()
         }
     }
 }
@@ -85,30 +87,20 @@ mod tests {
     }
 
     #[test]
-    fn naming_rewrites_the_display_name_only() {
-        let sym = KernelSymbol {
-            name: "_Z5scalePffi".into(),
-            demangled_name: "scale(float*, float, int)".into(),
-            ..KernelSymbol::default()
-        };
-        let named = |n: KernelNaming| {
-            let mut k = sym.clone();
-            n.apply(&mut k);
-            (k.name, k.demangled_name)
-        };
-        assert_eq!(
-            named(KernelNaming::default()),
-            ("_Z5scalePffi".into(), "scale(float*, float, int)".into())
-        );
+    fn naming_chooses_the_display_name() {
+        let (mangled, demangled) = ("_Z5scalePffi", "scale(float*, float, int)");
+        let name = |n: KernelNaming| n.display_name(mangled, demangled);
+        assert_eq!(name(KernelNaming::default()), demangled);
         let t = KernelNaming {
             truncate: true,
             ..Default::default()
         };
-        assert_eq!(named(t).1, "scale");
+        assert_eq!(name(t), "scale");
         let m = KernelNaming {
             mangled: true,
             ..Default::default()
         };
-        assert_eq!(named(m), ("_Z5scalePffi".into(), "_Z5scalePffi".into()));
+        assert_eq!(name(m), mangled);
+        assert_eq!(m.display_name("", "c_name"), "c_name");
     }
 }

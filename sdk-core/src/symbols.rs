@@ -164,8 +164,8 @@ impl SymbolTable {
 
     /// Adds `k`, named as [`SymbolTable::set_naming`] says, replacing any
     /// entry with the same id.
-    pub fn insert_kernel(&self, mut k: KernelSymbol) {
-        read(&self.naming).apply(&mut k);
+    pub fn insert_kernel(&self, k: KernelSymbol) {
+        let k = self.named(k);
         write(&self.kernels).insert(k.id, k);
     }
 
@@ -178,7 +178,7 @@ impl SymbolTable {
     /// `k` named as this table names kernels (what [`Self::insert_kernel`]
     /// stores).
     pub fn named(&self, mut k: KernelSymbol) -> KernelSymbol {
-        read(&self.naming).apply(&mut k);
+        k.demangled_name = read(&self.naming).display_name(&k.name, &k.demangled_name);
         k
     }
 
