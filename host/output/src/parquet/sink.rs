@@ -9,7 +9,7 @@
 //! is one row group's encoded pages, whatever the length of the run.
 
 use std::fs::File;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use parquet::arrow::ArrowWriter;
@@ -75,7 +75,7 @@ impl ParquetSink {
 }
 
 /// Creates `path` and a writer of `file`'s schema into it.
-fn open(path: &PathBuf, file: TraceFile) -> Result<ArrowWriter<File>> {
+fn open(path: &Path, file: TraceFile) -> Result<ArrowWriter<File>> {
     if let Some(parent) = path.parent() {
         std::fs::create_dir_all(parent)
             .with_context(|| format!("creating {}", parent.display()))?;
