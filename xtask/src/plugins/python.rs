@@ -27,7 +27,13 @@ use crate::util::root;
 
 /// The Python plugins: directory under `plugins/python/` (= the
 /// component's name) and the WIT world it implements.
-pub const PYTHON_PLUGINS: &[(&str, &str)] = &[("range-kernel-time", "analysis-plugin")];
+pub const PYTHON_PLUGINS: &[(&str, &str)] = &[
+    ("range-kernel-time", "analysis-plugin"),
+    // A hostile test plugin: tries to leave the deny-all WASI sandbox
+    // (files, directories, environment, TCP, UDP, DNS) and records what
+    // happened; `tests/tests/wasi_escape.rs`.
+    ("wasi-escape", "analysis-plugin"),
+];
 
 /// The componentize-py release this project builds and tests with.
 pub const COMPONENTIZE_PY: &str = "0.25.1";
