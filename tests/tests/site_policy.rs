@@ -405,3 +405,32 @@ fn services_a_policy_withholds_are_refused_when_asked_and_withheld_when_not() {
     assert_eq!(line["plugins"][0]["callbacks"], false, "{line}");
     assert_eq!(line["plugins"][0]["external_correlation"], false, "{line}");
 }
+
+#[test]
+fn vet_refuses_a_component_importing_wasi_interfaces_beyond_the_grant() {
+    no_system_policy();
+    // componentize-py components import wasi:filesystem and wasi:sockets.
+    let python = plugins_dir(&["range-kernel-time"]).join("range-kernel-time.wasm");
+    let tmp = tempfile::tempdir().unwrap();
+    let policy = tmp.path().join("policy.toml");
+    let vet = |allow: &str| {
+        std::fs::write(
+            &policy,
+            format!("version = 1\n[plugins]\nallow_unsigned = true\n[capabilities]\nwasi_allow = {allow}\n"),
+        )
+        .unwrap();
+        rocwasm_with_env(
+            &["plugin", "vet", python.to_str().unwrap()],
+            tmp.path(),
+            &[("ROCWASM_TEST_POLICY", policy.to_str().unwrap())],
+        )
+    };
+    let out = vet(r#"["wasi:cli", "wasi:io", "wasi:clocks", "wasi:random"]"#);
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), Some(2), "{stdout}{stderr}");
+    assert!(
+        stderr.contains("rule `capabilities.wasi_allow`"),
+        "{stderr}"
+    );
+    assert!(stderr.contains("imports wasi:filesystem/"), "{stderr}");
+}

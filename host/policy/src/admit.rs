@@ -135,8 +135,8 @@ pub fn admit(plan: &RunPlan, policy: Option<&SitePolicy>) -> Result<Admission, R
         };
         let signatures = Signatures::of(&bytes)
             .map_err(|e| refuse(name, "plugins", format!("{}: {e}", stage.wasm.display())))?;
-        let wasi = match imports(&bytes) {
-            Ok(names) => names.iter().any(|i| i.starts_with("wasi:")),
+        let imported = match imports(&bytes) {
+            Ok(names) => names,
             // Unreadable imports: assume the worst under a policy (the
             // engine refuses a malformed component later anyway).
             Err(e) if policy.is_some() => {
@@ -146,8 +146,9 @@ pub fn admit(plan: &RunPlan, policy: Option<&SitePolicy>) -> Result<Admission, R
                     format!("{}: its imports cannot be read: {e}", stage.wasm.display()),
                 ))
             }
-            Err(_) => false,
+            Err(_) => Vec::new(),
         };
+        let wasi = imported.iter().any(|i| i.starts_with("wasi:"));
         let admitted_by = match policy {
             None => AdmittedBy::NoPolicy,
             Some(p) => {
@@ -155,6 +156,16 @@ pub fn admit(plan: &RunPlan, policy: Option<&SitePolicy>) -> Result<Admission, R
                     refuse(name, rule, format!("{}: {what}", stage.wasm.display()))
                 })?;
                 check_stage(p, stage, wasi).map_err(|(rule, what)| refuse(name, rule, what))?;
+                if let Some(i) = imported.iter().find(|i| !p.allows_wasi_import(i)) {
+                    return Err(refuse(
+                        name,
+                        "capabilities.wasi_allow",
+                        format!(
+                            "{} imports {i}, which is not among the WASI interfaces a plugin may import",
+                            stage.wasm.display()
+                        ),
+                    ));
+                }
                 if let Some(cap) = p.max_plugin_size.filter(|&c| bytes.len() as u64 > c) {
                     return Err(refuse(
                         name,
@@ -624,6 +635,31 @@ mod tests {
         asks.services.external_correlation = Some(true);
         let e = refusal(&plan(vec![asks]), &policy);
         assert!(e.contains("rule `capabilities.external_correlation`"), "{e}");
+    }
+
+    #[test]
+    fn wasi_imports_beyond_the_allowed_interfaces_are_refused() {
+        let site = Site::new();
+        let stderr_only = site.file("w.wasm", &wat::parse_str(WASI).unwrap());
+        let sockets = site.file(
+            "s.wasm",
+            &wat::parse_str(
+                r#"(component (import "wasi:cli/stderr@0.2.0" (instance)) (import "wasi:sockets/tcp@0.2.0" (instance)))"#,
+            )
+            .unwrap(),
+        );
+        let policy = site.policy(
+            "[plugins]\nallow_unsigned = true\n[capabilities]\nwasi_allow = [\"wasi:cli\", \"wasi:io/streams\"]\n",
+        );
+        assert!(admit(&plan(vec![stage("w", &stderr_only)]), Some(&policy)).is_ok());
+        let e = refusal(&plan(vec![stage("s", &sockets)]), &policy);
+        assert!(
+            e.contains("rule `capabilities.wasi_allow`") && e.contains("imports wasi:sockets/tcp@0.2.0"),
+            "{e}"
+        );
+        assert!(policy.allows_wasi_import("wasi:io/streams@0.2.6"));
+        assert!(!policy.allows_wasi_import("wasi:io/poll@0.2.6"));
+        assert!(policy.allows_wasi_import("rocwasm:plugin/log@0.1.0"));
     }
 
     #[test]

@@ -19,6 +19,12 @@
 //! [capabilities]                            # default: all true
 //! output = true                             # an output directory grant
 //! wasi = false                              # components that import WASI (Python, JS)
+//! wasi_allow = ["wasi:cli", "wasi:io", "wasi:clocks", "wasi:random"]
+//!                                           # the WASI packages or interfaces (`wasi:sockets/tcp`)
+//!                                           # a component may import; default: all (the host links
+//!                                           # a deny-all context either way). componentize-py and
+//!                                           # componentize-js components import wasi:sockets and
+//!                                           # wasi:filesystem even when unused.
 //! callbacks = false                         # callback tracing: plugin code on the application's threads
 //! external_correlation = false              # external-correlation requests (same)
 //!
@@ -93,6 +99,9 @@ pub struct SitePolicy {
     pub output: bool,
     /// Whether components that import WASI may run.
     pub wasi: bool,
+    /// The WASI packages (`wasi:cli`) or interfaces (`wasi:sockets/tcp`) a
+    /// component may import; `None`: all of them.
+    pub wasi_allow: Option<Vec<String>>,
     /// Whether a stage may configure callback tracing.
     pub callbacks: bool,
     /// Whether a stage may configure external-correlation requests.
@@ -146,6 +155,7 @@ struct RawLimits {
 struct RawCapabilities {
     output: Option<bool>,
     wasi: Option<bool>,
+    wasi_allow: Option<Vec<Spanned<String>>>,
     callbacks: Option<bool>,
     external_correlation: Option<bool>,
 }
@@ -180,7 +190,46 @@ impl At<'_> {
     }
 }
 
+/// `capabilities.wasi_allow` entries: `wasi:PACKAGE` or
+/// `wasi:PACKAGE/INTERFACE`, without a version.
+fn wasi_names(at: &At<'_>, list: &[Spanned<String>]) -> Result<Vec<String>, ConfigError> {
+    list.iter()
+        .map(|s| {
+            let name = s.get_ref();
+            let word = |w: &str| {
+                !w.is_empty() && w.chars().all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '-')
+            };
+            let ok = name.strip_prefix("wasi:").is_some_and(|rest| match rest.split_once('/') {
+                Some((package, interface)) => word(package) && word(interface),
+                None => word(rest),
+            });
+            if ok {
+                Ok(name.clone())
+            } else {
+                Err(at.error(
+                    s.span(),
+                    format!("key `capabilities.wasi_allow`: `{name}` is not `wasi:PACKAGE` or `wasi:PACKAGE/INTERFACE` (no version)"),
+                ))
+            }
+        })
+        .collect()
+}
+
 impl SitePolicy {
+    /// Whether the component import `import` (`wasi:sockets/tcp@0.2.0`)
+    /// is allowed by `wasi_allow`. Non-WASI imports are not its business.
+    pub fn allows_wasi_import(&self, import: &str) -> bool {
+        let Some(allow) = &self.wasi_allow else {
+            return true;
+        };
+        if !import.starts_with("wasi:") {
+            return true;
+        }
+        let unversioned = import.split('@').next().unwrap_or(import);
+        let package = unversioned.split('/').next().unwrap_or(unversioned);
+        allow.iter().any(|a| a == unversioned || a == package)
+    }
+
     /// The policy in force: the system policy if it exists; else the file
     /// `test_override` names (the [`TEST_POLICY_ENV`] value); else none.
     /// Naming an override while a system policy exists is an error: a user
@@ -318,6 +367,12 @@ impl SitePolicy {
             max_plugin_size: size(&raw.limits.plugin_size, "plugin_size")?,
             output: raw.capabilities.output.unwrap_or(true),
             wasi: raw.capabilities.wasi.unwrap_or(true),
+            wasi_allow: raw
+                .capabilities
+                .wasi_allow
+                .as_deref()
+                .map(|l| wasi_names(&at, l))
+                .transpose()?,
             callbacks: raw.capabilities.callbacks.unwrap_or(true),
             external_correlation: raw.capabilities.external_correlation.unwrap_or(true),
             allow_domains: raw
@@ -415,6 +470,11 @@ log = "/var/log/rocwasm.jsonl"
                 "version = 1\n[plugins]\ntrusted_keys = [\"nokey.pub\"]\n",
                 "/site/policy.toml:3:17:",
                 "/site/nokey.pub",
+            ),
+            (
+                "version = 1\n[capabilities]\nwasi_allow = [\"wasi:cli\", \"wasi:io@0.2.0\"]\n",
+                "/site/policy.toml:3:27:",
+                "capabilities.wasi_allow",
             ),
             ("version = 2\n", "/site/policy.toml:1:11:", "version"),
             (
