@@ -53,7 +53,9 @@ fn oracle() -> (u64, u64) {
 fn summary_numbers(stdout: &str) -> Vec<u64> {
     let mut lines = stdout.lines().skip_while(|l| !l.contains("TotalNs"));
     lines.next();
-    let row = lines.find(|l| l.chars().any(|c| c.is_ascii_digit())).unwrap_or("");
+    let row = lines
+        .find(|l| l.chars().any(|c| c.is_ascii_digit()))
+        .unwrap_or("");
     row.split(|c: char| !c.is_ascii_digit())
         .filter(|t| !t.is_empty())
         .map(|t| t.parse().unwrap())
@@ -99,7 +101,10 @@ fn new_build_test(lang: &str) {
         "instructions per record:",
         "peak memory:",
     ] {
-        assert!(stdout.contains(needle), "{lang}: no {needle:?} in\n{stdout}");
+        assert!(
+            stdout.contains(needle),
+            "{lang}: no {needle:?} in\n{stdout}"
+        );
     }
 }
 
@@ -144,12 +149,19 @@ fn a_missing_toolchain_is_named_with_its_install_command() {
     let empty = cwd.join("empty-bin");
     std::fs::create_dir(&empty).unwrap();
     for (lang, tool, install) in [
-        ("c", "clang-14", "apt-get install clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32"),
+        (
+            "c",
+            "clang-14",
+            "apt-get install clang-14 lld-14 wasi-libc libclang-rt-14-dev-wasm32",
+        ),
         ("python", "python3", "apt-get install python3 python3-pip"),
         ("js", "node", "apt-get install nodejs npm"),
     ] {
         let project = format!("demo-{lang}");
-        assert_success(&run(&["plugin", "new", &project, "--lang", lang], cwd), "plugin new");
+        assert_success(
+            &run(&["plugin", "new", &project, "--lang", lang], cwd),
+            "plugin new",
+        );
         let mut env = tools_env();
         env.push(("PATH", empty.display().to_string()));
         let env: Vec<(&str, &str)> = env.iter().map(|(k, v)| (*k, v.as_str())).collect();

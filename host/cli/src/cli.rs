@@ -512,6 +512,16 @@ const INSPECT_EXAMPLES: &str = "\
 EXAMPLES:
     rocwasm plugin inspect target/plugins/kernel-stats.wasm";
 
+const KIT_EXAMPLES: &str = "\
+EXAMPLES:
+    rocwasm plugin new slow-kernels --lang rust     # or c, python, js
+    rocwasm plugin build slow-kernels               # -> slow-kernels/target/slow-kernels.wasm
+    rocwasm plugin test slow-kernels/target/slow-kernels.wasm --trace examples/traces/sample
+    rocwasm plugin wit --out wit                    # the WIT package, for your own tooling
+
+Python and JS tools are installed pinned into ~/.cache/rocwasm/tools
+(or $ROCWASM_TOOLS_DIR) on first use. See plugins/README.md, \"The plugin kit\".";
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -589,13 +599,3 @@ mod tests {
         assert!(e.to_string().contains("unknown output format `xml`"));
     }
 }
-
-const KIT_EXAMPLES: &str = "\
-EXAMPLES:
-    rocwasm plugin new slow-kernels --lang rust     # or c, python, js
-    rocwasm plugin build slow-kernels               # -> slow-kernels/target/slow-kernels.wasm
-    rocwasm plugin test slow-kernels/target/slow-kernels.wasm --trace examples/traces/sample
-    rocwasm plugin wit --out wit                    # the WIT package, for your own tooling
-
-Python and JS tools are installed pinned into ~/.cache/rocwasm/tools
-(or $ROCWASM_TOOLS_DIR) on first use. See plugins/README.md, \"The plugin kit\".";

@@ -74,7 +74,9 @@ impl Toolchain {
             }
         }
         if builtins().is_none() {
-            return Err(missing("libclang_rt.builtins-wasm32.a (libclang-rt-14-dev-wasm32)"));
+            return Err(missing(
+                "libclang_rt.builtins-wasm32.a (libclang-rt-14-dev-wasm32)",
+            ));
         }
         Ok(Toolchain { clang })
     }
@@ -158,7 +160,11 @@ pub fn c_files(dir: &Path) -> Result<Vec<PathBuf>> {
 /// Compiles and links `src` against the bindings in `gen` (see
 /// [`generate_bindings`]); the path of its core module, in `work`.
 pub fn compile(toolchain: &Toolchain, src: &Sources, gen: &Path, work: &Path) -> Result<PathBuf> {
-    ensure!(!src.files.is_empty(), "C plugin `{}` has no .c files", src.name);
+    ensure!(
+        !src.files.is_empty(),
+        "C plugin `{}` has no .c files",
+        src.name
+    );
     fs::create_dir_all(work).with_context(|| format!("cannot create {}", work.display()))?;
     let c_world = src.world.replace('-', "_");
     let generated = gen.join(format!("{c_world}.c"));

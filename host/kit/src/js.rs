@@ -83,7 +83,9 @@ pub fn ensure_tool(dir: &Path, programs: [&str; 2]) -> Result<PathBuf> {
         if tool == programs[0] {
             let major = version.trim_start_matches('v').split('.').next();
             if major.and_then(|m| m.parse::<u32>().ok()).unwrap_or(0) < MIN_NODE {
-                return Err(missing(format!("{tool} ≥ {MIN_NODE} (this one is {version})")));
+                return Err(missing(format!(
+                    "{tool} ≥ {MIN_NODE} (this one is {version})"
+                )));
             }
         }
     }
@@ -104,7 +106,8 @@ pub fn ensure_tool(dir: &Path, programs: [&str; 2]) -> Result<PathBuf> {
         ])
         .arg(dir)
         .arg(format!("{PACKAGE}@{COMPONENTIZE_JS}"));
-    run(&mut install).with_context(|| format!("installing componentize-js failed (by hand: {by_hand})"))?;
+    run(&mut install)
+        .with_context(|| format!("installing componentize-js failed (by hand: {by_hand})"))?;
     if installed_version(&package).as_deref() != Some(COMPONENTIZE_JS) || !cli.is_file() {
         bail!(
             "npm finished but {} is not {COMPONENTIZE_JS} (by hand: {by_hand})",

@@ -167,7 +167,12 @@ pub fn build(dir: &Path, tools: &Path) -> Result<PathBuf> {
             wit_dir.display()
         );
     }
-    eprintln!("building {} ({}, {})", manifest.name, lang.name(), manifest.world);
+    eprintln!(
+        "building {} ({}, {})",
+        manifest.name,
+        lang.name(),
+        manifest.world
+    );
     let bytes = match lang {
         Lang::Rust => build_rust(dir, &manifest, &target)?,
         Lang::C => {
@@ -198,8 +203,14 @@ pub fn build(dir: &Path, tools: &Path) -> Result<PathBuf> {
         }
         Lang::Js => {
             let cli = js::ensure_tool(&tools.join("js-tools"), ["node", "npm"])?;
-            js::componentize(&cli, &dir.join("plugin.js"), &wit_dir, &manifest.world, &out)
-                .context("componentize-js could not build the plugin")?;
+            js::componentize(
+                &cli,
+                &dir.join("plugin.js"),
+                &wit_dir,
+                &manifest.world,
+                &out,
+            )
+            .context("componentize-js could not build the plugin")?;
             read(&out)?
         }
     };

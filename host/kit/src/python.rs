@@ -111,9 +111,13 @@ pub fn ensure_tool(dir: &Path, python: &str) -> Result<PathBuf> {
         ])
         .arg(dir)
         .arg(format!("componentize-py=={COMPONENTIZE_PY}"));
-    run(&mut install).with_context(|| format!("installing componentize-py failed (by hand: {by_hand})"))?;
+    run(&mut install)
+        .with_context(|| format!("installing componentize-py failed (by hand: {by_hand})"))?;
     if !marker.is_dir() {
-        bail!("pip finished but {} is missing (by hand: {by_hand})", marker.display());
+        bail!(
+            "pip finished but {} is missing (by hand: {by_hand})",
+            marker.display()
+        );
     }
     Ok(dir.to_path_buf())
 }

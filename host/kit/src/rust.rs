@@ -59,16 +59,18 @@ impl Route {
     /// The route this machine offers for building `workspace`, or the
     /// missing tool and how to install it.
     pub fn detect(workspace: &Path) -> Result<Route, MissingTool> {
-        Self::rustup(workspace).or_else(Self::debian).ok_or_else(|| {
-            MissingTool::new(
-                "a Rust toolchain for wasm32-unknown-unknown",
-                "building Rust plugins",
-                format!(
-                    "rustup target add {TARGET} (or, on Debian 12: \
+        Self::rustup(workspace)
+            .or_else(Self::debian)
+            .ok_or_else(|| {
+                MissingTool::new(
+                    "a Rust toolchain for wasm32-unknown-unknown",
+                    "building Rust plugins",
+                    format!(
+                        "rustup target add {TARGET} (or, on Debian 12: \
                      apt-get install {DEBIAN_PACKAGES})"
-                ),
-            )
-        })
+                    ),
+                )
+            })
     }
 
     /// The rustup route, if rustup's toolchain (as the workspace selects

@@ -109,14 +109,16 @@ pub fn test(file: &Path, trace: &Path, config: &[String]) -> Result {
         return Err(Failure::usage(format!("{}: no such file", file.display())));
     }
     if !trace.exists() {
-        return Err(Failure::usage(format!("{}: no such trace", trace.display())));
+        return Err(Failure::usage(format!(
+            "{}: no such trace",
+            trace.display()
+        )));
     }
     let name = file
         .file_stem()
         .map_or("plugin".into(), |s| s.to_string_lossy().into_owned());
-    let timed = Arc::new(
-        PluginEngine::new(EngineConfig::default()).context("starting the Wasm runtime")?,
-    );
+    let timed =
+        Arc::new(PluginEngine::new(EngineConfig::default()).context("starting the Wasm runtime")?);
     let info = timed
         .inspect(file)
         .with_context(|| format!("{} is not a loadable component", file.display()))?;
@@ -128,7 +130,11 @@ pub fn test(file: &Path, trace: &Path, config: &[String]) -> Result {
         file.display(),
         world.wit_name(),
         info.size,
-        if info.imports_wasi { "imported" } else { "not imported" }
+        if info.imports_wasi {
+            "imported"
+        } else {
+            "not imported"
+        }
     );
     let run = alone::measure(&timed, &name, file, world, trace, config)?;
     let counting = Arc::new(

@@ -19,7 +19,10 @@ const README_COMMON: &str = include_str!("../../templates/README.common.md");
 const GITIGNORE: &str = include_str!("../../templates/gitignore");
 
 const RUST: &[(&str, &str)] = &[
-    ("Cargo.toml", include_str!("../../templates/rust/Cargo.toml")),
+    (
+        "Cargo.toml",
+        include_str!("../../templates/rust/Cargo.toml"),
+    ),
     ("README.md", include_str!("../../templates/rust/README.md")),
 ];
 const RUST_ANALYSIS: &str = include_str!("../../templates/rust/src/lib.rs");
@@ -28,24 +31,51 @@ const RUST_TRANSFORM: &str = include_str!("../../templates/rust/src/transform.rs
 const C: &[(&str, &str)] = &[
     ("plugin.c", include_str!("../../templates/c/plugin.c")),
     ("README.md", include_str!("../../templates/c/README.md")),
-    ("include/rocwasm.h", include_str!("../../../../plugins/c/include/rocwasm.h")),
+    (
+        "include/rocwasm.h",
+        include_str!("../../../../plugins/c/include/rocwasm.h"),
+    ),
 ];
 
 const PYTHON: &[(&str, &str)] = &[
     ("app.py", include_str!("../../templates/python/app.py")),
-    ("README.md", include_str!("../../templates/python/README.md")),
-    ("rocwasm/__init__.py", include_str!("../../../../plugins/python/rocwasm/__init__.py")),
-    ("rocwasm/host.py", include_str!("../../../../plugins/python/rocwasm/host.py")),
-    ("rocwasm/names.py", include_str!("../../../../plugins/python/rocwasm/names.py")),
-    ("rocwasm/plugin.py", include_str!("../../../../plugins/python/rocwasm/plugin.py")),
-    ("rocwasm/rows.py", include_str!("../../../../plugins/python/rocwasm/rows.py")),
-    ("rocwasm/table.py", include_str!("../../../../plugins/python/rocwasm/table.py")),
+    (
+        "README.md",
+        include_str!("../../templates/python/README.md"),
+    ),
+    (
+        "rocwasm/__init__.py",
+        include_str!("../../../../plugins/python/rocwasm/__init__.py"),
+    ),
+    (
+        "rocwasm/host.py",
+        include_str!("../../../../plugins/python/rocwasm/host.py"),
+    ),
+    (
+        "rocwasm/names.py",
+        include_str!("../../../../plugins/python/rocwasm/names.py"),
+    ),
+    (
+        "rocwasm/plugin.py",
+        include_str!("../../../../plugins/python/rocwasm/plugin.py"),
+    ),
+    (
+        "rocwasm/rows.py",
+        include_str!("../../../../plugins/python/rocwasm/rows.py"),
+    ),
+    (
+        "rocwasm/table.py",
+        include_str!("../../../../plugins/python/rocwasm/table.py"),
+    ),
 ];
 
 const JS: &[(&str, &str)] = &[
     ("plugin.js", include_str!("../../templates/js/plugin.js")),
     ("README.md", include_str!("../../templates/js/README.md")),
-    ("rocwasm.js", include_str!("../../../../plugins/js/rocwasm.js")),
+    (
+        "rocwasm.js",
+        include_str!("../../../../plugins/js/rocwasm.js"),
+    ),
 ];
 
 /// What to write.
@@ -80,7 +110,11 @@ pub fn sdk_path() -> Option<PathBuf> {
 pub fn create(p: &NewProject) -> Result<Vec<PathBuf>> {
     check_name(&p.name)?;
     if !wit::WORLDS.contains(&p.world.as_str()) {
-        bail!("unknown world `{}` (expected {})", p.world, wit::WORLDS.join(" or "));
+        bail!(
+            "unknown world `{}` (expected {})",
+            p.world,
+            wit::WORLDS.join(" or ")
+        );
     }
     let transform = p.world == wit::WORLDS[1];
     if transform && p.lang != Lang::Rust {
@@ -105,7 +139,11 @@ pub fn create(p: &NewProject) -> Result<Vec<PathBuf>> {
                 );
             };
             sdk_text = sdk.display().to_string();
-            let lib = if transform { RUST_TRANSFORM } else { RUST_ANALYSIS };
+            let lib = if transform {
+                RUST_TRANSFORM
+            } else {
+                RUST_ANALYSIS
+            };
             files.push(("src/lib.rs".into(), fill(lib, &sdk_text)));
             // The SDK workspace's lock file pins versions known to build
             // with its toolchains; cargo drops what this project does not use.
@@ -172,14 +210,26 @@ mod tests {
             .unwrap();
             assert_eq!(Lang::detect(&dir).unwrap(), lang);
             let m = Manifest::read(&dir).unwrap();
-            assert_eq!((m.name.as_str(), m.world.as_str()), ("demo", "analysis-plugin"));
-            assert!(files.contains(&PathBuf::from("wit/worlds.wit")), "{files:?}");
+            assert_eq!(
+                (m.name.as_str(), m.world.as_str()),
+                ("demo", "analysis-plugin")
+            );
+            assert!(
+                files.contains(&PathBuf::from("wit/worlds.wit")),
+                "{files:?}"
+            );
             let readme = fs::read_to_string(dir.join("README.md")).unwrap();
-            assert!(readme.contains("rocwasm plugin test target/demo.wasm"), "{readme}");
+            assert!(
+                readme.contains("rocwasm plugin test target/demo.wasm"),
+                "{readme}"
+            );
             assert!(!readme.contains("{{"), "{readme}");
         }
         let cargo = fs::read_to_string(root.path().join("rust/Cargo.toml")).unwrap();
-        assert!(cargo.contains("rocwasm-plugin-sdk = { path = \"/sdk\" }"), "{cargo}");
+        assert!(
+            cargo.contains("rocwasm-plugin-sdk = { path = \"/sdk\" }"),
+            "{cargo}"
+        );
         assert!(root.path().join("c/include/rocwasm.h").is_file());
         assert!(root.path().join("python/rocwasm/plugin.py").is_file());
         assert!(root.path().join("js/rocwasm.js").is_file());
