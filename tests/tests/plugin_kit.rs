@@ -177,3 +177,21 @@ fn a_missing_toolchain_is_named_with_its_install_command() {
         );
     }
 }
+
+/// A directory that is no plugin project, and a transform project in a
+/// language without a transform template: status 2, said in a sentence.
+#[test]
+fn what_is_not_a_project_is_refused_as_usage() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = run(&["plugin", "build", "."], dir.path());
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("is not a plugin project"), "{stderr}");
+    let out = run(
+        &["plugin", "new", "t", "--lang", "c", "--world", "transform"],
+        dir.path(),
+    );
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    assert!(stderr.contains("Rust only"), "{stderr}");
+}

@@ -85,6 +85,9 @@ pub fn new(name: &Path, lang: &str, world: &str) -> Result {
 /// `rocwasm plugin build [DIR]`.
 pub fn build(dir: Option<&Path>) -> Result {
     let dir = dir.map_or_else(|| PathBuf::from("."), Path::to_path_buf);
+    // Not a project at all is the user's to fix (status 2), as is a tool
+    // missing; a build that fails is status 1.
+    Lang::detect(&dir).map_err(Failure::Usage)?;
     let started = std::time::Instant::now();
     match project::build(&dir, &rocwasm_kit::tools_dir()) {
         Ok(out) => {
