@@ -214,6 +214,7 @@ impl Pipeline {
             };
             let engine = EngineConfig {
                 cache_dir: self.plan.plugin_cache.clone(),
+                site_cache_dir: self.admission.site_cache.clone(),
                 // Inside someone else's process wasmtime must install no
                 // signal handlers (the crate docs, "Signals").
                 signals_based_traps: false,
@@ -263,6 +264,7 @@ impl Pipeline {
         let env = env.with_replay(true).with_operation_names(r.plugin_names);
         let engine = EngineConfig {
             cache_dir: self.plan.plugin_cache.clone(),
+            site_cache_dir: self.admission.site_cache.clone(),
             ..EngineConfig::default()
         };
         let chain = start_chain(engine, env, specs, None)?;

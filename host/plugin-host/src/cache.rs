@@ -30,6 +30,15 @@
 //! 4. its sidecar `.sha256` (written with it) matches the artifact's bytes,
 //!    which rejects truncated or half-replaced files.
 //!
+//! # The site cache
+//!
+//! A node's admins may keep a **site cache** (the site policy's `[cache]
+//! site`), filled by running rocwasm as root (`rocwasm plugin vet` or any
+//! run compiles into it), read by every user, written by none: it is trusted
+//! when the directory and each file are owned by root and writable by
+//! nobody else (mode `0755`/`0644`), with rules 3 and 4 above. Users' own
+//! misses go to their private cache, never to the site's.
+//!
 //! Files are written to a temporary name and renamed into place, so a reader
 //! never sees a partial file. Anything that fails these checks is ignored
 //! (and recompiled), never deleted: the user may want to look at it.
@@ -50,6 +59,25 @@ use wasmtime::Engine;
 pub struct ComponentCache {
     dir: PathBuf,
     engine_key: String,
+    owner: Owner,
+}
+
+/// Whose files a cache trusts.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Owner {
+    /// The current user's private cache (mode `0700`/`0600`).
+    ThisUser,
+    /// The site cache: root's, readable by all (mode `0755`/`0644`).
+    Root,
+}
+
+impl Owner {
+    fn uid(self) -> u32 {
+        match self {
+            Owner::ThisUser => current_uid(),
+            Owner::Root => 0,
+        }
+    }
 }
 
 impl ComponentCache {
@@ -66,7 +94,34 @@ impl ComponentCache {
         Ok(ComponentCache {
             dir,
             engine_key: engine_key(engine),
+            owner: Owner::ThisUser,
         })
+    }
+
+    /// Opens the site cache in `dir` (see the module docs): it must exist,
+    /// be root's and be writable by nobody else; otherwise it is not used
+    /// (the error says why). Only root stores into it.
+    pub fn open_site(dir: impl Into<PathBuf>, engine: &Engine) -> Result<Self> {
+        let dir = dir.into();
+        let meta =
+            fs::symlink_metadata(&dir).with_context(|| format!("site cache {}", dir.display()))?;
+        if !meta.is_dir() || meta.uid() != 0 || meta.permissions().mode() & 0o022 != 0 {
+            anyhow::bail!(
+                "site cache {} is not a directory owned by root and writable by root only",
+                dir.display()
+            );
+        }
+        Ok(ComponentCache {
+            dir,
+            engine_key: engine_key(engine),
+            owner: Owner::Root,
+        })
+    }
+
+    /// Whether this process may store into the cache (its own, or the site
+    /// cache when running as root).
+    pub fn writable(&self) -> bool {
+        self.owner == Owner::ThisUser || current_uid() == 0
     }
 
     /// The default location: `$ROCWASM_CACHE_DIR`, else
@@ -120,27 +175,38 @@ impl ComponentCache {
 
     /// Stores a compiled component atomically (temp file + rename).
     pub fn store(&self, digest: &str, component: &Component) -> Result<()> {
+        anyhow::ensure!(self.writable(), "only root stores into the site cache");
         let bytes = component.serialize()?;
         let path = self.path_for(digest);
+        // The site cache is read by every user; a private one by its owner.
+        let mode = match self.owner {
+            Owner::ThisUser => 0o600,
+            Owner::Root => 0o644,
+        };
         write_atomically(
             &path.with_extension("cwasm.sha256"),
             hex::encode(Sha256::digest(&bytes)).as_bytes(),
+            mode,
         )?;
-        write_atomically(&path, &bytes)
+        write_atomically(&path, &bytes, mode)
     }
 
     fn check_trusted(&self, path: &Path) -> Result<(), String> {
-        let uid = current_uid();
+        let uid = self.owner.uid();
+        let whose = match self.owner {
+            Owner::ThisUser => "this user",
+            Owner::Root => "root",
+        };
         let dir = fs::symlink_metadata(&self.dir).map_err(|e| e.to_string())?;
         if dir.uid() != uid || dir.permissions().mode() & 0o022 != 0 {
-            return Err("cache directory is not private to this user".into());
+            return Err(format!("cache directory is not writable by {whose} alone"));
         }
         let meta = fs::symlink_metadata(path).map_err(|e| e.to_string())?;
         if !meta.file_type().is_file()
             || meta.uid() != uid
             || meta.permissions().mode() & 0o022 != 0
         {
-            return Err("not a private regular file of this user".into());
+            return Err(format!("not a regular file writable by {whose} alone"));
         }
         let want =
             fs::read_to_string(path.with_extension("cwasm.sha256")).map_err(|e| e.to_string())?;
@@ -174,29 +240,21 @@ fn engine_key(engine: &Engine) -> String {
     hex::encode(&h.0.finalize()[..12])
 }
 
-fn write_atomically(path: &Path, bytes: &[u8]) -> Result<()> {
+fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+    use std::os::unix::fs::OpenOptionsExt;
     let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
     let mut f = fs::OpenOptions::new()
         .write(true)
         .create(true)
         .truncate(true)
-        .mode_private()
+        .mode(mode)
         .open(&tmp)
         .with_context(|| format!("writing {}", tmp.display()))?;
     f.write_all(bytes)?;
+    // The umask may have narrowed `mode`; a site file must be readable.
+    f.set_permissions(fs::Permissions::from_mode(mode))?;
     f.sync_all()?;
     fs::rename(&tmp, path).with_context(|| format!("renaming into {}", path.display()))
-}
-
-trait ModePrivate {
-    fn mode_private(&mut self) -> &mut Self;
-}
-
-impl ModePrivate for fs::OpenOptions {
-    fn mode_private(&mut self) -> &mut Self {
-        use std::os::unix::fs::OpenOptionsExt;
-        self.mode(0o600)
-    }
 }
 
 fn current_uid() -> u32 {
@@ -229,6 +287,50 @@ mod tests {
         bytes[last] ^= 0xff;
         fs::write(&p, bytes).unwrap();
         assert!(cache.load(&engine, &d).is_none(), "tampered file accepted");
+    }
+
+    #[test]
+    fn the_site_cache_is_roots_and_read_only_for_others() {
+        let engine = Engine::default();
+        let dir = tempfile::tempdir().unwrap();
+        let site = dir.path().join("site");
+        fs::create_dir(&site).unwrap();
+        fs::set_permissions(&site, fs::Permissions::from_mode(0o755)).unwrap();
+        let wasm = WAT.as_bytes().to_vec();
+        let d = digest(&wasm);
+        if current_uid() != 0 {
+            // Not root's: never a site cache.
+            let e = ComponentCache::open_site(&site, &engine).unwrap_err();
+            assert!(format!("{e:#}").contains("owned by root"), "{e:#}");
+            return;
+        }
+        // Root fills it: files readable by all, trusted.
+        let cache = ComponentCache::open_site(&site, &engine).unwrap();
+        cache
+            .store(&d, &Component::new(&engine, &wasm).unwrap())
+            .unwrap();
+        let mode = fs::metadata(cache.path_for(&d))
+            .unwrap()
+            .permissions()
+            .mode();
+        assert_eq!(mode & 0o777, 0o644);
+        assert!(cache.load(&engine, &d).is_some());
+        // A file some other user put there is never loaded.
+        let path = cache.path_for(&d);
+        std::os::unix::fs::chown(&path, Some(65534), None).unwrap();
+        assert!(
+            cache.load(&engine, &d).is_none(),
+            "a non-root file was trusted"
+        );
+        std::os::unix::fs::chown(&path, Some(0), None).unwrap();
+        assert!(cache.load(&engine, &d).is_some());
+        // A directory others may write to is no site cache at all.
+        fs::set_permissions(&site, fs::Permissions::from_mode(0o775)).unwrap();
+        assert!(ComponentCache::open_site(&site, &engine).is_err());
+        assert!(
+            cache.load(&engine, &d).is_none(),
+            "a group-writable site dir was trusted"
+        );
     }
 
     #[test]

@@ -31,6 +31,9 @@ use crate::world::{self, Surface, World, WorldError};
 pub struct EngineConfig {
     /// Where compiled components are cached; `None` disables the cache.
     pub cache_dir: Option<PathBuf>,
+    /// The site cache, read before `cache_dir` (the site policy names it;
+    /// see [`ComponentCache::open_site`]); stored into only by root.
+    pub site_cache_dir: Option<PathBuf>,
     /// The epoch period: the granularity of deadlines.
     pub epoch_tick: Duration,
     /// The guest's native stack budget; deep recursion traps past it.
@@ -51,6 +54,7 @@ impl Default for EngineConfig {
     fn default() -> Self {
         EngineConfig {
             cache_dir: ComponentCache::default_dir(),
+            site_cache_dir: None,
             epoch_tick: Duration::from_millis(1),
             max_wasm_stack: 512 << 10,
             signals_based_traps: true,
@@ -63,6 +67,7 @@ impl Default for EngineConfig {
 pub struct PluginEngine {
     engine: Engine,
     cache: Option<ComponentCache>,
+    site_cache: Option<ComponentCache>,
     tick: Duration,
     ticker: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
     linkers: Linkers,
@@ -180,6 +185,11 @@ impl PluginEngine {
             },
             None => None,
         };
+        let site_cache = config.site_cache_dir.as_ref().and_then(|dir| {
+            ComponentCache::open_site(dir, &engine)
+                .map_err(|e| tracing::warn!("site cache not used: {e:#}"))
+                .ok()
+        });
         let stop = Arc::new(AtomicBool::new(false));
         let handle = {
             let (engine, stop, tick) = (engine.clone(), stop.clone(), config.epoch_tick);
@@ -197,6 +207,7 @@ impl PluginEngine {
             linkers: Linkers::new(&engine)?,
             engine,
             cache,
+            site_cache,
             tick: config.epoch_tick,
             ticker: Some((stop, handle)),
             fuel: config.consume_fuel,
@@ -298,17 +309,23 @@ impl PluginEngine {
     }
 
     fn component(&self, bytes: &[u8], digest: &str, path: &Path) -> Result<(Component, bool)> {
-        if let Some(c) = self
-            .cache
-            .as_ref()
-            .and_then(|c| c.load(&self.engine, digest))
+        // Root works in the site cache alone (and so fills it); everyone
+        // else reads the site's first, then their own, and stores there.
+        let (read, target) = match &self.site_cache {
+            Some(site) if site.writable() => ([Some(site), None], Some(site)),
+            site => ([site.as_ref(), self.cache.as_ref()], self.cache.as_ref()),
+        };
+        if let Some(c) = read
+            .into_iter()
+            .flatten()
+            .find_map(|c| c.load(&self.engine, digest))
         {
             return Ok((c, true));
         }
         let component = Component::new(&self.engine, bytes)
             .map_err(anyhow::Error::from)
             .with_context(|| format!("compiling {}", path.display()))?;
-        if let Some(cache) = &self.cache {
+        if let Some(cache) = target {
             if let Err(e) = cache.store(digest, &component) {
                 tracing::warn!("could not cache {}: {e:#}", path.display());
             }

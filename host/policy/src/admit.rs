@@ -94,6 +94,8 @@ pub struct Admission {
     pub policy: Option<(PathBuf, String)>,
     /// The site audit log the policy names.
     pub audit_log: Option<PathBuf>,
+    /// The site's compiled-component cache the policy names.
+    pub site_cache: Option<PathBuf>,
     /// Every stage, in chain order.
     pub plugins: Vec<AdmittedPlugin>,
 }
@@ -197,6 +199,7 @@ pub fn admit(plan: &RunPlan, policy: Option<&SitePolicy>) -> Result<Admission, R
     Ok(Admission {
         policy: policy.map(|p| (p.file.clone(), p.digest.clone())),
         audit_log: policy.and_then(|p| p.audit_log.clone()),
+        site_cache: policy.and_then(|p| p.site_cache.clone()),
         plugins,
     })
 }
@@ -634,7 +637,10 @@ mod tests {
         let mut asks = silent;
         asks.services.external_correlation = Some(true);
         let e = refusal(&plan(vec![asks]), &policy);
-        assert!(e.contains("rule `capabilities.external_correlation`"), "{e}");
+        assert!(
+            e.contains("rule `capabilities.external_correlation`"),
+            "{e}"
+        );
     }
 
     #[test]
@@ -654,7 +660,8 @@ mod tests {
         assert!(admit(&plan(vec![stage("w", &stderr_only)]), Some(&policy)).is_ok());
         let e = refusal(&plan(vec![stage("s", &sockets)]), &policy);
         assert!(
-            e.contains("rule `capabilities.wasi_allow`") && e.contains("imports wasi:sockets/tcp@0.2.0"),
+            e.contains("rule `capabilities.wasi_allow`")
+                && e.contains("imports wasi:sockets/tcp@0.2.0"),
             "{e}"
         );
         assert!(policy.allows_wasi_import("wasi:io/streams@0.2.6"));

@@ -33,6 +33,10 @@
 //!
 //! [audit]
 //! log = "/var/log/rocwasm/audit.jsonl"      # every run appends its audit line (relative: to this file)
+//!
+//! [cache]
+//! site = "/var/cache/rocwasm/components"    # compiled components every user reads first; root
+//!                                           # fills it (root-owned, mode 0755), users never write it
 //! ```
 //!
 //! A plugin may run when it is signed by a trusted key, or its digest is
@@ -112,6 +116,8 @@ pub struct SitePolicy {
     pub deny_domains: BTreeSet<BufferTracingKind>,
     /// The site audit log every run appends its line to.
     pub audit_log: Option<PathBuf>,
+    /// The site's compiled-component cache (read-only for users).
+    pub site_cache: Option<PathBuf>,
 }
 
 #[derive(Debug, Deserialize)]
@@ -128,6 +134,14 @@ struct RawPolicy {
     domains: RawDomains,
     #[serde(default)]
     audit: RawAudit,
+    #[serde(default)]
+    cache: RawCache,
+}
+
+#[derive(Debug, Default, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RawCache {
+    site: Option<String>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -383,6 +397,7 @@ impl SitePolicy {
                 .transpose()?,
             deny_domains: kinds(&raw.domains.deny, "deny")?,
             audit_log: raw.audit.log.map(|l| base.join(l)),
+            site_cache: raw.cache.site.map(|d| base.join(d)),
         })
     }
 
