@@ -27,6 +27,9 @@
 //! host functions (`clock.now`, `names.*`) called in a tight loop. Output
 //! past a stage's byte quota is covered in `rocwasm-plugin-host`'s
 //! containment tests only: a chain file cannot lower the quota (1 GiB).
+//! File access outside the grant and network attempts from a WASI
+//! component are `tests/tests/wasi_escape.rs` (a Python plugin: it needs
+//! listeners and file checks of its own).
 //!
 //! Needs `cargo xtask build-plugins` and `cargo xtask build-sim`; fails
 //! (never skips) with the command to run when they are missing.
