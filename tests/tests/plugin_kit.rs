@@ -10,17 +10,24 @@
 //! The Python and JS tools are shared with `cargo xtask build-plugins`
 //! (`ROCWASM_TOOLS_DIR=target`, so `target/py-tools`, `target/js-tools`);
 //! the first JS run installs componentize-js there (~30 s). The Rust
-//! build compiles std for wasm32 in the project's own target (~1 min).
+//! build compiles std for wasm32 once (~1 min alone, several under load)
+//! into `target/plugin-kit-rust` (`ROCWASM_CARGO_TARGET_DIR`), reused by
+//! later runs.
 
 use std::path::{Path, PathBuf};
 
 use rocwasm_tests::*;
 
 fn tools_env() -> Vec<(&'static str, String)> {
-    vec![(
-        "ROCWASM_TOOLS_DIR",
-        workspace().join("target").display().to_string(),
-    )]
+    let target = workspace().join("target");
+    vec![
+        ("ROCWASM_TOOLS_DIR", target.display().to_string()),
+        // The wasm32 std the Rust build compiles, kept between runs.
+        (
+            "ROCWASM_CARGO_TARGET_DIR",
+            target.join("plugin-kit-rust").display().to_string(),
+        ),
+    ]
 }
 
 fn run(args: &[&str], cwd: &Path) -> std::process::Output {

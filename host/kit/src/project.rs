@@ -230,7 +230,13 @@ fn read(path: &Path) -> Result<Vec<u8>> {
 fn build_rust(dir: &Path, manifest: &Manifest, target: &Path) -> Result<Vec<u8>> {
     let route = rust::Route::detect(dir)?;
     eprintln!("via the {} toolchain", route.describe());
-    let mut cmd = route.cargo_build(dir, target, true);
+    // Cargo's own directory: `target/` unless ROCWASM_CARGO_TARGET_DIR
+    // names a shared one (the first build compiles std for wasm32, about a
+    // minute; projects sharing a directory pay it once).
+    let cargo_target = std::env::var_os("ROCWASM_CARGO_TARGET_DIR")
+        .filter(|d| !d.is_empty())
+        .map_or_else(|| target.to_path_buf(), PathBuf::from);
+    let mut cmd = route.cargo_build(dir, &cargo_target, true);
     let artifacts = rust::run_collecting_artifacts(&mut cmd)?;
     let wasm = match artifacts.iter().find(|(name, _)| *name == manifest.name) {
         Some((_, wasm)) => wasm,
