@@ -151,6 +151,34 @@ pub struct Resolved {
     pub component_size: u64,
 }
 
+impl Resolved {
+    /// What a manifest with digest `manifest_digest` and these `layers`
+    /// names: its one component layer.
+    pub(crate) fn from_layers(
+        manifest_digest: String,
+        layers: &[OciDescriptor],
+    ) -> Result<Resolved, String> {
+        let layer = component_layer(layers)?;
+        Ok(Resolved {
+            manifest_digest,
+            component_digest: layer.digest.clone(),
+            component_size: layer.size as u64,
+        })
+    }
+
+    /// Refuses a component larger than [`MAX_COMPONENT_BYTES`] before any
+    /// byte of it is read.
+    pub(crate) fn check_size(&self) -> Result<(), String> {
+        if self.component_size > MAX_COMPONENT_BYTES {
+            return Err(format!(
+                "it is {} bytes, more than the {MAX_COMPONENT_BYTES} a plugin may have",
+                self.component_size
+            ));
+        }
+        Ok(())
+    }
+}
+
 /// The one `application/wasm` layer of a manifest.
 pub(crate) fn component_layer(layers: &[OciDescriptor]) -> Result<&OciDescriptor, String> {
     let wasm: Vec<_> = layers

@@ -25,8 +25,8 @@ use oci_client::manifest::{OciDescriptor, OciImageIndex, OciImageManifest, OciMa
 use serde_json::Value;
 
 use crate::artifact::{
-    check_blob, component_layer, sha256_digest, Artifact, Pushed, Resolved, CONFIG_MEDIA_TYPE,
-    MANIFEST_MEDIA_TYPE, MAX_COMPONENT_BYTES, WASM_LAYER_MEDIA_TYPE,
+    check_blob, sha256_digest, Artifact, Pushed, Resolved, CONFIG_MEDIA_TYPE, MANIFEST_MEDIA_TYPE,
+    WASM_LAYER_MEDIA_TYPE,
 };
 use crate::reference::{DirRef, Target};
 use crate::RegistryError;
@@ -186,26 +186,15 @@ impl LayoutRepo {
         let bytes = self.read_blob(&manifest_digest, "manifest")?;
         let manifest: OciImageManifest =
             serde_json::from_slice(&bytes).map_err(|e| self.failed("reading the manifest", e))?;
-        let layer = component_layer(&manifest.layers)
-            .map_err(|why| self.failed("reading the manifest", why))?;
-        Ok(Resolved {
-            manifest_digest,
-            component_digest: layer.digest.clone(),
-            component_size: layer.size as u64,
-        })
+        Resolved::from_layers(manifest_digest, &manifest.layers)
+            .map_err(|why| self.failed("reading the manifest", why))
     }
 
     /// The component `resolved` names, its digest checked.
     pub fn fetch(&self, resolved: &Resolved) -> Result<Vec<u8>, RegistryError> {
-        if resolved.component_size > MAX_COMPONENT_BYTES {
-            return Err(self.failed(
-                "reading the component",
-                format!(
-                    "it is {} bytes, more than the {MAX_COMPONENT_BYTES} a plugin may have",
-                    resolved.component_size
-                ),
-            ));
-        }
+        resolved
+            .check_size()
+            .map_err(|why| self.failed("reading the component", why))?;
         self.read_blob(&resolved.component_digest, "component")
     }
 }

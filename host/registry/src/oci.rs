@@ -13,8 +13,7 @@ use oci_client::secrets::RegistryAuth;
 use oci_client::{Client, Reference};
 
 use crate::artifact::{
-    check_blob, component_layer, Artifact, Pushed, Resolved, CONFIG_MEDIA_TYPE,
-    MANIFEST_MEDIA_TYPE, MAX_COMPONENT_BYTES,
+    check_blob, Artifact, Pushed, Resolved, CONFIG_MEDIA_TYPE, MANIFEST_MEDIA_TYPE,
 };
 use crate::reference::{OciRef, Target};
 use crate::RegistryError;
@@ -132,26 +131,15 @@ impl RemoteRepo {
                 ));
             }
         }
-        let layer = component_layer(&manifest.layers)
-            .map_err(|why| self.failed("reading the manifest", why))?;
-        Ok(Resolved {
-            manifest_digest: digest,
-            component_digest: layer.digest.clone(),
-            component_size: layer.size as u64,
-        })
+        Resolved::from_layers(digest, &manifest.layers)
+            .map_err(|why| self.failed("reading the manifest", why))
     }
 
     /// Downloads the component blob `resolved` names and checks its digest.
     pub fn fetch(&self, resolved: &Resolved) -> Result<Vec<u8>, RegistryError> {
-        if resolved.component_size > MAX_COMPONENT_BYTES {
-            return Err(self.failed(
-                "downloading the component",
-                format!(
-                    "it is {} bytes, more than the {MAX_COMPONENT_BYTES} a plugin may have",
-                    resolved.component_size
-                ),
-            ));
-        }
+        resolved
+            .check_size()
+            .map_err(|why| self.failed("downloading the component", why))?;
         let reference = self.reference(&Target::Digest(resolved.manifest_digest.clone()));
         let layer = OciDescriptor {
             media_type: crate::artifact::WASM_LAYER_MEDIA_TYPE.to_string(),
