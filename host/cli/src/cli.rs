@@ -240,20 +240,6 @@ Exit status: 0 when the plugin loads, verifies (with --pub) and the site
 policy admits it; 1 when it does not load, verify or finish the trace; 2
 when the site policy refuses it.";
 
-#[derive(Debug, Subcommand)]
-pub enum PluginCommand {
-    /// Show a component's world, imports, exports, size and digest.
-    #[command(after_help = INSPECT_EXAMPLES)]
-    Inspect {
-        /// The component (.wasm).
-        #[arg(value_name = "FILE")]
-        file: PathBuf,
-    },
-    /// Make a signing key pair: KEY (secret, mode 0600) and KEY.pub.
-    Keygen {
-        /// Where to write the secret key; the public key goes to KEY.pub.
-        #[arg(long = "out", value_name = "KEY")]
-        out: PathBuf,
 const PUSH_EXAMPLES: &str = "Examples:
   rocwasm plugin push target/plugins/kernel-stats.wasm oci://registry.site:5000/rocwasm/kernel-stats:1.0
   rocwasm plugin push my-plugin.wasm dir:///shared/rocwasm/plugins/my-plugin:2
@@ -270,8 +256,8 @@ const PULL_EXAMPLES: &str = "Examples:
 The component goes into this node's cache (~/.cache/rocwasm/pulled, by
 digest), where runs of chains naming the same reference find it.";
 
-    },
-    /// Sign a component in place: the signature is embedded in it (a
+#[derive(Debug, Subcommand)]
+pub enum PluginCommand {
     /// Ship a component to a registry (oci://) or directory store (dir://)
     /// as an OCI artifact; prints its component and manifest digests.
     #[command(after_help = PUSH_EXAMPLES)]
@@ -303,6 +289,20 @@ digest), where runs of chains naming the same reference find it.";
         #[arg(value_name = "REFERENCE")]
         reference: String,
     },
+    /// Show a component's world, imports, exports, size and digest.
+    #[command(after_help = INSPECT_EXAMPLES)]
+    Inspect {
+        /// The component (.wasm).
+        #[arg(value_name = "FILE")]
+        file: PathBuf,
+    },
+    /// Make a signing key pair: KEY (secret, mode 0600) and KEY.pub.
+    Keygen {
+        /// Where to write the secret key; the public key goes to KEY.pub.
+        #[arg(long = "out", value_name = "KEY")]
+        out: PathBuf,
+    },
+    /// Sign a component in place: the signature is embedded in it (a
     /// `rocwasm-signature` custom section over everything else).
     Sign {
         /// The secret key (from `rocwasm plugin keygen`).

@@ -11,8 +11,8 @@ mod merge;
 mod plugin;
 mod replay;
 mod run;
-mod signing;
 mod shipping;
+mod signing;
 mod vet;
 
 use crate::cli::{Command, PluginCommand};
@@ -28,8 +28,6 @@ pub fn dispatch(command: Command) -> Result {
         Command::Merge(args) => merge::merge(args),
         Command::Plugin(PluginCommand::Inspect { file }) => plugin::inspect(&file),
         Command::Plugin(PluginCommand::Keygen { out }) => signing::keygen(&out),
-        Command::Plugin(PluginCommand::Sign { key, file }) => signing::sign(&key, &file),
-        Command::Plugin(PluginCommand::Verify { public, file }) => signing::verify(&public, &file),
         Command::Plugin(PluginCommand::Push {
             plain_http,
             file,
@@ -41,6 +39,8 @@ pub fn dispatch(command: Command) -> Result {
             out,
             reference,
         }) => shipping::pull(&reference, sha256.as_deref(), out.as_deref(), plain_http),
+        Command::Plugin(PluginCommand::Sign { key, file }) => signing::sign(&key, &file),
+        Command::Plugin(PluginCommand::Verify { public, file }) => signing::verify(&public, &file),
         Command::Plugin(PluginCommand::Vet {
             public,
             trace,
