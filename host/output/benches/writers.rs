@@ -1,7 +1,8 @@
 //! Output writers: records per second through [`Outputs`] for each trace
-//! format (CSV, JSON, rocpd, Perfetto), one format per run, beside the same
-//! run with no format at all (the summary statistics [`Outputs`] always
-//! keeps), all measured in one process.
+//! format (CSV, JSON, rocpd, Perfetto, Parquet), one format per run, beside
+//! the same run with no format at all (the summary statistics [`Outputs`]
+//! always keeps), all measured in one process; and the bytes each format
+//! writes per million records.
 //!
 //! ```text
 //! cargo bench -p rocwasm-output --bench writers
@@ -16,7 +17,8 @@
 //! closed, the formats that write at the end included), into a fresh
 //! directory under the system's temporary directory; generating the records
 //! is not timed. Best of `--runs` runs. `--json` prints one JSON object
-//! instead of the table (what `cargo xtask bench` reads). Timing lives here,
+//! instead of the table (what `cargo xtask bench` reads: `records_per_s` and
+//! `bytes_per_million_records` by format). Timing lives here,
 //! never in tests.
 
 use std::time::Instant;
@@ -82,12 +84,13 @@ fn main() {
         names: &names,
     };
     let work = tempfile::tempdir().expect("temp dir");
-    let cases: [(&str, Option<OutputFormat>); 5] = [
+    let cases: [(&str, Option<OutputFormat>); 6] = [
         ("none", None),
         ("csv", Some(OutputFormat::Csv)),
         ("json", Some(OutputFormat::Json)),
         ("rocpd", Some(OutputFormat::Rocpd)),
         ("pftrace", Some(OutputFormat::Pftrace)),
+        ("parquet", Some(OutputFormat::Parquet)),
     ];
     let mut rates = Vec::new();
     for (i, (label, format)) in cases.iter().enumerate() {
@@ -121,13 +124,26 @@ fn main() {
         rates.push((*label, records as f64 / best, bytes));
     }
     if o.json {
+        let sizes: serde_json::Map<String, serde_json::Value> = rates
+            .iter()
+            .filter(|(label, _, _)| *label != "none")
+            .map(|(label, _, bytes)| {
+                let per_million = *bytes as f64 * 1e6 / records as f64;
+                (label.to_string(), per_million.into())
+            })
+            .collect();
         let rates: serde_json::Map<String, serde_json::Value> = rates
             .iter()
             .map(|(label, rate, _)| (label.to_string(), (*rate).into()))
             .collect();
         println!(
             "{}",
-            serde_json::json!({ "records": records, "runs": o.runs, "records_per_s": rates })
+            serde_json::json!({
+                "records": records,
+                "runs": o.runs,
+                "records_per_s": rates,
+                "bytes_per_million_records": sizes,
+            })
         );
         return;
     }
@@ -136,14 +152,15 @@ fn main() {
         "{records} synthetic records in batches of ≤ {BATCH_ROWS} per family, best of {} runs",
         o.runs
     );
-    println!("| format | M records/s | bytes written |");
-    println!("|---|---|---|");
+    println!("| format | M records/s | bytes written | MiB per million records |");
+    println!("|---|---|---|---|");
     for (label, rate, bytes) in rates {
         let label = if label == "none" {
             "none (summary statistics only)"
         } else {
             label
         };
-        println!("| {label} | {:.2} | {bytes} |", rate / 1e6);
+        let per_million = bytes as f64 * 1e6 / records as f64 / f64::from(1 << 20);
+        println!("| {label} | {:.2} | {bytes} | {per_million:.1} |", rate / 1e6);
     }
 }

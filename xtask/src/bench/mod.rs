@@ -44,7 +44,8 @@ delivery: cargo bench -p rocwasm-plugin-host --bench deliver (kernel-stats, 3 co
   round) against cargo bench -p rocwasm-output --bench native_stats (the plugin's loop,
   IdSums::add_durations, compiled natively and called directly: no delivery path).
 plugin load: cargo bench -p rocwasm-plugin-host --bench load (PluginEngine::compile, fresh engine).
-writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through Outputs, one format).
+writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through Outputs, one format);
+  size on disk: the bytes of the files each format wrote for that run, per million records.
 replay ingest: cargo bench -p rocwasm-replay --bench ingest.
 ";
 
@@ -556,12 +557,20 @@ fn load_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
 // ---------------------------------------------------------------------------
 // 5. Output writers.
 
-const FORMATS: [(&str, &str); 4] = [
+const FORMATS: [(&str, &str); 5] = [
     ("csv", "CSV"),
     ("json", "JSON"),
     ("rocpd", "rocpd (SQLite)"),
     ("pftrace", "Perfetto"),
+    ("parquet", "Parquet"),
 ];
+
+/// The formats whose size on disk is compared with CSV's.
+const SIZED: [(&str, &str); 2] = [("parquet", "Parquet"), ("rocpd", "rocpd (SQLite)")];
+
+fn size_figure(name: &str) -> String {
+    format!("size on disk per 1 M records: {name} vs CSV")
+}
 
 fn writer_figure(name: &str) -> String {
     format!("writer {name} vs no format (statistics only)")
@@ -577,7 +586,11 @@ fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
         let v = parse::json(&out, "writers")?;
         let rate = |k: &str| parse::number(&v, &format!("/records_per_s/{k}"), "writers");
         let none = rate("none")?;
-        FORMATS
+        let size = |k: &str| {
+            parse::number(&v, &format!("/bytes_per_million_records/{k}"), "writers")
+                .map(Quantity::BytesPerMillion)
+        };
+        let mut rows = FORMATS
             .iter()
             .map(|(key, name)| {
                 Ok(Row::measured(
@@ -587,18 +600,20 @@ fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
                 )
                 .target(Target::MinPerSec(10e6)))
             })
-            .collect::<Result<Vec<_>>>()
+            .collect::<Result<Vec<_>>>()?;
+        for (key, name) in SIZED {
+            rows.push(Row::measured(size_figure(name), size(key)?, Some(size("csv")?)));
+        }
+        Ok(rows)
     })();
-    let figures: Vec<String> = FORMATS.iter().map(|(_, n)| writer_figure(n)).collect();
     let targets = [Target::MinPerSec(10e6)];
-    let figures: Vec<(&str, &[Target])> =
-        figures.iter().map(|f| (f.as_str(), &targets[..])).collect();
-    let mut rows = or_unmeasured(measured, &figures);
-    rows.push(
-        Row::not_measured("writer Parquet", "there is no Parquet writer")
-            .target(Target::MinPerSec(10e6)),
-    );
-    rows
+    let mut figures: Vec<(String, &[Target])> = FORMATS
+        .iter()
+        .map(|(_, n)| (writer_figure(n), &targets[..]))
+        .collect();
+    figures.extend(SIZED.iter().map(|(_, n)| (size_figure(n), &[][..])));
+    let figures: Vec<(&str, &[Target])> = figures.iter().map(|(f, t)| (f.as_str(), *t)).collect();
+    or_unmeasured(measured, &figures)
 }
 
 // ---------------------------------------------------------------------------

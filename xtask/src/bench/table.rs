@@ -17,6 +17,8 @@ pub enum Quantity {
     Ms(f64),
     /// Records per second.
     PerSec(f64),
+    /// Bytes on disk per million records, shown in MiB.
+    BytesPerMillion(f64),
 }
 
 impl Quantity {
@@ -26,6 +28,7 @@ impl Quantity {
             Quantity::Ns(ns) => ns * 1e-9,
             Quantity::Ms(ms) => ms * 1e-3,
             Quantity::PerSec(r) => 1.0 / r,
+            Quantity::BytesPerMillion(b) => b,
         }
     }
 }
@@ -38,6 +41,7 @@ impl fmt::Display for Quantity {
             Quantity::Ms(ms) => write!(f, "{ms:.0} ms"),
             Quantity::PerSec(r) if r >= 1e6 => write!(f, "{:.1} M/s", r / 1e6),
             Quantity::PerSec(r) => write!(f, "{:.0} k/s", r / 1e3),
+            Quantity::BytesPerMillion(b) => write!(f, "{:.1} MiB / M records", b / f64::from(1 << 20)),
         }
     }
 }
