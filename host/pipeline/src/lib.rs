@@ -68,6 +68,6 @@ pub mod sinks;
 pub mod stages;
 
 pub use pipeline::{Pipeline, Recording, RunReport, Source};
-pub use replay::Replay;
+pub use replay::{Replay, SymbolSync};
 pub use report::{render_table, PluginReport};
 pub use route::SinkRoute;

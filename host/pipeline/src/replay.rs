@@ -127,15 +127,18 @@ impl OperationNameTable for TraceNames {
 /// Copies newly found symbols from the reader's table into the engine's.
 /// The CSV reader registers kernel names while it reads, so this runs
 /// before every delivery; the tables are small (kernels, not dispatches).
+/// Public for the CLI's one-plugin replays (`plugin test`, `plugin vet`),
+/// whose plugins look kernel names up as a replay's do.
 #[derive(Default)]
-struct SymbolSync {
+pub struct SymbolSync {
     agents: usize,
     code_objects: usize,
     kernels: usize,
 }
 
 impl SymbolSync {
-    fn copy(&mut self, from: &SymbolTable, to: &SymbolTable) {
+    /// Copies what `from` gained since the last call into `to`.
+    pub fn copy(&mut self, from: &SymbolTable, to: &SymbolTable) {
         // Readers only ever add entries, so a count that did not move means
         // nothing new (and saves cloning the tables).
         let agents = from.agents();

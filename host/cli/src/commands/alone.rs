@@ -18,6 +18,7 @@ use rocwasm_core::{BufferId, ContextId, DeliveryInfo, Profiler};
 use rocwasm_plugin_host::{
     Chain, HostEnv, PluginEngine, StageMetrics, StageSpec, SummaryTable, World,
 };
+use rocwasm_pipeline::SymbolSync;
 use rocwasm_replay::ReplayOptions;
 
 /// What one run of the plugin over the trace left.
@@ -51,7 +52,7 @@ pub fn measure(
 ) -> anyhow::Result<Measured> {
     let mut source = rocwasm_replay::open_with(trace, &ReplayOptions::default())?;
     let profiler = Arc::new(Profiler::new());
-    let env = HostEnv::new(profiler).with_replay(true);
+    let env = HostEnv::new(profiler.clone()).with_replay(true);
     let mut spec = StageSpec::new(name, file);
     spec.world = Some(world);
     for kv in config {
@@ -62,7 +63,7 @@ pub fn measure(
     }
     let scratch = tempdir_for(name)?;
     spec = spec.with_output_dir(&scratch);
-    let result = run_alone(engine, env, spec, &mut source);
+    let result = run_alone(engine, env, &profiler, spec, &mut source);
     let mut files: Vec<String> = std::fs::read_dir(&scratch)
         .map(|d| {
             d.flatten()
@@ -107,9 +108,14 @@ struct Run {
 fn run_alone(
     engine: &Arc<PluginEngine>,
     env: HostEnv,
+    profiler: &Profiler,
     spec: StageSpec,
     source: &mut rocwasm_replay::ReplaySource,
 ) -> anyhow::Result<Run> {
+    // The trace's kernel symbols, as a replay hands them to the engine, so
+    // the plugin's name lookups answer.
+    let mut symbols = SymbolSync::default();
+    symbols.copy(source.symbols(), profiler.symbols());
     let chain = Chain::new(engine.clone(), env, vec![spec])?;
     let info = DeliveryInfo {
         context: ContextId(1),
@@ -118,6 +124,7 @@ fn run_alone(
     };
     let mut wall = Duration::ZERO;
     while let Some(batch) = source.next_batch()? {
+        symbols.copy(source.symbols(), profiler.symbols());
         let started = Instant::now();
         chain.deliver(info, batch)?;
         wall += started.elapsed();

@@ -1,0 +1,95 @@
+//! The "Write your first plugin" guide (`docs/FIRST_PLUGIN.md`) cannot rot:
+//! every ```` ```sh ```` block of it runs here, in order, with bash
+//! (`set -euo pipefail`) in one empty temporary directory, `rocwasm` on
+//! `PATH` and `ROCWASM_REPO` set to this checkout. Each `# expect: TEXT`
+//! line of a block must appear in what that block printed.
+//!
+//! The guide's Rust build shares `target/plugin-kit-rust` with
+//! `tests/plugin_kit.rs` (`ROCWASM_CARGO_TARGET_DIR`), so the wasm32 std is
+//! compiled once per checkout.
+
+use std::process::Command;
+
+use rocwasm_tests::*;
+
+/// The guide's `sh` blocks, in order.
+fn blocks(guide: &str) -> Vec<String> {
+    let mut blocks = Vec::new();
+    let mut current: Option<String> = None;
+    for line in guide.lines() {
+        match (&mut current, line.trim_end()) {
+            (None, "```sh") => current = Some(String::new()),
+            (Some(_), "```") => blocks.push(current.take().unwrap()),
+            (Some(b), l) => {
+                b.push_str(l);
+                b.push('\n');
+            }
+            (None, _) => {}
+        }
+    }
+    assert!(current.is_none(), "an unclosed ```sh block in the guide");
+    blocks
+}
+
+#[test]
+fn every_command_of_the_first_plugin_guide_works() {
+    let repo = workspace();
+    let guide = std::fs::read_to_string(repo.join("docs/FIRST_PLUGIN.md")).unwrap();
+    let blocks = blocks(&guide);
+    assert!(
+        blocks.len() >= 6,
+        "only {} sh blocks in the guide",
+        blocks.len()
+    );
+    plugins_dir(&["kernel-stats"]);
+    let bin_dir = rocwasm_bin().parent().unwrap().to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let target = repo.join("target");
+    let tmp = tempfile::tempdir().unwrap();
+    for (n, block) in blocks.iter().enumerate() {
+        let out = Command::new("bash")
+            .arg("-c")
+            .arg(format!("set -euo pipefail\n{block}"))
+            .current_dir(tmp.path())
+            .env("PATH", &path)
+            .env("ROCWASM_REPO", &repo)
+            .env("ROCWASM_PLUGIN_PATH", target.join("plugins"))
+            .env("ROCWASM_TOOLS_DIR", &target)
+            .env("ROCWASM_CARGO_TARGET_DIR", target.join("plugin-kit-rust"))
+            .env("XDG_CACHE_HOME", tmp.path().join(".cache"))
+            .output()
+            .unwrap();
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        assert!(
+            out.status.success(),
+            "guide block {} failed ({}):\n{block}\n--- output:\n{said}",
+            n + 1,
+            out.status
+        );
+        for expect in block
+            .lines()
+            .filter_map(|l| l.trim().strip_prefix("# expect:"))
+        {
+            assert!(
+                said.contains(expect.trim()),
+                "guide block {} did not print `{}`:\n{block}\n--- output:\n{said}",
+                n + 1,
+                expect.trim()
+            );
+        }
+    }
+    // What the guide built and shipped is there.
+    assert!(tmp
+        .path()
+        .join("slow-kernels/target/slow-kernels.wasm")
+        .is_file());
+    assert!(tmp.path().join("store/slow-kernels/index.json").is_file());
+}
