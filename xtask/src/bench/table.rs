@@ -41,7 +41,9 @@ impl fmt::Display for Quantity {
             Quantity::Ms(ms) => write!(f, "{ms:.0} ms"),
             Quantity::PerSec(r) if r >= 1e6 => write!(f, "{:.1} M/s", r / 1e6),
             Quantity::PerSec(r) => write!(f, "{:.0} k/s", r / 1e3),
-            Quantity::BytesPerMillion(b) => write!(f, "{:.1} MiB / M records", b / f64::from(1 << 20)),
+            Quantity::BytesPerMillion(b) => {
+                write!(f, "{:.1} MiB / M records", b / f64::from(1 << 20))
+            }
         }
     }
 }
