@@ -378,6 +378,22 @@ impl Batch {
         table!(runtime_initializations, K::RuntimeInitialization);
     }
 
+    /// Keeps only the records whose time span `keep(start, end)` accepts
+    /// (a record with one timestamp passes it as both); returns how many
+    /// were dropped.
+    pub fn retain_spans(&mut self, keep: impl Fn(u64, u64) -> bool) -> u64 {
+        let before = self.len();
+        self.api_calls.retain(|r| keep(r.start, r.end));
+        self.kernel_dispatches.retain(|r| keep(r.start, r.end));
+        self.memory_copies.retain(|r| keep(r.start, r.end));
+        self.memory_allocations.retain(|r| keep(r.start, r.end));
+        self.scratch_memory.retain(|r| keep(r.start, r.end));
+        self.retirements.retain(|r| keep(r.timestamp, r.timestamp));
+        self.runtime_initializations
+            .retain(|r| keep(r.timestamp, r.timestamp));
+        (before - self.len()) as u64
+    }
+
     /// Appends every table of `other` to this batch.
     pub fn append(&mut self, other: &mut Batch) {
         self.api_calls.append(&mut other.api_calls);

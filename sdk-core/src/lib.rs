@@ -11,7 +11,8 @@
 //! - [`symbols`]: agents, code objects and kernel symbols by id;
 //!   [`naming`]: how kernels are named (`-T`, `-M`).
 //! - [`selection`]: the engine's gate for kernel dispatches (rocprofv3's
-//!   kernel filters and `--kernel-rename`) and the roctx ranges it reads.
+//!   kernel filters and `--kernel-rename`), the roctx ranges it reads, and
+//!   the gate of every delivery (`-P/--collection-period`).
 //! - [`profiler`]: the engine — contexts, services, correlation ids, and the
 //!   producer entry points interception calls.
 //! - [`buffer`]: the two-half record buffers (its module doc explains the
@@ -50,6 +51,6 @@ pub use kind::*;
 pub use profiler::{AsyncOp, Profiler};
 pub use naming::{truncate_kernel_name, KernelNaming};
 pub use record::Record;
-pub use selection::DispatchFilter;
+pub use selection::{DispatchFilter, RecordGate};
 pub use registry::{operation_by_name, operation_name, operations, OperationKind};
 pub use symbols::*;

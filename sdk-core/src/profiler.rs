@@ -41,7 +41,7 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, RwLock};
 
 use crate::batch::{
-    ApiCall, KernelDispatch, KernelDispatchColumns, MemoryAllocation, MemoryCopy, Retirement, RuntimeInitialization,
+    ApiCall, Batch, KernelDispatch, KernelDispatchColumns, MemoryAllocation, MemoryCopy, Retirement, RuntimeInitialization,
     RuntimeLibrary, ScratchMemory,
 };
 use crate::buffer::{self, Buffer};
@@ -55,7 +55,7 @@ use crate::kind::{
     Status,
 };
 use crate::record::Record;
-use crate::selection::{self, DispatchFilter};
+use crate::selection::{self, DispatchFilter, RecordGate};
 use crate::registry::{self, code_object, kernel_dispatch};
 use crate::symbols::{CodeObject, KernelSymbol, SymbolTable};
 
@@ -263,6 +263,31 @@ pub struct Profiler {
     main_thread: u64,
     /// Decides which kernel dispatches are recorded ([`crate::selection`]).
     dispatch_filter: OnceLock<Arc<dyn DispatchFilter>>,
+    /// Decides which records of every delivery are kept
+    /// ([`crate::selection::RecordGate`]); shared with every buffer's sink.
+    record_gate: Arc<OnceLock<Arc<dyn RecordGate>>>,
+}
+
+/// A buffer's sink behind the engine's [`RecordGate`]: a delivery the gate
+/// empties is not made.
+struct GatedSink {
+    gate: Arc<OnceLock<Arc<dyn RecordGate>>>,
+    sink: Arc<dyn BufferSink>,
+}
+
+impl BufferSink for GatedSink {
+    fn deliver(&self, info: DeliveryInfo, mut batch: Batch) {
+        if let Some(g) = self.gate.get() {
+            if batch.is_empty() {
+                return self.sink.deliver(info, batch);
+            }
+            g.gate(&mut batch);
+            if batch.is_empty() {
+                return;
+            }
+        }
+        self.sink.deliver(info, batch)
+    }
 }
 
 impl Default for Profiler {
@@ -314,6 +339,7 @@ impl Profiler {
             symbols: SymbolTable::new(),
             main_thread: clock::main_thread_id(),
             dispatch_filter: OnceLock::new(),
+            record_gate: Arc::default(),
         }
     }
 
@@ -416,6 +442,10 @@ impl Profiler {
         }
         let route = Self::thread(&mut cfg, CallbackThreadId::DEFAULT)?.route();
         let id = BufferId(cfg.next_buffer);
+        let sink = Arc::new(GatedSink {
+            gate: self.record_gate.clone(),
+            sink,
+        });
         let buffer = Buffer::new(id, ctx, size, watermark, policy, sink, route)?;
         cfg.next_buffer += 1;
         cfg.buffers.insert(id, buffer);
@@ -1125,6 +1155,20 @@ impl Profiler {
     /// before the application launches kernels.
     pub fn set_dispatch_filter(&self, filter: Arc<dyn DispatchFilter>) -> Result<(), Status> {
         self.dispatch_filter.set(filter).map_err(|_| Status::Error)
+    }
+
+    /// Installs the gate every delivery of every buffer passes (once; a
+    /// second call is refused with ERROR).
+    pub fn set_record_gate(&self, gate: Arc<dyn RecordGate>) -> Result<(), Status> {
+        self.record_gate.set(gate).map_err(|_| Status::Error)
+    }
+
+    /// Passes a recorded batch (a replay's) through the record gate, as a
+    /// live run passes each delivery; without a gate, keeps it whole.
+    pub fn gate_batch(&self, batch: &mut Batch) {
+        if let Some(g) = self.record_gate.get() {
+            g.gate(batch);
+        }
     }
 
     /// Passes recorded dispatches (a replay's) through the dispatch

@@ -1,5 +1,6 @@
-//! Kernel selection: the engine's one gate for kernel dispatches, and the
-//! roctx ranges a dispatch can be renamed after.
+//! Selection: the engine's one gate for kernel dispatches, the roctx
+//! ranges a dispatch can be renamed after, and the gate of every delivery
+//! ([`RecordGate`]: rocprofv3's `-P/--collection-period`).
 //!
 //! rocprofv3's kernel options (`--kernel-include-regex`,
 //! `--kernel-exclude-regex`, `--kernel-iteration-range`, `--kernel-rename`)
@@ -16,11 +17,17 @@
 //! innermost roctx range (`roctxRangePushA`/`roctxRangePop`) of each
 //! thread, fed by interception through [`push_range`] and [`pop_range`],
 //! and read at launch ([`innermost_range`]).
+//!
+//! A [`RecordGate`] (installed once with
+//! [`crate::Profiler::set_record_gate`]) sees every batch a buffer
+//! delivers, of every context, before its sink does, and drops the records
+//! outside collection by their timestamps; a replay passes each recorded
+//! batch through it ([`crate::Profiler::gate_batch`]).
 
 use std::cell::RefCell;
 use std::sync::Arc;
 
-use crate::batch::KernelDispatch;
+use crate::batch::{Batch, KernelDispatch};
 use crate::symbols::SymbolTable;
 
 /// Decides which kernel dispatches are recorded. See the module docs.
@@ -40,6 +47,12 @@ pub trait DispatchFilter: Send + Sync {
     /// True when the filter reads `region`: only then does the engine keep
     /// each launch's enclosing range.
     fn wants_regions(&self) -> bool;
+}
+
+/// Decides which records of every delivery are kept. See the module docs.
+pub trait RecordGate: Send + Sync {
+    /// Drops from `batch` the records outside collection.
+    fn gate(&self, batch: &mut Batch);
 }
 
 thread_local! {

@@ -114,6 +114,22 @@ pub struct OutputArgs {
     pub output_format: Option<Vec<OutputFormat>>,
 }
 
+/// rocprofv3's collection period, shared by `run` and `replay` (chain
+/// file: `[collection]`). Dropped records are counted in the summary.
+#[derive(Debug, Args, Clone, Default)]
+pub struct CollectionArgs {
+    /// Collect only inside these windows, measured from the application's
+    /// start (a replay: the recording's): wait START, collect for STOP,
+    /// REPEAT times (0: forever); several periods separated by `;` follow
+    /// one another. A record is kept when it lies inside a window.
+    #[arg(short = 'P', long, value_name = "START:STOP:REPEAT")]
+    pub collection_period: Option<String>,
+    /// The unit of --collection-period: hour, min, sec (default), msec,
+    /// usec or nsec.
+    #[arg(long, value_name = "UNIT")]
+    pub collection_period_unit: Option<String>,
+}
+
 /// rocprofv3's kernel options, shared by `run` and `replay` (chain file:
 /// `[kernels]`). Dropped dispatches are counted in the summary.
 #[derive(Debug, Args, Clone, Default)]
@@ -155,6 +171,8 @@ pub struct RunArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub kernels: KernelArgs,
+    #[command(flatten)]
+    pub collection: CollectionArgs,
     /// Run on the simulated AMD runtime (no GPU needed).
     #[arg(long)]
     pub sim: bool,
@@ -186,6 +204,8 @@ pub struct ReplayArgs {
     pub output: OutputArgs,
     #[command(flatten)]
     pub kernels: KernelArgs,
+    #[command(flatten)]
+    pub collection: CollectionArgs,
 }
 
 #[derive(Debug, Args)]
@@ -389,17 +409,22 @@ pub enum PluginCommand {
 
 impl RunArgs {
     pub fn flags(&self) -> TraceFlags {
-        to_flags(Some(&self.trace), &self.output, &self.kernels)
+        to_flags(Some(&self.trace), &self.output, &self.kernels, &self.collection)
     }
 }
 
 impl ReplayArgs {
     pub fn flags(&self) -> TraceFlags {
-        to_flags(None, &self.output, &self.kernels)
+        to_flags(None, &self.output, &self.kernels, &self.collection)
     }
 }
 
-fn to_flags(trace: Option<&TraceArgs>, output: &OutputArgs, kernels: &KernelArgs) -> TraceFlags {
+fn to_flags(
+    trace: Option<&TraceArgs>,
+    output: &OutputArgs,
+    kernels: &KernelArgs,
+    collection: &CollectionArgs,
+) -> TraceFlags {
     let t = trace.cloned().unwrap_or_default();
     TraceFlags {
         hip_trace: t.hip_trace,
@@ -422,6 +447,8 @@ fn to_flags(trace: Option<&TraceArgs>, output: &OutputArgs, kernels: &KernelArgs
         truncate_kernels: kernels.truncate_kernels,
         mangled_kernels: kernels.mangled_kernels,
         kernel_rename: kernels.kernel_rename,
+        collection_period: collection.collection_period.clone(),
+        collection_period_unit: collection.collection_period_unit.clone(),
     }
 }
 
@@ -449,6 +476,10 @@ EXAMPLES:
 
     # flags amend a chain: add kernel_trace.csv to whatever the chain does
     rocwasm run -c chain.toml --kernel-trace -- ./app
+
+    # rocprofv3's collection period: from 1 s after the start, 2 s of
+    # every 3 s, forever
+    rocwasm run --kernel-trace -P 1:2:0 -- ./app
 
     # rocprofv3's kernel options: the 2nd to 4th dispatch of each kernel
     # whose name starts with gemm, names without their argument list

@@ -18,6 +18,7 @@
 //! | `-o NAME` | `[output] file_prefix` |
 //! | `--output-format a,b` | `[output] formats` |
 //! | `--kernel-include-regex RE`, `--kernel-exclude-regex RE`, `--kernel-iteration-range R`, `-T`, `-M`, `--kernel-rename` | `[kernels]` (see `kernels.rs`) |
+//! | `-P/--collection-period P`, `--collection-period-unit U` | `[collection]` (see `collection.rs`) |
 //!
 //! A stage whose name is already in the chain is not added twice.
 
@@ -72,6 +73,10 @@ pub struct TraceFlags {
     pub mangled_kernels: bool,
     /// `--kernel-rename`: a dispatch takes its enclosing roctx range's name.
     pub kernel_rename: bool,
+    /// `-P/--collection-period START:STOP:REPEAT[;…]`, as written.
+    pub collection_period: Option<String>,
+    /// `--collection-period-unit` (hour, min, sec, msec, usec, nsec).
+    pub collection_period_unit: Option<String>,
 }
 
 /// The stock stage computing statistics for a family of kinds.
@@ -169,6 +174,7 @@ impl Chain {
                 summary: true,
             },
             kernels: KernelPlan::default(),
+            collection: Default::default(),
             stages: Vec::new(),
         }
     }
@@ -200,6 +206,7 @@ impl Chain {
             }
         }
         self.apply_kernel_flags(flags)?;
+        self.apply_collection_flags(flags)?;
         if flags.stats {
             self.add_stats_stages(OutputGrant::RunDirectory);
         }

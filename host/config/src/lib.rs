@@ -27,11 +27,13 @@
 //! semantic check) → [`model`] (the validated chain) → [`plan`] (the
 //! `RunPlan` a run executes). Helpers: [`units`], [`template`] (from
 //! `rocwasm-plan`), [`domains`], [`operations`], [`resolve`], [`flags`],
-//! `kernels` (`[kernels]` and the kernel flags), [`summary`].
+//! `kernels` (`[kernels]` and the kernel flags), `collection` (`[collection]`
+//! and `-P/--collection-period`), [`summary`].
 
 pub mod domains;
 mod error;
 pub mod flags;
+mod collection;
 mod kernels;
 mod load;
 pub mod model;

@@ -32,6 +32,9 @@ pub struct Chain {
     /// `[kernels]`: which dispatches are kept and how kernels are named
     /// (rocprofv3's kernel options; amended by their flags).
     pub kernels: KernelPlan,
+    /// `[collection]`: when the run collects (rocprofv3's
+    /// `-P/--collection-period`; amended by its flags).
+    pub collection: rocwasm_plan::CollectionPlan,
     /// The `[[stage]]` tables in file order: each delivery runs through
     /// them first to last.
     pub stages: Vec<Stage>,

@@ -68,6 +68,7 @@ impl Chain {
             api_log: options.api_log,
             command: options.command.clone(),
             kernels: self.kernels.clone(),
+            collection: self.collection.clone(),
         }
     }
 }

@@ -23,8 +23,16 @@ pub struct RawChain {
     pub settings: Option<S<RawSettings>>,
     pub output: Option<S<RawOutput>>,
     pub kernels: Option<S<RawKernels>>,
+    pub collection: Option<S<RawCollection>>,
     #[serde(default)]
     pub stage: Vec<S<RawStage>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawCollection {
+    pub period: Option<S<String>>,
+    pub period_unit: Option<S<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,7 +1,7 @@
 //! [`RawChain`] → [`Chain`]: every semantic check of a chain file, in one
 //! place, each failure a [`ConfigError`] at the offending key or value.
 //!
-//! Checks run in document order (settings, output, kernels, then each stage top to
+//! Checks run in document order (settings, output, kernels, collection, then each stage top to
 //! bottom), so the error reported is the first a reader would meet.
 
 use std::collections::{BTreeMap, HashMap};
@@ -39,6 +39,7 @@ impl Validator<'_> {
         let settings = self.settings(raw.settings.as_ref())?;
         let output = self.output(raw.output.as_ref())?;
         let kernels = self.kernels(raw.kernels.as_ref())?;
+        let collection = self.collection(raw.collection.as_ref())?;
         let mut stages = Vec::with_capacity(raw.stage.len());
         let mut names: HashMap<String, usize> = HashMap::new();
         for (i, stage) in raw.stage.iter().enumerate() {
@@ -69,6 +70,7 @@ impl Validator<'_> {
             settings,
             output,
             kernels,
+            collection,
             stages,
         })
     }

@@ -25,6 +25,8 @@
 //! - rocprofv3's kernel options ([`kernels`]): the engine's kernel naming
 //!   and dispatch filter, which a live run's producers and a replay's
 //!   batches both pass before anything else sees a dispatch;
+//! - rocprofv3's `-P/--collection-period` ([`collection`]): the engine's
+//!   record gate, which every delivery and a replay's batches pass;
 //! - the end: the chain's tables and problems, the outputs' files,
 //!   statistics and errors, in one [`RunReport`].
 //!
@@ -58,6 +60,7 @@
 #![forbid(unsafe_code)]
 
 pub mod api_log;
+pub mod collection;
 pub mod kernels;
 pub mod own;
 pub mod pipeline;

@@ -18,6 +18,7 @@ use rocwasm_plugin_host::{
 use rocwasm_policy::{admit, audit, Admission, SitePolicy};
 
 use crate::api_log::ApiLog;
+use crate::collection::CollectionGate;
 use crate::kernels::KernelSelection;
 use crate::own::OwnContext;
 use crate::report::PluginReport;
@@ -68,6 +69,8 @@ pub struct Pipeline {
     finished: AtomicBool,
     /// rocprofv3's kernel filters on this run's engine, for the report.
     kernels: Option<Arc<KernelSelection>>,
+    /// rocprofv3's collection period on this run's engine, for the report.
+    collection: Option<Arc<CollectionGate>>,
 }
 
 /// What a finished run leaves: the chain's tables and problems, the
@@ -153,6 +156,20 @@ impl Pipeline {
             }
             Source::Replay(r) => (r.meta.clone(), r.names.clone(), false),
         };
+        // Windows count from the run's start: the session's, or the recording's.
+        let collection = match (
+            CollectionGate::install(&plan.collection, meta.start_ns, &profiler),
+            &source,
+        ) {
+            (Ok(c), _) => c,
+            (Err(e), Source::Replay(_)) => return Err(e.into()),
+            (Err(e), Source::Live) => {
+                let text = format!("{e}; every record is kept");
+                eprintln!("rocwasm: {text}");
+                notes.push(text);
+                None
+            }
+        };
         let sinks = Arc::new(Sinks::new(outputs, meta, profiler.clone(), names));
         let env = HostEnv::new(profiler.clone()).with_output_claim(Arc::new(claims.for_stages()));
         let mut pipeline = Pipeline {
@@ -164,6 +181,7 @@ impl Pipeline {
             live,
             finished: AtomicBool::new(false),
             kernels,
+            collection,
             plan,
             dir,
             profiler,
@@ -306,6 +324,8 @@ impl Pipeline {
         // rocprofv3's kernel filters, as the engine applies them live.
         self.profiler
             .select_dispatches(&mut batch.kernel_dispatches);
+        // rocprofv3's collection period, as the engine gates each delivery.
+        self.profiler.gate_batch(&mut batch);
         let info = DeliveryInfo {
             context: ContextId(1),
             buffer: BufferId(1),
@@ -358,6 +378,9 @@ impl Pipeline {
         let (mut outputs, meta) = self.sinks.finish(self.live)?;
         if let Some(k) = &self.kernels {
             outputs.notes.push(k.report(self.live));
+        }
+        if let Some(c) = &self.collection {
+            outputs.notes.push(c.report());
         }
         let mut problems = self.start_problems.clone();
         problems.extend(self.write_audit(&plugins, &outputs));

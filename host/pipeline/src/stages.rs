@@ -102,6 +102,7 @@ mod tests {
             api_log: false,
             command: vec![],
             kernels: Default::default(),
+            collection: Default::default(),
         }
     }
 

@@ -17,6 +17,8 @@
 //!   grant, world) and of the chain's buffer, defined once here and used by
 //!   the chain file's model and by the plugin host.
 //! - [`format`]: the output formats.
+//! - [`collection`]: rocprofv3's `-P/--collection-period` (when a run
+//!   collects).
 //! - [`kernels`]: rocprofv3's kernel options (name filters, iteration
 //!   range, truncated, mangled and renamed names).
 //! - [`template`]: output path templates (`%hostname%/%pid%`, `%rank%`,
@@ -27,6 +29,7 @@
 //! other.
 
 pub mod format;
+pub mod collection;
 pub mod kernels;
 pub mod plan;
 mod serde_ids;
@@ -34,6 +37,7 @@ pub mod stage;
 pub mod template;
 
 pub use format::OutputFormat;
+pub use collection::{CollectionPlan, Windows};
 pub use kernels::{IterationRange, KernelFilters, KernelOptionError, KernelPlan, Verdict};
 pub use plan::{ForkPolicy, OutputPlan, PlanError, RunPlan, StagePlan};
 pub use rocwasm_ids::{BufferPolicy, BufferTracingKind};

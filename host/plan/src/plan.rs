@@ -14,7 +14,8 @@
 //!   config, limits, failure policy, output grant; and the chain's
 //!   [`BufferSettings`];
 //! - **which kernel dispatches are kept and how kernels are named**
-//!   ([`KernelPlan`]: rocprofv3's kernel options);
+//!   ([`KernelPlan`]: rocprofv3's kernel options) and **when the run
+//!   collects** ([`CollectionPlan`]: `-P/--collection-period`);
 //! - **process rules**: what a forked child does, the API call log, the
 //!   profiled command (for the outputs' metadata), the compiled-component
 //!   cache.
@@ -33,6 +34,7 @@ use rocwasm_ids::BufferTracingKind;
 use serde::{Deserialize, Serialize};
 
 use crate::format::OutputFormat;
+use crate::collection::CollectionPlan;
 use crate::kernels::KernelPlan;
 use crate::serde_ids::{kinds, operations};
 use crate::stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, Services, World};
@@ -71,6 +73,10 @@ pub struct RunPlan {
     /// (rocprofv3's kernel options); left out of the file when unset.
     #[serde(default, skip_serializing_if = "KernelPlan::is_default")]
     pub kernels: KernelPlan,
+    /// When the run collects (rocprofv3's `-P/--collection-period`); left
+    /// out of the file when unset.
+    #[serde(default, skip_serializing_if = "CollectionPlan::is_default")]
+    pub collection: CollectionPlan,
 }
 
 /// What the host's sinks write.
@@ -267,6 +273,7 @@ mod tests {
             api_log: false,
             command: vec!["./app".into()],
             kernels: KernelPlan::default(),
+            collection: CollectionPlan::default(),
         }
     }
 

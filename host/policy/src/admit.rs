@@ -463,6 +463,7 @@ mod tests {
             api_log: false,
             command: vec![],
             kernels: Default::default(),
+            collection: Default::default(),
         }
     }
 

@@ -106,6 +106,7 @@ pub fn demo(args: DemoArgs) -> Result {
             output_format: args.output_format.clone(),
         },
         kernels: Default::default(),
+        collection: Default::default(),
     })?;
     print_outputs(&replay_dir, "the replay of the recorded sample");
     Err(Failure::runtime(

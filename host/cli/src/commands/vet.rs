@@ -199,5 +199,6 @@ fn one_stage_plan(name: &str, file: &Path, world: Option<rocwasm_plugin_host::Wo
         api_log: false,
         command: Vec::new(),
         kernels: Default::default(),
+        collection: Default::default(),
     }
 }
