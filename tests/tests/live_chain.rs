@@ -142,7 +142,7 @@ fn write_chain(dir: &Path, toml: &str) -> PathBuf {
 
 #[test]
 fn the_default_chain_runs_in_the_process_and_agrees_with_the_runs_traces() {
-    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth", "report"]);
     let tmp = tempfile::tempdir().unwrap();
     let chain = workspace().join("examples/chains/default.toml");
     let (out, dir) = run_sample(&chain, tmp.path());
@@ -162,6 +162,12 @@ fn the_default_chain_runs_in_the_process_and_agrees_with_the_runs_traces() {
     assert!(
         !stdout.contains("plugin `") && !stderr.contains("plugin `"),
         "no plugin failed:\n{stdout}\n{stderr}"
+    );
+
+    // The report stage's page (its content: tests/tests/report.rs).
+    assert!(
+        dir.join("report.html").is_file(),
+        "the default chain wrote no report.html"
     );
 
     // kernel-stats == the statistics of kernel_trace.csv.
@@ -378,7 +384,7 @@ fn a_trapping_plugin_changes_nothing_for_the_application_or_the_other_plugins() 
 
 #[test]
 fn the_demo_shows_the_plugins_tables_from_the_live_run() {
-    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth", "report"]);
     sim_dir();
     let tmp = tempfile::tempdir().unwrap();
     let out = rocwasm(&["demo", "-d", "demo"], tmp.path());
@@ -390,7 +396,7 @@ fn the_demo_shows_the_plugins_tables_from_the_live_run() {
         "[kernel-stats] Kernel dispatch statistics",
         "[api-stats] HIP API statistics",
         "[memcpy-bandwidth] Memory copies by direction",
-        "3 plugin stage(s) ran in the process",
+        "4 plugin stage(s) ran in the process",
         "computed inside the profiled application",
         "Outputs of the live run are in",
     ] {

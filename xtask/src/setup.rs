@@ -41,6 +41,8 @@ const PACKAGES: &[&str] = &[
     "python3-pip",
     // Shipping plugins: a real OCI registry on loopback (tests/tests/registry.rs).
     "docker-registry",
+    // The report plugin's page, opened in a real browser (tests/tests/report.rs).
+    "chromium",
 ];
 
 fn missing() -> Vec<&'static str> {

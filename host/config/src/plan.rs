@@ -167,7 +167,7 @@ limits = { memory = "1MiB", deadline = "20ms", callback_deadline = "3ms" }
         )
         .unwrap();
         let plan = chain.to_plan(&PlanOptions::default());
-        assert_eq!(plan.stages.len(), 3);
+        assert_eq!(plan.stages.len(), 4);
         assert_eq!(plan.stages[1].limits.memory_bytes, 64 << 20);
         assert_eq!(plan.stages[1].limits.deadline, Duration::from_millis(500));
         assert_eq!(plan.stages[0].output, OutputGrant::RunDirectory);

@@ -30,7 +30,10 @@ fn default_example_is_the_demo_chain() {
     )
     .unwrap();
     let names: Vec<_> = c.stages.iter().map(|s| s.name.as_str()).collect();
-    assert_eq!(names, ["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+    assert_eq!(
+        names,
+        ["kernel-stats", "api-stats", "memcpy-bandwidth", "report"]
+    );
     assert!(c
         .stages
         .iter()
@@ -286,7 +289,7 @@ fn summary_lists_every_stage() {
     )
     .unwrap();
     let s = c.summary();
-    assert_eq!(s.stages.len(), 3);
+    assert_eq!(s.stages.len(), 4);
     assert_eq!(s.stages[2].cells()[1], "memcpy-bandwidth");
     assert_eq!(s.stages[1].domains, "hip_runtime_api, hip_compiler_api");
     assert_eq!(s.stages[1].limits, "64MiB, 500ms");

@@ -302,8 +302,8 @@ mod tests {
         let file: serde_json::Value = serde_json::from_str(&plan.to_json()).unwrap();
         let stages = file["stages"].as_array().unwrap();
         let names: Vec<&str> = stages.iter().map(|s| s["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["kernel-stats", "api-stats", "memcpy-bandwidth"]);
-        let [ks, api, bw] = &stages[..] else {
+        assert_eq!(names, ["kernel-stats", "api-stats", "memcpy-bandwidth", "report"]);
+        let [ks, api, bw, report] = &stages[..] else {
             unreachable!()
         };
         assert_eq!(ks["domains"], serde_json::json!(["KERNEL_DISPATCH"]));
@@ -325,6 +325,7 @@ mod tests {
             bw["failure"],
             serde_json::json!({"policy": "restart", "max": 3, "backoff_ns": 100_000_000})
         );
+        assert_eq!(report["output"], "run-directory");
         assert_eq!(file["buffer"]["size"], 4 << 20);
         assert_eq!(file["buffer"]["policy"], "Lossless");
         assert!(plan.stages[2].wasm.is_absolute());

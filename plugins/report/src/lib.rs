@@ -1,0 +1,227 @@
+//! `report`: one self-contained `report.html` that people look at.
+//!
+//! The page (inline CSS and SVG; no scripts, nothing fetched when it is
+//! viewed) has five sections:
+//!
+//! - `meta`: what the plugin knows of the run — rocwasm's and the runtime's
+//!   versions, stage name, live or replay, records per table, batches,
+//!   records the host dropped, the time span;
+//! - `timeline`: kernel dispatches per (agent, queue) and memory copies per
+//!   stream, one SVG rect each, time on x. Only the `max_intervals` longest
+//!   are kept (default 5000), and the page says how many of how many it
+//!   draws;
+//! - `top-kernels` and `top-apis`: the `top` (default 15) kernels and API
+//!   functions by total time, as bar charts;
+//! - `bandwidth`: copies, bytes, time and GB/s per copy direction.
+//!
+//! Memory is bounded: per-kernel, per-function and per-direction sums are
+//! aggregated as batches arrive, and the timeline holds at most
+//! `2 × max_intervals` intervals at any time (see [`model`]).
+//!
+//! Records: kernel dispatches, memory copies and API calls — whichever the
+//! stage's `domains` deliver. With no `domains`, `init` traces kernel
+//! dispatches, memory copies and the HIP APIs itself.
+//!
+//! Config keys: `file` (default `report.html`), `max_intervals` (default
+//! 5000), `top` (default 15). The stage needs `output = true`.
+
+pub mod html;
+pub mod model;
+
+use rocwasm_plugin_sdk::prelude::*;
+use rocwasm_plugin_sdk::symbols;
+
+use html::{Bar, Direction, Page};
+use model::Model;
+
+struct Report {
+    info: Option<ToolInfo>,
+    file: String,
+    top: usize,
+    model: Model,
+}
+
+impl Default for Report {
+    fn default() -> Self {
+        Report {
+            info: None,
+            file: "report.html".to_string(),
+            top: 15,
+            model: Model::new(5000),
+        }
+    }
+}
+
+/// `10000·major + 100·minor + patch` as `major.minor.patch`.
+fn version(v: u32) -> String {
+    if v == 0 {
+        "unknown".to_string()
+    } else {
+        format!("{}.{}.{}", v / 10000, v / 100 % 100, v % 100)
+    }
+}
+
+/// The `n` largest sums, labelled.
+fn top_bars<K: Copy>(
+    sums: impl Iterator<Item = (K, model::Sum)>,
+    n: usize,
+    mut label: impl FnMut(K) -> String,
+) -> Vec<Bar> {
+    let mut all: Vec<(K, model::Sum)> = sums.collect();
+    all.sort_by(|a, b| b.1.total_ns.cmp(&a.1.total_ns).then(b.1.calls.cmp(&a.1.calls)));
+    all.truncate(n);
+    all.into_iter()
+        .map(|(k, s)| Bar {
+            label: label(k),
+            calls: s.calls,
+            total_ns: s.total_ns,
+        })
+        .collect()
+}
+
+fn direction_name(op: u32) -> String {
+    copy::short_name(op)
+        .map(str::to_string)
+        .unwrap_or_else(|| format!("DIRECTION_{op}"))
+}
+
+impl Report {
+    fn page(&mut self) -> Page {
+        let m = &mut self.model;
+        let mut meta = Vec::new();
+        if let Some(info) = &self.info {
+            meta.push(("rocwasm".to_string(), version(info.version)));
+            meta.push(("Runtime".to_string(), version(info.runtime_version)));
+            meta.push(("Stage".to_string(), info.name.clone()));
+            meta.push((
+                "Source".to_string(),
+                if info.replay { "replay of a recorded trace" } else { "live run" }.to_string(),
+            ));
+        }
+        meta.push(("Records".to_string(), m.record_count().to_string()));
+        for (table, n) in m.records.iter().filter(|(_, n)| *n > 0) {
+            meta.push((format!("· {table}"), n.to_string()));
+        }
+        meta.push(("Batches".to_string(), m.batches.to_string()));
+        meta.push(("Records dropped by the host".to_string(), m.dropped.to_string()));
+        meta.push(("Kernel ids".to_string(), m.kernels.len().to_string()));
+        if let Some((a, b)) = m.span {
+            meta.push(("Time span".to_string(), html::human_ns(b - a)));
+            meta.push(("First timestamp (ns)".to_string(), a.to_string()));
+            meta.push(("Last timestamp (ns)".to_string(), b.to_string()));
+        }
+
+        // Kernel names: the top kernels' and the drawn intervals' only.
+        let mut ids: Vec<u64> = m.kernels.keys().copied().collect();
+        ids.sort_unstable();
+        let mut names = KernelNames::new();
+        names.resolve(&ids);
+        // Rows per kernel *name*, as kernel-stats: the same kernel on two
+        // agents (or reloaded) has two ids.
+        let mut by_name: std::collections::HashMap<&str, model::Sum> = Default::default();
+        for (id, sum) in &m.kernels {
+            let e = by_name.entry(names.name(*id)).or_default();
+            e.calls += sum.calls;
+            e.total_ns = e.total_ns.saturating_add(sum.total_ns);
+        }
+        let kernels = top_bars(by_name.into_iter(), self.top, str::to_string);
+        let mut ops = OperationNames::new();
+        let apis = top_bars(m.apis.iter().map(|(k, s)| (*k, *s)), self.top, |(kind, op)| {
+            let name = ops.buffer_operation(kind, op).to_string();
+            match api_domain(kind) {
+                Some("hip") | None => name,
+                Some(domain) => format!("{name} ({domain})"),
+            }
+        });
+        let mut directions: Vec<Direction> = m
+            .copies
+            .iter()
+            .map(|(op, c)| Direction {
+                name: direction_name(*op),
+                copies: c.time.calls,
+                bytes: c.bytes,
+                total_ns: c.time.total_ns,
+            })
+            .collect();
+        directions.sort_by(|a, b| b.bytes.cmp(&a.bytes).then(a.name.cmp(&b.name)));
+
+        let mut agents = std::collections::HashMap::new();
+        let seen = m.timeline_seen;
+        let limit = m.limit;
+        let span = m.span;
+        let intervals = m
+            .timeline()
+            .iter()
+            .map(|i| {
+                html::draw(
+                    i,
+                    &mut |a| {
+                        agents
+                            .entry(a)
+                            .or_insert_with(|| symbols::agent_label(a))
+                            .clone()
+                    },
+                    &mut |id| names.name(id).to_string(),
+                    &mut direction_name,
+                )
+            })
+            .collect();
+        Page {
+            meta,
+            span,
+            intervals,
+            seen,
+            limit,
+            kernels,
+            apis,
+            directions,
+        }
+    }
+}
+
+impl AnalysisPlugin for Report {
+    fn configure(&mut self, info: &ToolInfo) -> bool {
+        self.info = Some(info.clone());
+        true
+    }
+
+    fn init(&mut self) -> Result<(), String> {
+        self.file = config::get_or("file", "report.html".to_string())?;
+        if self.file.is_empty() {
+            return Err("report: config key `file` is empty; name the page to write".to_string());
+        }
+        self.top = config::get_or("top", 15usize)?;
+        self.model = Model::new(config::get_or("max_intervals", 5000usize)?);
+        if self.info.as_ref().is_some_and(|i| i.domains.is_empty()) {
+            services::trace_buffers(&[
+                buffer::KERNEL_DISPATCH,
+                buffer::MEMORY_COPY,
+                buffer::HIP_RUNTIME_API,
+                buffer::HIP_COMPILER_API,
+            ])?;
+        }
+        Ok(())
+    }
+
+    fn deliver_batch(&mut self, info: &DeliveryInfo, batch: &Batch) {
+        self.model.add(batch, info.drop_count);
+    }
+
+    fn fini(&mut self) -> Vec<SummaryTable> {
+        let page = self.page();
+        let doc = html::render(&page);
+        match output::write(&self.file, &doc) {
+            Ok(()) => info!(
+                "report: wrote {} ({} bytes, {} of {} intervals drawn)",
+                self.file,
+                doc.len(),
+                page.intervals.len(),
+                page.seen
+            ),
+            Err(e) => warn!("report: cannot write {}: {e}", self.file),
+        }
+        Vec::new()
+    }
+}
+
+rocwasm_plugin_sdk::export_analysis!(Report);
