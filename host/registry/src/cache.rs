@@ -116,13 +116,19 @@ impl PullCache {
         pin: Option<&str>,
         plain_http: bool,
     ) -> Result<Pulled, RegistryError> {
-        let pin = pin.map(|p| {
-            if p.starts_with("sha256:") {
-                p.to_ascii_lowercase()
-            } else {
-                format!("sha256:{}", p.to_ascii_lowercase())
-            }
-        });
+        let pin = pin
+            .map(|p| {
+                let p = if p.starts_with("sha256:") {
+                    p.to_string()
+                } else {
+                    format!("sha256:{p}")
+                };
+                crate::reference::check_digest(&p).map_err(|why| RegistryError::Reference {
+                    reference: location.to_string(),
+                    why: format!("the pinned digest: {why}"),
+                })
+            })
+            .transpose()?;
         let mut replaced_damaged = false;
         // The pinned component, if this node has it intact.
         let cached_pin = match pin.as_deref().map(|p| self.lookup(p)) {
@@ -175,5 +181,21 @@ impl PullCache {
             replaced_damaged,
             store_unavailable: None,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_pin_must_be_a_sha256_digest() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = PullCache::new(dir.path());
+        let at = Location::parse("dir:///nonexistent/store:1").unwrap();
+        for bad in ["../../etc/passwd", "sha256:xyz", "abc"] {
+            let e = cache.pull(&at, Some(bad), false).unwrap_err().to_string();
+            assert!(e.contains("the pinned digest"), "{bad}: {e}");
+        }
     }
 }
