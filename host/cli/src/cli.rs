@@ -507,7 +507,8 @@ EXAMPLES:
     rocwasm demo -d /tmp/demo --output-format csv,perfetto
 
 Runs the sample application on the simulated AMD runtime with
-examples/chains/default.toml (kernel-stats, api-stats, memcpy-bandwidth),
+examples/chains/default.toml (kernel-stats, api-stats, memcpy-bandwidth, report:
+report.html, a page to open in a browser),
 prints the summary and where the outputs are.";
 
 const CHECK_EXAMPLES: &str = "\

@@ -1,6 +1,6 @@
 //! `rocwasm demo`: the first command of the README — profile the hipcc-built
 //! sample on the simulated AMD runtime with `examples/chains/default.toml`
-//! (kernel-stats, api-stats, memcpy-bandwidth; CSV, rocpd and Perfetto
+//! (kernel-stats, api-stats, memcpy-bandwidth, report; CSV, rocpd and Perfetto
 //! outputs), then say where the outputs are.
 //!
 //! The profiling itself is `rocwasm run --sim -c default.toml -d DIR -- SAMPLE`,
