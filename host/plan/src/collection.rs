@@ -121,6 +121,15 @@ impl CollectionPlan {
             if period.duration == 0 {
                 return Err(fail(format!("`{item}` collects for no time (STOP is 0)")));
             }
+            // One cycle, and every repeat of it, must fit in the clock's
+            // range: `contains` then cannot overflow.
+            let cycle = period.delay.checked_add(period.duration);
+            if cycle
+                .and_then(|c| c.checked_mul(period.repeat.max(1)))
+                .is_none()
+            {
+                return Err(fail(format!("`{item}` is too long (past 2^64 ns)")));
+            }
             periods.push(period);
         }
         Ok(Some(Windows { origin, periods }))
@@ -146,16 +155,18 @@ impl Windows {
             return false;
         };
         for p in &self.periods {
-            let cycle = p.delay + p.duration;
+            // Checked when parsed: a cycle and all its repeats fit in u64,
+            // and a cycle is never 0 (its duration is not).
+            let cycle = p.delay.saturating_add(p.duration).max(1);
             let k = s / cycle;
             if p.repeat == 0 || k < p.repeat {
-                let from = k * cycle + p.delay;
-                return s >= from && e <= from + p.duration;
+                let from = k.saturating_mul(cycle).saturating_add(p.delay);
+                return s >= from && e <= from.saturating_add(p.duration);
             }
             // Past this period: the next one starts where it ended.
-            let done = p.repeat * cycle;
-            s -= done;
-            e -= done;
+            let done = p.repeat.saturating_mul(cycle);
+            s = s.saturating_sub(done);
+            e = e.saturating_sub(done);
         }
         false
     }
@@ -213,6 +224,21 @@ mod tests {
                 "1:1:0",
                 Some("days"),
                 "bad --collection-period-unit `days`: not a unit",
+            ),
+            (
+                "10000000000:10000000000:0",
+                None,
+                "bad --collection-period `10000000000:10000000000:0`: `10000000000:10000000000:0` is too long",
+            ),
+            (
+                "9223372036854775808:9223372036854775808:0",
+                Some("nsec"),
+                "bad --collection-period `9223372036854775808:9223372036854775808:0`: `9223372036854775808:9223372036854775808:0` is too long",
+            ),
+            (
+                "1:1:18446744073709551615",
+                Some("nsec"),
+                "bad --collection-period `1:1:18446744073709551615`: `1:1:18446744073709551615` is too long",
             ),
         ] {
             let e = plan(p, unit).windows(0).unwrap_err().to_string();
