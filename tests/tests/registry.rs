@@ -284,7 +284,7 @@ fn push_pull_and_run_from_a_loopback_registry_pinned_by_digest() {
     let out = run_live(dir, &unpinned, "unpinned", &[]);
     assert_eq!(out.status.code(), Some(2), "{}", text(&out));
     assert!(
-        text(&out).contains("reading the manifest failed"),
+        text(&out).contains("the store cannot be reached"),
         "{}",
         text(&out)
     );
@@ -423,7 +423,7 @@ fn bad_references_and_non_components_are_one_clear_error() {
     );
     assert_eq!(out.status.code(), Some(1), "{}", text(&out));
     assert!(
-        text(&out).contains("oci://127.0.0.1:1/rocwasm/x:1: reading the manifest failed"),
+        text(&out).contains("oci://127.0.0.1:1/rocwasm/x:1: the store cannot be reached"),
         "{}",
         text(&out)
     );

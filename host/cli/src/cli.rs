@@ -267,7 +267,8 @@ const PUSH_EXAMPLES: &str = "Examples:
 A chain then names it:  plugin = \"oci://registry.site:5000/rocwasm/kernel-stats:1.0\"
 (add `sha256 = \"<component digest>\"` to pin what you vetted). Loopback
 registries are spoken to over HTTP, others over HTTPS (--plain-http to
-override); credentials come from ROCWASM_REGISTRY_USERNAME/_PASSWORD.";
+override); credentials come from ROCWASM_REGISTRY_USERNAME/_PASSWORD and are sent
+only to the registry ROCWASM_REGISTRY_HOST names (host[:port]).";
 
 const PULL_EXAMPLES: &str = "Examples:
   rocwasm plugin pull oci://registry.site:5000/rocwasm/kernel-stats:1.0

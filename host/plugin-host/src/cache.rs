@@ -33,8 +33,8 @@
 //! # The site cache
 //!
 //! A node's admins may keep a **site cache** (the site policy's `[cache]
-//! site`), filled by running rocwasm as root (`rocwasm plugin vet` or any
-//! run compiles into it), read by every user, written by none: it is trusted
+//! site`), filled by running rocwasm as root (any `rocwasm run` or `replay`
+//! of the plugins compiles into it), read by every user, written by none: it is trusted
 //! when the directory and each file are owned by root and writable by
 //! nobody else (mode `0755`/`0644`), with rules 3 and 4 above. Users' own
 //! misses go to their private cache, never to the site's.

@@ -159,9 +159,15 @@ impl Resolved {
         layers: &[OciDescriptor],
     ) -> Result<Resolved, String> {
         let layer = component_layer(layers)?;
+        // Digests from a store name files in the node's cache: only
+        // `sha256:` + 64 hex digits may come through.
+        let manifest_digest = crate::reference::check_digest(&manifest_digest)
+            .map_err(|why| format!("the manifest's digest: {why}"))?;
+        let component_digest = crate::reference::check_digest(&layer.digest)
+            .map_err(|why| format!("the component layer's digest: {why}"))?;
         Ok(Resolved {
             manifest_digest,
-            component_digest: layer.digest.clone(),
+            component_digest,
             component_size: layer.size as u64,
         })
     }

@@ -142,7 +142,12 @@ impl PullCache {
         let resolved = match Store::open(location, plain_http).and_then(|s| Ok((s.resolve()?, s))) {
             Ok(found) => found,
             Err(e) => {
-                let (Some(path), Some(pin)) = (cached_pin, &pin) else {
+                // Only a store that cannot be asked at all lets a pinned
+                // copy run: a store that answers (no such tag, refused,
+                // malformed) is heard.
+                let (RegistryError::Unreachable { .. }, Some(path), Some(pin)) =
+                    (&e, cached_pin, &pin)
+                else {
                     return Err(e);
                 };
                 return Ok(Pulled {

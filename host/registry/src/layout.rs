@@ -14,8 +14,9 @@
 //! so `oras cp --from-oci-layout` / `skopeo copy oci:` move it to and from
 //! a registry. Every file is written to a temporary name in its directory
 //! and renamed into place: a reader on another node sees the old or the new
-//! `index.json`, never half of one. Two admins pushing the same tag at once:
-//! the last rename wins, as with a registry.
+//! `index.json`, never half of one. Pushes are not locked against each
+//! other: two admins pushing at the same moment may lose one tag's update
+//! (the last `index.json` rename wins); push from one place at a time.
 
 use std::fs;
 use std::io::Write;
@@ -31,6 +32,8 @@ use crate::artifact::{
 use crate::reference::{DirRef, Target};
 use crate::RegistryError;
 
+/// A manifest larger than this is not a plugin's (ours are ~600 bytes).
+const MAX_MANIFEST_BYTES: u64 = 1 << 20;
 /// The annotation that names a tag in `index.json`.
 const REF_NAME: &str = "org.opencontainers.image.ref.name";
 const INDEX_MEDIA_TYPE: &str = "application/vnd.oci.image.index.v1+json";
@@ -55,35 +58,41 @@ impl LayoutRepo {
     }
 
     fn blob_path(&self, digest: &str) -> Result<PathBuf, RegistryError> {
-        let hex = digest
-            .strip_prefix("sha256:")
-            .filter(|h| h.len() == 64 && h.chars().all(|c| c.is_ascii_hexdigit()))
-            .ok_or_else(|| {
-                self.failed(
-                    "reading the index",
-                    format!("`{digest}` is not a sha256 digest"),
-                )
-            })?;
+        let digest = crate::reference::check_digest(digest)
+            .map_err(|why| self.failed("reading the index", why))?;
+        let hex = digest.trim_start_matches("sha256:");
         Ok(self.at.layout.join("blobs/sha256").join(hex))
     }
 
-    fn read_blob(&self, digest: &str, what: &str) -> Result<Vec<u8>, RegistryError> {
+    /// Reads a blob of at most `limit` bytes and checks its digest.
+    fn read_blob(&self, digest: &str, what: &str, limit: u64) -> Result<Vec<u8>, RegistryError> {
         let path = self.blob_path(digest)?;
-        let bytes = fs::read(&path).map_err(|e| {
-            self.failed(
-                &format!("reading the {what}"),
-                format!("{}: {e}", path.display()),
-            )
-        })?;
-        check_blob(&bytes, digest)
-            .map_err(|why| self.failed(&format!("reading the {what}"), why))?;
+        let doing = format!("reading the {what}");
+        let len = fs::metadata(&path)
+            .map_err(|e| self.failed(&doing, format!("{}: {e}", path.display())))?
+            .len();
+        if len > limit {
+            return Err(self.failed(
+                &doing,
+                format!(
+                    "{} is {len} bytes, more than the {limit} expected",
+                    path.display()
+                ),
+            ));
+        }
+        let bytes =
+            fs::read(&path).map_err(|e| self.failed(&doing, format!("{}: {e}", path.display())))?;
+        check_blob(&bytes, digest).map_err(|why| self.failed(&doing, why))?;
         Ok(bytes)
     }
 
+    /// Writes a blob unless an intact one is there already (a damaged one,
+    /// from an interrupted copy, is replaced).
     fn write_blob(&self, bytes: &[u8]) -> Result<String, RegistryError> {
         let digest = sha256_digest(bytes);
         let path = self.blob_path(&digest)?;
-        if !path.is_file() {
+        let intact = fs::read(&path).is_ok_and(|have| sha256_digest(&have) == digest);
+        if !intact {
             write_atomically(&path, bytes).map_err(|e| self.failed("writing a blob", e))?;
         }
         Ok(digest)
@@ -158,13 +167,15 @@ impl LayoutRepo {
     /// The digests the tag (or manifest digest) names.
     pub fn resolve(&self) -> Result<Resolved, RegistryError> {
         if !self.at.layout.join("oci-layout").is_file() {
-            return Err(self.failed(
-                "opening the store",
-                format!(
+            // Not there at all (an unmounted shared filesystem, a typo):
+            // the store cannot be asked.
+            return Err(RegistryError::Unreachable {
+                location: format!("dir://{}{}", self.at.layout.display(), self.at.target),
+                why: format!(
                     "{} is not an OCI image layout (no `oci-layout` file)",
                     self.at.layout.display()
                 ),
-            ));
+            });
         }
         let manifest_digest = match &self.at.target {
             Target::Digest(d) => d.clone(),
@@ -183,7 +194,7 @@ impl LayoutRepo {
                 }
             }
         };
-        let bytes = self.read_blob(&manifest_digest, "manifest")?;
+        let bytes = self.read_blob(&manifest_digest, "manifest", MAX_MANIFEST_BYTES)?;
         let manifest: OciImageManifest =
             serde_json::from_slice(&bytes).map_err(|e| self.failed("reading the manifest", e))?;
         Resolved::from_layers(manifest_digest, &manifest.layers)
@@ -195,7 +206,11 @@ impl LayoutRepo {
         resolved
             .check_size()
             .map_err(|why| self.failed("reading the component", why))?;
-        self.read_blob(&resolved.component_digest, "component")
+        self.read_blob(
+            &resolved.component_digest,
+            "component",
+            resolved.component_size,
+        )
     }
 }
 

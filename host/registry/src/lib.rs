@@ -62,6 +62,16 @@ pub enum RegistryError {
         /// The store's answer.
         why: String,
     },
+    /// The store could not be asked at all: no connection, a timeout, a
+    /// directory store that is not there (an unmounted filesystem). Only
+    /// this lets a pinned, cached component run without its store.
+    #[error("{location}: the store cannot be reached: {why}")]
+    Unreachable {
+        /// The reference.
+        location: String,
+        /// Why.
+        why: String,
+    },
     /// The reference names another component than the chain pins.
     #[error("{location} now names component {found}, not the pinned {pinned}: the tag was moved to a component that was not vetted for this pin (pin the new digest after vetting it, or name the old manifest with @sha256:…)")]
     PinMismatch {

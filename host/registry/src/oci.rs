@@ -3,9 +3,15 @@
 //! `oci-client` is async; each [`RemoteRepo`] drives it on a current-thread
 //! tokio runtime of its own, so callers (the CLI, chain loading) stay
 //! synchronous. TLS is rustls with the *ring* provider, installed once per
-//! process. Credentials: anonymous unless `ROCWASM_REGISTRY_USERNAME` and
-//! `ROCWASM_REGISTRY_PASSWORD` are set (HTTP basic, what `docker-registry`'s
-//! htpasswd mode and most site registries accept).
+//! process. Credentials: anonymous unless `ROCWASM_REGISTRY_HOST` names
+//! this registry (`host[:port]`, exactly) and `ROCWASM_REGISTRY_USERNAME`
+//! and `ROCWASM_REGISTRY_PASSWORD` are set (HTTP basic, what
+//! `docker-registry`'s htpasswd mode and most site registries accept): a
+//! chain file naming some other registry never receives them.
+//!
+//! Downloads are capped at the size the manifest declares (and at
+//! [`crate::artifact::MAX_COMPONENT_BYTES`]): a registry streaming more is
+//! cut off, not buffered.
 
 use oci_client::client::{ClientConfig, ClientProtocol, Config, ImageLayer};
 use oci_client::manifest::{OciDescriptor, OciImageManifest};
@@ -22,6 +28,8 @@ use crate::RegistryError;
 pub const USERNAME_VAR: &str = "ROCWASM_REGISTRY_USERNAME";
 /// See [`USERNAME_VAR`].
 pub const PASSWORD_VAR: &str = "ROCWASM_REGISTRY_PASSWORD";
+/// The one registry (`host[:port]`) the credentials are for.
+pub const HOST_VAR: &str = "ROCWASM_REGISTRY_HOST";
 
 /// One repository of one registry, connected.
 pub struct RemoteRepo {
@@ -49,8 +57,13 @@ impl RemoteRepo {
             read_timeout: Some(std::time::Duration::from_secs(120)),
             ..ClientConfig::default()
         });
-        let auth = match (std::env::var(USERNAME_VAR), std::env::var(PASSWORD_VAR)) {
-            (Ok(u), Ok(p)) => RegistryAuth::Basic(u, p),
+        let for_this = std::env::var(HOST_VAR).is_ok_and(|h| h == at.registry);
+        let auth = match (
+            for_this,
+            std::env::var(USERNAME_VAR),
+            std::env::var(PASSWORD_VAR),
+        ) {
+            (true, Ok(u), Ok(p)) => RegistryAuth::Basic(u, p),
             _ => RegistryAuth::Anonymous,
         };
         let runtime = tokio::runtime::Builder::new_current_thread()
@@ -74,6 +87,31 @@ impl RemoteRepo {
             Target::Tag(t) => Reference::with_tag(registry, repo, t.clone()),
             Target::Digest(d) => Reference::with_digest(registry, repo, d.clone()),
         }
+    }
+
+    /// A client error: [`RegistryError::Unreachable`] when no answer came
+    /// (connection refused, timeout), else what the registry said.
+    fn client_failed(
+        &self,
+        doing: &str,
+        e: oci_client::errors::OciDistributionError,
+    ) -> RegistryError {
+        if let oci_client::errors::OciDistributionError::RequestError(r) = &e {
+            if r.is_connect() || r.is_timeout() {
+                return RegistryError::Unreachable {
+                    location: self.location(),
+                    why: format!("{doing}: {e}"),
+                };
+            }
+        }
+        self.failed(doing, e)
+    }
+
+    fn location(&self) -> String {
+        format!(
+            "oci://{}/{}{}",
+            self.at.registry, self.at.repository, self.at.target
+        )
     }
 
     fn failed(&self, doing: &str, e: impl std::fmt::Display) -> RegistryError {
@@ -122,7 +160,7 @@ impl RemoteRepo {
         let (manifest, digest) = self
             .runtime
             .block_on(self.client.pull_image_manifest(&reference, &self.auth))
-            .map_err(|e| self.failed("reading the manifest", e))?;
+            .map_err(|e| self.client_failed("reading the manifest", e))?;
         if let Target::Digest(want) = &self.at.target {
             if &digest != want {
                 return Err(self.failed(
@@ -147,12 +185,54 @@ impl RemoteRepo {
             size: resolved.component_size as i64,
             ..OciDescriptor::default()
         };
-        let mut bytes = Vec::new();
+        let mut capped = Capped {
+            bytes: Vec::new(),
+            limit: resolved.component_size,
+        };
         self.runtime
-            .block_on(self.client.pull_blob(&reference, &layer, &mut bytes))
-            .map_err(|e| self.failed("downloading the component", e))?;
+            .block_on(self.client.pull_blob(&reference, &layer, &mut capped))
+            .map_err(|e| self.client_failed("downloading the component", e))?;
+        let bytes = capped.bytes;
         check_blob(&bytes, &resolved.component_digest)
             .map_err(|why| self.failed("downloading the component", why))?;
         Ok(bytes)
+    }
+}
+
+/// A download buffer that refuses bytes past `limit` (the size the
+/// manifest declared): a registry cannot make us hold more.
+struct Capped {
+    bytes: Vec<u8>,
+    limit: u64,
+}
+
+impl tokio::io::AsyncWrite for Capped {
+    fn poll_write(
+        mut self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+        buf: &[u8],
+    ) -> std::task::Poll<std::io::Result<usize>> {
+        if self.bytes.len() as u64 + buf.len() as u64 > self.limit {
+            let limit = self.limit;
+            return std::task::Poll::Ready(Err(std::io::Error::other(format!(
+                "the registry sent more than the {limit} bytes the manifest declares"
+            ))));
+        }
+        self.bytes.extend_from_slice(buf);
+        std::task::Poll::Ready(Ok(buf.len()))
+    }
+
+    fn poll_flush(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
+    }
+
+    fn poll_shutdown(
+        self: std::pin::Pin<&mut Self>,
+        _: &mut std::task::Context<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        std::task::Poll::Ready(Ok(()))
     }
 }

@@ -136,13 +136,20 @@ impl fmt::Display for Location {
 }
 
 impl OciRef {
-    /// True for hosts reached over plain HTTP (loopback only).
+    /// True for hosts reached over plain HTTP: `localhost` or a loopback
+    /// IP address (`127.0.0.1`, `[::1]`), parsed as an address — a name
+    /// such as `127.evil.example` is not loopback.
     pub fn is_loopback(&self) -> bool {
-        let host = match self.registry.rsplit_once(':') {
-            Some((h, port)) if port.chars().all(|c| c.is_ascii_digit()) => h,
-            _ => self.registry.as_str(),
+        let r = self.registry.as_str();
+        let host = if let Some(rest) = r.strip_prefix('[') {
+            rest.split(']').next().unwrap_or("")
+        } else {
+            r.rsplit_once(':').map_or(r, |(h, _)| h)
         };
-        host == "localhost" || host == "[::1]" || host.starts_with("127.")
+        host == "localhost"
+            || host
+                .parse::<std::net::IpAddr>()
+                .is_ok_and(|ip| ip.is_loopback())
     }
 }
 
@@ -254,6 +261,19 @@ mod tests {
         assert_eq!(l.to_string(), "oci://reg.site.org/k:latest");
         let Location::Oci(r) = l else { panic!() };
         assert!(!r.is_loopback());
+
+        for (host, loopback) in [
+            ("127.0.0.1:5000", true),
+            ("localhost", true),
+            ("[::1]:5000", true),
+            ("127.evil.example", false),
+            ("127.0.0.1.nip.io:80", false),
+        ] {
+            let Location::Oci(r) = Location::parse(&format!("oci://{host}/k")).unwrap() else {
+                panic!()
+            };
+            assert_eq!(r.is_loopback(), loopback, "{host}");
+        }
 
         let l = Location::parse(&format!("oci://localhost:5000/k:1@{D}")).unwrap();
         assert_eq!(l.target(), &Target::Digest(D.to_ascii_lowercase()));
