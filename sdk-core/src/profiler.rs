@@ -41,8 +41,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, RwLock};
 
 use crate::batch::{
-    ApiCall, Batch, KernelDispatch, KernelDispatchColumns, MemoryAllocation, MemoryCopy, Retirement, RuntimeInitialization,
-    RuntimeLibrary, ScratchMemory,
+    ApiCall, Batch, KernelDispatch, KernelDispatchColumns, MemoryAllocation, MemoryCopy,
+    Retirement, RuntimeInitialization, RuntimeLibrary, ScratchMemory,
 };
 use crate::buffer::{self, Buffer};
 use crate::callback::*;
@@ -55,8 +55,8 @@ use crate::kind::{
     Status,
 };
 use crate::record::Record;
-use crate::selection::{self, DispatchFilter, RecordGate};
 use crate::registry::{self, code_object, kernel_dispatch};
+use crate::selection::{self, DispatchFilter, RecordGate};
 use crate::symbols::{CodeObject, KernelSymbol, SymbolTable};
 
 /// At most this many contexts (the producer side tracks them in `u64` masks).

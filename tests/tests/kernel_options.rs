@@ -38,14 +38,16 @@ impl Seen {
     /// Every output holds exactly `want` (name → dispatches); Perfetto's
     /// strings name each kept kernel and none of `absent`.
     fn assert_all(&self, want: &[(&str, u64)], absent: &[&str]) {
-        let want: BTreeMap<String, u64> =
-            want.iter().map(|(n, c)| (n.to_string(), *c)).collect();
+        let want: BTreeMap<String, u64> = want.iter().map(|(n, c)| (n.to_string(), *c)).collect();
         assert_eq!(self.csv, want, "kernel_trace.csv");
         assert_eq!(self.json, want, "results.json");
         assert_eq!(self.rocpd, want, "results.db");
         assert_eq!(self.chain, want, "kernel_stats.csv of the chain");
         for name in want.keys() {
-            assert!(contains(&self.pftrace, name), "results.pftrace lacks {name}");
+            assert!(
+                contains(&self.pftrace, name),
+                "results.pftrace lacks {name}"
+            );
         }
         for name in absent {
             assert!(!contains(&self.pftrace, name), "results.pftrace has {name}");
@@ -120,7 +122,10 @@ fn json_counts(path: &Path) -> BTreeMap<String, u64> {
         })
         .collect();
     let mut counts = BTreeMap::new();
-    for d in tool["buffer_records"]["kernel_dispatch"].as_array().unwrap() {
+    for d in tool["buffer_records"]["kernel_dispatch"]
+        .as_array()
+        .unwrap()
+    {
         let id = d["dispatch_info"]["kernel_id"].as_u64().unwrap();
         *counts.entry(names[&id].clone()).or_insert(0) += 1;
     }
@@ -151,7 +156,11 @@ fn sqlite3(db: &Path, sql: &str) -> String {
         .arg(sql)
         .output()
         .expect("the sqlite3 CLI is installed by `cargo xtask setup`");
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
@@ -219,7 +228,12 @@ fn iteration_range_keeps_those_iterations_of_each_kernel() {
 fn truncate_kernels_cuts_names_before_the_argument_list() {
     let seen = run(&["-T"]);
     seen.assert_all(
-        &[("block_sum", 8), ("scale", 8), ("square", 8), ("vector_add", 8)],
+        &[
+            ("block_sum", 8),
+            ("scale", 8),
+            ("square", 8),
+            ("vector_add", 8),
+        ],
         &["vector_add(", "square("],
     );
     // The name filters see the names the outputs write.
@@ -347,7 +361,10 @@ fn bad_values_are_one_error_naming_the_option() {
         "version = 1\n[output]\ntrace = [\"kernel_dispatch\"]\n[kernels]\ninclude_regex = \"(\"\n",
     )
     .unwrap();
-    let out = rocwasm(&["check", "--no-plugins", chain.to_str().unwrap()], tmp.path());
+    let out = rocwasm(
+        &["check", "--no-plugins", chain.to_str().unwrap()],
+        tmp.path(),
+    );
     let stderr = String::from_utf8_lossy(&out.stderr);
     assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(

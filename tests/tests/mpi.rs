@@ -164,14 +164,21 @@ fn duckdb_over_every_ranks_parquet_gives_our_kernel_statistics() {
         .arg(tmp.path().join("out"))
         .output()
         .expect("python3 runs");
-    assert_success(&read, "python3 tests/python/read_parquet.py (duckdb, pyarrow)");
+    assert_success(
+        &read,
+        "python3 tests/python/read_parquet.py (duckdb, pyarrow)",
+    );
     let report: serde_json::Value = serde_json::from_slice(&read.stdout).unwrap();
 
     // pyarrow: every rank wrote its tables, each with the documented columns
     // and as many rows as the CSV file of the same table.
     let files = report["files"].as_object().unwrap();
     for rank in 0..RANKS {
-        for file in [TraceFile::KernelTrace, TraceFile::HipApi, TraceFile::MemoryCopy] {
+        for file in [
+            TraceFile::KernelTrace,
+            TraceFile::HipApi,
+            TraceFile::MemoryCopy,
+        ] {
             let name = format!("{rank}/{}", schema::file_name(file));
             let f = files
                 .get(&name)
@@ -193,7 +200,10 @@ fn duckdb_over_every_ranks_parquet_gives_our_kernel_statistics() {
             .into_iter()
             .find(|t| schema::file_name(*t) == stem)
             .unwrap_or_else(|| panic!("{name}: not a table rocwasm writes"));
-        assert_eq!(f["columns"].as_array().unwrap().len(), schema::schema(file).fields().len());
+        assert_eq!(
+            f["columns"].as_array().unwrap().len(),
+            schema::schema(file).fields().len()
+        );
     }
 
     // DuckDB over all ranks = our statistics summed over the ranks.
@@ -216,7 +226,10 @@ fn duckdb_over_every_ranks_parquet_gives_our_kernel_statistics() {
         })
         .collect();
     assert!(!sql.is_empty(), "{report}");
-    assert_eq!(sql, ours, "DuckDB's per-kernel (calls, total ns) vs kernel_stats.csv");
+    assert_eq!(
+        sql, ours,
+        "DuckDB's per-kernel (calls, total ns) vs kernel_stats.csv"
+    );
 
     // One process per rank, with that rank's own kernel count.
     let processes = report["processes"].as_array().unwrap();
@@ -226,8 +239,15 @@ fn duckdb_over_every_ranks_parquet_gives_our_kernel_statistics() {
         let rank = p[0].as_u64().unwrap() as u32;
         pids.push(p[1].as_u64().unwrap());
         assert!(!p[2].as_str().unwrap().is_empty(), "hostname: {p}");
-        assert!(!p[3].as_str().unwrap().is_empty(), "job (`0` outside a batch job): {p}");
-        assert_eq!(p[4].as_u64().unwrap() as usize, counts[&rank], "rank {rank}: {p}");
+        assert!(
+            !p[3].as_str().unwrap().is_empty(),
+            "job (`0` outside a batch job): {p}"
+        );
+        assert_eq!(
+            p[4].as_u64().unwrap() as usize,
+            counts[&rank],
+            "rank {rank}: {p}"
+        );
     }
     pids.sort();
     pids.dedup();

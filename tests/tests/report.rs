@@ -97,7 +97,11 @@ fn the_report_renders_in_headless_chromium() {
     );
     assert_success(&o, "rocwasm replay -c default.toml");
     let page = tmp.path().join("out/report.html");
-    assert!(page.is_file(), "the default chain wrote no {}", page.display());
+    assert!(
+        page.is_file(),
+        "the default chain wrote no {}",
+        page.display()
+    );
     let html = std::fs::read_to_string(&page).unwrap();
     assert!(!html.contains("<script"), "the page runs no scripts");
     assert!(
@@ -119,8 +123,16 @@ fn the_report_renders_in_headless_chromium() {
     let dispatches: u64 = kernels.values().map(|d| d.len() as u64).sum();
     let copies = copies_in(&sample.join("sample_memory_copy_trace.csv"));
     let rects = dom.matches("<rect class=\"iv\"").count() as u64;
-    assert_eq!(rects, attr(&dom, "data-kept"), "one rect per interval the page states");
-    assert_eq!(attr(&dom, "data-seen"), dispatches + copies, "every kernel and copy seen");
+    assert_eq!(
+        rects,
+        attr(&dom, "data-kept"),
+        "one rect per interval the page states"
+    );
+    assert_eq!(
+        attr(&dom, "data-seen"),
+        dispatches + copies,
+        "every kernel and copy seen"
+    );
     assert_eq!(rects, dispatches + copies, "under the limit, all are drawn");
     let (top, _) = kernels
         .iter()
@@ -131,7 +143,10 @@ fn the_report_renders_in_headless_chromium() {
         top_kernels.contains(&in_dom(top)),
         "the top kernel {top:?} is not in #top-kernels"
     );
-    assert!(dom.contains("hipLaunchKernel"), "the top API calls name hipLaunchKernel");
+    assert!(
+        dom.contains("hipLaunchKernel"),
+        "the top API calls name hipLaunchKernel"
+    );
     assert!(dom.contains("HOST_TO_DEVICE"), "bandwidth per direction");
 
     // A screenshot that is not blank.
@@ -145,7 +160,11 @@ fn the_report_renders_in_headless_chromium() {
         ],
     );
     let bytes = std::fs::read(&png).expect("chromium wrote the screenshot");
-    assert!(bytes.len() > 10_000, "a {}-byte screenshot is blank", bytes.len());
+    assert!(
+        bytes.len() > 10_000,
+        "a {}-byte screenshot is blank",
+        bytes.len()
+    );
     let mut reader = png::Decoder::new(std::io::Cursor::new(&bytes))
         .read_info()
         .expect("the screenshot is a PNG");
@@ -160,7 +179,11 @@ fn the_report_renders_in_headless_chromium() {
             break;
         }
     }
-    assert!(colours.len() > 50, "the screenshot has {} colours: blank", colours.len());
+    assert!(
+        colours.len() > 50,
+        "the screenshot has {} colours: blank",
+        colours.len()
+    );
     // `ROCWASM_SAVE_REPORT_PNG=1` refreshes the README's screenshot.
     if std::env::var_os("ROCWASM_SAVE_REPORT_PNG").is_some() {
         std::fs::copy(&png, workspace().join("docs/report.png")).unwrap();

@@ -162,7 +162,10 @@ fn merging_four_processes_keeps_each_ones_rows_and_the_views_working() {
         .iter()
         .map(|db| count(db, "SELECT count(*) FROM rocpd_metadata;"))
         .sum();
-    assert_eq!(count(&merged, "SELECT count(*) FROM rocpd_metadata;"), metadata);
+    assert_eq!(
+        count(&merged, "SELECT count(*) FROM rocpd_metadata;"),
+        metadata
+    );
     // The runs did different work: the counts tell them apart.
     let dispatches: Vec<u64> = per_process(&merged, "rocpd_kernel_dispatch")
         .into_values()
@@ -176,11 +179,19 @@ fn merging_four_processes_keeps_each_ones_rows_and_the_views_working() {
         ("rocpd_region", "event_id", "rocpd_event"),
         ("rocpd_region", "name_id", "rocpd_string"),
         ("rocpd_region", "tid", "rocpd_info_thread"),
-        ("rocpd_kernel_dispatch", "kernel_id", "rocpd_info_kernel_symbol"),
+        (
+            "rocpd_kernel_dispatch",
+            "kernel_id",
+            "rocpd_info_kernel_symbol",
+        ),
         ("rocpd_kernel_dispatch", "agent_id", "rocpd_info_agent"),
         ("rocpd_kernel_dispatch", "event_id", "rocpd_event"),
         ("rocpd_kernel_dispatch", "queue_id", "rocpd_info_queue"),
-        ("rocpd_info_kernel_symbol", "code_object_id", "rocpd_info_code_object"),
+        (
+            "rocpd_info_kernel_symbol",
+            "code_object_id",
+            "rocpd_info_code_object",
+        ),
     ] {
         let dangling = count(
             &merged,
@@ -203,7 +214,13 @@ fn merging_four_processes_keeps_each_ones_rows_and_the_views_working() {
 
     // rocwasm's own reader takes the merged file as four runs.
     let out = rocwasm(
-        &["replay", merged.to_str().unwrap(), "--stats", "-d", "replayed"],
+        &[
+            "replay",
+            merged.to_str().unwrap(),
+            "--stats",
+            "-d",
+            "replayed",
+        ],
         tmp.path(),
     );
     assert_success(&out, "rocwasm replay merged.db");
@@ -211,7 +228,14 @@ fn merging_four_processes_keeps_each_ones_rows_and_the_views_working() {
     let calls: u64 = rows
         .lines()
         .skip(1)
-        .map(|l| l.split(',').nth(1).unwrap().trim_matches('"').parse::<u64>().unwrap())
+        .map(|l| {
+            l.split(',')
+                .nth(1)
+                .unwrap()
+                .trim_matches('"')
+                .parse::<u64>()
+                .unwrap()
+        })
         .sum();
     assert_eq!(calls, total, "{rows}");
 }

@@ -90,9 +90,15 @@ fn ensure_python_packages() -> Result<()> {
     eprintln!("installing Python packages: {}", missing.join(" "));
     let pip = |extra: &[&str]| {
         let mut cmd = Command::new("python3");
-        cmd.args(["-m", "pip", "install", "--quiet", "--disable-pip-version-check"])
-            .args(extra)
-            .args(&missing);
+        cmd.args([
+            "-m",
+            "pip",
+            "install",
+            "--quiet",
+            "--disable-pip-version-check",
+        ])
+        .args(extra)
+        .args(&missing);
         cmd
     };
     if run(&mut pip(&[])).is_ok() {

@@ -410,7 +410,12 @@ pub enum PluginCommand {
 
 impl RunArgs {
     pub fn flags(&self) -> TraceFlags {
-        to_flags(Some(&self.trace), &self.output, &self.kernels, &self.collection)
+        to_flags(
+            Some(&self.trace),
+            &self.output,
+            &self.kernels,
+            &self.collection,
+        )
     }
 }
 

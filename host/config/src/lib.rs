@@ -30,10 +30,10 @@
 //! `kernels` (`[kernels]` and the kernel flags), `collection` (`[collection]`
 //! and `-P/--collection-period`), [`summary`].
 
+mod collection;
 pub mod domains;
 mod error;
 pub mod flags;
-mod collection;
 mod kernels;
 mod load;
 pub mod model;

@@ -161,6 +161,9 @@ fn main() {
             label
         };
         let per_million = bytes as f64 * 1e6 / records as f64 / f64::from(1 << 20);
-        println!("| {label} | {:.2} | {bytes} | {per_million:.1} |", rate / 1e6);
+        println!(
+            "| {label} | {:.2} | {bytes} | {per_million:.1} |",
+            rate / 1e6
+        );
     }
 }

@@ -114,5 +114,8 @@ fn ten_million_records_keep_the_peak_resident_set_bounded() {
         "peak RSS {peak_mib} MiB ≥ {PEAK_BOUND_MIB} MiB for {written} records ({} MiB of data)",
         data_bytes >> 20
     );
-    assert!(peak_mib * 4 < data_bytes >> 20, "the peak is not well under the data size");
+    assert!(
+        peak_mib * 4 < data_bytes >> 20,
+        "the peak is not well under the data size"
+    );
 }

@@ -92,7 +92,10 @@ impl KernelSelection {
             );
         }
         if let Some(re) = &self.plan.exclude_regex {
-            reason(s.excluded, format!("matching {} `{re}`", KernelPlan::EXCLUDE));
+            reason(
+                s.excluded,
+                format!("matching {} `{re}`", KernelPlan::EXCLUDE),
+            );
         }
         if let Some(r) = &self.plan.iteration_range {
             reason(
@@ -148,8 +151,7 @@ impl DispatchFilter for KernelSelection {
                 };
                 let name: Arc<str> = Arc::from(k.demangled_name.as_str());
                 let verdict = self.filters.by_name(&name);
-                s.by_id
-                    .insert(dispatch.kernel_id, (name.clone(), verdict));
+                s.by_id.insert(dispatch.kernel_id, (name.clone(), verdict));
                 (name, verdict)
             }
         };
@@ -254,13 +256,18 @@ mod tests {
         assert!(!sel.select(&mut d, Some("outer phase"), p.symbols()));
         let renamed = d.kernel_id;
         assert_ne!(renamed, 7);
-        assert_eq!(p.symbols().kernel(renamed).unwrap().demangled_name, "outer phase");
+        assert_eq!(
+            p.symbols().kernel(renamed).unwrap().demangled_name,
+            "outer phase"
+        );
         let mut d = KernelDispatch {
             kernel_id: 7,
             ..KernelDispatch::default()
         };
         assert!(sel.select(&mut d, None, p.symbols()));
-        assert!(sel.report(true).contains("1 renamed after their roctx range"));
+        assert!(sel
+            .report(true)
+            .contains("1 renamed after their roctx range"));
     }
 
     #[test]

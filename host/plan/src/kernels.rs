@@ -70,11 +70,7 @@ pub struct KernelOptionError {
 
 impl fmt::Display for KernelOptionError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
-            "bad {} `{}`: {}",
-            self.option, self.value, self.reason
-        )
+        write!(f, "bad {} `{}`: {}", self.option, self.value, self.reason)
     }
 }
 
@@ -313,7 +309,10 @@ mod tests {
             ..KernelPlan::default()
         };
         let f = plan.compile().unwrap();
-        assert_eq!(f.by_name("square(float const*, float*, int)"), Verdict::Keep);
+        assert_eq!(
+            f.by_name("square(float const*, float*, int)"),
+            Verdict::Keep
+        );
         assert_eq!(f.by_name("scale(float*, float, int)"), Verdict::Excluded);
         assert_eq!(f.by_name("vector_add(float)"), Verdict::NotIncluded);
         let e = KernelPlan {

@@ -28,16 +28,16 @@
 //! the tool library and replay can all read a plan without linking each
 //! other.
 
-pub mod format;
 pub mod collection;
+pub mod format;
 pub mod kernels;
 pub mod plan;
 mod serde_ids;
 pub mod stage;
 pub mod template;
 
-pub use format::OutputFormat;
 pub use collection::{CollectionPlan, Windows};
+pub use format::OutputFormat;
 pub use kernels::{IterationRange, KernelFilters, KernelOptionError, KernelPlan, Verdict};
 pub use plan::{ForkPolicy, OutputPlan, PlanError, RunPlan, StagePlan};
 pub use rocwasm_ids::{BufferPolicy, BufferTracingKind};

@@ -33,8 +33,8 @@ use std::path::{Path, PathBuf};
 use rocwasm_ids::BufferTracingKind;
 use serde::{Deserialize, Serialize};
 
-use crate::format::OutputFormat;
 use crate::collection::CollectionPlan;
+use crate::format::OutputFormat;
 use crate::kernels::KernelPlan;
 use crate::serde_ids::{kinds, operations};
 use crate::stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, Services, World};

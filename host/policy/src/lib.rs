@@ -25,6 +25,8 @@ pub mod audit;
 pub mod policy;
 pub mod signature;
 
-pub use admit::{admit, imports, interfaces, Admission, AdmittedBy, AdmittedPlugin, Interfaces, Refusal};
+pub use admit::{
+    admit, imports, interfaces, Admission, AdmittedBy, AdmittedPlugin, Interfaces, Refusal,
+};
 pub use policy::{SitePolicy, SYSTEM_POLICY, TEST_POLICY_ENV};
 pub use signature::{sign, KeyId, PluginDigest, PublicKey, SecretKey, SignatureError, Signatures};

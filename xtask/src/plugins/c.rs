@@ -100,6 +100,8 @@ mod tests {
         let header =
             fs::read_to_string(dir.path().join("analysis-plugin/analysis_plugin.h")).unwrap();
         assert!(header.contains("exports_rocwasm_plugin_analysis_deliver_batch"));
-        assert!(recipe::generate_bindings(&root().join("wit"), "no-such-world", dir.path()).is_err());
+        assert!(
+            recipe::generate_bindings(&root().join("wit"), "no-such-world", dir.path()).is_err()
+        );
     }
 }

@@ -15,10 +15,10 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use rocwasm_core::{BufferId, ContextId, DeliveryInfo, Profiler};
+use rocwasm_pipeline::SymbolSync;
 use rocwasm_plugin_host::{
     Chain, HostEnv, PluginEngine, StageMetrics, StageSpec, SummaryTable, World,
 };
-use rocwasm_pipeline::SymbolSync;
 use rocwasm_replay::ReplayOptions;
 
 /// What one run of the plugin over the trace left.

@@ -302,7 +302,10 @@ mod tests {
         let file: serde_json::Value = serde_json::from_str(&plan.to_json()).unwrap();
         let stages = file["stages"].as_array().unwrap();
         let names: Vec<&str> = stages.iter().map(|s| s["name"].as_str().unwrap()).collect();
-        assert_eq!(names, ["kernel-stats", "api-stats", "memcpy-bandwidth", "report"]);
+        assert_eq!(
+            names,
+            ["kernel-stats", "api-stats", "memcpy-bandwidth", "report"]
+        );
         let [ks, api, bw, report] = &stages[..] else {
             unreachable!()
         };

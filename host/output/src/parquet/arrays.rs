@@ -94,7 +94,10 @@ pub(crate) fn tables(
         ("API call", batch.api_calls.is_consistent()),
         ("kernel dispatch", batch.kernel_dispatches.is_consistent()),
         ("memory copy", batch.memory_copies.is_consistent()),
-        ("memory allocation", batch.memory_allocations.is_consistent()),
+        (
+            "memory allocation",
+            batch.memory_allocations.is_consistent(),
+        ),
         ("scratch memory", batch.scratch_memory.is_consistent()),
     ];
     if let Some((table, _)) = consistent.iter().find(|(_, ok)| !ok) {
@@ -105,10 +108,7 @@ pub(crate) fn tables(
     let id = Identity::of(ctx);
     let mut out = Vec::new();
     if !batch.kernel_dispatches.is_empty() {
-        out.push((
-            TraceFile::KernelTrace,
-            kernels(batch, ctx, resolve, &id)?,
-        ));
+        out.push((TraceFile::KernelTrace, kernels(batch, ctx, resolve, &id)?));
     }
     for file in [TraceFile::HipApi, TraceFile::HsaApi, TraceFile::MarkerApi] {
         if let Some(rb) = api_calls(file, batch, ctx, resolve, &id)? {

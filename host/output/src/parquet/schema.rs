@@ -130,7 +130,11 @@ pub fn markdown() -> String {
             file.file_name()
         ));
         for &c in file.columns() {
-            out.push_str(&format!("| `{}` | {} |\n", c.name(), type_name(&data_type(c))));
+            out.push_str(&format!(
+                "| `{}` | {} |\n",
+                c.name(),
+                type_name(&data_type(c))
+            ));
         }
     }
     out

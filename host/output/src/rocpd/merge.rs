@@ -93,11 +93,13 @@ fn input_runs(input: &Path) -> Result<Vec<String>> {
 }
 
 fn write(plans: &[(PathBuf, Vec<String>)], output: &Path) -> Result<MergeReport> {
-    let conn = Connection::open(output)
-        .with_context(|| format!("cannot create {}", output.display()))?;
+    let conn =
+        Connection::open(output).with_context(|| format!("cannot create {}", output.display()))?;
     // Tables are created child-first by their DDL order; rows are copied
     // whole, so checks run once at the end (`foreign_key_check`).
-    conn.execute_batch("PRAGMA foreign_keys = OFF; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;")?;
+    conn.execute_batch(
+        "PRAGMA foreign_keys = OFF; PRAGMA journal_mode = OFF; PRAGMA synchronous = OFF;",
+    )?;
     let mut report = MergeReport::default();
     for (input, suffixes) in plans {
         copy_runs(&conn, input, suffixes, &mut report)
@@ -105,11 +107,9 @@ fn write(plans: &[(PathBuf, Vec<String>)], output: &Path) -> Result<MergeReport>
         report.inputs.push((input.clone(), suffixes.clone()));
     }
     schema::create_views(&conn)?;
-    let broken: i64 = conn.query_row(
-        "SELECT count(*) FROM pragma_foreign_key_check",
-        [],
-        |r| r.get(0),
-    )?;
+    let broken: i64 = conn.query_row("SELECT count(*) FROM pragma_foreign_key_check", [], |r| {
+        r.get(0)
+    })?;
     if broken > 0 {
         bail!(
             "the merged database has {broken} row(s) whose foreign key does not resolve; the inputs were not consistent"

@@ -44,9 +44,9 @@ use rocwasm_core::{
 };
 
 use crate::bindings::analysis::rocwasm::plugin::profiler as wit_profiler;
-use crate::spec::Services;
 use crate::bindings::types as wit;
 use crate::convert::status_to_wit;
+use crate::spec::Services;
 
 /// Where this plugin is in its configuration life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -125,7 +125,13 @@ impl ProfilerHost {
     }
 
     /// `Err(error)` when `granted` is false, noting the refusal.
-    fn granted(&mut self, granted: bool, verb: &str, what: &str, key: &str) -> Result<(), wit::Status> {
+    fn granted(
+        &mut self,
+        granted: bool,
+        verb: &str,
+        what: &str,
+        key: &str,
+    ) -> Result<(), wit::Status> {
         if granted {
             return Ok(());
         }
@@ -322,7 +328,12 @@ impl wit_profiler::Host for ProfilerHost {
         operations: Vec<u32>,
     ) -> Result<(), wit::Status> {
         let granted = self.services.callbacks_granted();
-        self.granted(granted, "configure-callback-tracing", "callback tracing", "callbacks")?;
+        self.granted(
+            granted,
+            "configure-callback-tracing",
+            "callback tracing",
+            "callbacks",
+        )?;
         w(self
             .setup("configure-callback-tracing", |l| {
                 let ctx = l.shared_context(context)?;
