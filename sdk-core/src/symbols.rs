@@ -128,6 +128,25 @@ pub struct KernelSymbol {
     pub kernel_address: u64,
 }
 
+impl KernelSymbol {
+    /// The name the outputs write and the kernel options match: the
+    /// demangled name, else the mangled one, else [`unknown_kernel_name`].
+    pub fn display_name(&self) -> String {
+        if !self.demangled_name.is_empty() {
+            self.demangled_name.clone()
+        } else if !self.name.is_empty() {
+            self.name.clone()
+        } else {
+            unknown_kernel_name(self.id)
+        }
+    }
+}
+
+/// The name written for a kernel id no symbol describes.
+pub fn unknown_kernel_name(id: u64) -> String {
+    format!("kernel_{id}")
+}
+
 /// A concurrent id → info table. Kernel names stay valid until finalization,
 /// so entries are never removed while a run is live (an unload leaves them in
 /// place).

@@ -75,11 +75,7 @@ impl Resolver {
         match symbols.kernel(id) {
             Some(s) => {
                 let facts = KernelFacts {
-                    name: Arc::from(if s.demangled_name.is_empty() {
-                        s.name
-                    } else {
-                        s.demangled_name
-                    }),
+                    name: Arc::from(s.display_name()),
                     vgpr: s.arch_vgpr_count,
                     accum_vgpr: s.accum_vgpr_count,
                     sgpr: s.sgpr_count,
@@ -89,7 +85,7 @@ impl Resolver {
                 facts
             }
             None => KernelFacts {
-                name: Arc::from(format!("kernel_{id}")),
+                name: Arc::from(rocwasm_core::symbols::unknown_kernel_name(id)),
                 vgpr: 0,
                 accum_vgpr: 0,
                 sgpr: 0,

@@ -176,11 +176,10 @@ impl StatsAccumulator {
 /// The name kernel statistics use: the demangled name, or `kernel_<id>` when
 /// the symbol is unknown.
 pub fn kernel_display_name(symbols: &SymbolTable, id: u64) -> String {
-    match symbols.kernel(id) {
-        Some(k) if !k.demangled_name.is_empty() => k.demangled_name,
-        Some(k) if !k.name.is_empty() => k.name,
-        _ => format!("kernel_{id}"),
-    }
+    symbols.kernel(id).map_or_else(
+        || rocwasm_core::symbols::unknown_kernel_name(id),
+        |k| k.display_name(),
+    )
 }
 
 /// Every stats table of a run.

@@ -144,12 +144,17 @@ impl DispatchFilter for KernelSelection {
         let (name, verdict) = match s.by_id.get(&dispatch.kernel_id) {
             Some((name, verdict)) => (name.clone(), *verdict),
             None => {
+                // Judged by the name the outputs write for it.
                 let Some(k) = symbols.kernel(dispatch.kernel_id) else {
-                    // Not (yet) known: judged by an empty name, not cached.
-                    let verdict = self.filters.by_name("");
-                    return self.finish(&mut s, Arc::from(""), verdict);
+                    // Not (yet) known: its placeholder name, not cached (a
+                    // symbol registered later must still be found).
+                    let name: Arc<str> = Arc::from(rocwasm_core::symbols::unknown_kernel_name(
+                        dispatch.kernel_id,
+                    ));
+                    let verdict = self.filters.by_name(&name);
+                    return self.finish(&mut s, name, verdict);
                 };
-                let name: Arc<str> = Arc::from(k.demangled_name.as_str());
+                let name: Arc<str> = Arc::from(k.display_name());
                 let verdict = self.filters.by_name(&name);
                 s.by_id.insert(dispatch.kernel_id, (name.clone(), verdict));
                 (name, verdict)

@@ -681,11 +681,7 @@ impl Run {
             );
             for k in &kernels {
                 self.kernels.remove(&k.id);
-                let display = if k.demangled_name.is_empty() {
-                    &k.name
-                } else {
-                    &k.demangled_name
-                };
+                let display = k.display_name();
                 self.conn.execute(
                     &sql,
                     params![
@@ -733,7 +729,7 @@ impl Run {
                     ],
                 );
                 for id in undescribed {
-                    let name = format!("kernel_{id}");
+                    let name = rocwasm_core::symbols::unknown_kernel_name(id);
                     self.conn
                         .execute(&sql, params![id as i64, NID, pid, placeholder, name, name])?;
                 }
