@@ -122,13 +122,24 @@ impl Sink for ParquetSink {
     }
 
     fn finish(&mut self, _ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>> {
+        // Every table is closed (its footer written) even when one fails:
+        // a failed close must not leave the other files unreadable.
         let mut written = Vec::new();
+        let mut first_error = None;
         for table in self.tables.iter_mut().filter_map(Option::take) {
             let Some(w) = table.writer else { continue };
-            w.close()
-                .with_context(|| format!("closing {}", table.path.display()))?;
-            written.push(table.path);
+            match w.close() {
+                Ok(_) => written.push(table.path),
+                Err(e) => {
+                    let e =
+                        anyhow::Error::from(e).context(format!("closing {}", table.path.display()));
+                    first_error.get_or_insert(e);
+                }
+            }
         }
-        Ok(written)
+        match first_error {
+            Some(e) => Err(e),
+            None => Ok(written),
+        }
     }
 }

@@ -145,7 +145,20 @@ fn copy_runs(
                 .iter()
                 .filter(|(_, name, _)| name.ends_with(suffix.as_str()));
             for (kind, name, sql) in ours {
-                conn.execute_batch(sql)?;
+                // The input's own DDL, held to one `CREATE TABLE`/`CREATE
+                // INDEX` statement (`execute` refuses several): a crafted
+                // database cannot make the merge run anything else.
+                let create = sql.trim_start().to_ascii_uppercase();
+                if !(create.starts_with("CREATE TABLE")
+                    || create.starts_with("CREATE INDEX")
+                    || create.starts_with("CREATE UNIQUE INDEX"))
+                {
+                    anyhow::bail!(
+                        "{}: the schema of `{name}` is not a CREATE TABLE or CREATE INDEX statement",
+                        input.display()
+                    );
+                }
+                conn.execute(sql, [])?;
                 if kind == "table" {
                     let n = conn.execute(
                         &format!("INSERT INTO main.\"{name}\" SELECT * FROM src.\"{name}\""),
