@@ -29,6 +29,7 @@
 //! other.
 
 pub mod collection;
+pub mod dirs;
 pub mod format;
 pub mod kernels;
 pub mod plan;

@@ -130,10 +130,7 @@ impl ComponentCache {
         if let Some(d) = std::env::var_os("ROCWASM_CACHE_DIR") {
             return Some(PathBuf::from(d));
         }
-        let base = std::env::var_os("XDG_CACHE_HOME")
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-        Some(base.join("rocwasm").join("components"))
+        rocwasm_plan::dirs::cache_home().map(|d| d.join("components"))
     }
 
     /// The directory the compiled components are stored in.

@@ -60,11 +60,7 @@ impl PullCache {
     /// `$XDG_CACHE_HOME/rocwasm/pulled`, else `~/.cache/rocwasm/pulled`:
     /// per user, as the compiled-component cache.
     pub fn default_dir() -> Option<PathBuf> {
-        let base = std::env::var_os("XDG_CACHE_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache")))?;
-        Some(base.join("rocwasm/pulled"))
+        rocwasm_plan::dirs::cache_home().map(|d| d.join("pulled"))
     }
 
     /// The cache directory.

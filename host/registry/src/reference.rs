@@ -58,8 +58,9 @@ pub enum Location {
     Dir(DirRef),
 }
 
-/// The schemes a [`Location`] starts with.
-pub const SCHEMES: [&str; 2] = ["oci://", "dir://"];
+/// The schemes a [`Location`] starts with (the chain format's, defined
+/// once where chains are parsed).
+pub use rocwasm_config::resolve::SHIPPED_SCHEMES as SCHEMES;
 
 /// True when `spec` names a shipped plugin rather than a path or stock name.
 pub fn is_location(spec: &str) -> bool {
