@@ -34,6 +34,9 @@ fn every_bad_chain_exits_2_with_its_one_line() {
         .unwrap()
         .map(|e| e.unwrap().path())
         .filter(|p| p.extension().is_some_and(|e| e == "toml"))
+        // The config crate's loader without a fetcher; `rocwasm check`
+        // pulls (see `check_names_a_store_it_cannot_reach`).
+        .filter(|p| !p.ends_with("shipped_without_fetcher.toml"))
         .collect();
     cases.sort();
     assert!(cases.len() >= 15, "only {} cases", cases.len());
@@ -49,6 +52,42 @@ fn every_bad_chain_exits_2_with_its_one_line() {
             stdout(&out)
         );
     }
+}
+
+/// `rocwasm check` pulls a shipped plugin like a run; a store nobody
+/// listens on is one line naming the chain, the stage and the reference.
+#[test]
+fn check_names_a_store_it_cannot_reach() {
+    let dir = tempfile::tempdir().unwrap();
+    // A loopback port that was free a moment ago: nothing listens on it.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let reference = format!("oci://127.0.0.1:{port}/rocwasm/kernel-stats:1.0");
+    std::fs::write(
+        dir.path().join("chain.toml"),
+        format!("version = 1\n\n[[stage]]\nname = \"stats\"\nplugin = \"{reference}\"\n"),
+    )
+    .unwrap();
+    let out = Command::new(env!("CARGO_BIN_EXE_rocwasm"))
+        .args(["check", "chain.toml"])
+        .current_dir(dir.path())
+        .env("XDG_CACHE_HOME", dir.path().join("cache"))
+        .env_remove("ROCWASM_PLUGIN_PATH")
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2), "{}", stderr(&out));
+    let err = stderr(&out);
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with(&format!(
+            "error: chain.toml:5:10: plugin in [[stage]] #1: {reference}: the store cannot be reached"
+        )),
+        "{err}"
+    );
+    assert!(stdout(&out).is_empty(), "{}", stdout(&out));
 }
 
 #[test]
