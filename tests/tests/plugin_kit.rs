@@ -4,6 +4,10 @@
 //! `rocwasm plugin test demo/target/demo.wasm --trace examples/traces/sample`;
 //! the sample analysis's summary (dispatches, total kernel time) compared
 //! with the same numbers counted here from the trace's `kernel_trace.csv`.
+//! Then the project's own test as its README gives it (`plugin test
+//! target/demo.wasm --trace test/trace --expect test/expected.toml`),
+//! whose expected numbers are checked against its trace here too, and the
+//! same test with a wrong expectation: status 1, the difference named.
 //! Then a build on a PATH without the tool: status 2 and the install
 //! command.
 //!
@@ -36,11 +40,9 @@ fn run(args: &[&str], cwd: &Path) -> std::process::Output {
     rocwasm_with_env(args, cwd, &env)
 }
 
-/// Dispatches and their total time (`end - start`) in the sample trace,
-/// counted from its kernel_trace.csv.
-fn oracle() -> (u64, u64) {
-    let trace = workspace().join("examples/traces/sample/sample_kernel_trace.csv");
-    let mut r = csv::Reader::from_path(&trace).expect("the sample kernel trace");
+/// Dispatches and their total time (`end - start`) in a kernel_trace.csv.
+fn oracle(trace: &Path) -> (u64, u64) {
+    let mut r = csv::Reader::from_path(trace).expect("a kernel trace");
     let headers = r.headers().unwrap().clone();
     let col = |name: &str| headers.iter().position(|h| h == name).unwrap();
     let (start, end) = (col("Start_Timestamp"), col("End_Timestamp"));
@@ -95,7 +97,7 @@ fn new_build_test(lang: &str) {
     );
     assert_success(&out, &format!("plugin test ({lang})"));
     let stdout = String::from_utf8_lossy(&out.stdout);
-    let (n, total) = oracle();
+    let (n, total) = oracle(&workspace().join("examples/traces/sample/sample_kernel_trace.csv"));
     assert!(n > 0, "the sample trace has kernel dispatches");
     assert_eq!(
         summary_numbers(&stdout),
@@ -113,6 +115,48 @@ fn new_build_test(lang: &str) {
             "{lang}: no {needle:?} in\n{stdout}"
         );
     }
+
+    // The project's own test, run from inside it as its README says.
+    let project = cwd.join("demo");
+    let (n, total) = oracle(&project.join("test/trace/kernel_trace.csv"));
+    let expected = std::fs::read_to_string(project.join("test/expected.toml")).unwrap();
+    assert!(
+        expected.contains(&format!("rows = [[\"{n}\", \"{total}\"]]")),
+        "{lang}: test/expected.toml does not hold the trace's numbers ({n}, {total})\n{expected}"
+    );
+    let own_test = [
+        "plugin",
+        "test",
+        "target/demo.wasm",
+        "--trace",
+        "test/trace",
+        "--expect",
+        "test/expected.toml",
+    ];
+    let out = run(&own_test, &project);
+    assert_success(&out, &format!("the project's test ({lang})"));
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(stdout.contains("expect:  1 table(s)"), "{lang}: {stdout}");
+    // A wrong expectation fails, naming the cell.
+    std::fs::write(
+        project.join("test/expected.toml"),
+        expected.replace(&format!("\"{total}\""), "\"1\""),
+    )
+    .unwrap();
+    let out = run(&own_test, &project);
+    assert_eq!(
+        out.status.code(),
+        Some(1),
+        "{lang}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!(
+            "differs: table `Kernel dispatches` row 1: [\"{n}\", \"{total}\"], expected [\"{n}\", \"1\"]"
+        )),
+        "{lang}: {stdout}"
+    );
 }
 
 #[test]

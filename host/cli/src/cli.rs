@@ -402,6 +402,11 @@ pub enum PluginCommand {
         /// Plugin configuration for the run, `key=value` (repeatable).
         #[arg(long = "config", value_name = "KEY=VALUE")]
         config: Vec<String>,
+        /// Check the summary tables against this file (TOML, `[[table]]`
+        /// with `title`, `columns`, `rows`, as `plugin new` writes in
+        /// `test/expected.toml`); a difference is status 1.
+        #[arg(long, value_name = "FILE")]
+        expect: Option<PathBuf>,
         /// The component (.wasm).
         #[arg(value_name = "PLUGIN")]
         file: PathBuf,

@@ -15,7 +15,9 @@
 //!   command that installs it (the CLI exits with status 2 on it);
 //! - [`project`]: a plugin project on disk — the templates `plugin new`
 //!   writes, the language detection and the build `plugin build` runs;
-//! - [`component`]: the cheap check that a file is a component.
+//! - [`component`]: the cheap check that a file is a component;
+//! - [`expect`]: a project's test, the summary tables a plugin must return
+//!   on its trace (`rocwasm plugin test --expect`).
 //!
 //! The crate runs processes and writes files; it never downloads anything
 //! itself (pip and npm do, when installing the pinned Python and JS tools).
@@ -24,6 +26,7 @@
 
 pub mod c;
 pub mod component;
+pub mod expect;
 pub mod js;
 pub mod missing;
 pub mod project;

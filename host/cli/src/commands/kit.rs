@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
 use anyhow::Context;
+use rocwasm_kit::expect::{Expected, Table as ExpectedTable};
 use rocwasm_kit::project::{self, Lang, NewProject};
 use rocwasm_kit::MissingTool;
 use rocwasm_plugin_host::{EngineConfig, PluginEngine};
@@ -107,10 +108,15 @@ pub fn build(dir: Option<&Path>) -> Result {
 }
 
 /// `rocwasm plugin test PLUGIN --trace TRACE [--config K=V]…`.
-pub fn test(file: &Path, trace: &Path, config: &[String]) -> Result {
+pub fn test(file: &Path, trace: &Path, config: &[String], expect: Option<&Path>) -> Result {
     if !file.is_file() {
         return Err(Failure::usage(format!("{}: no such file", file.display())));
     }
+    // Before the (slow) runs: a malformed expectation is a usage error.
+    let expected = expect
+        .map(|path| Expected::read(path).map(|e| (path, e)))
+        .transpose()
+        .map_err(Failure::usage)?;
     if !trace.exists() {
         return Err(Failure::usage(format!(
             "{}: no such trace",
@@ -191,6 +197,35 @@ pub fn test(file: &Path, trace: &Path, config: &[String]) -> Result {
         run.peak_memory.max(counted.peak_memory)
     );
     let failures: Vec<String> = run.failures.into_iter().chain(counted.failures).collect();
+    if let Some((path, expected)) = &expected {
+        let got: Vec<ExpectedTable> = run
+            .summaries
+            .iter()
+            .map(|t| ExpectedTable {
+                title: t.title.clone(),
+                columns: t.columns.clone(),
+                rows: t.rows.clone(),
+            })
+            .collect();
+        let differences = expected.differences(&got);
+        if !differences.is_empty() {
+            for d in &differences {
+                println!("differs: {d}");
+            }
+            return Err(Failure::runtime(format!(
+                "{} does not return the tables {} expects on {}: {}",
+                file.display(),
+                path.display(),
+                trace.display(),
+                differences.join("; ")
+            )));
+        }
+        println!(
+            "expect:  {} table(s) as {} expects",
+            expected.tables.len(),
+            path.display()
+        );
+    }
     if failures.is_empty() {
         return Ok(());
     }

@@ -53,7 +53,8 @@ pub fn dispatch(command: Command) -> Result {
         Command::Plugin(PluginCommand::Test {
             trace,
             config,
+            expect,
             file,
-        }) => kit::test(&file, &trace, &config),
+        }) => kit::test(&file, &trace, &config, expect.as_deref()),
     }
 }

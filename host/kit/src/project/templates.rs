@@ -1,6 +1,7 @@
 //! The files `rocwasm plugin new` writes, embedded in the binary: one
 //! sample analysis per language (kernel dispatches and their total GPU
-//! time, as a summary table), a README (build, test, ship), the manifest,
+//! time, as a summary table), its test (`test/`: a small trace and the
+//! tables expected on it), a README (build, test, ship), the manifest,
 //! the WIT package, and the language layer (`rocwasm.h`, the `rocwasm`
 //! Python package, `rocwasm.js`) copied from this repository's `plugins/`.
 //!
@@ -17,6 +18,15 @@ use crate::wit;
 
 const README_COMMON: &str = include_str!("../../templates/README.common.md");
 const GITIGNORE: &str = include_str!("../../templates/gitignore");
+
+/// Every project's test (see [`crate::expect`]): a small recorded trace
+/// and the tables the sample plugin returns on it, per world.
+const TEST_TRACE: (&str, &str) = (
+    "test/trace/kernel_trace.csv",
+    include_str!("../../templates/test/trace/kernel_trace.csv"),
+);
+const EXPECTED_ANALYSIS: &str = include_str!("../../templates/test/expected.analysis.toml");
+const EXPECTED_TRANSFORM: &str = include_str!("../../templates/test/expected.transform.toml");
 
 const RUST: &[(&str, &str)] = &[
     (
@@ -172,6 +182,13 @@ pub fn create(p: &NewProject) -> Result<Vec<PathBuf>> {
         ),
     ));
     files.push((".gitignore".into(), GITIGNORE.into()));
+    files.push((TEST_TRACE.0.into(), TEST_TRACE.1.into()));
+    let expected = if transform {
+        EXPECTED_TRANSFORM
+    } else {
+        EXPECTED_ANALYSIS
+    };
+    files.push(("test/expected.toml".into(), fill(expected, sdk)));
     let mut written = Vec::new();
     for (rel, text) in files {
         let path = p.dir.join(&rel);
@@ -224,6 +241,9 @@ mod tests {
                 "{readme}"
             );
             assert!(!readme.contains("{{"), "{readme}");
+            assert!(dir.join("test/trace/kernel_trace.csv").is_file());
+            let expected = crate::expect::Expected::read(&dir.join("test/expected.toml")).unwrap();
+            assert_eq!(expected.tables[0].columns, ["Dispatches", "TotalNs"]);
         }
         let cargo = fs::read_to_string(root.path().join("rust/Cargo.toml")).unwrap();
         assert!(
