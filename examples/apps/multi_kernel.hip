@@ -2,6 +2,10 @@
 // several __global__ kernels launched with <<<>>>, copies (linear and one
 // pitched 2D copy), roctx ranges and worker threads (--threads N, default 8),
 // each on its own stream.
+// With --regions it runs three workers one after the other on the main
+// thread instead, the second between roctxProfilerResume(0) and
+// roctxProfilerPause(0) (what rocprofv3's --selected-regions records), and
+// prints REGION kernels=K copies=C for that second worker.
 // Only vector_add's result is checked (the simulated runtime reproduces it
 // on the host); the other kernels exercise launches and timing.
 // Prints DEVICES, COUNTS kernels=N copies=M markers=K hip_calls=H, RESULT.
@@ -17,6 +21,8 @@ extern "C" {
 int roctxRangePushA(const char* message);
 int roctxRangePop(void);
 void roctxMarkA(const char* message);
+int roctxProfilerPause(unsigned long long tid);
+int roctxProfilerResume(unsigned long long tid);
 }
 
 static std::atomic<int> hip_calls{0}, kernels{0}, copies{0}, markers{0}, failures{0};
@@ -147,13 +153,26 @@ static bool report_devices() {
 
 int main(int argc, char** argv) {
     int threads = 8;
-    for (int i = 1; i + 1 < argc; i++)
-        if (!std::strcmp(argv[i], "--threads")) threads = std::atoi(argv[i + 1]);
+    bool regions = false;
+    for (int i = 1; i < argc; i++) {
+        if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[i + 1]);
+        if (!std::strcmp(argv[i], "--regions")) regions = true;
+    }
     if (threads < 1 || threads > 64) threads = 8;
     roctxMarkA("start");
     markers++;
     bool ok = report_devices();
-    if (ok) {
+    if (ok && regions) {
+        worker(0);
+        int k = kernels.load(), c = copies.load();
+        roctxProfilerResume(0);
+        worker(1);
+        roctxProfilerPause(0);
+        std::printf("REGION kernels=%d copies=%d\n", kernels.load() - k, copies.load() - c);
+        worker(2);
+        hip_calls++;
+        if (hipDeviceSynchronize() != hipSuccess) failures++;
+    } else if (ok) {
         std::vector<std::thread> pool;
         for (int t = 0; t < threads; t++) pool.emplace_back(worker, t);
         for (auto& t : pool) t.join();

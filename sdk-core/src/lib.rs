@@ -52,5 +52,5 @@ pub use naming::{truncate_kernel_name, KernelNaming};
 pub use profiler::{AsyncOp, Profiler};
 pub use record::Record;
 pub use registry::{operation_by_name, operation_name, operations, OperationKind};
-pub use selection::{DispatchFilter, RecordGate};
+pub use selection::{DispatchFilter, RecordGate, RegionsReport};
 pub use symbols::*;

@@ -56,7 +56,7 @@ use crate::kind::{
 };
 use crate::record::Record;
 use crate::registry::{self, code_object, kernel_dispatch};
-use crate::selection::{self, DispatchFilter, RecordGate};
+use crate::selection::{self, DispatchFilter, RecordGate, Regions, RegionsReport};
 use crate::symbols::{CodeObject, KernelSymbol, SymbolTable};
 
 /// At most this many contexts (the producer side tracks them in `u64` masks).
@@ -215,6 +215,10 @@ pub struct AsyncOp {
     externals: Vec<(ContextId, u64)>,
     /// The innermost roctx range at launch, when the dispatch filter reads it.
     region: Option<Arc<str>>,
+    /// Launched while `--selected-regions` had collection paused: its
+    /// completion is counted, not recorded (a launch that never completes
+    /// would have left no record, so it is not counted).
+    suppressed: bool,
 }
 
 impl AsyncOp {
@@ -266,6 +270,8 @@ pub struct Profiler {
     /// Decides which records of every delivery are kept
     /// ([`crate::selection::RecordGate`]); shared with every buffer's sink.
     record_gate: Arc<OnceLock<Arc<dyn RecordGate>>>,
+    /// rocprofv3's `--selected-regions` ([`crate::selection::Regions`]).
+    regions: Regions,
 }
 
 /// A buffer's sink behind the engine's [`RecordGate`]: a delivery the gate
@@ -340,6 +346,7 @@ impl Profiler {
             main_thread: clock::main_thread_id(),
             dispatch_filter: OnceLock::new(),
             record_gate: Arc::default(),
+            regions: Regions::default(),
         }
     }
 
@@ -852,6 +859,12 @@ impl Profiler {
         if !self.is_tracing(domain) || !domain.is_api() {
             return call();
         }
+        // `--selected-regions`: paused, the call is only counted (the pause
+        // and resume calls themselves are always recorded).
+        if self.regions.is_closed() && domain != Domain::MarkerControlApi {
+            self.regions.drop_one();
+            return call();
+        }
         // The common case — one context buffers the domain, no callback, no
         // external-id requests — decided when the configuration was locked.
         if let Some(routes) = self.frozen.get() {
@@ -1043,6 +1056,18 @@ impl Profiler {
         if !self.is_tracing(domain) {
             return None;
         }
+        if self.regions.is_closed() {
+            return Some(AsyncOp {
+                domain,
+                operation: op,
+                internal: 0,
+                thread_id: 0,
+                enqueue_time: clock::now(),
+                externals: Vec::new(),
+                region: None,
+                suppressed: true,
+            });
+        }
         let tid = clock::thread_id();
         let internal = match correlation::adopt_child() {
             Some((id, first)) => {
@@ -1075,11 +1100,15 @@ impl Profiler {
             enqueue_time: clock::now(),
             externals,
             region,
+            suppressed: false,
         })
     }
 
     /// Releases an async operation that will never complete (e.g. the launch failed).
     pub fn cancel_async(&self, op: AsyncOp) {
+        if op.suppressed {
+            return;
+        }
         if self.pending.release(op.internal) {
             self.retire(op.internal);
         }
@@ -1130,6 +1159,9 @@ impl Profiler {
     /// A dispatch the [`DispatchFilter`] drops reaches no context (and its
     /// correlation id retires as usual).
     pub fn complete_kernel_dispatch(&self, op: AsyncOp, dispatch: KernelDispatch) {
+        if op.suppressed {
+            return self.regions.drop_one();
+        }
         let mut base = KernelDispatch {
             correlation_id: op.internal,
             thread_id: op.thread_id,
@@ -1163,6 +1195,31 @@ impl Profiler {
         self.record_gate.set(gate).map_err(|_| Status::Error)
     }
 
+    /// Turns rocprofv3's `--selected-regions` on: from now on the engine
+    /// records only between [`Profiler::resume`] and [`Profiler::pause`],
+    /// starting paused ([`crate::selection`]). Call it before the
+    /// application runs.
+    pub fn enable_selected_regions(&self) {
+        self.regions.enable();
+    }
+
+    /// `roctxProfilerResume`: with `--selected-regions`, collection resumes
+    /// (for every thread); otherwise nothing happens.
+    pub fn resume(&self) {
+        self.regions.switch(true);
+    }
+
+    /// `roctxProfilerPause`: with `--selected-regions`, collection pauses
+    /// (for every thread); otherwise nothing happens.
+    pub fn pause(&self) {
+        self.regions.switch(false);
+    }
+
+    /// What `--selected-regions` did so far; `None` when it is off.
+    pub fn regions_report(&self) -> Option<RegionsReport> {
+        self.regions.report()
+    }
+
     /// Passes a recorded batch (a replay's) through the record gate, as a
     /// live run passes each delivery; without a gate, keeps it whole.
     pub fn gate_batch(&self, batch: &mut Batch) {
@@ -1188,6 +1245,9 @@ impl Profiler {
     /// An async memory copy completed (on any thread). `copy.operation` is the
     /// direction; correlation and thread fields are filled in by the engine.
     pub fn complete_memory_copy(&self, op: AsyncOp, copy: MemoryCopy) {
+        if op.suppressed {
+            return self.regions.drop_one();
+        }
         let base = MemoryCopy {
             correlation_id: op.internal,
             thread_id: op.thread_id,
@@ -1206,6 +1266,10 @@ impl Profiler {
     /// id (0 outside any traced call).
     fn sync_record(&self, domain: Domain, op: u32, record: impl Fn(u64, u64, u64) -> Record) {
         if !self.is_tracing(domain) {
+            return;
+        }
+        if self.regions.is_closed() {
+            self.regions.drop_one();
             return;
         }
         let tid = clock::thread_id();

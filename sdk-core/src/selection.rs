@@ -23,8 +23,23 @@
 //! delivers, of every context, before its sink does, and drops the records
 //! outside collection by their timestamps; a replay passes each recorded
 //! batch through it ([`crate::Profiler::gate_batch`]).
+//!
+//! [`Regions`] is rocprofv3's `--selected-regions`: once enabled
+//! ([`crate::Profiler::enable_selected_regions`]) the engine starts paused,
+//! `roctxProfilerResume` opens collection and `roctxProfilerPause` closes it
+//! again, for the whole process (as rocprofv3, whatever thread id the
+//! application passes). The producer entry points check one relaxed atomic
+//! flag on the application thread: while closed, an event some context
+//! traces (an API call, a memory allocation, …) is not recorded, only
+//! counted; a kernel dispatch or memory copy launched while closed is not
+//! recorded either, and counted when it completes (so one count is one
+//! record that would have been written by one context). The pause and
+//! resume calls themselves (`MARKER_CONTROL_API`) are always recorded, as
+//! rocprofv3 writes them, so a trace shows where its regions lie; code
+//! objects and kernel symbols are not events and are always tracked.
 
 use std::cell::RefCell;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
 use std::sync::Arc;
 
 use crate::batch::{Batch, KernelDispatch};
@@ -55,6 +70,76 @@ pub trait RecordGate: Send + Sync {
     fn gate(&self, batch: &mut Batch);
 }
 
+/// The state of `--selected-regions`. See the module docs.
+#[derive(Debug, Default)]
+pub struct Regions {
+    /// True once `--selected-regions` is on: pause and resume then switch
+    /// [`Regions::closed`].
+    enabled: AtomicBool,
+    /// True while collection is paused (the one flag producers read).
+    closed: AtomicBool,
+    /// Events not recorded because collection was paused.
+    dropped: AtomicU64,
+    /// `roctxProfilerResume` calls that opened collection.
+    resumed: AtomicU64,
+    /// `roctxProfilerPause` calls that closed it.
+    paused: AtomicU64,
+}
+
+/// What `--selected-regions` did in a run ([`crate::Profiler::regions_report`]).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct RegionsReport {
+    /// Events not recorded because collection was paused.
+    pub dropped: u64,
+    /// Regions opened (`roctxProfilerResume` while paused).
+    pub resumed: u64,
+    /// Regions closed (`roctxProfilerPause` while collecting).
+    pub paused: u64,
+}
+
+impl Regions {
+    /// Turns `--selected-regions` on: collection starts paused.
+    pub(crate) fn enable(&self) {
+        self.closed.store(true, Relaxed);
+        self.enabled.store(true, Relaxed);
+    }
+
+    /// True while events are not recorded. One relaxed load: the cost on an
+    /// application thread.
+    #[inline]
+    pub(crate) fn is_closed(&self) -> bool {
+        self.closed.load(Relaxed)
+    }
+
+    /// Counts one event not recorded.
+    #[cold]
+    pub(crate) fn drop_one(&self) {
+        self.dropped.fetch_add(1, Relaxed);
+    }
+
+    /// `roctxProfilerResume`/`roctxProfilerPause` (`open`): switches
+    /// collection when `--selected-regions` is on; a resume while collecting
+    /// or a pause while paused changes nothing (the roctx contract).
+    pub(crate) fn switch(&self, open: bool) {
+        if !self.enabled.load(Relaxed) {
+            return;
+        }
+        if self.closed.swap(!open, Relaxed) == open {
+            let n = if open { &self.resumed } else { &self.paused };
+            n.fetch_add(1, Relaxed);
+        }
+    }
+
+    /// `None` when `--selected-regions` is off.
+    pub(crate) fn report(&self) -> Option<RegionsReport> {
+        self.enabled.load(Relaxed).then(|| RegionsReport {
+            dropped: self.dropped.load(Relaxed),
+            resumed: self.resumed.load(Relaxed),
+            paused: self.paused.load(Relaxed),
+        })
+    }
+}
+
 thread_local! {
     static RANGES: RefCell<Vec<Arc<str>>> = const { RefCell::new(Vec::new()) };
 }
@@ -80,6 +165,33 @@ pub fn innermost_range() -> Option<Arc<str>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn regions_start_paused_and_count_only_real_switches() {
+        let r = Regions::default();
+        r.switch(true);
+        assert!(
+            !r.is_closed() && r.report().is_none(),
+            "off: nothing changes"
+        );
+        r.enable();
+        assert!(r.is_closed());
+        r.switch(false);
+        r.switch(true);
+        r.switch(true);
+        assert!(!r.is_closed());
+        r.drop_one();
+        r.switch(false);
+        assert!(r.is_closed());
+        assert_eq!(
+            r.report(),
+            Some(RegionsReport {
+                dropped: 1,
+                resumed: 1,
+                paused: 1
+            })
+        );
+    }
 
     #[test]
     fn ranges_nest_per_thread() {

@@ -2,10 +2,13 @@
 
 fn main() {
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR").unwrap()).join("roctx.map");
-    // The library exports the roctx core API, the SDK's MARKER_CORE_API
-    // operations (rocwasm-ids holds the list).
-    let names = rocwasm_ids::ops::MARKER_CORE_API;
-    let globals: String = names.iter().map(|n| format!("    {n};\n")).collect();
+    // The library exports the roctx core API and the profiler control
+    // calls, the SDK's MARKER_CORE_API and MARKER_CONTROL_API operations
+    // (rocwasm-ids holds the lists).
+    let names = rocwasm_ids::ops::MARKER_CORE_API
+        .iter()
+        .chain(rocwasm_ids::ops::MARKER_CONTROL_API);
+    let globals: String = names.map(|n| format!("    {n};\n")).collect();
     std::fs::write(
         &out,
         format!("ROCTX_4.1 {{\n  global:\n{globals}  local: *;\n}};\n"),

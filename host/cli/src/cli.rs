@@ -91,6 +91,13 @@ pub struct TraceArgs {
     /// compiler API and the HSA API.
     #[arg(short = 's', long)]
     pub sys_trace: bool,
+    /// As rocprofv3: record only between roctxProfilerResume(0) and
+    /// roctxProfilerPause(0), starting paused (the pause and resume calls
+    /// themselves are always recorded). Events outside are counted in the
+    /// summary. Not with -P/--collection-period (chain file:
+    /// `[collection] selected_regions`).
+    #[arg(long)]
+    pub selected_regions: bool,
 }
 
 /// Output options shared by `run` and `replay`.
@@ -103,6 +110,25 @@ pub struct OutputArgs {
     /// statistics stages of --stats, without their files).
     #[arg(short = 'D', long)]
     pub summary_per_domain: bool,
+    /// As rocprofv3: print one summary of every traced domain at the end
+    /// (per kernel, API function and copy direction: calls, total, average,
+    /// share, min, max, stddev). Chain file: `[summary] all`.
+    #[arg(short = 'S', long)]
+    pub summary: bool,
+    /// As rocprofv3: one summary per regular expression, of the traced
+    /// domains it matches whole (KERNEL_DISPATCH, HIP_API, HSA_API,
+    /// MARKER_API, MEMORY_COPY), e.g. 'KERNEL_DISPATCH|MEMORY_COPY' or
+    /// '.*_API'. Chain file: `[summary] groups`.
+    #[arg(long, value_name = "REGULAR_EXPRESSION", num_args = 1..)]
+    pub summary_groups: Vec<String>,
+    /// Where -S and --summary-groups go: stdout, stderr (default) or a file
+    /// NAME in the output directory (NAME.txt, after -o's prefix).
+    #[arg(long, value_name = "NAME")]
+    pub summary_output_file: Option<String>,
+    /// Time unit of -S and --summary-groups: sec, msec, usec or nsec
+    /// (default).
+    #[arg(short = 'u', long, value_name = "UNIT")]
+    pub summary_units: Option<String>,
     /// Output directory; may use %hostname%, %pid%, %rank%, %job%, %env{NAME}% …
     #[arg(short = 'd', long, value_name = "DIR")]
     pub output_directory: Option<String>,
@@ -460,6 +486,11 @@ fn to_flags(
         kernel_rename: kernels.kernel_rename,
         collection_period: collection.collection_period.clone(),
         collection_period_unit: collection.collection_period_unit.clone(),
+        selected_regions: t.selected_regions,
+        summary: output.summary,
+        summary_groups: output.summary_groups.clone(),
+        summary_output_file: output.summary_output_file.clone(),
+        summary_units: output.summary_units.clone(),
     }
 }
 
@@ -487,6 +518,15 @@ EXAMPLES:
 
     # flags amend a chain: add kernel_trace.csv to whatever the chain does
     rocwasm run -c chain.toml --kernel-trace -- ./app
+
+    # rocprofv3's summaries: one table of every traced domain, and one of
+    # kernels and copies together, in microseconds, on stdout
+    rocwasm run -s -S --summary-groups 'KERNEL_DISPATCH|MEMORY_COPY' \\
+        -u usec --summary-output-file stdout -- ./app
+
+    # rocprofv3's selected regions: only what runs between
+    # roctxProfilerResume(0) and roctxProfilerPause(0)
+    rocwasm run --kernel-trace --selected-regions -- ./app
 
     # rocprofv3's collection period: from 1 s after the start, 2 s of
     # every 3 s, forever

@@ -5,6 +5,7 @@
 //! [collection]
 //! period = "1:2:0"        # -P/--collection-period START:STOP:REPEAT[;…]
 //! period_unit = "msec"    # --collection-period-unit (default sec)
+//! # selected_regions = true  # --selected-regions (not with `period`)
 //! ```
 //!
 //! A flag replaces the chain file's value of the same option. What the
@@ -33,14 +34,20 @@ impl Validator<'_> {
         let plan = CollectionPlan {
             period: raw.period.as_ref().map(|v| v.get_ref().clone()),
             period_unit: raw.period_unit.as_ref().map(|v| v.get_ref().clone()),
+            selected_regions: raw.selected_regions.as_ref().is_some_and(|v| *v.get_ref()),
         };
-        if let Err(e) = plan.windows(0) {
-            let (key, at) = if e.option == CollectionPlan::UNIT {
-                ("period_unit", &raw.period_unit)
+        if let Err(e) = plan.check() {
+            let (key, span) = if e.option == CollectionPlan::UNIT {
+                ("period_unit", raw.period_unit.as_ref().map(Spanned::span))
+            } else if e.option == CollectionPlan::SELECTED_REGIONS {
+                (
+                    "selected_regions",
+                    raw.selected_regions.as_ref().map(Spanned::span),
+                )
             } else {
-                ("period", &raw.period)
+                ("period", raw.period.as_ref().map(Spanned::span))
             };
-            let span = at.as_ref().map(Spanned::span).unwrap_or_default();
+            let span = span.unwrap_or_default();
             return Err(self.src.error(
                 span,
                 format!(
@@ -63,8 +70,8 @@ impl Chain {
         if let Some(u) = &flags.collection_period_unit {
             c.period_unit = Some(u.clone());
         }
-        c.windows(0)
-            .map(drop)
+        c.selected_regions |= flags.selected_regions;
+        c.check()
             .map_err(|e: KernelOptionError| ConfigError::Invalid {
                 message: e.to_string(),
             })
@@ -94,5 +101,21 @@ mod tests {
         .unwrap_err()
         .to_string();
         assert!(e.starts_with("bad --collection-period `1:2`: "), "{e}");
+        let c = Chain::from_flags(&TraceFlags {
+            kernel_trace: true,
+            selected_regions: true,
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(c.to_plan(&Default::default()).collection.selected_regions);
+        let e = Chain::from_flags(&TraceFlags {
+            kernel_trace: true,
+            selected_regions: true,
+            collection_period: Some("0:1:0".into()),
+            ..Default::default()
+        })
+        .unwrap_err()
+        .to_string();
+        assert!(e.starts_with("bad --selected-regions"), "{e}");
     }
 }

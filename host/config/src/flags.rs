@@ -18,7 +18,8 @@
 //! | `-o NAME` | `[output] file_prefix` |
 //! | `--output-format a,b` | `[output] formats` |
 //! | `--kernel-include-regex RE`, `--kernel-exclude-regex RE`, `--kernel-iteration-range R`, `-T`, `-M`, `--kernel-rename` | `[kernels]` (see `kernels.rs`) |
-//! | `-P/--collection-period P`, `--collection-period-unit U` | `[collection]` (see `collection.rs`) |
+//! | `-P/--collection-period P`, `--collection-period-unit U`, `--selected-regions` | `[collection]` (see `collection.rs`) |
+//! | `-S/--summary`, `--summary-groups RE…`, `--summary-output-file F`, `-u/--summary-units U` | `[summary]` (see `summaries.rs`) |
 //!
 //! A stage whose name is already in the chain is not added twice.
 
@@ -77,6 +78,17 @@ pub struct TraceFlags {
     pub collection_period: Option<String>,
     /// `--collection-period-unit` (hour, min, sec, msec, usec, nsec).
     pub collection_period_unit: Option<String>,
+    /// `--selected-regions`: record only between `roctxProfilerResume` and
+    /// `roctxProfilerPause`.
+    pub selected_regions: bool,
+    /// `-S/--summary`: one summary of every traced domain at the end.
+    pub summary: bool,
+    /// `--summary-groups`: one summary per expression's domains.
+    pub summary_groups: Vec<String>,
+    /// `--summary-output-file`: stdout, stderr or a file name.
+    pub summary_output_file: Option<String>,
+    /// `-u/--summary-units`: sec, msec, usec, nsec.
+    pub summary_units: Option<String>,
 }
 
 /// The stock stage computing statistics for a family of kinds.
@@ -175,6 +187,7 @@ impl Chain {
             },
             kernels: KernelPlan::default(),
             collection: Default::default(),
+            summary: Default::default(),
             stages: Vec::new(),
         }
     }
@@ -207,6 +220,7 @@ impl Chain {
         }
         self.apply_kernel_flags(flags)?;
         self.apply_collection_flags(flags)?;
+        self.apply_summary_flags(flags)?;
         if flags.stats {
             self.add_stats_stages(OutputGrant::RunDirectory);
         }

@@ -28,7 +28,8 @@
 //! `RunPlan` a run executes). Helpers: [`units`], [`template`] (from
 //! `rocwasm-plan`), [`domains`], [`operations`], [`resolve`], [`flags`],
 //! `kernels` (`[kernels]` and the kernel flags), `collection` (`[collection]`
-//! and `-P/--collection-period`), [`summary`].
+//! and `-P/--collection-period`), `summaries` (`[summary]`: `-S`,
+//! `--summary-groups`), [`summary`].
 
 mod collection;
 pub mod domains;
@@ -43,6 +44,7 @@ mod parse;
 pub mod plan;
 mod raw;
 pub mod resolve;
+mod summaries;
 pub mod summary;
 pub mod units;
 mod validate;

@@ -35,6 +35,9 @@ pub struct Chain {
     /// `[collection]`: when the run collects (rocprofv3's
     /// `-P/--collection-period`; amended by its flags).
     pub collection: rocwasm_plan::CollectionPlan,
+    /// `[summary]`: rocprofv3's end-of-run summaries (`-S`,
+    /// `--summary-groups`, …; amended by their flags).
+    pub summary: rocwasm_plan::SummaryPlan,
     /// The `[[stage]]` tables in file order: each delivery runs through
     /// them first to last.
     pub stages: Vec<Stage>,

@@ -69,6 +69,7 @@ impl Chain {
             command: options.command.clone(),
             kernels: self.kernels.clone(),
             collection: self.collection.clone(),
+            summary: self.summary.clone(),
         }
     }
 }

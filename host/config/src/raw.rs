@@ -24,6 +24,7 @@ pub struct RawChain {
     pub output: Option<S<RawOutput>>,
     pub kernels: Option<S<RawKernels>>,
     pub collection: Option<S<RawCollection>>,
+    pub summary: Option<S<RawSummary>>,
     #[serde(default)]
     pub stage: Vec<S<RawStage>>,
 }
@@ -33,6 +34,16 @@ pub struct RawChain {
 pub struct RawCollection {
     pub period: Option<S<String>>,
     pub period_unit: Option<S<String>>,
+    pub selected_regions: Option<S<bool>>,
+}
+
+#[derive(Debug, Deserialize)]
+#[serde(deny_unknown_fields)]
+pub struct RawSummary {
+    pub all: Option<S<bool>>,
+    pub groups: Option<S<Vec<String>>>,
+    pub output_file: Option<S<String>>,
+    pub units: Option<S<String>>,
 }
 
 #[derive(Debug, Deserialize)]

@@ -1,7 +1,7 @@
 //! [`RawChain`] → [`Chain`]: every semantic check of a chain file, in one
 //! place, each failure a [`ConfigError`] at the offending key or value.
 //!
-//! Checks run in document order (settings, output, kernels, collection, then each stage top to
+//! Checks run in document order (settings, output, kernels, collection, summary, then each stage top to
 //! bottom), so the error reported is the first a reader would meet.
 
 use std::collections::{BTreeMap, HashMap};
@@ -40,6 +40,7 @@ impl Validator<'_> {
         let output = self.output(raw.output.as_ref())?;
         let kernels = self.kernels(raw.kernels.as_ref())?;
         let collection = self.collection(raw.collection.as_ref())?;
+        let summary = self.summaries(raw.summary.as_ref())?;
         let mut stages = Vec::with_capacity(raw.stage.len());
         let mut names: HashMap<String, usize> = HashMap::new();
         for (i, stage) in raw.stage.iter().enumerate() {
@@ -71,6 +72,7 @@ impl Validator<'_> {
             output,
             kernels,
             collection,
+            summary,
             stages,
         })
     }

@@ -7,6 +7,12 @@
 //! plugin (the correlation tagger) follows ranges. Push and pop also keep
 //! the thread's range stack in the engine (`rocwasm_core::selection`), the
 //! names `--kernel-rename` gives dispatches.
+//!
+//! `roctxProfilerPause(tid)` / `roctxProfilerResume(tid)` (MARKER_CONTROL_API)
+//! pause and resume the engine's collection when the run asks for
+//! `--selected-regions` (`rocwasm_core::selection`), for the whole process
+//! whatever `tid` says, as rocprofv3; the calls themselves are always
+//! recorded, so the trace shows where the regions lie.
 
 use std::ffi::{c_char, CStr};
 
@@ -16,10 +22,10 @@ use crate::next_symbol::NextFn;
 use crate::tracer::{api_call, ApiOp};
 
 macro_rules! roctx {
-    ($($name:ident($($arg:ident: $ty:ty = $cty:literal),*) -> $ret:ty = $missing:expr $(=> $hook:expr)?;)*) => {$(
+    ($($kind:ident $name:ident($($arg:ident: $ty:ty = $cty:literal),*) -> $ret:ty = $missing:expr $(=> $hook:expr)?;)*) => {$(
         #[doc = concat!(
-            "Interposer for roctx's `", stringify!($name), "`: traced as a `MARKER_CORE_API` ",
-            "call, then forwarded to the next definition; without one, returns `",
+            "Interposer for roctx's `", stringify!($name), "`: traced as a `", stringify!($kind),
+            "` call, then forwarded to the next definition; without one, returns `",
             stringify!($missing), "`."
         )]
         #[no_mangle]
@@ -29,7 +35,7 @@ macro_rules! roctx {
                 Ok(c) => c,
                 Err(_) => panic!("symbol names have no NUL"),
             });
-            static OP: ApiOp = ApiOp::new(BufferTracingKind::MarkerCoreApi, stringify!($name));
+            static OP: ApiOp = ApiOp::new(BufferTracingKind::$kind, stringify!($name));
             let next = NEXT.get();
             if next.is_null() {
                 return $missing;
@@ -46,11 +52,21 @@ macro_rules! roctx {
 }
 
 roctx! {
-    roctxMarkA(message: *const c_char = "const char *") -> () = ();
-    roctxRangePushA(message: *const c_char = "const char *") -> i32 = -1 => push_range(message);
-    roctxRangePop() -> i32 = -1 => selection::pop_range();
-    roctxRangeStartA(message: *const c_char = "const char *") -> u64 = 0;
-    roctxRangeStop(id: u64 = "roctx_range_id_t") -> () = ();
+    MarkerCoreApi roctxMarkA(message: *const c_char = "const char *") -> () = ();
+    MarkerCoreApi roctxRangePushA(message: *const c_char = "const char *") -> i32 = -1 => push_range(message);
+    MarkerCoreApi roctxRangePop() -> i32 = -1 => selection::pop_range();
+    MarkerCoreApi roctxRangeStartA(message: *const c_char = "const char *") -> u64 = 0;
+    MarkerCoreApi roctxRangeStop(id: u64 = "roctx_range_id_t") -> () = ();
+    MarkerControlApi roctxProfilerPause(tid: u64 = "roctx_thread_id_t") -> i32 = -1 => collect(false);
+    MarkerControlApi roctxProfilerResume(tid: u64 = "roctx_thread_id_t") -> i32 = -1 => collect(true);
+}
+
+/// `roctxProfilerResume` (`true`) / `roctxProfilerPause` (`false`): one
+/// relaxed store in the engine, and only with `--selected-regions`.
+fn collect(on: bool) {
+    if let Some(s) = crate::session::active() {
+        s.set_collecting(on);
+    }
 }
 
 /// `roctxRangePushA(message)`: the message onto the thread's range stack

@@ -202,6 +202,17 @@ impl Session {
         self.profiler().record_memory_allocation(row);
     }
 
+    /// `roctxProfilerResume` (`on`) / `roctxProfilerPause`: with
+    /// `--selected-regions`, the engine resumes or pauses collection for the
+    /// whole process; otherwise nothing happens.
+    pub fn set_collecting(&self, on: bool) {
+        if on {
+            self.profiler().resume();
+        } else {
+            self.profiler().pause();
+        }
+    }
+
     /// A code object was loaded: adds it to the symbol table and fires
     /// `CODE_OBJECT` / `LOAD` (ENTER) callbacks.
     pub fn code_object_load(&self, co: &CodeObject) {

@@ -56,6 +56,8 @@ fn tool_exports_the_hsa_and_roctx_entry_points() {
         "roctxRangePop",
         "roctxRangeStartA",
         "roctxRangeStop",
+        "roctxProfilerPause",
+        "roctxProfilerResume",
     ] {
         assert!(ours.contains(name), "{name} exported");
     }

@@ -13,6 +13,8 @@
 //!   producer of one name is refused and reported.
 //! - [`names`]: operation names of a run ([`OperationNames`]).
 //! - [`stats`]: the native statistics accumulator (`--stats`, the summary table).
+//! - [`summary`]: rocprofv3's `-S`/`--summary-groups` tables over those
+//!   statistics.
 //! - [`csv`], [`json`], [`rocpd`]: the rocprofv3 formats, one module each.
 //!   Each holds the format's one schema ([`csv::columns`],
 //!   [`json::schema`], [`rocpd::schema`]) and its sink; the format's reader
@@ -41,6 +43,7 @@ pub mod rocpd;
 pub mod sink;
 pub mod stats;
 pub mod stats_sink;
+pub mod summary;
 pub mod synthetic;
 
 pub use crate::csv::{CsvSink, TraceFile};

@@ -15,7 +15,7 @@
 use std::sync::atomic::{AtomicU64, Ordering::Relaxed};
 use std::sync::{Arc, OnceLock};
 
-use rocwasm_core::{Batch, Profiler, RecordGate};
+use rocwasm_core::{Batch, Profiler, RecordGate, RegionsReport};
 use rocwasm_plan::{CollectionPlan, KernelOptionError, Windows};
 
 /// The record gate of one run. See the module documentation.
@@ -92,6 +92,19 @@ impl RecordGate for CollectionGate {
     }
 }
 
+/// One line for the run's summary about `--selected-regions`: the regions
+/// recorded and what was dropped outside them.
+pub fn regions_report(r: &RegionsReport) -> String {
+    let mut line = format!(
+        "--selected-regions recorded {} region(s) between roctxProfilerResume and roctxProfilerPause; dropped {} event(s) outside them",
+        r.resumed, r.dropped
+    );
+    if r.resumed == 0 {
+        line.push_str(" (the application never called roctxProfilerResume: nothing but the pause/resume calls was recorded)");
+    }
+    line
+}
+
 /// The earliest timestamp of a non-empty batch.
 fn earliest(b: &Batch) -> u64 {
     [
@@ -121,6 +134,7 @@ mod tests {
         let plan = CollectionPlan {
             period: Some("10:10:1".into()),
             period_unit: Some("nsec".into()),
+            ..Default::default()
         };
         let gate = CollectionGate::install(&plan, 1000, &p).unwrap().unwrap();
         let mut b = Batch::default();

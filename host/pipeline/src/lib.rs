@@ -26,7 +26,11 @@
 //!   and dispatch filter, which a live run's producers and a replay's
 //!   batches both pass before anything else sees a dispatch;
 //! - rocprofv3's `-P/--collection-period` ([`collection`]): the engine's
-//!   record gate, which every delivery and a replay's batches pass;
+//!   record gate, which every delivery and a replay's batches pass; and
+//!   `--selected-regions` (live only: the engine starts paused and
+//!   interception's `roctxProfilerResume`/`roctxProfilerPause` switch it);
+//! - rocprofv3's `-S/--summary` and `--summary-groups` ([`summaries`]),
+//!   printed or written at the end from the run's statistics;
 //! - the end: the chain's tables and problems, the outputs' files,
 //!   statistics and errors, in one [`RunReport`].
 //!
@@ -69,6 +73,7 @@ pub mod report;
 pub mod route;
 pub mod sinks;
 pub mod stages;
+pub mod summaries;
 
 pub use pipeline::{Pipeline, Recording, RunReport, Source};
 pub use replay::{Replay, SymbolSync};

@@ -18,13 +18,14 @@ use rocwasm_plugin_host::{
 use rocwasm_policy::{admit, audit, Admission, SitePolicy};
 
 use crate::api_log::ApiLog;
-use crate::collection::CollectionGate;
+use crate::collection::{regions_report, CollectionGate};
 use crate::kernels::KernelSelection;
 use crate::own::OwnContext;
 use crate::report::PluginReport;
 use crate::route::SinkRoute;
 use crate::sinks::{registry_names, Sinks};
 use crate::stages::{stage_specs, traced_by_chain};
+use crate::summaries::Summaries;
 
 /// Where a run's records come from.
 pub enum Source {
@@ -71,6 +72,8 @@ pub struct Pipeline {
     kernels: Option<Arc<KernelSelection>>,
     /// rocprofv3's collection period on this run's engine, for the report.
     collection: Option<Arc<CollectionGate>>,
+    /// rocprofv3's `-S`/`--summary-groups`, printed or written at the end.
+    summaries: Option<Summaries>,
 }
 
 /// What a finished run leaves: the chain's tables and problems, the
@@ -170,6 +173,31 @@ impl Pipeline {
                 None
             }
         };
+        // `--selected-regions`: a live engine starts paused; a recording
+        // keeps no pause state to replay.
+        if plan.collection.selected_regions {
+            match &source {
+                Source::Live => profiler.enable_selected_regions(),
+                Source::Replay(_) => anyhow::bail!(
+                    "{} needs the live application (roctxProfilerResume/roctxProfilerPause as it runs); a recording keeps no pause state: drop it, or use -P/--collection-period",
+                    rocwasm_plan::CollectionPlan::SELECTED_REGIONS
+                ),
+            }
+        }
+        let prefix = plan.file_prefix(process);
+        let summaries = match (
+            Summaries::new(&plan.summary, &dir, prefix.as_deref(), &claims),
+            &source,
+        ) {
+            (Ok(s), _) => s,
+            (Err(e), Source::Replay(_)) => anyhow::bail!("{e}"),
+            (Err(e), Source::Live) => {
+                let text = format!("{e}; no summary is printed");
+                eprintln!("rocwasm: {text}");
+                notes.push(text);
+                None
+            }
+        };
         let sinks = Arc::new(Sinks::new(outputs, meta, profiler.clone(), names));
         let env = HostEnv::new(profiler.clone()).with_output_claim(Arc::new(claims.for_stages()));
         let mut pipeline = Pipeline {
@@ -182,6 +210,7 @@ impl Pipeline {
             finished: AtomicBool::new(false),
             kernels,
             collection,
+            summaries,
             plan,
             dir,
             profiler,
@@ -381,6 +410,12 @@ impl Pipeline {
         }
         if let Some(c) = &self.collection {
             outputs.notes.push(c.report());
+        }
+        if let Some(r) = self.profiler.regions_report() {
+            outputs.notes.push(regions_report(&r));
+        }
+        if let Some(s) = &self.summaries {
+            s.emit(&mut outputs);
         }
         let mut problems = self.start_problems.clone();
         problems.extend(self.write_audit(&plugins, &outputs));

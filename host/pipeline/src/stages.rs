@@ -103,6 +103,7 @@ mod tests {
             command: vec![],
             kernels: Default::default(),
             collection: Default::default(),
+            summary: Default::default(),
         }
     }
 

@@ -5,6 +5,7 @@
 //! |---|---|---|
 //! | `-P/--collection-period START:STOP:REPEAT[;…]` | `period = "…"` | [`CollectionPlan::period`] |
 //! | `--collection-period-unit UNIT` | `period_unit = "…"` | [`CollectionPlan::period_unit`] |
+//! | `--selected-regions` | `selected_regions = true` | [`CollectionPlan::selected_regions`] |
 //!
 //! The meaning, as rocprofv3's: from the start of the application (the
 //! session start; a replay's recorded start), wait START, collect for STOP,
@@ -14,6 +15,13 @@
 //! when its timestamps (start and end) lie inside one collection window;
 //! every other record is dropped from every output, stages included, and
 //! counted.
+//!
+//! `--selected-regions`, as rocprofv3's: the run starts paused and records
+//! only between `roctxProfilerResume` and `roctxProfilerPause` (process-wide,
+//! whatever thread id is passed); what is not recorded is counted. It needs
+//! the live application (a recording keeps no pause state), and it does not
+//! combine with a collection period (rocprofv3 then ignores the pause and
+//! resume calls; here that is an error, [`CollectionPlan::check`]).
 //!
 //! The syntax checks ([`CollectionPlan::windows`]) and the membership test
 //! ([`Windows::contains`]) live here, so the chain file, the flags and the
@@ -33,6 +41,10 @@ pub struct CollectionPlan {
     /// `--collection-period-unit` (`sec` when unset).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub period_unit: Option<String>,
+    /// `--selected-regions`: record only between `roctxProfilerResume` and
+    /// `roctxProfilerPause`, starting paused.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub selected_regions: bool,
 }
 
 /// One `START:STOP:REPEAT` period, in nanoseconds.
@@ -57,6 +69,26 @@ impl CollectionPlan {
     pub const PERIOD: &'static str = "--collection-period";
     /// See [`CollectionPlan::PERIOD`].
     pub const UNIT: &'static str = "--collection-period-unit";
+    /// See [`CollectionPlan::PERIOD`].
+    pub const SELECTED_REGIONS: &'static str = "--selected-regions";
+
+    /// Checks every option ([`CollectionPlan::windows`], and that
+    /// `--selected-regions` comes without a period); an error names the
+    /// option and its value.
+    pub fn check(&self) -> Result<(), KernelOptionError> {
+        self.windows(0)?;
+        if self.selected_regions && self.period.is_some() {
+            return Err(KernelOptionError {
+                option: Self::SELECTED_REGIONS,
+                value: "true".into(),
+                reason: format!(
+                    "it cannot be combined with {} (rocprofv3 would ignore roctxProfilerPause/Resume); choose one",
+                    Self::PERIOD
+                ),
+            });
+        }
+        Ok(())
+    }
 
     /// True when no option is set: every record is kept.
     pub fn is_default(&self) -> bool {
@@ -180,6 +212,7 @@ mod tests {
         CollectionPlan {
             period: Some(period.into()),
             period_unit: unit.map(Into::into),
+            ..Default::default()
         }
     }
 
@@ -200,6 +233,22 @@ mod tests {
         assert!(w.contains(1_000_000_000, 2_000_000_000));
         assert!(!w.contains(2_000_000_001, 2_000_000_001));
         assert_eq!(CollectionPlan::default().windows(0).unwrap(), None);
+    }
+
+    #[test]
+    fn selected_regions_do_not_combine_with_a_period() {
+        let mut p = plan("1:1:0", None);
+        assert!(p.check().is_ok());
+        p.selected_regions = true;
+        let e = p.check().unwrap_err().to_string();
+        assert!(
+            e.starts_with(
+                "bad --selected-regions `true`: it cannot be combined with --collection-period"
+            ),
+            "{e}"
+        );
+        p.period = None;
+        assert!(p.check().is_ok());
     }
 
     #[test]

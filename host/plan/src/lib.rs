@@ -19,6 +19,8 @@
 //! - [`format`]: the output formats.
 //! - [`collection`]: rocprofv3's `-P/--collection-period` (when a run
 //!   collects).
+//! - [`summary`]: rocprofv3's end-of-run summaries (`-S`,
+//!   `--summary-groups`, `--summary-output-file`, `--summary-units`).
 //! - [`kernels`]: rocprofv3's kernel options (name filters, iteration
 //!   range, truncated, mangled and renamed names).
 //! - [`template`]: output path templates (`%hostname%/%pid%`, `%rank%`,
@@ -35,6 +37,7 @@ pub mod kernels;
 pub mod plan;
 mod serde_ids;
 pub mod stage;
+pub mod summary;
 pub mod template;
 
 pub use collection::{CollectionPlan, Windows};
@@ -43,4 +46,5 @@ pub use kernels::{IterationRange, KernelFilters, KernelOptionError, KernelPlan, 
 pub use plan::{ForkPolicy, OutputPlan, PlanError, RunPlan, StagePlan};
 pub use rocwasm_ids::{BufferPolicy, BufferTracingKind};
 pub use stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, Services, World};
+pub use summary::{SummaryDestination, SummaryPlan};
 pub use template::{PathTemplate, ProcessInfo, TemplateError};

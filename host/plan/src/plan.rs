@@ -15,7 +15,9 @@
 //!   [`BufferSettings`];
 //! - **which kernel dispatches are kept and how kernels are named**
 //!   ([`KernelPlan`]: rocprofv3's kernel options) and **when the run
-//!   collects** ([`CollectionPlan`]: `-P/--collection-period`);
+//!   collects** ([`CollectionPlan`]: `-P/--collection-period`,
+//!   `--selected-regions`) and **which summaries it prints**
+//!   ([`SummaryPlan`]: `-S`, `--summary-groups`);
 //! - **process rules**: what a forked child does, the API call log, the
 //!   profiled command (for the outputs' metadata), the compiled-component
 //!   cache.
@@ -38,6 +40,7 @@ use crate::format::OutputFormat;
 use crate::kernels::KernelPlan;
 use crate::serde_ids::{kinds, operations};
 use crate::stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, Services, World};
+use crate::summary::SummaryPlan;
 use crate::template::{PathTemplate, ProcessInfo};
 
 /// Everything one run does. See the module documentation.
@@ -77,6 +80,10 @@ pub struct RunPlan {
     /// out of the file when unset.
     #[serde(default, skip_serializing_if = "CollectionPlan::is_default")]
     pub collection: CollectionPlan,
+    /// The end-of-run summaries of the tracing data (rocprofv3's `-S`,
+    /// `--summary-groups`, …); left out of the file when unset.
+    #[serde(default, skip_serializing_if = "SummaryPlan::is_default")]
+    pub summary: SummaryPlan,
 }
 
 /// What the host's sinks write.
@@ -274,6 +281,7 @@ mod tests {
             command: vec!["./app".into()],
             kernels: KernelPlan::default(),
             collection: CollectionPlan::default(),
+            summary: SummaryPlan::default(),
         }
     }
 

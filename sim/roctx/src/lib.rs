@@ -6,7 +6,10 @@
 //!   push returns the depth of the new range (0 for the outermost), pop
 //!   returns the depth of the range it closed, or -1 when none is open;
 //! - `roctxRangeStartA(msg)` / `roctxRangeStop(id)`: process-wide ranges that
-//!   may start and stop on different threads; ids start at 1.
+//!   may start and stop on different threads; ids start at 1;
+//! - `roctxProfilerPause(tid)` / `roctxProfilerResume(tid)`: ask a running
+//!   profiler to stop or resume collecting (0: the whole process); without
+//!   a profiler they do nothing and return 0.
 //!
 //! A profiler intercepts these by symbol interposition; the simulation only
 //! keeps the bookkeeping that gives the return values their meaning, and
@@ -108,6 +111,21 @@ pub extern "C" fn roctxRangeStop(id: u64) {
     }
 }
 
+/// `int roctxProfilerPause(roctx_thread_id_t tid)`: asks a profiler to stop
+/// collecting (`tid` 0: every thread). A profiler sees the call by
+/// interposing the symbol; here it is only logged. Returns 0.
+pub extern "C" fn roctxProfilerPause(tid: u64) -> i32 {
+    log(format_args!("profiler pause {tid}"));
+    0
+}
+
+/// `int roctxProfilerResume(roctx_thread_id_t tid)`: asks a profiler to
+/// resume collecting (`tid` 0: every thread). Only logged here. Returns 0.
+pub extern "C" fn roctxProfilerResume(tid: u64) -> i32 {
+    log(format_args!("profiler resume {tid}"));
+    0
+}
+
 /// `int roctxGetThreadId(roctx_thread_id_t* tid)`: the OS thread id.
 ///
 /// # Safety
@@ -182,5 +200,7 @@ export!(
     roctxRangePop,
     roctxRangeStartA,
     roctxRangeStop,
-    roctxGetThreadId
+    roctxGetThreadId,
+    roctxProfilerPause,
+    roctxProfilerResume
 );

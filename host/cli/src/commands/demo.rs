@@ -101,6 +101,10 @@ pub fn demo(args: DemoArgs) -> Result {
         output: OutputArgs {
             stats: false,
             summary_per_domain: false,
+            summary: false,
+            summary_groups: Vec::new(),
+            summary_output_file: None,
+            summary_units: None,
             output_directory: Some(replay_dir.display().to_string()),
             output_file: None,
             output_format: args.output_format.clone(),

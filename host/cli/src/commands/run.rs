@@ -46,6 +46,9 @@ const TOOL_LIB: &str = "librocwasm_intercept.so";
 
 pub fn run(args: RunArgs) -> Result {
     let chain = chain_for(args.chain.as_deref(), &args.flags())?;
+    // A live run's summaries need traced domains (a replay's have the
+    // recording's).
+    chain.check_summary_has_data()?;
     let tool = find_tool_library().ok_or_else(|| {
         Failure::runtime(format!(
             "cannot find {TOOL_LIB} next to the rocwasm binary or in the target directory \

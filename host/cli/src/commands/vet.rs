@@ -200,5 +200,6 @@ fn one_stage_plan(name: &str, file: &Path, world: Option<rocwasm_plugin_host::Wo
         command: Vec::new(),
         kernels: Default::default(),
         collection: Default::default(),
+        summary: Default::default(),
     }
 }
