@@ -99,6 +99,100 @@ fn every_rank_writes_its_own_outputs_with_its_own_counts() {
     let mut distinct: Vec<_> = counts.values().collect();
     distinct.dedup();
     assert_eq!(distinct.len(), RANKS as usize, "{counts:?}");
+
+    all_ranks_replay_as_the_sum_of_single_rank_replays(tmp.path(), &counts);
+}
+
+/// `rocwasm replay out --stats --summary-by-rank` over the job's tree: its
+/// per-rank statistics equal each rank replayed alone, and its totals per
+/// kernel are their sums (calls, total time, min, max).
+fn all_ranks_replay_as_the_sum_of_single_rank_replays(dir: &Path, counts: &BTreeMap<u32, usize>) {
+    let mut singles = BTreeMap::new();
+    for rank in counts.keys() {
+        let out = rocwasm(
+            &[
+                "replay",
+                &format!("out/{rank}"),
+                "--stats",
+                "-d",
+                &format!("single/{rank}"),
+            ],
+            dir,
+        );
+        assert_success(&out, &format!("replay of rank {rank}"));
+        let stats = read_stats(&dir.join(format!("single/{rank}/kernel_stats.csv")));
+        let calls: u64 = stats.values().map(|s| s.calls).sum();
+        assert_eq!(calls, counts[rank] as u64, "rank {rank}: {stats:?}");
+        singles.insert(*rank, stats);
+    }
+
+    let out = rocwasm(
+        &["replay", "out", "--stats", "--summary-by-rank", "-d", "all"],
+        dir,
+    );
+    assert_success(&out, "replay of every rank");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        stdout.contains(&format!("from {RANKS} process(es)")),
+        "{stdout}"
+    );
+    assert!(stdout.contains("KERNEL_DISPATCH by rank"), "{stdout}");
+
+    // Totals: the sum of the single-rank replays, kernel by kernel.
+    let total = read_stats(&dir.join("all/kernel_stats.csv"));
+    let mut want: BTreeMap<String, (u64, u64, u64, u64)> = BTreeMap::new();
+    for stats in singles.values() {
+        for (name, s) in stats {
+            let e = want.entry(name.clone()).or_insert((0, 0, u64::MAX, 0));
+            e.0 += s.calls;
+            e.1 += s.total;
+            e.2 = e.2.min(s.min);
+            e.3 = e.3.max(s.max);
+        }
+    }
+    let got: BTreeMap<String, (u64, u64, u64, u64)> = total
+        .iter()
+        .map(|(n, s)| (n.clone(), (s.calls, s.total, s.min, s.max)))
+        .collect();
+    assert_eq!(
+        got, want,
+        "all ranks' kernel_stats.csv vs the sum of the ranks'"
+    );
+
+    // Per rank: each rank's rows of kernel_stats_by_rank.csv are its own
+    // replay's kernel_stats.csv.
+    let text = std::fs::read_to_string(dir.join("all/kernel_stats_by_rank.csv")).unwrap();
+    let mut r = csv::Reader::from_reader(text.as_bytes());
+    let header = r.headers().unwrap().clone();
+    assert_eq!(&header[0], "Rank");
+    assert_eq!(&header[1], "Name");
+    let mut by_rank: BTreeMap<u32, BTreeMap<String, (u64, u64)>> = BTreeMap::new();
+    for rec in r.records() {
+        let rec = rec.unwrap();
+        let rank: u32 = rec[0]
+            .parse()
+            .unwrap_or_else(|_| panic!("rank {:?}", &rec[0]));
+        by_rank.entry(rank).or_default().insert(
+            rec[1].to_string(),
+            (rec[2].parse().unwrap(), rec[3].parse().unwrap()),
+        );
+    }
+    let singles: BTreeMap<u32, BTreeMap<String, (u64, u64)>> = singles
+        .iter()
+        .map(|(rank, stats)| {
+            (
+                *rank,
+                stats
+                    .iter()
+                    .map(|(n, s)| (n.clone(), (s.calls, s.total)))
+                    .collect(),
+            )
+        })
+        .collect();
+    assert_eq!(
+        by_rank, singles,
+        "kernel_stats_by_rank.csv vs the single-rank replays"
+    );
 }
 
 #[test]

@@ -214,9 +214,12 @@ pub struct RunArgs {
 
 #[derive(Debug, Args)]
 pub struct ReplayArgs {
-    /// A rocprofv3 output: a CSV file, a directory of them, a JSON file or a rocpd database.
-    #[arg(value_name = "PATH")]
-    pub path: PathBuf,
+    /// Recorded runs: a rocprofv3 output (a CSV file, a directory of them, a
+    /// JSON file or a rocpd database), several of them, or directory trees
+    /// of them (an MPI job's per-rank outputs). Several processes are read
+    /// in parallel and go through one chain together.
+    #[arg(value_name = "PATH", required = true)]
+    pub paths: Vec<PathBuf>,
     /// The chain file to drive; flags amend it.
     #[arg(short = 'c', long = "config", value_name = "CHAIN")]
     pub chain: Option<PathBuf>,
@@ -226,6 +229,11 @@ pub struct ReplayArgs {
     /// skipped.
     #[arg(long)]
     pub strict: bool,
+    /// With --stats: the statistics per process too (its rank when the
+    /// recording names one, else its path), one table per domain with a
+    /// Rank column, and `<domain>_stats_by_rank.csv` files.
+    #[arg(long)]
+    pub summary_by_rank: bool,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -549,6 +557,9 @@ EXAMPLES:
 
     # one rocprofv3 CSV file
     rocwasm replay node01/4242/4242_kernel_trace.csv --stats --output-format json
+
+    # every rank of an MPI job (out/0, out/1, …) through one chain, totals and per rank
+    rocwasm replay out/ --stats --summary-by-rank -d all
 
 Kinds and operations are matched by name, so traces from other ROCm versions work.";
 

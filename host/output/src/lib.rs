@@ -42,6 +42,7 @@ pub(crate) mod resolve;
 pub mod rocpd;
 pub mod sink;
 pub mod stats;
+pub mod stats_by_rank;
 pub mod stats_sink;
 pub mod summary;
 pub mod synthetic;

@@ -66,6 +66,7 @@
 pub mod api_log;
 pub mod collection;
 pub mod kernels;
+pub mod many;
 pub mod own;
 pub mod pipeline;
 pub mod replay;
@@ -75,6 +76,7 @@ pub mod sinks;
 pub mod stages;
 pub mod summaries;
 
+pub use many::{ManyReplay, ManyReport, ProcessRecording, ProcessSummary};
 pub use pipeline::{Pipeline, Recording, RunReport, Source};
 pub use replay::{Replay, SymbolSync};
 pub use report::{render_table, PluginReport};

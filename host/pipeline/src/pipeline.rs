@@ -349,7 +349,13 @@ impl Pipeline {
 
     /// Delivers one batch of a replay through the chain into the sinks;
     /// an error when an `abort` policy stopped the chain.
-    pub fn deliver(&self, mut batch: Batch) -> Result<()> {
+    pub fn deliver(&self, batch: Batch) -> Result<()> {
+        self.deliver_observed(batch, |_| {})
+    }
+
+    /// As [`Self::deliver`]; `observe` sees the batch the sinks write
+    /// (after rocprofv3's filters and the chain's transforms).
+    pub fn deliver_observed(&self, mut batch: Batch, observe: impl FnOnce(&Batch)) -> Result<()> {
         // rocprofv3's kernel filters, as the engine applies them live.
         self.profiler
             .select_dispatches(&mut batch.kernel_dispatches);
@@ -371,6 +377,7 @@ impl Pipeline {
                 .context("delivering a batch to the chain")?,
             None => batch,
         };
+        observe(&out);
         self.route.write(&self.sinks, &out);
         Ok(())
     }

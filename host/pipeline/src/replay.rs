@@ -103,7 +103,7 @@ impl<'a> Replay<'a> {
 }
 
 /// The trace's operation names, for the plugins' `names` imports.
-struct TraceNames(Arc<OperationNames>);
+pub(crate) struct TraceNames(pub(crate) Arc<OperationNames>);
 
 impl OperationNameTable for TraceNames {
     fn operation_name(&self, kind: u32, op: u32) -> Option<String> {

@@ -76,6 +76,7 @@ fn main() {
     let opts = ReplayOptions {
         chunk_rows: 65536,
         progress: false,
+        names: None,
     };
     let (replay, (n, kernels)) = best_of(3, || {
         let mut src = open_with(&db, &opts).unwrap();

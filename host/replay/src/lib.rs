@@ -44,6 +44,7 @@
 //! a panic.
 
 mod csv_reader;
+mod discover;
 mod error;
 mod json_reader;
 mod progress;
@@ -54,6 +55,7 @@ mod rocpd_reader;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+pub use discover::{discover, Input};
 pub use error::{ReplayError, Result};
 use reader::{BatchReader, State};
 pub use report::{Damage, FileReport, Issue, ReadReport, Reason};
@@ -85,6 +87,10 @@ pub struct ReplayOptions {
     pub chunk_rows: usize,
     /// Show a progress bar on stderr (only drawn when stderr is a terminal).
     pub progress: bool,
+    /// The operation-name table to map recorded names with (default: a new
+    /// one). Recordings replayed together share one, so a name this build
+    /// does not know gets the same synthetic number in all of them.
+    pub names: Option<Arc<OperationNames>>,
 }
 
 impl Default for ReplayOptions {
@@ -92,6 +98,7 @@ impl Default for ReplayOptions {
         Self {
             chunk_rows: 65536,
             progress: true,
+            names: None,
         }
     }
 }
@@ -134,6 +141,12 @@ impl ReplaySource {
     /// Records returned so far.
     pub fn records(&self) -> u64 {
         self.records
+    }
+
+    /// The records the recording holds, when its format tells before
+    /// reading (rocpd row counts, file sizes); for a progress bar.
+    pub fn estimated_records(&self) -> Option<u64> {
+        self.state.progress.total()
     }
 
     /// What was read, mapped and not mapped so far, per file (complete once
@@ -206,7 +219,10 @@ pub fn open_with(path: impl AsRef<Path>, opts: &ReplayOptions) -> Result<ReplayS
     let mut state = State {
         meta: RunMetadata::default(),
         symbols: Arc::new(SymbolTable::new()),
-        names: Arc::new(OperationNames::new()),
+        names: opts
+            .names
+            .clone()
+            .unwrap_or_else(|| Arc::new(OperationNames::new())),
         progress: progress::Progress::hidden(),
         chunk_rows: opts.chunk_rows.max(1),
         report: ReadReport::default(),

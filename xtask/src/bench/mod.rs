@@ -14,12 +14,14 @@
 //! | plugin load | `cargo bench -p rocwasm-plugin-host --bench load` |
 //! | output writers | `cargo bench -p rocwasm-output --bench writers` |
 //! | replay ingest | `cargo bench -p rocwasm-replay --bench ingest` |
+//! | plugin kit, per language | the kit's sample in Rust, C, Python, JS: `rocwasm plugin build`, the `load` bench, `rocwasm plugin test` (see `kit`) |
 //!
 //! A row whose bench fails, or that no bench measures yet, prints
 //! `not measured: <reason>`. `--quick` runs every row with small sizes (a
 //! check that nothing rotted, figures rougher). Timings never decide
 //! success: the command fails only when it cannot build.
 
+mod kit;
 mod parse;
 mod table;
 
@@ -47,6 +49,9 @@ plugin load: cargo bench -p rocwasm-plugin-host --bench load (PluginEngine::comp
 writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through Outputs, one format);
   size on disk: the bytes of the files each format wrote for that run, per million records.
 replay ingest: cargo bench -p rocwasm-replay --bench ingest.
+kit sample: the same analysis (dispatches, total time) from `rocwasm plugin new --lang L`, built by
+  `rocwasm plugin build`; load bench as above; per record: `rocwasm plugin test` on a synthetic
+  kernel trace (wall: delivery and fini; instructions: wasmtime fuel).
 ";
 
 /// How much each bench does.
@@ -64,6 +69,8 @@ struct Sizes {
     /// Records through each writer, and runs (best of).
     writer_records: u64,
     writer_runs: u32,
+    /// Dispatches of the kit samples' trace (`plugin test`).
+    kit_records: u64,
 }
 
 const QUICK: Sizes = Sizes {
@@ -74,6 +81,7 @@ const QUICK: Sizes = Sizes {
     load_runs: (1, 5),
     writer_records: 200_000,
     writer_runs: 1,
+    kit_records: 5_000,
 };
 
 const FULL: Sizes = Sizes {
@@ -84,6 +92,7 @@ const FULL: Sizes = Sizes {
     load_runs: (3, 20),
     writer_records: 2_000_000,
     writer_runs: 3,
+    kit_records: 200_000,
 };
 
 /// The packages of the release build: the tool library and the benches.
@@ -141,6 +150,21 @@ pub fn run(quick: bool) -> Result<()> {
     rows.extend(step("plugin load", || load_rows(&built, sizes)));
     rows.extend(step("output writers", || writer_rows(&built, sizes)));
     rows.extend(step("replay ingest", || ingest_rows(&built, sizes)));
+    rows.extend(step("plugin kit, per language", || {
+        match built.bench("load") {
+            Ok(load) => kit::rows(
+                &kit::Tools {
+                    rocwasm: &built.rocwasm,
+                    load,
+                    records: sizes.kit_records,
+                    load_runs: sizes.load_runs,
+                    run: &output,
+                },
+                &work,
+            ),
+            Err(e) => vec![Row::not_measured("kit sample, every language", why(&e))],
+        }
+    }));
     rows.extend(unmeasured_rows());
     let _ = std::fs::remove_dir_all(&work);
 
@@ -201,6 +225,8 @@ struct Built {
     benches: BTreeMap<String, PathBuf>,
     /// The tool library (`librocwasm_intercept.so`).
     intercept: PathBuf,
+    /// The `rocwasm` CLI.
+    rocwasm: PathBuf,
 }
 
 impl Built {
@@ -225,6 +251,7 @@ fn build_release() -> Result<Built> {
     ])
     .args(PACKAGES.iter().flat_map(|p| ["-p", p]))
     .arg("--lib")
+    .args(["-p", "rocwasm", "--bin", "rocwasm"])
     // By name: `--benches` would also build every library's unit tests as
     // benches.
     .args(BENCHES.iter().flat_map(|b| ["--bench", b]))
@@ -241,6 +268,7 @@ fn build_release() -> Result<Built> {
     );
     let mut benches = BTreeMap::new();
     let mut intercept = None;
+    let mut rocwasm = None;
     for line in String::from_utf8_lossy(&out.stdout).lines() {
         let Ok(msg) = serde_json::from_str::<serde_json::Value>(line) else {
             continue;
@@ -250,7 +278,9 @@ fn build_release() -> Result<Built> {
         }
         let target = &msg["target"];
         let kinds = target["kind"].as_array().cloned().unwrap_or_default();
-        if kinds.iter().any(|k| k == "bench") {
+        if kinds.iter().any(|k| k == "bin") && target["name"] == "rocwasm" {
+            rocwasm = msg["executable"].as_str().map(PathBuf::from);
+        } else if kinds.iter().any(|k| k == "bench") {
             if let (Some(name), Some(exe)) = (target["name"].as_str(), msg["executable"].as_str()) {
                 benches.insert(name.to_string(), PathBuf::from(exe));
             }
@@ -267,6 +297,7 @@ fn build_release() -> Result<Built> {
     Ok(Built {
         benches,
         intercept: intercept.context("the release build made no librocwasm_intercept.so")?,
+        rocwasm: rocwasm.context("the release build made no rocwasm binary")?,
     })
 }
 

@@ -19,6 +19,10 @@ pub enum Quantity {
     PerSec(f64),
     /// Bytes on disk per million records, shown in MiB.
     BytesPerMillion(f64),
+    /// Bytes (a file's size), shown in KiB or MiB.
+    Bytes(f64),
+    /// A count per item (e.g. Wasm instructions per record).
+    Count(f64),
 }
 
 impl Quantity {
@@ -28,7 +32,8 @@ impl Quantity {
             Quantity::Ns(ns) => ns * 1e-9,
             Quantity::Ms(ms) => ms * 1e-3,
             Quantity::PerSec(r) => 1.0 / r,
-            Quantity::BytesPerMillion(b) => b,
+            Quantity::BytesPerMillion(b) | Quantity::Bytes(b) => b,
+            Quantity::Count(c) => c,
         }
     }
 }
@@ -44,6 +49,11 @@ impl fmt::Display for Quantity {
             Quantity::BytesPerMillion(b) => {
                 write!(f, "{:.1} MiB / M records", b / f64::from(1 << 20))
             }
+            Quantity::Bytes(b) if b >= f64::from(1 << 20) => {
+                write!(f, "{:.1} MiB", b / f64::from(1 << 20))
+            }
+            Quantity::Bytes(b) => write!(f, "{:.0} KiB", b / 1024.0),
+            Quantity::Count(c) => write!(f, "{c:.1}"),
         }
     }
 }

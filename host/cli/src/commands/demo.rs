@@ -95,7 +95,8 @@ pub fn demo(args: DemoArgs) -> Result {
     eprintln!("rocwasm demo: ################################################################");
     let replay_dir = dir.join("replay-of-recorded-sample");
     super::replay::replay(ReplayArgs {
-        path: layout.recorded.clone(),
+        paths: vec![layout.recorded.clone()],
+        summary_by_rank: false,
         chain: Some(layout.chain.clone()),
         strict: false,
         output: OutputArgs {

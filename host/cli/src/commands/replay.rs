@@ -24,9 +24,11 @@ use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 use std::time::{Instant, SystemTime};
 
+use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rocwasm_config::PlanOptions;
 use rocwasm_core::{ApiFamily, BufferTracingKind, Domain};
-use rocwasm_pipeline::{render_table, Replay, RunReport};
+use rocwasm_output::stats_by_rank;
+use rocwasm_pipeline::{render_table, ManyReplay, ProcessRecording, Replay, RunReport};
 use rocwasm_plan::ProcessInfo;
 use rocwasm_plugin_host::EngineConfig;
 use rocwasm_replay::{ReadReport, ReplayError, ReplayOptions};
@@ -42,11 +44,13 @@ const STATS_TOP: usize = 20;
 const API_STATS: &str = "api-stats";
 
 pub fn replay(args: ReplayArgs) -> Result {
-    if !args.path.exists() {
-        return Err(Failure::usage(format!(
-            "{}: no such file or directory",
-            args.path.display()
-        )));
+    for path in &args.paths {
+        if !path.exists() {
+            return Err(Failure::usage(format!(
+                "{}: no such file or directory",
+                path.display()
+            )));
+        }
     }
     let mut flags = args.flags();
     // `--stats` asked for the host's own statistics (files and tables) too.
@@ -79,10 +83,14 @@ pub fn replay(args: ReplayArgs) -> Result {
             Failure::Runtime(e.into())
         }
     };
-    let mut source =
-        rocwasm_replay::open_with(&args.path, &ReplayOptions::default()).map_err(refused)?;
+    let inputs = rocwasm_replay::discover(&args.paths).map_err(|e| Failure::Usage(e.into()))?;
+    if inputs.len() > 1 || args.summary_by_rank {
+        return replay_many(&args, chain, inputs, host_stats);
+    }
+    let path = &inputs[0].path;
+    let mut source = rocwasm_replay::open_with(path, &ReplayOptions::default()).map_err(refused)?;
     source.set_strict(strict);
-    tracing::info!(path = %args.path.display(), format = ?source.format, "replaying");
+    tracing::info!(path = %path.display(), format = ?source.format, "replaying");
     let format = source.format;
 
     // The same plan a live run of this chain executes, expanded for this
@@ -114,7 +122,7 @@ pub fn replay(args: ReplayArgs) -> Result {
 
     println!(
         "replayed {records} record(s) in {batches} batch(es) from {} ({}) through {} stage(s) in {:.2} s",
-        args.path.display(),
+        path.display(),
         format_name(format),
         report.plugins.tables.len(),
         started.elapsed().as_secs_f64(),
@@ -142,6 +150,165 @@ pub fn replay(args: ReplayArgs) -> Result {
         println!("{note}");
     }
     report_problems(&report)
+}
+
+/// Several processes' recordings through one chain
+/// ([`rocwasm_pipeline::ManyReplay`]): read in parallel with a progress
+/// bar, then the chain's tables, the host statistics over all of them and,
+/// with `--summary-by-rank`, per process.
+fn replay_many(
+    args: &ReplayArgs,
+    chain: rocwasm_config::Chain,
+    inputs: Vec<rocwasm_replay::Input>,
+    host_stats: bool,
+) -> Result {
+    let started = Instant::now();
+    let since = SystemTime::now();
+    let strict = args.strict;
+    let refused = |e: ReplayError| {
+        if strict {
+            Failure::Usage(e.into())
+        } else {
+            Failure::Runtime(e.into())
+        }
+    };
+    let mut plan = chain.to_plan(&PlanOptions {
+        stats: host_stats,
+        default_plugin_cache: EngineConfig::default().cache_dir,
+        api_log: false,
+        command: Vec::new(),
+    });
+    // Trace files of several processes would mix them under one process
+    // id: none by default, an error when asked for.
+    if inputs.len() > 1 && args.output.output_format.is_none() && !plan.output.formats.is_empty() {
+        let formats: Vec<String> = plan
+            .output
+            .formats
+            .iter()
+            .map(|f| format!("{f:?}").to_lowercase())
+            .collect();
+        eprintln!(
+            "rocwasm: {} processes: no trace files ({}) are written, they would mix processes \
+             under one process id; statistics and the plugins' outputs are",
+            inputs.len(),
+            formats.join(", ")
+        );
+        plan.output.formats.clear();
+    }
+    if inputs.len() > 1 && !plan.output.formats.is_empty() {
+        return Err(Failure::usage(format!(
+            "{} processes' recordings go through one chain, and their trace files would mix \
+             processes under one process id: drop --output-format (the statistics and the \
+             plugins' outputs are written); to combine rocpd databases use `rocwasm merge`",
+            inputs.len()
+        )));
+    }
+    admit_plan(&plan)?;
+    let summary = plan.output.summary;
+    let names = ManyReplay::names();
+    let options = ReplayOptions {
+        progress: false,
+        names: Some(names.clone()),
+        ..ReplayOptions::default()
+    };
+    let mut recordings = Vec::new();
+    let mut total = Some(0u64);
+    for input in &inputs {
+        let mut source = rocwasm_replay::open_with(&input.path, &options).map_err(refused)?;
+        source.set_strict(strict);
+        total = total.zip(source.estimated_records()).map(|(a, b)| a + b);
+        recordings.push(ProcessRecording {
+            label: input.label.clone(),
+            source,
+        });
+    }
+    let bar = progress_bar(inputs.len(), total);
+    let report = ManyReplay::run(
+        plan,
+        &ProcessInfo::current(),
+        names,
+        recordings,
+        args.summary_by_rank,
+        |n| bar.set_position(n),
+    );
+    bar.finish_and_clear();
+    let report = report.map_err(|e| match e.downcast::<ReplayError>() {
+        Ok(e) => refused(e),
+        Err(e) => Failure::Runtime(e),
+    })?;
+    let run_dir = report.dir.clone();
+    let records: u64 = report.processes.iter().map(|p| p.records).sum();
+    println!(
+        "replayed {records} record(s) in {} batch(es) from {} process(es) through {} stage(s) in {:.2} s",
+        report.batches,
+        report.processes.len(),
+        report.run.plugins.tables.len(),
+        started.elapsed().as_secs_f64(),
+    );
+    for p in &report.processes {
+        for line in p.read.lines() {
+            eprintln!("rocwasm: {}: {line}", p.name);
+        }
+        println!("  {}: {} record(s); {}", p.name, p.records, p.read);
+    }
+    if summary {
+        for (stage, tables) in &report.run.plugins.tables {
+            for t in tables {
+                println!("{}", render_table(stage, t));
+            }
+        }
+    }
+    if host_stats {
+        println!("host statistics (--stats), all processes:");
+        print!("{}", report.run.outputs.stats.render_summary(STATS_TOP));
+    }
+    let mut files = report.run.outputs.files.clone();
+    if args.summary_by_rank {
+        let ranked: Vec<(&str, &rocwasm_output::StatsReport)> = report
+            .processes
+            .iter()
+            .filter_map(|p| p.stats.as_ref().map(|s| (p.name.as_str(), s)))
+            .collect();
+        println!("statistics by rank (--summary-by-rank):");
+        print!("{}", stats_by_rank::render(&ranked, STATS_TOP));
+        if host_stats {
+            match stats_by_rank::write_csv(&run_dir, args.output.output_file.as_deref(), &ranked) {
+                Ok(written) => files.extend(written),
+                Err(e) => {
+                    eprintln!("rocwasm: {e:#}");
+                    return Err(Failure::runtime(
+                        "the statistics by rank could not be written",
+                    ));
+                }
+            }
+        }
+    }
+    let files = output_files(&run_dir, files, since);
+    if !files.is_empty() {
+        println!("outputs in {}:", run_dir.display());
+        for f in &files {
+            println!("  {}", f.strip_prefix(&run_dir).unwrap_or(f).display());
+        }
+    }
+    for note in &report.run.outputs.notes {
+        println!("{note}");
+    }
+    report_problems(&report.run)
+}
+
+/// A bar on stderr while several recordings are read (drawn only on a
+/// terminal): records so far, of the total when every format tells it.
+fn progress_bar(processes: usize, total: Option<u64>) -> ProgressBar {
+    let bar = ProgressBar::with_draw_target(total, ProgressDrawTarget::stderr());
+    let template = if total.is_some() {
+        format!("replay {processes} processes [{{bar:40}}] {{pos}}/{{len}} records ({{per_sec}}, eta {{eta}})")
+    } else {
+        format!("replay {processes} processes {{spinner}} {{pos}} records ({{per_sec}})")
+    };
+    if let Ok(style) = ProgressStyle::with_template(&template) {
+        bar.set_style(style.progress_chars("=> "));
+    }
+    bar
 }
 
 /// Plugin problems and sink errors go to stderr; a plugin failure or a sink

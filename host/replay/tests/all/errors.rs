@@ -14,6 +14,7 @@ fn replay_err_with(path: &Path, strict: bool) -> String {
     let opts = ReplayOptions {
         chunk_rows: 4,
         progress: false,
+        names: None,
     };
     let result: Result<(), ReplayError> = (|| {
         let mut src = open_with(path, &opts)?;
@@ -29,6 +30,7 @@ fn replay_lenient(path: &Path) -> (Vec<u64>, ReadReport) {
     let opts = ReplayOptions {
         chunk_rows: 4,
         progress: false,
+        names: None,
     };
     let mut src = open_with(path, &opts).unwrap();
     let mut ids = Vec::new();

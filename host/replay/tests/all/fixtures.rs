@@ -59,6 +59,7 @@ fn replay(path: PathBuf) -> (StatsReport, u64) {
         &ReplayOptions {
             chunk_rows: 100,
             progress: false,
+            names: None,
         },
     )
     .unwrap();

@@ -40,6 +40,7 @@ fn every_known_column_set_gives_the_same_kernel_statistics() {
             &ReplayOptions {
                 chunk_rows: 2,
                 progress: false,
+                names: None,
             },
         )
         .unwrap();

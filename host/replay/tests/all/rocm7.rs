@@ -63,6 +63,7 @@ fn replay(path: &Path) -> (Durations, ReadReport) {
     let opts = ReplayOptions {
         chunk_rows: 3,
         progress: false,
+        names: None,
     };
     let mut src = open_with(path, &opts).unwrap();
     let mut calls = Vec::new();
@@ -151,6 +152,7 @@ fn agents_written_as_agent_n_and_unknown_columns() {
     let opts = ReplayOptions {
         chunk_rows: 3,
         progress: false,
+        names: None,
     };
     let mut src = open_with(&p, &opts).unwrap();
     let b = src.next_batch().unwrap().unwrap();

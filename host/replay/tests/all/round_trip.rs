@@ -33,6 +33,7 @@ fn replay_stats(path: &Path, format: TraceFormat) -> (StatsReport, u64, u32) {
     let opts = ReplayOptions {
         chunk_rows: 1000,
         progress: false,
+        names: None,
     };
     let mut src = open_with(path, &opts).unwrap();
     assert_eq!(src.format, format);
@@ -114,6 +115,7 @@ fn json_replay_gives_the_live_statistics_and_records() {
         &ReplayOptions {
             chunk_rows: 1 << 20,
             progress: false,
+            names: None,
         },
     )
     .unwrap();
@@ -149,6 +151,7 @@ fn rocpd_replay_gives_the_live_statistics_and_records() {
         &ReplayOptions {
             chunk_rows: 1 << 20,
             progress: false,
+            names: None,
         },
     )
     .unwrap();
@@ -242,6 +245,7 @@ fn a_json_category_this_build_does_not_read_is_counted_and_strict_refuses_it() {
     let opts = ReplayOptions {
         chunk_rows: 1 << 20,
         progress: false,
+        names: None,
     };
 
     let mut src = open_with(&path, &opts).unwrap();

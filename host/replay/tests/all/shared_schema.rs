@@ -36,6 +36,7 @@ fn read_all(path: &Path) -> (Batch, ReplaySource) {
         &ReplayOptions {
             chunk_rows: 97,
             progress: false,
+            names: None,
         },
     )
     .unwrap();
