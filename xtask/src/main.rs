@@ -49,6 +49,10 @@ enum Command {
         /// Small sizes: every row, rougher figures, well under 2 minutes after the build.
         #[arg(long)]
         quick: bool,
+        /// Only the groups of rows whose name contains this text (e.g.
+        /// `load`, `writers`, `kit`); the others are not measured.
+        #[arg(long, value_name = "GROUP")]
+        only: Option<String>,
     },
     /// Build everything, run every test and the structure checks (check-layers, check-facts).
     Test,
@@ -106,7 +110,7 @@ fn main() -> Result<()> {
             let facts = facts::check(&util::root());
             host.and(xtask).and(plugins).and(layers).and(facts)
         }
-        Command::Bench { quick } => bench::run(quick),
+        Command::Bench { quick, only } => bench::run(quick, only.as_deref()),
         Command::CheckLayers { root } => layers::check(&root.unwrap_or_else(util::root)),
         Command::CheckFacts { root } => facts::check(&root.unwrap_or_else(util::root)),
     }

@@ -118,7 +118,7 @@ const BENCHES: [&str; 6] = [
 const BATCHES: [u64; 3] = [256, 4096, 65536];
 
 /// Runs every bench and prints the table.
-pub fn run(quick: bool) -> Result<()> {
+pub fn run(quick: bool, only: Option<&str>) -> Result<()> {
     let started = Instant::now();
     let sizes = if quick { &QUICK } else { &FULL };
     // The plugins and the simulated runtime only feed some rows: when they
@@ -144,13 +144,15 @@ pub fn run(quick: bool) -> Result<()> {
     std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
 
     let mut rows = Vec::new();
-    rows.extend(step("HIP call overhead", || hip_rows(&built, sizes, &work)));
-    rows.extend(step("producer", || producer_rows(&built)));
-    rows.extend(step("plugin delivery", || delivery_rows(&built)));
-    rows.extend(step("plugin load", || load_rows(&built, sizes)));
-    rows.extend(step("output writers", || writer_rows(&built, sizes)));
-    rows.extend(step("replay ingest", || ingest_rows(&built, sizes)));
-    rows.extend(step("plugin kit, per language", || {
+    rows.extend(step(only, "HIP call overhead", || {
+        hip_rows(&built, sizes, &work)
+    }));
+    rows.extend(step(only, "producer", || producer_rows(&built)));
+    rows.extend(step(only, "plugin delivery", || delivery_rows(&built)));
+    rows.extend(step(only, "plugin load", || load_rows(&built, sizes)));
+    rows.extend(step(only, "output writers", || writer_rows(&built, sizes)));
+    rows.extend(step(only, "replay ingest", || ingest_rows(&built, sizes)));
+    rows.extend(step(only, "plugin kit, per language", || {
         match built.bench("load") {
             Ok(load) => kit::rows(
                 &kit::Tools {
@@ -165,12 +167,15 @@ pub fn run(quick: bool) -> Result<()> {
             Err(e) => vec![Row::not_measured("kit sample, every language", why(&e))],
         }
     }));
-    rows.extend(unmeasured_rows());
+    if only.is_none() {
+        rows.extend(unmeasured_rows());
+    }
     let _ = std::fs::remove_dir_all(&work);
 
     println!(
-        "cargo xtask bench{} — {}",
+        "cargo xtask bench{}{} — {}",
         if quick { " --quick" } else { "" },
+        only.map(|o| format!(" --only {o}")).unwrap_or_default(),
         revision()
     );
     println!("{}", machine());
@@ -187,8 +192,12 @@ pub fn run(quick: bool) -> Result<()> {
     Ok(())
 }
 
-/// Runs one group of rows, with progress on stderr.
-fn step(name: &str, f: impl FnOnce() -> Vec<Row>) -> Vec<Row> {
+/// Runs one group of rows, with progress on stderr; none when `only`
+/// names another group.
+fn step(only: Option<&str>, name: &str, f: impl FnOnce() -> Vec<Row>) -> Vec<Row> {
+    if only.is_some_and(|o| !name.contains(o)) {
+        return Vec::new();
+    }
     eprintln!("bench: {name} …");
     let t = Instant::now();
     let rows = f();

@@ -76,19 +76,14 @@ pub fn replay(args: ReplayArgs) -> Result {
     let since = SystemTime::now();
 
     let strict = args.strict;
-    let refused = |e: ReplayError| {
-        if strict {
-            Failure::Usage(e.into())
-        } else {
-            Failure::Runtime(e.into())
-        }
-    };
+    let refused = refusal(strict);
     let inputs = rocwasm_replay::discover(&args.paths).map_err(|e| Failure::Usage(e.into()))?;
     if inputs.len() > 1 || args.summary_by_rank {
         return replay_many(&args, chain, inputs, host_stats);
     }
     let path = &inputs[0].path;
-    let mut source = rocwasm_replay::open_with(path, &ReplayOptions::default()).map_err(refused)?;
+    let mut source =
+        rocwasm_replay::open_with(path, &ReplayOptions::default()).map_err(&refused)?;
     source.set_strict(strict);
     tracing::info!(path = %path.display(), format = ?source.format, "replaying");
     let format = source.format;
@@ -165,13 +160,7 @@ fn replay_many(
     let started = Instant::now();
     let since = SystemTime::now();
     let strict = args.strict;
-    let refused = |e: ReplayError| {
-        if strict {
-            Failure::Usage(e.into())
-        } else {
-            Failure::Runtime(e.into())
-        }
-    };
+    let refused = refusal(strict);
     let mut plan = chain.to_plan(&PlanOptions {
         stats: host_stats,
         default_plugin_cache: EngineConfig::default().cache_dir,
@@ -214,7 +203,7 @@ fn replay_many(
     let mut recordings = Vec::new();
     let mut total = Some(0u64);
     for input in &inputs {
-        let mut source = rocwasm_replay::open_with(&input.path, &options).map_err(refused)?;
+        let mut source = rocwasm_replay::open_with(&input.path, &options).map_err(&refused)?;
         source.set_strict(strict);
         total = total.zip(source.estimated_records()).map(|(a, b)| a + b);
         recordings.push(ProcessRecording {
@@ -309,6 +298,18 @@ fn progress_bar(processes: usize, total: Option<u64>) -> ProgressBar {
         bar.set_style(style.progress_chars("=> "));
     }
     bar
+}
+
+/// How a recording's error ends the command: status 2 under `--strict`
+/// (the recording is refused), else 1 (it could not be read).
+fn refusal(strict: bool) -> impl Fn(ReplayError) -> Failure {
+    move |e| {
+        if strict {
+            Failure::Usage(e.into())
+        } else {
+            Failure::Runtime(e.into())
+        }
+    }
 }
 
 /// Plugin problems and sink errors go to stderr; a plugin failure or a sink
