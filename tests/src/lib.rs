@@ -133,6 +133,17 @@ pub fn rocwasm_with_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Outp
         .expect("rocwasm runs")
 }
 
+/// `rocwasm check --no-plugins` of a chain file holding `toml`, written
+/// as `bad.toml` in `dir`: it must fail with status 2; its stderr.
+pub fn check_bad_chain(dir: &Path, toml: &str) -> String {
+    let chain = dir.join("bad.toml");
+    std::fs::write(&chain, toml).unwrap();
+    let out = rocwasm(&["check", "--no-plugins", chain.to_str().unwrap()], dir);
+    let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+    assert_eq!(out.status.code(), Some(2), "{stderr}");
+    stderr
+}
+
 /// Asserts a zero exit status, showing both streams otherwise.
 pub fn assert_success(out: &Output, what: &str) {
     assert!(

@@ -355,18 +355,10 @@ fn bad_values_are_one_error_naming_the_option() {
             "the application must not start"
         );
     }
-    let chain = tmp.path().join("bad.toml");
-    std::fs::write(
-        &chain,
-        "version = 1\n[output]\ntrace = [\"kernel_dispatch\"]\n[kernels]\ninclude_regex = \"(\"\n",
-    )
-    .unwrap();
-    let out = rocwasm(
-        &["check", "--no-plugins", chain.to_str().unwrap()],
+    let stderr = check_bad_chain(
         tmp.path(),
+        "version = 1\n[output]\ntrace = [\"kernel_dispatch\"]\n[kernels]\ninclude_regex = \"(\"\n",
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("bad.toml:5:")
             && stderr.contains(

@@ -270,18 +270,10 @@ fn bad_summary_options_are_one_error() {
         assert!(stderr.starts_with(want), "{flags:?}: {stderr}");
         assert_eq!(stderr.lines().count(), 1, "{stderr}");
     }
-    let chain = tmp.path().join("bad.toml");
-    std::fs::write(
-        &chain,
-        "version = 1\n[output]\ntrace = [\"kernel_dispatch\"]\n[summary]\nall = true\nunits = \"days\"\n",
-    )
-    .unwrap();
-    let out = rocwasm(
-        &["check", "--no-plugins", chain.to_str().unwrap()],
+    let stderr = check_bad_chain(
         tmp.path(),
+        "version = 1\n[output]\ntrace = [\"kernel_dispatch\"]\n[summary]\nall = true\nunits = \"days\"\n",
     );
-    let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(out.status.code(), Some(2), "{stderr}");
     assert!(
         stderr.contains("bad.toml:6:")
             && stderr.contains("bad `units` in [summary] (rocprofv3's --summary-units) `days`"),

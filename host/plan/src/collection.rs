@@ -98,21 +98,13 @@ impl CollectionPlan {
     /// Nanoseconds per unit of `--collection-period-unit`.
     fn unit_ns(&self) -> Result<u64, KernelOptionError> {
         let unit = self.period_unit.as_deref().unwrap_or("sec");
-        Ok(match unit {
-            "hour" => 3_600_000_000_000,
-            "min" => 60_000_000_000,
-            "sec" => 1_000_000_000,
-            "msec" => 1_000_000,
-            "usec" => 1_000,
-            "nsec" => 1,
-            _ => {
-                return Err(KernelOptionError {
-                    option: Self::UNIT,
-                    value: unit.to_string(),
-                    reason: "not a unit (expected hour, min, sec, msec, usec or nsec)".into(),
-                })
-            }
-        })
+        crate::units::ns_per(unit, &["hour", "min", "sec", "msec", "usec", "nsec"]).ok_or_else(
+            || KernelOptionError {
+                option: Self::UNIT,
+                value: unit.to_string(),
+                reason: "not a unit (expected hour, min, sec, msec, usec or nsec)".into(),
+            },
+        )
     }
 
     /// Checks the options: `None` when no period is set, else the windows

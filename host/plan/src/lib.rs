@@ -39,6 +39,7 @@ mod serde_ids;
 pub mod stage;
 pub mod summary;
 pub mod template;
+mod units;
 
 pub use collection::{CollectionPlan, Windows};
 pub use format::OutputFormat;

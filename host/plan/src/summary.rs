@@ -90,19 +90,13 @@ impl SummaryPlan {
     /// The unit's name and nanoseconds per unit.
     pub fn unit(&self) -> Result<(&str, u64), KernelOptionError> {
         let unit = self.units.as_deref().unwrap_or("nsec");
-        let ns = match unit {
-            "sec" => 1_000_000_000,
-            "msec" => 1_000_000,
-            "usec" => 1_000,
-            "nsec" => 1,
-            _ => {
-                return Err(KernelOptionError {
-                    option: Self::UNITS,
-                    value: unit.to_string(),
-                    reason: "not a unit (expected sec, msec, usec or nsec)".into(),
-                })
+        let ns = crate::units::ns_per(unit, &["sec", "msec", "usec", "nsec"]).ok_or_else(|| {
+            KernelOptionError {
+                option: Self::UNITS,
+                value: unit.to_string(),
+                reason: "not a unit (expected sec, msec, usec or nsec)".into(),
             }
-        };
+        })?;
         Ok((unit, ns))
     }
 
