@@ -10,10 +10,10 @@
 //! that excludes the whole run and one that covers it, each against the
 //! run's start.
 //!
-//! The windows are checked on the HIP API records: the simulated runtime's
-//! kernel timestamps are its virtual device clock (`[clock] start_ns`, 1 s),
-//! which interception does not convert to the host clock, so they lie
-//! before any session start and no window from it holds them.
+//! The windows are checked on the HIP API records and the kernel
+//! dispatches: the simulated runtime reports dispatch times in the system
+//! domain (the host's `CLOCK_BOOTTIME`, as ROCr does), so each kernel lies
+//! after the session start, inside the window of the launch it belongs to.
 //!
 //! Needs `cargo xtask build-sim` and `cargo xtask build-plugins`.
 
@@ -133,6 +133,14 @@ fn a_live_period_keeps_only_records_inside_its_window() {
         kept.iter().all(|&(s, e)| s >= t0 && e <= close),
         "{kept:?} from {t0}"
     );
+    // Every one of the 32 dispatches, in the trace and in the chain.
+    let kernels = spans(&hour.join("kernel_trace.csv"));
+    assert_eq!(kernels.len(), 32, "{text}");
+    assert!(
+        kernels.iter().all(|&(s, e)| t0 <= s && s <= e && e <= close),
+        "{kernels:?} from {t0}"
+    );
+    assert_eq!(chain_calls(&hour), 32, "{text}");
     assert!(text.contains("collection period kept "), "{text}");
 }
 
@@ -171,6 +179,16 @@ fn a_replay_keeps_the_recordings_records_inside_the_window() {
     );
     assert_success(&out, "replay");
     assert_eq!(spans(&tmp.path().join("replayed/hip_api_trace.csv")), want);
+    let in_window = |spans: Vec<(u64, u64)>| -> Vec<(u64, u64)> {
+        spans
+            .into_iter()
+            .filter(|&(s, e)| s >= open && s < close && e <= close)
+            .collect()
+    };
+    assert_eq!(
+        spans(&tmp.path().join("replayed/kernel_trace.csv")),
+        in_window(spans(&rec.join("kernel_trace.csv")))
+    );
     let stdout = String::from_utf8_lossy(&out.stdout);
     assert!(stdout.contains("collection period kept "), "{stdout}");
     assert!(

@@ -125,9 +125,11 @@ fn interception_sees_every_dispatch_and_times_are_deterministic() {
         assert_ne!(d["name"], "unknown");
     }
 
-    // One thread: every timestamp repeats exactly across runs.
-    let (_, first) = run_with_tool("det1", &["--threads", "1"], SCENARIO);
-    let (_, second) = run_with_tool("det2", &["--threads", "1"], SCENARIO);
+    // One thread on the purely virtual clock: every timestamp repeats
+    // exactly across runs.
+    let virtual_clock = format!("[clock]\nfollow_host = false\n{SCENARIO}");
+    let (_, first) = run_with_tool("det1", &["--threads", "1"], &virtual_clock);
+    let (_, second) = run_with_tool("det2", &["--threads", "1"], &virtual_clock);
     assert_eq!(
         dispatch_lines("det1", &first, 4),
         dispatch_lines("det2", &second, 4)

@@ -35,7 +35,7 @@ pub extern "C" fn hsa_system_get_info(attribute: u32, value: *mut c_void) -> hsa
     let info = match attribute {
         HSA_SYSTEM_INFO_VERSION_MAJOR => Info::U16(1),
         HSA_SYSTEM_INFO_VERSION_MINOR => Info::U16(1),
-        HSA_SYSTEM_INFO_TIMESTAMP => Info::U64(rt.now_ticks()),
+        HSA_SYSTEM_INFO_TIMESTAMP => Info::U64(rt.system_now()),
         HSA_SYSTEM_INFO_TIMESTAMP_FREQUENCY => Info::U64(1_000_000_000),
         HSA_SYSTEM_INFO_SIGNAL_MAX_WAIT => Info::U64(u64::MAX),
         HSA_SYSTEM_INFO_ENDIANNESS => Info::U32(0),

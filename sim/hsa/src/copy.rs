@@ -53,6 +53,7 @@ fn engine() -> &'static Mutex<Sender<Job>> {
                     let duration = runtime::get().scenario.copy_duration_ns(job.size as u64);
                     let (start, end) = timeline.schedule(earliest, duration);
                     sim_log!("copy {} bytes ticks {start}..{end}", job.size);
+                    runtime::get().pace(end);
                     if let Some(s) = job.completion {
                         s.complete(Times {
                             start,
@@ -215,11 +216,13 @@ pub extern "C" fn hsa_amd_profiling_get_async_copy_time(
     if !t.copy_profiled {
         return HSA_STATUS_ERROR;
     }
+    // The real runtime reports these in the system domain.
+    let rt = runtime::get();
     out(
         time,
         hsa_amd_profiling_async_copy_time_t {
-            start: t.start,
-            end: t.end,
+            start: rt.tick_to_system(t.start),
+            end: rt.tick_to_system(t.end),
         },
     )
 }

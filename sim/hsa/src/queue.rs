@@ -283,6 +283,7 @@ fn execute(q: &Queue, raw: &RawPacket) {
                 q.hsa.id
             );
             effects::run(&name, &p, kernel.as_ref().map_or(0, |k| k.kernarg_size));
+            runtime::get().pace(end);
             complete(
                 p.completion_signal,
                 Times {
@@ -456,11 +457,13 @@ pub extern "C" fn hsa_amd_profiling_get_dispatch_time(
         // on the queue that ran the packet.
         return HSA_STATUS_ERROR;
     }
+    // The real runtime reports these in the system domain.
+    let rt = runtime::get();
     out(
         time,
         hsa_amd_profiling_dispatch_time_t {
-            start: t.start,
-            end: t.end,
+            start: rt.tick_to_system(t.start),
+            end: rt.tick_to_system(t.end),
         },
     )
 }

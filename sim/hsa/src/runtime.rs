@@ -1,13 +1,23 @@
 //! Process-wide state: the scenario, the agents, the init reference count,
 //! and the clock domains.
 //!
-//! Time has two domains. *Ticks* are the virtual device clock: every queue
-//! timeline and the copy engine start at `[clock] start_ns` and advance only
-//! by simulated work, so profiling timestamps are deterministic.
-//! `hsa_amd_profiling_convert_tick_to_system_domain` maps a tick to the
-//! host's `CLOCK_BOOTTIME` by adding a fixed offset taken when the runtime
-//! was first created (`boottime_then - start_ns`), and
-//! `HSA_SYSTEM_INFO_TIMESTAMP` is the host clock mapped back into ticks.
+//! Time has two domains, as on a real GPU. *Ticks* are the device clock:
+//! every queue timeline and the copy engine start at `[clock] start_ns` and
+//! advance by simulated work. The *system domain* is what the real runtime
+//! reports its profiling timestamps in (`hsa_amd_profiling_get_dispatch_time`
+//! and `get_async_copy_time` document "the HSA system clock domain", and
+//! `HSA_SYSTEM_INFO_TIMESTAMP` reads it; ROCr on Linux counts it in ns of
+//! `CLOCK_BOOTTIME`, the clock profilers stamp host events with).
+//!
+//! With `[clock] follow_host = true` (the default) a tick maps to the system
+//! domain by a fixed offset taken when the runtime was first created
+//! (`boottime_then - start_ns`), work starts no earlier than the host's
+//! current tick, and a packet completes only once the host clock has reached
+//! its end tick ([`Runtime::pace`]): device times then line up with the
+//! host's, after the launch and before the completion, as on hardware.
+//! With `follow_host = false` the system domain *is* the virtual clock
+//! (offset 0): every timestamp repeats exactly across runs of a
+//! single-threaded program, and none lines up with host time.
 
 use std::sync::{Mutex, OnceLock};
 
@@ -36,7 +46,11 @@ pub fn get() -> &'static Runtime {
         for name in unknown {
             eprintln!("sim-hsa: ignoring injected error with unknown code {name}");
         }
-        let tick_to_system = boottime_ns() as i128 - scenario.clock.start_ns as i128;
+        let tick_to_system = if scenario.clock.follow_host {
+            boottime_ns() as i128 - scenario.clock.start_ns as i128
+        } else {
+            0
+        };
         Runtime {
             scenario,
             agents,
@@ -79,6 +93,36 @@ impl Runtime {
     /// The host clock in the tick domain.
     pub fn now_ticks(&self) -> u64 {
         (boottime_ns() as i128 - self.tick_to_system).max(0) as u64
+    }
+
+    /// `HSA_SYSTEM_INFO_TIMESTAMP`: the system domain's current value (the
+    /// host clock; with `follow_host = false`, the host clock too, which
+    /// then has nothing to do with the virtual device times).
+    pub fn system_now(&self) -> u64 {
+        boottime_ns()
+    }
+
+    /// Returns once work ending at tick `end` would have ended on the host's
+    /// clock (at once with `follow_host = false`): a real GPU signals a
+    /// packet's completion after it ran, never before its end timestamp.
+    /// Sleeps for long waits and yields for the last ~100 µs, so short
+    /// kernels are not stretched to the scheduler's sleep granularity.
+    pub fn pace(&self, end: u64) {
+        if !self.scenario.clock.follow_host {
+            return;
+        }
+        loop {
+            let now = self.now_ticks();
+            if now >= end {
+                return;
+            }
+            let left = end - now;
+            if left > 200_000 {
+                std::thread::sleep(std::time::Duration::from_nanos(left - 100_000));
+            } else {
+                std::thread::yield_now();
+            }
+        }
     }
 
     /// An injected HSA failure for `api`, if the scenario asks for one now.

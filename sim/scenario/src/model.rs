@@ -72,9 +72,14 @@ impl Default for Device {
 pub struct Clock {
     /// First tick of every queue timeline and of the copy engine.
     pub start_ns: u64,
-    /// When true, work never starts before the host's current tick: more
-    /// realistic against a profiler that clamps to wall time, but no longer
-    /// deterministic. Default false.
+    /// True (the default): the device follows the host's clock as a GPU
+    /// does: work starts no earlier than the host's current tick, completes
+    /// once the host clock has reached its end, and profiling timestamps
+    /// are in the host's `CLOCK_BOOTTIME` ns, so they line up with the API
+    /// calls around them. Durations still follow the cost model exactly.
+    /// False: a purely virtual clock whose timestamps (the system domain
+    /// included) repeat exactly across runs of a single-threaded program,
+    /// for tests of the runtime itself; they do not line up with host time.
     pub follow_host: bool,
 }
 
@@ -82,7 +87,7 @@ impl Default for Clock {
     fn default() -> Self {
         Self {
             start_ns: 1_000_000_000,
-            follow_host: false,
+            follow_host: true,
         }
     }
 }
