@@ -22,11 +22,11 @@
 // disables the stage with that sentence; any other exception that escapes
 // an export traps the instance (the stage's `on_failure` policy applies).
 
-import * as hostLog from "rocwasm:plugin/log@0.1.0";
-import * as hostConfig from "rocwasm:plugin/config@0.1.0";
-import * as hostOutput from "rocwasm:plugin/output@0.1.0";
-import * as hostNames from "rocwasm:plugin/names@0.1.0";
-import * as hostDelivery from "rocwasm:plugin/delivery@0.1.0";
+import * as hostLog from "rocwasm:plugin/log@0.2.0";
+import * as hostConfig from "rocwasm:plugin/config@0.2.0";
+import * as hostOutput from "rocwasm:plugin/output@0.2.0";
+import * as hostNames from "rocwasm:plugin/names@0.2.0";
+import * as hostDelivery from "rocwasm:plugin/delivery@0.2.0";
 
 // ---------------------------------------------------------------- rows
 

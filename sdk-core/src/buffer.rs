@@ -717,6 +717,7 @@ impl Buffer {
                 context: self.context,
                 buffer: self.id,
                 drop_count,
+                process: 0,
             };
             // A panicking sink must not take the callback thread (and every
             // buffer it serves) down with it.

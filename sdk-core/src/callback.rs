@@ -146,6 +146,12 @@ pub struct DeliveryInfo {
     /// records that a callback thread (a sink) produced while both halves
     /// were full, since that thread must not wait for a delivery.
     pub drop_count: u64,
+    /// The process the records were traced in, as an index into the
+    /// embedder's table of the run's processes: 0 is the run's own (the
+    /// profiled process, or the one recording replayed); a replay of
+    /// several processes' recordings numbers them from 1. The engine's own
+    /// buffers always deliver 0.
+    pub process: u32,
 }
 
 /// Receives a buffer's batches, on the buffer's callback thread.

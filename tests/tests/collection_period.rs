@@ -137,7 +137,9 @@ fn a_live_period_keeps_only_records_inside_its_window() {
     let kernels = spans(&hour.join("kernel_trace.csv"));
     assert_eq!(kernels.len(), 32, "{text}");
     assert!(
-        kernels.iter().all(|&(s, e)| t0 <= s && s <= e && e <= close),
+        kernels
+            .iter()
+            .all(|&(s, e)| t0 <= s && s <= e && e <= close),
         "{kernels:?} from {t0}"
     );
     assert_eq!(chain_calls(&hour), 32, "{text}");

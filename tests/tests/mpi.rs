@@ -195,6 +195,54 @@ fn all_ranks_replay_as_the_sum_of_single_rank_replays(dir: &Path, counts: &BTree
     );
 }
 
+/// One chain over every rank's `results.json` (a format that records the
+/// process: host, pid, rank; rocprofv3's CSV files do not): the `recorder`
+/// test plugin sees, in each batch's `delivery-info.process`, the rank
+/// (and host and pid) the records came from, and per rank exactly that
+/// rank's dispatches.
+#[test]
+fn one_chain_over_every_rank_sees_each_batchs_process() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let out = mpirun(dir, &["--kernel-trace", "--output-format", "json"]);
+    assert_success(&out, "mpirun -np 4 rocwasm run --output-format json");
+    let counts = kernels_by_rank(&String::from_utf8_lossy(&out.stdout));
+    assert_eq!(counts.len(), RANKS as usize, "{counts:?}");
+    plugins_dir(&["recorder"]);
+    let chain = dir.join("recorder.toml");
+    std::fs::write(
+        &chain,
+        "version = 1\n\n[[stage]]\nname = \"recorder\"\nplugin = \"recorder\"\n\
+         domains = [\"kernel_dispatch\"]\noutput = true\n",
+    )
+    .unwrap();
+    let out = rocwasm(
+        &[
+            "replay",
+            "out",
+            "-c",
+            chain.to_str().unwrap(),
+            "-d",
+            "recorded",
+        ],
+        dir,
+    );
+    assert_success(&out, "replay of every rank through the recorder");
+    let text = std::fs::read_to_string(dir.join("recorded/recorder.json")).unwrap();
+    let rec: serde_json::Value = serde_json::from_str(&text).unwrap();
+    let mut seen: BTreeMap<u32, usize> = BTreeMap::new();
+    for b in rec["batches"].as_array().unwrap() {
+        let p = &b["process"];
+        let rank = p["rank"]
+            .as_u64()
+            .unwrap_or_else(|| panic!("a batch without a rank: {b}")) as u32;
+        assert!(p["pid"].as_u64().unwrap() > 0, "{b}");
+        assert!(!p["hostname"].as_str().unwrap().is_empty(), "{b}");
+        *seen.entry(rank).or_default() += b["kernel-dispatches"].as_u64().unwrap() as usize;
+    }
+    assert_eq!(seen, counts, "dispatches per rank, as the plugin saw them");
+}
+
 #[test]
 fn profile_mpi_ranks_profiles_only_the_listed_ranks() {
     let tmp = tempfile::tempdir().unwrap();

@@ -118,17 +118,18 @@ fn check_prints_the_stages_of_a_good_chain() {
     }
 }
 
-/// `<workspace>/target/plugins/<name>.wasm`, when `cargo xtask build-plugins` built it.
-fn built_plugin(name: &str) -> Option<PathBuf> {
+/// `<workspace>/target/plugins/<name>.wasm`; fails (never skips) when
+/// `cargo xtask build-plugins` has not built it.
+fn built_plugin(name: &str) -> PathBuf {
     let wasm = Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../target/plugins")
         .join(format!("{name}.wasm"));
-    if wasm.is_file() {
-        Some(wasm)
-    } else {
-        eprintln!("skipped: {} not built", wasm.display());
-        None
-    }
+    assert!(
+        wasm.is_file(),
+        "{} is missing: run `cargo xtask build-plugins` (`cargo xtask test` does)",
+        wasm.display()
+    );
+    wasm
 }
 
 /// A directory with `chain.toml`: one analysis stage `mine`, plugin
@@ -158,9 +159,7 @@ fn check_in(dir: &Path) -> Output {
 
 #[test]
 fn check_resolves_plugins_next_to_the_chain() {
-    let Some(wasm) = built_plugin("kernel-stats") else {
-        return;
-    };
+    let wasm = built_plugin("kernel-stats");
     let tmp = chain_with_plugin(&std::fs::read(wasm).unwrap());
     let out = check_in(tmp.path());
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
@@ -187,19 +186,17 @@ fn check_rejects_a_plugin_that_is_not_a_component_of_its_world() {
             b"\0asm\x0d\0\x01\0".to_vec(),
             "error: stage `mine`: ./mine.wasm is not a rocwasm plugin: the component implements \
              neither plugin world: for `analysis-plugin` it lacks the export(s) \
-             [\"rocwasm:plugin/lifecycle@0.1.0\", \"rocwasm:plugin/analysis@0.1.0\"], for \
-             `transform-plugin` [\"rocwasm:plugin/lifecycle@0.1.0\", \"rocwasm:plugin/transform@0.1.0\"] \
+             [\"rocwasm:plugin/lifecycle@0.2.0\", \"rocwasm:plugin/analysis@0.2.0\"], for \
+             `transform-plugin` [\"rocwasm:plugin/lifecycle@0.2.0\", \"rocwasm:plugin/transform@0.2.0\"] \
              (it exports [])\n",
         ),
     ];
     // A component of the other world.
-    if let Some(wasm) = built_plugin("kernel-filter") {
-        cases.push((
-            std::fs::read(wasm).unwrap(),
-            "error: stage `mine`: ./mine.wasm: the component implements `transform-plugin`, \
-             but the stage's `kind` is `analysis`\n",
-        ));
-    }
+    cases.push((
+        std::fs::read(built_plugin("kernel-filter")).unwrap(),
+        "error: stage `mine`: ./mine.wasm: the component implements `transform-plugin`, \
+         but the stage's `kind` is `analysis`\n",
+    ));
     for (wasm, expected) in cases {
         let tmp = chain_with_plugin(&wasm);
         let out = check_in(tmp.path());
@@ -408,11 +405,7 @@ fn plugin_inspect_of_an_empty_component_has_no_world() {
 /// Runs when the stock plugins are built (`cargo xtask build-plugins`).
 #[test]
 fn plugin_inspect_shows_world_and_digest_of_a_stock_plugin() {
-    let wasm = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../target/plugins/kernel-stats.wasm");
-    if !wasm.is_file() {
-        eprintln!("skipped: {} not built", wasm.display());
-        return;
-    }
+    let wasm = built_plugin("kernel-stats");
     let out = rocwasm(
         &["plugin", "inspect", wasm.to_str().unwrap()],
         &config_dir(),
@@ -428,6 +421,19 @@ fn plugin_inspect_shows_world_and_digest_of_a_stock_plugin() {
             .to_string()
     };
     assert!(text.contains(&format!("sha256:   {digest}")), "{text}");
-    assert!(text.contains("world:    analysis-plugin"), "{text}");
+    assert!(
+        text.contains("world:    analysis-plugin (rocwasm:plugin@0.2.0)"),
+        "{text}"
+    );
     assert!(text.contains("rocwasm:plugin/lifecycle"), "{text}");
+
+    // A plugin built against the earlier package names its version.
+    let old = wasm.with_file_name("wit-0-1-0.wasm");
+    let out = rocwasm(&["plugin", "inspect", old.to_str().unwrap()], &config_dir());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("world:    analysis-plugin (rocwasm:plugin@0.1.0)"),
+        "{text}"
+    );
 }

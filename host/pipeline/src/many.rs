@@ -21,6 +21,9 @@
 //! operation this build does not know has one number in every recording.
 //! Correlation ids stay as recorded: they are unique within a process only.
 //!
+//! Each process is added to the pipeline's process table, so plugins see
+//! which one a batch came from (`delivery-info.process`: host, pid, rank).
+//!
 //! With `by_process`, each process's records (after the chain's transforms
 //! and rocprofv3's filters, as the sinks see them) also feed their own
 //! statistics, for `--summary-by-rank`.
@@ -115,6 +118,7 @@ impl ManyReplay {
                 label: r.label.clone(),
                 symbols: r.source.symbols().clone(),
                 ids: IdMap::default(),
+                index: pipeline.add_process(r.source.meta()),
                 stats: by_process.then(StatsAccumulator::new),
                 finished: None,
             })
@@ -206,6 +210,8 @@ enum Msg {
 /// One process during the replay.
 struct Proc {
     label: String,
+    /// Its index in the pipeline's process table (`delivery-info.process`).
+    index: u32,
     symbols: Arc<SymbolTable>,
     ids: IdMap,
     stats: Option<StatsAccumulator>,
@@ -230,7 +236,7 @@ fn deliver_all(
                 p.ids.remap(&mut batch, space);
                 records += batch.len() as u64;
                 let stats = &mut p.stats;
-                pipeline.deliver_observed(*batch, |out| {
+                pipeline.deliver_observed(p.index, *batch, |out| {
                     if let Some(s) = stats.as_mut() {
                         s.add_batch(out);
                     }

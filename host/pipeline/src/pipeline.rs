@@ -12,7 +12,8 @@ use rocwasm_core::{
 use rocwasm_output::{OperationNames, OutputOptions, OutputSummary, Outputs, RunMetadata};
 use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_plugin_host::{
-    Chain, ChainOutput, EngineConfig, HostEnv, OperationNameTable, PluginEngine, StageSpec, World,
+    Chain, ChainOutput, EngineConfig, HostEnv, OperationNameTable, PluginEngine, Processes,
+    StageSpec, TracedProcess, World,
 };
 
 use rocwasm_policy::{admit, audit, Admission, SitePolicy};
@@ -74,6 +75,9 @@ pub struct Pipeline {
     collection: Option<Arc<CollectionGate>>,
     /// rocprofv3's `-S`/`--summary-groups`, printed or written at the end.
     summaries: Option<Summaries>,
+    /// The processes deliveries name (`delivery-info.process`): this run's,
+    /// then those [`Pipeline::add_process`] adds.
+    processes: Processes,
 }
 
 /// What a finished run leaves: the chain's tables and problems, the
@@ -198,8 +202,11 @@ impl Pipeline {
                 None
             }
         };
+        let processes = Processes::new(traced_process(&meta));
         let sinks = Arc::new(Sinks::new(outputs, meta, profiler.clone(), names));
-        let env = HostEnv::new(profiler.clone()).with_output_claim(Arc::new(claims.for_stages()));
+        let env = HostEnv::new(profiler.clone())
+            .with_output_claim(Arc::new(claims.for_stages()))
+            .with_processes(processes.clone());
         let mut pipeline = Pipeline {
             route: SinkRoute::default(),
             chain: Mutex::new(None),
@@ -211,6 +218,7 @@ impl Pipeline {
             kernels,
             collection,
             summaries,
+            processes,
             plan,
             dir,
             profiler,
@@ -350,12 +358,19 @@ impl Pipeline {
     /// Delivers one batch of a replay through the chain into the sinks;
     /// an error when an `abort` policy stopped the chain.
     pub fn deliver(&self, batch: Batch) -> Result<()> {
-        self.deliver_observed(batch, |_| {})
+        self.deliver_observed(0, batch, |_| {})
     }
 
-    /// As [`Self::deliver`]; `observe` sees the batch the sinks write
-    /// (after rocprofv3's filters and the chain's transforms).
-    pub fn deliver_observed(&self, mut batch: Batch, observe: impl FnOnce(&Batch)) -> Result<()> {
+    /// As [`Self::deliver`], for the records of `process` (0: the run's
+    /// own; else an index from [`Self::add_process`]); `observe` sees the
+    /// batch the sinks write (after rocprofv3's filters and the chain's
+    /// transforms).
+    pub fn deliver_observed(
+        &self,
+        process: u32,
+        mut batch: Batch,
+        observe: impl FnOnce(&Batch),
+    ) -> Result<()> {
         // rocprofv3's kernel filters, as the engine applies them live.
         self.profiler
             .select_dispatches(&mut batch.kernel_dispatches);
@@ -365,6 +380,7 @@ impl Pipeline {
             context: ContextId(1),
             buffer: BufferId(1),
             drop_count: 0,
+            process,
         };
         let out = match self
             .chain
@@ -380,6 +396,12 @@ impl Pipeline {
         observe(&out);
         self.route.write(&self.sinks, &out);
         Ok(())
+    }
+
+    /// Adds a recorded process to the table deliveries name; the index to
+    /// pass to [`Pipeline::deliver_observed`] for its batches.
+    pub fn add_process(&self, meta: &RunMetadata) -> u32 {
+        self.processes.add(traced_process(meta))
     }
 
     /// Ends the run once (later calls return `None`): flushes every buffer,
@@ -498,4 +520,14 @@ fn through_transforms(
                 .any(|s| s.world == Some(World::Transform) && s.kinds.accepts(k))
         })
         .collect()
+}
+
+/// The process a run's metadata describes, as plugins see it.
+fn traced_process(meta: &RunMetadata) -> TracedProcess {
+    TracedProcess {
+        hostname: meta.hostname.clone(),
+        pid: meta.pid,
+        rank: meta.rank,
+        job: meta.job.clone(),
+    }
 }

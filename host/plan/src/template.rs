@@ -244,8 +244,8 @@ impl ProcessInfo {
     }
 }
 
-/// The node name; the kernel's view, so no FFI is needed.
-fn hostname() -> String {
+/// This node's name; the kernel's view, so no FFI is needed.
+pub fn hostname() -> String {
     std::fs::read_to_string("/proc/sys/kernel/hostname")
         .map(|s| s.trim().to_string())
         .ok()

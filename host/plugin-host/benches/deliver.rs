@@ -203,6 +203,7 @@ fn main() {
             context: ContextId(1),
             buffer: BufferId(1),
             drop_count: 0,
+            process: 0,
         };
         for (label, chain) in &chains {
             // Warm up (memory grown, code paged in), then measure.

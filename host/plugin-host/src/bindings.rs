@@ -52,26 +52,42 @@ pub mod transform {
 /// The shared WIT types (`rocwasm:plugin/types`).
 pub use analysis::rocwasm::plugin::types;
 
-/// Interface names as they appear in a component's imports and exports.
+/// Writes the interface names of one version of the package.
+macro_rules! interface_names {
+    ($version:literal) => {
+        /// The package version these names carry.
+        pub const VERSION: &str = $version;
+        /// The life cycle (`configure`, `init`, `fini`), which every plugin exports.
+        pub const LIFECYCLE: &str = concat!("rocwasm:plugin/lifecycle@", $version);
+        /// The deliveries an analysis exports; exporting it makes a component an analysis.
+        pub const ANALYSIS: &str = concat!("rocwasm:plugin/analysis@", $version);
+        /// `transform-batch`; exporting it makes a component a transform.
+        pub const TRANSFORM: &str = concat!("rocwasm:plugin/transform@", $version);
+        /// The SDK verbs, which only an analysis may import.
+        pub const PROFILER: &str = concat!("rocwasm:plugin/profiler@", $version);
+        /// The column choice, which only an analysis may import.
+        pub const DELIVERY: &str = concat!("rocwasm:plugin/delivery@", $version);
+        /// Host interfaces both worlds import.
+        pub const COMMON_IMPORTS: &[&str] = &[
+            concat!("rocwasm:plugin/types@", $version),
+            concat!("rocwasm:plugin/names@", $version),
+            concat!("rocwasm:plugin/symbols@", $version),
+            concat!("rocwasm:plugin/clock@", $version),
+            concat!("rocwasm:plugin/log@", $version),
+            concat!("rocwasm:plugin/output@", $version),
+            concat!("rocwasm:plugin/config@", $version),
+        ];
+    };
+}
+
+/// Interface names of the current package (`wit/`), as they appear in a
+/// component's imports and exports.
 pub mod names {
-    /// The life cycle (`configure`, `init`, `fini`), which every plugin exports.
-    pub const LIFECYCLE: &str = "rocwasm:plugin/lifecycle@0.1.0";
-    /// The deliveries an analysis exports; exporting it makes a component an analysis.
-    pub const ANALYSIS: &str = "rocwasm:plugin/analysis@0.1.0";
-    /// `transform-batch`; exporting it makes a component a transform.
-    pub const TRANSFORM: &str = "rocwasm:plugin/transform@0.1.0";
-    /// The SDK verbs, which only an analysis may import.
-    pub const PROFILER: &str = "rocwasm:plugin/profiler@0.1.0";
-    /// The column choice, which only an analysis may import.
-    pub const DELIVERY: &str = "rocwasm:plugin/delivery@0.1.0";
-    /// Host interfaces both worlds import.
-    pub const COMMON_IMPORTS: &[&str] = &[
-        "rocwasm:plugin/types@0.1.0",
-        "rocwasm:plugin/names@0.1.0",
-        "rocwasm:plugin/symbols@0.1.0",
-        "rocwasm:plugin/clock@0.1.0",
-        "rocwasm:plugin/log@0.1.0",
-        "rocwasm:plugin/output@0.1.0",
-        "rocwasm:plugin/config@0.1.0",
-    ];
+    interface_names!("0.2.0");
+
+    /// The same names in `rocwasm:plugin@0.1.0` (`wit/legacy/0.1.0/`),
+    /// whose components the host keeps loading (`crate::legacy`).
+    pub mod v0_1_0 {
+        interface_names!("0.1.0");
+    }
 }

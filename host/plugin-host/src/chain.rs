@@ -155,7 +155,7 @@ impl Pipeline {
                     } else {
                         stage
                             .cell
-                            .with(|p| p.transform(info, &seen, pace))
+                            .with(|p| p.transform(&info, &seen, pace))
                             .map_err(|a| self.stop(a))?
                     };
                     batch = filter::merge(out.unwrap_or(seen), rest);
@@ -167,7 +167,7 @@ impl Pipeline {
                     if n > 0 {
                         stage
                             .cell
-                            .with(|p| p.deliver_counted(info, seen, n, pace))
+                            .with(|p| p.deliver_counted(&info, seen, n, pace))
                             .map_err(|a| self.stop(a))?;
                     }
                 }
@@ -210,7 +210,7 @@ impl BufferSink for ChainSink {
         let Some(pipeline) = self.0.upgrade() else {
             return;
         };
-        let winfo = convert::delivery_info_to_wit(info);
+        let winfo = convert::delivery_info_to_wit(info, &pipeline.run.processes);
         // An abort is remembered in the run state; the chain's next call
         // (at the latest `finish`) reports it.
         if let Ok(out) = pipeline.run(winfo, convert::batch_to_wit(batch), Source::ChainBuffer) {
@@ -306,6 +306,7 @@ impl Chain {
         let run = Arc::new(RunState {
             aborted: Mutex::default(),
             chain_context: context,
+            processes: env.processes.clone(),
         });
         let mut stages = Vec::new();
         for spec in specs {
@@ -419,7 +420,7 @@ impl Chain {
     /// the fresh instance takes the batch: a replay loses only the batch a
     /// plugin failed on (records traced live during a backoff are missed).
     pub fn deliver(&self, info: DeliveryInfo, batch: Batch) -> Result<Batch> {
-        let info = convert::delivery_info_to_wit(info);
+        let info = convert::delivery_info_to_wit(info, &self.pipeline.run.processes);
         let out = self
             .pipeline
             .run(info, convert::batch_to_wit(batch), Source::Caller)?;

@@ -16,6 +16,7 @@ use rocwasm_core as rc;
 use wasmtime::component::{ComponentType, Lower};
 
 use crate::bindings::types as wit;
+use crate::env::Processes;
 
 /// Generates, from one table list, the batch conversions, the borrowed
 /// [`BatchView`] that lowering uses, and the column names projection checks,
@@ -309,11 +310,19 @@ pub fn kernel_symbol_to_wit(k: rc::KernelSymbol) -> wit::KernelSymbol {
     }
 }
 
-pub fn delivery_info_to_wit(i: rc::DeliveryInfo) -> wit::DeliveryInfo {
+/// A delivery's info, its process looked up in the run's `processes`.
+pub fn delivery_info_to_wit(i: rc::DeliveryInfo, processes: &Processes) -> wit::DeliveryInfo {
+    let p = processes.get(i.process);
     wit::DeliveryInfo {
         context: i.context.0,
         buffer: i.buffer.0,
         drop_count: i.drop_count,
+        process: wit::ProcessInfo {
+            hostname: p.hostname,
+            pid: p.pid,
+            rank: p.rank,
+            job: p.job,
+        },
     }
 }
 

@@ -23,8 +23,9 @@ use wasmtime::{Config, Engine};
 use crate::bindings::analysis::AnalysisPluginPre;
 use crate::bindings::transform::TransformPluginPre;
 use crate::cache::{self, ComponentCache};
+use crate::legacy::LegacyPre;
 use crate::state::{self, PluginState};
-use crate::world::{self, Surface, World, WorldError};
+use crate::world::{self, Surface, WitVersion, World, WorldError};
 
 /// How the runtime is set up.
 #[derive(Debug, Clone)]
@@ -118,6 +119,8 @@ pub struct CompiledPlugin {
     pub digest: String,
     /// The world it implements, detected from its exports.
     pub world: World,
+    /// The `rocwasm:plugin` package version it was built against.
+    pub version: WitVersion,
     /// Its imports and exports; importing WASI gets it a deny-all context.
     pub surface: Surface,
     /// Size of the `.wasm` file in bytes.
@@ -132,6 +135,8 @@ pub struct CompiledPlugin {
 pub(crate) enum Pre {
     Analysis(AnalysisPluginPre<PluginState>),
     Transform(TransformPluginPre<PluginState>),
+    /// Either world, built against an earlier package version.
+    Legacy(LegacyPre),
 }
 
 impl fmt::Debug for CompiledPlugin {
@@ -155,7 +160,9 @@ pub struct PluginInfo {
     pub digest: String,
     /// The world, or why the component is neither.
     pub world: Result<World, WorldError>,
-    /// The interfaces it imports, as full names (`rocwasm:plugin/log@0.1.0`).
+    /// The `rocwasm:plugin` package version it targets.
+    pub version: WitVersion,
+    /// The interfaces it imports, as full names (`rocwasm:plugin/log@0.2.0`).
     pub imports: Vec<String>,
     /// The interfaces it exports, as full names.
     pub exports: Vec<String>,
@@ -249,14 +256,19 @@ impl PluginEngine {
             .instantiate_pre(&component)
             .map_err(anyhow::Error::from)
             .with_context(|| format!("linking {} as a {world}", path.display()))?;
-        let pre = match world {
-            World::Analysis => Pre::Analysis(AnalysisPluginPre::new(pre)?),
-            World::Transform => Pre::Transform(TransformPluginPre::new(pre)?),
+        let version = WitVersion::of(&surface);
+        let pre = match (version, world) {
+            (WitVersion::Current, World::Analysis) => Pre::Analysis(AnalysisPluginPre::new(pre)?),
+            (WitVersion::Current, World::Transform) => {
+                Pre::Transform(TransformPluginPre::new(pre)?)
+            }
+            (version, world) => Pre::Legacy(LegacyPre::new(pre, version, world)?),
         };
         Ok(Arc::new(CompiledPlugin {
             path: path.to_path_buf(),
             digest,
             world,
+            version,
             surface,
             size: bytes.len() as u64,
             from_cache,
@@ -302,6 +314,7 @@ impl PluginEngine {
             size: bytes.len() as u64,
             digest,
             world: world::detect(&surface),
+            version: WitVersion::of(&surface),
             imports_wasi: surface.imports_wasi(),
             imports: surface.imports,
             exports: surface.exports,
@@ -415,8 +428,8 @@ mod tests {
         std::fs::write(&p, b"\0asm\x0d\0\x01\0").unwrap();
         let e = format!("{:#}", rt.compile(&p).unwrap_err());
         assert!(
-            e.contains("rocwasm:plugin/analysis@0.1.0")
-                && e.contains("rocwasm:plugin/transform@0.1.0"),
+            e.contains("rocwasm:plugin/analysis@0.2.0")
+                && e.contains("rocwasm:plugin/transform@0.2.0"),
             "{e}"
         );
         let info = rt.inspect(&p).unwrap();

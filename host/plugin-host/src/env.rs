@@ -15,7 +15,7 @@
 //! interface asks it before a stage first writes a file).
 
 use std::path::Path;
-use std::sync::Arc;
+use std::sync::{Arc, RwLock};
 
 use rocwasm_core::Profiler;
 
@@ -48,6 +48,48 @@ pub trait OperationNameTable: Send + Sync {
 /// output sinks.
 pub type OutputClaim = Arc<dyn Fn(&Path, &str) -> Result<(), String> + Send + Sync>;
 
+/// A process whose records a run delivers (`delivery-info.process`).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TracedProcess {
+    /// The node's host name; empty when a recording does not say.
+    pub hostname: String,
+    /// The process id; 0 when a recording does not say.
+    pub pid: u32,
+    /// The MPI rank, if any.
+    pub rank: Option<u32>,
+    /// The batch job id, if any.
+    pub job: Option<String>,
+}
+
+/// The processes of a run, by the index a delivery carries
+/// (`rocwasm_core::DeliveryInfo::process`): index 0 is the run's own (the
+/// profiled process, or the recording replayed); a replay of several
+/// recordings adds one per recording ([`Processes::add`]). Shared: the
+/// embedder adds while the chain delivers.
+#[derive(Debug, Clone, Default)]
+pub struct Processes(Arc<RwLock<Vec<TracedProcess>>>);
+
+impl Processes {
+    /// A table holding the run's own process as index 0.
+    pub fn new(own: TracedProcess) -> Self {
+        Processes(Arc::new(RwLock::new(vec![own])))
+    }
+
+    /// Adds a process; its index.
+    pub fn add(&self, process: TracedProcess) -> u32 {
+        let mut table = self.0.write().unwrap_or_else(|e| e.into_inner());
+        table.push(process);
+        (table.len() - 1) as u32
+    }
+
+    /// Process `index`; an unknown index (none was added) is an unknown
+    /// process, all fields empty.
+    pub fn get(&self, index: u32) -> TracedProcess {
+        let table = self.0.read().unwrap_or_else(|e| e.into_inner());
+        table.get(index as usize).cloned().unwrap_or_default()
+    }
+}
+
 /// What the plugins' host imports act on.
 #[derive(Clone)]
 pub struct HostEnv {
@@ -65,6 +107,9 @@ pub struct HostEnv {
     /// The run's check of output files (see [`OutputClaim`]); `None`: no
     /// check (a chain with no other writer, tests).
     pub output_claim: Option<OutputClaim>,
+    /// The processes deliveries name (`delivery-info.process`); by default
+    /// this one, with its host name and pid and no rank.
+    pub processes: Processes,
 }
 
 impl HostEnv {
@@ -77,7 +122,19 @@ impl HostEnv {
             replay: false,
             operation_names: None,
             output_claim: None,
+            processes: Processes::new(TracedProcess {
+                hostname: rocwasm_plan::template::hostname(),
+                pid: std::process::id(),
+                rank: None,
+                job: None,
+            }),
         }
+    }
+
+    /// Names `processes` in deliveries (see [`Processes`]).
+    pub fn with_processes(mut self, processes: Processes) -> Self {
+        self.processes = processes;
+        self
     }
 
     /// Marks the records as coming from a recorded trace.

@@ -32,17 +32,19 @@
 //! Each module uses only modules listed before it (`cargo xtask
 //! check-layers` fails on an import cycle):
 //!
-//! 1. The vocabulary: `bindings` (generated from the WIT), `convert` (core
-//!    batches to WIT and back), [`filter`], [`failure`], [`spec`],
-//!    [`world`], `guest_log` (a guest's text in the host's log,
-//!    rate-limited: the `log` interface's gate, WASI stdout/stderr),
-//!    [`sandbox`], [`summary_caps`], [`cache`], and `env` ([`HostEnv`]: what the embedder
-//!    gives every plugin).
+//! 1. The vocabulary: `bindings` (generated from the WIT), `env`
+//!    ([`HostEnv`]: what the embedder gives every plugin, and the run's
+//!    [`Processes`]), `convert` (core batches to WIT and back), [`filter`],
+//!    [`failure`], [`spec`], [`world`], `guest_log` (a guest's text in the
+//!    host's log, rate-limited: the `log` interface's gate, WASI
+//!    stdout/stderr), [`sandbox`], [`summary_caps`] and [`cache`].
 //! 2. `host`: the WIT imports, one small struct per interface, each knowing
 //!    only its own state; the profiler imports reach their stage through a
 //!    link the stage hands them, not by naming it.
 //! 3. `state`: a plugin store's data, holding one of each host struct, and
-//!    the linking of each interface to its own field.
+//!    the linking of each interface to its own field (under the current
+//!    package version's names and every earlier one's); `legacy`: the
+//!    exports of components built against an earlier version.
 //! 4. [`engine`]: the engine, the cache and the linkers; compiled plugins.
 //! 5. `plugin`: one instance, its store and its failure policy.
 //! 6. `stage`: a plugin behind its lock, and the engine's sinks into it.
@@ -58,6 +60,7 @@ pub mod failure;
 pub mod filter;
 mod guest_log;
 mod host;
+mod legacy;
 mod plugin;
 pub mod sandbox;
 pub mod spec;
@@ -68,7 +71,7 @@ pub mod world;
 
 pub use chain::{Chain, ChainOutcome, ChainOutput};
 pub use engine::{CompiledPlugin, EngineConfig, PluginEngine, PluginInfo};
-pub use env::{HostEnv, OperationNameTable, OutputClaim};
+pub use env::{HostEnv, OperationNameTable, OutputClaim, Processes, TracedProcess};
 pub use failure::{FailureCause, FailurePolicy, FailureReport};
 pub use filter::{KindFilter, OpFilter, StageView};
 pub use plugin::StageMetrics;

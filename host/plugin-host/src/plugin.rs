@@ -32,12 +32,14 @@ use crate::failure::{
     Aborted, FailureAction, FailureCause, FailureLog, FailurePolicy, FailureReport,
 };
 use crate::host::{OutputHost, ProfilerHost, SetupMode, StageLink};
+use crate::legacy::LegacyInstance;
 use crate::sandbox::{
     deny_all_wasi_logged, MemoryCapExceeded, COPY_CAP_ERROR, MAX_CALL_COPY_BYTES,
 };
 use crate::spec::StageSpec;
 use crate::state::PluginState;
 use crate::summary_caps;
+use crate::world::World;
 
 /// Where a plugin is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -58,6 +60,8 @@ enum Health {
 enum Instance {
     Analysis(AnalysisPlugin),
     Transform(TransformPlugin),
+    /// Either world, built against an earlier package version.
+    Legacy(LegacyInstance),
 }
 
 /// One plugin instance in its sandbox, with its failure handling.
@@ -184,6 +188,7 @@ impl Plugin {
         let r = match &self.compiled.pre {
             Pre::Analysis(pre) => pre.instantiate(&mut self.store).map(Instance::Analysis),
             Pre::Transform(pre) => pre.instantiate(&mut self.store).map(Instance::Transform),
+            Pre::Legacy(pre) => pre.instantiate(&mut self.store).map(Instance::Legacy),
         };
         r.map_err(|e| classify(e, self.spec.limits.deadline, None))
     }
@@ -329,7 +334,7 @@ impl Plugin {
     /// (transforms ignore it).
     pub(crate) fn deliver(
         &mut self,
-        info: wit::DeliveryInfo,
+        info: &wit::DeliveryInfo,
         batch: &wit::Batch,
     ) -> Result<(), Aborted> {
         let n = convert::wit_len(batch) as u64;
@@ -340,7 +345,7 @@ impl Plugin {
     /// the plugin cannot take it), `pace` who waits out a restart backoff.
     pub(crate) fn deliver_counted(
         &mut self,
-        info: wit::DeliveryInfo,
+        info: &wit::DeliveryInfo,
         batch: &wit::Batch,
         records: u64,
         pace: Pace,
@@ -356,7 +361,11 @@ impl Plugin {
             self.spec.limits.deadline,
             |s, i| match i {
                 Instance::Analysis(a) => deliver_view(s, a, info, batch),
-                Instance::Transform(_) => Ok(()),
+                Instance::Legacy(l) if l.world() == World::Analysis => {
+                    let view = convert::BatchView::project(batch, &s.data().delivery.projection);
+                    l.deliver(s, info, view)
+                }
+                Instance::Transform(_) | Instance::Legacy(_) => Ok(()),
             },
         );
         match r {
@@ -372,7 +381,7 @@ impl Plugin {
     /// input on unchanged).
     pub(crate) fn transform(
         &mut self,
-        info: wit::DeliveryInfo,
+        info: &wit::DeliveryInfo,
         batch: &wit::Batch,
         pace: Pace,
     ) -> Result<Option<wit::Batch>, Aborted> {
@@ -390,7 +399,10 @@ impl Plugin {
                     .rocwasm_plugin_transform()
                     .call_transform_batch(s, info, batch)
                     .map(Some),
-                Instance::Analysis(_) => Ok(None),
+                Instance::Legacy(l) if l.world() == World::Transform => {
+                    l.transform(s, info, batch).map(Some)
+                }
+                Instance::Analysis(_) | Instance::Legacy(_) => Ok(None),
             },
         );
         match r {
@@ -426,6 +438,7 @@ impl Plugin {
             Instance::Analysis(a) => a
                 .rocwasm_plugin_analysis()
                 .call_on_callback(s, record, user_data),
+            Instance::Legacy(l) => l.on_callback(s, record, user_data).unwrap_or(Ok(user_data)),
             Instance::Transform(_) => Ok(user_data),
         });
         match r {
@@ -453,6 +466,7 @@ impl Plugin {
                 Instance::Analysis(a) => a
                     .rocwasm_plugin_analysis()
                     .call_on_external_correlation_request(s, request),
+                Instance::Legacy(l) => l.on_request(s, &request).unwrap_or(Ok(None)),
                 Instance::Transform(_) => Ok(None),
             },
         );
@@ -638,11 +652,11 @@ impl Plugin {
 fn deliver_view(
     store: &mut Store<PluginState>,
     plugin: &AnalysisPlugin,
-    info: wit::DeliveryInfo,
+    info: &wit::DeliveryInfo,
     batch: &wit::Batch,
 ) -> wasmtime::Result<()> {
     let func = *plugin.rocwasm_plugin_analysis().func_deliver_batch().func();
-    let typed = func.typed::<(wit::DeliveryInfo, convert::BatchView<'_>), ()>(&*store)?;
+    let typed = func.typed::<(&wit::DeliveryInfo, convert::BatchView<'_>), ()>(&*store)?;
     let view = convert::BatchView::project(batch, &store.data().delivery.projection);
     typed.call(store, (info, view))
 }
@@ -663,6 +677,7 @@ impl Lifecycle<'_> {
         match self.0 {
             Instance::Analysis(a) => a.rocwasm_plugin_lifecycle().call_configure(s, info),
             Instance::Transform(t) => t.rocwasm_plugin_lifecycle().call_configure(s, info),
+            Instance::Legacy(l) => l.call_configure(s, info),
         }
     }
 
@@ -670,6 +685,7 @@ impl Lifecycle<'_> {
         match self.0 {
             Instance::Analysis(a) => a.rocwasm_plugin_lifecycle().call_init(s),
             Instance::Transform(t) => t.rocwasm_plugin_lifecycle().call_init(s),
+            Instance::Legacy(l) => l.call_init(s),
         }
     }
 
@@ -677,6 +693,7 @@ impl Lifecycle<'_> {
         match self.0 {
             Instance::Analysis(a) => a.rocwasm_plugin_lifecycle().call_fini(s),
             Instance::Transform(t) => t.rocwasm_plugin_lifecycle().call_fini(s),
+            Instance::Legacy(l) => l.call_fini(s),
         }
     }
 }

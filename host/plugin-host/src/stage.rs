@@ -26,6 +26,7 @@ use rocwasm_core::{
 
 use crate::bindings::types as wit;
 use crate::convert;
+use crate::env::Processes;
 use crate::failure::{Aborted, FailureReport};
 use crate::host::StageLink;
 use crate::plugin::Plugin;
@@ -44,6 +45,8 @@ pub(crate) struct RunState {
     /// The chain's shared context (`tool-info.chain-context`), on which
     /// plugins may configure callbacks and external-correlation requests.
     pub chain_context: Option<ContextId>,
+    /// The run's processes, which deliveries name.
+    pub processes: Processes,
 }
 
 pub(crate) struct StageCell {
@@ -122,7 +125,7 @@ impl StageCell {
             loop {
                 let next = self.pending().pop_front();
                 let Some((info, batch)) = next else { break };
-                if let Err(Aborted(report)) = p.deliver(info, &batch) {
+                if let Err(Aborted(report)) = p.deliver(&info, &batch) {
                     self.abort(*report);
                 }
             }
@@ -146,7 +149,7 @@ impl BufferSink for StageSink {
     fn deliver(&self, info: DeliveryInfo, batch: rocwasm_core::Batch) {
         if let Some(cell) = self.0.upgrade() {
             cell.enqueue(
-                convert::delivery_info_to_wit(info),
+                convert::delivery_info_to_wit(info, &cell.run.processes),
                 convert::batch_to_wit(batch),
             );
         }

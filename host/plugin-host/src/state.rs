@@ -98,17 +98,62 @@ impl types::Host for PluginState {}
 /// `symbols`, `clock`, `log`, `output` and `config`; an analysis also
 /// `profiler` and `delivery`. (WASI is linked separately, for components
 /// that import it.)
+///
+/// Each interface is linked under its current name and again under its
+/// `rocwasm:plugin@0.1.0` name (`legacy` explains why one host function
+/// serves both), in the order `bindings::names` lists them.
 pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> Result<()> {
-    types::add_to_linker::<_, HasSelf<PluginState>>(linker, |s| s)?;
-    names::add_to_linker::<_, HasSelf<NamesHost>>(linker, |s| &mut s.names)?;
-    symbols::add_to_linker::<_, HasSelf<SymbolsHost>>(linker, |s| &mut s.symbols)?;
-    clock::add_to_linker::<_, HasSelf<ClockHost>>(linker, |s| &mut s.clock)?;
-    log::add_to_linker::<_, HasSelf<LogHost>>(linker, |s| &mut s.log)?;
-    output::add_to_linker::<_, HasSelf<OutputHost>>(linker, |s| &mut s.output)?;
-    config::add_to_linker::<_, HasSelf<ConfigHost>>(linker, |s| &mut s.config)?;
-    if world == World::Analysis {
-        profiler::add_to_linker::<_, HasSelf<ProfilerHost>>(linker, |s| &mut s.profiler)?;
-        delivery::add_to_linker::<_, HasSelf<DeliveryHost>>(linker, |s| &mut s.delivery)?;
+    use crate::bindings::names::{self as current, v0_1_0};
+    for (common, profiler_name, delivery_name) in [
+        (
+            current::COMMON_IMPORTS,
+            current::PROFILER,
+            current::DELIVERY,
+        ),
+        (v0_1_0::COMMON_IMPORTS, v0_1_0::PROFILER, v0_1_0::DELIVERY),
+    ] {
+        let [types_name, names_name, symbols_name, clock_name, log_name, output_name, config_name] =
+            common
+        else {
+            unreachable!("COMMON_IMPORTS lists seven interfaces")
+        };
+        types::add_to_linker_instance::<_, HasSelf<PluginState>>(
+            &mut linker.instance(types_name)?,
+            |s| s,
+        )?;
+        names::add_to_linker_instance::<_, HasSelf<NamesHost>>(
+            &mut linker.instance(names_name)?,
+            |s| &mut s.names,
+        )?;
+        symbols::add_to_linker_instance::<_, HasSelf<SymbolsHost>>(
+            &mut linker.instance(symbols_name)?,
+            |s| &mut s.symbols,
+        )?;
+        clock::add_to_linker_instance::<_, HasSelf<ClockHost>>(
+            &mut linker.instance(clock_name)?,
+            |s| &mut s.clock,
+        )?;
+        log::add_to_linker_instance::<_, HasSelf<LogHost>>(&mut linker.instance(log_name)?, |s| {
+            &mut s.log
+        })?;
+        output::add_to_linker_instance::<_, HasSelf<OutputHost>>(
+            &mut linker.instance(output_name)?,
+            |s| &mut s.output,
+        )?;
+        config::add_to_linker_instance::<_, HasSelf<ConfigHost>>(
+            &mut linker.instance(config_name)?,
+            |s| &mut s.config,
+        )?;
+        if world == World::Analysis {
+            profiler::add_to_linker_instance::<_, HasSelf<ProfilerHost>>(
+                &mut linker.instance(profiler_name)?,
+                |s| &mut s.profiler,
+            )?;
+            delivery::add_to_linker_instance::<_, HasSelf<DeliveryHost>>(
+                &mut linker.instance(delivery_name)?,
+                |s| &mut s.delivery,
+            )?;
+        }
     }
     Ok(())
 }

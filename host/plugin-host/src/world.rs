@@ -9,18 +9,65 @@ use crate::bindings::names;
 /// The two plugin worlds (defined once in `rocwasm-plan`).
 pub use rocwasm_plan::World;
 
-/// The interfaces a component of `world` must export.
-pub fn required_exports(world: World) -> &'static [&'static str] {
-    match world {
-        World::Analysis => &[names::LIFECYCLE, names::ANALYSIS],
-        World::Transform => &[names::LIFECYCLE, names::TRANSFORM],
+/// The version of the `rocwasm:plugin` package a component was built
+/// against, read from its life-cycle export. The host loads every version
+/// it lists; see `crate::legacy` for what an older one changes.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum WitVersion {
+    /// The current package (`wit/`).
+    Current,
+    /// `rocwasm:plugin@0.1.0` (`wit/legacy/0.1.0/`).
+    V0_1_0,
+}
+
+impl WitVersion {
+    /// The version `surface` exports its life cycle under; the current one
+    /// when it exports none (the world check then names what is missing).
+    pub fn of(surface: &Surface) -> WitVersion {
+        let exports = |name: &str| surface.exports.iter().any(|e| e == name);
+        if !exports(names::LIFECYCLE) && exports(names::v0_1_0::LIFECYCLE) {
+            WitVersion::V0_1_0
+        } else {
+            WitVersion::Current
+        }
+    }
+
+    /// The package version, as WIT writes it (`0.2.0`).
+    pub fn as_str(self) -> &'static str {
+        match self {
+            WitVersion::Current => names::VERSION,
+            WitVersion::V0_1_0 => names::v0_1_0::VERSION,
+        }
+    }
+
+    /// The interfaces a component of `world` built against this version
+    /// must export.
+    pub fn required_exports(self, world: World) -> [&'static str; 2] {
+        use names::v0_1_0 as old;
+        match (self, world) {
+            (WitVersion::Current, World::Analysis) => [names::LIFECYCLE, names::ANALYSIS],
+            (WitVersion::Current, World::Transform) => [names::LIFECYCLE, names::TRANSFORM],
+            (WitVersion::V0_1_0, World::Analysis) => [old::LIFECYCLE, old::ANALYSIS],
+            (WitVersion::V0_1_0, World::Transform) => [old::LIFECYCLE, old::TRANSFORM],
+        }
+    }
+
+    /// True when a `world` component of this version may import `name`
+    /// (WASI is handled separately).
+    fn may_import(self, world: World, name: &str) -> bool {
+        use names::v0_1_0 as old;
+        let (common, profiler, delivery) = match self {
+            WitVersion::Current => (names::COMMON_IMPORTS, names::PROFILER, names::DELIVERY),
+            WitVersion::V0_1_0 => (old::COMMON_IMPORTS, old::PROFILER, old::DELIVERY),
+        };
+        common.contains(&name)
+            || (world == World::Analysis && (name == profiler || name == delivery))
     }
 }
 
-/// True when `world` may import `name` (WASI is handled separately).
-fn may_import(world: World, name: &str) -> bool {
-    names::COMMON_IMPORTS.contains(&name)
-        || (world == World::Analysis && (name == names::PROFILER || name == names::DELIVERY))
+/// The interfaces a component of `world` must export (current package).
+pub fn required_exports(world: World) -> [&'static str; 2] {
+    WitVersion::Current.required_exports(world)
 }
 
 /// A component's interface surface, by name.
@@ -93,10 +140,13 @@ pub enum WorldError {
     },
 }
 
-/// Detects the world from the exports, then checks the imports against it.
+/// Detects the world from the exports, then checks the imports against it
+/// (both in the package version the component was built against).
 pub fn detect(surface: &Surface) -> Result<World, WorldError> {
+    let version = WitVersion::of(surface);
     let missing = |w: World| -> Vec<String> {
-        required_exports(w)
+        version
+            .required_exports(w)
             .iter()
             .filter(|e| !surface.exports.iter().any(|x| x == *e))
             .map(|e| e.to_string())
@@ -118,7 +168,7 @@ pub fn detect(surface: &Surface) -> Result<World, WorldError> {
     let foreign: Vec<String> = surface
         .imports
         .iter()
-        .filter(|i| !i.starts_with("wasi:") && !may_import(world, i))
+        .filter(|i| !i.starts_with("wasi:") && !version.may_import(world, i))
         .cloned()
         .collect();
     if !foreign.is_empty() {
@@ -150,7 +200,7 @@ mod tests {
         assert_eq!(detect(&a), Ok(World::Analysis));
         assert!(a.imports_wasi());
         let t = surface(
-            &["rocwasm:plugin/log@0.1.0"],
+            &["rocwasm:plugin/log@0.2.0"],
             &[names::LIFECYCLE, names::TRANSFORM],
         );
         assert_eq!(detect(&t), Ok(World::Transform));
@@ -166,5 +216,24 @@ mod tests {
     fn transform_may_not_import_profiler() {
         let t = surface(&[names::PROFILER], &[names::LIFECYCLE, names::TRANSFORM]);
         assert!(matches!(detect(&t), Err(WorldError::ForeignImports { .. })));
+    }
+
+    #[test]
+    fn a_component_of_the_earlier_package_is_detected_in_its_own_names() {
+        use names::v0_1_0 as old;
+        let a = surface(
+            &[old::PROFILER, "rocwasm:plugin/log@0.1.0"],
+            &[old::LIFECYCLE, old::ANALYSIS],
+        );
+        assert_eq!(WitVersion::of(&a), WitVersion::V0_1_0);
+        assert_eq!(detect(&a), Ok(World::Analysis));
+        // Mixing the versions is another package's interface.
+        let mixed = surface(&[names::PROFILER], &[old::LIFECYCLE, old::ANALYSIS]);
+        assert!(matches!(
+            detect(&mixed),
+            Err(WorldError::ForeignImports { .. })
+        ));
+        let current = surface(&[], &[names::LIFECYCLE, names::ANALYSIS]);
+        assert_eq!(WitVersion::of(&current).as_str(), "0.2.0");
     }
 }

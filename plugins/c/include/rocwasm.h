@@ -18,8 +18,9 @@
  *     with the generated `*_free` function once you are done, or copy what
  *     you keep first:
  *       configure(info)           -> exports_rocwasm_plugin_lifecycle_tool_info_free(info)
- *       deliver_batch(info,batch) -> exports_rocwasm_plugin_analysis_batch_free(batch)
- *                                    (`info` holds no pointers: nothing to free)
+ *       deliver_batch(info,batch) -> exports_rocwasm_plugin_analysis_batch_free(batch) and
+ *                                    exports_rocwasm_plugin_analysis_delivery_info_free(info)
+ *                                    (`info->process` holds the host name and job strings)
  *       on_callback(record, ..)   -> exports_rocwasm_plugin_analysis_callback_record_free(record)
  *       on_external_correlation_request(req): plain numbers, nothing to free
  *     A batch you forget to free leaks 8 bytes per record and column until

@@ -170,7 +170,6 @@ bool exports_rocwasm_plugin_lifecycle_init(rocwasm_string_t *err) {
 
 void exports_rocwasm_plugin_analysis_deliver_batch(exports_rocwasm_plugin_analysis_delivery_info_t *info,
                                                    exports_rocwasm_plugin_analysis_batch_t *batch) {
-    (void)info; /* numbers only: nothing to free */
     rocwasm_dispatches_t d = rocwasm_dispatches(batch);
     if (d.start && d.end) {
         for (size_t i = 0; i < d.rows; i++) {
@@ -179,7 +178,8 @@ void exports_rocwasm_plugin_analysis_deliver_batch(exports_rocwasm_plugin_analys
         }
     }
     /* The batch is ours: free it, or every record leaks (rule 1). */
-    exports_rocwasm_plugin_analysis_batch_free(batch);
+    exports_rocwasm_plugin_analysis_batch_free(batch);    /* So is the info (its process names hold strings). */
+    exports_rocwasm_plugin_analysis_delivery_info_free(info);
 }
 
 uint64_t exports_rocwasm_plugin_analysis_on_callback(exports_rocwasm_plugin_analysis_callback_record_t *record,

@@ -66,7 +66,8 @@ pub struct Page {
     pub directions: Vec<Direction>,
 }
 
-const STYLE: &str = "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}\
+const STYLE: &str =
+    "body{font:14px/1.4 system-ui,sans-serif;margin:24px;color:#222;background:#fff}\
 h1{font-size:22px;margin:0 0 12px}h2{font-size:17px;margin:28px 0 8px;border-bottom:1px solid #ddd}\
 table{border-collapse:collapse}td,th{padding:3px 10px;border-bottom:1px solid #eee;text-align:left}\
 td.n,th.n{text-align:right;font-variant-numeric:tabular-nums}.note{color:#666;font-size:12px}\
@@ -134,7 +135,10 @@ pub fn draw(
 ) -> Drawn {
     let (label, color) = match i.what {
         What::Kernel(id) => (kernel(id), color_of(id, 65)),
-        What::Copy { direction: d, bytes } => (
+        What::Copy {
+            direction: d,
+            bytes,
+        } => (
             format!("{} ({bytes} B)", direction(d)),
             color_of(u64::from(d) + 0x1000, 25),
         ),
@@ -198,7 +202,10 @@ fn timeline(h: &mut String, page: &Page) {
         page.seen
     );
     if kept as u64 == page.seen {
-        let _ = write!(h, "All {kept} kernel dispatches and memory copies are drawn.");
+        let _ = write!(
+            h,
+            "All {kept} kernel dispatches and memory copies are drawn."
+        );
     } else {
         let _ = write!(
             h,
@@ -256,7 +263,13 @@ fn timeline(h: &mut String, page: &Page) {
             h,
             "<text x=\"{:.1}\" y=\"{axis_y:.1}\" text-anchor=\"{}\">{}</text>",
             x(t0 + t),
-            if k == 0 { "start" } else if k == 4 { "end" } else { "middle" },
+            if k == 0 {
+                "start"
+            } else if k == 4 {
+                "end"
+            } else {
+                "middle"
+            },
             human_ns(t)
         );
     }

@@ -68,7 +68,11 @@ fn top_bars<K: Copy>(
     mut label: impl FnMut(K) -> String,
 ) -> Vec<Bar> {
     let mut all: Vec<(K, model::Sum)> = sums.collect();
-    all.sort_by(|a, b| b.1.total_ns.cmp(&a.1.total_ns).then(b.1.calls.cmp(&a.1.calls)));
+    all.sort_by(|a, b| {
+        b.1.total_ns
+            .cmp(&a.1.total_ns)
+            .then(b.1.calls.cmp(&a.1.calls))
+    });
     all.truncate(n);
     all.into_iter()
         .map(|(k, s)| Bar {
@@ -95,7 +99,12 @@ impl Report {
             meta.push(("Stage".to_string(), info.name.clone()));
             meta.push((
                 "Source".to_string(),
-                if info.replay { "replay of a recorded trace" } else { "live run" }.to_string(),
+                if info.replay {
+                    "replay of a recorded trace"
+                } else {
+                    "live run"
+                }
+                .to_string(),
             ));
         }
         meta.push(("Records".to_string(), m.record_count().to_string()));
@@ -103,7 +112,10 @@ impl Report {
             meta.push((format!("· {table}"), n.to_string()));
         }
         meta.push(("Batches".to_string(), m.batches.to_string()));
-        meta.push(("Records dropped by the host".to_string(), m.dropped.to_string()));
+        meta.push((
+            "Records dropped by the host".to_string(),
+            m.dropped.to_string(),
+        ));
         meta.push(("Kernel ids".to_string(), m.kernels.len().to_string()));
         if let Some((a, b)) = m.span {
             meta.push(("Time span".to_string(), html::human_ns(b - a)));
@@ -126,13 +138,17 @@ impl Report {
         }
         let kernels = top_bars(by_name.into_iter(), self.top, str::to_string);
         let mut ops = OperationNames::new();
-        let apis = top_bars(m.apis.iter().map(|(k, s)| (*k, *s)), self.top, |(kind, op)| {
-            let name = ops.buffer_operation(kind, op).to_string();
-            match api_domain(kind) {
-                Some("hip") | None => name,
-                Some(domain) => format!("{name} ({domain})"),
-            }
-        });
+        let apis = top_bars(
+            m.apis.iter().map(|(k, s)| (*k, *s)),
+            self.top,
+            |(kind, op)| {
+                let name = ops.buffer_operation(kind, op).to_string();
+                match api_domain(kind) {
+                    Some("hip") | None => name,
+                    Some(domain) => format!("{name} ({domain})"),
+                }
+            },
+        );
         let mut directions: Vec<Direction> = m
             .copies
             .iter()

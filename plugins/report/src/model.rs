@@ -133,7 +133,10 @@ impl Model {
             slot.1 += n as u64;
         }
         for k in batch.kernel_dispatches().iter() {
-            self.kernels.entry(k.kernel_id).or_default().add(k.duration());
+            self.kernels
+                .entry(k.kernel_id)
+                .or_default()
+                .add(k.duration());
             self.widen(k.start, k.end);
             self.keep(Interval {
                 lane: Lane::Queue {
@@ -161,7 +164,10 @@ impl Model {
             });
         }
         for a in batch.api_calls().iter() {
-            self.apis.entry((a.kind, a.operation)).or_default().add(a.duration());
+            self.apis
+                .entry((a.kind, a.operation))
+                .or_default()
+                .add(a.duration());
             self.widen(a.start, a.end);
         }
     }
@@ -201,7 +207,8 @@ mod tests {
             let mut b = Batch::default();
             for i in 0..5u64 {
                 let d = round * 5 + i;
-                b.kernel_dispatches.push(kernel(i % 2, 1000 * d, 1000 * d + d));
+                b.kernel_dispatches
+                    .push(kernel(i % 2, 1000 * d, 1000 * d + d));
             }
             m.add(&b, 1);
             assert!(m.intervals.len() < 6, "bounded: {}", m.intervals.len());
@@ -231,7 +238,13 @@ mod tests {
         }
         m.add(&b, 0);
         assert_eq!(m.copies[&1].bytes, 400);
-        assert_eq!(m.copies[&1].time, Sum { calls: 2, total_ns: 20 });
+        assert_eq!(
+            m.copies[&1].time,
+            Sum {
+                calls: 2,
+                total_ns: 20
+            }
+        );
         assert!(m.timeline().iter().all(|i| i.lane == Lane::Stream(4)));
     }
 }

@@ -107,15 +107,15 @@ pub mod bindings {
             /// Everything a plugin may import; used only to generate the
             /// shared types and import functions once.
             world host-imports {
-                import rocwasm:plugin/types@0.1.0;
-                import rocwasm:plugin/profiler@0.1.0;
-                import rocwasm:plugin/delivery@0.1.0;
-                import rocwasm:plugin/names@0.1.0;
-                import rocwasm:plugin/symbols@0.1.0;
-                import rocwasm:plugin/clock@0.1.0;
-                import rocwasm:plugin/log@0.1.0;
-                import rocwasm:plugin/output@0.1.0;
-                import rocwasm:plugin/config@0.1.0;
+                import rocwasm:plugin/types@0.2.0;
+                import rocwasm:plugin/profiler@0.2.0;
+                import rocwasm:plugin/delivery@0.2.0;
+                import rocwasm:plugin/names@0.2.0;
+                import rocwasm:plugin/symbols@0.2.0;
+                import rocwasm:plugin/clock@0.2.0;
+                import rocwasm:plugin/log@0.2.0;
+                import rocwasm:plugin/output@0.2.0;
+                import rocwasm:plugin/config@0.2.0;
             }
         ",
         world: "rocwasm:plugin-sdk/host-imports",
@@ -169,34 +169,34 @@ macro_rules! __generate_world {
     ($dir:literal; analysis) => {
         $crate::__private::wit_bindgen::generate!({
             path: $dir,
-            world: "rocwasm:plugin/analysis-plugin@0.1.0",
+            world: "rocwasm:plugin/analysis-plugin@0.2.0",
             runtime_path: "::rocwasm_plugin_sdk::__private::wit_bindgen::rt",
             with: {
-                "rocwasm:plugin/types@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
-                "rocwasm:plugin/profiler@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::profiler,
-                "rocwasm:plugin/delivery@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::delivery,
-                "rocwasm:plugin/names@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
-                "rocwasm:plugin/symbols@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
-                "rocwasm:plugin/clock@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
-                "rocwasm:plugin/log@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
-                "rocwasm:plugin/output@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
-                "rocwasm:plugin/config@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
+                "rocwasm:plugin/types@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
+                "rocwasm:plugin/profiler@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::profiler,
+                "rocwasm:plugin/delivery@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::delivery,
+                "rocwasm:plugin/names@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
+                "rocwasm:plugin/symbols@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
+                "rocwasm:plugin/clock@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
+                "rocwasm:plugin/log@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
+                "rocwasm:plugin/output@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
+                "rocwasm:plugin/config@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
             },
         });
     };
     ($dir:literal; transform) => {
         $crate::__private::wit_bindgen::generate!({
             path: $dir,
-            world: "rocwasm:plugin/transform-plugin@0.1.0",
+            world: "rocwasm:plugin/transform-plugin@0.2.0",
             runtime_path: "::rocwasm_plugin_sdk::__private::wit_bindgen::rt",
             with: {
-                "rocwasm:plugin/types@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
-                "rocwasm:plugin/names@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
-                "rocwasm:plugin/symbols@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
-                "rocwasm:plugin/clock@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
-                "rocwasm:plugin/log@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
-                "rocwasm:plugin/output@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
-                "rocwasm:plugin/config@0.1.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
+                "rocwasm:plugin/types@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
+                "rocwasm:plugin/names@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
+                "rocwasm:plugin/symbols@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
+                "rocwasm:plugin/clock@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
+                "rocwasm:plugin/log@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
+                "rocwasm:plugin/output@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
+                "rocwasm:plugin/config@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
             },
         });
     };

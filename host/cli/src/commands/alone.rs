@@ -121,6 +121,7 @@ fn run_alone(
         context: ContextId(1),
         buffer: BufferId(1),
         drop_count: 0,
+        process: 0,
     };
     let mut wall = Duration::ZERO;
     while let Some(batch) = source.next_batch()? {

@@ -24,7 +24,11 @@ pub fn inspect(file: &Path) -> Result {
     println!("size:     {} bytes", info.size);
     println!("sha256:   {}", info.digest);
     match &info.world {
-        Ok(world) => println!("world:    {}", world.wit_name()),
+        Ok(world) => println!(
+            "world:    {} (rocwasm:plugin@{})",
+            world.wit_name(),
+            info.version.as_str()
+        ),
         Err(why) => println!("world:    none ({why})"),
     }
     println!(

@@ -82,7 +82,11 @@ pub fn vet(file: &Path, public: &[PathBuf], trace: Option<&Path>, config: &[Stri
         .with_context(|| format!("{} is not a loadable component", file.display()))?;
     let world = match &info.world {
         Ok(w) => {
-            println!("world:       {}", w.wit_name());
+            println!(
+                "world:       {} (rocwasm:plugin@{})",
+                w.wit_name(),
+                info.version.as_str()
+            );
             Some(*w)
         }
         Err(why) => {

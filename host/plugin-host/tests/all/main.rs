@@ -17,3 +17,4 @@ mod replay_names;
 mod restart;
 mod shared_delivery;
 mod stock_plugins;
+mod wit_versions;

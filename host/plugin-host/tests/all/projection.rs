@@ -20,6 +20,7 @@ fn info() -> DeliveryInfo {
         context: ContextId(1),
         buffer: BufferId(1),
         drop_count: 0,
+        process: 0,
     }
 }
 

@@ -12,7 +12,7 @@
 //! | `lifecycle` | the order of calls, run-length encoded: `[{"call":"configure","count":1}, {"call":"init","count":1}, {"call":"deliver-batch","count":3}, {"call":"fini","count":1}]` |
 //! | `calls` | calls per export |
 //! | `setup` | `[{"call": "configure-buffer-tracing(KERNEL_DISPATCH)", "result": "ok" or status}]` for the services it set up in `init` |
-//! | `batches` | per delivery: `context`, `buffer`, `drop_count`, and the row count of each table (`api-calls`, `kernel-dispatches`, …); the first 10 000 |
+//! | `batches` | per delivery: `context`, `buffer`, `drop_count`, `process` (`hostname`, `pid`, `rank`, `job`), and the row count of each table (`api-calls`, `kernel-dispatches`, …); the first 10 000 |
 //! | `totals` | rows per table over all deliveries, and `drop_count` |
 //! | `api_calls_by_kind` | API-call rows per buffer-kind name |
 //! | `external_correlation_ids` | per table (`kernel-dispatches`, `memory-copies`, and `api-calls/<KIND>`), a map from external correlation id to the number of rows carrying it |

@@ -118,6 +118,11 @@ impl Recording {
         entry.insert("context".into(), info.context.into());
         entry.insert("buffer".into(), info.buffer.into());
         entry.insert("drop_count".into(), info.drop_count.into());
+        let p = &info.process;
+        entry.insert(
+            "process".into(),
+            json!({"hostname": p.hostname, "pid": p.pid, "rank": p.rank, "job": p.job}),
+        );
         for (table, rows) in batch.table_lengths() {
             entry.insert(table.into(), rows.into());
             *self.totals.entry(table).or_default() += rows as u64;
@@ -338,6 +343,12 @@ mod tests {
             context: 3,
             buffer: 4,
             drop_count: 2,
+            process: rocwasm_plugin_sdk::types::ProcessInfo {
+                hostname: "node7".into(),
+                pid: 42,
+                rank: Some(3),
+                job: None,
+            },
         };
         r.batch(&delivery, &batch);
         r.batch(&delivery, &Batch::default());
@@ -362,6 +373,10 @@ mod tests {
         );
         assert_eq!(j["totals"]["api-calls"], 2);
         assert_eq!(j["totals"]["drop_count"], 4);
+        assert_eq!(
+            j["batches"][0]["process"],
+            json!({"hostname": "node7", "pid": 42, "rank": 3, "job": null})
+        );
         assert_eq!(j["batches"][0]["kernel-dispatches"], 1);
         assert_eq!(j["batches"][0]["buffer"], 4);
         assert_eq!(

@@ -202,6 +202,7 @@ pub fn info() -> rocwasm_core::DeliveryInfo {
         context: rocwasm_core::ContextId(1),
         buffer: rocwasm_core::BufferId(1),
         drop_count: 0,
+        process: 0,
     }
 }
 

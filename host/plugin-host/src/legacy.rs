@@ -1,0 +1,255 @@
+//! Components built against an earlier version of the `rocwasm:plugin`
+//! package, which the host keeps loading (a plugin ecosystem cannot rebuild
+//! every plugin on every release).
+//!
+//! The earlier versions are frozen under `wit/legacy/`. What 0.2.0 changed
+//! from 0.1.0 is one record: `delivery-info` gained `process` (the process
+//! the batch's records were traced in). So:
+//!
+//! - **imports**: every host function has the same type in both versions,
+//!   so [`crate::state::add_to_linker`] links each host interface a second
+//!   time under its 0.1.0 name (`rocwasm:plugin/log@0.1.0`), onto the same
+//!   host struct. Component types are structural (our WIT has no resources),
+//!   so the 0.1.0 imports type-check against the same Rust functions.
+//! - **exports**: the generated world bindings look exports up under the
+//!   current names, so a 0.1.0 component is driven here instead: its
+//!   exports are looked up once under their 0.1.0 names ([`LegacyPre`]) and
+//!   called through [`Func::typed`], which checks the Rust types against
+//!   the component's structurally. Every export but `deliver-batch` and
+//!   `transform-batch` has the same type as today's and is called with
+//!   today's Rust types; those two take [`DeliveryInfoV0_1_0`].
+//!
+//! `typed` checks the types on each call (the generated bindings check once
+//! per instance): a small, constant cost per call that only older plugins
+//! pay.
+
+use wasmtime::component::{
+    ComponentExportIndex, ComponentType, Func, Instance, InstancePre, Lower,
+};
+use wasmtime::Store;
+
+use crate::bindings::types as wit;
+use crate::convert::BatchView;
+use crate::state::PluginState;
+use crate::world::{WitVersion, World};
+
+/// `delivery-info` as `rocwasm:plugin@0.1.0` declares it: today's without
+/// `process`.
+#[derive(Debug, Clone, Copy, ComponentType, Lower)]
+#[component(record)]
+pub(crate) struct DeliveryInfoV0_1_0 {
+    context: u64,
+    buffer: u64,
+    #[component(name = "drop-count")]
+    drop_count: u64,
+}
+
+impl From<&wit::DeliveryInfo> for DeliveryInfoV0_1_0 {
+    fn from(i: &wit::DeliveryInfo) -> Self {
+        DeliveryInfoV0_1_0 {
+            context: i.context,
+            buffer: i.buffer,
+            drop_count: i.drop_count,
+        }
+    }
+}
+
+/// The export functions of a world, as indices into the component.
+#[derive(Clone, Copy)]
+struct Exports<T> {
+    configure: T,
+    init: T,
+    fini: T,
+    /// `deliver-batch` (analysis) or `transform-batch` (transform).
+    batch: T,
+    /// The analysis' `on-callback`.
+    on_callback: Option<T>,
+    /// The analysis' `on-external-correlation-request`.
+    on_request: Option<T>,
+}
+
+/// A pre-linked component of an earlier package version.
+pub(crate) struct LegacyPre {
+    pre: InstancePre<PluginState>,
+    world: World,
+    exports: Exports<ComponentExportIndex>,
+}
+
+impl LegacyPre {
+    /// Looks up the exports of `world` under `version`'s names; fails
+    /// naming the one that is missing.
+    pub(crate) fn new(
+        pre: InstancePre<PluginState>,
+        version: WitVersion,
+        world: World,
+    ) -> wasmtime::Result<LegacyPre> {
+        let [lifecycle, deliveries] = version.required_exports(world);
+        let component = pre.component();
+        let interface = |name: &str| {
+            component
+                .get_export_index(None, name)
+                .ok_or_else(|| wasmtime::format_err!("the component does not export `{name}`"))
+        };
+        let (lifecycle_idx, deliveries_idx) = (interface(lifecycle)?, interface(deliveries)?);
+        let func = |iface: &ComponentExportIndex, iface_name: &str, name: &str| {
+            component
+                .get_export_index(Some(iface), name)
+                .ok_or_else(|| {
+                    wasmtime::format_err!("the component's `{iface_name}` has no `{name}`")
+                })
+        };
+        let exports = match world {
+            World::Analysis => Exports {
+                configure: func(&lifecycle_idx, lifecycle, "configure")?,
+                init: func(&lifecycle_idx, lifecycle, "init")?,
+                fini: func(&lifecycle_idx, lifecycle, "fini")?,
+                batch: func(&deliveries_idx, deliveries, "deliver-batch")?,
+                on_callback: Some(func(&deliveries_idx, deliveries, "on-callback")?),
+                on_request: Some(func(
+                    &deliveries_idx,
+                    deliveries,
+                    "on-external-correlation-request",
+                )?),
+            },
+            World::Transform => Exports {
+                configure: func(&lifecycle_idx, lifecycle, "configure")?,
+                init: func(&lifecycle_idx, lifecycle, "init")?,
+                fini: func(&lifecycle_idx, lifecycle, "fini")?,
+                batch: func(&deliveries_idx, deliveries, "transform-batch")?,
+                on_callback: None,
+                on_request: None,
+            },
+        };
+        Ok(LegacyPre {
+            pre,
+            world,
+            exports,
+        })
+    }
+
+    /// A fresh instance in `store`.
+    pub(crate) fn instantiate(
+        &self,
+        store: &mut Store<PluginState>,
+    ) -> wasmtime::Result<LegacyInstance> {
+        let instance = self.pre.instantiate(&mut *store)?;
+        let e = &self.exports;
+        let mut func = |idx: &ComponentExportIndex| -> wasmtime::Result<Func> {
+            instance
+                .get_func(&mut *store, idx)
+                .ok_or_else(|| wasmtime::format_err!("an export is not a function"))
+        };
+        let funcs = Exports {
+            configure: func(&e.configure)?,
+            init: func(&e.init)?,
+            fini: func(&e.fini)?,
+            batch: func(&e.batch)?,
+            on_callback: e.on_callback.as_ref().map(&mut func).transpose()?,
+            on_request: e.on_request.as_ref().map(&mut func).transpose()?,
+        };
+        Ok(LegacyInstance {
+            _instance: instance,
+            world: self.world,
+            funcs,
+        })
+    }
+}
+
+/// A live instance of an earlier-version component: its export functions.
+pub(crate) struct LegacyInstance {
+    _instance: Instance,
+    world: World,
+    funcs: Exports<Func>,
+}
+
+impl LegacyInstance {
+    /// The world it implements.
+    pub(crate) fn world(&self) -> World {
+        self.world
+    }
+
+    pub(crate) fn call_configure(
+        &self,
+        s: &mut Store<PluginState>,
+        info: &wit::ToolInfo,
+    ) -> wasmtime::Result<bool> {
+        let f = self
+            .funcs
+            .configure
+            .typed::<(&wit::ToolInfo,), (bool,)>(&*s)?;
+        Ok(f.call(s, (info,))?.0)
+    }
+
+    pub(crate) fn call_init(
+        &self,
+        s: &mut Store<PluginState>,
+    ) -> wasmtime::Result<Result<(), String>> {
+        let f = self.funcs.init.typed::<(), (Result<(), String>,)>(&*s)?;
+        Ok(f.call(s, ())?.0)
+    }
+
+    pub(crate) fn call_fini(
+        &self,
+        s: &mut Store<PluginState>,
+    ) -> wasmtime::Result<Vec<wit::SummaryTable>> {
+        let f = self
+            .funcs
+            .fini
+            .typed::<(), (Vec<wit::SummaryTable>,)>(&*s)?;
+        Ok(f.call(s, ())?.0)
+    }
+
+    /// `deliver-batch` with the selected columns (see `plugin::deliver_view`).
+    pub(crate) fn deliver(
+        &self,
+        s: &mut Store<PluginState>,
+        info: &wit::DeliveryInfo,
+        batch: BatchView<'_>,
+    ) -> wasmtime::Result<()> {
+        let f = self
+            .funcs
+            .batch
+            .typed::<(DeliveryInfoV0_1_0, BatchView<'_>), ()>(&*s)?;
+        f.call(s, (info.into(), batch))
+    }
+
+    pub(crate) fn transform(
+        &self,
+        s: &mut Store<PluginState>,
+        info: &wit::DeliveryInfo,
+        batch: &wit::Batch,
+    ) -> wasmtime::Result<wit::Batch> {
+        let f = self
+            .funcs
+            .batch
+            .typed::<(DeliveryInfoV0_1_0, &wit::Batch), (wit::Batch,)>(&*s)?;
+        Ok(f.call(s, (info.into(), batch))?.0)
+    }
+
+    /// `on-callback`; an analysis only (`None` for a transform).
+    pub(crate) fn on_callback(
+        &self,
+        s: &mut Store<PluginState>,
+        record: &wit::CallbackRecord,
+        user_data: u64,
+    ) -> Option<wasmtime::Result<u64>> {
+        let func = self.funcs.on_callback?;
+        Some((|| {
+            let f = func.typed::<(&wit::CallbackRecord, u64), (u64,)>(&*s)?;
+            Ok(f.call(&mut *s, (record, user_data))?.0)
+        })())
+    }
+
+    /// `on-external-correlation-request`; an analysis only.
+    pub(crate) fn on_request(
+        &self,
+        s: &mut Store<PluginState>,
+        request: &wit::ExternalCorrelationRequest,
+    ) -> Option<wasmtime::Result<Option<u64>>> {
+        let func = self.funcs.on_request?;
+        Some((|| {
+            let f = func.typed::<(&wit::ExternalCorrelationRequest,), (Option<u64>,)>(&*s)?;
+            Ok(f.call(&mut *s, (request,))?.0)
+        })())
+    }
+}
