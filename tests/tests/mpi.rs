@@ -22,28 +22,36 @@ const RANKS: u32 = 4;
 /// `mpirun` with one app context per rank (MPMD, `:`-separated), rank `r`
 /// running `rocwasm run EXTRA… -d out/%rank% -- vector_add r+1`.
 fn mpirun(cwd: &Path, extra: &[&str]) -> Output {
+    let app = sim_dir().join("bin/vector_add");
+    let apps: Vec<Vec<String>> = (0..RANKS)
+        .map(|r| vec![app.display().to_string(), (r + 1).to_string()])
+        .collect();
+    mpirun_apps(cwd, extra, &[], &apps)
+}
+
+/// `mpirun MCA… ` with rank `r` running `rocwasm run EXTRA… -d out/%rank%
+/// -- APPS[r]…`.
+fn mpirun_apps(cwd: &Path, extra: &[&str], mca: &[&str], apps: &[Vec<String>]) -> Output {
     let mpirun = Path::new("/usr/bin/mpirun");
     assert!(
         mpirun.is_file(),
         "{} is missing: Debian's openmpi-bin is not installed (run `cargo xtask setup`)",
         mpirun.display()
     );
-    let app = sim_dir().join("bin/vector_add");
     let bin = rocwasm_bin();
     let ws = workspace();
     let mut cmd = Command::new(mpirun);
     // Root in CI containers; more ranks than cores; each line tagged with
     // `[job,rank]<stdout>:`.
     cmd.args(["--allow-run-as-root", "--oversubscribe", "--tag-output"]);
-    for rank in 0..RANKS {
+    cmd.args(mca);
+    for (rank, app) in apps.iter().enumerate() {
         if rank > 0 {
             cmd.arg(":");
         }
         cmd.args(["-np", "1"]).arg(&bin).args(["run", "--sim"]);
         cmd.args(extra);
-        cmd.args(["-d", "out/%rank%", "--"])
-            .arg(&app)
-            .arg((rank + 1).to_string());
+        cmd.args(["-d", "out/%rank%", "--"]).args(app);
     }
     cmd.current_dir(cwd)
         .env_remove("RUST_LOG")
@@ -241,6 +249,66 @@ fn one_chain_over_every_rank_sees_each_batchs_process() {
         *seen.entry(rank).or_default() += b["kernel-dispatches"].as_u64().unwrap() as usize;
     }
     assert_eq!(seen, counts, "dispatches per rank, as the plugin saw them");
+}
+
+/// Rank 1's application dies of SIGSEGV while the others run. Open MPI
+/// is told not to kill the job when one process fails (by default it
+/// tears every rank down, which no profiler can prevent); the other ranks'
+/// outputs are then complete: every dispatch their application counted is
+/// in their trace, and their statistics and `results.json` are written.
+#[test]
+fn a_crashing_rank_leaves_the_others_outputs_complete() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = sim_dir().join("bin/vector_add").display().to_string();
+    let apps: Vec<Vec<String>> = (0..RANKS)
+        .map(|r| match r {
+            1 => ["/bin/sh", "-c", "touch rank-1-ran; kill -SEGV $$"]
+                .map(String::from)
+                .to_vec(),
+            r => vec![app.clone(), (r + 1).to_string()],
+        })
+        .collect();
+    let out = mpirun_apps(
+        tmp.path(),
+        &["--kernel-trace", "--stats", "--output-format", "csv,json"],
+        &["--mca", "orte_abort_on_non_zero_status", "0"],
+        &apps,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    // Rank 1 ran and died (under this setting Open MPI does not turn one
+    // rank's failure into the job's exit status).
+    assert!(
+        tmp.path().join("rank-1-ran").is_file(),
+        "{stdout}\n{stderr}"
+    );
+    assert!(
+        !tmp.path().join("out/1/kernel_trace.csv").exists(),
+        "rank 1 launched no kernel"
+    );
+    let counts = kernels_by_rank(&stdout);
+    assert_eq!(
+        counts.keys().copied().collect::<Vec<_>>(),
+        [0, 2, 3],
+        "{stdout}\n{stderr}"
+    );
+    for (rank, kernels) in &counts {
+        let dir = tmp.path().join(format!("out/{rank}"));
+        assert_eq!(rows(&dir.join("kernel_trace.csv")), *kernels, "rank {rank}");
+        let stats = read_stats(&dir.join("kernel_stats.csv"));
+        let calls: u64 = stats.values().map(|s| s.calls).sum();
+        assert_eq!(calls, *kernels as u64, "rank {rank}: {stats:?}");
+        let json = std::fs::read_to_string(dir.join("results.json")).unwrap();
+        let doc: serde_json::Value = serde_json::from_str(&json)
+            .unwrap_or_else(|e| panic!("rank {rank}'s results.json: {e}"));
+        assert_eq!(
+            doc["rocprofiler-sdk-tool"][0]["buffer_records"]["kernel_dispatch"]
+                .as_array()
+                .map_or(0, |a| a.len()),
+            *kernels,
+            "rank {rank}"
+        );
+    }
 }
 
 #[test]
