@@ -68,7 +68,7 @@ macro_rules! interface_names {
         /// The column choice, which only an analysis may import.
         pub const DELIVERY: &str = concat!("rocwasm:plugin/delivery@", $version);
         /// Host interfaces both worlds import.
-        pub const COMMON_IMPORTS: &[&str] = &[
+        pub const COMMON_IMPORTS: [&str; 7] = [
             concat!("rocwasm:plugin/types@", $version),
             concat!("rocwasm:plugin/names@", $version),
             concat!("rocwasm:plugin/symbols@", $version),

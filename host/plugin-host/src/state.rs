@@ -113,10 +113,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> R
         (v0_1_0::COMMON_IMPORTS, v0_1_0::PROFILER, v0_1_0::DELIVERY),
     ] {
         let [types_name, names_name, symbols_name, clock_name, log_name, output_name, config_name] =
-            common
-        else {
-            unreachable!("COMMON_IMPORTS lists seven interfaces")
-        };
+            common;
         types::add_to_linker_instance::<_, HasSelf<PluginState>>(
             &mut linker.instance(types_name)?,
             |s| s,

@@ -23,7 +23,9 @@
 
 mod kit;
 mod parse;
+mod ranks;
 mod table;
+mod trace;
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -49,6 +51,8 @@ plugin load: cargo bench -p rocwasm-plugin-host --bench load (PluginEngine::comp
 writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through Outputs, one format);
   size on disk: the bytes of the files each format wrote for that run, per million records.
 replay ingest: cargo bench -p rocwasm-replay --bench ingest.
+replay over many ranks: rocwasm replay --stats of an out/%rank% tree (one kernel_trace.csv per rank)
+  against one kernel_trace.csv of all their records; wall time, CLI start-up included, median of runs.
 kit sample: the same analysis (dispatches, total time) from `rocwasm plugin new --lang L`, built by
   `rocwasm plugin build`; load bench as above; per record: `rocwasm plugin test` on a synthetic
   kernel trace (wall: delivery and fini; instructions: wasmtime fuel).
@@ -71,6 +75,9 @@ struct Sizes {
     writer_runs: u32,
     /// Dispatches of the kit samples' trace (`plugin test`).
     kit_records: u64,
+    /// Processes and dispatches per process of the many-rank replay, and
+    /// its timed runs.
+    ranks: (u64, u64, usize),
 }
 
 const QUICK: Sizes = Sizes {
@@ -82,6 +89,7 @@ const QUICK: Sizes = Sizes {
     writer_records: 200_000,
     writer_runs: 1,
     kit_records: 5_000,
+    ranks: (8, 5_000, 1),
 };
 
 const FULL: Sizes = Sizes {
@@ -93,6 +101,7 @@ const FULL: Sizes = Sizes {
     writer_records: 2_000_000,
     writer_runs: 3,
     kit_records: 200_000,
+    ranks: (64, 50_000, 3),
 };
 
 /// The packages of the release build: the tool library and the benches.
@@ -166,6 +175,19 @@ pub fn run(quick: bool, only: Option<&str>) -> Result<()> {
             ),
             Err(e) => vec![Row::not_measured("kit sample, every language", why(&e))],
         }
+    }));
+    rows.extend(step(only, "replay over many ranks", || {
+        let (ranks, per_rank, runs) = sizes.ranks;
+        ranks::rows(
+            &ranks::Tools {
+                rocwasm: &built.rocwasm,
+                ranks,
+                per_rank,
+                runs,
+                run: &output,
+            },
+            &work,
+        )
     }));
     if only.is_none() {
         rows.extend(unmeasured_rows());
