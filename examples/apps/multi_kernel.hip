@@ -6,6 +6,9 @@
 // thread instead, the second between roctxProfilerResume(0) and
 // roctxProfilerPause(0) (what rocprofv3's --selected-regions records), and
 // prints REGION kernels=K copies=C for that second worker.
+// With --dispatches N it launches N small `scale` kernels back to back on one
+// stream instead (the end-to-end bench's workload), then prints
+// PEAK rss_kb=R, its peak resident memory (VmHWM), the profiler's included.
 // Only vector_add's result is checked (the simulated runtime reproduces it
 // on the host); the other kernels exercise launches and timing.
 // Prints DEVICES, COUNTS kernels=N copies=M markers=K hip_calls=H, RESULT.
@@ -136,6 +139,31 @@ static void worker(int id) {
     roctxRangePop();
 }
 
+/// N launches of `scale` over one block, then one synchronisation.
+static void dispatches(long n) {
+    float* d;
+    HIP(hipMalloc(&d, BLOCK * sizeof(float)));
+    for (long i = 0; i < n; i++) {
+        scale<<<1, BLOCK>>>(d, 1.0f, BLOCK);
+        kernels++;
+        hip_calls++;
+    }
+    HIP(hipDeviceSynchronize());
+    HIP(hipFree(d));
+}
+
+/// VmHWM of /proc/self/status, in kB (0 if unreadable).
+static long peak_rss_kb() {
+    FILE* f = std::fopen("/proc/self/status", "r");
+    if (!f) return 0;
+    char line[256];
+    long kb = 0;
+    while (std::fgets(line, sizeof line, f))
+        if (std::sscanf(line, "VmHWM: %ld kB", &kb) == 1) break;
+    std::fclose(f);
+    return kb;
+}
+
 static bool report_devices() {
     int count = 0;
     hip_calls++;
@@ -154,15 +182,19 @@ static bool report_devices() {
 int main(int argc, char** argv) {
     int threads = 8;
     bool regions = false;
+    long n_dispatches = 0;
     for (int i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[i + 1]);
         if (!std::strcmp(argv[i], "--regions")) regions = true;
+        if (!std::strcmp(argv[i], "--dispatches") && i + 1 < argc) n_dispatches = std::atol(argv[i + 1]);
     }
     if (threads < 1 || threads > 64) threads = 8;
     roctxMarkA("start");
     markers++;
     bool ok = report_devices();
-    if (ok && regions) {
+    if (ok && n_dispatches > 0) {
+        dispatches(n_dispatches);
+    } else if (ok && regions) {
         worker(0);
         int k = kernels.load(), c = copies.load();
         roctxProfilerResume(0);
@@ -181,6 +213,7 @@ int main(int argc, char** argv) {
     }
     std::printf("COUNTS kernels=%d copies=%d markers=%d hip_calls=%d\n", kernels.load(), copies.load(),
                 markers.load(), hip_calls.load());
+    if (n_dispatches > 0) std::printf("PEAK rss_kb=%ld\n", peak_rss_kb());
     bool pass = ok && failures == 0;
     std::printf("RESULT %s\n", pass ? "PASS" : "FAIL");
     return pass ? 0 : 1;

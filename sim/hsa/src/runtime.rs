@@ -105,8 +105,11 @@ impl Runtime {
     /// Returns once work ending at tick `end` would have ended on the host's
     /// clock (at once with `follow_host = false`): a real GPU signals a
     /// packet's completion after it ran, never before its end timestamp.
-    /// Sleeps for long waits and yields for the last ~100 µs, so short
-    /// kernels are not stretched to the scheduler's sleep granularity.
+    ///
+    /// Sleeps for long waits and spins for the last 100 µs: a sleep (or a
+    /// `yield`, on a loaded machine) lasts at least a scheduler slice, which
+    /// would stretch a 4 µs kernel to a millisecond. The spinning thread is
+    /// the queue's packet processor, busy as the GPU would be.
     pub fn pace(&self, end: u64) {
         if !self.scenario.clock.follow_host {
             return;
@@ -120,7 +123,7 @@ impl Runtime {
             if left > 200_000 {
                 std::thread::sleep(std::time::Duration::from_nanos(left - 100_000));
             } else {
-                std::thread::yield_now();
+                std::hint::spin_loop();
             }
         }
     }
