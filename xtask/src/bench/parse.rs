@@ -155,6 +155,24 @@ pub fn number(v: &serde_json::Value, pointer: &str, bench: &str) -> Result<f64> 
         .with_context(|| format!("{bench}: no number at {pointer} in {v}"))
 }
 
+/// `KEY=value` of the first line starting with `tag ` in a program's
+/// output (`COUNTS kernels=3 copies=4` → `field(out, "COUNTS", "kernels")`
+/// is 3); the application's lines may be mixed with the profiler's.
+pub fn field(stdout: &str, tag: &str, key: &str) -> Result<f64> {
+    let prefix = format!("{tag} ");
+    let line = stdout
+        .lines()
+        .find_map(|l| l.strip_prefix(&prefix))
+        .with_context(|| format!("no `{tag} …` line in the program's output"))?;
+    let value = line
+        .split_whitespace()
+        .find_map(|kv| kv.strip_prefix(key)?.strip_prefix('='))
+        .with_context(|| format!("no `{key}=` in `{tag} {line}`"))?;
+    value
+        .parse()
+        .with_context(|| format!("`{key}={value}` in `{tag} {line}` is not a number"))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -167,6 +185,11 @@ mod tests {
             (36.4, 68.6, 32.2)
         );
         assert!(overhead_burst("36.6\n").is_err());
+        let out = "DEVICES n=1\nCOUNTS kernels=30 copies=0\nrocwasm: wrote x\nPEAK rss_kb=11016\n";
+        assert_eq!(field(out, "COUNTS", "kernels").unwrap(), 30.0);
+        assert_eq!(field(out, "PEAK", "rss_kb").unwrap(), 11016.0);
+        assert!(field(out, "COUNTS", "markers").is_err());
+        assert!(field(out, "RESULT", "x").is_err());
         assert!(overhead_paired("a b c").is_err());
     }
 

@@ -1,0 +1,152 @@
+//! End to end: many kernel dispatches on the simulated runtime under
+//! `rocwasm run` with the default chain (`examples/chains/default.toml`:
+//! its four plugins and its outputs), against the same program untraced;
+//! and the peak resident memory the profiler adds to the application.
+//!
+//! The program is `multi_kernel --dispatches N` (N small kernels back to
+//! back on one stream, each 4 µs on the simulated GPU, whose clock follows
+//! the host's: the untraced run takes at least N × 4 µs). It prints its own
+//! peak resident memory (`VmHWM`), so the memory row is the traced
+//! program's peak minus the untraced one's: the interception, the engine's
+//! buffers and, in the application's process, the plugins and writers.
+
+use std::path::Path;
+use std::process::Command;
+use std::time::Instant;
+
+use anyhow::{ensure, Context, Result};
+
+use super::parse;
+use super::table::{median, Quantity, Row, Target};
+use crate::util::root;
+
+/// What the rows need from the bench run (passed in: this module sits
+/// below the bench driver).
+pub(super) struct Tools<'a> {
+    /// The release `rocwasm` CLI.
+    pub rocwasm: &'a Path,
+    /// Kernel dispatches of one run.
+    pub dispatches: u64,
+    /// Runs of each kind (the median is kept).
+    pub runs: usize,
+    /// Runs a command to completion, its stdout (the driver's `output`).
+    pub run: &'a dyn Fn(&mut Command) -> Result<String>,
+}
+
+/// The row names, for the driver's "not measured" fallback too.
+pub(super) fn figures(dispatches: u64) -> [String; 2] {
+    [
+        format!(
+            "end-to-end, {} dispatches: default chain vs untraced",
+            super::table::count(dispatches)
+        ),
+        "peak memory added to the application (VmHWM)".to_string(),
+    ]
+}
+
+/// The end-to-end and the memory rows.
+pub(super) fn rows(tools: &Tools<'_>, work: &Path) -> Vec<Row> {
+    let [wall, memory] = figures(tools.dispatches);
+    match measure(tools, &work.join("e2e")) {
+        Ok(m) => vec![
+            Row::measured(
+                wall,
+                Quantity::Ms(m.traced_ms),
+                Some(Quantity::Ms(m.untraced_ms)),
+            )
+            .target(Target::MaxRatio(1.03)),
+            Row::measured(
+                memory,
+                Quantity::Bytes(m.added_bytes),
+                Some(Quantity::Bytes(m.untraced_bytes)),
+            ),
+        ],
+        Err(e) => {
+            let why = format!("{e:#}");
+            vec![
+                Row::not_measured(wall, why.clone()).target(Target::MaxRatio(1.03)),
+                Row::not_measured(memory, why),
+            ]
+        }
+    }
+}
+
+struct Measured {
+    traced_ms: f64,
+    untraced_ms: f64,
+    added_bytes: f64,
+    untraced_bytes: f64,
+}
+
+fn measure(tools: &Tools<'_>, dir: &Path) -> Result<Measured> {
+    let root = root();
+    let sim = root.join("target/sim");
+    let app = sim.join("bin/multi_kernel");
+    ensure!(app.is_file(), "{} is missing", app.display());
+    let chain = root.join("examples/chains/default.toml");
+    let n = tools.dispatches.to_string();
+    let (mut traced, mut untraced) = (Vec::new(), Vec::new());
+    let (mut traced_kb, mut untraced_kb) = (Vec::new(), Vec::new());
+    for i in 0..tools.runs {
+        let started = Instant::now();
+        let out = (tools.run)(
+            Command::new(&app)
+                .args(["--dispatches", &n])
+                .env("LD_LIBRARY_PATH", sim.join("lib")),
+        )?;
+        untraced.push(started.elapsed().as_secs_f64() * 1e3);
+        untraced_kb.push(peak_kb(&out, tools.dispatches)?);
+
+        let out_dir = dir.join(format!("out-{i}"));
+        let started = Instant::now();
+        let out = (tools.run)(
+            Command::new(tools.rocwasm)
+                .args(["run", "--sim", "-c"])
+                .arg(&chain)
+                .arg("-d")
+                .arg(&out_dir)
+                .arg("--")
+                .arg(&app)
+                .args(["--dispatches", &n])
+                .env("ROCWASM_PLUGIN_PATH", root.join("target/plugins"))
+                .env("ROCWASM_SIM_LIB", sim.join("lib")),
+        )?;
+        traced.push(started.elapsed().as_secs_f64() * 1e3);
+        traced_kb.push(peak_kb(&out, tools.dispatches)?);
+        // The traced run really traced every dispatch.
+        let rows = std::fs::read_to_string(out_dir.join("kernel_trace.csv"))
+            .with_context(|| {
+                format!(
+                    "the traced run wrote no {}/kernel_trace.csv",
+                    out_dir.display()
+                )
+            })?
+            .lines()
+            .skip(1)
+            .count() as u64;
+        ensure!(
+            rows == tools.dispatches,
+            "the traced run's kernel_trace.csv has {rows} rows, not {}",
+            tools.dispatches
+        );
+        let _ = std::fs::remove_dir_all(&out_dir);
+    }
+    let m = |v: &[f64]| median(v).context("no run");
+    let (traced_kb, untraced_kb) = (m(&traced_kb)?, m(&untraced_kb)?);
+    Ok(Measured {
+        traced_ms: m(&traced)?,
+        untraced_ms: m(&untraced)?,
+        added_bytes: (traced_kb - untraced_kb).max(0.0) * 1024.0,
+        untraced_bytes: untraced_kb * 1024.0,
+    })
+}
+
+/// The program's `PEAK rss_kb=` (checking its `COUNTS kernels=` first).
+fn peak_kb(stdout: &str, dispatches: u64) -> Result<f64> {
+    let kernels = parse::field(stdout, "COUNTS", "kernels")?;
+    ensure!(
+        kernels == dispatches as f64,
+        "the program launched {kernels} kernels, not {dispatches}"
+    );
+    parse::field(stdout, "PEAK", "rss_kb")
+}
