@@ -151,6 +151,7 @@ pub struct DeliveryInfo {
     /// profiled process, or the one recording replayed); a replay of
     /// several processes' recordings numbers them from 1. The engine's own
     /// buffers always deliver 0.
+    #[serde(default)]
     pub process: u32,
 }
 

@@ -4,7 +4,6 @@
 use crate::common;
 
 use common::*;
-use rocwasm_core::{Domain, KernelDispatch};
 use rocwasm_plugin_host::{Chain, StageSpec};
 
 #[test]
@@ -74,20 +73,7 @@ fn fini_runs_once_after_the_last_delivery_and_the_final_flush() {
     for i in 0..3 {
         chain.deliver(info(), dispatches(4, i * 4)).unwrap();
     }
-    for i in 0..7u64 {
-        let op = profiler
-            .begin_async(Domain::KernelDispatch, 1)
-            .expect("kernel dispatches are traced");
-        profiler.complete_kernel_dispatch(
-            op,
-            KernelDispatch {
-                kernel_id: 1,
-                start: i,
-                end: i + 5,
-                ..Default::default()
-            },
-        );
-    }
+    trace_dispatches(&profiler, 7);
     let outcome = chain.finish().unwrap();
     assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
     let rec = read_json(&out.path().join("recorder.json"));

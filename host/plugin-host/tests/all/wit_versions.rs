@@ -6,7 +6,6 @@
 use crate::common;
 
 use common::*;
-use rocwasm_core::{Domain, KernelDispatch};
 use rocwasm_plugin_host::world::WitVersion;
 use rocwasm_plugin_host::{Chain, Processes, StageSpec, TracedProcess, World};
 
@@ -58,20 +57,7 @@ fn a_component_built_against_0_1_0_loads_and_takes_every_call() {
     for i in 0..3 {
         chain.deliver(info(), dispatches(4, i * 4)).unwrap();
     }
-    for i in 0..7u64 {
-        let op = profiler
-            .begin_async(Domain::KernelDispatch, 1)
-            .expect("the old plugin traces kernel dispatches");
-        profiler.complete_kernel_dispatch(
-            op,
-            KernelDispatch {
-                kernel_id: 1,
-                start: i,
-                end: i + 5,
-                ..Default::default()
-            },
-        );
-    }
+    trace_dispatches(&profiler, 7);
     let outcome = chain.finish().unwrap();
     assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
     let (name, tables) = &outcome.summaries[0];

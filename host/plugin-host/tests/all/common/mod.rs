@@ -197,6 +197,26 @@ pub fn dispatches(n: usize, first: u64) -> rocwasm_core::Batch {
     b
 }
 
+/// `n` kernel dispatches (kernel 1, 5 ns each) traced live through
+/// `profiler`, into whatever buffer a plugin configured for them; fails
+/// when none did.
+pub fn trace_dispatches(profiler: &Profiler, n: u64) {
+    for i in 0..n {
+        let op = profiler
+            .begin_async(rocwasm_core::Domain::KernelDispatch, 1)
+            .expect("a plugin traces kernel dispatches");
+        profiler.complete_kernel_dispatch(
+            op,
+            rocwasm_core::KernelDispatch {
+                kernel_id: 1,
+                start: i,
+                end: i + 5,
+                ..Default::default()
+            },
+        );
+    }
+}
+
 pub fn info() -> rocwasm_core::DeliveryInfo {
     rocwasm_core::DeliveryInfo {
         context: rocwasm_core::ContextId(1),
