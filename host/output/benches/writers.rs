@@ -7,6 +7,7 @@
 //! ```text
 //! cargo bench -p rocwasm-output --bench writers
 //! cargo bench -p rocwasm-output --bench writers -- --records 200000 --runs 1 --json
+//! cargo bench -p rocwasm-output --bench writers -- --only rocpd   # one format (and `none`), e.g. under perf
 //! ```
 //!
 //! The records are a deterministic synthetic run
@@ -35,6 +36,8 @@ struct Options {
     records: u64,
     runs: usize,
     json: bool,
+    /// Measure only this format (and `none`).
+    only: Option<String>,
 }
 
 fn options() -> Options {
@@ -42,6 +45,7 @@ fn options() -> Options {
         records: 2_000_000,
         runs: 3,
         json: false,
+        only: None,
     };
     let mut args = std::env::args().skip(1);
     while let Some(a) = args.next() {
@@ -55,6 +59,11 @@ fn options() -> Options {
             "--records" => o.records = value("--records"),
             "--runs" => o.runs = value("--runs") as usize,
             "--json" => o.json = true,
+            "--only" => {
+                o.only = Some(args.next().unwrap_or_else(|| {
+                    usage("--only needs a format: csv, json, rocpd, pftrace or parquet")
+                }))
+            }
             // `cargo bench` passes `--bench` to every harness.
             "--bench" => {}
             other => usage(&format!("unknown argument `{other}`")),
@@ -64,7 +73,7 @@ fn options() -> Options {
 }
 
 fn usage(msg: &str) -> ! {
-    eprintln!("{msg}\nusage: {COMMAND} -- [--records N] [--runs N] [--json]");
+    eprintln!("{msg}\nusage: {COMMAND} -- [--records N] [--runs N] [--only FORMAT] [--json]");
     std::process::exit(2)
 }
 
@@ -92,8 +101,16 @@ fn main() {
         ("pftrace", Some(OutputFormat::Pftrace)),
         ("parquet", Some(OutputFormat::Parquet)),
     ];
+    if let Some(only) = &o.only {
+        if !cases.iter().any(|(label, _)| label == only) {
+            usage(&format!("unknown format `{only}` for --only"));
+        }
+    }
     let mut rates = Vec::new();
     for (i, (label, format)) in cases.iter().enumerate() {
+        if format.is_some() && o.only.as_deref().is_some_and(|only| only != *label) {
+            continue;
+        }
         let mut best = f64::INFINITY;
         let mut bytes = 0u64;
         for r in 0..o.runs {

@@ -13,7 +13,10 @@
 //! arrow from the call to the kernel. Because a call may be delivered before
 //! or after its kernel, calls whose correlation id has no kernel yet wait in a
 //! bounded queue ([`PENDING_API_LIMIT`]); calls that age out are written
-//! without a flow.
+//! without a flow. A kernel or copy delivered before its call leaves its
+//! correlation id behind for the call; one whose call was waiting does not
+//! (the usual order in a live run, where a call's record completes before
+//! its kernel's), so memory grows only with the calls still to come.
 //!
 //! Merging: every track uuid, flow id and the `trusted_packet_sequence_id`
 //! derive from [`RunMetadata::process_hash`] (host + pid + start), so the
@@ -22,7 +25,7 @@
 
 pub(crate) mod proto;
 
-use std::collections::{HashMap, HashSet, VecDeque};
+use std::collections::VecDeque;
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::PathBuf;
@@ -30,6 +33,7 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use prost::Message;
 use rocwasm_core::{ApiCall, Batch, BufferTracingKind};
+use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
 
 use crate::claims::{OutputClaims, Producer};
 use crate::names::kind_name;
@@ -61,12 +65,16 @@ pub struct PerfettoSink {
     first_packet: bool,
     pid: u32,
     described: HashSet<u64>,
-    /// Correlation ids of kernels and copies written so far.
+    /// Correlation ids of kernels and copies written before their call.
     async_ids: HashSet<u64>,
     pending: HashMap<u64, ApiCall>,
     pending_order: VecDeque<u64>,
     names: HashMap<(u32, u32), String>,
+    /// Kind names by kind (slice categories).
+    categories: HashMap<u32, String>,
     kernel_names: HashMap<u64, String>,
+    /// One packet's encoding, reused.
+    scratch: Vec<u8>,
 }
 
 impl PerfettoSink {
@@ -87,19 +95,23 @@ impl PerfettoSink {
             sequence_id: 1,
             first_packet: true,
             pid: 0,
-            described: HashSet::new(),
-            async_ids: HashSet::new(),
-            pending: HashMap::new(),
+            described: HashSet::default(),
+            async_ids: HashSet::default(),
+            pending: HashMap::default(),
             pending_order: VecDeque::new(),
-            names: HashMap::new(),
-            kernel_names: HashMap::new(),
+            names: HashMap::default(),
+            categories: HashMap::default(),
+            kernel_names: HashMap::default(),
+            scratch: Vec::new(),
         }
     }
 
     fn uuid(&self, class: u64, ids: &[u64]) -> u64 {
-        let mut all = vec![class];
-        all.extend_from_slice(ids);
-        hash_ids(self.seed, &all)
+        // Tracks have at most three ids: no allocation per record.
+        let mut all = [0u64; 4];
+        all[0] = class;
+        all[1..=ids.len()].copy_from_slice(ids);
+        hash_ids(self.seed, &all[..=ids.len()])
     }
 
     fn flow_id(&self, correlation_id: u64) -> u64 {
@@ -118,9 +130,10 @@ impl PerfettoSink {
             .as_mut()
             .context("perfetto sink used before begin()")?;
         // Field 1 (Trace.packet), wire type 2 (length-delimited).
-        out.write_all(&[0x0a])?;
-        let bytes = packet.encode_length_delimited_to_vec();
-        out.write_all(&bytes)?;
+        self.scratch.clear();
+        self.scratch.push(0x0a);
+        packet.encode_length_delimited(&mut self.scratch)?;
+        out.write_all(&self.scratch)?;
         Ok(())
     }
 
@@ -232,13 +245,18 @@ impl PerfettoSink {
             .entry((call.kind, call.operation))
             .or_insert_with(|| ctx.names.name(call.kind, call.operation).to_string())
             .clone();
+        let category = self
+            .categories
+            .entry(call.kind)
+            .or_insert_with(|| kind_name(call.kind))
+            .clone();
         let flow = with_flow.then(|| self.flow_id(call.correlation_id));
         self.slice(
             track,
             call.start,
             call.end,
             name,
-            kind_name(call.kind),
+            category,
             flow,
             vec![uint_arg("correlation_id", call.correlation_id)],
         )
@@ -257,10 +275,11 @@ impl PerfettoSink {
     }
 
     fn async_seen(&mut self, ctx: &SinkContext<'_>, corr: u64) -> Result<()> {
-        self.async_ids.insert(corr);
         if let Some(call) = self.pending.remove(&corr) {
-            self.write_api(ctx, call, true)?;
+            // Its call is written now: nothing to remember.
+            return self.write_api(ctx, call, true);
         }
+        self.async_ids.insert(corr);
         Ok(())
     }
 }
@@ -415,7 +434,7 @@ impl Sink for PerfettoSink {
 
         let a = &batch.api_calls;
         for call in a.rows() {
-            if self.async_ids.contains(&call.correlation_id) {
+            if self.async_ids.remove(&call.correlation_id) {
                 self.write_api(ctx, call, true)?;
             } else if call.correlation_id == 0 || self.pending.contains_key(&call.correlation_id) {
                 self.write_api(ctx, call, false)?;

@@ -34,11 +34,13 @@
 //! it is written only when a dispatch refers to it or the loader reported
 //! no such kernel (then under a placeholder code object row).
 //!
-//! Speed: one transaction per batch, cached prepared statements, ids assigned
+//! Speed: one transaction per batch, rows written 64 to a statement
+//! ([`rows`]), string ids cached by kind and operation, ids assigned
 //! here rather than read back, `synchronous = OFF` while writing (a crashed
 //! run's database is not worth an fsync per batch).
 
 pub mod merge;
+mod rows;
 pub mod schema;
 
 use std::collections::{BTreeSet, HashMap, HashSet};
@@ -46,7 +48,10 @@ use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use rocwasm_core::{AgentType, Batch, BufferTracingKind, CodeObjectStorage, KernelSymbol};
+use rusqlite::types::Value;
 use rusqlite::{params, Connection, OptionalExtension};
+
+use rows::TableRows;
 
 use schema::{
     event, info_agent, info_code_object, info_kernel_symbol, info_node, info_process, info_queue,
@@ -76,6 +81,10 @@ struct Run {
     suffix: String,
     sql: Inserts,
     strings: HashMap<String, i64>,
+    /// `rocpd_string` ids of operation names by (kind, operation), and of
+    /// kind names by kind: looked up per record without building the name.
+    operation_names: HashMap<(u32, u32), i64>,
+    kind_names: HashMap<u32, i64>,
     threads: HashSet<u64>,
     /// The process row's id: the OS pid.
     pid: i64,
@@ -89,17 +98,20 @@ struct Run {
     streams: HashSet<u64>,
 }
 
-/// The `INSERT` statements of one run's record tables, built once from the
-/// schema (each is a prepared-statement cache key, looked up per row).
+/// The single-row `INSERT`s of the rows written when first seen, and the
+/// record tables, whose rows are written many per statement ([`rows`]).
 struct Inserts {
     string: String,
     thread: String,
-    event: String,
-    region: String,
-    kernel_dispatch: String,
-    memory_copy: String,
-    memory_allocate: String,
+    event: TableRows,
+    region: TableRows,
+    kernel_dispatch: TableRows,
+    memory_copy: TableRows,
+    memory_allocate: TableRows,
 }
+
+/// The record tables of [`Inserts`].
+const RECORD_TABLES: usize = 5;
 
 impl Inserts {
     fn new(s: &str) -> Self {
@@ -116,7 +128,7 @@ impl Inserts {
                     info_thread::TID,
                 ],
             ),
-            event: insert_sql(
+            event: TableRows::new(
                 event::TABLE,
                 s,
                 &[
@@ -129,7 +141,7 @@ impl Inserts {
             ),
             region: {
                 use region as r;
-                insert_sql(
+                TableRows::new(
                     r::TABLE,
                     s,
                     &[
@@ -145,7 +157,7 @@ impl Inserts {
             },
             kernel_dispatch: {
                 use kernel_dispatch as k;
-                insert_sql(
+                TableRows::new(
                     k::TABLE,
                     s,
                     &[
@@ -174,7 +186,7 @@ impl Inserts {
             },
             memory_copy: {
                 use memory_copy as c;
-                insert_sql(
+                TableRows::new(
                     c::TABLE,
                     s,
                     &[
@@ -196,7 +208,7 @@ impl Inserts {
             },
             memory_allocate: {
                 use memory_allocate as m;
-                insert_sql(
+                TableRows::new(
                     m::TABLE,
                     s,
                     &[
@@ -216,6 +228,28 @@ impl Inserts {
                     ],
                 )
             },
+        }
+    }
+
+    /// Writes the batch's pending rows, events first.
+    fn flush(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        self.event.flush(conn)?;
+        self.region.flush(conn)?;
+        self.kernel_dispatch.flush(conn)?;
+        self.memory_copy.flush(conn)?;
+        self.memory_allocate.flush(conn)
+    }
+
+    /// Forgets the pending rows of a batch that failed.
+    fn discard(&mut self) {
+        for t in [
+            &mut self.event,
+            &mut self.region,
+            &mut self.kernel_dispatch,
+            &mut self.memory_copy,
+            &mut self.memory_allocate,
+        ] {
+            t.discard();
         }
     }
 }
@@ -261,6 +295,26 @@ fn new_uuid(seed: u64) -> [u8; 16] {
     b
 }
 
+/// A 64-bit id or timestamp as SQLite's integer (the same bits).
+fn int(v: u64) -> Value {
+    Value::Integer(v as i64)
+}
+
+/// One `rocpd_memory_allocate` row's values.
+struct Allocate<'a> {
+    tid: i64,
+    agent: u64,
+    ty: Option<&'a str>,
+    level: &'a str,
+    start: u64,
+    end: u64,
+    address: u64,
+    size: u64,
+    queue: Option<u64>,
+    event: i64,
+    extdata: EventExtdata,
+}
+
 fn hex(bytes: &[u8]) -> String {
     bytes.iter().map(|b| format!("{b:02x}")).collect()
 }
@@ -290,51 +344,81 @@ impl Run {
         Ok(id)
     }
 
-    /// A record's event: `internal` → `stack_id`, `ancestor` →
-    /// `parent_stack_id`, `external` → `correlation_id`.
-    fn event(&mut self, category: i64, internal: u64, ancestor: u64, external: u64) -> Result<i64> {
-        self.next_event += 1;
-        let id = self.next_event;
-        self.conn.prepare_cached(&self.sql.event)?.execute(params![
-            id,
-            category,
-            internal as i64,
-            ancestor as i64,
-            external as i64
-        ])?;
+    /// The string id of `kind`'s name.
+    fn kind_id(&mut self, kind: u32) -> Result<i64> {
+        if let Some(&id) = self.kind_names.get(&kind) {
+            return Ok(id);
+        }
+        let id = self.string_id(&kind_name(kind))?;
+        self.kind_names.insert(kind, id);
         Ok(id)
     }
 
+    /// The string id of operation `op`'s name in `kind`.
+    fn operation_id(&mut self, kind: u32, op: u32, ctx: &SinkContext<'_>) -> Result<i64> {
+        if let Some(&id) = self.operation_names.get(&(kind, op)) {
+            return Ok(id);
+        }
+        let id = self.string_id(&ctx.names.name(kind, op))?;
+        self.operation_names.insert((kind, op), id);
+        Ok(id)
+    }
+
+    /// A record's event row (written with the batch): `internal` →
+    /// `stack_id`, `ancestor` → `parent_stack_id`, `external` →
+    /// `correlation_id`. Returns its id.
+    fn event(&mut self, category: i64, internal: u64, ancestor: u64, external: u64) -> i64 {
+        self.next_event += 1;
+        let id = self.next_event;
+        self.sql.event.push([
+            Value::Integer(id),
+            Value::Integer(category),
+            int(internal),
+            int(ancestor),
+            int(external),
+        ]);
+        id
+    }
+
+    /// Maps a batch to rows and writes them (inside the caller's
+    /// transaction); on an error nothing of the batch stays pending.
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
-        let pid = self.pid;
+        let mapped = self.map_batch(batch, ctx);
+        let written = mapped.and_then(|()| Ok(self.sql.flush(&self.conn)?));
+        if written.is_err() {
+            self.sql.discard();
+        }
+        written
+    }
+
+    fn map_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
+        let (nid, pid) = (Value::Integer(NID), Value::Integer(self.pid));
 
         let a = &batch.api_calls;
         for i in 0..a.len() {
-            let category = self.string_id(&kind_name(a.kind[i]))?;
-            let name = self.string_id(&ctx.names.name(a.kind[i], a.operation[i]))?;
+            let category = self.kind_id(a.kind[i])?;
+            let name = self.operation_id(a.kind[i], a.operation[i], ctx)?;
             let tid = self.thread_row(a.thread_id[i])?;
             let event = self.event(
                 category,
                 a.correlation_id[i],
                 a.ancestor[i],
                 a.external_correlation_id[i],
-            )?;
-            self.conn
-                .prepare_cached(&self.sql.region)?
-                .execute(params![
-                    NID,
-                    pid,
-                    tid,
-                    a.start[i] as i64,
-                    a.end[i] as i64,
-                    name,
-                    event
-                ])?;
+            );
+            self.sql.region.push([
+                nid.clone(),
+                pid.clone(),
+                Value::Integer(tid),
+                int(a.start[i]),
+                int(a.end[i]),
+                Value::Integer(name),
+                Value::Integer(event),
+            ]);
         }
 
         let k = &batch.kernel_dispatches;
         if !k.is_empty() {
-            let category = self.string_id(BufferTracingKind::KernelDispatch.name())?;
+            let category = self.kind_id(BufferTracingKind::KernelDispatch.raw())?;
             for i in 0..k.len() {
                 let tid = self.thread_row(k.thread_id[i])?;
                 let event = self.event(
@@ -342,77 +426,73 @@ impl Run {
                     k.correlation_id[i],
                     k.correlation_id[i],
                     k.external_correlation_id[i],
-                )?;
+                );
                 self.agents.insert(k.agent_id[i]);
                 self.kernels.insert(k.kernel_id[i]);
                 self.queues.insert(k.queue_id[i]);
                 self.streams.insert(k.stream_id[i]);
-                self.conn
-                    .prepare_cached(&self.sql.kernel_dispatch)?
-                    .execute(params![
-                        NID,
-                        pid,
-                        tid,
-                        k.agent_id[i] as i64,
-                        k.kernel_id[i] as i64,
-                        k.dispatch_id[i] as i64,
-                        k.queue_id[i] as i64,
-                        k.stream_id[i] as i64,
-                        k.start[i] as i64,
-                        k.end[i] as i64,
-                        k.private_segment_size[i],
-                        k.group_segment_size[i],
-                        k.workgroup_x[i],
-                        k.workgroup_y[i],
-                        k.workgroup_z[i],
-                        k.grid_x[i],
-                        k.grid_y[i],
-                        k.grid_z[i],
-                        self.no_region,
-                        event,
-                    ])?;
+                self.sql.kernel_dispatch.push([
+                    nid.clone(),
+                    pid.clone(),
+                    Value::Integer(tid),
+                    int(k.agent_id[i]),
+                    int(k.kernel_id[i]),
+                    int(k.dispatch_id[i]),
+                    int(k.queue_id[i]),
+                    int(k.stream_id[i]),
+                    int(k.start[i]),
+                    int(k.end[i]),
+                    Value::from(k.private_segment_size[i]),
+                    Value::from(k.group_segment_size[i]),
+                    Value::from(k.workgroup_x[i]),
+                    Value::from(k.workgroup_y[i]),
+                    Value::from(k.workgroup_z[i]),
+                    Value::from(k.grid_x[i]),
+                    Value::from(k.grid_y[i]),
+                    Value::from(k.grid_z[i]),
+                    Value::Integer(self.no_region),
+                    Value::Integer(event),
+                ]);
             }
         }
 
         let c = &batch.memory_copies;
         if !c.is_empty() {
-            let kind = BufferTracingKind::MemoryCopy;
-            let category = self.string_id(kind.name())?;
+            let kind = BufferTracingKind::MemoryCopy.raw();
+            let category = self.kind_id(kind)?;
             for i in 0..c.len() {
-                let name = self.string_id(&ctx.names.name(kind.raw(), c.operation[i]))?;
+                let name = self.operation_id(kind, c.operation[i], ctx)?;
                 let tid = self.thread_row(c.thread_id[i])?;
                 let event = self.event(
                     category,
                     c.correlation_id[i],
                     c.correlation_id[i],
                     c.external_correlation_id[i],
-                )?;
+                );
                 self.agents.insert(c.src_agent_id[i]);
                 self.agents.insert(c.dst_agent_id[i]);
                 self.streams.insert(c.stream_id[i]);
-                self.conn
-                    .prepare_cached(&self.sql.memory_copy)?
-                    .execute(params![
-                        NID,
-                        pid,
-                        tid,
-                        c.start[i] as i64,
-                        c.end[i] as i64,
-                        name,
-                        c.dst_agent_id[i] as i64,
-                        c.dst_address[i] as i64,
-                        c.src_agent_id[i] as i64,
-                        c.src_address[i] as i64,
-                        c.bytes[i] as i64,
-                        c.stream_id[i] as i64,
-                        event,
-                    ])?;
+                self.sql.memory_copy.push([
+                    nid.clone(),
+                    pid.clone(),
+                    Value::Integer(tid),
+                    int(c.start[i]),
+                    int(c.end[i]),
+                    Value::Integer(name),
+                    int(c.dst_agent_id[i]),
+                    int(c.dst_address[i]),
+                    int(c.src_agent_id[i]),
+                    int(c.src_address[i]),
+                    int(c.bytes[i]),
+                    int(c.stream_id[i]),
+                    Value::Integer(event),
+                ]);
             }
         }
 
         let m = &batch.memory_allocations;
         if !m.is_empty() {
-            let category = self.string_id(BufferTracingKind::MemoryAllocation.name())?;
+            let category = self.kind_id(BufferTracingKind::MemoryAllocation.raw())?;
             for i in 0..m.len() {
                 let (ty, level) = MemoryOperation::Allocation(m.operation[i]).type_and_level();
                 let tid = self.thread_row(m.thread_id[i])?;
@@ -421,27 +501,27 @@ impl Run {
                     m.correlation_id[i],
                     m.correlation_id[i],
                     m.external_correlation_id[i],
-                )?;
+                );
                 self.agents.insert(m.agent_id[i]);
-                self.insert_allocate(
+                self.allocate_row(Allocate {
                     tid,
-                    m.agent_id[i],
+                    agent: m.agent_id[i],
                     ty,
                     level,
-                    m.start[i],
-                    m.end[i],
-                    m.address[i],
-                    m.allocation_size[i],
-                    None,
+                    start: m.start[i],
+                    end: m.end[i],
+                    address: m.address[i],
+                    size: m.allocation_size[i],
+                    queue: None,
                     event,
-                    EventExtdata::default(),
-                )?;
+                    extdata: EventExtdata::default(),
+                });
             }
         }
 
         let s = &batch.scratch_memory;
         if !s.is_empty() {
-            let category = self.string_id(BufferTracingKind::ScratchMemory.name())?;
+            let category = self.kind_id(BufferTracingKind::ScratchMemory.raw())?;
             for i in 0..s.len() {
                 let (ty, level) = MemoryOperation::Scratch(s.operation[i]).type_and_level();
                 let tid = self.thread_row(s.thread_id[i])?;
@@ -450,65 +530,47 @@ impl Run {
                     s.correlation_id[i],
                     s.correlation_id[i],
                     s.external_correlation_id[i],
-                )?;
-                let extdata = EventExtdata {
-                    external: 0,
-                    flags: Some(u64::from(s.flags[i])),
-                };
+                );
                 self.agents.insert(s.agent_id[i]);
                 self.queues.insert(s.queue_id[i]);
-                self.insert_allocate(
+                self.allocate_row(Allocate {
                     tid,
-                    s.agent_id[i],
+                    agent: s.agent_id[i],
                     ty,
                     level,
-                    s.start[i],
-                    s.end[i],
-                    0,
-                    s.allocation_size[i],
-                    Some(s.queue_id[i]),
+                    start: s.start[i],
+                    end: s.end[i],
+                    address: 0,
+                    size: s.allocation_size[i],
+                    queue: Some(s.queue_id[i]),
                     event,
-                    extdata,
-                )?;
+                    extdata: EventExtdata {
+                        external: 0,
+                        flags: Some(u64::from(s.flags[i])),
+                    },
+                });
             }
         }
         Ok(())
     }
 
-    #[allow(clippy::too_many_arguments)]
-    fn insert_allocate(
-        &mut self,
-        tid: i64,
-        agent: u64,
-        ty: Option<&str>,
-        level: &str,
-        start: u64,
-        end: u64,
-        address: u64,
-        size: u64,
-        queue: Option<u64>,
-        event: i64,
-        extdata: EventExtdata,
-    ) -> Result<()> {
-        let extdata = extdata.to_json();
-        self.conn
-            .prepare_cached(&self.sql.memory_allocate)?
-            .execute(params![
-                NID,
-                self.pid,
-                tid,
-                agent as i64,
-                ty,
-                level,
-                start as i64,
-                end as i64,
-                address as i64,
-                size as i64,
-                queue.map(|q| q as i64),
-                event,
-                extdata.as_deref().unwrap_or("{}")
-            ])?;
-        Ok(())
+    fn allocate_row(&mut self, a: Allocate<'_>) {
+        let extdata = a.extdata.to_json();
+        self.sql.memory_allocate.push([
+            Value::Integer(NID),
+            Value::Integer(self.pid),
+            Value::Integer(a.tid),
+            int(a.agent),
+            a.ty.map_or(Value::Null, |t| Value::Text(t.to_string())),
+            Value::Text(a.level.to_string()),
+            int(a.start),
+            int(a.end),
+            int(a.address),
+            int(a.size),
+            a.queue.map_or(Value::Null, int),
+            Value::Integer(a.event),
+            Value::Text(extdata.unwrap_or_else(|| "{}".to_string())),
+        ]);
     }
 
     /// Writes the info tables that need the complete symbol tables: the
@@ -836,6 +898,7 @@ impl Sink for RocpdSink {
         }
         let conn = Connection::open(&self.path)
             .with_context(|| format!("opening {}", self.path.display()))?;
+        conn.set_prepared_statement_cache_capacity(rows::statement_cache_capacity(RECORD_TABLES));
         // Records come before the symbols they refer to (those are complete
         // only at the end): foreign keys are declared, and checked by the
         // tests on the finished file, but not enforced while writing.
@@ -890,6 +953,8 @@ impl Sink for RocpdSink {
             sql: Inserts::new(&suffix),
             suffix,
             strings: HashMap::new(),
+            operation_names: HashMap::new(),
+            kind_names: HashMap::new(),
             threads: HashSet::new(),
             pid: i64::from(ctx.meta.pid),
             ppid: i64::from(ctx.meta.ppid),
