@@ -53,6 +53,16 @@ enum Command {
         /// `load`, `writers`, `kit`); the others are not measured.
         #[arg(long, value_name = "GROUP")]
         only: Option<String>,
+        /// Measure the test build (`target/debug`, what `cargo xtask test`
+        /// built) instead of a release build: no second compile of the
+        /// workspace, figures not representative. CI runs `--quick
+        /// --debug-build` so the command cannot rot.
+        #[arg(long)]
+        debug_build: bool,
+        /// Exit with status 1 when any row could not be measured (what CI
+        /// wants: a bench that broke is a failure, not a `not measured` cell).
+        #[arg(long)]
+        all_rows: bool,
     },
     /// Build everything, run every test and the structure checks (check-layers, check-facts).
     Test,
@@ -110,7 +120,21 @@ fn main() -> Result<()> {
             let facts = facts::check(&util::root());
             host.and(xtask).and(plugins).and(layers).and(facts)
         }
-        Command::Bench { quick, only } => bench::run(quick, only.as_deref()),
+        Command::Bench {
+            quick,
+            only,
+            debug_build,
+            all_rows,
+        } => bench::run(
+            quick,
+            only.as_deref(),
+            if debug_build {
+                bench::Build::Debug
+            } else {
+                bench::Build::Release
+            },
+            all_rows,
+        ),
         Command::CheckLayers { root } => layers::check(&root.unwrap_or_else(util::root)),
         Command::CheckFacts { root } => facts::check(&root.unwrap_or_else(util::root)),
     }

@@ -23,7 +23,7 @@ use crate::util::root;
 /// What the rows need from the bench run (passed in: this module sits
 /// below the bench driver).
 pub(super) struct Tools<'a> {
-    /// The release `rocwasm` CLI.
+    /// The `rocwasm` CLI of the bench build.
     pub rocwasm: &'a Path,
     /// Kernel dispatches of one run.
     pub dispatches: u64,

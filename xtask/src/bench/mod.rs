@@ -1,10 +1,17 @@
-//! `cargo xtask bench [--quick]`: the project's measurements in one table.
+//! `cargo xtask bench [--quick] [--debug-build]`: the project's measurements
+//! in one table.
 //!
 //! Builds what the benches need (the Wasm plugins, the simulated runtime,
 //! and, in one `cargo build --release` into `target/release`, the tool
 //! library and every bench binary), runs the existing benches and reads
 //! their output back, and prints the machine, then one Markdown table:
 //! figure | our value | reference measured in the same run | ratio | target.
+//!
+//! `--debug-build` measures the test build instead (`target/debug`, built
+//! with `cargo xtask test`'s selection, so only the bench binaries compile):
+//! the figures are a debug build's and the table says so; CI runs `--quick
+//! --debug-build` to keep every row working without a second compile of
+//! the workspace.
 //!
 //! | rows | measured by |
 //! |---|---|
@@ -19,7 +26,8 @@
 //! A row whose bench fails, or that no bench measures yet, prints
 //! `not measured: <reason>`. `--quick` runs every row with small sizes (a
 //! check that nothing rotted, figures rougher). Timings never decide
-//! success: the command fails only when it cannot build.
+//! success: the command fails when it cannot build, and, with
+//! `--all-rows` (CI), when a row could not be measured.
 
 mod e2e;
 mod kit;
@@ -43,7 +51,8 @@ const LEGEND: &str = "\
 HIP call: host/intercept/bench/overhead.c on the simulated runtime (hipGetDevice). Max rate: one burst
   without pauses, median of runs, untraced and traced alternating. Bursts: 4000 calls, 1 ms pauses,
   traced call and the runtime's own alternating in one process. Default outputs: CSV, rocpd, Perfetto;
-  1 MiB LOSSLESS buffer. CPU: the calling thread's CPU time per call.
+  1 MiB LOSSLESS buffer. Default chain: rocwasm run --sim -c examples/chains/default.toml (its four
+  plugins, its outputs, its 4 MiB buffer). CPU: the calling thread's CPU time per call.
 producer: cargo bench -p rocwasm-core --bench producer (push, LOSSLESS, 64-byte records; CPU ns).
 delivery: cargo bench -p rocwasm-plugin-host --bench deliver (kernel-stats, 3 columns selected; median
   round) against cargo bench -p rocwasm-output --bench native_stats (the plugin's loop,
@@ -134,10 +143,24 @@ const BENCHES: [&str; 6] = [
 /// Delivery batch sizes.
 const BATCHES: [u64; 3] = [256, 4096, 65536];
 
+/// Which build the benches measure.
+#[derive(Clone, Copy, PartialEq, Eq)]
+pub enum Build {
+    /// `cargo build --release` of the benched packages: the figures.
+    Release,
+    /// The test build's profile and selection (`target/debug`): a check
+    /// that every row runs, not figures.
+    Debug,
+}
+
 /// Runs every bench and prints the table.
-pub fn run(quick: bool, only: Option<&str>) -> Result<()> {
+pub fn run(quick: bool, only: Option<&str>, build: Build, all_rows: bool) -> Result<()> {
     let started = Instant::now();
     let sizes = if quick { &QUICK } else { &FULL };
+    // What the rows run besides our own code (gcc and the ROCm headers for
+    // overhead.c, sqlite3, the kit's toolchains): installed as the tests
+    // install them, so a clean checkout measures every row.
+    crate::setup::ensure_packages()?;
     // The plugins and the simulated runtime only feed some rows: when they
     // cannot be built, those rows say so and the others are still measured.
     if let Err(e) = crate::plugins::build(true) {
@@ -152,7 +175,7 @@ pub fn run(quick: bool, only: Option<&str>) -> Result<()> {
             why(&e)
         );
     }
-    let built = build_release()?;
+    let built = build_benches(build)?;
     eprintln!("bench: built in {:.0} s", started.elapsed().as_secs_f64());
     let measuring = Instant::now();
     let work = root()
@@ -209,18 +232,26 @@ pub fn run(quick: bool, only: Option<&str>) -> Result<()> {
             &work,
         )
     }));
-    if only.is_none() {
-        rows.extend(unmeasured_rows());
-    }
     let _ = std::fs::remove_dir_all(&work);
 
     println!(
-        "cargo xtask bench{}{} — {}",
+        "cargo xtask bench{}{}{} — {}",
         if quick { " --quick" } else { "" },
+        if build == Build::Debug {
+            " --debug-build"
+        } else {
+            ""
+        },
         only.map(|o| format!(" --only {o}")).unwrap_or_default(),
         revision()
     );
     println!("{}", machine());
+    if build == Build::Debug {
+        println!(
+            "DEBUG BUILD: the workspace's own code is unoptimised here; these figures check \
+             that every row runs and are not the project's figures (run without --debug-build)."
+        );
+    }
     println!();
     print!("{}", table::render(&rows));
     println!();
@@ -231,6 +262,18 @@ pub fn run(quick: bool, only: Option<&str>) -> Result<()> {
         measuring.elapsed().as_secs_f64(),
         (measuring - started).as_secs_f64()
     );
+    let missing: Vec<&str> = rows
+        .iter()
+        .filter(|r| r.value.is_err())
+        .map(|r| r.figure.as_str())
+        .collect();
+    if all_rows && !missing.is_empty() {
+        bail!(
+            "{} row(s) could not be measured (--all-rows): {}",
+            missing.len(),
+            missing.join("; ")
+        );
+    }
     Ok(())
 }
 
@@ -270,7 +313,7 @@ fn or_unmeasured(measured: Result<Vec<Row>>, figures: &[(&str, &[Target])]) -> V
     })
 }
 
-/// What the release build made.
+/// What the bench build made.
 struct Built {
     /// Bench executables by bench name (`deliver`, `load`, …).
     benches: BTreeMap<String, PathBuf>,
@@ -285,36 +328,43 @@ impl Built {
         self.benches
             .get(name)
             .map(PathBuf::as_path)
-            .with_context(|| format!("the release build made no `{name}` bench"))
+            .with_context(|| format!("the bench build made no `{name}` bench"))
     }
 }
 
-/// One `cargo build --release` of the tool library and every bench the
-/// table reads, into `<root>/target/release`.
-fn build_release() -> Result<Built> {
+/// One `cargo build` of the tool library, the CLI and every bench the
+/// table reads: `--release` of just those packages into
+/// `<root>/target/release`, or, for [`Build::Debug`], the test build's
+/// selection plus the benches into `<root>/target/debug` (the same
+/// selection resolves the same features, so nothing else recompiles).
+fn build_benches(build: Build) -> Result<Built> {
     let root = root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
     let mut cmd = Command::new(cargo);
-    cmd.args([
-        "build",
-        "--release",
-        "--message-format=json-render-diagnostics",
-    ])
-    .args(PACKAGES.iter().flat_map(|p| ["-p", p]))
-    .arg("--lib")
-    .args(["-p", "rocwasm", "--bin", "rocwasm"])
+    cmd.args(["build", "--message-format=json-render-diagnostics"]);
+    match build {
+        Build::Release => {
+            cmd.arg("--release")
+                .args(PACKAGES.iter().flat_map(|p| ["-p", p]))
+                .arg("--lib")
+                .args(["-p", "rocwasm", "--bin", "rocwasm"]);
+        }
+        Build::Debug => {
+            cmd.args(crate::util::TEST_BUILD);
+        }
+    }
     // By name: `--benches` would also build every library's unit tests as
     // benches.
-    .args(BENCHES.iter().flat_map(|b| ["--bench", b]))
-    .arg("--target-dir")
-    .arg(root.join("target"))
-    .current_dir(&root)
-    .stdout(Stdio::piped());
+    cmd.args(BENCHES.iter().flat_map(|b| ["--bench", b]))
+        .arg("--target-dir")
+        .arg(root.join("target"))
+        .current_dir(&root)
+        .stdout(Stdio::piped());
     eprintln!("+ {cmd:?}");
     let out = cmd.output().context("cannot start cargo")?;
     ensure!(
         out.status.success(),
-        "the release build failed ({}); see the compiler output above",
+        "the bench build failed ({}); see the compiler output above",
         out.status
     );
     let mut benches = BTreeMap::new();
@@ -329,7 +379,10 @@ fn build_release() -> Result<Built> {
         }
         let target = &msg["target"];
         let kinds = target["kind"].as_array().cloned().unwrap_or_default();
-        if kinds.iter().any(|k| k == "bin") && target["name"] == "rocwasm" {
+        // The debug selection also builds unit-test executables of the
+        // same targets: never take one of those for the CLI.
+        let test = msg["profile"]["test"].as_bool().unwrap_or(false);
+        if kinds.iter().any(|k| k == "bin") && target["name"] == "rocwasm" && !test {
             rocwasm = msg["executable"].as_str().map(PathBuf::from);
         } else if kinds.iter().any(|k| k == "bench") {
             if let (Some(name), Some(exe)) = (target["name"].as_str(), msg["executable"].as_str()) {
@@ -347,8 +400,8 @@ fn build_release() -> Result<Built> {
     }
     Ok(Built {
         benches,
-        intercept: intercept.context("the release build made no librocwasm_intercept.so")?,
-        rocwasm: rocwasm.context("the release build made no rocwasm binary")?,
+        intercept: intercept.context("the bench build made no librocwasm_intercept.so")?,
+        rocwasm: rocwasm.context("the bench build made no rocwasm binary")?,
     })
 }
 
@@ -387,6 +440,7 @@ const HIP_WALL_CSV: &str = "HIP call at max rate, wall: traced (CSV) vs untraced
 const HIP_WALL_DEFAULT: &str = "HIP call at max rate, wall: traced (default outputs) vs untraced";
 const HIP_CPU_DEFAULT: &str = "HIP call at max rate, CPU: traced (default outputs) vs untraced";
 const HIP_PAIRED: &str = "HIP call in bursts, CPU, paired: traced (CSV) vs untraced";
+const HIP_WALL_CHAIN: &str = "HIP call at max rate, wall: default chain vs untraced";
 
 fn hip_rows(built: &Built, sizes: &Sizes, work: &Path) -> Vec<Row> {
     or_unmeasured(
@@ -396,6 +450,7 @@ fn hip_rows(built: &Built, sizes: &Sizes, work: &Path) -> Vec<Row> {
             (HIP_WALL_DEFAULT, &[Target::MaxRatio(1.5)]),
             (HIP_CPU_DEFAULT, &[Target::MaxAddedNs(25.0)]),
             (HIP_PAIRED, &[Target::MaxAddedNs(25.0)]),
+            (HIP_WALL_CHAIN, &[Target::MaxRatio(1.5)]),
         ],
     )
 }
@@ -455,12 +510,40 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
         Ok(stdout)
     };
 
+    // The same program under `rocwasm run` with the default chain (its
+    // four plugins and its outputs): the program's own line is the one of
+    // two numbers among the chain's summary tables.
+    let chain = |args: &[String]| -> Result<String> {
+        let stdout = output(
+            Command::new(&built.rocwasm)
+                .args(["run", "--sim", "-c"])
+                .arg(root.join("examples/chains/default.toml"))
+                .arg("-d")
+                .arg(&out)
+                .arg("--")
+                .arg(&exe)
+                .args(args)
+                .env("ROCWASM_PLUGIN_PATH", root.join("target/plugins"))
+                .env("ROCWASM_SIM_LIB", &sim),
+        )?;
+        let calls: u64 = args[0].parse()?;
+        let rows = hip_trace_rows(&out).unwrap_or(0);
+        ensure!(
+            rows > calls,
+            "the default chain's run wrote {rows} HIP rows (expected > {calls})"
+        );
+        std::fs::remove_dir_all(&out).ok();
+        Ok(stdout)
+    };
+
     let sustained = [sizes.sustained_calls.to_string(), "1".into(), "0".into()];
-    let (mut base, mut traced_csv, mut traced_default) = (Vec::new(), Vec::new(), Vec::new());
+    let (mut base, mut traced_csv, mut traced_default, mut traced_chain) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..sizes.sustained_runs {
         base.push(parse::overhead_burst(&run(None, &sustained)?)?);
         traced_csv.push(parse::overhead_burst(&run(Some(&csv), &sustained)?)?);
         traced_default.push(parse::overhead_burst(&run(Some(&default), &sustained)?)?);
+        traced_chain.push(parse::overhead_burst_among(&chain(&sustained)?)?);
     }
     let paired = [
         "4000".to_string(),
@@ -493,6 +576,12 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
         .target(Target::MaxAddedNs(25.0)),
         Row::measured(HIP_PAIRED, Quantity::Ns(traced), Some(Quantity::Ns(direct)))
             .target(Target::MaxAddedNs(25.0)),
+        Row::measured(
+            HIP_WALL_CHAIN,
+            Quantity::Ns(wall(&traced_chain)),
+            Some(Quantity::Ns(wall(&base))),
+        )
+        .target(Target::MaxRatio(1.5)),
     ])
 }
 
@@ -760,17 +849,6 @@ fn ingest_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
         Ok(rows)
     })();
     or_unmeasured(measured, &[(&figure, &[]), (cli_figure, &[])])
-}
-
-// ---------------------------------------------------------------------------
-// Rows of issue 17 that no bench measures yet.
-
-fn unmeasured_rows() -> Vec<Row> {
-    vec![Row::not_measured(
-        "HIP call at max rate, wall: default chain vs untraced",
-        "overhead.c's traced runs start no plugin chain; no bench does yet",
-    )
-    .target(Target::MaxRatio(1.5))]
 }
 
 // ---------------------------------------------------------------------------

@@ -26,6 +26,23 @@ pub fn overhead_burst(stdout: &str) -> Result<(f64, f64)> {
     }
 }
 
+/// As [`overhead_burst`], for `overhead` run under `rocwasm run`, whose
+/// summary tables share its stdout: the first line of exactly two numbers.
+pub fn overhead_burst_among(stdout: &str) -> Result<(f64, f64)> {
+    stdout
+        .lines()
+        .find_map(|l| match numbers(l.trim(), "overhead").ok()?[..] {
+            [cpu, wall] => Some((cpu, wall)),
+            _ => None,
+        })
+        .with_context(|| {
+            format!(
+                "overhead: no `cpu wall` line in the output of rocwasm run ({} lines)",
+                stdout.lines().count()
+            )
+        })
+}
+
 /// `overhead … paired` prints `direct traced added` (CPU ns per call).
 pub fn overhead_paired(stdout: &str) -> Result<(f64, f64, f64)> {
     match numbers(stdout.trim(), "overhead paired")?[..] {
@@ -185,6 +202,10 @@ mod tests {
             (36.4, 68.6, 32.2)
         );
         assert!(overhead_burst("36.6\n").is_err());
+        let run =
+            "[api-stats] HIP API statistics (1 row(s))\n│ 200000 ┆ 5 │\n113.4 1037.4\n7 8 9\n";
+        assert_eq!(overhead_burst_among(run).unwrap(), (113.4, 1037.4));
+        assert!(overhead_burst_among("[kernel-stats] (0 row(s))\n1 2 3\n").is_err());
         let out = "DEVICES n=1\nCOUNTS kernels=30 copies=0\nrocwasm: wrote x\nPEAK rss_kb=11016\n";
         assert_eq!(field(out, "COUNTS", "kernels").unwrap(), 30.0);
         assert_eq!(field(out, "PEAK", "rss_kb").unwrap(), 11016.0);

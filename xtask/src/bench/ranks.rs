@@ -22,7 +22,7 @@ use super::trace;
 /// What the rows need from the bench run (passed in: this module sits
 /// below the bench driver).
 pub(super) struct Tools<'a> {
-    /// The release `rocwasm` CLI.
+    /// The `rocwasm` CLI of the bench build.
     pub rocwasm: &'a Path,
     /// Processes of the job.
     pub ranks: u64,
