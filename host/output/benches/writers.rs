@@ -1,8 +1,9 @@
 //! Output writers: records per second through [`Outputs`] for each trace
-//! format (CSV, JSON, rocpd, Perfetto, Parquet), one format per run, beside
-//! the same run with no format at all (the summary statistics [`Outputs`]
-//! always keeps), all measured in one process; and the bytes each format
-//! writes per million records.
+//! format (CSV, JSON, rocpd, Perfetto, Parquet), one format per run, and for
+//! `rocwasm run`'s default outputs together (`default`: CSV, rocpd and
+//! Perfetto), beside the same run with no format at all (the summary
+//! statistics [`Outputs`] always keeps), all measured in one process; and
+//! the bytes each format writes per million records.
 //!
 //! ```text
 //! cargo bench -p rocwasm-output --bench writers
@@ -93,13 +94,17 @@ fn main() {
         names: &names,
     };
     let work = tempfile::tempdir().expect("temp dir");
-    let cases: [(&str, Option<OutputFormat>); 6] = [
-        ("none", None),
-        ("csv", Some(OutputFormat::Csv)),
-        ("json", Some(OutputFormat::Json)),
-        ("rocpd", Some(OutputFormat::Rocpd)),
-        ("pftrace", Some(OutputFormat::Pftrace)),
-        ("parquet", Some(OutputFormat::Parquet)),
+    use OutputFormat::*;
+    let cases: [(&str, &[OutputFormat]); 7] = [
+        ("none", &[]),
+        ("csv", &[Csv]),
+        ("json", &[Json]),
+        ("rocpd", &[Rocpd]),
+        ("pftrace", &[Pftrace]),
+        ("parquet", &[Parquet]),
+        // `rocwasm run`'s default outputs, written together (a thread per
+        // sink and batch: the slowest sets the pace).
+        ("default", &[Csv, Rocpd, Pftrace]),
     ];
     if let Some(only) = &o.only {
         if !cases.iter().any(|(label, _)| label == only) {
@@ -108,7 +113,7 @@ fn main() {
     }
     let mut rates = Vec::new();
     for (i, (label, format)) in cases.iter().enumerate() {
-        if format.is_some() && o.only.as_deref().is_some_and(|only| only != *label) {
+        if !format.is_empty() && o.only.as_deref().is_some_and(|only| only != *label) {
             continue;
         }
         let mut best = f64::INFINITY;
@@ -118,7 +123,7 @@ fn main() {
             let opts = OutputOptions {
                 dir: dir.clone(),
                 name: None,
-                formats: format.iter().copied().collect(),
+                formats: format.to_vec(),
                 stats: false,
             };
             let t = Instant::now();

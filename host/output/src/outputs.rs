@@ -1,6 +1,7 @@
 //! Building the sinks a run asked for, and driving them together.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use rocwasm_core::Batch;
@@ -37,6 +38,14 @@ pub struct OutputOptions {
 /// Every sink of a run plus an always-on statistics accumulator for the
 /// terminal summary. A failing sink is reported once and dropped; the others
 /// keep going (an output problem must not lose the other outputs).
+///
+/// With two sinks or more, each batch is written by all of them at once,
+/// one scoped thread per sink, while the calling thread adds it to the
+/// statistics: a batch takes as long as its slowest writer, not the sum of
+/// them (rocpd's SQLite inserts alone are most of it). Starting a thread
+/// costs tens of microseconds against the milliseconds a sink spends on a
+/// batch of thousands of records; a sink that panics is reported and
+/// dropped like one that fails.
 ///
 /// `Outputs` also owns the run's [`OutputClaims`]: its sinks claim their
 /// files there, the plugin runtime gets [`Outputs::claims`] for the stages,
@@ -114,11 +123,45 @@ impl Outputs {
         self.each(|s| s.begin(ctx));
     }
 
-    /// Adds `batch` to the summary statistics, then hands it to every sink;
-    /// a sink that fails is recorded and dropped.
+    /// Adds `batch` to the summary statistics and hands it to every sink
+    /// (at once when there are several, see the type's docs); a sink that
+    /// fails is recorded and dropped.
     pub fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) {
-        self.summary.add_batch(batch);
-        self.each(|s| s.write_batch(batch, ctx));
+        if self.sinks.len() < 2 {
+            self.summary.add_batch(batch);
+            self.each(|s| s.write_batch(batch, ctx));
+            return;
+        }
+        let summary = &mut self.summary;
+        // Each sink behind its own (uncontended) lock, so that a sink whose
+        // thread cannot start (resources exhausted) is still reachable here
+        // and writes on the calling thread instead.
+        let slots: Vec<Mutex<&mut Box<dyn Sink>>> = self.sinks.iter_mut().map(Mutex::new).collect();
+        let results: Vec<Result<()>> = std::thread::scope(|scope| {
+            let running: Vec<_> = slots
+                .iter()
+                .map(|slot| {
+                    let name = lock(slot).name();
+                    std::thread::Builder::new()
+                        .name(format!("rocwasm-sink-{name}"))
+                        .spawn_scoped(scope, || lock(slot).write_batch(batch, ctx))
+                        .ok()
+                })
+                .collect();
+            summary.add_batch(batch);
+            running
+                .into_iter()
+                .zip(&slots)
+                .map(|(thread, slot)| match thread {
+                    Some(thread) => thread.join().unwrap_or_else(|panic| {
+                        Err(anyhow::anyhow!("panicked: {}", panic_text(&*panic)))
+                    }),
+                    None => lock(slot).write_batch(batch, ctx),
+                })
+                .collect()
+        });
+        drop(slots);
+        self.drop_failed(results);
     }
 
     /// Finishes every sink (flush, close, write the files that need the whole
@@ -148,16 +191,40 @@ impl Outputs {
     }
 
     fn each(&mut self, mut f: impl FnMut(&mut dyn Sink) -> Result<()>) {
-        let mut failed = Vec::new();
-        for (i, s) in self.sinks.iter_mut().enumerate() {
-            if let Err(e) = f(s.as_mut()) {
-                let name = s.name();
-                self.errors.push(e.context(format!("{name} output")));
-                failed.push(i);
-            }
-        }
-        for i in failed.into_iter().rev() {
-            self.sinks.remove(i);
-        }
+        let results = self.sinks.iter_mut().map(|s| f(s.as_mut())).collect();
+        self.drop_failed(results);
     }
+
+    /// Records the error of each sink whose result (in sink order) failed,
+    /// and drops those sinks.
+    fn drop_failed(&mut self, results: Vec<Result<()>>) {
+        let mut i = 0;
+        let mut results = results.into_iter();
+        self.sinks.retain(|s| {
+            i += 1;
+            match results.next() {
+                Some(Err(e)) => {
+                    let name = s.name();
+                    self.errors.push(e.context(format!("{name} output")));
+                    false
+                }
+                _ => true,
+            }
+        });
+    }
+}
+
+/// A sink's slot, even after a panic in its writer (the panic is reported
+/// from the join; the sink is dropped then).
+fn lock<'a, T>(slot: &'a Mutex<T>) -> std::sync::MutexGuard<'a, T> {
+    slot.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// The message of a panic payload (a `&str` or `String`, as `panic!` makes).
+fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
+    panic
+        .downcast_ref::<&str>()
+        .copied()
+        .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
+        .unwrap_or("a panic without a message")
 }

@@ -58,8 +58,9 @@ delivery: cargo bench -p rocwasm-plugin-host --bench deliver (kernel-stats, 3 co
   round) against cargo bench -p rocwasm-output --bench native_stats (the plugin's loop,
   IdSums::add_durations, compiled natively and called directly: no delivery path).
 plugin load: cargo bench -p rocwasm-plugin-host --bench load (PluginEngine::compile, fresh engine).
-writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through Outputs, one format);
-  size on disk: the bytes of the files each format wrote for that run, per million records.
+writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through Outputs, one format;
+  together: the three default formats in one Outputs, a thread per sink and batch); size on disk:
+  the bytes of the files each format wrote for that run, per million records.
 replay ingest: cargo bench -p rocwasm-replay --bench ingest.
 end-to-end: multi_kernel --dispatches N (N 4 µs kernels on one stream) untraced, and under rocwasm run
   --sim -c examples/chains/default.toml; wall time, median of runs. Peak memory: the program's own VmHWM,
@@ -772,6 +773,9 @@ fn writer_figure(name: &str) -> String {
     format!("writer {name} vs no format (statistics only)")
 }
 
+const WRITERS_TOGETHER: &str =
+    "writers CSV + rocpd + Perfetto together (default outputs) vs rocpd alone";
+
 fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
     let measured = (|| {
         let out = output(
@@ -797,6 +801,11 @@ fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
                 .target(Target::MinPerSec(10e6)))
             })
             .collect::<Result<Vec<_>>>()?;
+        rows.push(Row::measured(
+            WRITERS_TOGETHER,
+            Quantity::PerSec(rate("default")?),
+            Some(Quantity::PerSec(rate("rocpd")?)),
+        ));
         for (key, name) in SIZED {
             rows.push(Row::measured(
                 size_figure(name),
@@ -811,6 +820,7 @@ fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
         .iter()
         .map(|(_, n)| (writer_figure(n), &targets[..]))
         .collect();
+    figures.push((WRITERS_TOGETHER.to_string(), &[][..]));
     figures.extend(SIZED.iter().map(|(_, n)| (size_figure(n), &[][..])));
     let figures: Vec<(&str, &[Target])> = figures.iter().map(|(f, t)| (f.as_str(), *t)).collect();
     or_unmeasured(measured, &figures)

@@ -4,6 +4,7 @@ mod common;
 
 mod claims;
 mod csv_headers;
+mod outputs;
 mod perfetto_decode;
 mod rocpd_integrity;
 mod rocpd_sqlite3;
