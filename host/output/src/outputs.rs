@@ -198,18 +198,14 @@ impl Outputs {
     /// Records the error of each sink whose result (in sink order) failed,
     /// and drops those sinks.
     fn drop_failed(&mut self, results: Vec<Result<()>>) {
-        let mut i = 0;
         let mut results = results.into_iter();
-        self.sinks.retain(|s| {
-            i += 1;
-            match results.next() {
-                Some(Err(e)) => {
-                    let name = s.name();
-                    self.errors.push(e.context(format!("{name} output")));
-                    false
-                }
-                _ => true,
+        self.sinks.retain(|s| match results.next() {
+            Some(Err(e)) => {
+                let name = s.name();
+                self.errors.push(e.context(format!("{name} output")));
+                false
             }
+            _ => true,
         });
     }
 }

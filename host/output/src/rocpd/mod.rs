@@ -240,6 +240,21 @@ impl Inserts {
         self.memory_allocate.flush(conn)
     }
 
+    /// Writes the tables whose pending rows reached [`rows::FLUSH_AT`]
+    /// (called after each record: bounds a batch's memory).
+    fn flush_full(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        for t in [
+            &mut self.event,
+            &mut self.region,
+            &mut self.kernel_dispatch,
+            &mut self.memory_copy,
+            &mut self.memory_allocate,
+        ] {
+            t.flush_if_full(conn)?;
+        }
+        Ok(())
+    }
+
     /// Forgets the pending rows of a batch that failed.
     fn discard(&mut self) {
         for t in [
@@ -414,6 +429,7 @@ impl Run {
                 Value::Integer(name),
                 Value::Integer(event),
             ]);
+            self.sql.flush_full(&self.conn)?;
         }
 
         let k = &batch.kernel_dispatches;
@@ -453,6 +469,7 @@ impl Run {
                     Value::Integer(self.no_region),
                     Value::Integer(event),
                 ]);
+                self.sql.flush_full(&self.conn)?;
             }
         }
 
@@ -487,6 +504,7 @@ impl Run {
                     int(c.stream_id[i]),
                     Value::Integer(event),
                 ]);
+                self.sql.flush_full(&self.conn)?;
             }
         }
 
@@ -516,6 +534,7 @@ impl Run {
                     event,
                     extdata: EventExtdata::default(),
                 });
+                self.sql.flush_full(&self.conn)?;
             }
         }
 
@@ -549,6 +568,7 @@ impl Run {
                         flags: Some(u64::from(s.flags[i])),
                     },
                 });
+                self.sql.flush_full(&self.conn)?;
             }
         }
         Ok(())

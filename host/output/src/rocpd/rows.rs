@@ -1,5 +1,6 @@
 //! Multi-row `INSERT`s: a table's rows gathered while a batch is mapped and
-//! written many to a statement when it ends.
+//! written many to a statement when it ends (or, in a large batch, each
+//! time a table has [`FLUSH_AT`] rows waiting).
 //!
 //! One `INSERT … VALUES (…)` per record spends most of its time around the
 //! row rather than on it: the statement is looked up, reset and run, and
@@ -25,6 +26,11 @@ use super::schema::insert_sql;
 /// Rows per statement: 64 rows of the widest table (kernel dispatches, 20
 /// columns) are 1280 parameters, far below SQLite's limit (32766).
 pub const CHUNK: usize = 64;
+
+/// Pending rows at which [`TableRows::flush_if_full`] writes a table's rows
+/// before the batch ends, so a large batch never holds more than this many
+/// rows' values in memory (≈ 650 KB for the widest table).
+pub const FLUSH_AT: usize = 16 * CHUNK;
 
 /// The statement shapes: `CHUNK`, `CHUNK / 2`, …, 1 rows.
 const SHAPES: usize = CHUNK.trailing_zeros() as usize + 1;
@@ -107,6 +113,14 @@ impl TableRows {
         Ok(())
     }
 
+    /// Writes the pending rows when there are [`FLUSH_AT`] or more.
+    pub fn flush_if_full(&mut self, conn: &Connection) -> rusqlite::Result<()> {
+        if self.pending() >= FLUSH_AT {
+            self.flush(conn)?;
+        }
+        Ok(())
+    }
+
     /// Drops the pending rows (their batch failed and was rolled back).
     pub fn discard(&mut self) {
         self.values.clear();
@@ -142,6 +156,26 @@ mod tests {
                 .collect();
             assert_eq!(got, want, "{count} rows");
         }
+    }
+
+    #[test]
+    fn a_table_is_written_early_only_when_full() {
+        let conn = Connection::open_in_memory().unwrap();
+        conn.execute_batch("CREATE TABLE \"t\" (\"a\" INTEGER)")
+            .unwrap();
+        let mut rows = TableRows::new("t", "", &["a"]);
+        for i in 0..FLUSH_AT - 1 {
+            rows.push([Value::Integer(i as i64)]);
+        }
+        rows.flush_if_full(&conn).unwrap();
+        assert_eq!(rows.pending(), FLUSH_AT - 1, "not full yet");
+        rows.push([Value::Integer(-1)]);
+        rows.flush_if_full(&conn).unwrap();
+        assert_eq!(rows.pending(), 0);
+        let n: i64 = conn
+            .query_row("SELECT count(*) FROM t", [], |r| r.get(0))
+            .unwrap();
+        assert_eq!(n, FLUSH_AT as i64);
     }
 
     #[test]
