@@ -1,7 +1,7 @@
 //! Output writers: records per second through [`Outputs`] for each trace
 //! format (CSV, JSON, rocpd, Perfetto, Parquet), one format per run, and for
 //! `rocwasm run`'s default outputs together (`default`: CSV, rocpd and
-//! Perfetto in one [`Outputs`]), beside the same run with no format at all (the summary
+//! Perfetto), beside the same run with no format at all (the summary
 //! statistics [`Outputs`] always keeps), all measured in one process; and
 //! the bytes each format writes per million records.
 //!
@@ -102,7 +102,8 @@ fn main() {
         ("rocpd", &[Rocpd]),
         ("pftrace", &[Pftrace]),
         ("parquet", &[Parquet]),
-        // `rocwasm run`'s default outputs, written together.
+        // `rocwasm run`'s default outputs, written together (a thread per
+        // sink and batch: the slowest sets the pace).
         ("default", &[Csv, Rocpd, Pftrace]),
     ];
     if let Some(only) = &o.only {

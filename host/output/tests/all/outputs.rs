@@ -1,6 +1,7 @@
-//! `Outputs` with several sinks: the files are the same as one sink alone
-//! writes, and a sink that fails or panics is reported once and dropped
-//! while the others receive every batch.
+//! `Outputs` with several sinks: each batch goes to every sink at once (a
+//! thread per sink); the files are the same as one sink alone writes, and a
+//! sink that fails or panics is reported once and dropped while the others
+//! receive every batch.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicU64, Ordering};
