@@ -395,6 +395,23 @@ impl Run {
         id
     }
 
+    /// The thread row and the event of an asynchronous record (a dispatch,
+    /// copy, allocation or scratch event), whose own correlation id is both
+    /// its stack and parent-stack id. Returns `(tid, event id)`.
+    fn async_event(
+        &mut self,
+        category: i64,
+        thread: u64,
+        correlation: u64,
+        external: u64,
+    ) -> Result<(i64, i64)> {
+        let tid = self.thread_row(thread)?;
+        Ok((
+            tid,
+            self.event(category, correlation, correlation, external),
+        ))
+    }
+
     /// Maps a batch to rows and writes them (inside the caller's
     /// transaction); on an error nothing of the batch stays pending.
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
@@ -436,13 +453,12 @@ impl Run {
         if !k.is_empty() {
             let category = self.kind_id(BufferTracingKind::KernelDispatch.raw())?;
             for i in 0..k.len() {
-                let tid = self.thread_row(k.thread_id[i])?;
-                let event = self.event(
+                let (tid, event) = self.async_event(
                     category,
-                    k.correlation_id[i],
+                    k.thread_id[i],
                     k.correlation_id[i],
                     k.external_correlation_id[i],
-                );
+                )?;
                 self.agents.insert(k.agent_id[i]);
                 self.kernels.insert(k.kernel_id[i]);
                 self.queues.insert(k.queue_id[i]);
@@ -479,13 +495,12 @@ impl Run {
             let category = self.kind_id(kind)?;
             for i in 0..c.len() {
                 let name = self.operation_id(kind, c.operation[i], ctx)?;
-                let tid = self.thread_row(c.thread_id[i])?;
-                let event = self.event(
+                let (tid, event) = self.async_event(
                     category,
-                    c.correlation_id[i],
+                    c.thread_id[i],
                     c.correlation_id[i],
                     c.external_correlation_id[i],
-                );
+                )?;
                 self.agents.insert(c.src_agent_id[i]);
                 self.agents.insert(c.dst_agent_id[i]);
                 self.streams.insert(c.stream_id[i]);
@@ -513,13 +528,12 @@ impl Run {
             let category = self.kind_id(BufferTracingKind::MemoryAllocation.raw())?;
             for i in 0..m.len() {
                 let (ty, level) = MemoryOperation::Allocation(m.operation[i]).type_and_level();
-                let tid = self.thread_row(m.thread_id[i])?;
-                let event = self.event(
+                let (tid, event) = self.async_event(
                     category,
-                    m.correlation_id[i],
+                    m.thread_id[i],
                     m.correlation_id[i],
                     m.external_correlation_id[i],
-                );
+                )?;
                 self.agents.insert(m.agent_id[i]);
                 self.allocate_row(Allocate {
                     tid,
@@ -543,13 +557,12 @@ impl Run {
             let category = self.kind_id(BufferTracingKind::ScratchMemory.raw())?;
             for i in 0..s.len() {
                 let (ty, level) = MemoryOperation::Scratch(s.operation[i]).type_and_level();
-                let tid = self.thread_row(s.thread_id[i])?;
-                let event = self.event(
+                let (tid, event) = self.async_event(
                     category,
-                    s.correlation_id[i],
+                    s.thread_id[i],
                     s.correlation_id[i],
                     s.external_correlation_id[i],
-                );
+                )?;
                 self.agents.insert(s.agent_id[i]);
                 self.queues.insert(s.queue_id[i]);
                 self.allocate_row(Allocate {

@@ -13,7 +13,7 @@ use rocwasm_output::{
     CsvSink, OutputClaims, OutputFormat, OutputOptions, Outputs, PerfettoSink, Sink, SinkContext,
 };
 
-use crate::common::{sample, write_run};
+use crate::common::{context, sample, write_run};
 
 /// Counts the records it is given; fails or panics at batch `breaks_at`.
 struct Counting {
@@ -52,11 +52,7 @@ impl Sink for Counting {
 #[test]
 fn several_sinks_write_the_same_files_as_each_alone() {
     let (run, names) = sample(7, 400);
-    let ctx = SinkContext {
-        meta: &run.meta,
-        symbols: &run.symbols,
-        names: &names,
-    };
+    let ctx = context(&run, &names);
     let together = tempfile::tempdir().unwrap();
     let mut outputs = Outputs::new(&OutputOptions {
         dir: together.path().to_path_buf(),
@@ -94,11 +90,7 @@ fn several_sinks_write_the_same_files_as_each_alone() {
 #[test]
 fn a_sink_that_fails_or_panics_is_dropped_and_the_others_get_every_batch() {
     let (run, names) = sample(3, 300);
-    let ctx = SinkContext {
-        meta: &run.meta,
-        symbols: &run.symbols,
-        names: &names,
-    };
+    let ctx = context(&run, &names);
     let total: u64 = run.batches.iter().map(|b| b.len() as u64).sum();
     for panics in [false, true] {
         let (good, bad) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
