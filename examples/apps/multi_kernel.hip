@@ -9,6 +9,8 @@
 // With --dispatches N it launches N small `scale` kernels back to back on one
 // stream instead (the end-to-end bench's workload), then prints
 // PEAK rss_kb=R, its peak resident memory (VmHWM), the profiler's included.
+// With --copy-launch N it runs N rounds of (host-to-device copy, kernel) on
+// one stream with a single synchronisation at the end.
 // Only vector_add's result is checked (the simulated runtime reproduces it
 // on the host); the other kernels exercise launches and timing.
 // Prints DEVICES, COUNTS kernels=N copies=M markers=K hip_calls=H, RESULT.
@@ -152,6 +154,28 @@ static void dispatches(long n) {
     HIP(hipFree(d));
 }
 
+/// N rounds of (a small host-to-device copy, then a kernel reading it) on
+/// one stream, with no synchronisation until the end: every kernel waits
+/// for the copy before it (a barrier packet), and the runtime reclaims
+/// completed signals while the queue is still behind.
+static void copy_launch(long n) {
+    hipStream_t stream;
+    float* d;
+    std::vector<float> h(BLOCK, 1.0f);
+    HIP(hipStreamCreate(&stream));
+    HIP(hipMalloc(&d, BLOCK * sizeof(float)));
+    for (long i = 0; i < n; i++) {
+        HIP(hipMemcpyAsync(d, h.data(), BLOCK * sizeof(float), hipMemcpyHostToDevice, stream));
+        copies++;
+        scale<<<1, BLOCK, 0, stream>>>(d, 1.0f, BLOCK);
+        kernels++;
+        hip_calls++;
+    }
+    HIP(hipStreamSynchronize(stream));
+    HIP(hipFree(d));
+    HIP(hipStreamDestroy(stream));
+}
+
 /// VmHWM of /proc/self/status, in kB (0 if unreadable).
 static long peak_rss_kb() {
     FILE* f = std::fopen("/proc/self/status", "r");
@@ -183,10 +207,12 @@ int main(int argc, char** argv) {
     int threads = 8;
     bool regions = false;
     long n_dispatches = 0;
+    long n_copy_launch = 0;
     for (int i = 1; i < argc; i++) {
         if (!std::strcmp(argv[i], "--threads") && i + 1 < argc) threads = std::atoi(argv[i + 1]);
         if (!std::strcmp(argv[i], "--regions")) regions = true;
         if (!std::strcmp(argv[i], "--dispatches") && i + 1 < argc) n_dispatches = std::atol(argv[i + 1]);
+        if (!std::strcmp(argv[i], "--copy-launch") && i + 1 < argc) n_copy_launch = std::atol(argv[i + 1]);
     }
     if (threads < 1 || threads > 64) threads = 8;
     roctxMarkA("start");
@@ -194,6 +220,8 @@ int main(int argc, char** argv) {
     bool ok = report_devices();
     if (ok && n_dispatches > 0) {
         dispatches(n_dispatches);
+    } else if (ok && n_copy_launch > 0) {
+        copy_launch(n_copy_launch);
     } else if (ok && regions) {
         worker(0);
         int k = kernels.load(), c = copies.load();

@@ -116,10 +116,20 @@ pub fn rocwasm(args: &[&str], cwd: &Path) -> Output {
     rocwasm_with_env(args, cwd, &[])
 }
 
+/// How long one `rocwasm` command of a test may run: the longest (a live
+/// run of a debug build under tracing) takes seconds. A command still running
+/// after this is killed, with the application it runs, and the test fails
+/// saying it hung, instead of hanging the whole test run.
+pub const COMMAND_LIMIT_SECS: u32 = 600;
+
 /// [`rocwasm`] with extra environment variables.
 pub fn rocwasm_with_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
     let ws = workspace();
-    Command::new(rocwasm_bin())
+    // coreutils' `timeout` signals its whole process group: rocwasm and the
+    // application it started.
+    let out = Command::new("timeout")
+        .args(["--kill-after=10", &COMMAND_LIMIT_SECS.to_string()])
+        .arg(rocwasm_bin())
         .args(args)
         .current_dir(cwd)
         .env_remove("RUST_LOG")
@@ -130,7 +140,15 @@ pub fn rocwasm_with_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Outp
         .env("ROCWASM_SIM_LIB", ws.join("target/sim/lib"))
         .envs(env.iter().copied())
         .output()
-        .expect("rocwasm runs")
+        .expect("rocwasm runs");
+    assert!(
+        !matches!(out.status.code(), Some(124 | 137)),
+        "`rocwasm {}` did not finish within {COMMAND_LIMIT_SECS} s (hung?)\n--- stdout\n{}\n--- stderr\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
 }
 
 /// `rocwasm check --no-plugins` of a chain file holding `toml`, written

@@ -324,14 +324,38 @@ impl Stream {
         self.reclaim(&mut state, true);
     }
 
-    /// Frees completed signals and argument buffers (all of them after a sync).
+    /// Frees the signals (and kernel-argument buffers) that nothing can read
+    /// any more: after a sync, or once 256 are waiting.
+    ///
+    /// A completed signal is not yet free: the operation after it on this
+    /// stream names it as a dependency (a barrier packet's `dep_signal`, a
+    /// copy's dependency list), and the queue or copy engine looks the
+    /// handle up only when it gets to that operation, which may be later.
+    /// Stream work completes in order, so once a later operation has
+    /// completed, every dependency on an earlier signal has been resolved:
+    /// only signals submitted before the newest completed one are destroyed.
+    /// This matters because the sync may run on another thread than the one
+    /// submitting (`hipFree` and `hipDeviceSynchronize` synchronise every
+    /// stream of the device while their owners keep submitting); a signal
+    /// destroyed too early left a barrier waiting on a signal that no
+    /// longer existed.
     fn reclaim(&self, state: &mut State, all: bool) {
         if !all && state.pending.len() < 256 {
             return;
         }
+        let Some(newest_done) = state
+            .pending
+            .iter()
+            .rposition(|(signal, _)| hsa::signal_load(*signal) < 1)
+        else {
+            return;
+        };
         let last = state.last.map(|(s, _)| s);
+        let mut index = 0;
         state.pending.retain(|(signal, kernarg)| {
-            if hsa::signal_load(*signal) >= 1 || Some(*signal) == last {
+            let before_newest_done = index < newest_done;
+            index += 1;
+            if !before_newest_done || hsa::signal_load(*signal) >= 1 || Some(*signal) == last {
                 return true;
             }
             hsa::signal_destroy(*signal);

@@ -135,3 +135,41 @@ fn interception_sees_every_dispatch_and_times_are_deterministic() {
         dispatch_lines("det2", &second, 4)
     );
 }
+
+/// A slow tool makes the queue fall far behind the application, which
+/// meanwhile reclaims completed signals (it has hundreds pending). A copy's
+/// completion signal must outlive the barrier packet that waits for it:
+/// destroyed earlier, the barrier waited on a signal that no longer existed
+/// (once its handle was reused, for ever: a hang). The simulated runtime
+/// reports a barrier depending on a destroyed signal on stderr.
+#[test]
+fn a_slow_tool_never_sees_a_barrier_on_a_destroyed_signal() {
+    let dir = scratch("slow-tool");
+    let tool = build_tool(&dir);
+    let rounds = 600;
+    let out = run_sample_within(
+        120,
+        "multi_kernel",
+        &["--copy-launch", &rounds.to_string()],
+        &[
+            ("HSA_TOOLS_LIB", tool.to_str().unwrap()),
+            ("SIM_TOOL_OUT", dir.join("tool.txt").to_str().unwrap()),
+            ("SIM_TOOL_HANDLER_DELAY_US", "200"),
+        ],
+    );
+    let (out_text, err_text) = (stdout(&out), stderr(&out));
+    assert!(
+        out.status.success() && out_text.contains("RESULT PASS"),
+        "multi_kernel --copy-launch under a slow tool failed ({}):\n{out_text}\n{err_text}",
+        out.status
+    );
+    assert!(
+        !err_text.contains("destroyed before the packet ran"),
+        "a barrier ran after its dependency was destroyed:\n{err_text}"
+    );
+    let counts = fields(&out_text, "COUNTS");
+    assert_eq!(num(&counts, "kernels"), rounds);
+    assert_eq!(num(&counts, "copies"), rounds);
+    let report = std::fs::read_to_string(dir.join("tool.txt")).unwrap();
+    assert_eq!(num(&fields(&report, "COUNTS"), "completions"), rounds);
+}

@@ -300,7 +300,20 @@ fn execute(q: &Queue, raw: &RawPacket) {
                 .dep_signal
                 .iter()
                 .filter(|s| s.handle != 0)
-                .filter_map(|s| signal::get(*s))
+                .filter_map(|&s| {
+                    let live = signal::get(s);
+                    if live.is_none() {
+                        // Undefined behaviour on the real runtime: say so
+                        // instead of waiting on (or skipping) it in silence.
+                        eprintln!(
+                            "sim-hsa: a barrier packet on queue {} depends on signal {:#x}, \
+                             which was destroyed before the packet ran; the dependency is \
+                             ignored (on a real GPU this is undefined behaviour)",
+                            q.hsa.id, s.handle
+                        );
+                    }
+                    live
+                })
                 .collect();
             let satisfied = |s: &Arc<signal::Signal>| s.load() == 0;
             signal::wait_until(

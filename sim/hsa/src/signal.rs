@@ -1,9 +1,11 @@
 //! Signals: a 64-bit value, waits on conditions, asynchronous handlers, and
 //! the profiling timestamps of the packet or copy that last completed them.
 //!
-//! A `hsa_signal_t` handle is the address of the shared [`Signal`]; a
+//! A `hsa_signal_t` handle is a number never handed out twice in the
+//! process (not the signal's address, which the allocator reuses); a
 //! registry maps live handles to their `Arc`, so a stale or forged handle is
-//! an error rather than a wild pointer. Every change of any signal bumps one
+//! an error rather than a wild pointer — and a handle kept past
+//! `hsa_signal_destroy` never silently names some newer signal. Every change of any signal bumps one
 //! process-wide generation counter and wakes all waiters, which re-check
 //! their own condition: simple, and cheap for the handful of threads a test
 //! application runs. Async handlers (`hsa_amd_signal_async_handler`) run on
@@ -14,7 +16,7 @@
 
 use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::atomic::{AtomicI64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicI64, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{Arc, Condvar, Mutex, OnceLock, RwLock};
 use std::time::{Duration, Instant};
 
@@ -42,11 +44,16 @@ struct AsyncHandler {
 type AsyncHandlerFn = unsafe extern "C" fn(hsa_signal_value_t, *mut c_void) -> bool;
 
 pub struct Signal {
+    handle: u64,
     value: AtomicI64,
     times: Mutex<Times>,
     handlers: Mutex<Vec<AsyncHandler>>,
 }
 
+/// The next handle; starts high so a handle is never mistaken for a small
+/// integer (or the null signal, 0), and steps by 8 so handles are aligned
+/// as the real runtime's (addresses of `amd_signal_t`) are.
+static NEXT_HANDLE: AtomicU64 = AtomicU64::new(0x5160_0000_0000);
 static REGISTRY: OnceLock<RwLock<HashMap<u64, Arc<Signal>>>> = OnceLock::new();
 static GENERATION: Mutex<u64> = Mutex::new(0);
 static CHANGED: Condvar = Condvar::new();
@@ -57,12 +64,13 @@ fn registry() -> &'static RwLock<HashMap<u64, Arc<Signal>>> {
 
 /// Creates a signal and returns its handle.
 pub fn create(initial: i64) -> hsa_signal_t {
+    let handle = NEXT_HANDLE.fetch_add(8, Ordering::Relaxed);
     let signal = Arc::new(Signal {
+        handle,
         value: AtomicI64::new(initial),
         times: Mutex::default(),
         handlers: Mutex::default(),
     });
-    let handle = Arc::as_ptr(&signal) as u64;
     registry()
         .write()
         .unwrap_or_else(|p| p.into_inner())
@@ -175,7 +183,7 @@ impl Signal {
 
     fn self_handle(&self) -> hsa_signal_t {
         Handle {
-            handle: self as *const Signal as u64,
+            handle: self.handle,
         }
     }
 

@@ -10,10 +10,14 @@
 // - lists code objects through the loader extension (0x201) and kernel
 //   symbols at each freeze.
 // Everything is written to $SIM_TOOL_OUT at OnUnload, one record per line.
+// $SIM_TOOL_HANDLER_DELAY_US makes the packet handler sleep that long per
+// batch: a slow tool, so the queue falls behind the application.
 #include <hsa/hsa_api_trace.h>
 #include <hsa/hsa_ven_amd_loader.h>
 
 #include <atomic>
+#include <chrono>
+#include <thread>
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
@@ -61,6 +65,11 @@ static std::string name_of(uint64_t object) {
 }
 
 static void handler(const void* pkts, uint64_t count, uint64_t, void* data, hsa_amd_queue_intercept_packet_writer writer) {
+    static const long delay_us = [] {
+        const char* v = std::getenv("SIM_TOOL_HANDLER_DELAY_US");
+        return v ? std::atol(v) : 0L;
+    }();
+    if (delay_us > 0) std::this_thread::sleep_for(std::chrono::microseconds(delay_us));
     hsa_agent_t agent = *static_cast<hsa_agent_t*>(data);
     const hsa_kernel_dispatch_packet_t* p = static_cast<const hsa_kernel_dispatch_packet_t*>(pkts);
     for (uint64_t i = 0; i < count; i++) {

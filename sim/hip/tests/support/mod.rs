@@ -54,8 +54,39 @@ pub fn sim_dir() -> &'static Path {
 
 /// Runs a sample from `bin/` on the simulated runtime.
 pub fn run_sample(name: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    sample_command(None, name, args, env)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {name}: {e}"))
+}
+
+/// [`run_sample`] under coreutils' `timeout`: a sample still running after
+/// `seconds` is killed and the test fails saying so, instead of hanging.
+pub fn run_sample_within(seconds: u32, name: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
+    let out = sample_command(Some(seconds), name, args, env)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {name} under timeout: {e}"));
+    assert!(
+        !matches!(out.status.code(), Some(124 | 137)),
+        "{name} {args:?} did not finish within {seconds} s (hung?); stderr:\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out
+}
+
+/// The command that runs sample `name` against the simulated runtime, with
+/// only `env`'s tool and scenario settings, optionally under `timeout`.
+fn sample_command(within: Option<u32>, name: &str, args: &[&str], env: &[(&str, &str)]) -> Command {
     let dir = sim_dir();
-    let mut cmd = Command::new(dir.join("bin").join(name));
+    let program = dir.join("bin").join(name);
+    let mut cmd = match within {
+        Some(seconds) => {
+            let mut c = Command::new("timeout");
+            c.args(["--kill-after=5", &seconds.to_string()])
+                .arg(program);
+            c
+        }
+        None => Command::new(program),
+    };
     cmd.args(args)
         .env("LD_LIBRARY_PATH", dir.join("lib"))
         .env_remove("HSA_TOOLS_LIB")
@@ -64,8 +95,7 @@ pub fn run_sample(name: &str, args: &[&str], env: &[(&str, &str)]) -> Output {
     for (k, v) in env {
         cmd.env(k, v);
     }
-    cmd.output()
-        .unwrap_or_else(|e| panic!("cannot run {name}: {e}"))
+    cmd
 }
 
 pub fn stdout(o: &Output) -> String {
