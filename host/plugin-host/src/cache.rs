@@ -8,7 +8,10 @@
 //! - the engine's `precompile_compatibility_hash` (wasmtime version, target,
 //!   compiler flags and tunables: what it was compiled *for*),
 //!
-//! and loads it with `Component::deserialize_file` on the next run.
+//! and loads it with `Component::deserialize_file` on the next run. (The
+//! digest of an unchanged file is itself remembered, see
+//! [`digest_memo`](crate::digest_memo), so a warm load reads neither the
+//! `.wasm` nor more than the artifact's checksum and mapping.)
 //!
 //! # Why a cache file is trusted only if this host wrote it
 //!

@@ -23,6 +23,7 @@ use wasmtime::{Config, Engine};
 use crate::bindings::analysis::AnalysisPluginPre;
 use crate::bindings::transform::TransformPluginPre;
 use crate::cache::{self, ComponentCache};
+use crate::digest_memo::DigestMemo;
 use crate::legacy::LegacyPre;
 use crate::state::{self, PluginState};
 use crate::world::{self, Surface, WitVersion, World, WorldError};
@@ -69,6 +70,8 @@ pub struct PluginEngine {
     engine: Engine,
     cache: Option<ComponentCache>,
     site_cache: Option<ComponentCache>,
+    /// Plugin digests remembered in the private cache (none without one).
+    memo: Option<DigestMemo>,
     tick: Duration,
     ticker: Option<(Arc<AtomicBool>, JoinHandle<()>)>,
     linkers: Linkers,
@@ -210,9 +213,11 @@ impl PluginEngine {
                 })
                 .context("spawning the epoch ticker")?
         };
+        let memo = cache.as_ref().map(|c| DigestMemo::new(c.dir()));
         Ok(PluginEngine {
             linkers: Linkers::new(&engine)?,
             engine,
+            memo,
             cache,
             site_cache,
             tick: config.epoch_tick,
@@ -246,8 +251,8 @@ impl PluginEngine {
 
     /// Reads, checks, compiles (or loads from the cache) and pre-links a plugin.
     pub fn compile(&self, path: &Path) -> Result<Arc<CompiledPlugin>> {
-        let (bytes, digest) = read_component(path)?;
-        let (component, from_cache) = self.component(&bytes, &digest, path)?;
+        let mut file = open_component(path, self.memo.as_ref())?;
+        let (component, from_cache) = self.component(&mut file, path)?;
         let surface = Surface::of(&self.engine, &component);
         let world = world::detect(&surface)
             .with_context(|| format!("{} is not a rocwasm plugin", path.display()))?;
@@ -266,11 +271,11 @@ impl PluginEngine {
         };
         Ok(Arc::new(CompiledPlugin {
             path: path.to_path_buf(),
-            digest,
+            digest: file.digest,
             world,
             version,
             surface,
-            size: bytes.len() as u64,
+            size: file.size,
             from_cache,
             pre,
         }))
@@ -306,13 +311,13 @@ impl PluginEngine {
 
     /// Describes a component without linking it.
     pub fn inspect(&self, path: &Path) -> Result<PluginInfo> {
-        let (bytes, digest) = read_component(path)?;
-        let (component, _) = self.component(&bytes, &digest, path)?;
+        let mut file = open_component(path, self.memo.as_ref())?;
+        let (component, _) = self.component(&mut file, path)?;
         let surface = Surface::of(&self.engine, &component);
         Ok(PluginInfo {
             path: path.to_path_buf(),
-            size: bytes.len() as u64,
-            digest,
+            size: file.size,
+            digest: file.digest,
             world: world::detect(&surface),
             version: WitVersion::of(&surface),
             imports_wasi: surface.imports_wasi(),
@@ -321,7 +326,9 @@ impl PluginEngine {
         })
     }
 
-    fn component(&self, bytes: &[u8], digest: &str, path: &Path) -> Result<(Component, bool)> {
+    /// The compiled component of `file`: from a cache, or compiled (and
+    /// stored). Whether it came from a cache.
+    fn component(&self, file: &mut PluginFile, path: &Path) -> Result<(Component, bool)> {
         // Root works in the site cache alone (and so fills it); everyone
         // else reads the site's first, then their own, and stores there.
         let (read, target) = match &self.site_cache {
@@ -331,15 +338,16 @@ impl PluginEngine {
         if let Some(c) = read
             .into_iter()
             .flatten()
-            .find_map(|c| c.load(&self.engine, digest))
+            .find_map(|c| c.load(&self.engine, &file.digest))
         {
             return Ok((c, true));
         }
+        let bytes = file.bytes(path)?;
         let component = Component::new(&self.engine, bytes)
             .map_err(anyhow::Error::from)
             .with_context(|| format!("compiling {}", path.display()))?;
         if let Some(cache) = target {
-            if let Err(e) = cache.store(digest, &component) {
+            if let Err(e) = cache.store(&file.digest, &component) {
                 tracing::warn!("could not cache {}: {e:#}", path.display());
             }
         }
@@ -356,9 +364,69 @@ impl Drop for PluginEngine {
     }
 }
 
-/// Reads a file and checks it is a Wasm *component* (not a core module).
-fn read_component(path: &Path) -> Result<(Vec<u8>, String)> {
-    let bytes = std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+/// A plugin file being loaded: its size and digest, and its bytes once they
+/// were read (a remembered digest spares reading them on a warm load).
+struct PluginFile {
+    size: u64,
+    /// Hex SHA-256 of the bytes.
+    digest: String,
+    bytes: Option<Vec<u8>>,
+}
+
+impl PluginFile {
+    /// The bytes, read now if the digest was remembered. Read now, they are
+    /// hashed again: whatever is compiled is stored under its own digest
+    /// even if the file changed since it was opened.
+    fn bytes(&mut self, path: &Path) -> Result<&[u8]> {
+        if self.bytes.is_none() {
+            let bytes =
+                std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
+            check_component_header(&bytes, path)?;
+            self.digest = cache::digest(&bytes);
+            self.size = bytes.len() as u64;
+            self.bytes = Some(bytes);
+        }
+        Ok(self.bytes.as_deref().unwrap_or_default())
+    }
+}
+
+/// Opens a plugin file, checks it is a Wasm *component* (not a core
+/// module), and finds its digest: remembered in `memo` for this very file
+/// (see [`DigestMemo`]), else by reading and hashing its bytes.
+fn open_component(path: &Path, memo: Option<&DigestMemo>) -> Result<PluginFile> {
+    use std::io::Read;
+    let reading = || format!("reading {}", path.display());
+    let mut file = std::fs::File::open(path).with_context(reading)?;
+    // The stamp the memo compares is taken before any byte is read.
+    let meta = file.metadata().with_context(reading)?;
+    let mut bytes = Vec::with_capacity(8);
+    (&mut file)
+        .take(8)
+        .read_to_end(&mut bytes)
+        .with_context(reading)?;
+    check_component_header(&bytes, path)?;
+    if let Some(digest) = memo.and_then(|m| m.get(&meta)) {
+        return Ok(PluginFile {
+            size: meta.len(),
+            digest,
+            bytes: None,
+        });
+    }
+    bytes.reserve(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes).with_context(reading)?;
+    let digest = cache::digest(&bytes);
+    if let Some(memo) = memo {
+        memo.remember(path, &meta, &digest);
+    }
+    Ok(PluginFile {
+        size: bytes.len() as u64,
+        digest,
+        bytes: Some(bytes),
+    })
+}
+
+/// Checks the first bytes of a file are those of a Wasm component.
+fn check_component_header(bytes: &[u8], path: &Path) -> Result<()> {
     if bytes.len() < 8 || &bytes[..4] != b"\0asm" {
         bail!("{} is not a WebAssembly file", path.display());
     }
@@ -370,8 +438,7 @@ fn read_component(path: &Path) -> Result<(Vec<u8>, String)> {
             path.display()
         );
     }
-    let digest = cache::digest(&bytes);
-    Ok((bytes, digest))
+    Ok(())
 }
 
 #[cfg(test)]
@@ -434,6 +501,44 @@ mod tests {
         );
         let info = rt.inspect(&p).unwrap();
         assert!(info.world.is_err() && info.exports.is_empty() && info.size == 8);
+    }
+
+    /// A settled plugin file is known by its remembered digest without
+    /// being read; rewriting it is seen at once.
+    #[test]
+    fn a_remembered_digest_spares_reading_the_file_until_it_changes() {
+        let dir = tempfile::tempdir().unwrap();
+        let cache_dir = dir.path().join("cache");
+        let rt = PluginEngine::new(EngineConfig {
+            cache_dir: Some(cache_dir.clone()),
+            ..Default::default()
+        })
+        .unwrap();
+        // Two components: empty, and empty with a custom section `abc`.
+        let empty: &[u8] = b"\0asm\x0d\0\x01\0";
+        let custom: &[u8] = b"\0asm\x0d\0\x01\0\x00\x04\x03abc";
+        let other = dir.path().join("other.wasm");
+        std::fs::write(&other, custom).unwrap();
+        assert_eq!(rt.inspect(&other).unwrap().digest, cache::digest(custom));
+
+        let plugin = dir.path().join("plugin.wasm");
+        std::fs::write(&plugin, empty).unwrap();
+        std::thread::sleep(crate::digest_memo::SETTLED + Duration::from_millis(100));
+        // Cold: read, hashed, remembered.
+        assert_eq!(rt.inspect(&plugin).unwrap().digest, cache::digest(empty));
+        let meta = std::fs::metadata(&plugin).unwrap();
+        let memo = DigestMemo::new(&cache_dir);
+        assert_eq!(memo.get(&meta), Some(cache::digest(empty)));
+
+        // Make the memo lie (name the other component, which is cached):
+        // the load believes it, so it did not read the file.
+        memo.remember(&plugin, &meta, &cache::digest(custom));
+        let believed = rt.inspect(&plugin).unwrap();
+        assert_eq!(believed.digest, cache::digest(custom));
+
+        // Any write moves the file's ctime: read and hashed again.
+        std::fs::write(&plugin, empty).unwrap();
+        assert_eq!(rt.inspect(&plugin).unwrap().digest, cache::digest(empty));
     }
 
     #[test]

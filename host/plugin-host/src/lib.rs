@@ -37,7 +37,8 @@
 //!    [`Processes`]), `convert` (core batches to WIT and back), [`filter`],
 //!    [`failure`], [`spec`], [`world`], `guest_log` (a guest's text in the
 //!    host's log, rate-limited: the `log` interface's gate, WASI
-//!    stdout/stderr), [`sandbox`], [`summary_caps`] and [`cache`].
+//!    stdout/stderr), [`sandbox`], [`summary_caps`], [`cache`] and
+//!    [`digest_memo`].
 //! 2. `host`: the WIT imports, one small struct per interface, each knowing
 //!    only its own state; the profiler imports reach their stage through a
 //!    link the stage hands them, not by naming it.
@@ -54,6 +55,7 @@ mod bindings;
 pub mod cache;
 pub mod chain;
 mod convert;
+pub mod digest_memo;
 pub mod engine;
 mod env;
 pub mod failure;
