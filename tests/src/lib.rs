@@ -122,12 +122,28 @@ pub fn rocwasm(args: &[&str], cwd: &Path) -> Output {
 /// saying it hung, instead of hanging the whole test run.
 pub const COMMAND_LIMIT_SECS: u32 = 600;
 
+/// coreutils' `timeout`, found on this process's `PATH` once: a test may
+/// give rocwasm a `PATH` without it, and a program named without a
+/// directory is looked up on the child's `PATH`.
+fn timeout_program() -> &'static Path {
+    static FOUND: OnceLock<PathBuf> = OnceLock::new();
+    FOUND.get_or_init(|| {
+        std::env::var_os("PATH")
+            .and_then(|paths| {
+                std::env::split_paths(&paths)
+                    .map(|dir| dir.join("timeout"))
+                    .find(|p| p.is_file())
+            })
+            .unwrap_or_else(|| PathBuf::from("/usr/bin/timeout"))
+    })
+}
+
 /// [`rocwasm`] with extra environment variables.
 pub fn rocwasm_with_env(args: &[&str], cwd: &Path, env: &[(&str, &str)]) -> Output {
     let ws = workspace();
     // coreutils' `timeout` signals its whole process group: rocwasm and the
     // application it started.
-    let out = Command::new("timeout")
+    let out = Command::new(timeout_program())
         .args(["--kill-after=10", &COMMAND_LIMIT_SECS.to_string()])
         .arg(rocwasm_bin())
         .args(args)

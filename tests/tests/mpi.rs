@@ -68,21 +68,34 @@ fn mpirun_apps(cwd: &Path, extra: &[&str], mca: &[&str], apps: &[Vec<String>]) -
 
 /// Per rank, the `kernels=N` of the application's `COUNTS` line.
 fn kernels_by_rank(stdout: &str) -> BTreeMap<u32, usize> {
+    // `[1,2]<stdout>:COUNTS kernels=24 copies=…`, possibly after another
+    // rank's unfinished line: mpirun forwards each rank's output in the
+    // pieces it reads, so a long line of one rank can be cut by another's.
+    const TAG: &str = "]<stdout>:COUNTS kernels=";
     let mut counts = BTreeMap::new();
     for line in stdout.lines() {
-        // `[1,2]<stdout>:COUNTS kernels=24 copies=…`
-        let Some((tag, text)) = line.split_once("]<stdout>:") else {
-            continue;
-        };
-        let Some(rank) = tag.rsplit(',').next().and_then(|r| r.parse().ok()) else {
-            continue;
-        };
-        if let Some(rest) = text.strip_prefix("COUNTS kernels=") {
-            let n = rest.split_whitespace().next().unwrap().parse().unwrap();
-            counts.insert(rank, n);
+        for (at, _) in line.match_indices(TAG) {
+            let Some(rank) = line[..at].rsplit(',').next().and_then(|r| r.parse().ok()) else {
+                continue;
+            };
+            let rest = &line[at + TAG.len()..];
+            if let Some(n) = rest.split_whitespace().next().and_then(|n| n.parse().ok()) {
+                counts.insert(rank, n);
+            }
         }
     }
     counts
+}
+
+/// The COUNTS lines are found where mpirun put them, even right after a
+/// piece of another rank's line (seen in CI).
+#[test]
+fn counts_lines_are_read_even_after_a_cut_line() {
+    let stdout = "[1,0]<stdout>:COUNTS kernels=3 copies=4\n\
+                  [1,0]<stdout>:\u{2514}\u{2500}[1,2]<stdout>:COUNTS kernels=9 copies=12\n\
+                  [1,1]<stdout>:DEVICES n=1\n";
+    let counts = kernels_by_rank(stdout);
+    assert_eq!(counts, BTreeMap::from([(0, 3), (2, 9)]));
 }
 
 /// Data rows of a CSV file (its header excluded).
