@@ -4,9 +4,10 @@
 //! A `hsa_signal_t` handle is a number never handed out twice in the
 //! process (not the signal's address, which the allocator reuses); a
 //! registry maps live handles to their `Arc`, so a stale or forged handle is
-//! an error rather than a wild pointer — and a handle kept past
-//! `hsa_signal_destroy` never silently names some newer signal. Every change of any signal bumps one
-//! process-wide generation counter and wakes all waiters, which re-check
+//! an error rather than a wild pointer, and a handle kept past
+//! `hsa_signal_destroy` never silently names some newer signal. Every
+//! change of any signal bumps one process-wide generation counter and wakes
+//! all waiters, which re-check
 //! their own condition: simple, and cheap for the handful of threads a test
 //! application runs. Async handlers (`hsa_amd_signal_async_handler`) run on
 //! one runtime thread, like the real runtime's event thread. Each triggered
