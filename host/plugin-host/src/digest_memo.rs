@@ -215,12 +215,19 @@ mod tests {
         assert_eq!(memo.get(&rewritten), None);
     }
 
-    #[test]
-    fn an_entry_others_could_write_is_not_believed() {
+    /// A memo in a fresh directory and a just-written empty component: the
+    /// directory (kept alive), the memo, and the file's stamp.
+    fn fixture() -> (tempfile::TempDir, DigestMemo, Stamp) {
         let dir = tempfile::tempdir().unwrap();
         let memo = DigestMemo::new(&dir.path().join("cache"));
         let (_, meta) = plugin(dir.path(), b"\0asm\x0d\0\x01\0");
-        let stamp = Stamp::of(&meta);
+        (dir, memo, Stamp::of(&meta))
+    }
+
+    #[test]
+    fn an_entry_others_could_write_is_not_believed() {
+        let (dir, memo, stamp) = fixture();
+        let meta = fs::metadata(dir.path().join("p.wasm")).unwrap();
         let digest = "ab".repeat(32);
         memo.write(&stamp, &stamp.entry(&digest)).unwrap();
         assert_eq!(memo.get(&meta), Some(digest));
@@ -234,10 +241,8 @@ mod tests {
 
     #[test]
     fn a_damaged_entry_is_ignored() {
-        let dir = tempfile::tempdir().unwrap();
-        let memo = DigestMemo::new(&dir.path().join("cache"));
-        let (_, meta) = plugin(dir.path(), b"\0asm\x0d\0\x01\0");
-        let stamp = Stamp::of(&meta);
+        let (dir, memo, stamp) = fixture();
+        let meta = fs::metadata(dir.path().join("p.wasm")).unwrap();
         let full = stamp.entry(&"cd".repeat(32));
         memo.write(&stamp, &full[..full.len() - 10]).unwrap();
         assert_eq!(memo.get(&meta), None);
