@@ -209,14 +209,11 @@ impl ComponentCache {
             Owner::Root => "root",
         };
         let dir = fs::symlink_metadata(&self.dir).map_err(|e| e.to_string())?;
-        if dir.uid() != uid || dir.permissions().mode() & 0o022 != 0 {
+        if !writable_by_alone(&dir, uid) {
             return Err(format!("cache directory is not writable by {whose} alone"));
         }
         let meta = fs::symlink_metadata(path).map_err(|e| e.to_string())?;
-        if !meta.file_type().is_file()
-            || meta.uid() != uid
-            || meta.permissions().mode() & 0o022 != 0
-        {
+        if !meta.file_type().is_file() || !writable_by_alone(&meta, uid) {
             return Err(format!("not a regular file writable by {whose} alone"));
         }
         let want =
@@ -271,7 +268,16 @@ fn engine_key(engine: &Engine) -> String {
     hex::encode(&h.0.finalize()[..12])
 }
 
-fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
+/// Whether the file or directory `meta` describes is owned by `uid` and
+/// writable by nobody else: the trust rule of the cache and of the digest
+/// memo kept beside it.
+pub(crate) fn writable_by_alone(meta: &fs::Metadata, uid: u32) -> bool {
+    meta.uid() == uid && meta.permissions().mode() & 0o022 == 0
+}
+
+/// Writes `bytes` to `path` with `mode` through a temporary file renamed
+/// into place, so that a reader never sees a partial file.
+pub(crate) fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     use std::os::unix::fs::OpenOptionsExt;
     let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
     let mut f = fs::OpenOptions::new()
@@ -288,7 +294,7 @@ fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
     fs::rename(&tmp, path).with_context(|| format!("renaming into {}", path.display()))
 }
 
-fn current_uid() -> u32 {
+pub(crate) fn current_uid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 

@@ -27,13 +27,15 @@
 //! to it, relative or not, finds it), trusted under the cache's own rules (a
 //! directory owned by this user and writable by nobody else, entries owned
 //! by this user): whoever could forge an entry could as well plant a
-//! compiled artifact. The site cache keeps no memo. A memo that cannot be read or written is
-//! only a slower load, never an error.
+//! compiled artifact. The site cache keeps no memo. A memo that cannot be
+//! read or written is only a slower load, never an error.
 
 use std::fs;
-use std::os::unix::fs::{MetadataExt, PermissionsExt};
+use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
+
+use crate::cache::{current_uid, writable_by_alone, write_atomically};
 
 /// How old a file's last change must be before its digest is remembered.
 pub const SETTLED: Duration = Duration::from_secs(2);
@@ -122,37 +124,26 @@ impl DigestMemo {
             return;
         }
         if let Err(e) = self.write(&stamp, &stamp.entry(digest)) {
-            tracing::debug!("not remembering the digest of {}: {e}", path.display());
+            tracing::debug!("not remembering the digest of {}: {e:#}", path.display());
         }
     }
 
-    fn write(&self, stamp: &Stamp, text: &str) -> std::io::Result<()> {
-        use std::io::Write;
-        use std::os::unix::fs::{DirBuilderExt, OpenOptionsExt};
+    fn write(&self, stamp: &Stamp, text: &str) -> anyhow::Result<()> {
+        use std::os::unix::fs::DirBuilderExt;
         fs::DirBuilder::new()
             .recursive(true)
             .mode(0o700)
             .create(&self.dir)?;
-        let entry = self.entry_path(stamp);
-        let tmp = entry.with_extension(format!("tmp.{}", std::process::id()));
-        let mut f = fs::OpenOptions::new()
-            .write(true)
-            .create(true)
-            .truncate(true)
-            .mode(0o600)
-            .open(&tmp)?;
-        f.write_all(text.as_bytes())?;
-        fs::rename(&tmp, &entry)
+        write_atomically(&self.entry_path(stamp), text.as_bytes(), 0o600)
     }
 
     /// Whether an entry may be believed: the memo directory and the entry
     /// are this user's and writable by nobody else.
     fn trusted(&self, entry: &Path) -> bool {
-        let uid = rustix::process::geteuid().as_raw();
+        let uid = current_uid();
         let ours = |p: &Path, regular: bool| {
             fs::symlink_metadata(p).is_ok_and(|m| {
-                m.uid() == uid
-                    && m.permissions().mode() & 0o022 == 0
+                writable_by_alone(&m, uid)
                     && if regular {
                         m.file_type().is_file()
                     } else {
@@ -173,6 +164,7 @@ impl DigestMemo {
 mod tests {
     use super::*;
     use sha2::{Digest, Sha256};
+    use std::os::unix::fs::PermissionsExt;
     use std::time::UNIX_EPOCH;
 
     /// The first moment at which a file with metadata `meta` is settled.

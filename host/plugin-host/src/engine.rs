@@ -382,7 +382,16 @@ impl PluginFile {
             let bytes =
                 std::fs::read(path).with_context(|| format!("reading {}", path.display()))?;
             check_component_header(&bytes, path)?;
-            self.digest = cache::digest(&bytes);
+            let digest = cache::digest(&bytes);
+            if digest != self.digest {
+                tracing::warn!(
+                    "{}: its bytes hash to {digest}, not to the digest remembered for it \
+                     ({}); using the bytes' own",
+                    path.display(),
+                    self.digest
+                );
+                self.digest = digest;
+            }
             self.size = bytes.len() as u64;
             self.bytes = Some(bytes);
         }

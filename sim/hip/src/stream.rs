@@ -350,12 +350,13 @@ impl Stream {
         else {
             return;
         };
-        let last = state.last.map(|(s, _)| s);
+        // The stream's last signal, the newest submitted, is never before
+        // the newest completed one: it is kept.
         let mut index = 0;
         state.pending.retain(|(signal, kernarg)| {
             let before_newest_done = index < newest_done;
             index += 1;
-            if !before_newest_done || hsa::signal_load(*signal) >= 1 || Some(*signal) == last {
+            if !before_newest_done || hsa::signal_load(*signal) >= 1 {
                 return true;
             }
             hsa::signal_destroy(*signal);
