@@ -8,6 +8,7 @@
 //!   [`registry`]: operation names and numbers of every kind — both defined
 //!   once in `rocwasm-ids` and re-exported here.
 //! - [`batch`]: columnar batches, the unit of delivery.
+//! - [`batch_bytes`]: a batch as bytes, for a process's own spool.
 //! - [`symbols`]: agents, code objects and kernel symbols by id;
 //!   [`naming`]: how kernels are named (`-T`, `-M`).
 //! - [`selection`]: the engine's gate for kernel dispatches (rocprofv3's
@@ -25,6 +26,7 @@
 #![forbid(unsafe_code)]
 
 pub mod batch;
+pub mod batch_bytes;
 pub mod buffer;
 pub mod callback;
 mod callback_thread;

@@ -138,6 +138,14 @@ pub struct OutputArgs {
     /// Host output formats, comma-separated: csv, json, rocpd, pftrace, parquet.
     #[arg(long, value_name = "FORMATS", value_delimiter = ',', value_parser = parse_format)]
     pub output_format: Option<Vec<OutputFormat>>,
+    /// Write the output files as records come, instead of keeping them in a
+    /// spool (an unnamed file in the output directory) and writing the
+    /// formats when the application ends. The files then grow during the
+    /// run, but at high call rates the application waits for the slowest
+    /// format. A replay always writes as it reads. Chain file: `[output]
+    /// write = "during-run"`.
+    #[arg(long)]
+    pub write_during_run: bool,
 }
 
 /// rocprofv3's collection period, shared by `run` and `replay` (chain
@@ -486,6 +494,7 @@ fn to_flags(
         output_directory: output.output_directory.clone(),
         output_file: output.output_file.clone(),
         output_formats: output.output_format.clone(),
+        write_during_run: output.write_during_run,
         kernel_include_regex: kernels.kernel_include_regex.clone(),
         kernel_exclude_regex: kernels.kernel_exclude_regex.clone(),
         kernel_iteration_range: kernels.kernel_iteration_range.clone(),

@@ -17,6 +17,7 @@
 //! | `-d DIR` | `[output] directory` |
 //! | `-o NAME` | `[output] file_prefix` |
 //! | `--output-format a,b` | `[output] formats` |
+//! | `--write-during-run` | `[output] write = "during-run"` (the formats write as batches come instead of from the spool at the end) |
 //! | `--kernel-include-regex RE`, `--kernel-exclude-regex RE`, `--kernel-iteration-range R`, `-T`, `-M`, `--kernel-rename` | `[kernels]` (see `kernels.rs`) |
 //! | `-P/--collection-period P`, `--collection-period-unit U`, `--selected-regions` | `[collection]` (see `collection.rs`) |
 //! | `-S/--summary`, `--summary-groups RE…`, `--summary-output-file F`, `-u/--summary-units U` | `[summary]` (see `summaries.rs`) |
@@ -62,6 +63,9 @@ pub struct TraceFlags {
     pub output_file: Option<String>,
     /// `--output-format`.
     pub output_formats: Option<Vec<OutputFormat>>,
+    /// `--write-during-run`: the formats write as batches come, not from
+    /// the spool at the end.
+    pub write_during_run: bool,
     /// `--kernel-include-regex`: keep only dispatches of matching kernels.
     pub kernel_include_regex: Option<String>,
     /// `--kernel-exclude-regex`: drop dispatches of matching kernels.
@@ -178,13 +182,7 @@ impl Chain {
                 plugin_path: Vec::new(),
                 limits: Limits::default(),
             },
-            output: Output {
-                directory: PathTemplate::parse(DEFAULT_OUTPUT_DIRECTORY).expect("valid default"),
-                file_prefix: PathTemplate::parse(DEFAULT_OUTPUT_FILE).expect("valid default"),
-                formats: vec![OutputFormat::Csv],
-                trace: Vec::new(),
-                summary: true,
-            },
+            output: Output::default(),
             kernels: KernelPlan::default(),
             collection: Default::default(),
             summary: Default::default(),
@@ -209,6 +207,9 @@ impl Chain {
                 });
             }
             self.output.file_prefix = flag_template("--output-file", o)?;
+        }
+        if flags.write_during_run {
+            self.output.write = WriteTiming::DuringRun;
         }
         if let Some(f) = &flags.output_formats {
             self.output.formats = Vec::new();

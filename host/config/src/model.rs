@@ -10,7 +10,7 @@ pub use rocwasm_core::{BufferPolicy, BufferTracingKind};
 /// A stage's vocabulary, defined once in the run plan.
 pub use rocwasm_plan::{
     BufferSettings, FailurePolicy, IterationRange, KernelPlan, Limits, OutputFormat, OutputGrant,
-    PathTemplate, Services, World,
+    PathTemplate, Services, World, WriteTiming,
 };
 
 /// The chain file format version this rocwasm reads.
@@ -73,6 +73,24 @@ pub struct Output {
     pub trace: Vec<BufferTracingKind>,
     /// Print the stages' summary tables at the end (`summary`).
     pub summary: bool,
+    /// When a live run writes the formats (`write`): from a spool at the
+    /// end, or as batches come.
+    pub write: WriteTiming,
+}
+
+impl Default for Output {
+    /// rocprofv3's defaults: `%hostname%/%pid%`, `%pid%`, CSV, summary on,
+    /// written at the end.
+    fn default() -> Self {
+        Output {
+            directory: PathTemplate::parse(DEFAULT_OUTPUT_DIRECTORY).expect("valid default"),
+            file_prefix: PathTemplate::parse(DEFAULT_OUTPUT_FILE).expect("valid default"),
+            formats: vec![OutputFormat::Csv],
+            trace: Vec::new(),
+            summary: true,
+            write: WriteTiming::default(),
+        }
+    }
 }
 
 /// One `[[stage]]`.

@@ -54,6 +54,7 @@ impl Chain {
                     .cloned(),
                 formats,
                 stats: options.stats,
+                write: self.output.write,
                 kinds,
                 summary: self.output.summary,
             },

@@ -83,6 +83,7 @@ pub struct RawOutput {
     pub formats: Option<Vec<S<String>>>,
     pub trace: Option<Vec<S<String>>>,
     pub summary: Option<S<bool>>,
+    pub write: Option<S<String>>,
 }
 
 /// A stage's `operations` table: domain name → operation names, spans kept.

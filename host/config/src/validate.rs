@@ -151,13 +151,7 @@ impl Validator<'_> {
     }
 
     fn output(&self, raw: Option<&Spanned<RawOutput>>) -> Result<Output, ConfigError> {
-        let mut o = Output {
-            directory: PathTemplate::parse(DEFAULT_OUTPUT_DIRECTORY).expect("valid default"),
-            file_prefix: PathTemplate::parse(DEFAULT_OUTPUT_FILE).expect("valid default"),
-            formats: vec![OutputFormat::Csv],
-            trace: Vec::new(),
-            summary: true,
-        };
+        let mut o = Output::default();
         let Some(raw) = raw.map(Spanned::get_ref) else {
             return Ok(o);
         };
@@ -197,6 +191,17 @@ impl Validator<'_> {
         }
         if let Some(s) = &raw.summary {
             o.summary = *s.get_ref();
+        }
+        if let Some(w) = &raw.write {
+            o.write = WriteTiming::from_name(w.get_ref()).ok_or_else(|| {
+                self.src.error(
+                    w.span(),
+                    format!(
+                        "unknown `write` value `{}` in [output] (expected `at-end` or `during-run`)",
+                        w.get_ref()
+                    ),
+                )
+            })?;
         }
         Ok(o)
     }

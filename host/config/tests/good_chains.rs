@@ -110,6 +110,7 @@ fn defaults() {
     assert_eq!(c.output.file_prefix.as_str(), "%pid%");
     assert_eq!(c.output.formats, [OutputFormat::Csv]);
     assert!(c.output.summary);
+    assert_eq!(c.output.write, rocwasm_plan::WriteTiming::AtEnd);
     assert_eq!(
         c.settings.buffer,
         BufferSettings {
@@ -336,5 +337,35 @@ fn rocprofv3_aggregate_sets_are_chain_file_domains() {
     let sys = parse("version = 1\n[output]\ntrace = [\"SYS\", \"hsa\"]\n").unwrap();
     assert!(
         sys.output.trace.contains(&HipCompilerApi) && sys.output.trace.contains(&ScratchMemory)
+    );
+}
+
+#[test]
+fn the_output_timing_reaches_the_run_plan_from_the_file_and_from_the_flag() {
+    use rocwasm_config::{PlanOptions, TraceFlags};
+    use rocwasm_plan::WriteTiming;
+    let file = parse("version = 1\n[output]\ntrace = ['kernel']\nwrite = 'during-run'\n").unwrap();
+    assert_eq!(file.output.write, WriteTiming::DuringRun);
+    let plan = file.to_plan(&PlanOptions::default());
+    assert_eq!(plan.output.write, WriteTiming::DuringRun);
+
+    let default = Chain::from_flags(&TraceFlags {
+        kernel_trace: true,
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(
+        default.to_plan(&PlanOptions::default()).output.write,
+        WriteTiming::AtEnd
+    );
+    let flag = Chain::from_flags(&TraceFlags {
+        kernel_trace: true,
+        write_during_run: true,
+        ..Default::default()
+    })
+    .unwrap();
+    assert_eq!(
+        flag.to_plan(&PlanOptions::default()).output.write,
+        WriteTiming::DuringRun
     );
 }

@@ -27,6 +27,8 @@
 //! - [`resolve`]: kernel, agent and operation names as the trace files
 //!   print them (shared by CSV and Parquet).
 //! - [`outputs`]: building the sinks of `--output-format` and driving them.
+//! - `spool`: a live run's batches kept on disk until the run ends, so that
+//!   the application never waits for a format ([`WriteTiming::AtEnd`]).
 //! - [`synthetic`]: a deterministic sample run for tests, fixtures and benchmarks.
 
 pub mod claims;
@@ -41,6 +43,7 @@ mod registry_bridge;
 pub(crate) mod resolve;
 pub mod rocpd;
 pub mod sink;
+mod spool;
 pub mod stats;
 pub mod stats_by_rank;
 pub mod stats_sink;
@@ -51,7 +54,7 @@ pub use crate::csv::{CsvSink, TraceFile};
 pub use claims::{ClaimRefused, OutputClaims, Producer};
 pub use json::JsonSink;
 pub use names::{kind_name, OperationNames};
-pub use outputs::{OutputFormat, OutputOptions, OutputSummary, Outputs};
+pub use outputs::{OutputFormat, OutputOptions, OutputSummary, Outputs, WriteTiming};
 pub use parquet::ParquetSink;
 pub use paths::output_path;
 pub use perfetto::PerfettoSink;

@@ -13,11 +13,13 @@ use crate::parquet::ParquetSink;
 use crate::perfetto::PerfettoSink;
 use crate::rocpd::RocpdSink;
 use crate::sink::{Sink, SinkContext};
+use crate::spool::Spool;
 use crate::stats::{StatsAccumulator, StatsReport};
 use crate::stats_sink::StatsSink;
 
-/// An output format of `--output-format` (defined once in `rocwasm-plan`).
-pub use rocwasm_plan::OutputFormat;
+/// An output format of `--output-format`, and when a live run writes the
+/// formats (both defined once in `rocwasm-plan`).
+pub use rocwasm_plan::{OutputFormat, WriteTiming};
 
 /// What a run writes: `-d`, `-o`, `--output-format`, `--stats`.
 #[derive(Debug, Clone, Default)]
@@ -33,6 +35,9 @@ pub struct OutputOptions {
     pub formats: Vec<OutputFormat>,
     /// Write the `*_stats.csv` files.
     pub stats: bool,
+    /// When the sinks write: from a spool at [`Outputs::finish`] (what a
+    /// live run does unless told otherwise) or in [`Outputs::write_batch`].
+    pub timing: WriteTiming,
 }
 
 /// Every sink of a run plus an always-on statistics accumulator for the
@@ -47,6 +52,15 @@ pub struct OutputOptions {
 /// batch of thousands of records; a sink that panics is reported and
 /// dropped like one that fails.
 ///
+/// With [`WriteTiming::AtEnd`], [`Outputs::write_batch`] only appends the
+/// batch to a spool (see [`crate::spool`]) and [`Outputs::finish`] hands
+/// every spooled batch to the sinks and the statistics before finishing
+/// them: the same batches, in the same order, with the run's final symbols
+/// and metadata. The sinks still open their files in [`Outputs::begin`], so
+/// an unwritable directory is reported when the run starts. A spool that
+/// cannot be made or cannot grow (a full disk) is said in a note, its
+/// batches are written at once, and the run goes on writing as batches come.
+///
 /// `Outputs` also owns the run's [`OutputClaims`]: its sinks claim their
 /// files there, the plugin runtime gets [`Outputs::claims`] for the stages,
 /// and [`Outputs::finish`] reports every refused claim among the errors.
@@ -54,7 +68,18 @@ pub struct Outputs {
     sinks: Vec<Box<dyn Sink>>,
     summary: StatsAccumulator,
     errors: Vec<anyhow::Error>,
+    notes: Vec<String>,
     claims: OutputClaims,
+    spool: SpoolState,
+}
+
+/// Where [`Outputs::write_batch`] puts a batch.
+enum SpoolState {
+    /// Straight to the sinks.
+    Off,
+    /// To a spool in this directory, made at the first batch.
+    Pending(PathBuf),
+    Open(Spool),
 }
 
 /// What [`Outputs::finish`] hands back.
@@ -70,7 +95,8 @@ pub struct OutputSummary {
     /// producers).
     pub errors: Vec<anyhow::Error>,
     /// Sentences about who wrote what when a host output left a file to a
-    /// stage (`kernel_stats.csv was written by stage `kernel-stats`, …`).
+    /// stage (`kernel_stats.csv was written by stage `kernel-stats`, …`),
+    /// and about a spool that could not be used.
     pub notes: Vec<String>,
 }
 
@@ -94,7 +120,11 @@ impl Outputs {
                 opts.name.clone(),
             )));
         }
-        Self::from_sinks(sinks)
+        let mut outputs = Self::from_sinks(sinks);
+        if opts.timing == WriteTiming::AtEnd && !outputs.sinks.is_empty() {
+            outputs.spool = SpoolState::Pending(opts.dir.clone());
+        }
+        outputs
     }
 
     /// Drives caller-built sinks, which from now on claim their files in
@@ -108,7 +138,18 @@ impl Outputs {
             sinks,
             summary: StatsAccumulator::new(),
             errors: Vec::new(),
+            notes: Vec::new(),
             claims,
+            spool: SpoolState::Off,
+        }
+    }
+
+    /// Records waiting in the spool for [`Outputs::finish`] (0 when the
+    /// sinks write as batches come).
+    pub fn spooled_records(&self) -> u64 {
+        match &self.spool {
+            SpoolState::Open(s) => s.records(),
+            _ => 0,
         }
     }
 
@@ -123,10 +164,51 @@ impl Outputs {
         self.each(|s| s.begin(ctx));
     }
 
-    /// Adds `batch` to the summary statistics and hands it to every sink
-    /// (at once when there are several, see the type's docs); a sink that
-    /// fails is recorded and dropped.
+    /// Appends `batch` to the spool, or (writing as batches come) adds it to
+    /// the summary statistics and hands it to every sink (at once when there
+    /// are several, see the type's docs); a sink that fails is recorded and
+    /// dropped.
     pub fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) {
+        if let SpoolState::Pending(dir) = &self.spool {
+            self.spool = match Spool::create_in(dir) {
+                Ok(s) => SpoolState::Open(s),
+                Err(e) => {
+                    self.notes.push(format!(
+                        "the outputs were written during the run: no spool could be made in {}: {e}",
+                        dir.display()
+                    ));
+                    SpoolState::Off
+                }
+            };
+        }
+        if let SpoolState::Open(spool) = &mut self.spool {
+            let Err(e) = spool.append(batch) else {
+                // The files this batch will be written to are claimed now,
+                // as they would be if it were written now.
+                self.each(|s| s.claim_for(batch));
+                return;
+            };
+            let records = spool.records();
+            self.notes.push(format!(
+                "the output spool could not grow after {records} records ({e}): they were written then, and every later batch as it came"
+            ));
+            self.drain_spool(ctx);
+        }
+        self.write_now(batch, ctx);
+    }
+
+    /// Hands every spooled batch to the sinks and stops spooling.
+    fn drain_spool(&mut self, ctx: &SinkContext<'_>) {
+        let SpoolState::Open(spool) = std::mem::replace(&mut self.spool, SpoolState::Off) else {
+            return;
+        };
+        if let Err(e) = spool.drain(|batch| self.write_now(&batch, ctx)) {
+            self.errors.push(anyhow::Error::new(e));
+        }
+    }
+
+    /// Adds `batch` to the summary statistics and hands it to every sink.
+    fn write_now(&mut self, batch: &Batch, ctx: &SinkContext<'_>) {
         if self.sinks.len() < 2 {
             self.summary.add_batch(batch);
             self.each(|s| s.write_batch(batch, ctx));
@@ -169,6 +251,7 @@ impl Outputs {
     /// the claims' notes. Call it after the last batch, with
     /// [`RunMetadata::end_ns`](crate::RunMetadata::end_ns) set.
     pub fn finish(mut self, ctx: &SinkContext<'_>) -> OutputSummary {
+        self.drain_spool(ctx);
         let mut files = Vec::new();
         for mut s in std::mem::take(&mut self.sinks) {
             match s
@@ -182,11 +265,12 @@ impl Outputs {
         let claims = self.claims.take_report();
         self.errors
             .extend(claims.refusals.into_iter().map(anyhow::Error::new));
+        self.notes.extend(claims.notes);
         OutputSummary {
             files,
             stats: self.summary.report(ctx.symbols, ctx.names),
             errors: self.errors,
-            notes: claims.notes,
+            notes: self.notes,
         }
     }
 
@@ -223,4 +307,58 @@ fn panic_text(panic: &(dyn std::any::Any + Send)) -> &str {
         .copied()
         .or_else(|| panic.downcast_ref::<String>().map(String::as_str))
         .unwrap_or("a panic without a message")
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::names::OperationNames;
+    use crate::synthetic::sample_run;
+
+    #[test]
+    fn a_spool_on_a_full_disk_is_said_and_every_batch_is_written_at_once() {
+        let names = OperationNames::new();
+        let run = sample_run(5, 200, 100, &names);
+        let ctx = SinkContext {
+            meta: &run.meta,
+            symbols: &run.symbols,
+            names: &names,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut outputs = Outputs::new(&OutputOptions {
+            dir: dir.path().to_path_buf(),
+            name: None,
+            formats: vec![OutputFormat::Csv],
+            stats: false,
+            timing: WriteTiming::AtEnd,
+        });
+        // Every write to /dev/full fails with ENOSPC, as on a full disk.
+        let full = std::fs::File::options()
+            .read(true)
+            .write(true)
+            .open("/dev/full")
+            .unwrap();
+        outputs.spool = SpoolState::Open(Spool::in_file(full));
+        outputs.begin(&ctx);
+        for b in &run.batches {
+            outputs.write_batch(b, &ctx);
+        }
+        assert_eq!(outputs.spooled_records(), 0);
+        let summary = outputs.finish(&ctx);
+        assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+        assert_eq!(summary.notes.len(), 1, "{:?}", summary.notes);
+        assert!(
+            summary.notes[0].starts_with("the output spool could not grow after 0 records")
+                && summary.notes[0].contains("every later batch as it came"),
+            "{}",
+            summary.notes[0]
+        );
+        let kernels: usize = run.batches.iter().map(|b| b.kernel_dispatches.len()).sum();
+        let csv = std::fs::read_to_string(dir.path().join("kernel_trace.csv")).unwrap();
+        assert_eq!(
+            csv.lines().count(),
+            kernels + 1,
+            "every dispatch and the header"
+        );
+    }
 }

@@ -112,6 +112,15 @@ pub trait Sink: Send {
     /// Writes one batch; batches arrive in delivery order, which is not
     /// timestamp order.
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()>;
+    /// Claims now every file that `batch` will make this sink write, when
+    /// the batch itself reaches it only later, from a spool
+    /// ([`WriteTiming::AtEnd`](crate::WriteTiming::AtEnd)): the first
+    /// producer of a name keeps it, so a sink writing at the end must not
+    /// lose a file to a stage that writes the same name before the run
+    /// ends. A sink that claims all its files in `begin` has nothing to do.
+    fn claim_for(&mut self, _batch: &Batch) -> Result<()> {
+        Ok(())
+    }
     /// Called once after the last batch: flush, write what needs the whole
     /// run (metadata, symbol tables, statistics) and return the paths of
     /// the files written.

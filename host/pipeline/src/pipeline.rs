@@ -9,7 +9,9 @@ use anyhow::{Context, Result};
 use rocwasm_core::{
     clock, Batch, BufferId, BufferTracingKind, ContextId, DeliveryInfo, Profiler, SymbolTable,
 };
-use rocwasm_output::{OperationNames, OutputOptions, OutputSummary, Outputs, RunMetadata};
+use rocwasm_output::{
+    OperationNames, OutputOptions, OutputSummary, Outputs, RunMetadata, WriteTiming,
+};
 use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_plugin_host::{
     Chain, ChainOutput, EngineConfig, HostEnv, OperationNameTable, PluginEngine, Processes,
@@ -140,6 +142,11 @@ impl Pipeline {
             name: plan.file_prefix(process),
             formats: plan.output.formats.clone(),
             stats: plan.output.stats,
+            // A replay writes as it reads: no application waits for it.
+            timing: match &source {
+                Source::Live => plan.output.write,
+                Source::Replay(_) => WriteTiming::DuringRun,
+            },
         });
         let claims = outputs.claims();
         let profiler = Arc::new(Profiler::new());

@@ -88,6 +88,7 @@ mod tests {
                 file_prefix: None,
                 formats: vec![],
                 stats: false,
+                write: Default::default(),
                 kinds: vec![],
                 summary: false,
             },

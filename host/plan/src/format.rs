@@ -67,9 +67,59 @@ impl fmt::Display for OutputFormat {
     }
 }
 
+/// When a live run's host outputs write their files (`[output] write`,
+/// `--write-during-run`). A replay always writes as it reads: there is no
+/// application to keep waiting.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum WriteTiming {
+    /// Batches go to a spool (an unnamed binary file in the output
+    /// directory) at memory-copy speed while the application runs; the
+    /// formats are written from it when the run ends, as rocprofv3 writes
+    /// its files at finalisation. The application never waits for a format.
+    #[default]
+    AtEnd,
+    /// Every batch is written to every format as it comes: the files grow
+    /// during the run, and at the maximum call rate a LOSSLESS buffer makes
+    /// the application wait for the slowest format (rocpd).
+    DuringRun,
+}
+
+impl WriteTiming {
+    /// Every timing, as the chain file spells it.
+    pub const ALL: &'static [WriteTiming] = &[WriteTiming::AtEnd, WriteTiming::DuringRun];
+
+    /// The chain file's spelling: `at-end`, `during-run`.
+    pub fn name(self) -> &'static str {
+        match self {
+            WriteTiming::AtEnd => "at-end",
+            WriteTiming::DuringRun => "during-run",
+        }
+    }
+
+    /// Looks a timing up by its chain-file spelling.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|t| t.name() == name)
+    }
+
+    /// The sentence an unknown spelling gets.
+    pub fn unknown(name: &str) -> String {
+        format!("unknown output timing {name:?} (expected at-end or during-run)")
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timings_read_back_their_names_and_nothing_else() {
+        for &t in WriteTiming::ALL {
+            assert_eq!(WriteTiming::from_name(t.name()), Some(t));
+        }
+        assert_eq!(WriteTiming::from_name("end"), None);
+        assert!(WriteTiming::unknown("end").contains("at-end or during-run"));
+    }
 
     #[test]
     fn names_and_aliases() {

@@ -42,7 +42,7 @@ pub mod template;
 mod units;
 
 pub use collection::{CollectionPlan, Windows};
-pub use format::OutputFormat;
+pub use format::{OutputFormat, WriteTiming};
 pub use kernels::{IterationRange, KernelFilters, KernelOptionError, KernelPlan, Verdict};
 pub use plan::{ForkPolicy, OutputPlan, PlanError, RunPlan, StagePlan};
 pub use rocwasm_ids::{BufferPolicy, BufferTracingKind};

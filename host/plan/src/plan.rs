@@ -36,7 +36,7 @@ use rocwasm_ids::BufferTracingKind;
 use serde::{Deserialize, Serialize};
 
 use crate::collection::CollectionPlan;
-use crate::format::OutputFormat;
+use crate::format::{OutputFormat, WriteTiming};
 use crate::kernels::KernelPlan;
 use crate::serde_ids::{kinds, operations};
 use crate::stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, Services, World};
@@ -102,6 +102,10 @@ pub struct OutputPlan {
     /// Write the host's `*_stats.csv` files.
     #[serde(default)]
     pub stats: bool,
+    /// When a live run writes them: from a spool at the end (the default)
+    /// or as batches come.
+    #[serde(default)]
+    pub write: WriteTiming,
     /// Buffer-tracing kinds recorded for the sinks.
     #[serde(default, with = "kinds")]
     pub kinds: Vec<BufferTracingKind>,
@@ -254,6 +258,7 @@ mod tests {
                 file_prefix: None,
                 formats: vec![OutputFormat::Csv, OutputFormat::Pftrace],
                 stats: true,
+                write: WriteTiming::DuringRun,
                 kinds: vec![BufferTracingKind::KernelDispatch],
                 summary: true,
             },

@@ -449,6 +449,7 @@ mod tests {
                 file_prefix: None,
                 formats: vec![],
                 stats: false,
+                write: Default::default(),
                 kinds: vec![BufferTracingKind::KernelDispatch],
                 summary: false,
             },

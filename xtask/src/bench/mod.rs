@@ -51,7 +51,8 @@ const LEGEND: &str = "\
 HIP call: host/intercept/bench/overhead.c on the simulated runtime (hipGetDevice). Max rate: one burst
   without pauses, median of runs, untraced and traced alternating. Bursts: 4000 calls, 1 ms pauses,
   traced call and the runtime's own alternating in one process. Default outputs: CSV, rocpd, Perfetto;
-  1 MiB LOSSLESS buffer. Default chain: rocwasm run --sim -c examples/chains/default.toml (its four
+  1 MiB LOSSLESS buffer; written from the spool at the end (rocwasm run's default) unless the row says
+  --write-during-run (each batch written as it comes). Default chain: rocwasm run --sim -c examples/chains/default.toml (its four
   plugins, its outputs, its 4 MiB buffer). CPU: the calling thread's CPU time per call.
 producer: cargo bench -p rocwasm-core --bench producer (push, LOSSLESS, 64-byte records; CPU ns).
 delivery: cargo bench -p rocwasm-plugin-host --bench deliver (kernel-stats, 3 columns selected; median
@@ -59,8 +60,10 @@ delivery: cargo bench -p rocwasm-plugin-host --bench deliver (kernel-stats, 3 co
   IdSums::add_durations, compiled natively and called directly: no delivery path).
 plugin load: cargo bench -p rocwasm-plugin-host --bench load (PluginEngine::compile, fresh engine).
 writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through Outputs, one format;
-  together: the three default formats in one Outputs, a thread per sink and batch); size on disk:
-  the bytes of the files each format wrote for that run, per million records.
+  together: the three default formats in one Outputs, a thread per sink and batch; during a live run:
+  the same three as `rocwasm run` writes them by default, each batch into the spool and the formats
+  at the end, timed up to the last batch); size on disk: the bytes of the files each format wrote
+  for that run, per million records.
 replay ingest: cargo bench -p rocwasm-replay --bench ingest.
 end-to-end: multi_kernel --dispatches N (N 4 µs kernels on one stream) untraced, and under rocwasm run
   --sim -c examples/chains/default.toml; wall time, median of runs. Peak memory: the program's own VmHWM,
@@ -439,6 +442,8 @@ fn output_and_errors(cmd: &mut Command) -> Result<(String, String)> {
 
 const HIP_WALL_CSV: &str = "HIP call at max rate, wall: traced (CSV) vs untraced";
 const HIP_WALL_DEFAULT: &str = "HIP call at max rate, wall: traced (default outputs) vs untraced";
+const HIP_WALL_DURING: &str =
+    "HIP call at max rate, wall: traced (default outputs, --write-during-run) vs untraced";
 const HIP_CPU_DEFAULT: &str = "HIP call at max rate, CPU: traced (default outputs) vs untraced";
 const HIP_PAIRED: &str = "HIP call in bursts, CPU, paired: traced (CSV) vs untraced";
 const HIP_WALL_CHAIN: &str = "HIP call at max rate, wall: default chain vs untraced";
@@ -449,6 +454,7 @@ fn hip_rows(built: &Built, sizes: &Sizes, work: &Path) -> Vec<Row> {
         &[
             (HIP_WALL_CSV, &[Target::MaxRatio(1.5)]),
             (HIP_WALL_DEFAULT, &[Target::MaxRatio(1.5)]),
+            (HIP_WALL_DURING, &[]),
             (HIP_CPU_DEFAULT, &[Target::MaxAddedNs(25.0)]),
             (HIP_PAIRED, &[Target::MaxAddedNs(25.0)]),
             (HIP_WALL_CHAIN, &[Target::MaxRatio(1.5)]),
@@ -474,19 +480,21 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
     )
     .context("building host/intercept/bench/overhead.c (needs gcc and the ROCm HIP headers)")?;
     let out = work.join("out");
-    let config = |name: &str, formats: &str| -> Result<PathBuf> {
+    let config = |name: &str, formats: &str, write: &str| -> Result<PathBuf> {
         let path = work.join(name);
         // A run plan (`rocwasm_plan::RunPlan`, version 3) as `rocwasm run`
-        // writes it: no stages, the 1 MiB LOSSLESS buffer.
+        // writes it: no stages, the 1 MiB LOSSLESS buffer; the outputs
+        // written at the end (`rocwasm run`'s default) or during the run.
         let json = format!(
-            r#"{{"version":3,"output":{{"directory":"{}","formats":[{formats}],"kinds":["HIP_RUNTIME_API"]}},"buffer":{{"size":1048576,"watermark":524288,"policy":"Lossless"}}}}"#,
+            r#"{{"version":3,"output":{{"directory":"{}","formats":[{formats}],"write":"{write}","kinds":["HIP_RUNTIME_API"]}},"buffer":{{"size":1048576,"watermark":524288,"policy":"Lossless"}}}}"#,
             out.display()
         );
         std::fs::write(&path, json).with_context(|| format!("cannot write {}", path.display()))?;
         Ok(path)
     };
-    let csv = config("csv.json", r#""csv""#)?;
-    let default = config("default.json", r#""csv","rocpd","pftrace""#)?;
+    let csv = config("csv.json", r#""csv""#, "at-end")?;
+    let default = config("default.json", r#""csv","rocpd","pftrace""#, "at-end")?;
+    let during = config("during.json", r#""csv","rocpd","pftrace""#, "during-run")?;
     let run = |config: Option<&Path>, args: &[String]| -> Result<String> {
         let mut cmd = Command::new(&exe);
         cmd.args(args).env("LD_LIBRARY_PATH", &sim);
@@ -538,12 +546,13 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
     };
 
     let sustained = [sizes.sustained_calls.to_string(), "1".into(), "0".into()];
-    let (mut base, mut traced_csv, mut traced_default, mut traced_chain) =
-        (Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let (mut base, mut traced_csv, mut traced_default, mut traced_during, mut traced_chain) =
+        (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
     for _ in 0..sizes.sustained_runs {
         base.push(parse::overhead_burst(&run(None, &sustained)?)?);
         traced_csv.push(parse::overhead_burst(&run(Some(&csv), &sustained)?)?);
         traced_default.push(parse::overhead_burst(&run(Some(&default), &sustained)?)?);
+        traced_during.push(parse::overhead_burst(&run(Some(&during), &sustained)?)?);
         traced_chain.push(parse::overhead_burst_among(&chain(&sustained)?)?);
     }
     let paired = [
@@ -569,6 +578,11 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
             Some(Quantity::Ns(wall(&base))),
         )
         .target(Target::MaxRatio(1.5)),
+        Row::measured(
+            HIP_WALL_DURING,
+            Quantity::Ns(wall(&traced_during)),
+            Some(Quantity::Ns(wall(&base))),
+        ),
         Row::measured(
             HIP_CPU_DEFAULT,
             Quantity::Ns(cpu(&traced_default)),
@@ -775,6 +789,8 @@ fn writer_figure(name: &str) -> String {
 
 const WRITERS_TOGETHER: &str =
     "writers CSV + rocpd + Perfetto together (default outputs) vs rocpd alone";
+const WRITERS_SPOOLED: &str =
+    "default outputs during a live run (spooled, written at the end) vs written as batches come";
 
 fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
     let measured = (|| {
@@ -806,6 +822,14 @@ fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
             Quantity::PerSec(rate("default")?),
             Some(Quantity::PerSec(rate("rocpd")?)),
         ));
+        rows.push(
+            Row::measured(
+                WRITERS_SPOOLED,
+                Quantity::PerSec(rate("spool")?),
+                Some(Quantity::PerSec(rate("default")?)),
+            )
+            .target(Target::MinPerSec(10e6)),
+        );
         for (key, name) in SIZED {
             rows.push(Row::measured(
                 size_figure(name),
@@ -821,6 +845,7 @@ fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
         .map(|(_, n)| (writer_figure(n), &targets[..]))
         .collect();
     figures.push((WRITERS_TOGETHER.to_string(), &[][..]));
+    figures.push((WRITERS_SPOOLED.to_string(), &targets[..]));
     figures.extend(SIZED.iter().map(|(_, n)| (size_figure(n), &[][..])));
     let figures: Vec<(&str, &[Target])> = figures.iter().map(|(f, t)| (f.as_str(), *t)).collect();
     or_unmeasured(measured, &figures)

@@ -109,6 +109,7 @@ pub fn demo(args: DemoArgs) -> Result {
             output_directory: Some(replay_dir.display().to_string()),
             output_file: None,
             output_format: args.output_format.clone(),
+            write_during_run: false,
         },
         kernels: Default::default(),
         collection: Default::default(),

@@ -180,6 +180,7 @@ fn one_stage_plan(name: &str, file: &Path, world: Option<rocwasm_plugin_host::Wo
             file_prefix: None,
             formats: Vec::new(),
             stats: false,
+            write: Default::default(),
             kinds: Vec::new(),
             summary: false,
         },

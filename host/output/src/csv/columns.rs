@@ -377,6 +377,26 @@ impl TraceFile {
         }
     }
 
+    /// The files `batch` has rows for (each once, in [`Self::ALL`]'s order).
+    pub fn of_batch(batch: &rocwasm_core::Batch) -> impl Iterator<Item = TraceFile> {
+        let mut has = [false; TraceFile::ALL.len()];
+        has[TraceFile::KernelTrace as usize] = !batch.kernel_dispatches.is_empty();
+        has[TraceFile::MemoryCopy as usize] = !batch.memory_copies.is_empty();
+        has[TraceFile::MemoryAllocation as usize] = !batch.memory_allocations.is_empty();
+        has[TraceFile::ScratchMemory as usize] = !batch.scratch_memory.is_empty();
+        // A batch holds few kinds, usually in runs: look a kind up once a run.
+        let mut last = None;
+        for &kind in &batch.api_calls.kind {
+            if last != Some(kind) {
+                last = Some(kind);
+                if let Some(file) = TraceFile::of_api_kind(kind) {
+                    has[file as usize] = true;
+                }
+            }
+        }
+        TraceFile::ALL.into_iter().filter(move |f| has[*f as usize])
+    }
+
     /// The file for an API kind (`None` for kinds rocprofv3 has no CSV for).
     pub fn of_api_kind(kind: u32) -> Option<TraceFile> {
         use crate::stats::StatsDomain;

@@ -170,6 +170,13 @@ impl Sink for CsvSink {
             .with_context(|| format!("creating {}", self.dir.display()))
     }
 
+    fn claim_for(&mut self, batch: &Batch) -> Result<()> {
+        for file in TraceFile::of_batch(batch) {
+            self.writer(file)?;
+        }
+        Ok(())
+    }
+
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
         let symbols = ctx.symbols;
         let pid = ctx.meta.pid;

@@ -105,6 +105,13 @@ impl Sink for ParquetSink {
             .with_context(|| format!("creating {}", self.dir.display()))
     }
 
+    fn claim_for(&mut self, batch: &Batch) -> Result<()> {
+        for file in TraceFile::of_batch(batch) {
+            self.table(file)?;
+        }
+        Ok(())
+    }
+
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
         for (file, rows) in tables(batch, ctx, &mut self.resolve)? {
             let table = self.table(file)?;

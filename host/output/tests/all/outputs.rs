@@ -10,7 +10,8 @@ use std::sync::Arc;
 use anyhow::{bail, Result};
 use rocwasm_core::Batch;
 use rocwasm_output::{
-    CsvSink, OutputClaims, OutputFormat, OutputOptions, Outputs, PerfettoSink, Sink, SinkContext,
+    CsvSink, OutputClaims, OutputFormat, OutputOptions, Outputs, PerfettoSink, Producer, Sink,
+    SinkContext, WriteTiming,
 };
 
 use crate::common::{context, sample, write_run};
@@ -59,6 +60,7 @@ fn several_sinks_write_the_same_files_as_each_alone() {
         name: None,
         formats: vec![OutputFormat::Csv, OutputFormat::Pftrace, OutputFormat::Json],
         stats: true,
+        timing: WriteTiming::DuringRun,
     });
     outputs.begin(&ctx);
     for b in &run.batches {
@@ -129,4 +131,170 @@ fn a_sink_that_fails_or_panics_is_dropped_and_the_others_get_every_batch() {
             "{errors:?}"
         );
     }
+}
+
+/// Every file of `dir`, by name.
+fn files_of(dir: &std::path::Path) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .collect();
+    files.sort();
+    files
+}
+
+/// Every row of every table of a SQLite file, as text, table by table, with
+/// the run's uuid (new at each run: rocpd's table suffix and `guid`) as `UUID`.
+fn sqlite_rows(db: &std::path::Path) -> Vec<String> {
+    let conn = rusqlite::Connection::open(db).unwrap();
+    let hex: String = conn
+        .query_row(
+            "SELECT substr(name, 14) FROM sqlite_master WHERE name LIKE 'rocpd_string_%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert_eq!(hex.len(), 32, "the uuid of rocpd_string_{hex}");
+    let guid = format!(
+        "{}-{}-{}-{}-{}",
+        &hex[..8],
+        &hex[8..12],
+        &hex[12..16],
+        &hex[16..20],
+        &hex[20..]
+    );
+    let mut tables: Vec<String> = conn
+        .prepare("SELECT name FROM sqlite_master WHERE type = 'table' ORDER BY name")
+        .unwrap()
+        .query_map([], |r| r.get(0))
+        .unwrap()
+        .map(Result::unwrap)
+        .collect();
+    tables.retain(|t| !t.starts_with("sqlite_"));
+    let mut rows = Vec::new();
+    for t in tables {
+        let mut stmt = conn.prepare(&format!("SELECT * FROM \"{t}\"")).unwrap();
+        let n = stmt.column_count();
+        let mut q = stmt.query([]).unwrap();
+        while let Some(r) = q.next().unwrap() {
+            let values: Vec<String> = (0..n)
+                .map(|i| match r.get_ref(i).unwrap() {
+                    rusqlite::types::ValueRef::Text(t) => String::from_utf8_lossy(t).into_owned(),
+                    v => format!("{v:?}"),
+                })
+                .collect();
+            let row = format!("{t}: {}", values.join("|"));
+            rows.push(row.replace(&guid, "UUID").replace(&hex, "UUID"));
+        }
+    }
+    rows
+}
+
+#[test]
+fn outputs_written_at_the_end_from_the_spool_are_those_written_during_the_run() {
+    let (run, names) = sample(11, 600);
+    let ctx = context(&run, &names);
+    let total: u64 = run.batches.iter().map(|b| b.len() as u64).sum();
+    let write = |timing: WriteTiming| {
+        let dir = tempfile::tempdir().unwrap();
+        let mut outputs = Outputs::new(&OutputOptions {
+            dir: dir.path().to_path_buf(),
+            name: None,
+            formats: OutputFormat::ALL.to_vec(),
+            stats: true,
+            timing,
+        });
+        outputs.begin(&ctx);
+        for b in &run.batches {
+            outputs.write_batch(b, &ctx);
+        }
+        let spooled = outputs.spooled_records();
+        let summary = outputs.finish(&ctx);
+        assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+        assert!(summary.notes.is_empty(), "{:?}", summary.notes);
+        (dir, spooled, summary)
+    };
+    let (during, spooled, during_summary) = write(WriteTiming::DuringRun);
+    assert_eq!(spooled, 0, "nothing is spooled when writing during the run");
+    let (at_end, spooled, at_end_summary) = write(WriteTiming::AtEnd);
+    assert_eq!(
+        spooled, total,
+        "every record waits in the spool until finish"
+    );
+    assert!(run.batches.len() > 3, "the sample has several batches");
+
+    // Same statistics, same files (the spool itself leaves no file).
+    assert_eq!(
+        format!("{:?}", during_summary.stats),
+        format!("{:?}", at_end_summary.stats)
+    );
+    let (a, b) = (files_of(during.path()), files_of(at_end.path()));
+    let names_of = |v: &[PathBuf]| {
+        v.iter()
+            .map(|p| p.file_name().unwrap().to_owned())
+            .collect::<Vec<_>>()
+    };
+    assert_eq!(names_of(&a), names_of(&b));
+    assert!(a.len() >= 10, "every format wrote: {a:?}");
+    for (x, y) in a.iter().zip(&b) {
+        let name = x.file_name().unwrap().to_string_lossy();
+        if name.ends_with(".db") {
+            let (rows, theirs) = (sqlite_rows(x), sqlite_rows(y));
+            assert!(rows.len() as u64 > total, "{name}: {} rows", rows.len());
+            let first_difference = rows.iter().zip(&theirs).find(|(a, b)| a != b);
+            assert_eq!(first_difference, None, "{name}");
+            assert_eq!(rows.len(), theirs.len(), "{name}");
+        } else {
+            assert!(
+                std::fs::read(x).unwrap() == std::fs::read(y).unwrap(),
+                "{name} differs when written from the spool"
+            );
+        }
+    }
+}
+
+#[test]
+fn spooled_sinks_claim_their_files_when_the_batch_comes_not_at_the_end() {
+    let (run, names) = sample(13, 100);
+    let ctx = context(&run, &names);
+    let dir = tempfile::tempdir().unwrap();
+    let mut outputs = Outputs::new(&OutputOptions {
+        dir: dir.path().to_path_buf(),
+        name: None,
+        formats: vec![OutputFormat::Csv, OutputFormat::Parquet],
+        stats: false,
+        timing: WriteTiming::AtEnd,
+    });
+    outputs.begin(&ctx);
+    for b in &run.batches {
+        outputs.write_batch(b, &ctx);
+    }
+    assert!(outputs.spooled_records() > 0);
+    // A stage writing under a host file's name before the run ends is
+    // refused, as it would be had the batches been written at once.
+    let stage = Producer::Stage("squatter".into());
+    for name in [
+        "kernel_trace.csv",
+        "hip_api_trace.csv",
+        "kernel_trace.parquet",
+    ] {
+        let refused = outputs.claims().claim(&dir.path().join(name), &stage);
+        assert!(refused.is_err(), "{name} was not claimed by its sink");
+    }
+    let summary = outputs.finish(&ctx);
+    let errors: Vec<String> = summary.errors.iter().map(|e| e.to_string()).collect();
+    assert_eq!(errors.len(), 3, "one report per refused claim: {errors:?}");
+    assert!(
+        errors
+            .iter()
+            .all(|e| e.contains("stage `squatter` may not write it too")),
+        "{errors:?}"
+    );
+    let kernels: usize = run.batches.iter().map(|b| b.kernel_dispatches.len()).sum();
+    let csv = std::fs::read_to_string(dir.path().join("kernel_trace.csv")).unwrap();
+    assert_eq!(
+        csv.lines().count(),
+        kernels + 1,
+        "the sink's file is complete"
+    );
 }
