@@ -658,3 +658,50 @@ fn a_plugin_may_not_overwrite_a_file_a_host_sink_wrote() {
         counts(&stdout)["kernels"]
     );
 }
+
+/// `rocwasm run` writes its files at the end from a spool by default and as
+/// batches come with `--write-during-run`: the same files, the same records
+/// (the sample is deterministic but for times and ids), and no spool left.
+#[test]
+fn the_outputs_are_the_same_written_at_the_end_or_during_the_run() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sample = sim_dir().join("bin/multi_kernel");
+    let run = |dir: &str, extra: &[&str]| {
+        let mut args = vec!["run", "--sim", "--kernel-trace", "--hip-trace", "-d", dir];
+        args.extend_from_slice(extra);
+        args.extend(["--output-format", "csv,json,rocpd", "--"]);
+        args.extend([sample.to_str().unwrap(), "--threads", THREADS]);
+        let out = rocwasm(&args, tmp.path());
+        assert_success(&out, &format!("rocwasm run {extra:?}"));
+        let mut files: Vec<String> = std::fs::read_dir(tmp.path().join(dir))
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        files.sort();
+        let kernels = counts(&text(&out.stdout))["kernels"];
+        (files, kernels, tmp.path().join(dir))
+    };
+    let (at_end, kernels_a, a) = run("at-end", &[]);
+    let (during, kernels_b, b) = run("during", &["--write-during-run"]);
+    assert_eq!(at_end, during, "the same files");
+    assert!(
+        at_end.iter().all(|f| !f.starts_with('.')),
+        "no spool or other hidden file is left: {at_end:?}"
+    );
+    assert_eq!(kernels_a, kernels_b);
+    for (dir, launched) in [(&a, kernels_a), (&b, kernels_b)] {
+        let kernels = kernel_durations(&dir.join("kernel_trace.csv"));
+        assert_eq!(kernels.values().map(Vec::len).sum::<usize>() as u64, launched);
+    }
+    // The same HIP calls, function by function.
+    let calls = |dir: &Path| {
+        let mut n: BTreeMap<String, usize> = BTreeMap::new();
+        for row in table(&dir.join("hip_api_trace.csv")) {
+            *n.entry(row["Function"].clone()).or_default() += 1;
+        }
+        n
+    };
+    let (calls_a, calls_b) = (calls(&a), calls(&b));
+    assert!(calls_a.values().sum::<usize>() > 50, "{calls_a:?}");
+    assert_eq!(calls_a, calls_b);
+}
