@@ -691,7 +691,10 @@ fn the_outputs_are_the_same_written_at_the_end_or_during_the_run() {
     assert_eq!(kernels_a, kernels_b);
     for (dir, launched) in [(&a, kernels_a), (&b, kernels_b)] {
         let kernels = kernel_durations(&dir.join("kernel_trace.csv"));
-        assert_eq!(kernels.values().map(Vec::len).sum::<usize>() as u64, launched);
+        assert_eq!(
+            kernels.values().map(Vec::len).sum::<usize>() as u64,
+            launched
+        );
     }
     // The same HIP calls, function by function.
     let calls = |dir: &Path| {
@@ -704,4 +707,34 @@ fn the_outputs_are_the_same_written_at_the_end_or_during_the_run() {
     let (calls_a, calls_b) = (calls(&a), calls(&b));
     assert!(calls_a.values().sum::<usize>() > 50, "{calls_a:?}");
     assert_eq!(calls_a, calls_b);
+}
+
+/// An application killed by a signal never reaches the end of the run that
+/// writes the files from the spool: the launcher says so, and exits with
+/// 128 + the signal as a shell would.
+#[test]
+fn an_application_killed_by_a_signal_is_said_to_have_lost_its_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = rocwasm(
+        &[
+            "run",
+            "--sim",
+            "--kernel-trace",
+            "-d",
+            "out",
+            "--",
+            "/bin/sh",
+            "-c",
+            "kill -SEGV $$",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(out.status.code(), Some(128 + 11), "{out:?}");
+    let stderr = text(&out.stderr);
+    assert!(
+        stderr
+            .contains("rocwasm: the application was ended by signal 11 before profiling finished")
+            && stderr.contains("--write-during-run"),
+        "{stderr}"
+    );
 }

@@ -9,6 +9,8 @@
 //!
 //! Run a sample on the simulated GPU with
 //! `LD_LIBRARY_PATH=target/sim/lib target/sim/bin/multi_kernel`.
+//! [`build_release_libraries`] adds `lib-release/`, the same libraries
+//! optimised, for the benches.
 //! The libraries are always built into `<root>/target` (whatever
 //! `CARGO_TARGET_DIR` says) so every caller finds them in the same place.
 //! Sample apps are rebuilt only when a source is newer than the output.
@@ -55,22 +57,7 @@ pub fn build_with(selection: &[&str]) -> Result<PathBuf> {
         .arg("--target-dir")
         .arg(&target)
         .current_dir(&root))?;
-    for (artefact, name, link) in LIBRARIES {
-        let from = target.join("debug").join(artefact);
-        let to = lib.join(name);
-        if !stale(&to, &[&from]) {
-            continue;
-        }
-        // Copy through a temporary file so a running program never sees a
-        // half-written library.
-        let tmp = lib.join(format!(".{name}.tmp"));
-        std::fs::copy(&from, &tmp).with_context(|| format!("cannot copy {}", from.display()))?;
-        std::fs::rename(&tmp, &to)?;
-        let link_path = lib.join(link);
-        let _ = std::fs::remove_file(&link_path);
-        std::os::unix::fs::symlink(name, &link_path)
-            .with_context(|| format!("cannot link {}", link_path.display()))?;
-    }
+    install_libraries(&target.join("debug"), &lib)?;
 
     let apps = root.join("examples/apps");
     let roctx = lib.join("libroctx64.so.4");
@@ -110,6 +97,51 @@ pub fn build_with(selection: &[&str]) -> Result<PathBuf> {
             .arg("-lpthread"))?;
     }
     Ok(out)
+}
+
+/// The simulated runtime's libraries built optimised (`cargo build
+/// --release`), in `<root>/target/sim/lib-release`, for the benches: the
+/// HIP-call and end-to-end rows compare a traced run with an untraced one
+/// on the same runtime, and an unoptimised runtime would make the extra HSA
+/// work tracing asks of it (signals, completion handlers) look many times
+/// dearer than a real runtime's. The sample apps of [`build`] load these
+/// through `LD_LIBRARY_PATH` (they name the libraries by soname).
+pub fn build_release_libraries() -> Result<PathBuf> {
+    let root = root();
+    let target = root.join("target");
+    let lib = target.join("sim/lib-release");
+    std::fs::create_dir_all(&lib).with_context(|| format!("cannot create {}", lib.display()))?;
+    let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
+    run(Command::new(cargo)
+        .args(["build", "--release", "--lib"])
+        .args(["-p", "sim-hsa", "-p", "sim-hip", "-p", "sim-roctx"])
+        .arg("--target-dir")
+        .arg(&target)
+        .current_dir(&root))?;
+    install_libraries(&target.join("release"), &lib)?;
+    Ok(lib)
+}
+
+/// Copies the `sim-*` cdylibs of cargo's `profile_dir` into `lib` under
+/// their real names, with the unversioned links.
+fn install_libraries(profile_dir: &Path, lib: &Path) -> Result<()> {
+    for (artefact, name, link) in LIBRARIES {
+        let from = profile_dir.join(artefact);
+        let to = lib.join(name);
+        if !stale(&to, &[&from]) {
+            continue;
+        }
+        // Copy through a temporary file so a running program never sees a
+        // half-written library.
+        let tmp = lib.join(format!(".{name}.tmp"));
+        std::fs::copy(&from, &tmp).with_context(|| format!("cannot copy {}", from.display()))?;
+        std::fs::rename(&tmp, &to)?;
+        let link_path = lib.join(link);
+        let _ = std::fs::remove_file(&link_path);
+        std::os::unix::fs::symlink(name, &link_path)
+            .with_context(|| format!("cannot link {}", link_path.display()))?;
+    }
+    Ok(())
 }
 
 /// True if `output` is missing or older than any input.

@@ -55,12 +55,24 @@ pub struct Signal {
 /// integer (or the null signal, 0), and steps by 8 so handles are aligned
 /// as the real runtime's (addresses of `amd_signal_t`) are.
 static NEXT_HANDLE: AtomicU64 = AtomicU64::new(0x5160_0000_0000);
-static REGISTRY: OnceLock<RwLock<HashMap<u64, Arc<Signal>>>> = OnceLock::new();
+static REGISTRY: OnceLock<[Shard; SHARDS]> = OnceLock::new();
 static GENERATION: Mutex<u64> = Mutex::new(0);
 static CHANGED: Condvar = Condvar::new();
 
-fn registry() -> &'static RwLock<HashMap<u64, Arc<Signal>>> {
-    REGISTRY.get_or_init(Default::default)
+/// Live signals by handle, in shards. A real `hsa_signal_load` is one load
+/// from the signal's memory; here every signal call looks its handle up, so
+/// the lookup must stay cheap when several threads poll signals while
+/// others create and destroy them (a tool creates one per kernel dispatch):
+/// one lock for the whole table made pollers queue behind a writer, often a
+/// writer that the scheduler had preempted. Consecutive handles fall into
+/// different shards; the hash is the workspace's `rustc-hash` (handles are
+/// our own counters, nothing adversarial).
+const SHARDS: usize = 64;
+type Shard = RwLock<HashMap<u64, Arc<Signal>, rustc_hash::FxBuildHasher>>;
+
+fn registry(handle: u64) -> &'static Shard {
+    let shards = REGISTRY.get_or_init(|| std::array::from_fn(|_| Shard::default()));
+    &shards[(handle / 8) as usize % SHARDS]
 }
 
 /// Creates a signal and returns its handle.
@@ -72,7 +84,7 @@ pub fn create(initial: i64) -> hsa_signal_t {
         times: Mutex::default(),
         handlers: Mutex::default(),
     });
-    registry()
+    registry(handle)
         .write()
         .unwrap_or_else(|p| p.into_inner())
         .insert(handle, signal);
@@ -84,7 +96,7 @@ pub fn get(handle: hsa_signal_t) -> Option<Arc<Signal>> {
     if handle.handle == 0 {
         return None;
     }
-    registry()
+    registry(handle.handle)
         .read()
         .unwrap_or_else(|p| p.into_inner())
         .get(&handle.handle)
@@ -92,7 +104,7 @@ pub fn get(handle: hsa_signal_t) -> Option<Arc<Signal>> {
 }
 
 fn destroy(handle: hsa_signal_t) -> bool {
-    registry()
+    registry(handle.handle)
         .write()
         .unwrap_or_else(|p| p.into_inner())
         .remove(&handle.handle)

@@ -25,6 +25,8 @@ use crate::util::root;
 pub(super) struct Tools<'a> {
     /// The `rocwasm` CLI of the bench build.
     pub rocwasm: &'a Path,
+    /// The simulated runtime's libraries, for both runs.
+    pub sim_lib: &'a Path,
     /// Kernel dispatches of one run.
     pub dispatches: u64,
     /// Runs of each kind (the median is kept).
@@ -80,8 +82,7 @@ struct Measured {
 
 fn measure(tools: &Tools<'_>, dir: &Path) -> Result<Measured> {
     let root = root();
-    let sim = root.join("target/sim");
-    let app = sim.join("bin/multi_kernel");
+    let app = root.join("target/sim/bin/multi_kernel");
     ensure!(app.is_file(), "{} is missing", app.display());
     let chain = root.join("examples/chains/default.toml");
     let n = tools.dispatches.to_string();
@@ -92,7 +93,7 @@ fn measure(tools: &Tools<'_>, dir: &Path) -> Result<Measured> {
         let out = (tools.run)(
             Command::new(&app)
                 .args(["--dispatches", &n])
-                .env("LD_LIBRARY_PATH", sim.join("lib")),
+                .env("LD_LIBRARY_PATH", tools.sim_lib),
         )?;
         untraced.push(started.elapsed().as_secs_f64() * 1e3);
         untraced_kb.push(peak_kb(&out, tools.dispatches)?);
@@ -109,7 +110,7 @@ fn measure(tools: &Tools<'_>, dir: &Path) -> Result<Measured> {
                 .arg(&app)
                 .args(["--dispatches", &n])
                 .env("ROCWASM_PLUGIN_PATH", root.join("target/plugins"))
-                .env("ROCWASM_SIM_LIB", sim.join("lib")),
+                .env("ROCWASM_SIM_LIB", tools.sim_lib),
         )?;
         traced.push(started.elapsed().as_secs_f64() * 1e3);
         traced_kb.push(peak_kb(&out, tools.dispatches)?);

@@ -48,7 +48,8 @@ use table::{median, Quantity, Row, Target};
 
 /// How each group of rows is measured, printed under the table.
 const LEGEND: &str = "\
-HIP call: host/intercept/bench/overhead.c on the simulated runtime (hipGetDevice). Max rate: one burst
+HIP call: host/intercept/bench/overhead.c on the simulated runtime (hipGetDevice; the runtime built
+  optimised, target/sim/lib-release, as the end-to-end rows use it too). Max rate: one burst
   without pauses, median of runs, untraced and traced alternating. Bursts: 4000 calls, 1 ms pauses,
   traced call and the runtime's own alternating in one process. Default outputs: CSV, rocpd, Perfetto;
   1 MiB LOSSLESS buffer; written from the spool at the end (rocwasm run's default) unless the row says
@@ -229,6 +230,7 @@ pub fn run(quick: bool, only: Option<&str>, build: Build, all_rows: bool) -> Res
         e2e::rows(
             &e2e::Tools {
                 rocwasm: &built.rocwasm,
+                sim_lib: &built.sim_lib,
                 dispatches,
                 runs,
                 run: &output,
@@ -325,6 +327,10 @@ struct Built {
     intercept: PathBuf,
     /// The `rocwasm` CLI.
     rocwasm: PathBuf,
+    /// The simulated runtime's libraries the HIP-call and end-to-end rows
+    /// run on: optimised for [`Build::Release`] (`target/sim/lib-release`),
+    /// the test build's for [`Build::Debug`] (`target/sim/lib`).
+    sim_lib: PathBuf,
 }
 
 impl Built {
@@ -371,6 +377,11 @@ fn build_benches(build: Build) -> Result<Built> {
         "the bench build failed ({}); see the compiler output above",
         out.status
     );
+    let sim_lib = match build {
+        Build::Release => crate::sim::build_release_libraries()
+            .context("building the simulated runtime optimised")?,
+        Build::Debug => root.join("target/sim/lib"),
+    };
     let mut benches = BTreeMap::new();
     let mut intercept = None;
     let mut rocwasm = None;
@@ -406,6 +417,7 @@ fn build_benches(build: Build) -> Result<Built> {
         benches,
         intercept: intercept.context("the bench build made no librocwasm_intercept.so")?,
         rocwasm: rocwasm.context("the bench build made no rocwasm binary")?,
+        sim_lib,
     })
 }
 
@@ -467,7 +479,7 @@ fn hip_rows(built: &Built, sizes: &Sizes, work: &Path) -> Vec<Row> {
 /// and preloaded with it, tracing HIP_RUNTIME_API.
 fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
     let root = root();
-    let sim = root.join("target/sim/lib");
+    let sim = built.sim_lib.clone();
     let exe = work.join("overhead");
     crate::util::run(
         Command::new("gcc")

@@ -132,7 +132,7 @@ pub fn run(args: RunArgs) -> Result {
     let _ = std::fs::remove_file(&run_file);
 
     let dir = plan.run_dir(&ProcessInfo::of_pid(pid));
-    print_summary(&dir, chain.output.summary);
+    print_summary(&dir, chain.output.summary, status);
     exit_with(status)
 }
 
@@ -254,7 +254,7 @@ fn amd_runtime_installed() -> bool {
 /// Prints the summary the tool library wrote; with `[output] summary =
 /// false`, only its `rocwasm:` lines (files written, problems), not the
 /// stages' tables (which stay in the file).
-fn print_summary(dir: &Path, tables: bool) {
+fn print_summary(dir: &Path, tables: bool, status: std::process::ExitStatus) {
     let path = dir.join(RunPlan::SUMMARY_FILE);
     match std::fs::read_to_string(&path) {
         Ok(text) if tables => print!("{text}"),
@@ -263,6 +263,13 @@ fn print_summary(dir: &Path, tables: bool) {
                 println!("{line}");
             }
         }
+        // Killed before the tool library's end of run: the spool went with
+        // the process (it has no name), so say what was lost.
+        Err(_) if status.signal().is_some() => eprintln!(
+            "rocwasm: the application was ended by signal {} before profiling finished: no summary, and the records kept for the output files in {} were lost with it (--write-during-run writes them as the run goes)",
+            status.signal().unwrap_or_default(),
+            dir.display()
+        ),
         Err(e) => eprintln!(
             "rocwasm: no summary at {} ({e}); the application may not have used the AMD runtime",
             path.display()
