@@ -44,9 +44,8 @@ pub fn encode(batch: &Batch, out: &mut Vec<u8>) {
 /// scratch space, reused across calls.
 pub fn decode(r: &mut impl Read, buf: &mut Vec<u8>) -> io::Result<Option<Batch>> {
     let mut len = [0u8; 8];
-    match read_all_or_nothing(r, &mut len)? {
-        false => return Ok(None),
-        true => {}
+    if !read_all_or_nothing(r, &mut len)? {
+        return Ok(None);
     }
     let len = usize::try_from(u64::from_ne_bytes(len)).map_err(|_| damaged("frame length"))?;
     buf.clear();
