@@ -13,8 +13,9 @@
 //! through `tempfile`): it never has a name, so nothing is left behind
 //! whatever way the process ends, and it is on the file system the user
 //! chose for the run's files (often larger than `/tmp` on a compute node).
-//! Its size is about that of the CSV files it turns into (≈ 64 bytes an API
-//! call, ≈ 130 a kernel dispatch).
+//! Its size is about that of the CSV files it turns into: the records'
+//! columns as they are in memory, 56 bytes an API call, 112 a kernel
+//! dispatch.
 //!
 //! [`WriteTiming::AtEnd`]: rocwasm_plan::WriteTiming::AtEnd
 
