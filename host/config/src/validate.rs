@@ -194,11 +194,16 @@ impl Validator<'_> {
         }
         if let Some(w) = &raw.write {
             o.write = WriteTiming::from_name(w.get_ref()).ok_or_else(|| {
+                let names: Vec<_> = WriteTiming::ALL
+                    .iter()
+                    .map(|t| format!("`{}`", t.name()))
+                    .collect();
                 self.src.error(
                     w.span(),
                     format!(
-                        "unknown `write` value `{}` in [output] (expected `at-end` or `during-run`)",
-                        w.get_ref()
+                        "unknown `write` value `{}` in [output] (expected {})",
+                        w.get_ref(),
+                        names.join(" or ")
                     ),
                 )
             })?;

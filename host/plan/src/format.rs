@@ -101,11 +101,6 @@ impl WriteTiming {
     pub fn from_name(name: &str) -> Option<Self> {
         Self::ALL.iter().copied().find(|t| t.name() == name)
     }
-
-    /// The sentence an unknown spelling gets.
-    pub fn unknown(name: &str) -> String {
-        format!("unknown output timing {name:?} (expected at-end or during-run)")
-    }
 }
 
 #[cfg(test)]
@@ -118,7 +113,6 @@ mod tests {
             assert_eq!(WriteTiming::from_name(t.name()), Some(t));
         }
         assert_eq!(WriteTiming::from_name("end"), None);
-        assert!(WriteTiming::unknown("end").contains("at-end or during-run"));
     }
 
     #[test]
