@@ -55,17 +55,14 @@ fn several_sinks_write_the_same_files_as_each_alone() {
     let (run, names) = sample(7, 400);
     let ctx = context(&run, &names);
     let together = tempfile::tempdir().unwrap();
-    let mut outputs = Outputs::new(&OutputOptions {
-        dir: together.path().to_path_buf(),
-        name: None,
-        formats: vec![OutputFormat::Csv, OutputFormat::Pftrace, OutputFormat::Json],
-        stats: true,
-        timing: WriteTiming::DuringRun,
-    });
-    outputs.begin(&ctx);
-    for b in &run.batches {
-        outputs.write_batch(b, &ctx);
-    }
+    let outputs = outputs_with(
+        together.path().to_path_buf(),
+        vec![OutputFormat::Csv, OutputFormat::Pftrace, OutputFormat::Json],
+        true,
+        WriteTiming::DuringRun,
+        &run,
+        &ctx,
+    );
     let summary = outputs.finish(&ctx);
     assert!(summary.errors.is_empty(), "{:?}", summary.errors);
     assert!(run.batches.len() > 3, "the sample has several batches");
@@ -133,6 +130,30 @@ fn a_sink_that_fails_or_panics_is_dropped_and_the_others_get_every_batch() {
     }
 }
 
+/// `Outputs` into `dir` with `formats` (and the stats files when `stats`),
+/// begun and given every batch of `run`, not finished.
+fn outputs_with(
+    dir: PathBuf,
+    formats: Vec<OutputFormat>,
+    stats: bool,
+    timing: WriteTiming,
+    run: &rocwasm_output::synthetic::SampleRun,
+    ctx: &SinkContext<'_>,
+) -> Outputs {
+    let mut outputs = Outputs::new(&OutputOptions {
+        dir,
+        name: None,
+        formats,
+        stats,
+        timing,
+    });
+    outputs.begin(ctx);
+    for b in &run.batches {
+        outputs.write_batch(b, ctx);
+    }
+    outputs
+}
+
 /// Every file of `dir`, by name.
 fn files_of(dir: &std::path::Path) -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = std::fs::read_dir(dir)
@@ -197,17 +218,14 @@ fn outputs_written_at_the_end_from_the_spool_are_those_written_during_the_run() 
     let total: u64 = run.batches.iter().map(|b| b.len() as u64).sum();
     let write = |timing: WriteTiming| {
         let dir = tempfile::tempdir().unwrap();
-        let mut outputs = Outputs::new(&OutputOptions {
-            dir: dir.path().to_path_buf(),
-            name: None,
-            formats: OutputFormat::ALL.to_vec(),
-            stats: true,
+        let outputs = outputs_with(
+            dir.path().to_path_buf(),
+            OutputFormat::ALL.to_vec(),
+            true,
             timing,
-        });
-        outputs.begin(&ctx);
-        for b in &run.batches {
-            outputs.write_batch(b, &ctx);
-        }
+            &run,
+            &ctx,
+        );
         let spooled = outputs.spooled_records();
         let summary = outputs.finish(&ctx);
         assert!(summary.errors.is_empty(), "{:?}", summary.errors);
@@ -258,17 +276,14 @@ fn spooled_sinks_claim_their_files_when_the_batch_comes_not_at_the_end() {
     let (run, names) = sample(13, 100);
     let ctx = context(&run, &names);
     let dir = tempfile::tempdir().unwrap();
-    let mut outputs = Outputs::new(&OutputOptions {
-        dir: dir.path().to_path_buf(),
-        name: None,
-        formats: vec![OutputFormat::Csv, OutputFormat::Parquet],
-        stats: false,
-        timing: WriteTiming::AtEnd,
-    });
-    outputs.begin(&ctx);
-    for b in &run.batches {
-        outputs.write_batch(b, &ctx);
-    }
+    let outputs = outputs_with(
+        dir.path().to_path_buf(),
+        vec![OutputFormat::Csv, OutputFormat::Parquet],
+        false,
+        WriteTiming::AtEnd,
+        &run,
+        &ctx,
+    );
     assert!(outputs.spooled_records() > 0);
     // A stage writing under a host file's name before the run ends is
     // refused, as it would be had the batches been written at once.
