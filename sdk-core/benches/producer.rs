@@ -3,8 +3,11 @@
 //! buffered `Profiler::trace_api` call.
 //!
 //! ```text
-//! cargo bench -p rocwasm-core --bench producer
+//! cargo bench -p rocwasm-core --bench producer [CASE ...]
 //! ```
+//!
+//! Each `CASE` is part of a case's name (`"push LOSSLESS"`, `clock`); the
+//! cases whose names contain one of them run, all of them when none is given.
 //!
 //! Prints one table. Per case:
 //!
@@ -381,11 +384,13 @@ fn main() {
     }
     // `cargo test --benches` runs bench binaries with no `--bench`: stay quick.
     let quick = !args.iter().any(|a| a == "--bench");
-    let filter = args
+    // Every other argument names cases: a case runs when its name contains
+    // one of them (none given: every case).
+    let filters: Vec<&str> = args
         .iter()
-        .find(|a| !a.starts_with("--"))
-        .cloned()
-        .unwrap_or_default();
+        .filter(|a| !a.starts_with("--"))
+        .map(String::as_str)
+        .collect();
     let callgrind = !quick
         && std::env::var("ROCWASM_BENCH_CALLGRIND").as_deref() != Ok("0")
         && Command::new("valgrind")
@@ -407,7 +412,7 @@ fn main() {
         "case", "cpu ns", "wall ns", "instr", "consumer ns", "dropped"
     );
     for (index, (name, case)) in CASES.iter().enumerate() {
-        if !name.contains(&filter) {
+        if !filters.is_empty() && !filters.iter().any(|f| name.contains(f)) {
             continue;
         }
         run(*case, records / 10); // warm up

@@ -56,6 +56,9 @@ HIP call: host/intercept/bench/overhead.c on the simulated runtime (hipGetDevice
   --write-during-run (each batch written as it comes). Default chain: rocwasm run --sim -c examples/chains/default.toml (its four
   plugins, its outputs, its 4 MiB buffer). CPU: the calling thread's CPU time per call.
 producer: cargo bench -p rocwasm-core --bench producer (push, LOSSLESS, 64-byte records; CPU ns).
+  Engine alone: Profiler::trace_api with one context buffering the domain (two clock reads, the id,
+  the record's stores), no interposer; clock: clock::now, the time-stamp counter mapped onto
+  CLOCK_BOOTTIME, of which a traced call reads two.
 delivery: cargo bench -p rocwasm-plugin-host --bench deliver (kernel-stats, 3 columns selected; median
   round) against cargo bench -p rocwasm-output --bench native_stats (the plugin's loop,
   IdSums::add_durations, compiled natively and called directly: no delivery path).
@@ -636,24 +639,45 @@ fn hip_trace_rows(out: &Path) -> Result<u64> {
 
 const PRODUCER_1: &str = "producer per record, 1 thread: delivery running vs none";
 const PRODUCER_8: &str = "producer per record, 8 threads vs 1 thread";
+const ENGINE_CALL: &str =
+    "traced call in the engine alone (trace_api, buffered, no interposer), CPU";
+const CLOCK_READS: &str = "two clock reads (a traced call's) vs that traced call in the engine";
 
 fn producer_rows(built: &Built) -> Vec<Row> {
     let measured = (|| {
         let exe = built.bench("producer")?;
         let mut cmd = Command::new(exe);
-        cmd.arg("push LOSSLESS")
+        cmd.args(["push LOSSLESS", "trace_api buffered LOSSLESS", "clock::now"])
             .arg("--bench")
             .env("ROCWASM_BENCH_CALLGRIND", "0");
         let out = output(&mut cmd)?;
         let alone = parse::producer_case(&out, "push LOSSLESS, 1 thread, no delivery")?;
         let one = parse::producer_case(&out, "push LOSSLESS, 1 thread")?;
         let eight = parse::producer_case(&out, "push LOSSLESS, 8 threads")?;
+        // What a traced call costs without the interposer, and how much of
+        // it the clock is: the floor under the per-call target.
+        let call = parse::producer_case(&out, "trace_api buffered LOSSLESS")?;
+        let clock = parse::producer_case(&out, "clock::now (reference; 2 per traced call)")?;
         Ok(vec![
             Row::measured(PRODUCER_1, Quantity::Ns(one.0), Some(Quantity::Ns(alone.0))),
             Row::measured(PRODUCER_8, Quantity::Ns(eight.0), Some(Quantity::Ns(one.0))),
+            Row::measured(ENGINE_CALL, Quantity::Ns(call.0), None),
+            Row::measured(
+                CLOCK_READS,
+                Quantity::Ns(2.0 * clock.0),
+                Some(Quantity::Ns(call.0)),
+            ),
         ])
     })();
-    or_unmeasured(measured, &[(PRODUCER_1, &[]), (PRODUCER_8, &[])])
+    or_unmeasured(
+        measured,
+        &[
+            (PRODUCER_1, &[]),
+            (PRODUCER_8, &[]),
+            (ENGINE_CALL, &[]),
+            (CLOCK_READS, &[]),
+        ],
+    )
 }
 
 // ---------------------------------------------------------------------------
