@@ -13,6 +13,7 @@
 //! The table is shared (`&self` methods, interior lock) because a replay
 //! reader extends it while sinks and plugins read it.
 
+use std::borrow::Cow;
 use std::collections::HashMap;
 use std::sync::{Arc, RwLock};
 
@@ -125,11 +126,13 @@ impl OperationNames {
     }
 }
 
-/// The SDK name of a kind number, or `KIND_<n>` for a number this build lacks.
-pub fn kind_name(kind: u32) -> String {
-    BufferTracingKind::from_raw(kind)
-        .map(|k| k.name().to_string())
-        .unwrap_or_else(|| format!("KIND_{kind}"))
+/// The SDK name of a kind number, or `KIND_<n>` for a number this build
+/// lacks. Borrowed for every known kind: writers ask once per record.
+pub fn kind_name(kind: u32) -> Cow<'static, str> {
+    match BufferTracingKind::from_raw(kind) {
+        Some(k) => Cow::Borrowed(k.name()),
+        None => Cow::Owned(format!("KIND_{kind}")),
+    }
 }
 
 fn fallback_name(kind: u32, op: u32) -> String {

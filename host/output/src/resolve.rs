@@ -4,7 +4,8 @@
 //! Every trace format that writes names (CSV, Parquet) resolves them here,
 //! so a kernel, an agent or an API function reads the same in every file of
 //! a run. Lookups are cached per sink: a record costs a slice index or a
-//! hash lookup, never a string allocation.
+//! hash lookup (FxHash: the keys are our own ids), never a string
+//! allocation.
 //!
 //! - Kernels: the demangled name when the symbol has one, else its mangled
 //!   name; `kernel_<id>` for an id the symbol table does not know (yet).
@@ -13,8 +14,9 @@
 //! - Operations: [`OperationNames::name`](crate::OperationNames::name), so
 //!   an unnamed number prints as `<KIND>_OP_<n>`.
 
-use std::collections::HashMap;
 use std::sync::Arc;
+
+use rustc_hash::FxHashMap as HashMap;
 
 use rocwasm_core::SymbolTable;
 

@@ -164,7 +164,7 @@ impl StatsAccumulator {
         }
         let mut by_kind = StatsTable::new();
         for (kind, series) in &domains {
-            by_kind.merge(kind_name(*kind), series);
+            by_kind.merge(kind_name(*kind).into_owned(), series);
         }
         StatsReport {
             tables: tables.into_iter().map(|(d, t)| (d, t.rows())).collect(),

@@ -10,8 +10,9 @@
 //!
 //! and loads it with `Component::deserialize_file` on the next run. (The
 //! digest of an unchanged file is itself remembered, see
-//! [`digest_memo`](crate::digest_memo), so a warm load reads neither the
-//! `.wasm` nor more than the artifact's checksum and mapping.)
+//! [`digest_memo`](crate::digest_memo), and so is the checksum of an
+//! artifact once checked: a warm load reads neither the `.wasm` nor the
+//! artifact, only maps it.)
 //!
 //! # Why a cache file is trusted only if this host wrote it
 //!
@@ -40,7 +41,10 @@
 //! trust boundary. A non-cryptographic hash is then the right tool: on the
 //! 50 MB artifacts of Python and JS plugins SHA-256 took most of a warm
 //! load, XXH3 a few milliseconds (`cargo bench -p rocwasm-plugin-host
-//! --bench load`). Artifacts stored with the older `.sha256` sidecar are not
+//! --bench load`). A private cache also remembers each checked artifact's
+//! checksum in its digest memo, with the file's device, inode, size and
+//! times; an artifact whose `stat` still matches is not read again
+//! (truncating, replacing or altering it changes its size or `ctime`). Artifacts stored with the older `.sha256` sidecar are not
 //! found under the new name and are compiled again once.
 //!
 //! # The site cache
@@ -58,7 +62,6 @@
 
 use std::fs;
 use std::hash::Hasher;
-use std::io::Write;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
 
@@ -67,6 +70,9 @@ use sha2::{Digest, Sha256};
 use twox_hash::XxHash3_128;
 use wasmtime::component::Component;
 use wasmtime::Engine;
+
+use crate::digest_memo::DigestMemo;
+use crate::owned_files::{current_uid, writable_by_alone, write_atomically};
 
 /// A directory of compiled components for one engine.
 #[derive(Debug, Clone)]
@@ -218,9 +224,30 @@ impl ComponentCache {
         }
         let want =
             fs::read_to_string(path.with_extension("cwasm.xxh3")).map_err(|e| e.to_string())?;
-        let have = file_checksum(path).map_err(|e| e.to_string())?;
-        if want.trim() != have {
+        let want = want.trim();
+        let mut file = fs::File::open(path).map_err(|e| e.to_string())?;
+        let opened = file.metadata().map_err(|e| e.to_string())?;
+        if (opened.dev(), opened.ino()) != (meta.dev(), meta.ino()) {
+            return Err("replaced while being checked".into());
+        }
+        // A private cache remembers the checksum of an artifact it has
+        // checked, with what `stat` said of it (as it remembers plugin
+        // digests): a file whose device, inode, size and times are unchanged
+        // has not been truncated, replaced or altered, so a warm load need
+        // not read all of a 50 MB artifact again. The site cache keeps no memo.
+        let memo = match self.owner {
+            Owner::ThisUser => Some(DigestMemo::new(&self.dir)),
+            Owner::Root => None,
+        };
+        if memo.as_ref().and_then(|m| m.get(&opened)).as_deref() == Some(want) {
+            return Ok(());
+        }
+        let have = file_checksum(&mut file).map_err(|e| e.to_string())?;
+        if want != have {
             return Err("checksum mismatch".into());
+        }
+        if let Some(memo) = memo {
+            memo.remember(path, &opened, &have);
         }
         Ok(())
     }
@@ -233,9 +260,8 @@ fn checksum_text(sum: u128) -> String {
 
 /// The checksum of a file's bytes, read in 1 MiB pieces (no copy of the
 /// whole artifact in memory).
-fn file_checksum(path: &Path) -> std::io::Result<String> {
+fn file_checksum(file: &mut fs::File) -> std::io::Result<String> {
     use std::io::Read;
-    let mut file = fs::File::open(path)?;
     let mut hasher = XxHash3_128::new();
     let mut piece = vec![0u8; 1 << 20];
     loop {
@@ -268,36 +294,6 @@ fn engine_key(engine: &Engine) -> String {
     hex::encode(&h.0.finalize()[..12])
 }
 
-/// Whether the file or directory `meta` describes is owned by `uid` and
-/// writable by nobody else: the trust rule of the cache and of the digest
-/// memo kept beside it.
-pub(crate) fn writable_by_alone(meta: &fs::Metadata, uid: u32) -> bool {
-    meta.uid() == uid && meta.permissions().mode() & 0o022 == 0
-}
-
-/// Writes `bytes` to `path` with `mode` through a temporary file renamed
-/// into place, so that a reader never sees a partial file.
-pub(crate) fn write_atomically(path: &Path, bytes: &[u8], mode: u32) -> Result<()> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let tmp = path.with_extension(format!("tmp.{}", std::process::id()));
-    let mut f = fs::OpenOptions::new()
-        .write(true)
-        .create(true)
-        .truncate(true)
-        .mode(mode)
-        .open(&tmp)
-        .with_context(|| format!("writing {}", tmp.display()))?;
-    f.write_all(bytes)?;
-    // The umask may have narrowed `mode`; a site file must be readable.
-    f.set_permissions(fs::Permissions::from_mode(mode))?;
-    f.sync_all()?;
-    fs::rename(&tmp, path).with_context(|| format!("renaming into {}", path.display()))
-}
-
-pub(crate) fn current_uid() -> u32 {
-    rustix::process::geteuid().as_raw()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -323,6 +319,45 @@ mod tests {
         let last = bytes.len() - 1;
         bytes[last] ^= 0xff;
         fs::write(&p, bytes).unwrap();
+        assert!(cache.load(&engine, &d).is_none(), "tampered file accepted");
+    }
+
+    #[test]
+    fn a_checked_artifact_is_remembered_and_tampering_is_still_caught() {
+        let engine = Engine::default();
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ComponentCache::open(dir.path().join("c"), &engine).unwrap();
+        let wasm = WAT.as_bytes().to_vec();
+        let d = digest(&wasm);
+        cache
+            .store(&d, &Component::new(&engine, &wasm).unwrap())
+            .unwrap();
+        let p = cache.path_for(&d);
+        let memo = DigestMemo::new(cache.dir());
+        let sum = fs::read_to_string(p.with_extension("cwasm.xxh3")).unwrap();
+
+        // Just written: checked by reading it, but not remembered (racy).
+        assert!(cache.load(&engine, &d).is_some());
+        assert_eq!(memo.get(&fs::metadata(&p).unwrap()), None);
+
+        // Settled: the next check remembers its checksum.
+        std::thread::sleep(crate::digest_memo::SETTLED + std::time::Duration::from_millis(100));
+        assert!(cache.load(&engine, &d).is_some());
+        assert_eq!(
+            memo.get(&fs::metadata(&p).unwrap()).as_deref(),
+            Some(sum.trim())
+        );
+        assert!(cache.load(&engine, &d).is_some(), "loaded on the memo");
+
+        // Altered in place, same size and inode: its ctime moved on, so the
+        // memo no longer vouches for it and the checksum catches it.
+        let before = fs::metadata(&p).unwrap();
+        let mut bytes = fs::read(&p).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        fs::write(&p, bytes).unwrap();
+        let after = fs::metadata(&p).unwrap();
+        assert_eq!((after.ino(), after.len()), (before.ino(), before.len()));
         assert!(cache.load(&engine, &d).is_none(), "tampered file accepted");
     }
 

@@ -1,5 +1,7 @@
-//! Remembered plugin digests: the SHA-256 of a `.wasm` file, kept with what
-//! `stat` says about the file, so that a warm load need not read and hash it.
+//! Remembered digests: the SHA-256 of a `.wasm` file (and the XXH3 checksum
+//! of a compiled artifact the [cache](crate::cache) has checked), kept with
+//! what `stat` says about the file, so that a warm load need not read and
+//! hash it.
 //!
 //! A plugin's identity (and half of its key in the [compiled-component
 //! cache](crate::cache)) is the SHA-256 of its bytes. For a Rust plugin of
@@ -35,7 +37,7 @@ use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
 
-use crate::cache::{current_uid, writable_by_alone, write_atomically};
+use crate::owned_files::{current_uid, writable_by_alone, write_atomically};
 
 /// How old a file's last change must be before its digest is remembered.
 pub const SETTLED: Duration = Duration::from_secs(2);
@@ -111,7 +113,8 @@ impl DigestMemo {
         }
         let text = fs::read_to_string(&entry).ok()?;
         let digest = text.strip_prefix(&stamp.header())?.strip_suffix('\n')?;
-        (digest.len() == 64 && digest.bytes().all(|b| b.is_ascii_hexdigit()))
+        // A SHA-256 (64 hex digits) or an XXH3-128 checksum (32).
+        ((1..=64).contains(&digest.len()) && digest.bytes().all(|b| b.is_ascii_hexdigit()))
             .then(|| digest.to_string())
     }
 

@@ -37,8 +37,9 @@
 //!    [`Processes`]), `convert` (core batches to WIT and back), [`filter`],
 //!    [`failure`], [`spec`], [`world`], `guest_log` (a guest's text in the
 //!    host's log, rate-limited: the `log` interface's gate, WASI
-//!    stdout/stderr), [`sandbox`], [`summary_caps`], [`cache`] and
-//!    [`digest_memo`].
+//!    stdout/stderr), [`sandbox`], [`summary_caps`], `owned_files` (the
+//!    trust rule and atomic write of the cache's files), [`digest_memo`]
+//!    and [`cache`].
 //! 2. `host`: the WIT imports, one small struct per interface, each knowing
 //!    only its own state; the profiler imports reach their stage through a
 //!    link the stage hands them, not by naming it.
@@ -63,6 +64,7 @@ pub mod filter;
 mod guest_log;
 mod host;
 mod legacy;
+mod owned_files;
 mod plugin;
 pub mod sandbox;
 pub mod spec;

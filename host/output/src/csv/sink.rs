@@ -100,6 +100,20 @@ impl TraceWriter {
         self
     }
 
+    /// `n` as rocprofv3 prints an address: quoted, `0x` and lower-case hex
+    /// (`"0x7f00"`, `"0x0"`), without a `format!` allocation per row.
+    fn hex(&mut self, n: u64) -> &mut Self {
+        self.separate();
+        self.row.extend_from_slice(b"\"0x");
+        let digits = (64 - (n | 1).leading_zeros()).div_ceil(4);
+        for shift in (0..digits).rev() {
+            self.row
+                .push(b"0123456789abcdef"[((n >> (shift * 4)) & 0xf) as usize]);
+        }
+        self.row.push(b'"');
+        self
+    }
+
     fn end_row(&mut self) -> std::io::Result<()> {
         debug_assert_eq!(self.fields, self.columns, "fields of a row vs. the header");
         self.fields = 0;
@@ -219,7 +233,7 @@ impl Sink for CsvSink {
             let domain = kind_name(a.kind[i]);
             let function = self.resolve.op_name(ctx, a.kind[i], a.operation[i]);
             self.writer(file)?
-                .text(domain.as_str())
+                .text(&domain)
                 .text(&function)
                 .num(pid)
                 .num(a.thread_id[i])
@@ -257,7 +271,7 @@ impl Sink for CsvSink {
                 .text(&op)
                 .num(agent)
                 .num(m.allocation_size[i])
-                .text(&format!("{:#x}", m.address[i]))
+                .hex(m.address[i])
                 .num(m.correlation_id[i])
                 .num(m.start[i])
                 .num(m.end[i])
@@ -311,12 +325,15 @@ mod tests {
         let mut w = TraceWriter::create(&path, &["Name", "Value"]).unwrap();
         w.text("f(int, \"x\")").num(u64::MAX).end_row().unwrap();
         w.text("").num(-7i64).end_row().unwrap();
+        w.hex(0x7f00_dead_beef).num(0).end_row().unwrap();
+        w.hex(0).hex(u64::MAX).end_row().unwrap();
         w.flush().unwrap();
         drop(w);
         let text = std::fs::read_to_string(&path).unwrap();
         assert_eq!(
             text,
-            "\"Name\",\"Value\"\n\"f(int, \"\"x\"\")\",18446744073709551615\n\"\",-7\n"
+            "\"Name\",\"Value\"\n\"f(int, \"\"x\"\")\",18446744073709551615\n\"\",-7\n\
+             \"0x7f00deadbeef\",0\n\"0x0\",\"0xffffffffffffffff\"\n"
         );
         let rows: Vec<csv::StringRecord> = csv::Reader::from_path(&path)
             .unwrap()

@@ -196,7 +196,10 @@ fn api_calls(
         return Ok(None);
     }
     let n = rows.len();
-    let domains: Vec<String> = rows.iter().map(|&i| kind_name(a.kind[i])).collect();
+    let domains: Vec<String> = rows
+        .iter()
+        .map(|&i| kind_name(a.kind[i]).into_owned())
+        .collect();
     let functions: Vec<_> = rows
         .iter()
         .map(|&i| resolve.op_name(ctx, a.kind[i], a.operation[i]))

@@ -248,7 +248,7 @@ impl PerfettoSink {
         let category = self
             .categories
             .entry(call.kind)
-            .or_insert_with(|| kind_name(call.kind))
+            .or_insert_with(|| kind_name(call.kind).into_owned())
             .clone();
         let flow = with_flow.then(|| self.flow_id(call.correlation_id));
         self.slice(
