@@ -62,7 +62,8 @@ producer: cargo bench -p rocwasm-core --bench producer (push, LOSSLESS, 64-byte 
 delivery: cargo bench -p rocwasm-plugin-host --bench deliver (kernel-stats, 3 columns selected; median
   round) against cargo bench -p rocwasm-output --bench native_stats (the plugin's loop,
   IdSums::add_durations, compiled natively and called directly: no delivery path).
-plugin load: cargo bench -p rocwasm-plugin-host --bench load (PluginEngine::compile, fresh engine).
+plugin load: cargo bench -p rocwasm-plugin-host --bench load (PluginEngine::compile, fresh engine;
+  warm: once the artifact has settled, as a later run finds it).
 writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through Outputs, one format;
   together: the three default formats in one Outputs, a thread per sink and batch; during a live run:
   the same three as `rocwasm run` writes them by default, each batch into the spool and the formats
