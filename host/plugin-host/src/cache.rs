@@ -44,8 +44,9 @@
 //! --bench load`). A private cache also remembers each checked artifact's
 //! checksum in its digest memo, with the file's device, inode, size and
 //! times; an artifact whose `stat` still matches is not read again
-//! (truncating, replacing or altering it changes its size or `ctime`). Artifacts stored with the older `.sha256` sidecar are not
-//! found under the new name and are compiled again once.
+//! (truncating, replacing or altering it changes its size or `ctime`).
+//! Artifacts stored with the older `.sha256` sidecar are not found under
+//! the new name and are compiled again once.
 //!
 //! # The site cache
 //!
@@ -236,7 +237,7 @@ impl ComponentCache {
         // has not been truncated, replaced or altered, so a warm load need
         // not read all of a 50 MB artifact again. The site cache keeps no memo.
         let memo = match self.owner {
-            Owner::ThisUser => Some(DigestMemo::new(&self.dir)),
+            Owner::ThisUser => Some(DigestMemo::artifact_checksums(&self.dir)),
             Owner::Root => None,
         };
         if memo.as_ref().and_then(|m| m.get(&opened)).as_deref() == Some(want) {
@@ -333,7 +334,7 @@ mod tests {
             .store(&d, &Component::new(&engine, &wasm).unwrap())
             .unwrap();
         let p = cache.path_for(&d);
-        let memo = DigestMemo::new(cache.dir());
+        let memo = DigestMemo::artifact_checksums(cache.dir());
         let sum = fs::read_to_string(p.with_extension("cwasm.xxh3")).unwrap();
 
         // Just written: checked by reading it, but not remembered (racy).

@@ -42,10 +42,39 @@ use crate::owned_files::{current_uid, writable_by_alone, write_atomically};
 /// How old a file's last change must be before its digest is remembered.
 pub const SETTLED: Duration = Duration::from_secs(2);
 
-/// The digests remembered in one cache directory.
+/// The digests of one kind remembered in one cache directory.
 #[derive(Debug, Clone)]
 pub struct DigestMemo {
     dir: PathBuf,
+    what: Remembered,
+}
+
+/// What a memo remembers. Its entries say it on their first line, so an
+/// entry of one kind is never taken for the other.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Remembered {
+    /// A plugin file's SHA-256: its identity.
+    PluginDigest,
+    /// A compiled artifact's XXH3-128 checksum (see [`crate::cache`]).
+    ArtifactChecksum,
+}
+
+impl Remembered {
+    /// The entry format's name and version.
+    fn format(self) -> &'static str {
+        match self {
+            Remembered::PluginDigest => "rocwasm-digest 1",
+            Remembered::ArtifactChecksum => "rocwasm-artifact-checksum 1",
+        }
+    }
+
+    /// Hex digits of a value.
+    fn digits(self) -> usize {
+        match self {
+            Remembered::PluginDigest => 64,
+            Remembered::ArtifactChecksum => 32,
+        }
+    }
 }
 
 /// What `stat` said about a file, as the memo compares it.
@@ -81,26 +110,43 @@ impl Stamp {
         changed.saturating_add(SETTLED) <= now
     }
 
-    /// The entry's text: [`Self::header`], then the digest on its own line.
-    fn entry(&self, digest: &str) -> String {
-        format!("{}{digest}\n", self.header())
-    }
-
-    /// The format's name and version, then the stamp, each on a line.
-    fn header(&self) -> String {
+    /// The stamp as an entry's second line.
+    fn line(&self) -> String {
         format!(
-            "rocwasm-digest 1\n{} {} {} {} {} {} {}\n",
+            "{} {} {} {} {} {} {}\n",
             self.dev, self.ino, self.size, self.mtime.0, self.mtime.1, self.ctime.0, self.ctime.1
         )
     }
 }
 
 impl DigestMemo {
-    /// The memo of the (private) cache directory `cache_dir`.
+    /// The plugin digests remembered in the (private) cache directory
+    /// `cache_dir`.
     pub fn new(cache_dir: &Path) -> DigestMemo {
         DigestMemo {
             dir: cache_dir.join("digests"),
+            what: Remembered::PluginDigest,
         }
+    }
+
+    /// The checksums of compiled artifacts remembered in the (private)
+    /// cache directory `cache_dir` (beside its plugin digests: entries are
+    /// named by the file's device and inode, and say which kind they are).
+    pub fn artifact_checksums(cache_dir: &Path) -> DigestMemo {
+        DigestMemo {
+            what: Remembered::ArtifactChecksum,
+            ..DigestMemo::new(cache_dir)
+        }
+    }
+
+    /// The entry's text: the format's name and version, the stamp, then the
+    /// digest, each on a line.
+    fn entry(&self, stamp: &Stamp, digest: &str) -> String {
+        format!("{}{digest}\n", self.header(stamp))
+    }
+
+    fn header(&self, stamp: &Stamp) -> String {
+        format!("{}\n{}", self.what.format(), stamp.line())
     }
 
     /// The remembered digest of the file whose metadata (taken from the
@@ -112,9 +158,10 @@ impl DigestMemo {
             return None;
         }
         let text = fs::read_to_string(&entry).ok()?;
-        let digest = text.strip_prefix(&stamp.header())?.strip_suffix('\n')?;
-        // A SHA-256 (64 hex digits) or an XXH3-128 checksum (32).
-        ((1..=64).contains(&digest.len()) && digest.bytes().all(|b| b.is_ascii_hexdigit()))
+        let digest = text
+            .strip_prefix(&self.header(&stamp))?
+            .strip_suffix('\n')?;
+        (digest.len() == self.what.digits() && digest.bytes().all(|b| b.is_ascii_hexdigit()))
             .then(|| digest.to_string())
     }
 
@@ -126,7 +173,7 @@ impl DigestMemo {
         if !stamp.settled(SystemTime::now()) {
             return;
         }
-        if let Err(e) = self.write(&stamp, &stamp.entry(digest)) {
+        if let Err(e) = self.write(&stamp, &self.entry(&stamp, digest)) {
             tracing::debug!("not remembering the digest of {}: {e:#}", path.display());
         }
     }
@@ -199,7 +246,7 @@ mod tests {
         let at = settled_at(&meta);
         assert!(stamp.settled(at));
         assert!(!stamp.settled(at - Duration::from_millis(1)));
-        memo.write(&stamp, &stamp.entry(&digest)).unwrap();
+        memo.write(&stamp, &memo.entry(&stamp, &digest)).unwrap();
         assert_eq!(memo.get(&meta), Some(digest.clone()));
 
         // Rewritten in place with the same size: its times move on.
@@ -224,7 +271,7 @@ mod tests {
         let (dir, memo, stamp) = fixture();
         let meta = fs::metadata(dir.path().join("p.wasm")).unwrap();
         let digest = "ab".repeat(32);
-        memo.write(&stamp, &stamp.entry(&digest)).unwrap();
+        memo.write(&stamp, &memo.entry(&stamp, &digest)).unwrap();
         assert_eq!(memo.get(&meta), Some(digest));
         let entry = memo.entry_path(&stamp);
         fs::set_permissions(&entry, fs::Permissions::from_mode(0o666)).unwrap();
@@ -235,10 +282,25 @@ mod tests {
     }
 
     #[test]
+    fn an_entry_of_one_kind_is_not_taken_for_the_other() {
+        let (dir, memo, stamp) = fixture();
+        let meta = fs::metadata(dir.path().join("p.wasm")).unwrap();
+        let checksums = DigestMemo::artifact_checksums(&dir.path().join("cache"));
+        memo.write(&stamp, &memo.entry(&stamp, &"ab".repeat(32)))
+            .unwrap();
+        assert_eq!(checksums.get(&meta), None);
+        checksums
+            .write(&stamp, &checksums.entry(&stamp, &"ef".repeat(16)))
+            .unwrap();
+        assert_eq!(checksums.get(&meta), Some("ef".repeat(16)));
+        assert_eq!(memo.get(&meta), None);
+    }
+
+    #[test]
     fn a_damaged_entry_is_ignored() {
         let (dir, memo, stamp) = fixture();
         let meta = fs::metadata(dir.path().join("p.wasm")).unwrap();
-        let full = stamp.entry(&"cd".repeat(32));
+        let full = memo.entry(&stamp, &"cd".repeat(32));
         memo.write(&stamp, &full[..full.len() - 10]).unwrap();
         assert_eq!(memo.get(&meta), None);
     }
