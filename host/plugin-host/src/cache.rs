@@ -301,38 +301,46 @@ mod tests {
 
     const WAT: &str = "(component)";
 
+    /// A private cache in a fresh directory (kept alive by the first
+    /// value), and the digest of [`WAT`], not stored yet.
+    fn empty_cache(engine: &Engine) -> (tempfile::TempDir, ComponentCache, String) {
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ComponentCache::open(dir.path().join("c"), engine).unwrap();
+        (dir, cache, digest(WAT.as_bytes()))
+    }
+
+    fn store_wat(engine: &Engine, cache: &ComponentCache, d: &str) {
+        let c = Component::new(engine, WAT.as_bytes()).unwrap();
+        cache.store(d, &c).unwrap();
+    }
+
+    /// Flips the artifact's last byte, in place.
+    fn tamper(p: &Path) {
+        let mut bytes = fs::read(p).unwrap();
+        let last = bytes.len() - 1;
+        bytes[last] ^= 0xff;
+        fs::write(p, bytes).unwrap();
+    }
+
     #[test]
     fn stores_and_reloads_and_rejects_tampering() {
         let engine = Engine::default();
-        let dir = tempfile::tempdir().unwrap();
-        let cache = ComponentCache::open(dir.path().join("c"), &engine).unwrap();
-        let wasm = WAT.as_bytes().to_vec();
-        let d = digest(&wasm);
+        let (_dir, cache, d) = empty_cache(&engine);
         assert!(cache.load(&engine, &d).is_none(), "empty cache");
-        let c = Component::new(&engine, &wasm).unwrap();
-        cache.store(&d, &c).unwrap();
+        store_wat(&engine, &cache, &d);
         assert!(cache.load(&engine, &d).is_some(), "reload");
         // A different digest is a different file.
         assert!(cache.load(&engine, &digest(b"other")).is_none());
         // Tampering with the artifact is detected by the checksum.
-        let p = cache.path_for(&d);
-        let mut bytes = fs::read(&p).unwrap();
-        let last = bytes.len() - 1;
-        bytes[last] ^= 0xff;
-        fs::write(&p, bytes).unwrap();
+        tamper(&cache.path_for(&d));
         assert!(cache.load(&engine, &d).is_none(), "tampered file accepted");
     }
 
     #[test]
     fn a_checked_artifact_is_remembered_and_tampering_is_still_caught() {
         let engine = Engine::default();
-        let dir = tempfile::tempdir().unwrap();
-        let cache = ComponentCache::open(dir.path().join("c"), &engine).unwrap();
-        let wasm = WAT.as_bytes().to_vec();
-        let d = digest(&wasm);
-        cache
-            .store(&d, &Component::new(&engine, &wasm).unwrap())
-            .unwrap();
+        let (_dir, cache, d) = empty_cache(&engine);
+        store_wat(&engine, &cache, &d);
         let p = cache.path_for(&d);
         let memo = DigestMemo::artifact_checksums(cache.dir());
         let sum = fs::read_to_string(p.with_extension("cwasm.xxh3")).unwrap();
@@ -353,10 +361,7 @@ mod tests {
         // Altered in place, same size and inode: its ctime moved on, so the
         // memo no longer vouches for it and the checksum catches it.
         let before = fs::metadata(&p).unwrap();
-        let mut bytes = fs::read(&p).unwrap();
-        let last = bytes.len() - 1;
-        bytes[last] ^= 0xff;
-        fs::write(&p, bytes).unwrap();
+        tamper(&p);
         let after = fs::metadata(&p).unwrap();
         assert_eq!((after.ino(), after.len()), (before.ino(), before.len()));
         assert!(cache.load(&engine, &d).is_none(), "tampered file accepted");
