@@ -17,9 +17,9 @@
 //! than [`SETTLED`], so the first warm load reads and checks the artifact
 //! and remembers its checksum, and the later ones (the median) find it
 //! remembered, as every run after a user's second does (see the cache's
-//! module docs). For
-//! reference, the same run times wasmtime's own `Component::new` on the same
-//! bytes and engine (the compiler alone: no digest, cache or linking).
+//! module docs). For reference, the same run times wasmtime's own
+//! `Component::new` on the same bytes and engine (the compiler alone: no
+//! digest, cache or linking).
 //! Creating the engine (its ticker thread, linkers) is timed apart.
 //!
 //! Prints medians (and best) in milliseconds; `--json` prints one JSON

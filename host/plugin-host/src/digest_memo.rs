@@ -25,8 +25,9 @@
 //!   new file comes with the new file's `ctime`.
 //!
 //! The memo lives in the user's private cache directory, `digests/`, one
-//! small file per plugin file (named by its device and inode, so any path
-//! to it, relative or not, finds it), trusted under the cache's own rules (a
+//! small file per plugin file or checked artifact (named by its device and
+//! inode, so any path to it, relative or not, finds it; its first line says
+//! which of the two it remembers), trusted under the cache's own rules (a
 //! directory owned by this user and writable by nobody else, entries owned
 //! by this user): whoever could forge an entry could as well plant a
 //! compiled artifact. The site cache keeps no memo. A memo that cannot be

@@ -101,16 +101,13 @@ impl TraceWriter {
     }
 
     /// `n` as rocprofv3 prints an address: quoted, `0x` and lower-case hex
-    /// (`"0x7f00"`, `"0x0"`), without a `format!` allocation per row.
+    /// (`"0x7f00"`, `"0x0"`), formatted into the row rather than into a
+    /// `String` per row.
     fn hex(&mut self, n: u64) -> &mut Self {
+        use std::io::Write as _;
         self.separate();
-        self.row.extend_from_slice(b"\"0x");
-        let digits = (64 - (n | 1).leading_zeros()).div_ceil(4);
-        for shift in (0..digits).rev() {
-            self.row
-                .push(b"0123456789abcdef"[((n >> (shift * 4)) & 0xf) as usize]);
-        }
-        self.row.push(b'"');
+        // Writing into a `Vec` never fails.
+        let _ = write!(self.row, "\"{n:#x}\"");
         self
     }
 
