@@ -747,6 +747,34 @@ impl Profiler {
         self.config().contexts.keys().copied().collect()
     }
 
+    /// Whether `ctx` exists and has a service configured (so it could be
+    /// started; the SDK's "valid" context).
+    pub fn context_has_services(&self, ctx: ContextId) -> bool {
+        self.config()
+            .contexts
+            .get(&ctx)
+            .is_some_and(|(_, services)| services.has_services())
+    }
+
+    /// Removes `buffer`: it delivers what it holds, then no longer exists
+    /// (BUFFER_NOT_FOUND afterwards). Only before the configuration locks
+    /// and while no service of a context routes records into it, as the
+    /// SDK allows (BUFFER_BUSY otherwise).
+    pub fn destroy_buffer(&self, buffer: BufferId) -> Result<(), Status> {
+        let mut cfg = self.configurable()?;
+        let buf = cfg.buffers.get(&buffer).cloned().ok_or(Status::BufferNotFound)?;
+        let in_use = cfg
+            .contexts
+            .values()
+            .any(|(_, services)| services.buffer.values().any(|(_, b)| *b == buffer));
+        if in_use {
+            return Err(Status::BufferBusy);
+        }
+        cfg.buffers.remove(&buffer);
+        drop(cfg);
+        buf.flush()
+    }
+
     // ------------------------------------------------------------------
     // Snapshot maintenance
     // ------------------------------------------------------------------

@@ -6,6 +6,7 @@
 
 mod bench;
 mod facts;
+mod features;
 mod intercept;
 mod layers;
 mod names;
@@ -66,6 +67,8 @@ enum Command {
     },
     /// Build everything, run every test and the structure checks (check-layers, check-facts).
     Test,
+    /// Fail if `cargo xtask demo` would build a dependency with other features than `cargo xtask test` (so it compiles twice).
+    CheckFeatures,
     /// Fail if any crate has an import cycle between its modules.
     CheckLayers {
         /// Check the crates under this directory instead of the repository.
@@ -88,11 +91,14 @@ fn main() -> Result<()> {
         Command::GenIntercept => intercept::generate(),
         Command::BuildSim => sim::build().map(|_| ()),
         Command::Demo => {
-            setup::ensure_packages()?;
-            plugins::build(true)?;
-            sim::build()?;
-            // `rocwasm run` injects the tool library: build it with the CLI.
-            util::cargo(&["build", "-p", "rocwasm", "-p", "rocwasm-intercept"])?;
+            setup::ensure_demo_packages()?;
+            // Only the plugins the demo's chain runs.
+            plugins::build_only(true, &demo_chain_plugins()?)?;
+            // The simulated runtime, the CLI and the tool library `rocwasm
+            // run` injects, in one cargo call whose features are the test
+            // build's (`cargo xtask check-features`), so a later `cargo
+            // xtask test` compiles only test code.
+            sim::build_with(util::DEMO_BUILD)?;
             util::cargo(&["run", "-q", "-p", "rocwasm", "--", "demo"])
         }
         Command::Test => {
@@ -118,7 +124,12 @@ fn main() -> Result<()> {
             // tests so a broken rule never hides a test result.
             let layers = layers::check(&util::root());
             let facts = facts::check(&util::root());
-            host.and(xtask).and(plugins).and(layers).and(facts)
+            let features = features::check();
+            host.and(xtask)
+                .and(plugins)
+                .and(layers)
+                .and(facts)
+                .and(features)
         }
         Command::Bench {
             quick,
@@ -135,9 +146,29 @@ fn main() -> Result<()> {
             },
             all_rows,
         ),
+        Command::CheckFeatures => features::check(),
         Command::CheckLayers { root } => layers::check(&root.unwrap_or_else(util::root)),
         Command::CheckFacts { root } => facts::check(&root.unwrap_or_else(util::root)),
     }
+}
+
+/// The stock plugins `examples/chains/default.toml` (the demo's chain) runs:
+/// its stages' `plugin` values.
+fn demo_chain_plugins() -> Result<Vec<String>> {
+    let path = util::root().join("examples/chains/default.toml");
+    let text = std::fs::read_to_string(&path)
+        .map_err(|e| anyhow::anyhow!("cannot read {}: {e}", path.display()))?;
+    let chain: toml::Table =
+        toml::from_str(&text).map_err(|e| anyhow::anyhow!("{}: {e}", path.display()))?;
+    let names: Vec<String> = chain
+        .get("stage")
+        .and_then(|s| s.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|stage| stage.get("plugin")?.as_str().map(str::to_string))
+        .collect();
+    anyhow::ensure!(!names.is_empty(), "{} names no plugin", path.display());
+    Ok(names)
 }
 
 /// Runs the plugins workspace's unit tests for the host target, in a target

@@ -68,6 +68,38 @@ pub fn build(release: bool) -> Result<PathBuf> {
     Ok(out_dir)
 }
 
+/// Builds only the Rust plugins `names` (package names, as the chain files
+/// name stock plugins) into `<root>/target/plugins`: what `cargo xtask demo`
+/// needs for its chain, without the C, Python and JS toolchains or the
+/// test plugins.
+pub fn build_only(release: bool, names: &[String]) -> Result<PathBuf> {
+    let out_dir = root().join("target/plugins");
+    let started = Instant::now();
+    let workspace = root().join("plugins");
+    let route = detect_route(&workspace)?;
+    let packages: Vec<&str> = names.iter().map(String::as_str).collect();
+    let mut cmd =
+        route.cargo_build_packages(&workspace, &workspace.join("target"), release, &packages);
+    let artifacts = run_collecting_artifacts(&mut cmd)?;
+    fs::create_dir_all(&out_dir).with_context(|| format!("cannot create {}", out_dir.display()))?;
+    for name in names {
+        let (_, wasm) = artifacts
+            .iter()
+            .find(|(artifact, _)| artifact == name)
+            .with_context(|| format!("the plugin workspace has no Rust plugin `{name}`"))?;
+        let bytes = fs::read(wasm).with_context(|| format!("cannot read {}", wasm.display()))?;
+        install(name.clone(), &bytes, &out_dir)?;
+    }
+    eprintln!(
+        "built {} plugin component(s) ({}) in {:.1} s: {}",
+        names.len(),
+        if release { "release" } else { "debug" },
+        started.elapsed().as_secs_f64(),
+        names.join(", ")
+    );
+    Ok(out_dir)
+}
+
 /// Builds and copies; the list of plugins built, sorted by name.
 pub fn build_all(release: bool, out_dir: &Path) -> Result<Vec<BuiltPlugin>> {
     let workspace = root().join("plugins");

@@ -9,20 +9,14 @@ use anyhow::Result;
 
 use crate::util::run;
 
-/// Debian 12 packages, grouped by what needs them.
-const PACKAGES: &[&str] = &[
+/// Debian 12 packages the demo needs, grouped by what needs them.
+const DEMO_PACKAGES: &[&str] = &[
     // Rust plugins → components: Debian's rustc ships std source and wasm-component-ld.
     "rustc-web",
     "cargo-web",
     "rust-web-src",
     "rust-web-llvm",
     "lld-22",
-    // C plugins → components (xtask/src/plugins/c.rs): clang-14 for wasm32-wasi,
-    // lld-14's wasm-ld, Debian 12's wasi-libc and clang's wasm32 builtins.
-    "clang-14",
-    "lld-14",
-    "wasi-libc",
-    "libclang-rt-14-dev-wasm32",
     // ROCm 5.2: real headers for layout checks, hipcc for the HIP sample, real libraries.
     "libamdhip64-5",
     "libamdhip64-dev",
@@ -32,6 +26,16 @@ const PACKAGES: &[&str] = &[
     "libamd-comgr2",
     "rocm-device-libs",
     "hipcc",
+];
+
+/// The packages only the tests need (on top of [`DEMO_PACKAGES`]).
+const TEST_PACKAGES: &[&str] = &[
+    // C plugins → components (xtask/src/plugins/c.rs): clang-14 for wasm32-wasi,
+    // lld-14's wasm-ld, Debian 12's wasi-libc and clang's wasm32 builtins.
+    "clang-14",
+    "lld-14",
+    "wasi-libc",
+    "libclang-rt-14-dev-wasm32",
     // Tests read outputs with the real tools.
     "sqlite3",
     "python3-protobuf",
@@ -45,10 +49,12 @@ const PACKAGES: &[&str] = &[
     "chromium",
 ];
 
-fn missing() -> Vec<&'static str> {
-    PACKAGES
-        .iter()
-        .copied()
+fn all_packages() -> impl Iterator<Item = &'static str> {
+    DEMO_PACKAGES.iter().chain(TEST_PACKAGES).copied()
+}
+
+fn missing(packages: impl Iterator<Item = &'static str>) -> Vec<&'static str> {
+    packages
         .filter(|p| {
             let out = Command::new("dpkg-query").args(["-W", "-f=${Status}", p]).output();
             !matches!(out, Ok(o) if String::from_utf8_lossy(&o.stdout).contains("install ok installed"))
@@ -61,9 +67,16 @@ fn missing() -> Vec<&'static str> {
 /// with the module it is imported as.
 const PYTHON_PACKAGES: &[(&str, &str)] = &[("duckdb", "duckdb"), ("pyarrow", "pyarrow")];
 
+/// Everything the tests need: every Debian package and the Python packages.
 pub fn ensure_packages() -> Result<()> {
-    ensure_debian_packages()?;
+    ensure_debian_packages(missing(all_packages()))?;
     ensure_python_packages()
+}
+
+/// What `cargo xtask demo` needs: the plugin toolchain and ROCm 5.2, not the
+/// browser, the registry, MPI or the Python readers the tests use.
+pub fn ensure_demo_packages() -> Result<()> {
+    ensure_debian_packages(missing(DEMO_PACKAGES.iter().copied()))
 }
 
 /// Installs the [`PYTHON_PACKAGES`] `python3` cannot import, with the
@@ -107,8 +120,7 @@ fn ensure_python_packages() -> Result<()> {
     run(&mut pip(&["--break-system-packages"]))
 }
 
-fn ensure_debian_packages() -> Result<()> {
-    let missing = missing();
+fn ensure_debian_packages(missing: Vec<&'static str>) -> Result<()> {
     if missing.is_empty() {
         return Ok(());
     }

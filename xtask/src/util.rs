@@ -50,6 +50,23 @@ pub const TEST_BUILD: &[&str] = &[
     "--tests",
 ];
 
+/// What `cargo xtask demo` builds: the CLI, the tool library and the
+/// simulated runtime, in one call. `cargo xtask check-features` makes sure
+/// it resolves the same dependency features as [`TEST_BUILD`], so the
+/// tests after the demo reuse every dependency it compiled.
+pub const DEMO_BUILD: &[&str] = &[
+    "-p",
+    "rocwasm",
+    "-p",
+    "rocwasm-intercept",
+    "-p",
+    "sim-hsa",
+    "-p",
+    "sim-hip",
+    "-p",
+    "sim-roctx",
+];
+
 /// Runs the cargo that runs us (the host toolchain) in the workspace root.
 pub fn cargo(args: &[&str]) -> Result<()> {
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());

@@ -56,6 +56,22 @@ pub enum Command {
     /// Work with plugin components.
     #[command(subcommand)]
     Plugin(PluginCommand),
+    /// rocprofiler-sdk for native tools: headers, library, CMake and pkg-config files.
+    #[command(subcommand)]
+    Sdk(SdkCommand),
+}
+
+/// `rocwasm sdk …`: building native rocprofiler-sdk tools against rocwasm.
+#[derive(Debug, Subcommand)]
+pub enum SdkCommand {
+    /// Print the prefix of rocwasm's rocprofiler-sdk (include/, lib/, CMake
+    /// and pkg-config files), writing it first if needed. Use it as
+    /// `CMAKE_PREFIX_PATH` or `PKG_CONFIG_PATH=$(rocwasm sdk prefix)/lib/pkgconfig`.
+    Prefix {
+        /// Write the prefix here instead of the user's cache directory.
+        #[arg(long, value_name = "DIR")]
+        into: Option<std::path::PathBuf>,
+    },
 }
 
 /// rocprofv3-style tracing options (`run` only: replay reads what was recorded).

@@ -2,8 +2,11 @@
 //!
 //! - **Start**: an `.init_array` constructor runs when the loader maps the
 //!   library (before the application's own constructors, which is when HIP
-//!   programs register their kernels). Without `ROCWASM_RUN` nothing starts
-//!   and every interposer only forwards. `OnLoad` calls [`ensure_started`]
+//!   programs register their kernels). Without `ROCWASM_RUN` a session
+//!   starts only for native rocprofiler-sdk tools (a loaded object exporting
+//!   `rocprofiler_configure`, `ROCP_TOOL_LIBRARIES`, or
+//!   `rocprofiler_force_configure` later), with no files of ours; without
+//!   those every interposer only forwards. `OnLoad` calls [`ensure_started`]
 //!   too, for runtimes that load the library as an HSA tool without preload.
 //! - **Normal exit** (`exit()` from any thread, or `main` returning while
 //!   threads still run): an `atexit` handler finalizes on the exiting thread.
@@ -43,7 +46,13 @@ static FINALIZED: AtomicBool = AtomicBool::new(false);
 /// Starts the session once, if the launcher asked for one.
 pub fn ensure_started() {
     START.call_once(|| {
+        rocwasm_capi::registration::set_start_hook(force_start);
         let Some(path) = std::env::var_os(RunPlan::ENV) else {
+            // No `rocwasm run`: profile only for native rocprofiler-sdk
+            // tools, which then get the engine (and no files of ours).
+            if rocwasm_capi::tools_requested() {
+                defer(RunPlan::native_tools_only());
+            }
             return;
         };
         let config = match RunPlan::load(path.as_ref()) {
@@ -53,8 +62,51 @@ pub fn ensure_started() {
                 return;
             }
         };
+        if rocwasm_capi::tools_requested() {
+            // Native tools are configured when the session starts; their
+            // libraries' constructors (C++ static objects) must have run by
+            // then, and ours runs first. So the session starts at the first
+            // intercepted call, as the SDK configures tools when a runtime
+            // initializes (or at exit, if no call ever comes).
+            defer(config);
+            return;
+        }
         start_with(config);
     });
+}
+
+/// `rocprofiler_force_configure` was called: start now (a deferred
+/// session, or one for native tools only when nothing else profiles).
+fn force_start() {
+    ensure_started();
+    if session::start_deferred().is_none() && session::active().is_none() {
+        start_with(RunPlan::native_tools_only());
+    }
+}
+
+fn defer(plan: RunPlan) {
+    *DEFERRED_PLAN.lock().unwrap_or_else(|e| e.into_inner()) = Some(plan);
+    session::defer_start();
+    // SAFETY: registering a plain `extern "C"` function with libc.
+    unsafe { libc::atexit(at_exit_deferred) };
+}
+
+static DEFERRED_PLAN: std::sync::Mutex<Option<RunPlan>> = std::sync::Mutex::new(None);
+
+/// Starts the session [`ensure_started`] deferred (see [`session::active`]).
+pub fn start_deferred() {
+    let plan = DEFERRED_PLAN.lock().unwrap_or_else(|e| e.into_inner()).take();
+    if let Some(plan) = plan {
+        start_with(plan);
+    }
+}
+
+/// A deferred session that no intercepted call started still runs (and
+/// finalizes) at exit, so `rocwasm run` gets its summary.
+extern "C" fn at_exit_deferred() {
+    if session::start_deferred().is_some() {
+        finalize();
+    }
 }
 
 fn start_with(config: RunPlan) {

@@ -16,7 +16,7 @@
 //! start-up, and the summary file's lines about this process.
 
 use std::path::Path;
-use std::sync::atomic::{AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
 
 use rocwasm_core::{
     Argument, BufferTracingKind, CodeObject, Domain, KernelDispatch, KernelSymbol,
@@ -38,9 +38,40 @@ pub struct Session {
     pipeline: Pipeline,
 }
 
-/// The live session, if any.
+/// Set when the start was deferred to the first intercepted call (see
+/// [`crate::lifecycle`]: native tools must be configured after every
+/// library's constructors have run).
+static DEFERRED: AtomicBool = AtomicBool::new(false);
+
+/// The live session, if any. The first call after a deferred start-up
+/// starts the session (one atomic load more on the path without a session).
 #[inline]
 pub fn active() -> Option<&'static Session> {
+    let p = SESSION.load(Ordering::Acquire);
+    if p.is_null() {
+        return if DEFERRED.load(Ordering::Relaxed) {
+            start_deferred()
+        } else {
+            None
+        };
+    }
+    // SAFETY: a published session is leaked and never freed.
+    Some(unsafe { &*p })
+}
+
+/// Defers the start to the first intercepted call (or the process's exit).
+pub fn defer_start() {
+    DEFERRED.store(true, Ordering::Release);
+}
+
+/// Starts a deferred session, once. Calls made on other threads while it
+/// starts, and calls the start itself makes (a tool's `initialize` calling
+/// HIP), go untraced.
+#[cold]
+pub fn start_deferred() -> Option<&'static Session> {
+    if DEFERRED.swap(false, Ordering::AcqRel) {
+        crate::lifecycle::start_deferred();
+    }
     let p = SESSION.load(Ordering::Acquire);
     // SAFETY: a published session is leaked and never freed.
     (!p.is_null()).then(|| unsafe { &*p })
@@ -94,8 +125,15 @@ pub fn start(config: RunPlan) -> Result<&'static Session, String> {
 /// As [`start`], with lines the summary should carry (e.g. why a forked
 /// child runs no plugins).
 pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static Session, String> {
-    let pipeline = Pipeline::start(config, &ProcessInfo::current(), Source::Live, notes)
-        .map_err(|e| format!("{e:#}"))?;
+    let native_tools = |profiler: &std::sync::Arc<Profiler>| rocwasm_capi::configure_tools(profiler);
+    let pipeline = Pipeline::start_with_tools(
+        config,
+        &ProcessInfo::current(),
+        Source::Live,
+        notes,
+        Some(&native_tools),
+    )
+    .map_err(|e| format!("{e:#}"))?;
     let session: &'static Session = Box::leak(Box::new(Session { pipeline }));
     crate::hip::kernels::on_register(on_host_kernel);
     for k in crate::hip::kernels::all() {
@@ -240,9 +278,18 @@ impl Session {
     /// closes the outputs, writes the summary file. Runs once; later calls
     /// return at once.
     pub fn finalize(&self) {
+        // Native tools first: their buffers are flushed and their
+        // `finalize` runs while the engine still delivers.
+        let tool_lines = rocwasm_capi::finalize_tools();
         let Some(report) = self.pipeline.finish() else {
             return;
         };
+        for line in &tool_lines {
+            eprintln!("rocwasm: {line}");
+        }
+        if self.plan().writes_nothing() {
+            return;
+        }
         for p in &report.plugins.problems {
             eprintln!("rocwasm: {p}");
         }
@@ -273,7 +320,7 @@ impl Session {
             }
             rocwasm_core::clock::Source::System => "rocwasm: host timestamps: CLOCK_BOOTTIME\n",
         });
-        for p in &report.problems {
+        for p in report.problems.iter().chain(&tool_lines) {
             text.push_str(&format!("rocwasm: {p}\n"));
         }
         for f in &report.outputs.files {

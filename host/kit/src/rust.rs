@@ -150,6 +150,18 @@ impl Route {
     /// `target_dir`, with JSON messages on stdout (for
     /// [`run_collecting_artifacts`]).
     pub fn cargo_build(&self, workspace: &Path, target_dir: &Path, release: bool) -> Command {
+        self.cargo_build_packages(workspace, target_dir, release, &[])
+    }
+
+    /// As [`Route::cargo_build`], of the named packages only (all of the
+    /// workspace when `packages` is empty).
+    pub fn cargo_build_packages(
+        &self,
+        workspace: &Path,
+        target_dir: &Path,
+        release: bool,
+        packages: &[&str],
+    ) -> Command {
         let (program, component_ld, wasm_ld) = match self {
             Route::Rustup {
                 component_ld,
@@ -164,13 +176,18 @@ impl Route {
         cmd.current_dir(workspace)
             .args([
                 "build",
-                "--workspace",
                 "--target",
                 TARGET,
                 "--message-format=json-render-diagnostics",
             ])
             .env("CARGO_TARGET_DIR", target_dir)
             .env("CARGO_TARGET_WASM32_UNKNOWN_UNKNOWN_LINKER", component_ld);
+        if packages.is_empty() {
+            cmd.arg("--workspace");
+        }
+        for package in packages {
+            cmd.args(["-p", package]);
+        }
         if release {
             cmd.arg("--release");
         }

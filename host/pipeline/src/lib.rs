@@ -77,7 +77,7 @@ pub mod stages;
 pub mod summaries;
 
 pub use many::{ManyReplay, ManyReport, ProcessRecording, ProcessSummary};
-pub use pipeline::{Pipeline, Recording, RunReport, Source};
+pub use pipeline::{NativeTools, Pipeline, Recording, RunReport, Source};
 pub use replay::{Replay, SymbolSync};
 pub use report::{render_table, PluginReport};
 pub use route::SinkRoute;

@@ -55,6 +55,10 @@ pub struct Recording {
     pub symbols: Arc<SymbolTable>,
 }
 
+/// Configures native (C API) tools on a live run's engine before its
+/// configuration locks; returns lines for the run's report.
+pub type NativeTools<'a> = &'a dyn Fn(&Arc<Profiler>) -> Vec<String>;
+
 /// One run: the plan's outputs (each file with one producer), its chain of
 /// plugins, and the engine they share; finished once into a [`RunReport`].
 /// See the crate docs for the data flow.
@@ -108,6 +112,22 @@ impl Pipeline {
         process: &ProcessInfo,
         source: Source,
         notes: Vec<String>,
+    ) -> Result<Pipeline> {
+        Self::start_with_tools(plan, process, source, notes, None)
+    }
+
+    /// As [`Pipeline::start`], and in a live run `native_tools` configures
+    /// the tools that are not Wasm plugins (rocprofiler-sdk C tools, see
+    /// `rocwasm-capi`) on the same engine: after the pipeline's own context
+    /// and before the chain, so the configuration locks once, after every
+    /// tool's initialisation, as the SDK does. It returns lines for the
+    /// report (which tools ran).
+    pub fn start_with_tools(
+        plan: RunPlan,
+        process: &ProcessInfo,
+        source: Source,
+        notes: Vec<String>,
+        native_tools: Option<NativeTools<'_>>,
     ) -> Result<Pipeline> {
         let dir = plan.run_dir(process);
         // The site policy, again: a plan handed to the tool library by hand
@@ -232,7 +252,7 @@ impl Pipeline {
             sinks,
         };
         match source {
-            Source::Live => pipeline.start_live(env, specs)?,
+            Source::Live => pipeline.start_live(env, specs, native_tools)?,
             Source::Replay(r) => pipeline.start_replay(env, specs, r)?,
         }
         pipeline.sinks.begin();
@@ -243,7 +263,12 @@ impl Pipeline {
     /// every plugin's `init`, as in the SDK. So the own context is
     /// configured first (the kinds the chain will not trace, the API log),
     /// then the chain starts and locks; then the own context starts.
-    fn start_live(&mut self, env: HostEnv, specs: Vec<StageSpec>) -> Result<()> {
+    fn start_live(
+        &mut self,
+        env: HostEnv,
+        specs: Vec<StageSpec>,
+        native_tools: Option<NativeTools<'_>>,
+    ) -> Result<()> {
         let kinds = self.plan.output.kinds.clone();
         // Sink kinds a transform filters must come out of the chain even
         // when no analysis traces them, or the trace files would skip the
@@ -268,6 +293,10 @@ impl Pipeline {
                 .api_log(&profiler, &self.dir, &kinds)
                 .map_err(anyhow::Error::msg)?;
             *self.api_log.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(log);
+        }
+        if let Some(configure) = native_tools {
+            let lines = configure(&profiler);
+            self.start_problems.extend(lines);
         }
         if !specs.is_empty() {
             let output: ChainOutput = {

@@ -191,6 +191,45 @@ impl RunPlan {
     /// File (in the output directory) of the API call log (`api_log`).
     pub const API_LOG_FILE: &'static str = "api_calls.txt";
 
+    /// The plan of a process that runs native rocprofiler-sdk tools without
+    /// `rocwasm run` (a tool linked into the application, or named by
+    /// `ROCP_TOOL_LIBRARIES`): no plugins, no output files, no summary —
+    /// the tools write what they write.
+    pub fn native_tools_only() -> RunPlan {
+        RunPlan {
+            version: Self::VERSION,
+            chain: None,
+            output: OutputPlan {
+                directory: PathTemplate::literal("."),
+                file_prefix: None,
+                formats: Vec::new(),
+                stats: false,
+                write: WriteTiming::default(),
+                kinds: Vec::new(),
+                summary: false,
+            },
+            stages: Vec::new(),
+            buffer: BufferSettings::default(),
+            plugin_cache: None,
+            fork: ForkPolicy::None,
+            api_log: false,
+            command: Vec::new(),
+            kernels: KernelPlan::default(),
+            collection: CollectionPlan::default(),
+            summary: SummaryPlan::default(),
+        }
+    }
+
+    /// True for [`RunPlan::native_tools_only`]'s plan: nothing to write.
+    pub fn writes_nothing(&self) -> bool {
+        self.chain.is_none()
+            && self.stages.is_empty()
+            && self.output.formats.is_empty()
+            && !self.output.stats
+            && !self.output.summary
+            && !self.api_log
+    }
+
     /// Reads a plan file, refusing other versions.
     pub fn load(path: &Path) -> Result<Self, PlanError> {
         let text = std::fs::read_to_string(path)

@@ -11,16 +11,18 @@ mod merge;
 mod plugin;
 mod replay;
 mod run;
+mod sdk;
 mod shipping;
 mod signing;
 mod vet;
 
-use crate::cli::{Command, PluginCommand};
+use crate::cli::{Command, PluginCommand, SdkCommand};
 use crate::failure::Result;
 
 pub fn dispatch(command: Command) -> Result {
     match command {
         Command::Run(args) => run::run(args),
+        Command::Sdk(SdkCommand::Prefix { into }) => sdk::prefix(into.as_deref()),
         Command::Replay(args) => replay::replay(args),
         Command::Demo(args) => demo::demo(args),
         Command::Check(args) => check::check(args),

@@ -42,7 +42,7 @@ use crate::commands::chain::{admit_plan, chain_for};
 use crate::failure::{Failure, Result};
 
 /// The tool library's file name.
-const TOOL_LIB: &str = "librocwasm_intercept.so";
+pub(crate) const TOOL_LIB: &str = "librocwasm_intercept.so";
 
 pub fn run(args: RunArgs) -> Result {
     let chain = chain_for(args.chain.as_deref(), &args.flags())?;
@@ -191,7 +191,7 @@ fn prepend_list(first: &Path, existing: Option<OsString>, sep: char) -> OsString
 
 /// The tool library: `ROCWASM_INTERCEPT_LIB`, next to the binary, in
 /// `../lib`, or in the cargo target directory the binary was built into.
-fn find_tool_library() -> Option<PathBuf> {
+pub(crate) fn find_tool_library() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("ROCWASM_INTERCEPT_LIB") {
         return Some(PathBuf::from(p));
     }

@@ -5,6 +5,7 @@ mod common;
 mod claims;
 mod csv_headers;
 mod outputs;
+mod parquet_memory;
 mod perfetto_decode;
 mod rocpd_integrity;
 mod rocpd_sqlite3;

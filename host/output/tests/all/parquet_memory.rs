@@ -6,8 +6,10 @@
 //! about 64 k records, and written again and again with timestamps and ids
 //! moved on each time, so the test itself holds one copy of them while the
 //! writer sees a 10 M-record run. The peak is this process's `VmHWM`
-//! (`/proc/self/status`): this file has one test, so its process holds
-//! nothing else. The bound is the figure `docs/PARQUET.md` gives.
+//! (`/proc/self/status`) of a process that runs this test alone: the test
+//! starts the test binary again with only itself selected (and
+//! [`CHILD`] set), so the other tests of the binary never share its peak.
+//! The bound is the figure `docs/PARQUET.md` gives.
 
 use std::path::Path;
 
@@ -62,8 +64,40 @@ fn rows_in(path: &Path) -> u64 {
     reader.metadata().file_metadata().num_rows() as u64
 }
 
+/// Set in the child process that measures.
+const CHILD: &str = "ROCWASM_PARQUET_MEMORY_CHILD";
+
 #[test]
 fn ten_million_records_keep_the_peak_resident_set_bounded() {
+    if std::env::var_os(CHILD).is_some() {
+        return measure();
+    }
+    let out = std::process::Command::new(std::env::current_exe().unwrap())
+        .args([
+            "parquet_memory::ten_million_records_keep_the_peak_resident_set_bounded",
+            "--exact",
+            "--nocapture",
+            "--test-threads=1",
+        ])
+        .env(CHILD, "1")
+        .output()
+        .expect("cannot start the test binary again");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    println!("{stdout}");
+    assert!(
+        out.status.success(),
+        "the measuring process failed ({}):\n{stdout}\n{stderr}",
+        out.status
+    );
+    assert!(
+        stdout.contains("1 passed"),
+        "the measuring process ran no test:\n{stdout}"
+    );
+}
+
+/// The measurement, in the child process.
+fn measure() {
     let names = OperationNames::new();
     let run = sample_run(7, 15_000, 16_384, &names);
     let per_pass: u64 = run.batches.iter().map(|b| b.len() as u64).sum();

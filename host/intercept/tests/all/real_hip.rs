@@ -4,14 +4,14 @@
 //! life cycle (exit from a worker, SIGTERM, fork, many threads) leaves
 //! complete outputs.
 
-mod common;
+
 
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
 use std::process::Command;
 
-use common::*;
+use crate::common::*;
 
 const HIP_API: &[&str] = &["HIP_RUNTIME_API", "HIP_COMPILER_API"];
 

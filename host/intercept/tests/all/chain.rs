@@ -13,13 +13,13 @@
 //! Plugins come from `target/plugins` (`cargo xtask build-plugins`); when
 //! they are missing the tests fail with that command.
 
-mod common;
+
 
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 
-use common::*;
+use crate::common::*;
 
 macro_rules! require_real_hip {
     () => {

@@ -3,7 +3,7 @@
 //! the tool library, and the tool library exports nothing else under those
 //! prefixes. (Regenerate with `cargo xtask gen-intercept` when this fails.)
 
-mod common;
+
 
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -28,11 +28,11 @@ fn defined(lib: &Path, prefixes: &[&str]) -> BTreeSet<String> {
 
 #[test]
 fn interposers_cover_every_hip_export() {
-    if !Path::new(common::REAL_HIP).is_file() {
+    if !Path::new(crate::common::REAL_HIP).is_file() {
         panic!("libamdhip64-5 is not installed: run `cargo xtask setup`");
     }
-    let real = defined(Path::new(common::REAL_HIP), &["hip", "__hip"]);
-    let ours = defined(&common::tool_lib(), &["hip", "__hip"]);
+    let real = defined(Path::new(crate::common::REAL_HIP), &["hip", "__hip"]);
+    let ours = defined(&crate::common::tool_lib(), &["hip", "__hip"]);
     assert_eq!(real.len(), 399, "Debian ROCm 5.2 exports 399");
     let missing: Vec<_> = real.difference(&ours).collect();
     let extra: Vec<_> = ours.difference(&real).collect();
@@ -45,7 +45,7 @@ fn interposers_cover_every_hip_export() {
 #[test]
 fn tool_exports_the_hsa_and_roctx_entry_points() {
     let ours = defined(
-        &common::tool_lib(),
+        &crate::common::tool_lib(),
         &["OnLoad", "OnUnload", "roctx", "rocprofiler_set_api_table"],
     );
     for name in [
@@ -62,5 +62,5 @@ fn tool_exports_the_hsa_and_roctx_entry_points() {
         assert!(ours.contains(name), "{name} exported");
     }
     // Never an HSA function: the HSA API is wrapped through the tables only.
-    assert!(defined(&common::tool_lib(), &["hsa_"]).is_empty());
+    assert!(defined(&crate::common::tool_lib(), &["hsa_"]).is_empty());
 }

@@ -4,12 +4,12 @@
 //! profiling signals, and the records agree with what the samples say they
 //! did and with the scenario's duration formulas (sim/README.md).
 
-mod common;
+
 
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 
-use common::*;
+use crate::common::*;
 
 const KINDS: &[&str] = &[
     "HIP_RUNTIME_API",

@@ -2,9 +2,9 @@
 //! unmodified on the simulated ones (LD_LIBRARY_PATH), see the simulated
 //! devices, and pass their own result checks.
 
-mod support;
 
-use support::*;
+
+use crate::support::*;
 
 #[test]
 fn samples_are_linked_against_the_real_libraries() {

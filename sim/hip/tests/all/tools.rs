@@ -3,9 +3,9 @@
 //! rewrites slots and sees HIP's calls, intercepts every dispatch packet,
 //! swaps completion signals, and reads deterministic dispatch times.
 
-mod support;
 
-use support::*;
+
+use crate::support::*;
 
 fn run_with_tool(name: &str, args: &[&str], scenario: &str) -> (String, String) {
     let dir = scratch(name);

@@ -1,0 +1,48 @@
+/* rocprofiler-sdk/version.h -- version of the rocprofiler-sdk interface these headers
+ * describe (AMD generates this file at build time; ours is fixed at 1.0.0).
+ *
+ * The build-description strings (git revision, compiler, system) describe rocwasm's
+ * build of the headers, not AMD's.
+ */
+#pragma once
+
+#include <rocprofiler-sdk/defines.h>
+
+#define ROCPROFILER_IS_ROCPROFILER_SDK 1
+
+#define ROCPROFILER_SDK_VERSION_MAJOR   1
+#define ROCPROFILER_SDK_VERSION_MINOR   0
+#define ROCPROFILER_SDK_VERSION_PATCH   0
+#define ROCPROFILER_SDK_SOVERSION       1
+#define ROCPROFILER_SDK_VERSION_STRING  "1.0.0"
+#define ROCPROFILER_SDK_GIT_DESCRIBE    "rocwasm"
+#define ROCPROFILER_SDK_GIT_REVISION    ""
+#define ROCPROFILER_SDK_LIBRARY_ARCH     ""
+#define ROCPROFILER_SDK_SYSTEM_NAME      "Linux"
+#define ROCPROFILER_SDK_SYSTEM_PROCESSOR ""
+#define ROCPROFILER_SDK_SYSTEM_VERSION   ""
+#define ROCPROFILER_SDK_COMPILER_ID      ""
+#define ROCPROFILER_SDK_COMPILER_VERSION ""
+
+#define ROCPROFILER_SDK_VERSION                                                                    \
+    ROCPROFILER_SDK_COMPUTE_VERSION(                                                               \
+        ROCPROFILER_VERSION_MAJOR, ROCPROFILER_VERSION_MINOR, ROCPROFILER_VERSION_PATCH)
+
+/* Older spellings without the _SDK infix; same values. */
+#define ROCPROFILER_VERSION_MAJOR   ROCPROFILER_SDK_VERSION_MAJOR
+#define ROCPROFILER_VERSION_MINOR   ROCPROFILER_SDK_VERSION_MINOR
+#define ROCPROFILER_VERSION_PATCH   ROCPROFILER_SDK_VERSION_PATCH
+#define ROCPROFILER_SOVERSION       ROCPROFILER_SDK_SOVERSION
+#define ROCPROFILER_VERSION_STRING  ROCPROFILER_SDK_VERSION_STRING
+#define ROCPROFILER_GIT_DESCRIBE    ROCPROFILER_SDK_GIT_DESCRIBE
+#define ROCPROFILER_GIT_REVISION    ROCPROFILER_SDK_GIT_REVISION
+#define ROCPROFILER_LIBRARY_ARCH     ROCPROFILER_SDK_LIBRARY_ARCH
+#define ROCPROFILER_SYSTEM_NAME      ROCPROFILER_SDK_SYSTEM_NAME
+#define ROCPROFILER_SYSTEM_PROCESSOR ROCPROFILER_SDK_SYSTEM_PROCESSOR
+#define ROCPROFILER_SYSTEM_VERSION   ROCPROFILER_SDK_SYSTEM_VERSION
+#define ROCPROFILER_COMPILER_ID      ROCPROFILER_SDK_COMPILER_ID
+#define ROCPROFILER_COMPILER_VERSION ROCPROFILER_SDK_COMPILER_VERSION
+
+#define ROCPROFILER_VERSION                                                                        \
+    ROCPROFILER_SDK_COMPUTE_VERSION(                                                               \
+        ROCPROFILER_VERSION_MAJOR, ROCPROFILER_VERSION_MINOR, ROCPROFILER_VERSION_PATCH)

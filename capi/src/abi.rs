@@ -1,0 +1,370 @@
+//! The C side's types, as `#[repr(C)]` mirrors of `include/rocprofiler-sdk/`
+//! (field for field, same order and widths), and every enum of the headers
+//! as constants ([`enums`], generated from the headers by `build.rs`).
+//!
+//! The mirrors are checked against the recorded ABI table
+//! (`abi/amd-rocprofiler-sdk-1.0.tsv`, AMD's measured sizes and offsets) by
+//! this crate's tests, so the headers and these structs cannot drift apart.
+
+use std::ffi::{c_char, c_int, c_void};
+
+/// Every enum of the headers: `enums::<name without _t>::<ENUMERATOR>` and
+/// `enums::<name>::ALL`.
+pub mod enums {
+    include!(concat!(env!("OUT_DIR"), "/enums.rs"));
+}
+
+/// `rocprofiler_context_id_t`, `rocprofiler_buffer_id_t`,
+/// `rocprofiler_agent_id_t`, `rocprofiler_queue_id_t`,
+/// `rocprofiler_callback_thread_t`: a 64-bit handle in a struct.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct Handle {
+    /// The handle; 0 is never a valid context, buffer or thread.
+    pub handle: u64,
+}
+
+/// `rocprofiler_user_data_t`: a tool's 64 bits, a number or a pointer.
+#[repr(C)]
+#[derive(Clone, Copy)]
+pub union UserData {
+    /// As a number.
+    pub value: u64,
+    /// As a pointer.
+    pub ptr: *mut c_void,
+}
+
+impl std::fmt::Debug for UserData {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        // SAFETY: both fields are 64 bits of plain data; reading the number is always valid.
+        write!(f, "UserData({:#x})", unsafe { self.value })
+    }
+}
+
+/// `rocprofiler_correlation_id_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CorrelationId {
+    /// The internal id, unique in the run.
+    pub internal: u64,
+    /// The tool's external id for this context.
+    pub external: UserData,
+    /// The internal id of the enclosing call on the same thread (0 at top level).
+    pub ancestor: u64,
+}
+
+/// `rocprofiler_async_correlation_id_t` (the correlation of async records).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct AsyncCorrelationId {
+    /// The internal id of the launching call.
+    pub internal: u64,
+    /// The tool's external id for this context.
+    pub external: UserData,
+}
+
+/// `rocprofiler_dim3_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Dim3 {
+    /// x.
+    pub x: u32,
+    /// y.
+    pub y: u32,
+    /// z.
+    pub z: u32,
+}
+
+/// `rocprofiler_record_header_t`: what a buffer callback's array points to.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct RecordHeader {
+    /// `category | kind << 32` (the C union of `{category, kind}` and `hash`).
+    pub hash: u64,
+    /// The record.
+    pub payload: *mut c_void,
+}
+
+impl RecordHeader {
+    /// A header for a record of `category` and `kind` at `payload`.
+    pub fn new(category: u32, kind: u32, payload: *mut c_void) -> Self {
+        RecordHeader {
+            hash: u64::from(category) | (u64::from(kind) << 32),
+            payload,
+        }
+    }
+}
+
+/// `rocprofiler_callback_tracing_record_t` (passed by value to callbacks).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CallbackTracingRecord {
+    /// The context whose service this record is for.
+    pub context_id: Handle,
+    /// The thread the event belongs to.
+    pub thread_id: u64,
+    /// The record's correlation ids.
+    pub correlation_id: CorrelationId,
+    /// `rocprofiler_callback_tracing_kind_t`.
+    pub kind: c_int,
+    /// The operation within the kind.
+    pub operation: i32,
+    /// `rocprofiler_callback_phase_t`.
+    pub phase: c_int,
+    /// Kind-specific data.
+    pub payload: *mut c_void,
+}
+
+/// `rocprofiler_kernel_dispatch_info_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct KernelDispatchInfo {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// The GPU.
+    pub agent_id: Handle,
+    /// The HSA queue.
+    pub queue_id: Handle,
+    /// The kernel symbol.
+    pub kernel_id: u64,
+    /// The dispatch number.
+    pub dispatch_id: u64,
+    /// Private (scratch) bytes per work-item.
+    pub private_segment_size: u32,
+    /// Group (LDS) bytes per work-group.
+    pub group_segment_size: u32,
+    /// Work-group size.
+    pub workgroup_size: Dim3,
+    /// Grid size in work-items.
+    pub grid_size: Dim3,
+    /// Reserved.
+    pub reserved_padding: [u8; 56],
+}
+
+/// `rocprofiler_client_id_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ClientId {
+    /// `sizeof` this struct.
+    pub size: usize,
+    /// The tool's name, set by the tool in `configure` if it likes.
+    pub name: *const c_char,
+    /// The library's handle for the tool.
+    pub handle: u32,
+}
+
+/// `rocprofiler_client_finalize_t`.
+pub type ClientFinalize = extern "C" fn(ClientId);
+
+/// `rocprofiler_tool_initialize_t`.
+pub type ToolInitialize = unsafe extern "C" fn(ClientFinalize, *mut c_void) -> c_int;
+
+/// `rocprofiler_tool_finalize_t`.
+pub type ToolFinalize = unsafe extern "C" fn(*mut c_void);
+
+/// `rocprofiler_tool_configure_result_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ToolConfigureResult {
+    /// `sizeof` the struct as the tool compiled it.
+    pub size: usize,
+    /// Called once after every tool was configured.
+    pub initialize: Option<ToolInitialize>,
+    /// Called once at the end.
+    pub finalize: Option<ToolFinalize>,
+    /// Passed to both.
+    pub tool_data: *mut c_void,
+}
+
+/// `rocprofiler_configure_func_t` (the tool's exported `rocprofiler_configure`).
+pub type ConfigureFn =
+    unsafe extern "C" fn(u32, *const c_char, u32, *mut ClientId) -> *mut ToolConfigureResult;
+
+/// `sizeof` a C type as AMD's headers lay it out (the ABI table).
+pub fn c_sizeof(name: &str) -> Option<usize> {
+    layout("sizeof", name)
+}
+
+/// `offsetof` a field (`type.field`) as AMD's headers lay it out.
+pub fn c_offsetof(path: &str) -> Option<usize> {
+    layout("offsetof", path)
+}
+
+fn layout(what: &str, name: &str) -> Option<usize> {
+    enums::LAYOUT
+        .iter()
+        .find(|(k, n, _)| *k == what && *n == name)
+        .map(|(_, _, v)| *v as usize)
+}
+
+/// `hsa_agent_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy, Default)]
+pub struct HsaAgent {
+    /// The runtime's handle.
+    pub handle: u64,
+}
+
+/// `rocprofiler_callback_tracing_code_object_load_data_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CodeObjectLoadData {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// The code object's id.
+    pub code_object_id: u64,
+    /// The agent it was loaded onto.
+    pub agent_id: Handle,
+    /// The same agent as HSA's handle.
+    pub hsa_agent: HsaAgent,
+    /// Where it came from (`file://…`, `memory://…`).
+    pub uri: *const c_char,
+    /// Base address of the loaded segments.
+    pub load_base: u64,
+    /// Their size.
+    pub load_size: u64,
+    /// Load address minus the ELF's virtual address.
+    pub load_delta: i64,
+    /// `rocprofiler_code_object_storage_type_t`.
+    pub storage_type: c_int,
+    /// File descriptor, or the first half of the memory location.
+    pub storage_a: u64,
+    /// The memory location's size.
+    pub storage_b: u64,
+}
+
+/// `rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct KernelSymbolRegisterData {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// The kernel's id (what dispatch records name).
+    pub kernel_id: u64,
+    /// Its code object.
+    pub code_object_id: u64,
+    /// Its (mangled) name.
+    pub kernel_name: *const c_char,
+    /// The kernel object a dispatch packet names.
+    pub kernel_object: u64,
+    /// Kernel-argument bytes.
+    pub kernarg_segment_size: u32,
+    /// Their alignment.
+    pub kernarg_segment_alignment: u32,
+    /// Static LDS bytes per work-group.
+    pub group_segment_size: u32,
+    /// Static scratch bytes per work-item.
+    pub private_segment_size: u32,
+    /// Scalar registers.
+    pub sgpr_count: u32,
+    /// Vector registers.
+    pub arch_vgpr_count: u32,
+    /// Accumulation registers.
+    pub accum_vgpr_count: u32,
+    /// Entry offset from the kernel descriptor.
+    pub kernel_code_entry_byte_offset: i64,
+    /// The kernel's code address.
+    pub kernel_address: u64,
+}
+
+#[cfg(test)]
+mod tests {
+    //! Every mirror against AMD's measured layout: size, and each field's
+    //! offset under its C name.
+    use super::*;
+    use crate::records::*;
+    use std::mem::{offset_of, size_of};
+
+    macro_rules! same_layout {
+        ($ty:ty, $c:literal, [$($field:ident $(as $cname:literal)?),* $(,)?]) => {{
+            assert_eq!(c_sizeof($c), Some(size_of::<$ty>()), "sizeof {}", $c);
+            $(
+                let cname = same_layout!(@name $field $($cname)?);
+                assert_eq!(
+                    c_offsetof(&format!("{}.{}", $c, cname)),
+                    Some(offset_of!($ty, $field)),
+                    "offsetof {}.{}", $c, cname
+                );
+            )*
+        }};
+        (@name $field:ident) => { stringify!($field) };
+        (@name $field:ident $cname:literal) => { $cname };
+    }
+
+    #[test]
+    fn mirrors_have_amds_layouts() {
+        same_layout!(CallbackTracingRecord, "rocprofiler_callback_tracing_record_t",
+            [context_id, thread_id, correlation_id, kind, operation, phase, payload]);
+        same_layout!(RecordHeader, "rocprofiler_record_header_t", [hash, payload]);
+        same_layout!(CorrelationId, "rocprofiler_correlation_id_t", [internal, external, ancestor]);
+        same_layout!(AsyncCorrelationId, "rocprofiler_async_correlation_id_t", [internal, external]);
+        same_layout!(KernelDispatchInfo, "rocprofiler_kernel_dispatch_info_t",
+            [size, agent_id, queue_id, kernel_id, dispatch_id, private_segment_size,
+             group_segment_size, workgroup_size, grid_size]);
+        same_layout!(ClientId, "rocprofiler_client_id_t", [size, name, handle]);
+        same_layout!(ToolConfigureResult, "rocprofiler_tool_configure_result_t",
+            [size, initialize, finalize, tool_data]);
+        same_layout!(ApiRecord, "rocprofiler_buffer_tracing_hip_api_record_t",
+            [size, kind, operation, correlation_id, start_timestamp, end_timestamp, thread_id]);
+        same_layout!(ApiRecord, "rocprofiler_buffer_tracing_hsa_api_record_t",
+            [size, kind, operation, correlation_id, start_timestamp, end_timestamp, thread_id]);
+        same_layout!(ApiRecord, "rocprofiler_buffer_tracing_marker_api_record_t",
+            [size, kind, operation, correlation_id, start_timestamp, end_timestamp, thread_id]);
+        same_layout!(KernelDispatchRecord, "rocprofiler_buffer_tracing_kernel_dispatch_record_t",
+            [size, kind, operation, correlation_id, thread_id, start_timestamp, end_timestamp,
+             dispatch_info]);
+        same_layout!(MemoryCopyRecord, "rocprofiler_buffer_tracing_memory_copy_record_t",
+            [size, kind, operation, correlation_id, thread_id, start_timestamp, end_timestamp,
+             dst_agent_id, src_agent_id, bytes, dst_address, src_address]);
+        same_layout!(MemoryAllocationRecord, "rocprofiler_buffer_tracing_memory_allocation_record_t",
+            [size, kind, operation, correlation_id, thread_id, start_timestamp, end_timestamp,
+             agent_id, address, allocation_size]);
+        same_layout!(ScratchMemoryRecord, "rocprofiler_buffer_tracing_scratch_memory_record_t",
+            [size, kind, operation, correlation_id, agent_id, queue_id, thread_id,
+             start_timestamp, end_timestamp, flags]);
+        same_layout!(RetirementRecord, "rocprofiler_buffer_tracing_correlation_id_retirement_record_t",
+            [size, kind, timestamp, internal_correlation_id]);
+        same_layout!(RuntimeInitializationRecord, "rocprofiler_buffer_tracing_runtime_initialization_record_t",
+            [size, kind, operation, correlation_id, thread_id, timestamp, version, instance]);
+        same_layout!(CodeObjectLoadData, "rocprofiler_callback_tracing_code_object_load_data_t",
+            [size, code_object_id, agent_id, hsa_agent, uri, load_base, load_size, load_delta,
+             storage_type, storage_a as "storage_file", storage_b as "memory_size"]);
+        same_layout!(KernelSymbolRegisterData,
+            "rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t",
+            [size, kernel_id, code_object_id, kernel_name, kernel_object, kernarg_segment_size,
+             kernarg_segment_alignment, group_segment_size, private_segment_size, sgpr_count,
+             arch_vgpr_count, accum_vgpr_count, kernel_code_entry_byte_offset, kernel_address]);
+        same_layout!(crate::utility::VersionTriplet, "rocprofiler_version_triplet_t", [major, minor, patch]);
+    }
+
+    #[test]
+    fn the_engines_kinds_have_the_headers_numbers() {
+        for k in rocwasm_core::BufferTracingKind::ALL {
+            let name = format!("ROCPROFILER_BUFFER_TRACING_{}", k.name());
+            assert_eq!(
+                enums::rocprofiler_buffer_tracing_kind::ALL.iter().find(|(n, _)| *n == name).map(|(_, v)| *v),
+                Some(i64::from(k.raw())),
+                "{name}"
+            );
+        }
+        for k in rocwasm_core::CallbackTracingKind::ALL {
+            let name = format!("ROCPROFILER_CALLBACK_TRACING_{}", k.name());
+            assert_eq!(
+                enums::rocprofiler_callback_tracing_kind::ALL.iter().find(|(n, _)| *n == name).map(|(_, v)| *v),
+                Some(i64::from(k.raw())),
+                "{name}"
+            );
+        }
+        for k in rocwasm_core::ExternalCorrelationKind::ALL {
+            let name = format!("ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_{}", k.name());
+            assert_eq!(
+                enums::rocprofiler_external_correlation_id_request_kind::ALL
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| *v),
+                Some(i64::from(k.raw())),
+                "{name}"
+            );
+        }
+    }
+}

@@ -1,0 +1,280 @@
+//! `buffer.h`, `buffer_tracing.h` (the service) and the callback threads of
+//! `internal_threading.h`: buffers and threads are the engine's; what this
+//! module adds is the delivery into a C callback ([`CBufferSink`]).
+
+use std::ffi::c_void;
+use std::sync::atomic::Ordering;
+use std::sync::Arc;
+
+use rocwasm_core::{
+    Batch, BufferId, BufferPolicy, BufferSink, BufferTracingKind, CallbackThreadId, ContextId,
+    DeliveryInfo, Status,
+};
+
+use crate::abi::{enums, Handle, RecordHeader};
+use crate::guard::{guard, quietly};
+use crate::operations;
+use crate::records::Delivery;
+use crate::state::{self, engine, Owned};
+use crate::status::Code;
+
+/// `rocprofiler_buffer_tracing_cb_t`.
+pub type BufferCallback = unsafe extern "C" fn(
+    context: Handle,
+    buffer: Handle,
+    headers: *mut *mut RecordHeader,
+    num_headers: usize,
+    data: *mut c_void,
+    drop_count: u64,
+);
+
+/// A buffer's deliveries into a tool's callback.
+struct CBufferSink {
+    callback: BufferCallback,
+    data: usize,
+    owner: Option<Arc<Owned>>,
+}
+
+impl BufferSink for CBufferSink {
+    fn deliver(&self, info: DeliveryInfo, batch: Batch) {
+        if let Some(owner) = &self.owner {
+            if owner.finalized.load(Ordering::Acquire) {
+                owner
+                    .undelivered
+                    .fetch_add(batch.len() as u64, Ordering::Relaxed);
+                return;
+            }
+        }
+        if batch.is_empty() && info.drop_count == 0 {
+            return;
+        }
+        quietly("a native tool's buffer delivery", || {
+            let mut delivery = Delivery::new(&batch);
+            let (headers, n) = delivery.headers();
+            // SAFETY: the tool's callback with the documented arguments; the
+            // headers and records live in `delivery` until it returns.
+            unsafe {
+                (self.callback)(
+                    Handle { handle: info.context.0 },
+                    Handle { handle: info.buffer.0 },
+                    headers,
+                    n,
+                    self.data as *mut c_void,
+                    info.drop_count,
+                )
+            };
+        });
+    }
+}
+
+fn policy(raw: i32) -> Result<BufferPolicy, Status> {
+    use enums::rocprofiler_buffer_policy as p;
+    match i64::from(raw) {
+        p::ROCPROFILER_BUFFER_POLICY_DISCARD => Ok(BufferPolicy::Discard),
+        p::ROCPROFILER_BUFFER_POLICY_LOSSLESS => Ok(BufferPolicy::Lossless),
+        _ => Err(Status::InvalidArgument),
+    }
+}
+
+/// `rocprofiler_create_buffer`.
+///
+/// # Safety
+/// `buffer_id` must be NULL or point to a writable `rocprofiler_buffer_id_t`;
+/// `callback` must be a function of the documented type.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_create_buffer(
+    context: Handle,
+    size: usize,
+    watermark: usize,
+    policy_raw: i32,
+    callback: Option<BufferCallback>,
+    callback_data: *mut c_void,
+    buffer_id: *mut Handle,
+) -> Code {
+    guard("rocprofiler_create_buffer", || {
+        let (Some(callback), false) = (callback, buffer_id.is_null()) else {
+            return Err(Status::InvalidArgument);
+        };
+        if watermark > size {
+            return Err(Status::InvalidArgument);
+        }
+        let policy = policy(policy_raw)?;
+        let engine = engine()?;
+        let owner = state::current_tool();
+        let sink = Arc::new(CBufferSink {
+            callback,
+            data: callback_data as usize,
+            owner: owner.clone(),
+        });
+        let id = engine.create_buffer(
+            ContextId(context.handle),
+            size as u64,
+            watermark as u64,
+            policy,
+            sink,
+        )?;
+        state::owns_buffer(id);
+        // SAFETY: checked non-null; the caller passes a writable handle.
+        unsafe { (*buffer_id).handle = id.0 };
+        Ok(())
+    })
+}
+
+/// `rocprofiler_flush_buffer`: returns once every record produced before
+/// the call has been delivered.
+#[no_mangle]
+pub extern "C" fn rocprofiler_flush_buffer(buffer_id: Handle) -> Code {
+    guard("rocprofiler_flush_buffer", || {
+        engine()?.flush_buffer(BufferId(buffer_id.handle))
+    })
+}
+
+/// `rocprofiler_destroy_buffer`: delivers what the buffer holds and removes it.
+#[no_mangle]
+pub extern "C" fn rocprofiler_destroy_buffer(buffer_id: Handle) -> Code {
+    guard("rocprofiler_destroy_buffer", || {
+        engine()?.destroy_buffer(BufferId(buffer_id.handle))
+    })
+}
+
+/// `rocprofiler_configure_buffer_tracing_service`: records of `kind`
+/// (the given SDK operations, or all) go to `buffer_id`.
+///
+/// # Safety
+/// `operations` must point to `operations_count` values (or be NULL with 0).
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_configure_buffer_tracing_service(
+    context_id: Handle,
+    kind: i32,
+    operations_ptr: *const i32,
+    operations_count: usize,
+    buffer_id: Handle,
+) -> Code {
+    guard("rocprofiler_configure_buffer_tracing_service", || {
+        let kind = u32::try_from(kind)
+            .ok()
+            .and_then(BufferTracingKind::from_raw)
+            .ok_or(Status::KindNotFound)?;
+        // SAFETY: the caller passes `operations_count` readable values.
+        let sdk_ops = unsafe { slice(operations_ptr, operations_count) };
+        let ops = engine_operations(operations::buffer(kind), sdk_ops)?;
+        if !sdk_ops.is_empty() && ops.is_empty() {
+            // Only operations this process's runtime does not have: the
+            // service would never record anything, so it is not set up
+            // (the engine's filters cannot say "none").
+            return Ok(());
+        }
+        engine()?.configure_buffer_tracing(
+            ContextId(context_id.handle),
+            kind,
+            &ops,
+            BufferId(buffer_id.handle),
+        )
+    })
+}
+
+/// The engine's operations for the SDK operations a tool named: unknown
+/// numbers are OPERATION_NOT_FOUND; SDK operations the engine's runtime
+/// does not have are left out.
+pub(crate) fn engine_operations(
+    map: &operations::OperationMap,
+    sdk_ops: &[i32],
+) -> Result<Vec<u32>, Status> {
+    let mut ops = Vec::with_capacity(sdk_ops.len());
+    for &op in sdk_ops {
+        if !map.is_sdk_operation(op) && map.from_sdk(op).is_none() {
+            return Err(Status::OperationNotFound);
+        }
+        if let Some(ours) = map.from_sdk(op) {
+            ops.push(ours);
+        }
+    }
+    Ok(ops)
+}
+
+/// A C array as a slice (empty for NULL or 0).
+///
+/// # Safety
+/// Non-null `ptr` must point to `len` initialised values.
+pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize) -> &'a [T] {
+    if ptr.is_null() || len == 0 {
+        &[]
+    } else {
+        // SAFETY: guaranteed by the caller.
+        unsafe { std::slice::from_raw_parts(ptr, len) }
+    }
+}
+
+/// `rocprofiler_internal_thread_library_cb_t`.
+pub type ThreadHook = unsafe extern "C" fn(library: i32, data: *mut c_void);
+
+/// `(precreate, postcreate, libraries mask, data)` registered by tools.
+static THREAD_HOOKS: std::sync::Mutex<Vec<(Option<ThreadHook>, Option<ThreadHook>, i32, usize)>> =
+    std::sync::Mutex::new(Vec::new());
+
+/// `rocprofiler_at_internal_thread_create`: `precreate` and `postcreate` run
+/// around every thread the library creates for tools' callbacks
+/// (`rocprofiler_create_callback_thread`, reported as
+/// `ROCPROFILER_LIBRARY`) when `libs` includes it. The engine's default
+/// callback thread, shared with the Wasm chain, exists before tools are
+/// initialized and is not reported.
+#[no_mangle]
+pub extern "C" fn rocprofiler_at_internal_thread_create(
+    precreate: Option<ThreadHook>,
+    postcreate: Option<ThreadHook>,
+    libs: i32,
+    data: *mut c_void,
+) -> Code {
+    guard("rocprofiler_at_internal_thread_create", || {
+        THREAD_HOOKS
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push((precreate, postcreate, libs, data as usize));
+        Ok(())
+    })
+}
+
+fn run_thread_hooks(post: bool) {
+    let library = enums::rocprofiler_runtime_library::ROCPROFILER_LIBRARY as i32;
+    let hooks = THREAD_HOOKS.lock().map(|h| h.clone()).unwrap_or_default();
+    for (pre, postc, libs, data) in hooks {
+        if libs & library == 0 {
+            continue;
+        }
+        if let Some(f) = if post { postc } else { pre } {
+            // SAFETY: the tool's hook with the documented arguments.
+            quietly("a native tool's thread hook", || unsafe { f(library, data as *mut c_void) });
+        }
+    }
+}
+
+/// `rocprofiler_create_callback_thread`.
+///
+/// # Safety
+/// `cb_thread_id` must be NULL or point to a writable handle.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_create_callback_thread(cb_thread_id: *mut Handle) -> Code {
+    guard("rocprofiler_create_callback_thread", || {
+        if cb_thread_id.is_null() {
+            return Err(Status::InvalidArgument);
+        }
+        run_thread_hooks(false);
+        let id = engine()?.create_callback_thread();
+        run_thread_hooks(true);
+        let id = id?;
+        // SAFETY: checked non-null; the caller passes a writable handle.
+        unsafe { (*cb_thread_id).handle = id.0 };
+        Ok(())
+    })
+}
+
+/// `rocprofiler_assign_callback_thread`.
+#[no_mangle]
+pub extern "C" fn rocprofiler_assign_callback_thread(buffer_id: Handle, cb_thread_id: Handle) -> Code {
+    guard("rocprofiler_assign_callback_thread", || {
+        engine()?.assign_callback_thread(
+            BufferId(buffer_id.handle),
+            CallbackThreadId(cb_thread_id.handle),
+        )
+    })
+}

@@ -1,0 +1,289 @@
+//! `callback_tracing.h`: synchronous callbacks at ENTER and EXIT of API
+//! calls and for code-object events, with the tool's
+//! `rocprofiler_user_data_t` kept between the phases (the engine's per-call
+//! slot), and iteration over a call's arguments.
+//!
+//! Payloads: code objects and kernel symbols are the SDK's structs, filled
+//! completely. API calls get the SDK's `…_api_data_t` with its `size` and
+//! the return value (EXIT, when the runtime returned a number); the
+//! per-function argument union is left zeroed — the arguments reach tools
+//! through `rocprofiler_iterate_callback_tracing_kind_operation_args`,
+//! with their names, C types and values as text (`docs/NATIVE_TOOLS.md`).
+
+use std::cell::Cell;
+use std::ffi::{c_char, c_int, c_void, CString};
+use std::sync::Arc;
+
+use rocwasm_core::{
+    Argument, CallbackPayload, CallbackRecord, CallbackSink, CallbackTracingKind, ContextId,
+    Status,
+};
+
+use crate::abi::{
+    c_offsetof, c_sizeof, CallbackTracingRecord, CodeObjectLoadData, Handle, HsaAgent,
+    KernelSymbolRegisterData, UserData,
+};
+use crate::buffer::{engine_operations, slice};
+use crate::guard::{guard, quietly};
+use crate::operations;
+use crate::records::correlation_of;
+use crate::state::engine;
+use crate::status::Code;
+
+/// `rocprofiler_callback_tracing_cb_t`.
+pub type TracingCallback =
+    unsafe extern "C" fn(record: CallbackTracingRecord, user_data: *mut UserData, data: *mut c_void);
+
+thread_local! {
+    /// The engine record a callback on this thread is being made for, so
+    /// argument iteration inside the callback can find its arguments.
+    static CURRENT: Cell<*const CallbackRecord> = const { Cell::new(std::ptr::null()) };
+}
+
+struct CCallbackSink {
+    callback: TracingCallback,
+    data: usize,
+}
+
+/// The C type name of an API kind's data struct, for its size and the
+/// offset of its return value.
+fn api_data_type(kind: CallbackTracingKind) -> Option<&'static str> {
+    use CallbackTracingKind as K;
+    Some(match kind {
+        K::HsaCoreApi | K::HsaAmdExtApi | K::HsaImageExtApi | K::HsaFinalizeExtApi => {
+            "rocprofiler_callback_tracing_hsa_api_data_t"
+        }
+        K::HipRuntimeApi | K::HipCompilerApi => "rocprofiler_callback_tracing_hip_api_data_t",
+        K::MarkerCoreApi | K::MarkerControlApi | K::MarkerNameApi => {
+            "rocprofiler_callback_tracing_marker_api_data_t"
+        }
+        _ => return None,
+    })
+}
+
+/// The bytes behind a record's payload pointer, kept alive for the callback
+/// (the strings are what the structs' `uri` / `kernel_name` point into).
+enum Payload {
+    None,
+    Bytes(Vec<u64>),
+    CodeObject(Box<CodeObjectLoadData>, #[allow(dead_code)] CString),
+    Symbol(Box<KernelSymbolRegisterData>, #[allow(dead_code)] CString),
+}
+
+impl Payload {
+    fn pointer(&mut self) -> *mut c_void {
+        match self {
+            Payload::None => std::ptr::null_mut(),
+            Payload::Bytes(b) => b.as_mut_ptr() as *mut c_void,
+            Payload::CodeObject(c, _) => &mut **c as *mut CodeObjectLoadData as *mut c_void,
+            Payload::Symbol(s, _) => &mut **s as *mut KernelSymbolRegisterData as *mut c_void,
+        }
+    }
+}
+
+fn payload_of(record: &CallbackRecord) -> Payload {
+    match &record.payload {
+        CallbackPayload::Api { retval, .. } => {
+            let Some(ty) = api_data_type(record.kind) else {
+                return Payload::None;
+            };
+            let Some(size) = c_sizeof(ty) else {
+                return Payload::None;
+            };
+            let mut words = vec![0u64; size.div_ceil(8)];
+            words[0] = size as u64;
+            let number = retval.as_deref().and_then(|v| {
+                v.parse::<i64>()
+                    .ok()
+                    .or_else(|| v.strip_prefix("0x").and_then(|h| i64::from_str_radix(h, 16).ok()))
+            });
+            if let (Some(n), Some(off)) = (number, c_offsetof(&format!("{ty}.retval"))) {
+                if off % 8 == 0 && off / 8 < words.len() {
+                    words[off / 8] = n as u64;
+                }
+            }
+            Payload::Bytes(words)
+        }
+        CallbackPayload::CodeObjectLoad(co) => {
+            let uri = CString::new(co.uri.clone()).unwrap_or_default();
+            let (storage_type, a, b) = match co.storage {
+                rocwasm_core::CodeObjectStorage::None => (0, 0, 0),
+                rocwasm_core::CodeObjectStorage::File { fd } => (1, fd as u32 as u64, 0),
+                rocwasm_core::CodeObjectStorage::Memory { base, size } => (2, base, size),
+            };
+            let data = Box::new(CodeObjectLoadData {
+                size: std::mem::size_of::<CodeObjectLoadData>() as u64,
+                code_object_id: co.id,
+                agent_id: Handle { handle: co.agent_id },
+                // The engine keeps agents by rocprofiler id; the HSA handle
+                // is not recorded (0, documented in docs/NATIVE_TOOLS.md).
+                hsa_agent: HsaAgent { handle: 0 },
+                uri: uri.as_ptr(),
+                load_base: co.load_base,
+                load_size: co.load_size,
+                load_delta: co.load_delta,
+                storage_type,
+                storage_a: a,
+                storage_b: b,
+            });
+            Payload::CodeObject(data, uri)
+        }
+        CallbackPayload::KernelSymbolRegister(k) => {
+            let name = CString::new(k.name.clone()).unwrap_or_default();
+            let data = Box::new(KernelSymbolRegisterData {
+                size: std::mem::size_of::<KernelSymbolRegisterData>() as u64,
+                kernel_id: k.id,
+                code_object_id: k.code_object_id,
+                kernel_name: name.as_ptr(),
+                kernel_object: k.kernel_object,
+                kernarg_segment_size: k.kernarg_segment_size,
+                kernarg_segment_alignment: k.kernarg_segment_alignment,
+                group_segment_size: k.group_segment_size,
+                private_segment_size: k.private_segment_size,
+                sgpr_count: k.sgpr_count,
+                arch_vgpr_count: k.arch_vgpr_count,
+                accum_vgpr_count: k.accum_vgpr_count,
+                kernel_code_entry_byte_offset: k.kernel_code_entry_byte_offset,
+                kernel_address: k.kernel_address,
+            });
+            Payload::Symbol(data, name)
+        }
+        CallbackPayload::None => Payload::None,
+    }
+}
+
+impl CallbackSink for CCallbackSink {
+    fn on_callback(&self, record: &CallbackRecord, user_data: &mut u64) {
+        quietly("a native tool's tracing callback", || {
+            let mut payload = payload_of(record);
+            let c = CallbackTracingRecord {
+                context_id: Handle { handle: record.context.0 },
+                thread_id: record.thread_id,
+                correlation_id: correlation_of(&record.correlation),
+                kind: record.kind.raw() as c_int,
+                operation: operations::callback(record.kind).to_sdk(record.operation),
+                phase: record.phase.map_or(0, |p| p.raw() as c_int),
+                payload: payload.pointer(),
+            };
+            let before = CURRENT.with(|cur| cur.replace(record as *const CallbackRecord));
+            // SAFETY: the tool's callback with the documented arguments;
+            // `user_data` is this call's 64-bit slot (a `u64` has the
+            // union's size and alignment) and outlives the call, as does
+            // the payload.
+            unsafe {
+                (self.callback)(c, user_data as *mut u64 as *mut UserData, self.data as *mut c_void)
+            };
+            CURRENT.with(|cur| cur.set(before));
+        });
+    }
+}
+
+/// `rocprofiler_configure_callback_tracing_service`.
+///
+/// # Safety
+/// `operations_ptr` must point to `operations_count` values (or be NULL with 0).
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_configure_callback_tracing_service(
+    context_id: Handle,
+    kind: c_int,
+    operations_ptr: *const i32,
+    operations_count: usize,
+    callback: Option<TracingCallback>,
+    callback_args: *mut c_void,
+) -> Code {
+    guard("rocprofiler_configure_callback_tracing_service", || {
+        let callback = callback.ok_or(Status::InvalidArgument)?;
+        let kind = u32::try_from(kind)
+            .ok()
+            .and_then(CallbackTracingKind::from_raw)
+            .ok_or(Status::KindNotFound)?;
+        // SAFETY: the caller passes `operations_count` readable values.
+        let sdk_ops = unsafe { slice(operations_ptr, operations_count) };
+        let ops = engine_operations(operations::callback(kind), sdk_ops)?;
+        if !sdk_ops.is_empty() && ops.is_empty() {
+            // Only operations this runtime does not have: nothing to call back.
+            return Ok(());
+        }
+        let sink = Arc::new(CCallbackSink {
+            callback,
+            data: callback_args as usize,
+        });
+        engine()?.configure_callback_tracing(ContextId(context_id.handle), kind, &ops, sink)
+    })
+}
+
+/// `rocprofiler_callback_tracing_operation_args_cb_t`.
+pub type ArgCallback = unsafe extern "C" fn(
+    kind: c_int,
+    operation: u32,
+    arg_number: u32,
+    arg_value_addr: *const c_void,
+    arg_indirection_count: i32,
+    arg_type: *const c_char,
+    arg_name: *const c_char,
+    arg_value_str: *const c_char,
+    arg_dereference_count: i32,
+    data: *mut c_void,
+) -> c_int;
+
+/// `rocprofiler_iterate_callback_tracing_kind_operation_args`: the
+/// arguments of the call `record` describes, in declaration order, with
+/// their C type, name and value as text; until the callback returns
+/// non-zero. Valid inside the tracing callback that received `record`
+/// (the engine keeps no arguments after it). `arg_value_addr` is NULL:
+/// rocwasm records arguments as text, not as copies of their values.
+#[no_mangle]
+pub extern "C" fn rocprofiler_iterate_callback_tracing_kind_operation_args(
+    record: CallbackTracingRecord,
+    callback: Option<ArgCallback>,
+    _max_dereference_count: i32,
+    user_data: *mut c_void,
+) -> Code {
+    guard("rocprofiler_iterate_callback_tracing_kind_operation_args", || {
+        let callback = callback.ok_or(Status::InvalidArgument)?;
+        let current = CURRENT.with(Cell::get);
+        if current.is_null() {
+            return Err(Status::InvalidArgument);
+        }
+        // SAFETY: set by the sink for the duration of the tool's callback on
+        // this thread, which is where this function is being called from.
+        let current = unsafe { &*current };
+        if current.correlation.internal != record.correlation_id.internal
+            || current.kind.raw() as c_int != record.kind
+        {
+            return Err(Status::InvalidArgument);
+        }
+        let CallbackPayload::Api { args, .. } = &current.payload else {
+            return Ok(());
+        };
+        for (i, a) in args.iter().enumerate() {
+            if call_arg(callback, record, i as u32, a, user_data) != 0 {
+                break;
+            }
+        }
+        Ok(())
+    })
+}
+
+fn call_arg(callback: ArgCallback, record: CallbackTracingRecord, i: u32, a: &Argument, data: *mut c_void) -> c_int {
+    let ty = CString::new(a.type_name.as_str()).unwrap_or_default();
+    let name = CString::new(a.name.as_str()).unwrap_or_default();
+    let value = CString::new(a.value.as_str()).unwrap_or_default();
+    let indirection = a.type_name.matches('*').count() as i32;
+    // SAFETY: the tool's callback with the documented arguments; the
+    // strings live until it returns.
+    unsafe {
+        callback(
+            record.kind,
+            record.operation as u32,
+            i,
+            std::ptr::null(),
+            indirection,
+            ty.as_ptr(),
+            name.as_ptr(),
+            value.as_ptr(),
+            0,
+            data,
+        )
+    }
+}

@@ -1,0 +1,83 @@
+//! `context.h`: contexts are the engine's, one to one. A context a tool
+//! creates while it is being configured is that tool's (see
+//! [`crate::state`]).
+
+use std::ffi::c_int;
+
+use rocwasm_core::{ContextId, Status};
+
+use crate::abi::Handle;
+use crate::guard::guard;
+use crate::state::{self, engine};
+use crate::status::Code;
+
+/// `rocprofiler_create_context`.
+///
+/// # Safety
+/// `context_id` must be NULL or point to a writable `rocprofiler_context_id_t`.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_create_context(context_id: *mut Handle) -> Code {
+    guard("rocprofiler_create_context", || {
+        if context_id.is_null() {
+            return Err(Status::InvalidArgument);
+        }
+        let ctx = engine()?.create_context()?;
+        state::owns_context(ctx);
+        // SAFETY: checked non-null; the caller passes a writable handle.
+        unsafe { (*context_id).handle = ctx.0 };
+        Ok(())
+    })
+}
+
+/// `rocprofiler_start_context`.
+#[no_mangle]
+pub extern "C" fn rocprofiler_start_context(context_id: Handle) -> Code {
+    guard("rocprofiler_start_context", || {
+        engine()?.start_context(ContextId(context_id.handle))
+    })
+}
+
+/// `rocprofiler_stop_context`.
+#[no_mangle]
+pub extern "C" fn rocprofiler_stop_context(context_id: Handle) -> Code {
+    guard("rocprofiler_stop_context", || {
+        engine()?.stop_context(ContextId(context_id.handle))
+    })
+}
+
+/// `rocprofiler_context_is_active`: 1 when started, else 0.
+///
+/// # Safety
+/// `status` must be NULL or point to a writable `int`.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_context_is_active(context_id: Handle, status: *mut c_int) -> Code {
+    guard("rocprofiler_context_is_active", || {
+        if status.is_null() {
+            return Err(Status::InvalidArgument);
+        }
+        let active = engine()?.is_context_active(ContextId(context_id.handle))?;
+        // SAFETY: checked non-null; the caller passes a writable int.
+        unsafe { *status = c_int::from(active) };
+        Ok(())
+    })
+}
+
+/// `rocprofiler_context_is_valid`: 1 when the context exists and has a
+/// service configured (it could be started), else 0.
+///
+/// # Safety
+/// `status` must be NULL or point to a writable `int`.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_context_is_valid(context_id: Handle, status: *mut c_int) -> Code {
+    guard("rocprofiler_context_is_valid", || {
+        if status.is_null() {
+            return Err(Status::InvalidArgument);
+        }
+        let engine = engine()?;
+        let ctx = ContextId(context_id.handle);
+        let valid = engine.contexts().contains(&ctx) && engine.context_has_services(ctx);
+        // SAFETY: checked non-null; the caller passes a writable int.
+        unsafe { *status = c_int::from(valid) };
+        Ok(())
+    })
+}

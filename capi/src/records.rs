@@ -1,0 +1,421 @@
+//! Buffered records in the SDK's layouts: a columnar [`Batch`] becomes the
+//! `rocprofiler_buffer_tracing_*_record_t` structs and the array of
+//! `rocprofiler_record_header_t*` a buffer callback receives.
+//!
+//! A [`Delivery`] owns every struct of one callback; the pointers it hands
+//! out are valid until it is dropped, after the callback returns — as with
+//! the SDK, a tool must copy what it keeps. Records are ordered by the time
+//! they completed (`end`, or the timestamp of point events), which is the
+//! order the SDK's buffer stores them in: the batch's tables are merged
+//! back into one sequence.
+
+use std::ffi::c_void;
+
+use rocwasm_core::{Batch, BufferTracingKind};
+
+use crate::abi::{enums, AsyncCorrelationId, CorrelationId, Dim3, Handle, KernelDispatchInfo, RecordHeader, UserData};
+use crate::operations;
+
+const TRACING: u32 = enums::rocprofiler_buffer_category::ROCPROFILER_BUFFER_CATEGORY_TRACING as u32;
+
+/// `rocprofiler_buffer_tracing_{hip,hsa,marker}_api_record_t` (one layout).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ApiRecord {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// The buffer-tracing kind.
+    pub kind: i32,
+    /// The SDK's operation id.
+    pub operation: i32,
+    /// Correlation ids.
+    pub correlation_id: CorrelationId,
+    /// Call start, ns.
+    pub start_timestamp: u64,
+    /// Call end, ns.
+    pub end_timestamp: u64,
+    /// Calling thread.
+    pub thread_id: u64,
+}
+
+/// `rocprofiler_buffer_tracing_kernel_dispatch_record_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct KernelDispatchRecord {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// `KERNEL_DISPATCH`.
+    pub kind: i32,
+    /// `ROCPROFILER_KERNEL_DISPATCH_COMPLETE`.
+    pub operation: i32,
+    /// Correlation ids of the launching call (no ancestor: async).
+    pub correlation_id: AsyncCorrelationId,
+    /// The launching thread.
+    pub thread_id: u64,
+    /// Kernel start, ns.
+    pub start_timestamp: u64,
+    /// Kernel end, ns.
+    pub end_timestamp: u64,
+    /// What was dispatched where.
+    pub dispatch_info: KernelDispatchInfo,
+}
+
+/// `rocprofiler_buffer_tracing_memory_copy_record_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryCopyRecord {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// `MEMORY_COPY`.
+    pub kind: i32,
+    /// The direction.
+    pub operation: i32,
+    /// Correlation ids of the launching call (no ancestor: async).
+    pub correlation_id: AsyncCorrelationId,
+    /// The launching thread.
+    pub thread_id: u64,
+    /// Copy start, ns.
+    pub start_timestamp: u64,
+    /// Copy end, ns.
+    pub end_timestamp: u64,
+    /// Destination agent.
+    pub dst_agent_id: Handle,
+    /// Source agent.
+    pub src_agent_id: Handle,
+    /// Bytes copied.
+    pub bytes: u64,
+    /// Destination address.
+    pub dst_address: u64,
+    /// Source address.
+    pub src_address: u64,
+}
+
+/// `rocprofiler_buffer_tracing_memory_allocation_record_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryAllocationRecord {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// `MEMORY_ALLOCATION`.
+    pub kind: i32,
+    /// Allocate or free.
+    pub operation: i32,
+    /// Correlation ids of the calling API function.
+    pub correlation_id: CorrelationId,
+    /// The calling thread.
+    pub thread_id: u64,
+    /// Start, ns.
+    pub start_timestamp: u64,
+    /// End, ns.
+    pub end_timestamp: u64,
+    /// The agent whose memory it is.
+    pub agent_id: Handle,
+    /// The address.
+    pub address: u64,
+    /// Bytes.
+    pub allocation_size: u64,
+}
+
+/// `rocprofiler_buffer_tracing_scratch_memory_record_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct ScratchMemoryRecord {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// `SCRATCH_MEMORY`.
+    pub kind: i32,
+    /// Alloc, free or reclaim.
+    pub operation: i32,
+    /// Correlation ids.
+    pub correlation_id: CorrelationId,
+    /// The agent.
+    pub agent_id: Handle,
+    /// The queue.
+    pub queue_id: Handle,
+    /// The thread.
+    pub thread_id: u64,
+    /// Start, ns.
+    pub start_timestamp: u64,
+    /// End, ns.
+    pub end_timestamp: u64,
+    /// `rocprofiler_scratch_alloc_flag_t`.
+    pub flags: i32,
+}
+
+/// `rocprofiler_buffer_tracing_correlation_id_retirement_record_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct RetirementRecord {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// `CORRELATION_ID_RETIREMENT`.
+    pub kind: i32,
+    /// When the id retired, ns.
+    pub timestamp: u64,
+    /// The retired internal id.
+    pub internal_correlation_id: u64,
+}
+
+/// `rocprofiler_buffer_tracing_runtime_initialization_record_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct RuntimeInitializationRecord {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// `RUNTIME_INITIALIZATION`.
+    pub kind: i32,
+    /// Which runtime.
+    pub operation: i32,
+    /// Always zero.
+    pub correlation_id: CorrelationId,
+    /// The loading thread.
+    pub thread_id: u64,
+    /// When, ns.
+    pub timestamp: u64,
+    /// `10000·major + 100·minor + patch`.
+    pub version: u64,
+    /// How many times it was loaded before.
+    pub instance: u64,
+}
+
+fn correlation(internal: u64, external: u64, ancestor: u64) -> CorrelationId {
+    CorrelationId {
+        internal,
+        external: UserData { value: external },
+        ancestor,
+    }
+}
+
+/// The SDK's correlation ids of an engine callback record.
+pub fn correlation_of(c: &rocwasm_core::Correlation) -> CorrelationId {
+    correlation(c.internal, c.external, c.ancestor)
+}
+
+fn async_correlation(internal: u64, external: u64) -> AsyncCorrelationId {
+    AsyncCorrelationId {
+        internal,
+        external: UserData { value: external },
+    }
+}
+
+fn size_of<T>() -> u64 {
+    std::mem::size_of::<T>() as u64
+}
+
+/// Every record struct of one delivery and the header array pointing at them.
+#[derive(Default)]
+pub struct Delivery {
+    api: Vec<ApiRecord>,
+    dispatches: Vec<KernelDispatchRecord>,
+    copies: Vec<MemoryCopyRecord>,
+    allocations: Vec<MemoryAllocationRecord>,
+    scratch: Vec<ScratchMemoryRecord>,
+    retirements: Vec<RetirementRecord>,
+    initializations: Vec<RuntimeInitializationRecord>,
+    headers: Vec<RecordHeader>,
+    pointers: Vec<*mut RecordHeader>,
+}
+
+/// Which table and row a header points to, and when the record completed.
+#[derive(Clone, Copy)]
+struct Slot {
+    time: u64,
+    table: u8,
+    row: usize,
+}
+
+impl Delivery {
+    /// The SDK records of `batch`.
+    pub fn new(batch: &Batch) -> Delivery {
+        let mut d = Delivery::default();
+        let mut slots = Vec::with_capacity(batch.len());
+        for r in batch.api_calls.rows() {
+            let kind = BufferTracingKind::from_raw(r.kind);
+            let operation = kind.map_or(-1, |k| operations::buffer(k).to_sdk(r.operation));
+            slots.push(Slot { time: r.end, table: 0, row: d.api.len() });
+            d.api.push(ApiRecord {
+                size: size_of::<ApiRecord>(),
+                kind: r.kind as i32,
+                operation,
+                correlation_id: correlation(r.correlation_id, r.external_correlation_id, r.ancestor),
+                start_timestamp: r.start,
+                end_timestamp: r.end,
+                thread_id: r.thread_id,
+            });
+        }
+        for r in batch.kernel_dispatches.rows() {
+            slots.push(Slot { time: r.end, table: 1, row: d.dispatches.len() });
+            d.dispatches.push(KernelDispatchRecord {
+                size: size_of::<KernelDispatchRecord>(),
+                kind: BufferTracingKind::KernelDispatch.raw() as i32,
+                operation: rocwasm_ids::ops::kernel_dispatch::COMPLETE as i32,
+                correlation_id: async_correlation(r.correlation_id, r.external_correlation_id),
+                thread_id: r.thread_id,
+                start_timestamp: r.start,
+                end_timestamp: r.end,
+                dispatch_info: KernelDispatchInfo {
+                    size: size_of::<KernelDispatchInfo>(),
+                    agent_id: Handle { handle: r.agent_id },
+                    queue_id: Handle { handle: r.queue_id },
+                    kernel_id: r.kernel_id,
+                    dispatch_id: r.dispatch_id,
+                    private_segment_size: r.private_segment_size,
+                    group_segment_size: r.group_segment_size,
+                    workgroup_size: Dim3 { x: r.workgroup_x, y: r.workgroup_y, z: r.workgroup_z },
+                    grid_size: Dim3 { x: r.grid_x, y: r.grid_y, z: r.grid_z },
+                    reserved_padding: [0; 56],
+                },
+            });
+        }
+        for r in batch.memory_copies.rows() {
+            slots.push(Slot { time: r.end, table: 2, row: d.copies.len() });
+            d.copies.push(MemoryCopyRecord {
+                size: size_of::<MemoryCopyRecord>(),
+                kind: BufferTracingKind::MemoryCopy.raw() as i32,
+                operation: operations::buffer(BufferTracingKind::MemoryCopy).to_sdk(r.operation),
+                correlation_id: async_correlation(r.correlation_id, r.external_correlation_id),
+                thread_id: r.thread_id,
+                start_timestamp: r.start,
+                end_timestamp: r.end,
+                dst_agent_id: Handle { handle: r.dst_agent_id },
+                src_agent_id: Handle { handle: r.src_agent_id },
+                bytes: r.bytes,
+                dst_address: r.dst_address,
+                src_address: r.src_address,
+            });
+        }
+        for r in batch.memory_allocations.rows() {
+            slots.push(Slot { time: r.end, table: 3, row: d.allocations.len() });
+            d.allocations.push(MemoryAllocationRecord {
+                size: size_of::<MemoryAllocationRecord>(),
+                kind: BufferTracingKind::MemoryAllocation.raw() as i32,
+                operation: operations::buffer(BufferTracingKind::MemoryAllocation)
+                    .to_sdk(r.operation),
+                correlation_id: correlation(r.correlation_id, r.external_correlation_id, 0),
+                thread_id: r.thread_id,
+                start_timestamp: r.start,
+                end_timestamp: r.end,
+                agent_id: Handle { handle: r.agent_id },
+                address: r.address,
+                allocation_size: r.allocation_size,
+            });
+        }
+        for r in batch.scratch_memory.rows() {
+            slots.push(Slot { time: r.end, table: 4, row: d.scratch.len() });
+            d.scratch.push(ScratchMemoryRecord {
+                size: size_of::<ScratchMemoryRecord>(),
+                kind: BufferTracingKind::ScratchMemory.raw() as i32,
+                operation: operations::buffer(BufferTracingKind::ScratchMemory).to_sdk(r.operation),
+                correlation_id: correlation(r.correlation_id, r.external_correlation_id, 0),
+                agent_id: Handle { handle: r.agent_id },
+                queue_id: Handle { handle: r.queue_id },
+                thread_id: r.thread_id,
+                start_timestamp: r.start,
+                end_timestamp: r.end,
+                flags: r.flags as i32,
+            });
+        }
+        for r in batch.retirements.rows() {
+            slots.push(Slot { time: r.timestamp, table: 5, row: d.retirements.len() });
+            d.retirements.push(RetirementRecord {
+                size: size_of::<RetirementRecord>(),
+                kind: BufferTracingKind::CorrelationIdRetirement.raw() as i32,
+                timestamp: r.timestamp,
+                internal_correlation_id: r.correlation_id,
+            });
+        }
+        for r in batch.runtime_initializations.rows() {
+            slots.push(Slot { time: r.timestamp, table: 6, row: d.initializations.len() });
+            d.initializations.push(RuntimeInitializationRecord {
+                size: size_of::<RuntimeInitializationRecord>(),
+                kind: BufferTracingKind::RuntimeInitialization.raw() as i32,
+                operation: operations::buffer(BufferTracingKind::RuntimeInitialization)
+                    .to_sdk(r.operation),
+                correlation_id: correlation(0, 0, 0),
+                thread_id: r.thread_id,
+                timestamp: r.timestamp,
+                version: r.version,
+                instance: r.instance,
+            });
+        }
+        // Stable: records completing at the same time keep table order.
+        slots.sort_by_key(|s| s.time);
+        d.headers = slots.iter().map(|s| d.header(*s)).collect();
+        let base = d.headers.as_mut_ptr();
+        // The headers vector is not touched again, so these stay valid.
+        d.pointers = (0..d.headers.len()).map(|i| base.wrapping_add(i)).collect();
+        d
+    }
+
+    fn header(&mut self, s: Slot) -> RecordHeader {
+        fn at<T>(v: &mut [T], row: usize) -> *mut c_void {
+            (&mut v[row]) as *mut T as *mut c_void
+        }
+        let (kind, payload) = match s.table {
+            0 => (self.api[s.row].kind as u32, at(&mut self.api, s.row)),
+            1 => (BufferTracingKind::KernelDispatch.raw(), at(&mut self.dispatches, s.row)),
+            2 => (BufferTracingKind::MemoryCopy.raw(), at(&mut self.copies, s.row)),
+            3 => (BufferTracingKind::MemoryAllocation.raw(), at(&mut self.allocations, s.row)),
+            4 => (BufferTracingKind::ScratchMemory.raw(), at(&mut self.scratch, s.row)),
+            5 => (BufferTracingKind::CorrelationIdRetirement.raw(), at(&mut self.retirements, s.row)),
+            _ => (BufferTracingKind::RuntimeInitialization.raw(), at(&mut self.initializations, s.row)),
+        };
+        RecordHeader::new(TRACING, kind, payload)
+    }
+
+    /// The header array and its length, for the buffer callback.
+    pub fn headers(&mut self) -> (*mut *mut RecordHeader, usize) {
+        (self.pointers.as_mut_ptr(), self.pointers.len())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocwasm_core::{ApiCall, KernelDispatch};
+
+    #[test]
+    fn a_batch_becomes_sdk_records_in_completion_order() {
+        let mut batch = Batch::default();
+        let hip_malloc =
+            rocwasm_core::operation_by_name(BufferTracingKind::HipRuntimeApi, "hipMalloc").unwrap();
+        batch.api_calls.push(ApiCall {
+            kind: BufferTracingKind::HipRuntimeApi.raw(),
+            operation: hip_malloc,
+            correlation_id: 7,
+            external_correlation_id: 99,
+            ancestor: 0,
+            thread_id: 11,
+            start: 100,
+            end: 300,
+        });
+        batch.kernel_dispatches.push(KernelDispatch {
+            correlation_id: 7,
+            start: 150,
+            end: 200,
+            kernel_id: 3,
+            grid_x: 256,
+            ..Default::default()
+        });
+        let mut d = Delivery::new(&batch);
+        let (headers, n) = d.headers();
+        assert_eq!(n, 2);
+        // SAFETY: `d` owns the headers and records for this scope.
+        unsafe {
+            let first = &**headers;
+            assert_eq!(first.hash & 0xffff_ffff, u64::from(TRACING));
+            assert_eq!(first.hash >> 32, u64::from(BufferTracingKind::KernelDispatch.raw()));
+            let k = &*(first.payload as *const KernelDispatchRecord);
+            assert_eq!((k.start_timestamp, k.end_timestamp, k.dispatch_info.kernel_id), (150, 200, 3));
+            assert_eq!(k.dispatch_info.grid_size.x, 256);
+            let second = &**headers.add(1);
+            let a = &*(second.payload as *const ApiRecord);
+            assert_eq!(
+                a.operation,
+                enums::rocprofiler_hip_runtime_api_id::ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc as i32
+            );
+            assert_eq!(a.correlation_id.external.value, 99);
+            assert_eq!(a.size, 64);
+        }
+    }
+}

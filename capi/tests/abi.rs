@@ -1,0 +1,197 @@
+//! ABI check of our rocprofiler-sdk C headers (`capi/include`) against AMD's.
+//!
+//! `capi/abi/abi_facts.c` prints, for every public type of the headers, its size,
+//! alignment, field offsets/sizes, bit-field positions and every enumerator value
+//! (plus a few macros), one `kind<TAB>name<TAB>value` line each.  The same program,
+//! compiled against AMD's rocprofiler-sdk 1.0 headers, produced
+//! `capi/abi/amd-rocprofiler-sdk-1.0.tsv`.  Here it is compiled against ours with the
+//! system C compiler and its output must equal that table, fact for fact.
+//!
+//! Needs a C compiler (`$CC`, default `cc`) and, for the stand-alone header check,
+//! a C++17 compiler (`$CXX`, default `c++`).  Uses only `std`.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+fn crate_root() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+}
+
+fn tool(var: &str, default: &str) -> String {
+    std::env::var(var).ok().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| default.to_string())
+}
+
+/// A scratch directory unique to this test process and `tag`.
+fn scratch(tag: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("rocwasm-capi-abi-{}-{tag}", std::process::id()));
+    std::fs::create_dir_all(&dir).unwrap();
+    dir
+}
+
+/// `kind\tname` -> value, in file order of first appearance; panics on duplicates.
+fn parse_facts(text: &str, origin: &str) -> (Vec<String>, BTreeMap<String, String>) {
+    let mut order = Vec::new();
+    let mut map = BTreeMap::new();
+    for (i, line) in text.lines().enumerate() {
+        if line.starts_with('#') || line.trim().is_empty() {
+            continue;
+        }
+        let mut parts = line.splitn(3, '\t');
+        let (Some(kind), Some(name), Some(value)) = (parts.next(), parts.next(), parts.next())
+        else {
+            panic!("{origin}:{}: malformed fact line {line:?}", i + 1);
+        };
+        let key = format!("{kind}\t{name}");
+        assert!(
+            map.insert(key.clone(), value.to_string()).is_none(),
+            "{origin}:{}: duplicate fact {key:?}",
+            i + 1
+        );
+        order.push(key);
+    }
+    (order, map)
+}
+
+/// Compiles `abi_facts.c` against `capi/include` with `extra` flags, runs it and
+/// returns its output.
+fn measure_ours(tag: &str, extra: &[&str]) -> String {
+    let root = crate_root();
+    let dir = scratch(tag);
+    let exe = dir.join("abi_facts");
+    let cc = tool("CC", "cc");
+    let out = Command::new(&cc)
+        .arg("-std=c11")
+        .arg("-w")
+        .arg("-I")
+        .arg(root.join("include"))
+        .args(extra)
+        .arg(root.join("abi/abi_facts.c"))
+        .arg("-o")
+        .arg(&exe)
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run C compiler `{cc}`: {e}"));
+    assert!(
+        out.status.success(),
+        "compiling capi/abi/abi_facts.c against capi/include failed ({cc} {extra:?}):\n{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let run = Command::new(&exe).output().expect("cannot run the compiled abi_facts program");
+    assert!(run.status.success(), "abi_facts exited with {}", run.status);
+    let _ = std::fs::remove_dir_all(&dir);
+    String::from_utf8(run.stdout).expect("abi_facts printed non-UTF-8 output")
+}
+
+fn compare_with_amd(tag: &str, extra: &[&str]) {
+    let root = crate_root();
+    let table = root.join("abi/amd-rocprofiler-sdk-1.0.tsv");
+    let amd_text = std::fs::read_to_string(&table)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", table.display()));
+    let (amd_order, amd) = parse_facts(&amd_text, "amd-rocprofiler-sdk-1.0.tsv");
+    let ours_text = measure_ours(tag, extra);
+    let (ours_order, ours) = parse_facts(&ours_text, "abi_facts output");
+
+    // The table is large; an empty or truncated run must not pass.
+    assert!(amd.len() > 2000, "the AMD table has only {} facts", amd.len());
+
+    let mut problems = Vec::new();
+    for key in &amd_order {
+        match ours.get(key) {
+            None => problems.push(format!("missing in ours: {key}\tAMD={}", amd[key])),
+            Some(v) if *v != amd[key] => {
+                problems.push(format!("differs: {key}\tAMD={}\tours={v}", amd[key]))
+            }
+            Some(_) => {}
+        }
+    }
+    for key in &ours_order {
+        if !amd.contains_key(key) {
+            problems.push(format!("not in AMD table: {key}\tours={}", ours[key]));
+        }
+    }
+    assert!(
+        problems.is_empty(),
+        "{} of {} ABI facts disagree with AMD rocprofiler-sdk 1.0 ({tag}):\n{}\n\
+         (if capi/include changed on purpose, regenerate capi/abi/abi_facts.c with \
+         capi/abi/gen_abi_facts.py and re-measure AMD's headers as capi/include/README.md says)",
+        problems.len(),
+        amd.len(),
+        problems.join("\n")
+    );
+}
+
+/// Default configuration: whatever HSA/hsakmt headers the machine has (normally none).
+#[test]
+fn abi_matches_amd_rocprofiler_sdk_1_0() {
+    compare_with_amd("default", &[]);
+}
+
+/// The stand-alone definitions of the HSA/hsakmt types, even where ROCm is installed.
+#[test]
+fn abi_matches_amd_without_system_hsa() {
+    compare_with_amd(
+        "standalone",
+        &["-DROCPROFILER_SDK_USE_SYSTEM_HSA=0", "-DROCPROFILER_SDK_USE_SYSTEM_HSAKMT=0"],
+    );
+}
+
+fn headers(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap().flatten() {
+        let p = entry.path();
+        if p.is_dir() {
+            headers(&p, out);
+        } else if p.extension().is_some_and(|e| e == "h" || e == "hpp") {
+            out.push(p);
+        }
+    }
+}
+
+/// Every header compiles on its own, as C11 (the `.h` files) and as C++17 (all),
+/// with no HIP/HSA headers needed.
+#[test]
+fn every_header_compiles_alone() {
+    let include = crate_root().join("include");
+    let mut all = Vec::new();
+    headers(&include, &mut all);
+    all.sort();
+    assert!(all.len() > 40, "only {} headers found under {}", all.len(), include.display());
+    let dir = scratch("alone");
+    let cc = tool("CC", "cc");
+    let cxx = tool("CXX", "c++");
+    let mut failures = Vec::new();
+    for h in &all {
+        let rel = h.strip_prefix(&include).unwrap().to_string_lossy().replace('\\', "/");
+        let src = dir.join("one.c");
+        std::fs::write(&src, format!("#include <{rel}>\n")).unwrap();
+        let mut runs = Vec::new();
+        if rel.ends_with(".h") {
+            runs.push((cc.as_str(), vec!["-std=c11", "-x", "c"]));
+        }
+        runs.push((cxx.as_str(), vec!["-std=c++17", "-x", "c++"]));
+        for (compiler, flags) in runs {
+            let out = Command::new(compiler)
+                .args(&flags)
+                .args([
+                    "-fsyntax-only",
+                    "-Wall",
+                    "-Werror",
+                    "-DROCPROFILER_SDK_USE_SYSTEM_HSA=0",
+                    "-DROCPROFILER_SDK_USE_SYSTEM_HSAKMT=0",
+                ])
+                .arg("-I")
+                .arg(&include)
+                .arg(&src)
+                .output()
+                .unwrap_or_else(|e| panic!("cannot run `{compiler}`: {e}"));
+            if !out.status.success() {
+                failures.push(format!(
+                    "{rel} ({compiler} {}):\n{}",
+                    flags.join(" "),
+                    String::from_utf8_lossy(&out.stderr)
+                ));
+            }
+        }
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(failures.is_empty(), "{} header compiles failed:\n{}", failures.len(), failures.join("\n"));
+}

@@ -1,0 +1,6 @@
+//! The simulated HIP runtime's tests, in one binary (each file a module).
+
+mod support;
+
+mod samples;
+mod tools;

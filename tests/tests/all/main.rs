@@ -1,0 +1,25 @@
+//! The end-to-end tests, in one binary (each file a module): one link of
+//! the support library and its dependencies instead of one per file.
+
+mod c_plugin;
+mod collection_period;
+mod guide;
+mod hostile;
+mod kernel_filter_chain;
+mod kernel_options;
+mod live_chain;
+mod mpi;
+mod path_templates;
+mod plugin_kit;
+mod python_js_plugins;
+mod registry;
+mod replay_cli;
+mod replay_equivalence;
+mod report;
+mod rocpd_live;
+mod rocpd_merge;
+mod rocprofv3_options;
+mod selected_regions;
+mod site_policy;
+mod summary_options;
+mod wasi_escape;
