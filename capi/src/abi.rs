@@ -293,48 +293,201 @@ mod tests {
 
     #[test]
     fn mirrors_have_amds_layouts() {
-        same_layout!(CallbackTracingRecord, "rocprofiler_callback_tracing_record_t",
-            [context_id, thread_id, correlation_id, kind, operation, phase, payload]);
+        same_layout!(
+            CallbackTracingRecord,
+            "rocprofiler_callback_tracing_record_t",
+            [
+                context_id,
+                thread_id,
+                correlation_id,
+                kind,
+                operation,
+                phase,
+                payload
+            ]
+        );
         same_layout!(RecordHeader, "rocprofiler_record_header_t", [hash, payload]);
-        same_layout!(CorrelationId, "rocprofiler_correlation_id_t", [internal, external, ancestor]);
-        same_layout!(AsyncCorrelationId, "rocprofiler_async_correlation_id_t", [internal, external]);
-        same_layout!(KernelDispatchInfo, "rocprofiler_kernel_dispatch_info_t",
-            [size, agent_id, queue_id, kernel_id, dispatch_id, private_segment_size,
-             group_segment_size, workgroup_size, grid_size]);
+        same_layout!(
+            CorrelationId,
+            "rocprofiler_correlation_id_t",
+            [internal, external, ancestor]
+        );
+        same_layout!(
+            AsyncCorrelationId,
+            "rocprofiler_async_correlation_id_t",
+            [internal, external]
+        );
+        same_layout!(
+            KernelDispatchInfo,
+            "rocprofiler_kernel_dispatch_info_t",
+            [
+                size,
+                agent_id,
+                queue_id,
+                kernel_id,
+                dispatch_id,
+                private_segment_size,
+                group_segment_size,
+                workgroup_size,
+                grid_size
+            ]
+        );
         same_layout!(ClientId, "rocprofiler_client_id_t", [size, name, handle]);
-        same_layout!(ToolConfigureResult, "rocprofiler_tool_configure_result_t",
-            [size, initialize, finalize, tool_data]);
-        same_layout!(ApiRecord, "rocprofiler_buffer_tracing_hip_api_record_t",
-            [size, kind, operation, correlation_id, start_timestamp, end_timestamp, thread_id]);
-        same_layout!(ApiRecord, "rocprofiler_buffer_tracing_hsa_api_record_t",
-            [size, kind, operation, correlation_id, start_timestamp, end_timestamp, thread_id]);
-        same_layout!(ApiRecord, "rocprofiler_buffer_tracing_marker_api_record_t",
-            [size, kind, operation, correlation_id, start_timestamp, end_timestamp, thread_id]);
-        same_layout!(KernelDispatchRecord, "rocprofiler_buffer_tracing_kernel_dispatch_record_t",
-            [size, kind, operation, correlation_id, thread_id, start_timestamp, end_timestamp,
-             dispatch_info]);
-        same_layout!(MemoryCopyRecord, "rocprofiler_buffer_tracing_memory_copy_record_t",
-            [size, kind, operation, correlation_id, thread_id, start_timestamp, end_timestamp,
-             dst_agent_id, src_agent_id, bytes, dst_address, src_address]);
-        same_layout!(MemoryAllocationRecord, "rocprofiler_buffer_tracing_memory_allocation_record_t",
-            [size, kind, operation, correlation_id, thread_id, start_timestamp, end_timestamp,
-             agent_id, address, allocation_size]);
-        same_layout!(ScratchMemoryRecord, "rocprofiler_buffer_tracing_scratch_memory_record_t",
-            [size, kind, operation, correlation_id, agent_id, queue_id, thread_id,
-             start_timestamp, end_timestamp, flags]);
-        same_layout!(RetirementRecord, "rocprofiler_buffer_tracing_correlation_id_retirement_record_t",
-            [size, kind, timestamp, internal_correlation_id]);
-        same_layout!(RuntimeInitializationRecord, "rocprofiler_buffer_tracing_runtime_initialization_record_t",
-            [size, kind, operation, correlation_id, thread_id, timestamp, version, instance]);
+        same_layout!(
+            ToolConfigureResult,
+            "rocprofiler_tool_configure_result_t",
+            [size, initialize, finalize, tool_data]
+        );
+        same_layout!(
+            ApiRecord,
+            "rocprofiler_buffer_tracing_hip_api_record_t",
+            [
+                size,
+                kind,
+                operation,
+                correlation_id,
+                start_timestamp,
+                end_timestamp,
+                thread_id
+            ]
+        );
+        same_layout!(
+            ApiRecord,
+            "rocprofiler_buffer_tracing_hsa_api_record_t",
+            [
+                size,
+                kind,
+                operation,
+                correlation_id,
+                start_timestamp,
+                end_timestamp,
+                thread_id
+            ]
+        );
+        same_layout!(
+            ApiRecord,
+            "rocprofiler_buffer_tracing_marker_api_record_t",
+            [
+                size,
+                kind,
+                operation,
+                correlation_id,
+                start_timestamp,
+                end_timestamp,
+                thread_id
+            ]
+        );
+        same_layout!(
+            KernelDispatchRecord,
+            "rocprofiler_buffer_tracing_kernel_dispatch_record_t",
+            [
+                size,
+                kind,
+                operation,
+                correlation_id,
+                thread_id,
+                start_timestamp,
+                end_timestamp,
+                dispatch_info
+            ]
+        );
+        same_layout!(
+            MemoryCopyRecord,
+            "rocprofiler_buffer_tracing_memory_copy_record_t",
+            [
+                size,
+                kind,
+                operation,
+                correlation_id,
+                thread_id,
+                start_timestamp,
+                end_timestamp,
+                dst_agent_id,
+                src_agent_id,
+                bytes,
+                dst_address,
+                src_address
+            ]
+        );
+        same_layout!(
+            MemoryAllocationRecord,
+            "rocprofiler_buffer_tracing_memory_allocation_record_t",
+            [
+                size,
+                kind,
+                operation,
+                correlation_id,
+                thread_id,
+                start_timestamp,
+                end_timestamp,
+                agent_id,
+                address,
+                allocation_size
+            ]
+        );
+        same_layout!(
+            ScratchMemoryRecord,
+            "rocprofiler_buffer_tracing_scratch_memory_record_t",
+            [
+                size,
+                kind,
+                operation,
+                correlation_id,
+                agent_id,
+                queue_id,
+                thread_id,
+                start_timestamp,
+                end_timestamp,
+                flags
+            ]
+        );
+        same_layout!(
+            RetirementRecord,
+            "rocprofiler_buffer_tracing_correlation_id_retirement_record_t",
+            [size, kind, timestamp, internal_correlation_id]
+        );
+        same_layout!(
+            RuntimeInitializationRecord,
+            "rocprofiler_buffer_tracing_runtime_initialization_record_t",
+            [
+                size,
+                kind,
+                operation,
+                correlation_id,
+                thread_id,
+                timestamp,
+                version,
+                instance
+            ]
+        );
         same_layout!(CodeObjectLoadData, "rocprofiler_callback_tracing_code_object_load_data_t",
             [size, code_object_id, agent_id, hsa_agent, uri, load_base, load_size, load_delta,
              storage_type, storage_a as "storage_file", storage_b as "memory_size"]);
-        same_layout!(KernelSymbolRegisterData,
+        same_layout!(
+            KernelSymbolRegisterData,
             "rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t",
-            [size, kernel_id, code_object_id, kernel_name, kernel_object, kernarg_segment_size,
-             kernarg_segment_alignment, group_segment_size, private_segment_size, sgpr_count,
-             arch_vgpr_count, accum_vgpr_count, kernel_code_entry_byte_offset, kernel_address]);
-        same_layout!(crate::utility::VersionTriplet, "rocprofiler_version_triplet_t", [major, minor, patch]);
+            [
+                size,
+                kernel_id,
+                code_object_id,
+                kernel_name,
+                kernel_object,
+                kernarg_segment_size,
+                kernarg_segment_alignment,
+                group_segment_size,
+                private_segment_size,
+                sgpr_count,
+                arch_vgpr_count,
+                accum_vgpr_count,
+                kernel_code_entry_byte_offset,
+                kernel_address
+            ]
+        );
+        same_layout!(
+            crate::utility::VersionTriplet,
+            "rocprofiler_version_triplet_t",
+            [major, minor, patch]
+        );
     }
 
     #[test]
@@ -342,7 +495,10 @@ mod tests {
         for k in rocwasm_core::BufferTracingKind::ALL {
             let name = format!("ROCPROFILER_BUFFER_TRACING_{}", k.name());
             assert_eq!(
-                enums::rocprofiler_buffer_tracing_kind::ALL.iter().find(|(n, _)| *n == name).map(|(_, v)| *v),
+                enums::rocprofiler_buffer_tracing_kind::ALL
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| *v),
                 Some(i64::from(k.raw())),
                 "{name}"
             );
@@ -350,7 +506,10 @@ mod tests {
         for k in rocwasm_core::CallbackTracingKind::ALL {
             let name = format!("ROCPROFILER_CALLBACK_TRACING_{}", k.name());
             assert_eq!(
-                enums::rocprofiler_callback_tracing_kind::ALL.iter().find(|(n, _)| *n == name).map(|(_, v)| *v),
+                enums::rocprofiler_callback_tracing_kind::ALL
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| *v),
                 Some(i64::from(k.raw())),
                 "{name}"
             );

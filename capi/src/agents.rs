@@ -50,7 +50,9 @@ impl AgentBytes {
 
 fn build() -> Result<Vec<*const c_void>, Status> {
     let size = c_sizeof(AGENT).ok_or(Status::Error)?;
-    let agents = engine_if_bound().map(|e| e.symbols().agents()).unwrap_or_default();
+    let agents = engine_if_bound()
+        .map(|e| e.symbols().agents())
+        .unwrap_or_default();
     let mut out = Vec::new();
     for a in agents {
         let mut b = AgentBytes(vec![0u64; size.div_ceil(8)]);
@@ -90,7 +92,8 @@ pub extern "C" fn rocprofiler_query_available_agents(
 ) -> Code {
     guard("rocprofiler_query_available_agents", || {
         let callback = callback.ok_or(Status::InvalidArgument)?;
-        if i64::from(version) != enums::rocprofiler_agent_version::ROCPROFILER_AGENT_INFO_VERSION_0 {
+        if i64::from(version) != enums::rocprofiler_agent_version::ROCPROFILER_AGENT_INFO_VERSION_0
+        {
             return Err(Status::InvalidArgument);
         }
         if c_sizeof(AGENT).is_some_and(|s| agent_size > s) {

@@ -55,8 +55,12 @@ impl BufferSink for CBufferSink {
             // headers and records live in `delivery` until it returns.
             unsafe {
                 (self.callback)(
-                    Handle { handle: info.context.0 },
-                    Handle { handle: info.buffer.0 },
+                    Handle {
+                        handle: info.context.0,
+                    },
+                    Handle {
+                        handle: info.buffer.0,
+                    },
                     headers,
                     n,
                     self.data as *mut c_void,
@@ -243,7 +247,9 @@ fn run_thread_hooks(post: bool) {
         }
         if let Some(f) = if post { postc } else { pre } {
             // SAFETY: the tool's hook with the documented arguments.
-            quietly("a native tool's thread hook", || unsafe { f(library, data as *mut c_void) });
+            quietly("a native tool's thread hook", || unsafe {
+                f(library, data as *mut c_void)
+            });
         }
     }
 }
@@ -270,7 +276,10 @@ pub unsafe extern "C" fn rocprofiler_create_callback_thread(cb_thread_id: *mut H
 
 /// `rocprofiler_assign_callback_thread`.
 #[no_mangle]
-pub extern "C" fn rocprofiler_assign_callback_thread(buffer_id: Handle, cb_thread_id: Handle) -> Code {
+pub extern "C" fn rocprofiler_assign_callback_thread(
+    buffer_id: Handle,
+    cb_thread_id: Handle,
+) -> Code {
     guard("rocprofiler_assign_callback_thread", || {
         engine()?.assign_callback_thread(
             BufferId(buffer_id.handle),

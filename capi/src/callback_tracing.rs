@@ -15,8 +15,7 @@ use std::ffi::{c_char, c_int, c_void, CString};
 use std::sync::Arc;
 
 use rocwasm_core::{
-    Argument, CallbackPayload, CallbackRecord, CallbackSink, CallbackTracingKind, ContextId,
-    Status,
+    Argument, CallbackPayload, CallbackRecord, CallbackSink, CallbackTracingKind, ContextId, Status,
 };
 
 use crate::abi::{
@@ -31,8 +30,11 @@ use crate::state::engine;
 use crate::status::Code;
 
 /// `rocprofiler_callback_tracing_cb_t`.
-pub type TracingCallback =
-    unsafe extern "C" fn(record: CallbackTracingRecord, user_data: *mut UserData, data: *mut c_void);
+pub type TracingCallback = unsafe extern "C" fn(
+    record: CallbackTracingRecord,
+    user_data: *mut UserData,
+    data: *mut c_void,
+);
 
 thread_local! {
     /// The engine record a callback on this thread is being made for, so
@@ -93,9 +95,10 @@ fn payload_of(record: &CallbackRecord) -> Payload {
             let mut words = vec![0u64; size.div_ceil(8)];
             words[0] = size as u64;
             let number = retval.as_deref().and_then(|v| {
-                v.parse::<i64>()
-                    .ok()
-                    .or_else(|| v.strip_prefix("0x").and_then(|h| i64::from_str_radix(h, 16).ok()))
+                v.parse::<i64>().ok().or_else(|| {
+                    v.strip_prefix("0x")
+                        .and_then(|h| i64::from_str_radix(h, 16).ok())
+                })
             });
             if let (Some(n), Some(off)) = (number, c_offsetof(&format!("{ty}.retval"))) {
                 if off % 8 == 0 && off / 8 < words.len() {
@@ -106,15 +109,29 @@ fn payload_of(record: &CallbackRecord) -> Payload {
         }
         CallbackPayload::CodeObjectLoad(co) => {
             let uri = CString::new(co.uri.clone()).unwrap_or_default();
+            use crate::abi::enums::rocprofiler_code_object_storage_type as storage;
             let (storage_type, a, b) = match co.storage {
-                rocwasm_core::CodeObjectStorage::None => (0, 0, 0),
-                rocwasm_core::CodeObjectStorage::File { fd } => (1, fd as u32 as u64, 0),
-                rocwasm_core::CodeObjectStorage::Memory { base, size } => (2, base, size),
+                rocwasm_core::CodeObjectStorage::None => {
+                    (storage::ROCPROFILER_CODE_OBJECT_STORAGE_TYPE_NONE, 0, 0)
+                }
+                rocwasm_core::CodeObjectStorage::File { fd } => (
+                    storage::ROCPROFILER_CODE_OBJECT_STORAGE_TYPE_FILE,
+                    fd as u32 as u64,
+                    0,
+                ),
+                rocwasm_core::CodeObjectStorage::Memory { base, size } => (
+                    storage::ROCPROFILER_CODE_OBJECT_STORAGE_TYPE_MEMORY,
+                    base,
+                    size,
+                ),
             };
+            let storage_type = storage_type as c_int;
             let data = Box::new(CodeObjectLoadData {
                 size: std::mem::size_of::<CodeObjectLoadData>() as u64,
                 code_object_id: co.id,
-                agent_id: Handle { handle: co.agent_id },
+                agent_id: Handle {
+                    handle: co.agent_id,
+                },
                 // The engine keeps agents by rocprofiler id; the HSA handle
                 // is not recorded (0, documented in docs/NATIVE_TOOLS.md).
                 hsa_agent: HsaAgent { handle: 0 },
@@ -157,7 +174,9 @@ impl CallbackSink for CCallbackSink {
         quietly("a native tool's tracing callback", || {
             let mut payload = payload_of(record);
             let c = CallbackTracingRecord {
-                context_id: Handle { handle: record.context.0 },
+                context_id: Handle {
+                    handle: record.context.0,
+                },
                 thread_id: record.thread_id,
                 correlation_id: correlation_of(&record.correlation),
                 kind: record.kind.raw() as c_int,
@@ -171,7 +190,11 @@ impl CallbackSink for CCallbackSink {
             // union's size and alignment) and outlives the call, as does
             // the payload.
             unsafe {
-                (self.callback)(c, user_data as *mut u64 as *mut UserData, self.data as *mut c_void)
+                (self.callback)(
+                    c,
+                    user_data as *mut u64 as *mut UserData,
+                    self.data as *mut c_void,
+                )
             };
             CURRENT.with(|cur| cur.set(before));
         });
@@ -239,33 +262,42 @@ pub extern "C" fn rocprofiler_iterate_callback_tracing_kind_operation_args(
     _max_dereference_count: i32,
     user_data: *mut c_void,
 ) -> Code {
-    guard("rocprofiler_iterate_callback_tracing_kind_operation_args", || {
-        let callback = callback.ok_or(Status::InvalidArgument)?;
-        let current = CURRENT.with(Cell::get);
-        if current.is_null() {
-            return Err(Status::InvalidArgument);
-        }
-        // SAFETY: set by the sink for the duration of the tool's callback on
-        // this thread, which is where this function is being called from.
-        let current = unsafe { &*current };
-        if current.correlation.internal != record.correlation_id.internal
-            || current.kind.raw() as c_int != record.kind
-        {
-            return Err(Status::InvalidArgument);
-        }
-        let CallbackPayload::Api { args, .. } = &current.payload else {
-            return Ok(());
-        };
-        for (i, a) in args.iter().enumerate() {
-            if call_arg(callback, record, i as u32, a, user_data) != 0 {
-                break;
+    guard(
+        "rocprofiler_iterate_callback_tracing_kind_operation_args",
+        || {
+            let callback = callback.ok_or(Status::InvalidArgument)?;
+            let current = CURRENT.with(Cell::get);
+            if current.is_null() {
+                return Err(Status::InvalidArgument);
             }
-        }
-        Ok(())
-    })
+            // SAFETY: set by the sink for the duration of the tool's callback on
+            // this thread, which is where this function is being called from.
+            let current = unsafe { &*current };
+            if current.correlation.internal != record.correlation_id.internal
+                || current.kind.raw() as c_int != record.kind
+            {
+                return Err(Status::InvalidArgument);
+            }
+            let CallbackPayload::Api { args, .. } = &current.payload else {
+                return Ok(());
+            };
+            for (i, a) in args.iter().enumerate() {
+                if call_arg(callback, record, i as u32, a, user_data) != 0 {
+                    break;
+                }
+            }
+            Ok(())
+        },
+    )
 }
 
-fn call_arg(callback: ArgCallback, record: CallbackTracingRecord, i: u32, a: &Argument, data: *mut c_void) -> c_int {
+fn call_arg(
+    callback: ArgCallback,
+    record: CallbackTracingRecord,
+    i: u32,
+    a: &Argument,
+    data: *mut c_void,
+) -> c_int {
     let ty = CString::new(a.type_name.as_str()).unwrap_or_default();
     let name = CString::new(a.name.as_str()).unwrap_or_default();
     let value = CString::new(a.value.as_str()).unwrap_or_default();

@@ -50,7 +50,10 @@ pub extern "C" fn rocprofiler_stop_context(context_id: Handle) -> Code {
 /// # Safety
 /// `status` must be NULL or point to a writable `int`.
 #[no_mangle]
-pub unsafe extern "C" fn rocprofiler_context_is_active(context_id: Handle, status: *mut c_int) -> Code {
+pub unsafe extern "C" fn rocprofiler_context_is_active(
+    context_id: Handle,
+    status: *mut c_int,
+) -> Code {
     guard("rocprofiler_context_is_active", || {
         if status.is_null() {
             return Err(Status::InvalidArgument);
@@ -68,7 +71,10 @@ pub unsafe extern "C" fn rocprofiler_context_is_active(context_id: Handle, statu
 /// # Safety
 /// `status` must be NULL or point to a writable `int`.
 #[no_mangle]
-pub unsafe extern "C" fn rocprofiler_context_is_valid(context_id: Handle, status: *mut c_int) -> Code {
+pub unsafe extern "C" fn rocprofiler_context_is_valid(
+    context_id: Handle,
+    status: *mut c_int,
+) -> Code {
     guard("rocprofiler_context_is_valid", || {
         if status.is_null() {
             return Err(Status::InvalidArgument);

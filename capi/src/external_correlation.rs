@@ -6,8 +6,7 @@ use std::ffi::{c_int, c_void};
 use std::sync::Arc;
 
 use rocwasm_core::{
-    ContextId, ExternalCorrelationKind, ExternalCorrelationRequest, ExternalCorrelationSink,
-    Status,
+    ContextId, ExternalCorrelationKind, ExternalCorrelationRequest, ExternalCorrelationSink, Status,
 };
 
 use crate::abi::{Handle, UserData};
@@ -37,23 +36,28 @@ impl ExternalCorrelationSink for CRequestSink {
     fn request(&self, r: &ExternalCorrelationRequest) -> Option<u64> {
         // The operation in the SDK's numbering, through the kind's buffer map.
         let op = rocwasm_ids::BufferTracingKind::from_name(r.kind.name())
-            .map_or(r.operation as i32, |k| operations::buffer(k).to_sdk(r.operation));
+            .map_or(r.operation as i32, |k| {
+                operations::buffer(k).to_sdk(r.operation)
+            });
         let mut value = UserData { value: 0 };
-        let answered = crate::guard::catching("a native tool's external-correlation request", || {
-            // SAFETY: the tool's callback with the documented arguments;
-            // `value` outlives the call.
-            unsafe {
-                (self.callback)(
-                    r.thread_id,
-                    Handle { handle: r.context.0 },
-                    r.kind.raw() as c_int,
-                    op,
-                    r.internal_correlation_id,
-                    &mut value,
-                    self.data as *mut c_void,
-                )
-            }
-        });
+        let answered =
+            crate::guard::catching("a native tool's external-correlation request", || {
+                // SAFETY: the tool's callback with the documented arguments;
+                // `value` outlives the call.
+                unsafe {
+                    (self.callback)(
+                        r.thread_id,
+                        Handle {
+                            handle: r.context.0,
+                        },
+                        r.kind.raw() as c_int,
+                        op,
+                        r.internal_correlation_id,
+                        &mut value,
+                        self.data as *mut c_void,
+                    )
+                }
+            });
         // 0: the tool set a value; non-zero: use the pushed one.
         // SAFETY: reading the union's number, which covers all 64 bits.
         (answered == Some(0)).then(|| unsafe { value.value })
@@ -72,25 +76,32 @@ pub unsafe extern "C" fn rocprofiler_configure_external_correlation_id_request_s
     callback: Option<RequestCallback>,
     callback_args: *mut c_void,
 ) -> Code {
-    guard("rocprofiler_configure_external_correlation_id_request_service", || {
-        let callback = callback.ok_or(Status::InvalidArgument)?;
-        // SAFETY: the caller passes `kinds_count` readable values.
-        let raw = unsafe { slice(kinds, kinds_count) };
-        let kinds = raw
-            .iter()
-            .map(|&k| {
-                u32::try_from(k)
-                    .ok()
-                    .and_then(ExternalCorrelationKind::from_raw)
-                    .ok_or(Status::KindNotFound)
-            })
-            .collect::<Result<Vec<_>, _>>()?;
-        let sink = Arc::new(CRequestSink {
-            callback,
-            data: callback_args as usize,
-        });
-        engine()?.configure_external_correlation_request(ContextId(context_id.handle), &kinds, sink)
-    })
+    guard(
+        "rocprofiler_configure_external_correlation_id_request_service",
+        || {
+            let callback = callback.ok_or(Status::InvalidArgument)?;
+            // SAFETY: the caller passes `kinds_count` readable values.
+            let raw = unsafe { slice(kinds, kinds_count) };
+            let kinds = raw
+                .iter()
+                .map(|&k| {
+                    u32::try_from(k)
+                        .ok()
+                        .and_then(ExternalCorrelationKind::from_raw)
+                        .ok_or(Status::KindNotFound)
+                })
+                .collect::<Result<Vec<_>, _>>()?;
+            let sink = Arc::new(CRequestSink {
+                callback,
+                data: callback_args as usize,
+            });
+            engine()?.configure_external_correlation_request(
+                ContextId(context_id.handle),
+                &kinds,
+                sink,
+            )
+        },
+    )
 }
 
 /// `rocprofiler_push_external_correlation_id`.

@@ -21,7 +21,10 @@ use crate::status::Code;
 /// A name that lives as long as the process.
 fn interned(s: &str) -> &'static CString {
     static NAMES: OnceLock<Mutex<HashMap<String, &'static CString>>> = OnceLock::new();
-    let mut names = NAMES.get_or_init(Default::default).lock().unwrap_or_else(|e| e.into_inner());
+    let mut names = NAMES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
     names
         .entry(s.to_string())
         .or_insert_with(|| Box::leak(Box::new(CString::new(s).unwrap_or_default())))
@@ -44,11 +47,17 @@ fn enumerators(enum_name: &str, prefix: &str) -> Vec<(i64, &'static str)> {
 }
 
 fn buffer_kinds() -> Vec<(i64, &'static str)> {
-    enumerators("rocprofiler_buffer_tracing_kind", "ROCPROFILER_BUFFER_TRACING_")
+    enumerators(
+        "rocprofiler_buffer_tracing_kind",
+        "ROCPROFILER_BUFFER_TRACING_",
+    )
 }
 
 fn callback_kinds() -> Vec<(i64, &'static str)> {
-    enumerators("rocprofiler_callback_tracing_kind", "ROCPROFILER_CALLBACK_TRACING_")
+    enumerators(
+        "rocprofiler_callback_tracing_kind",
+        "ROCPROFILER_CALLBACK_TRACING_",
+    )
 }
 
 fn external_kinds() -> Vec<(i64, &'static str)> {
@@ -136,13 +145,16 @@ pub unsafe extern "C" fn rocprofiler_query_buffer_tracing_kind_operation_name(
     name: *mut *const c_char,
     name_len: *mut u64,
 ) -> Code {
-    guard("rocprofiler_query_buffer_tracing_kind_operation_name", || {
-        let ops = buffer_operations(kind)?;
-        let n = operation_name(ops, operation)?;
-        // SAFETY: as the caller promises.
-        unsafe { answer(n, name, name_len) };
-        Ok(())
-    })
+    guard(
+        "rocprofiler_query_buffer_tracing_kind_operation_name",
+        || {
+            let ops = buffer_operations(kind)?;
+            let n = operation_name(ops, operation)?;
+            // SAFETY: as the caller promises.
+            unsafe { answer(n, name, name_len) };
+            Ok(())
+        },
+    )
 }
 
 /// `rocprofiler_query_callback_tracing_kind_name`.
@@ -174,13 +186,16 @@ pub unsafe extern "C" fn rocprofiler_query_callback_tracing_kind_operation_name(
     name: *mut *const c_char,
     name_len: *mut u64,
 ) -> Code {
-    guard("rocprofiler_query_callback_tracing_kind_operation_name", || {
-        let ops = callback_operations(kind)?;
-        let n = operation_name(ops, operation as i32)?;
-        // SAFETY: as the caller promises.
-        unsafe { answer(n, name, name_len) };
-        Ok(())
-    })
+    guard(
+        "rocprofiler_query_callback_tracing_kind_operation_name",
+        || {
+            let ops = callback_operations(kind)?;
+            let n = operation_name(ops, operation as i32)?;
+            // SAFETY: as the caller promises.
+            unsafe { answer(n, name, name_len) };
+            Ok(())
+        },
+    )
 }
 
 /// `rocprofiler_query_external_correlation_id_request_kind_name`.
@@ -193,12 +208,15 @@ pub unsafe extern "C" fn rocprofiler_query_external_correlation_id_request_kind_
     name: *mut *const c_char,
     name_len: *mut u64,
 ) -> Code {
-    guard("rocprofiler_query_external_correlation_id_request_kind_name", || {
-        let n = kind_name(&external_kinds(), kind)?;
-        // SAFETY: as the caller promises.
-        unsafe { answer(n, name, name_len) };
-        Ok(())
-    })
+    guard(
+        "rocprofiler_query_external_correlation_id_request_kind_name",
+        || {
+            let n = kind_name(&external_kinds(), kind)?;
+            // SAFETY: as the caller promises.
+            unsafe { answer(n, name, name_len) };
+            Ok(())
+        },
+    )
 }
 
 /// `rocprofiler_query_intercept_table_name`.
@@ -227,7 +245,8 @@ pub unsafe extern "C" fn rocprofiler_query_intercept_table_name(
 /// A kind iteration callback.
 pub type KindCallback = unsafe extern "C" fn(kind: c_int, data: *mut c_void) -> c_int;
 /// An operation iteration callback.
-pub type OperationCallback = unsafe extern "C" fn(kind: c_int, operation: i32, data: *mut c_void) -> c_int;
+pub type OperationCallback =
+    unsafe extern "C" fn(kind: c_int, operation: i32, data: *mut c_void) -> c_int;
 
 fn iterate_kinds(kinds: &[(i64, &str)], callback: KindCallback, data: *mut c_void) {
     for (v, _) in kinds {
@@ -238,7 +257,12 @@ fn iterate_kinds(kinds: &[(i64, &str)], callback: KindCallback, data: *mut c_voi
     }
 }
 
-fn iterate_operations(kind: c_int, ops: &[(i32, String)], callback: OperationCallback, data: *mut c_void) {
+fn iterate_operations(
+    kind: c_int,
+    ops: &[(i32, String)],
+    callback: OperationCallback,
+    data: *mut c_void,
+) {
     for (v, _) in ops {
         // SAFETY: the tool's callback with the documented arguments.
         if unsafe { callback(kind, *v, data) } != 0 {
@@ -255,7 +279,11 @@ pub extern "C" fn rocprofiler_iterate_buffer_tracing_kinds(
     data: *mut c_void,
 ) -> Code {
     guard("rocprofiler_iterate_buffer_tracing_kinds", || {
-        iterate_kinds(&buffer_kinds(), callback.ok_or(Status::InvalidArgument)?, data);
+        iterate_kinds(
+            &buffer_kinds(),
+            callback.ok_or(Status::InvalidArgument)?,
+            data,
+        );
         Ok(())
     })
 }
@@ -281,7 +309,11 @@ pub extern "C" fn rocprofiler_iterate_callback_tracing_kinds(
     data: *mut c_void,
 ) -> Code {
     guard("rocprofiler_iterate_callback_tracing_kinds", || {
-        iterate_kinds(&callback_kinds(), callback.ok_or(Status::InvalidArgument)?, data);
+        iterate_kinds(
+            &callback_kinds(),
+            callback.ok_or(Status::InvalidArgument)?,
+            data,
+        );
         Ok(())
     })
 }
@@ -293,11 +325,14 @@ pub extern "C" fn rocprofiler_iterate_callback_tracing_kind_operations(
     callback: Option<OperationCallback>,
     data: *mut c_void,
 ) -> Code {
-    guard("rocprofiler_iterate_callback_tracing_kind_operations", || {
-        let ops = callback_operations(kind)?;
-        iterate_operations(kind, ops, callback.ok_or(Status::InvalidArgument)?, data);
-        Ok(())
-    })
+    guard(
+        "rocprofiler_iterate_callback_tracing_kind_operations",
+        || {
+            let ops = callback_operations(kind)?;
+            iterate_operations(kind, ops, callback.ok_or(Status::InvalidArgument)?, data);
+            Ok(())
+        },
+    )
 }
 
 #[cfg(test)]
@@ -312,22 +347,33 @@ mod tests {
         let kind = BufferTracingKind::MemoryCopy.raw() as c_int;
         // SAFETY: valid out-pointers.
         unsafe {
-            assert_eq!(rocprofiler_query_buffer_tracing_kind_name(kind, &mut name, &mut len), 0);
+            assert_eq!(
+                rocprofiler_query_buffer_tracing_kind_name(kind, &mut name, &mut len),
+                0
+            );
             assert_eq!(CStr::from_ptr(name).to_str().unwrap(), "MEMORY_COPY");
             assert_eq!(len, 11);
             assert_eq!(
                 rocprofiler_query_buffer_tracing_kind_operation_name(kind, 2, &mut name, &mut len),
                 0
             );
-            assert_eq!(CStr::from_ptr(name).to_str().unwrap(), "MEMORY_COPY_HOST_TO_DEVICE");
+            assert_eq!(
+                CStr::from_ptr(name).to_str().unwrap(),
+                "MEMORY_COPY_HOST_TO_DEVICE"
+            );
             let hip = BufferTracingKind::HipRuntimeApi.raw() as c_int;
             let malloc = crate::abi::enums::rocprofiler_hip_runtime_api_id::ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc as i32;
             assert_eq!(
-                rocprofiler_query_buffer_tracing_kind_operation_name(hip, malloc, &mut name, &mut len),
+                rocprofiler_query_buffer_tracing_kind_operation_name(
+                    hip, malloc, &mut name, &mut len
+                ),
                 0
             );
             assert_eq!(CStr::from_ptr(name).to_str().unwrap(), "hipMalloc");
-            assert_ne!(rocprofiler_query_buffer_tracing_kind_name(9999, &mut name, &mut len), 0);
+            assert_ne!(
+                rocprofiler_query_buffer_tracing_kind_name(9999, &mut name, &mut len),
+                0
+            );
         }
     }
 }

@@ -74,7 +74,10 @@ fn sdk_enum(kind_name: &str) -> Option<(String, String)> {
         let e = format!("rocprofiler_{lower}_id");
         return Some((e, format!("ROCPROFILER_{base}_ID_")));
     }
-    Some((format!("rocprofiler_{lower}_operation"), "ROCPROFILER_".into()))
+    Some((
+        format!("rocprofiler_{lower}_operation"),
+        "ROCPROFILER_".into(),
+    ))
 }
 
 fn build(kind_name: &str, engine_names: &[&str]) -> OperationMap {
@@ -85,15 +88,23 @@ fn build(kind_name: &str, engine_names: &[&str]) -> OperationMap {
     let Some((_, values)) = BY_NAME.iter().find(|(n, _)| *n == enum_name) else {
         // No operation enum (e.g. CORRELATION_ID_RETIREMENT): numbers pass through.
         map.to_sdk = (0..=engine_names.len() as i32).collect();
-        map.from_sdk = (1..=engine_names.len() as u32).map(|o| (o as i32, o)).collect();
+        map.from_sdk = (1..=engine_names.len() as u32)
+            .map(|o| (o as i32, o))
+            .collect();
         return map;
     };
     let api = prefix.ends_with("_ID_");
     map.none = if api { -1 } else { 0 };
     let mut by_name: HashMap<&str, i32> = HashMap::new();
     for (n, v) in values.iter() {
-        let Some(short) = n.strip_prefix(prefix.as_str()) else { continue };
-        if short == "NONE" || short == "LAST" || short.ends_with("_LAST") || short.ends_with("_NONE") {
+        let Some(short) = n.strip_prefix(prefix.as_str()) else {
+            continue;
+        };
+        if short == "NONE"
+            || short == "LAST"
+            || short.ends_with("_LAST")
+            || short.ends_with("_NONE")
+        {
             continue;
         }
         by_name.insert(short, *v as i32);
@@ -104,7 +115,13 @@ fn build(kind_name: &str, engine_names: &[&str]) -> OperationMap {
         map.to_sdk[0] = 0;
     }
     for (i, name) in engine_names.iter().enumerate() {
-        if let Some(&v) = by_name.get(name) {
+        // ROCm 6 renamed the first version of a function that gained a
+        // second one (`hipGetDeviceProperties` of a 5.x program is the
+        // SDK's `hipGetDevicePropertiesR0000`).
+        let found = by_name
+            .get(name)
+            .or_else(|| by_name.get(format!("{name}R0000").as_str()));
+        if let Some(&v) = found {
             map.to_sdk[i + 1] = v;
             map.from_sdk.insert(v, i as u32 + 1);
         }
@@ -137,8 +154,8 @@ mod tests {
     #[test]
     fn hip_functions_map_to_the_sdk_numbers_by_name() {
         let m = buffer(BufferTracingKind::HipRuntimeApi);
-        let ours = rocwasm_core::operation_by_name(BufferTracingKind::HipRuntimeApi, "hipMalloc")
-            .unwrap();
+        let ours =
+            rocwasm_core::operation_by_name(BufferTracingKind::HipRuntimeApi, "hipMalloc").unwrap();
         let sdk = crate::abi::enums::rocprofiler_hip_runtime_api_id::ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc as i32;
         assert_eq!(m.to_sdk(ours), sdk);
         assert_eq!(m.from_sdk(sdk), Some(ours));
@@ -146,6 +163,18 @@ mod tests {
             crate::abi::enums::rocprofiler_hip_runtime_api_id::ROCPROFILER_HIP_RUNTIME_API_ID_hipApiName,
             0
         );
+    }
+
+    #[test]
+    fn a_function_renamed_in_rocm_6_keeps_its_number() {
+        let m = buffer(BufferTracingKind::HipRuntimeApi);
+        let ours = rocwasm_core::operation_by_name(
+            BufferTracingKind::HipRuntimeApi,
+            "hipGetDeviceProperties",
+        )
+        .unwrap();
+        let sdk = crate::abi::enums::rocprofiler_hip_runtime_api_id::ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDevicePropertiesR0000 as i32;
+        assert_eq!(m.to_sdk(ours), sdk);
     }
 
     #[test]

@@ -13,7 +13,10 @@ use std::ffi::c_void;
 
 use rocwasm_core::{Batch, BufferTracingKind};
 
-use crate::abi::{enums, AsyncCorrelationId, CorrelationId, Dim3, Handle, KernelDispatchInfo, RecordHeader, UserData};
+use crate::abi::{
+    enums, AsyncCorrelationId, CorrelationId, Dim3, Handle, KernelDispatchInfo, RecordHeader,
+    UserData,
+};
 use crate::operations;
 
 const TRACING: u32 = enums::rocprofiler_buffer_category::ROCPROFILER_BUFFER_CATEGORY_TRACING as u32;
@@ -232,19 +235,31 @@ impl Delivery {
         for r in batch.api_calls.rows() {
             let kind = BufferTracingKind::from_raw(r.kind);
             let operation = kind.map_or(-1, |k| operations::buffer(k).to_sdk(r.operation));
-            slots.push(Slot { time: r.end, table: 0, row: d.api.len() });
+            slots.push(Slot {
+                time: r.end,
+                table: 0,
+                row: d.api.len(),
+            });
             d.api.push(ApiRecord {
                 size: size_of::<ApiRecord>(),
                 kind: r.kind as i32,
                 operation,
-                correlation_id: correlation(r.correlation_id, r.external_correlation_id, r.ancestor),
+                correlation_id: correlation(
+                    r.correlation_id,
+                    r.external_correlation_id,
+                    r.ancestor,
+                ),
                 start_timestamp: r.start,
                 end_timestamp: r.end,
                 thread_id: r.thread_id,
             });
         }
         for r in batch.kernel_dispatches.rows() {
-            slots.push(Slot { time: r.end, table: 1, row: d.dispatches.len() });
+            slots.push(Slot {
+                time: r.end,
+                table: 1,
+                row: d.dispatches.len(),
+            });
             d.dispatches.push(KernelDispatchRecord {
                 size: size_of::<KernelDispatchRecord>(),
                 kind: BufferTracingKind::KernelDispatch.raw() as i32,
@@ -261,14 +276,26 @@ impl Delivery {
                     dispatch_id: r.dispatch_id,
                     private_segment_size: r.private_segment_size,
                     group_segment_size: r.group_segment_size,
-                    workgroup_size: Dim3 { x: r.workgroup_x, y: r.workgroup_y, z: r.workgroup_z },
-                    grid_size: Dim3 { x: r.grid_x, y: r.grid_y, z: r.grid_z },
+                    workgroup_size: Dim3 {
+                        x: r.workgroup_x,
+                        y: r.workgroup_y,
+                        z: r.workgroup_z,
+                    },
+                    grid_size: Dim3 {
+                        x: r.grid_x,
+                        y: r.grid_y,
+                        z: r.grid_z,
+                    },
                     reserved_padding: [0; 56],
                 },
             });
         }
         for r in batch.memory_copies.rows() {
-            slots.push(Slot { time: r.end, table: 2, row: d.copies.len() });
+            slots.push(Slot {
+                time: r.end,
+                table: 2,
+                row: d.copies.len(),
+            });
             d.copies.push(MemoryCopyRecord {
                 size: size_of::<MemoryCopyRecord>(),
                 kind: BufferTracingKind::MemoryCopy.raw() as i32,
@@ -277,15 +304,23 @@ impl Delivery {
                 thread_id: r.thread_id,
                 start_timestamp: r.start,
                 end_timestamp: r.end,
-                dst_agent_id: Handle { handle: r.dst_agent_id },
-                src_agent_id: Handle { handle: r.src_agent_id },
+                dst_agent_id: Handle {
+                    handle: r.dst_agent_id,
+                },
+                src_agent_id: Handle {
+                    handle: r.src_agent_id,
+                },
                 bytes: r.bytes,
                 dst_address: r.dst_address,
                 src_address: r.src_address,
             });
         }
         for r in batch.memory_allocations.rows() {
-            slots.push(Slot { time: r.end, table: 3, row: d.allocations.len() });
+            slots.push(Slot {
+                time: r.end,
+                table: 3,
+                row: d.allocations.len(),
+            });
             d.allocations.push(MemoryAllocationRecord {
                 size: size_of::<MemoryAllocationRecord>(),
                 kind: BufferTracingKind::MemoryAllocation.raw() as i32,
@@ -301,7 +336,11 @@ impl Delivery {
             });
         }
         for r in batch.scratch_memory.rows() {
-            slots.push(Slot { time: r.end, table: 4, row: d.scratch.len() });
+            slots.push(Slot {
+                time: r.end,
+                table: 4,
+                row: d.scratch.len(),
+            });
             d.scratch.push(ScratchMemoryRecord {
                 size: size_of::<ScratchMemoryRecord>(),
                 kind: BufferTracingKind::ScratchMemory.raw() as i32,
@@ -316,7 +355,11 @@ impl Delivery {
             });
         }
         for r in batch.retirements.rows() {
-            slots.push(Slot { time: r.timestamp, table: 5, row: d.retirements.len() });
+            slots.push(Slot {
+                time: r.timestamp,
+                table: 5,
+                row: d.retirements.len(),
+            });
             d.retirements.push(RetirementRecord {
                 size: size_of::<RetirementRecord>(),
                 kind: BufferTracingKind::CorrelationIdRetirement.raw() as i32,
@@ -325,7 +368,11 @@ impl Delivery {
             });
         }
         for r in batch.runtime_initializations.rows() {
-            slots.push(Slot { time: r.timestamp, table: 6, row: d.initializations.len() });
+            slots.push(Slot {
+                time: r.timestamp,
+                table: 6,
+                row: d.initializations.len(),
+            });
             d.initializations.push(RuntimeInitializationRecord {
                 size: size_of::<RuntimeInitializationRecord>(),
                 kind: BufferTracingKind::RuntimeInitialization.raw() as i32,
@@ -353,12 +400,30 @@ impl Delivery {
         }
         let (kind, payload) = match s.table {
             0 => (self.api[s.row].kind as u32, at(&mut self.api, s.row)),
-            1 => (BufferTracingKind::KernelDispatch.raw(), at(&mut self.dispatches, s.row)),
-            2 => (BufferTracingKind::MemoryCopy.raw(), at(&mut self.copies, s.row)),
-            3 => (BufferTracingKind::MemoryAllocation.raw(), at(&mut self.allocations, s.row)),
-            4 => (BufferTracingKind::ScratchMemory.raw(), at(&mut self.scratch, s.row)),
-            5 => (BufferTracingKind::CorrelationIdRetirement.raw(), at(&mut self.retirements, s.row)),
-            _ => (BufferTracingKind::RuntimeInitialization.raw(), at(&mut self.initializations, s.row)),
+            1 => (
+                BufferTracingKind::KernelDispatch.raw(),
+                at(&mut self.dispatches, s.row),
+            ),
+            2 => (
+                BufferTracingKind::MemoryCopy.raw(),
+                at(&mut self.copies, s.row),
+            ),
+            3 => (
+                BufferTracingKind::MemoryAllocation.raw(),
+                at(&mut self.allocations, s.row),
+            ),
+            4 => (
+                BufferTracingKind::ScratchMemory.raw(),
+                at(&mut self.scratch, s.row),
+            ),
+            5 => (
+                BufferTracingKind::CorrelationIdRetirement.raw(),
+                at(&mut self.retirements, s.row),
+            ),
+            _ => (
+                BufferTracingKind::RuntimeInitialization.raw(),
+                at(&mut self.initializations, s.row),
+            ),
         };
         RecordHeader::new(TRACING, kind, payload)
     }
@@ -404,15 +469,26 @@ mod tests {
         unsafe {
             let first = &**headers;
             assert_eq!(first.hash & 0xffff_ffff, u64::from(TRACING));
-            assert_eq!(first.hash >> 32, u64::from(BufferTracingKind::KernelDispatch.raw()));
+            assert_eq!(
+                first.hash >> 32,
+                u64::from(BufferTracingKind::KernelDispatch.raw())
+            );
             let k = &*(first.payload as *const KernelDispatchRecord);
-            assert_eq!((k.start_timestamp, k.end_timestamp, k.dispatch_info.kernel_id), (150, 200, 3));
+            assert_eq!(
+                (
+                    k.start_timestamp,
+                    k.end_timestamp,
+                    k.dispatch_info.kernel_id
+                ),
+                (150, 200, 3)
+            );
             assert_eq!(k.dispatch_info.grid_size.x, 256);
             let second = &**headers.add(1);
             let a = &*(second.payload as *const ApiRecord);
             assert_eq!(
                 a.operation,
-                enums::rocprofiler_hip_runtime_api_id::ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc as i32
+                enums::rocprofiler_hip_runtime_api_id::ROCPROFILER_HIP_RUNTIME_API_ID_hipMalloc
+                    as i32
             );
             assert_eq!(a.correlation_id.external.value, 99);
             assert_eq!(a.size, 64);

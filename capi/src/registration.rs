@@ -64,19 +64,53 @@ const VERSION_STRING: &CStr = c"1.0.0";
 pub fn tools_requested() -> bool {
     FORCED.lock().unwrap_or_else(|e| e.into_inner()).is_some()
         || std::env::var_os(TOOL_LIBRARIES_ENV).is_some_and(|v| !v.is_empty())
-        || !loaded_configure_functions().is_empty()
+        || global_configure().is_some()
+}
+
+/// `rocprofiler_configure` in the global scope (the program and the
+/// libraries it was linked with), looked up without loading or
+/// initialising anything: this runs in the tool library's constructor, when
+/// other objects' constructors may not have run yet.
+fn global_configure() -> Option<*mut c_void> {
+    // SAFETY: a plain symbol lookup in the global scope.
+    let sym = unsafe { libc::dlsym(libc::RTLD_DEFAULT, c"rocprofiler_configure".as_ptr()) };
+    (!sym.is_null()).then_some(sym)
 }
 
 /// Finds, configures and initializes every tool on `profiler` (before its
 /// configuration locks). Returns lines for the run's report: which tools
 /// ran, and every tool that could not be loaded or configured. Runs once
 /// per process; later calls return nothing.
-pub fn configure_tools(profiler: &Arc<Profiler>) -> Vec<String> {
+///
+/// With `allowed` false (the site policy forbids native tools) no tool is
+/// configured; each one found is named in a line, and tools that call the
+/// API get CONFIGURATION_LOCKED.
+pub fn configure_tools(profiler: &Arc<Profiler>, allowed: bool) -> Vec<String> {
     if INIT_STATUS
         .compare_exchange(0, -1, Ordering::AcqRel, Ordering::Acquire)
         .is_err()
     {
         return Vec::new();
+    }
+    if !allowed {
+        // Named without loading anything: loading a library runs its code.
+        let mut names: Vec<String> = std::env::var(TOOL_LIBRARIES_ENV)
+            .unwrap_or_default()
+            .split(':')
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect();
+        if global_configure().is_some() {
+            names.push("(linked into the application)".into());
+        }
+        if FORCED.lock().unwrap_or_else(|e| e.into_inner()).is_some() {
+            names.push("(forced)".into());
+        }
+        INIT_STATUS.store(1, Ordering::Release);
+        return names
+            .into_iter()
+            .map(|n| format!("native tool {n} not configured: the site policy does not allow native tools (capabilities.native_tools = false)"))
+            .collect();
     }
     state::bind(profiler);
     let (found, mut lines) = discover();
@@ -132,7 +166,10 @@ pub fn configure_tools(profiler: &Arc<Profiler>) -> Vec<String> {
         let Some(init) = tool.result.as_ref().and_then(|r| r.initialize) else {
             continue;
         };
-        let data = tool.result.as_ref().map_or(std::ptr::null_mut(), |r| r.tool_data);
+        let data = tool
+            .result
+            .as_ref()
+            .map_or(std::ptr::null_mut(), |r| r.tool_data);
         // SAFETY: the tool's initialize function, called once with the
         // finalize callback and the tool's own data, as documented.
         let status = state::with_current(tool.index, || unsafe { init(client_finalize, data) });
@@ -151,7 +188,10 @@ pub fn configure_tools(profiler: &Arc<Profiler>) -> Vec<String> {
             ));
         }
     }
-    TOOLS.lock().unwrap_or_else(|e| e.into_inner()).extend(tools);
+    TOOLS
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .extend(tools);
     INIT_STATUS.store(1, Ordering::Release);
     lines
 }
@@ -179,9 +219,11 @@ pub fn finalize_tools() -> Vec<String> {
     undelivered_lines()
 }
 
-/// Lines for each tool whose buffers received records after its finalize.
+/// Lines for each tool whose buffers received records after its finalize,
+/// and for records whose operation rocprofiler-sdk has no number for.
 pub fn undelivered_lines() -> Vec<String> {
-    TOOLS
+    let unmapped = crate::operations::unmapped();
+    let mut lines: Vec<String> = TOOLS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .iter()
@@ -194,7 +236,14 @@ pub fn undelivered_lines() -> Vec<String> {
                 )
             })
         })
-        .collect()
+        .collect();
+    if unmapped > 0 {
+        lines.push(format!(
+            "native tools: {unmapped} record(s) of operations rocprofiler-sdk 1.0 has no number for \
+             (functions of this process's runtime the SDK does not list) were delivered as NONE"
+        ));
+    }
+    lines
 }
 
 /// Flushes tool `index`'s buffers, calls its `finalize` (once), stops its contexts.
@@ -207,7 +256,9 @@ fn finalize_tool(index: usize) {
         (
             t.owned.clone(),
             t.result.as_ref().and_then(|r| r.finalize),
-            t.result.as_ref().map_or(std::ptr::null_mut(), |r| r.tool_data),
+            t.result
+                .as_ref()
+                .map_or(std::ptr::null_mut(), |r| r.tool_data),
             t.name.clone(),
         )
     };
@@ -267,8 +318,13 @@ fn discover() -> (Vec<(String, ConfigureFn)>, Vec<String>) {
     if let Some(f) = *FORCED.lock().unwrap_or_else(|e| e.into_inner()) {
         add(&mut found, "(forced)".into(), f);
     }
-    for (name, f) in loaded_configure_functions() {
-        add(&mut found, name, f);
+    // Each loaded object is asked only when some object defines the
+    // function: asking means `dlopen(RTLD_NOLOAD)`, which would run the
+    // constructors of objects not initialised yet.
+    if global_configure().is_some() {
+        for (name, f) in loaded_configure_functions() {
+            add(&mut found, name, f);
+        }
     }
     if let Some(list) = std::env::var_os(TOOL_LIBRARIES_ENV) {
         for path in list.to_string_lossy().split(':').filter(|p| !p.is_empty()) {
@@ -290,9 +346,17 @@ fn loaded_configure_functions() -> Vec<(String, ConfigureFn)> {
     unsafe {
         libc::dl_iterate_phdr(Some(collect), &mut names as *mut Vec<String> as *mut c_void);
     }
+    let own = defining_object(loaded_configure_functions as *const c_void);
     let mut out: Vec<(String, ConfigureFn)> = Vec::new();
     for name in names {
-        let Some(f) = configure_in(&name) else { continue };
+        // Never this library itself (it is being initialised when a
+        // session starts from its constructor).
+        if own.as_deref() == Some(name.as_str()) {
+            continue;
+        }
+        let Some(f) = configure_in(&name) else {
+            continue;
+        };
         if out.iter().any(|(_, g)| *g as usize == f as usize) {
             continue;
         }
@@ -301,7 +365,11 @@ fn loaded_configure_functions() -> Vec<(String, ConfigureFn)> {
     out
 }
 
-unsafe extern "C" fn collect(info: *mut libc::dl_phdr_info, _size: usize, data: *mut c_void) -> c_int {
+unsafe extern "C" fn collect(
+    info: *mut libc::dl_phdr_info,
+    _size: usize,
+    data: *mut c_void,
+) -> c_int {
     // SAFETY: `data` is the `Vec<String>` passed above; `info` is valid for
     // this call and its name, when not null, a C string.
     unsafe {
@@ -325,7 +393,11 @@ fn configure_in(name: &str) -> Option<ConfigureFn> {
     // reference is released with dlclose.
     unsafe {
         let handle = libc::dlopen(
-            if name.is_empty() { std::ptr::null() } else { c.as_ptr() },
+            if name.is_empty() {
+                std::ptr::null()
+            } else {
+                c.as_ptr()
+            },
             libc::RTLD_LAZY | libc::RTLD_NOLOAD,
         );
         if handle.is_null() {
@@ -350,7 +422,11 @@ fn defining_object(addr: *const c_void) -> Option<String> {
         if libc::dladdr(addr, &mut info) == 0 || info.dli_fname.is_null() {
             return None;
         }
-        Some(CStr::from_ptr(info.dli_fname).to_string_lossy().into_owned())
+        Some(
+            CStr::from_ptr(info.dli_fname)
+                .to_string_lossy()
+                .into_owned(),
+        )
     }
 }
 

@@ -84,7 +84,10 @@ pub fn current_tool() -> Option<Arc<Owned>> {
 /// Notes that the current tool created `ctx`.
 pub fn owns_context(ctx: ContextId) {
     if let Some(t) = current_tool() {
-        t.contexts.lock().unwrap_or_else(|e| e.into_inner()).push(ctx);
+        t.contexts
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(ctx);
     }
 }
 
@@ -92,7 +95,10 @@ pub fn owns_context(ctx: ContextId) {
 /// (for the buffer's delivery to check `finalized`).
 pub fn owns_buffer(buffer: BufferId) -> Option<Arc<Owned>> {
     let t = current_tool()?;
-    t.buffers.lock().unwrap_or_else(|e| e.into_inner()).push(buffer);
+    t.buffers
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .push(buffer);
     Some(t)
 }
 

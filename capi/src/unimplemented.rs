@@ -77,7 +77,10 @@ pub extern "C" fn rocprofiler_get_pc_sampling_instruction_not_issued_reason_name
 
 /// `rocprofiler_ompt_start_tool`: NULL, no OMPT tool.
 #[no_mangle]
-pub extern "C" fn rocprofiler_ompt_start_tool(_version: u32, _runtime: *const c_char) -> *mut c_void {
+pub extern "C" fn rocprofiler_ompt_start_tool(
+    _version: u32,
+    _runtime: *const c_char,
+) -> *mut c_void {
     std::ptr::null_mut()
 }
 
@@ -113,8 +116,15 @@ mod tests {
                     && !super::NAMES.contains(&f.as_str())
             })
             .collect();
-        assert!(missing.is_empty(), "declared but neither implemented nor listed: {missing:?}");
-        assert!(declared.len() > 50, "found only {} declarations", declared.len());
+        assert!(
+            missing.is_empty(),
+            "declared but neither implemented nor listed: {missing:?}"
+        );
+        assert!(
+            declared.len() > 50,
+            "found only {} declarations",
+            declared.len()
+        );
     }
 
     /// Names followed by `(` that are not function-pointer typedefs, the
@@ -138,8 +148,11 @@ mod tests {
                 && !before.ends_with("inline")
                 && start > 0
                 && !bytes[start - 1].is_ascii_alphanumeric()
-                && !["rocprofiler_configure", "rocprofiler_record_header_compute_hash"]
-                    .contains(&name)
+                && ![
+                    "rocprofiler_configure",
+                    "rocprofiler_record_header_compute_hash",
+                ]
+                .contains(&name)
             {
                 out.insert(name.to_string());
             }

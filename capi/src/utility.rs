@@ -47,7 +47,11 @@ pub unsafe extern "C" fn rocprofiler_get_thread_id(tid: *mut u64) -> Code {
 /// # Safety
 /// Each pointer must be NULL or point to a writable `uint32_t`.
 #[no_mangle]
-pub unsafe extern "C" fn rocprofiler_get_version(major: *mut u32, minor: *mut u32, patch: *mut u32) -> Code {
+pub unsafe extern "C" fn rocprofiler_get_version(
+    major: *mut u32,
+    minor: *mut u32,
+    patch: *mut u32,
+) -> Code {
     // SAFETY: each pointer is NULL or writable, as the caller promises.
     unsafe {
         for (p, v) in [(major, 1), (minor, 0), (patch, 0)] {
@@ -82,7 +86,13 @@ pub unsafe extern "C" fn rocprofiler_get_version_triplet(info: *mut VersionTripl
             return Err(Status::InvalidArgument);
         }
         // SAFETY: checked non-null; the caller passes a writable triplet.
-        unsafe { *info = VersionTriplet { major: 1, minor: 0, patch: 0 } };
+        unsafe {
+            *info = VersionTriplet {
+                major: 1,
+                minor: 0,
+                patch: 0,
+            }
+        };
         Ok(())
     })
 }

@@ -19,7 +19,10 @@ fn crate_root() -> PathBuf {
 }
 
 fn tool(var: &str, default: &str) -> String {
-    std::env::var(var).ok().filter(|s| !s.trim().is_empty()).unwrap_or_else(|| default.to_string())
+    std::env::var(var)
+        .ok()
+        .filter(|s| !s.trim().is_empty())
+        .unwrap_or_else(|| default.to_string())
 }
 
 /// A scratch directory unique to this test process and `tag`.
@@ -76,7 +79,9 @@ fn measure_ours(tag: &str, extra: &[&str]) -> String {
         "compiling capi/abi/abi_facts.c against capi/include failed ({cc} {extra:?}):\n{}",
         String::from_utf8_lossy(&out.stderr)
     );
-    let run = Command::new(&exe).output().expect("cannot run the compiled abi_facts program");
+    let run = Command::new(&exe)
+        .output()
+        .expect("cannot run the compiled abi_facts program");
     assert!(run.status.success(), "abi_facts exited with {}", run.status);
     let _ = std::fs::remove_dir_all(&dir);
     String::from_utf8(run.stdout).expect("abi_facts printed non-UTF-8 output")
@@ -92,7 +97,11 @@ fn compare_with_amd(tag: &str, extra: &[&str]) {
     let (ours_order, ours) = parse_facts(&ours_text, "abi_facts output");
 
     // The table is large; an empty or truncated run must not pass.
-    assert!(amd.len() > 2000, "the AMD table has only {} facts", amd.len());
+    assert!(
+        amd.len() > 2000,
+        "the AMD table has only {} facts",
+        amd.len()
+    );
 
     let mut problems = Vec::new();
     for key in &amd_order {
@@ -131,7 +140,10 @@ fn abi_matches_amd_rocprofiler_sdk_1_0() {
 fn abi_matches_amd_without_system_hsa() {
     compare_with_amd(
         "standalone",
-        &["-DROCPROFILER_SDK_USE_SYSTEM_HSA=0", "-DROCPROFILER_SDK_USE_SYSTEM_HSAKMT=0"],
+        &[
+            "-DROCPROFILER_SDK_USE_SYSTEM_HSA=0",
+            "-DROCPROFILER_SDK_USE_SYSTEM_HSAKMT=0",
+        ],
     );
 }
 
@@ -154,13 +166,22 @@ fn every_header_compiles_alone() {
     let mut all = Vec::new();
     headers(&include, &mut all);
     all.sort();
-    assert!(all.len() > 40, "only {} headers found under {}", all.len(), include.display());
+    assert!(
+        all.len() > 40,
+        "only {} headers found under {}",
+        all.len(),
+        include.display()
+    );
     let dir = scratch("alone");
     let cc = tool("CC", "cc");
     let cxx = tool("CXX", "c++");
     let mut failures = Vec::new();
     for h in &all {
-        let rel = h.strip_prefix(&include).unwrap().to_string_lossy().replace('\\', "/");
+        let rel = h
+            .strip_prefix(&include)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
         let src = dir.join("one.c");
         std::fs::write(&src, format!("#include <{rel}>\n")).unwrap();
         let mut runs = Vec::new();
@@ -193,5 +214,10 @@ fn every_header_compiles_alone() {
         }
     }
     let _ = std::fs::remove_dir_all(&dir);
-    assert!(failures.is_empty(), "{} header compiles failed:\n{}", failures.len(), failures.join("\n"));
+    assert!(
+        failures.is_empty(),
+        "{} header compiles failed:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
 }

@@ -15,11 +15,23 @@ fn main() {
     let mut out = String::from("/// `(path under include/, bytes)` of every header.\npub const HEADERS: &[(&str, &[u8])] = &[\n");
     for f in files {
         println!("cargo:rerun-if-changed={}", f.display());
-        let rel = f.strip_prefix(&include).unwrap().to_string_lossy().replace('\\', "/");
-        let _ = writeln!(out, "    ({rel:?}, include_bytes!({:?})),", f.display().to_string());
+        let rel = f
+            .strip_prefix(&include)
+            .unwrap()
+            .to_string_lossy()
+            .replace('\\', "/");
+        let _ = writeln!(
+            out,
+            "    ({rel:?}, include_bytes!({:?})),",
+            f.display().to_string()
+        );
     }
     out.push_str("];\n");
-    std::fs::write(PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("sdk_headers.rs"), out).unwrap();
+    std::fs::write(
+        PathBuf::from(std::env::var_os("OUT_DIR").unwrap()).join("sdk_headers.rs"),
+        out,
+    )
+    .unwrap();
 }
 
 fn walk(dir: &Path, out: &mut Vec<PathBuf>) {

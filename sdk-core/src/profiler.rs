@@ -762,7 +762,11 @@ impl Profiler {
     /// SDK allows (BUFFER_BUSY otherwise).
     pub fn destroy_buffer(&self, buffer: BufferId) -> Result<(), Status> {
         let mut cfg = self.configurable()?;
-        let buf = cfg.buffers.get(&buffer).cloned().ok_or(Status::BufferNotFound)?;
+        let buf = cfg
+            .buffers
+            .get(&buffer)
+            .cloned()
+            .ok_or(Status::BufferNotFound)?;
         let in_use = cfg
             .contexts
             .values()

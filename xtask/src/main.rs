@@ -43,6 +43,8 @@ enum Command {
     GenIntercept,
     /// Build the simulated AMD runtime and the sample applications into target/sim/.
     BuildSim,
+    /// Build rocwasm's rocprofiler-sdk (the tool library, whose SONAME is librocprofiler-sdk.so.1) and print its prefix (include/, lib/, CMake and pkg-config files).
+    BuildSdk,
     /// Build everything and run the demo on the simulated GPU with the default chain.
     Demo,
     /// Run the project's benchmarks (release build) and print one table of figures against their references and targets.
@@ -90,6 +92,11 @@ fn main() -> Result<()> {
         Command::GenNames => names::generate(),
         Command::GenIntercept => intercept::generate(),
         Command::BuildSim => sim::build().map(|_| ()),
+        Command::BuildSdk => {
+            // The demo's selection: the same features as every other build.
+            sim::build_with(util::DEMO_BUILD)?;
+            util::cargo(&["run", "-q", "-p", "rocwasm", "--", "sdk", "prefix"])
+        }
         Command::Demo => {
             setup::ensure_demo_packages()?;
             // Only the plugins the demo's chain runs.

@@ -47,6 +47,10 @@ const TEST_PACKAGES: &[&str] = &[
     "docker-registry",
     // The report plugin's page, opened in a real browser (tests/tests/report.rs).
     "chromium",
+    // Native rocprofiler-sdk tools built the two ways tool projects find the SDK,
+    // CMake's find_package and pkg-config (tests/tests/all/native_tools.rs).
+    "cmake",
+    "pkg-config",
 ];
 
 fn all_packages() -> impl Iterator<Item = &'static str> {

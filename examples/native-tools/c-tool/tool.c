@@ -15,7 +15,7 @@
  *   symbols      kernel symbols registered (CODE_OBJECT callbacks)
  *
  * Build:  cc -shared -fPIC tool.c $(pkg-config --cflags --libs rocprofiler-sdk) -o libctool.so
- * Run:    ROCP_TOOL_LIBRARIES=$PWD/libctool.so rocwasm run --sim -- ./app
+ * Run:    ROCP_TOOL_LIBRARIES=$PWD/libctool.so rocwasm run --sim --kernel-trace -- ./app
  */
 #include <rocprofiler-sdk/registration.h>
 #include <rocprofiler-sdk/rocprofiler.h>

@@ -86,7 +86,7 @@ fn force_start() {
 
 fn defer(plan: RunPlan) {
     *DEFERRED_PLAN.lock().unwrap_or_else(|e| e.into_inner()) = Some(plan);
-    session::defer_start();
+    session::defer_start(start_deferred);
     // SAFETY: registering a plain `extern "C"` function with libc.
     unsafe { libc::atexit(at_exit_deferred) };
 }
@@ -94,8 +94,11 @@ fn defer(plan: RunPlan) {
 static DEFERRED_PLAN: std::sync::Mutex<Option<RunPlan>> = std::sync::Mutex::new(None);
 
 /// Starts the session [`ensure_started`] deferred (see [`session::active`]).
-pub fn start_deferred() {
-    let plan = DEFERRED_PLAN.lock().unwrap_or_else(|e| e.into_inner()).take();
+fn start_deferred() {
+    let plan = DEFERRED_PLAN
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .take();
     if let Some(plan) = plan {
         start_with(plan);
     }

@@ -59,8 +59,14 @@ pub fn active() -> Option<&'static Session> {
     Some(unsafe { &*p })
 }
 
-/// Defers the start to the first intercepted call (or the process's exit).
-pub fn defer_start() {
+/// What starts a deferred session (the life cycle's start, which also
+/// installs the exit hooks); set by [`defer_start`].
+static DEFERRED_START: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
+
+/// Defers the start to the first intercepted call (or the process's exit),
+/// which then calls `start`.
+pub fn defer_start(start: fn()) {
+    let _ = DEFERRED_START.set(start);
     DEFERRED.store(true, Ordering::Release);
 }
 
@@ -70,7 +76,9 @@ pub fn defer_start() {
 #[cold]
 pub fn start_deferred() -> Option<&'static Session> {
     if DEFERRED.swap(false, Ordering::AcqRel) {
-        crate::lifecycle::start_deferred();
+        if let Some(start) = DEFERRED_START.get() {
+            start();
+        }
     }
     let p = SESSION.load(Ordering::Acquire);
     // SAFETY: a published session is leaked and never freed.
@@ -125,7 +133,9 @@ pub fn start(config: RunPlan) -> Result<&'static Session, String> {
 /// As [`start`], with lines the summary should carry (e.g. why a forked
 /// child runs no plugins).
 pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static Session, String> {
-    let native_tools = |profiler: &std::sync::Arc<Profiler>| rocwasm_capi::configure_tools(profiler);
+    let native_tools = |profiler: &std::sync::Arc<Profiler>, allowed: bool| {
+        rocwasm_capi::configure_tools(profiler, allowed)
+    };
     let pipeline = Pipeline::start_with_tools(
         config,
         &ProcessInfo::current(),

@@ -56,8 +56,10 @@ pub struct Recording {
 }
 
 /// Configures native (C API) tools on a live run's engine before its
-/// configuration locks; returns lines for the run's report.
-pub type NativeTools<'a> = &'a dyn Fn(&Arc<Profiler>) -> Vec<String>;
+/// configuration locks; the `bool` says whether the site policy allows
+/// native tools (when not, the hook configures none and says so). Returns
+/// lines for the run's report.
+pub type NativeTools<'a> = &'a dyn Fn(&Arc<Profiler>, bool) -> Vec<String>;
 
 /// One run: the plan's outputs (each file with one producer), its chain of
 /// plugins, and the engine they share; finished once into a [`RunReport`].
@@ -295,7 +297,7 @@ impl Pipeline {
             *self.api_log.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(log);
         }
         if let Some(configure) = native_tools {
-            let lines = configure(&profiler);
+            let lines = configure(&profiler, self.admission.native_tools);
             self.start_problems.extend(lines);
         }
         if !specs.is_empty() {
@@ -483,7 +485,11 @@ impl Pipeline {
             s.emit(&mut outputs);
         }
         let mut problems = self.start_problems.clone();
-        problems.extend(self.write_audit(&plugins, &outputs));
+        // A process profiled only for native tools without `rocwasm run`
+        // runs no plugin and writes no file of ours, not even the audit.
+        if !self.plan.writes_nothing() {
+            problems.extend(self.write_audit(&plugins, &outputs));
+        }
         Some(RunReport {
             plugins,
             problems,

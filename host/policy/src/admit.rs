@@ -98,6 +98,10 @@ pub struct Admission {
     pub site_cache: Option<PathBuf>,
     /// Every stage, in chain order.
     pub plugins: Vec<AdmittedPlugin>,
+    /// Whether native rocprofiler-sdk tools may be configured in the
+    /// profiled process (the policy's `capabilities.native_tools`; true
+    /// without a policy).
+    pub native_tools: bool,
 }
 
 /// Holds `plan` against `policy` (see the module docs).
@@ -201,6 +205,7 @@ pub fn admit(plan: &RunPlan, policy: Option<&SitePolicy>) -> Result<Admission, R
         audit_log: policy.and_then(|p| p.audit_log.clone()),
         site_cache: policy.and_then(|p| p.site_cache.clone()),
         plugins,
+        native_tools: policy.is_none_or(|p| p.native_tools),
     })
 }
 
@@ -603,6 +608,17 @@ mod tests {
         own.output.kinds.push(BufferTracingKind::HsaCoreApi);
         let e = refusal(&own, &policy);
         assert!(e.starts_with("the run is refused"), "{e}");
+    }
+
+    #[test]
+    fn native_tools_are_allowed_unless_the_policy_says_no() {
+        let site = Site::new();
+        assert!(admit(&plan(vec![]), None).unwrap().native_tools);
+        let open = site.policy("[plugins]\nallow_unsigned = true\n");
+        assert!(admit(&plan(vec![]), Some(&open)).unwrap().native_tools);
+        let closed =
+            site.policy("[plugins]\nallow_unsigned = true\n[capabilities]\nnative_tools = false\n");
+        assert!(!admit(&plan(vec![]), Some(&closed)).unwrap().native_tools);
     }
 
     #[test]

@@ -27,6 +27,8 @@
 //!                                           # wasi:filesystem even when unused.
 //! callbacks = false                         # callback tracing: plugin code on the application's threads
 //! external_correlation = false              # external-correlation requests (same)
+//! native_tools = false                      # native rocprofiler-sdk tools (ROCP_TOOL_LIBRARIES or
+//!                                           # linked in): native code, never sandboxed
 //!
 //! [domains]
 //! deny = ["HSA_CORE_API", "HSA_AMD_EXT_API"]  # or allow = [...]
@@ -110,6 +112,10 @@ pub struct SitePolicy {
     pub callbacks: bool,
     /// Whether a stage may configure external-correlation requests.
     pub external_correlation: bool,
+    /// Whether native rocprofiler-sdk tools may run in profiled processes
+    /// (`[capabilities] native_tools`; default true): they are native code
+    /// in the application, outside any sandbox.
+    pub native_tools: bool,
     /// Kinds that may be traced (`None`: all but `deny_domains`).
     pub allow_domains: Option<BTreeSet<BufferTracingKind>>,
     /// Kinds that may not be traced.
@@ -172,6 +178,7 @@ struct RawCapabilities {
     wasi_allow: Option<Vec<Spanned<String>>>,
     callbacks: Option<bool>,
     external_correlation: Option<bool>,
+    native_tools: Option<bool>,
 }
 
 #[derive(Debug, Default, Deserialize)]
@@ -389,6 +396,7 @@ impl SitePolicy {
                 .transpose()?,
             callbacks: raw.capabilities.callbacks.unwrap_or(true),
             external_correlation: raw.capabilities.external_correlation.unwrap_or(true),
+            native_tools: raw.capabilities.native_tools.unwrap_or(true),
             allow_domains: raw
                 .domains
                 .allow

@@ -9,6 +9,7 @@ mod kernel_filter_chain;
 mod kernel_options;
 mod live_chain;
 mod mpi;
+mod native_tools;
 mod path_templates;
 mod plugin_kit;
 mod python_js_plugins;

@@ -111,6 +111,7 @@ fn run(app: &str, args: &[&str], cwd: &Path) -> (String, PathBuf) {
         "--sim",
         "--kernel-trace",
         "--hip-trace",
+        "--memory-copy-trace",
         "-d",
         "out",
         "--output-format",
@@ -197,12 +198,83 @@ fn check(db: &Path, kernels: u64) {
     );
 }
 
+/// The database answers rocprofv3's own views by itself (`kernels`,
+/// `memory_copies`, `regions`, `threads`, `top_kernels`), with the rows of
+/// the run's CSV files.
+pub(crate) fn check_rocprofv3_views(db: &Path, out: &Path) {
+    let kernels = csv_rows(&out.join("kernel_trace.csv"));
+    assert!(kernels > 0);
+    assert_eq!(
+        count(db, "SELECT count(*) FROM kernels;"),
+        kernels,
+        "kernels view"
+    );
+    let copies = csv_rows(&out.join("memory_copy_trace.csv"));
+    assert!(copies > 0, "the run made copies");
+    assert_eq!(
+        count(db, "SELECT count(*) FROM memory_copies;"),
+        copies,
+        "memory_copies view"
+    );
+    let hip = csv_rows(&out.join("hip_api_trace.csv"));
+    assert_eq!(
+        count(db, "SELECT count(*) FROM regions;"),
+        hip,
+        "regions view (HIP calls only traced)"
+    );
+    // Threads: every thread id of the traces.
+    let mut threads = std::collections::BTreeSet::new();
+    for (file, column) in [
+        ("hip_api_trace.csv", "Thread_Id"),
+        ("kernel_trace.csv", "Thread_Id"),
+    ] {
+        let mut r = csv::Reader::from_path(out.join(file)).unwrap();
+        let idx = r
+            .headers()
+            .unwrap()
+            .iter()
+            .position(|h| h == column)
+            .unwrap();
+        for rec in r.records() {
+            threads.insert(rec.unwrap()[idx].to_string());
+        }
+    }
+    assert_eq!(
+        count(db, "SELECT count(DISTINCT tid) FROM threads;"),
+        threads.len() as u64,
+        "threads view"
+    );
+    // top_kernels: one row per kernel name, calls adding up to every dispatch.
+    let mut names = std::collections::BTreeSet::new();
+    let mut r = csv::Reader::from_path(out.join("kernel_trace.csv")).unwrap();
+    let idx = r
+        .headers()
+        .unwrap()
+        .iter()
+        .position(|h| h == "Kernel_Name")
+        .unwrap();
+    for rec in r.records() {
+        names.insert(rec.unwrap()[idx].to_string());
+    }
+    assert_eq!(
+        count(db, "SELECT count(*) FROM top_kernels;"),
+        names.len() as u64,
+        "top_kernels rows"
+    );
+    assert_eq!(
+        count(db, "SELECT sum(total_calls) FROM top_kernels;"),
+        kernels,
+        "top_kernels calls"
+    );
+}
+
 #[test]
 fn module_loaded_kernels_keep_every_dispatch_in_rocpds_views() {
     let dir = tempfile::tempdir().unwrap();
     let (_, out) = run("vector_add", &["2"], dir.path());
     let kernels = csv_rows(&out.join("kernel_trace.csv"));
     check(&out.join("results.db"), kernels);
+    check_rocprofv3_views(&out.join("results.db"), &out);
 }
 
 #[test]

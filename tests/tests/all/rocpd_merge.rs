@@ -206,6 +206,32 @@ fn merging_four_processes_keeps_each_ones_rows_and_the_views_working() {
     // rocpd's views return every row of every process.
     let total: u64 = dispatches.iter().sum();
     assert_eq!(count(&merged, KERNELS), total, "the kernels view's joins");
+    // ... and so do rocprofv3's views, which the merged file carries itself.
+    assert_eq!(
+        count(&merged, "SELECT count(*) FROM kernels;"),
+        total,
+        "kernels view"
+    );
+    assert_eq!(
+        count(&merged, "SELECT count(*) FROM regions;"),
+        count(&merged, "SELECT count(*) FROM rocpd_region;"),
+        "regions view"
+    );
+    let threads: u64 = inputs
+        .iter()
+        .map(|db| count(db, "SELECT count(*) FROM threads;"))
+        .sum();
+    assert!(threads > 0);
+    assert_eq!(
+        count(&merged, "SELECT count(*) FROM threads;"),
+        threads,
+        "threads view"
+    );
+    assert_eq!(
+        count(&merged, "SELECT sum(total_calls) FROM top_kernels;"),
+        total,
+        "top_kernels"
+    );
     assert_eq!(
         count(&merged, REGIONS),
         count(&merged, "SELECT count(*) FROM rocpd_region;"),

@@ -54,7 +54,9 @@ HIP call: host/intercept/bench/overhead.c on the simulated runtime (hipGetDevice
   traced call and the runtime's own alternating in one process. Default outputs: CSV, rocpd, Perfetto;
   1 MiB LOSSLESS buffer; written from the spool at the end (rocwasm run's default) unless the row says
   --write-during-run (each batch written as it comes). Default chain: rocwasm run --sim -c examples/chains/default.toml (its four
-  plugins, its outputs, its 4 MiB buffer). CPU: the calling thread's CPU time per call.
+  plugins, its outputs, its 4 MiB buffer). Native tool: host/intercept/bench/native_tool.c loaded with
+  ROCP_TOOL_LIBRARIES, buffering HIP_RUNTIME_API into a 1 MiB LOSSLESS buffer, no output of ours.
+  CPU: the calling thread's CPU time per call.
 producer: cargo bench -p rocwasm-core --bench producer (push, LOSSLESS, 64-byte records; CPU ns).
   Engine alone: Profiler::trace_api with one context buffering the domain (two clock reads, the id,
   the record's stores), no interposer; clock: clock::now, the time-stamp counter mapped onto
@@ -463,6 +465,8 @@ const HIP_WALL_DURING: &str =
 const HIP_CPU_DEFAULT: &str = "HIP call at max rate, CPU: traced (default outputs) vs untraced";
 const HIP_PAIRED: &str = "HIP call in bursts, CPU, paired: traced (CSV) vs untraced";
 const HIP_WALL_CHAIN: &str = "HIP call at max rate, wall: default chain vs untraced";
+const HIP_PAIRED_NATIVE: &str =
+    "HIP call in bursts, CPU, paired: native rocprofiler-sdk tool (buffered) vs untraced";
 
 fn hip_rows(built: &Built, sizes: &Sizes, work: &Path) -> Vec<Row> {
     or_unmeasured(
@@ -474,6 +478,7 @@ fn hip_rows(built: &Built, sizes: &Sizes, work: &Path) -> Vec<Row> {
             (HIP_CPU_DEFAULT, &[Target::MaxAddedNs(25.0)]),
             (HIP_PAIRED, &[Target::MaxAddedNs(25.0)]),
             (HIP_WALL_CHAIN, &[Target::MaxRatio(1.5)]),
+            (HIP_PAIRED_NATIVE, &[]),
         ],
     )
 }
@@ -579,6 +584,44 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
     ];
     let (direct, traced, _added) = parse::overhead_paired(&run(Some(&csv), &paired)?)?;
 
+    // The same bursts traced by a native rocprofiler-sdk tool
+    // (`host/intercept/bench/native_tool.c`: HIP_RUNTIME_API buffered into
+    // the same 1 MiB LOSSLESS buffer) and no output of ours.
+    let tool = work.join("libnative_bench_tool.so");
+    crate::util::run(
+        Command::new("gcc")
+            .args(["-O2", "-shared", "-fPIC"])
+            .arg(root.join("host/intercept/bench/native_tool.c"))
+            .arg(format!("-I{}", root.join("capi/include").display()))
+            .arg("-o")
+            .arg(&tool),
+    )
+    .context("building host/intercept/bench/native_tool.c")?;
+    let native_plan = work.join("native.json");
+    std::fs::write(
+        &native_plan,
+        r#"{"version":3,"output":{"directory":".","formats":[]},"buffer":{"size":1048576,"watermark":524288,"policy":"Lossless"}}"#,
+    )?;
+    let (native_out, native_err) = output_and_errors(
+        Command::new(&exe)
+            .args(&paired)
+            .env("LD_LIBRARY_PATH", &sim)
+            .env("LD_PRELOAD", &built.intercept)
+            .env("ROCWASM_RUN", &native_plan)
+            .env("ROCP_TOOL_LIBRARIES", &tool),
+    )?;
+    let native_records: u64 = native_err
+        .lines()
+        .find_map(|l| l.strip_prefix("native-bench-tool: records="))
+        .and_then(|r| r.split_whitespace().next()?.parse().ok())
+        .unwrap_or(0);
+    ensure!(
+        native_records >= 4000 * u64::from(sizes.paired_bursts),
+        "the native tool received {native_records} HIP records: it did not trace ({})",
+        native_err.lines().next().unwrap_or("nothing printed")
+    );
+    let (native_direct, native_traced, _) = parse::overhead_paired(&native_out)?;
+
     let cpu = |v: &[(f64, f64)]| median(&v.iter().map(|x| x.0).collect::<Vec<_>>()).unwrap_or(0.0);
     let wall = |v: &[(f64, f64)]| median(&v.iter().map(|x| x.1).collect::<Vec<_>>()).unwrap_or(0.0);
     Ok(vec![
@@ -613,6 +656,11 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
             Some(Quantity::Ns(wall(&base))),
         )
         .target(Target::MaxRatio(1.5)),
+        Row::measured(
+            HIP_PAIRED_NATIVE,
+            Quantity::Ns(native_traced),
+            Some(Quantity::Ns(native_direct)),
+        ),
     ])
 }
 

@@ -29,12 +29,22 @@ pub fn chain_for(file: Option<&Path>, flags: &TraceFlags) -> Result<Chain> {
             chain.apply_flags(flags)?;
             chain
         }
+        // Native rocprofiler-sdk tools (`ROCP_TOOL_LIBRARIES`) are enough to
+        // profile: the run then has our default outputs of nothing traced
+        // and the tools' own.
+        None if flags.is_empty() && native_tools_requested() => Chain::empty(),
         None => Chain::from_flags(flags)?,
     };
     let mut chain = chain;
     chain.resolve_plugins(&options.plugin_path)?;
     tracing::info!("chain:\n{}", chain.summary());
     Ok(chain)
+}
+
+/// Whether the environment names native rocprofiler-sdk tools for the
+/// profiled process (`ROCP_TOOL_LIBRARIES`, which the tool library reads).
+fn native_tools_requested() -> bool {
+    std::env::var_os("ROCP_TOOL_LIBRARIES").is_some_and(|v| !v.is_empty())
 }
 
 /// Holds `plan` against the site policy in force (`/etc/rocwasm/policy.toml`,

@@ -101,7 +101,20 @@ pub fn run(args: RunArgs) -> Result {
     }
 
     let plan = run_plan(&chain, &args);
-    admit_plan(&plan)?;
+    let admission = admit_plan(&plan)?;
+    if !admission.native_tools {
+        if let Some(tools) = std::env::var_os("ROCP_TOOL_LIBRARIES").filter(|v| !v.is_empty()) {
+            return Err(Failure::usage(format!(
+                "the site policy {} does not allow native rocprofiler-sdk tools \
+                 (capabilities.native_tools = false), and ROCP_TOOL_LIBRARIES names {}",
+                admission
+                    .policy
+                    .as_ref()
+                    .map_or_else(String::new, |(file, _)| file.display().to_string()),
+                tools.to_string_lossy()
+            )));
+        }
+    }
     let run_file = write_run_file(&plan)?;
     cmd.env(
         "LD_PRELOAD",

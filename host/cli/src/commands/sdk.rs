@@ -31,7 +31,11 @@ pub fn prefix(into: Option<&Path>) -> Result {
     let dir = match into {
         Some(d) => d.to_path_buf(),
         None => rocwasm_plan::dirs::cache_home()
-            .ok_or_else(|| Failure::runtime("no cache directory (set XDG_CACHE_HOME or HOME), or pass --into DIR"))?
+            .ok_or_else(|| {
+                Failure::runtime(
+                    "no cache directory (set XDG_CACHE_HOME or HOME), or pass --into DIR",
+                )
+            })?
             .join("sdk")
             .join(VERSION),
     };
@@ -42,8 +46,12 @@ pub fn prefix(into: Option<&Path>) -> Result {
             super::run::TOOL_LIB
         ))
     })?;
-    write_prefix(&dir, &tool, roctx_library().as_deref())
-        .map_err(|e| Failure::runtime(format!("cannot write the SDK prefix {}: {e}", dir.display())))?;
+    write_prefix(&dir, &tool, roctx_library().as_deref()).map_err(|e| {
+        Failure::runtime(format!(
+            "cannot write the SDK prefix {}: {e}",
+            dir.display()
+        ))
+    })?;
     println!("{}", dir.display());
     Ok(())
 }
@@ -68,21 +76,44 @@ fn write_prefix(dir: &Path, tool: &Path, roctx: Option<&Path>) -> std::io::Resul
     let lib = dir.join("lib");
     std::fs::create_dir_all(&lib)?;
     link(tool, &lib.join("librocprofiler-sdk.so.1"))?;
-    link(Path::new("librocprofiler-sdk.so.1"), &lib.join("librocprofiler-sdk.so"))?;
-    link(roctx.unwrap_or(tool), &lib.join("librocprofiler-sdk-roctx.so.1"))?;
-    link(Path::new("librocprofiler-sdk-roctx.so.1"), &lib.join("librocprofiler-sdk-roctx.so"))?;
+    link(
+        Path::new("librocprofiler-sdk.so.1"),
+        &lib.join("librocprofiler-sdk.so"),
+    )?;
+    link(
+        roctx.unwrap_or(tool),
+        &lib.join("librocprofiler-sdk-roctx.so.1"),
+    )?;
+    link(
+        Path::new("librocprofiler-sdk-roctx.so.1"),
+        &lib.join("librocprofiler-sdk-roctx.so"),
+    )?;
     let prefix = dir.canonicalize()?;
     for (name, lib_name, description) in [
-        ("rocprofiler-sdk", "rocprofiler-sdk", "rocprofiler-sdk's C API on rocwasm"),
-        ("rocprofiler-sdk-roctx", "rocprofiler-sdk-roctx", "ROCTx markers for rocprofiler-sdk tools on rocwasm"),
+        (
+            "rocprofiler-sdk",
+            "rocprofiler-sdk",
+            "rocprofiler-sdk's C API on rocwasm",
+        ),
+        (
+            "rocprofiler-sdk-roctx",
+            "rocprofiler-sdk-roctx",
+            "ROCTx markers for rocprofiler-sdk tools on rocwasm",
+        ),
     ] {
         write_file(
             &lib.join("pkgconfig").join(format!("{name}.pc")),
             pkg_config(&prefix, name, lib_name, description).as_bytes(),
         )?;
         let cmake = lib.join("cmake").join(name);
-        write_file(&cmake.join(format!("{name}-config.cmake")), cmake_config(name, lib_name).as_bytes())?;
-        write_file(&cmake.join(format!("{name}-config-version.cmake")), cmake_version().as_bytes())?;
+        write_file(
+            &cmake.join(format!("{name}-config.cmake")),
+            cmake_config(name, lib_name).as_bytes(),
+        )?;
+        write_file(
+            &cmake.join(format!("{name}-config-version.cmake")),
+            cmake_version().as_bytes(),
+        )?;
     }
     Ok(())
 }
@@ -140,7 +171,11 @@ fn write_file(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     if std::fs::read(path).ok().as_deref() == Some(bytes) {
         return Ok(());
     }
-    let tmp = parent.join(format!(".{}.{}", path.file_name().unwrap_or_default().to_string_lossy(), std::process::id()));
+    let tmp = parent.join(format!(
+        ".{}.{}",
+        path.file_name().unwrap_or_default().to_string_lossy(),
+        std::process::id()
+    ));
     std::fs::write(&tmp, bytes)?;
     std::fs::rename(&tmp, path)
 }

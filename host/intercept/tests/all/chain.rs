@@ -13,8 +13,6 @@
 //! Plugins come from `target/plugins` (`cargo xtask build-plugins`); when
 //! they are missing the tests fail with that command.
 
-
-
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};

@@ -3,8 +3,6 @@
 //! the tool library, and the tool library exports nothing else under those
 //! prefixes. (Regenerate with `cargo xtask gen-intercept` when this fails.)
 
-
-
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::process::Command;

@@ -4,8 +4,6 @@
 //! life cycle (exit from a worker, SIGTERM, fork, many threads) leaves
 //! complete outputs.
 
-
-
 use std::collections::{HashMap, HashSet};
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::ExitStatusExt;

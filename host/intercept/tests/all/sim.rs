@@ -4,8 +4,6 @@
 //! profiling signals, and the records agree with what the samples say they
 //! did and with the scenario's duration formulas (sim/README.md).
 
-
-
 use std::collections::{HashMap, HashSet};
 use std::path::Path;
 

@@ -668,6 +668,22 @@ pub fn create_views(conn: &Connection) -> rusqlite::Result<()> {
             .map(|s| format!("SELECT * FROM \"{base}{s}\""))
             .collect();
         if selects.is_empty() {
+            // No run of the file has this table (written before it joined
+            // the schema): an empty view with its columns, so the data
+            // views over it still work.
+            let columns = SCHEMA
+                .iter()
+                .find(|(t, _, _)| t == base)
+                .map(|(_, cols, _)| {
+                    cols.iter()
+                        .map(|(c, _)| format!("NULL AS \"{c}\""))
+                        .collect::<Vec<_>>()
+                        .join(", ")
+                })
+                .unwrap_or_default();
+            sql.push_str(&format!(
+                "CREATE VIEW \"{base}\" AS SELECT {columns} WHERE 0;\n"
+            ));
             continue;
         }
         sql.push_str(&format!(
@@ -675,8 +691,15 @@ pub fn create_views(conn: &Connection) -> rusqlite::Result<()> {
             selects.join(" UNION ALL ")
         ));
     }
+    // rocprofv3's data and summary views (`kernels`, `regions`,
+    // `memory_copies`, `top_kernels`, …) over the plain views above.
+    sql.push_str(VIEWS);
     conn.execute_batch(&sql)
 }
+
+/// The data and summary views every rocpd file we write or merge carries,
+/// as rocprofv3's do (`views.sql` says which and how).
+pub const VIEWS: &str = include_str!("views.sql");
 
 #[cfg(test)]
 mod tests {

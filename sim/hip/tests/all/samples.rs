@@ -2,8 +2,6 @@
 //! unmodified on the simulated ones (LD_LIBRARY_PATH), see the simulated
 //! devices, and pass their own result checks.
 
-
-
 use crate::support::*;
 
 #[test]

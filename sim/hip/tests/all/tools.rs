@@ -3,8 +3,6 @@
 //! rewrites slots and sees HIP's calls, intercepts every dispatch packet,
 //! swaps completion signals, and reads deterministic dispatch times.
 
-
-
 use crate::support::*;
 
 fn run_with_tool(name: &str, args: &[&str], scenario: &str) -> (String, String) {

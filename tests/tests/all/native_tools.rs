@@ -1,0 +1,630 @@
+//! Native rocprofiler-sdk tools on the simulated GPU, built the two ways
+//! tool projects find the SDK, against the prefix `rocwasm sdk prefix`
+//! writes:
+//!
+//! - the C tool (`examples/native-tools/c-tool/tool.c`) built with
+//!   `cc … $(pkg-config --cflags --libs rocprofiler-sdk)`, loaded with
+//!   `ROCP_TOOL_LIBRARIES` beside the default chain: it sees every dispatch,
+//!   copy and HIP call the chain's outputs hold, loses nothing under
+//!   LOSSLESS, finds its external ids on every HIP record, gets ENTER and
+//!   EXIT in pairs with its user data kept, iterates arguments and sees the
+//!   kernel symbols register; the run's summary names the tool;
+//! - the four C++ tools of `examples/native-tools/cxx` (buffered tracing on
+//!   a callback thread of its own, callback tracing with argument iteration,
+//!   code objects and kernel names, external-correlation requests) built
+//!   with CMake's `find_package(rocprofiler-sdk)`, all loaded into one run:
+//!   each reports `ok` and counts that agree with the run's
+//!   `kernel_trace.csv`, the sample's own counts and each other.
+//!
+//! Needs `cargo xtask build-sim`, `cargo xtask build-plugins` (the default
+//! chain), C and C++ compilers, `pkg-config` and `cmake` (`cargo xtask
+//! setup` installs the last two); a missing one fails the test with the
+//! package to install.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output};
+
+use rocwasm_tests::*;
+
+/// `name` on `PATH`; fails naming the Debian package that provides it.
+fn program(name: &str, package: &str) -> PathBuf {
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|d| d.join(name))
+                .find(|p| p.is_file())
+        })
+        .unwrap_or_else(|| {
+            panic!(
+                "`{name}` is not installed: the native-tool tests need it; run `cargo xtask setup` \
+                 (it installs Debian's `{package}`) or `apt-get install {package}`"
+            )
+        })
+}
+
+/// Runs `cmd`, requiring success; its output.
+fn run_ok(cmd: &mut Command, what: &str) -> Output {
+    let out = cmd
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
+    assert_success(&out, what);
+    out
+}
+
+fn text(bytes: &[u8]) -> String {
+    String::from_utf8_lossy(bytes).into_owned()
+}
+
+/// `rocwasm sdk prefix --into <dir>/sdk`: the prefix, checked to hold what
+/// build systems look for.
+fn sdk_prefix(dir: &Path) -> PathBuf {
+    let prefix = dir.join("sdk");
+    let out = rocwasm(&["sdk", "prefix", "--into", prefix.to_str().unwrap()], dir);
+    assert_success(&out, "rocwasm sdk prefix --into");
+    assert_eq!(
+        text(&out.stdout).trim(),
+        prefix.display().to_string(),
+        "`sdk prefix` prints the prefix"
+    );
+    for rel in [
+        "include/rocprofiler-sdk/rocprofiler.h",
+        "include/rocprofiler-sdk/cxx/name_info.hpp",
+        "lib/librocprofiler-sdk.so.1",
+        "lib/librocprofiler-sdk.so",
+        "lib/pkgconfig/rocprofiler-sdk.pc",
+        "lib/cmake/rocprofiler-sdk/rocprofiler-sdk-config.cmake",
+    ] {
+        assert!(prefix.join(rel).exists(), "the prefix has no {rel}");
+    }
+    prefix
+}
+
+/// Every file under `dir` (recursively) named `name` or `<prefix>_<name>`.
+fn find_files(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let mut dirs = vec![dir.to_path_buf()];
+    while let Some(d) = dirs.pop() {
+        for e in std::fs::read_dir(&d).unwrap_or_else(|e| panic!("{}: {e}", d.display())) {
+            let p = e.unwrap().path();
+            if p.is_dir() {
+                dirs.push(p);
+            } else if p.file_name().is_some_and(|f| {
+                let f = f.to_string_lossy();
+                f == name || f.ends_with(&format!("_{name}"))
+            }) {
+                found.push(p);
+            }
+        }
+    }
+    found
+}
+
+/// The one file `name` of the run under `dir`.
+fn run_file(dir: &Path, name: &str) -> PathBuf {
+    let mut found = find_files(dir, name);
+    assert_eq!(
+        found.len(),
+        1,
+        "one {name} under {}: {found:?}",
+        dir.display()
+    );
+    found.remove(0)
+}
+
+/// Data rows of a CSV file (optionally only those whose `column` is `value`).
+fn csv_rows(path: &Path, filter: Option<(&str, &str)>) -> u64 {
+    let mut r = csv::Reader::from_path(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let col = filter.map(|(c, _)| {
+        r.headers()
+            .unwrap()
+            .iter()
+            .position(|h| h == c)
+            .unwrap_or_else(|| panic!("{}: no column {c}", path.display()))
+    });
+    r.records()
+        .map(|rec| rec.unwrap_or_else(|e| panic!("{}: {e}", path.display())))
+        .filter(|rec| match (col, filter) {
+            (Some(i), Some((_, v))) => &rec[i] == v,
+            _ => true,
+        })
+        .count() as u64
+}
+
+/// `COUNTS kernels=N copies=M …` of the sample's stdout.
+fn sample_counts(stdout: &str) -> BTreeMap<String, u64> {
+    let line = stdout
+        .lines()
+        .find(|l| l.starts_with("COUNTS "))
+        .unwrap_or_else(|| panic!("the sample prints COUNTS:\n{stdout}"));
+    line.split_whitespace()
+        .filter_map(|kv| kv.split_once('='))
+        .map(|(k, v)| (k.to_string(), v.parse().unwrap()))
+        .collect()
+}
+
+/// One tool's result line: `<tool>: ok k=v …`, `<tool>: FAIL <reason> k=v …`
+/// (the C++ tools) or `<tool>: k=v …` (the C tool).
+#[derive(Debug)]
+struct ToolLine {
+    line: String,
+    /// The words without `=` after the tool's name (`ok`, `FAIL reason`).
+    status: String,
+    values: BTreeMap<String, String>,
+}
+
+impl ToolLine {
+    fn parse(line: &str) -> (String, ToolLine) {
+        let (tool, rest) = line
+            .split_once(": ")
+            .unwrap_or_else(|| panic!("not a tool line: {line:?}"));
+        let (kv, words): (Vec<&str>, Vec<&str>) =
+            rest.split_whitespace().partition(|w| w.contains('='));
+        let values = kv
+            .iter()
+            .filter_map(|w| w.split_once('='))
+            .map(|(k, v)| (k.to_string(), v.to_string()))
+            .collect();
+        (
+            tool.to_string(),
+            ToolLine {
+                line: line.to_string(),
+                status: words.join(" "),
+                values,
+            },
+        )
+    }
+
+    /// The count `key`; fails showing the line when it is missing.
+    fn n(&self, key: &str) -> u64 {
+        self.values
+            .get(key)
+            .and_then(|v| v.parse().ok())
+            .unwrap_or_else(|| panic!("no count {key} in {:?}", self.line))
+    }
+
+    fn text(&self, key: &str) -> &str {
+        self.values
+            .get(key)
+            .unwrap_or_else(|| panic!("no {key} in {:?}", self.line))
+    }
+}
+
+/// The result lines of `path`, by tool; each tool writes exactly one.
+fn tool_lines(path: &Path, run: &Output) -> BTreeMap<String, ToolLine> {
+    let content = std::fs::read_to_string(path).unwrap_or_else(|e| {
+        panic!(
+            "no tool wrote {} ({e}); rocwasm's stderr:\n{}",
+            path.display(),
+            text(&run.stderr)
+        )
+    });
+    let mut lines = BTreeMap::new();
+    for l in content.lines().filter(|l| !l.trim().is_empty()) {
+        let (tool, line) = ToolLine::parse(l);
+        assert!(
+            lines.insert(tool.clone(), line).is_none(),
+            "{tool} wrote two lines (finalized twice?):\n{content}"
+        );
+    }
+    lines
+}
+
+/// The run's summary (`rocwasm-summary.txt` under `dir`, which `run`
+/// prints, or rocwasm's stderr) has a `native tool` line naming `library`.
+fn assert_summary_names_tool(dir: &Path, run: &Output, library: &Path) {
+    let mut summary = text(&run.stderr);
+    summary.push_str(&text(&run.stdout));
+    for f in find_files(dir, "rocwasm-summary.txt") {
+        summary.push_str(&std::fs::read_to_string(f).unwrap());
+    }
+    let lib = library.display().to_string();
+    assert!(
+        summary.lines().any(|l| {
+            let l = l.trim_start().trim_start_matches("rocwasm: ");
+            l.starts_with("native tool") && l.contains(&lib)
+        }),
+        "the summary has no `native tool {lib} …` line:\n{summary}"
+    );
+}
+
+/// Builds `examples/native-tools/c-tool/tool.c` as a build system would:
+/// `cc -shared -fPIC tool.c $(pkg-config --cflags --libs rocprofiler-sdk)`
+/// against the prefix `rocwasm sdk prefix` writes under `dir`.
+fn build_c_tool(dir: &Path) -> PathBuf {
+    let cc = program("cc", "gcc");
+    let pkg_config = program("pkg-config", "pkg-config");
+    let prefix = sdk_prefix(dir);
+    let flags = run_ok(
+        Command::new(&pkg_config)
+            .args(["--cflags", "--libs", "rocprofiler-sdk"])
+            .env("PKG_CONFIG_PATH", prefix.join("lib/pkgconfig")),
+        "pkg-config --cflags --libs rocprofiler-sdk",
+    );
+    let flags = text(&flags.stdout);
+    assert!(
+        flags.contains(&format!("-I{}", prefix.join("include").display()))
+            && flags.contains("-lrocprofiler-sdk"),
+        "pkg-config names the prefix's headers and library: {flags}"
+    );
+    let library = dir.join("libctool.so");
+    let source = workspace().join("examples/native-tools/c-tool/tool.c");
+    run_ok(
+        Command::new(&cc)
+            .args(["-shared", "-fPIC"])
+            .arg(&source)
+            .args(flags.split_whitespace())
+            .arg("-o")
+            .arg(&library),
+        "cc -shared -fPIC tool.c $(pkg-config --cflags --libs rocprofiler-sdk)",
+    );
+    library
+}
+
+#[test]
+fn c_tool_sees_what_the_chain_sees() {
+    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth", "report"]);
+    let sim = sim_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let library = build_c_tool(tmp.path());
+
+    let out_dir = tmp.path().join("out");
+    let result = tmp.path().join("c.txt");
+    let chain = workspace().join("examples/chains/default.toml");
+    let app = sim.join("bin/multi_kernel");
+    let run = rocwasm_with_env(
+        &[
+            "run",
+            "--sim",
+            "-c",
+            chain.to_str().unwrap(),
+            "-d",
+            out_dir.to_str().unwrap(),
+            "--",
+            app.to_str().unwrap(),
+        ],
+        tmp.path(),
+        &[
+            ("ROCP_TOOL_LIBRARIES", library.to_str().unwrap()),
+            ("C_TOOL_OUT", result.to_str().unwrap()),
+        ],
+    );
+    assert_success(&run, "rocwasm run --sim -c default.toml with the C tool");
+    let counts = sample_counts(&text(&run.stdout));
+
+    let lines = tool_lines(&result, &run);
+    let c = lines
+        .get("c-tool")
+        .unwrap_or_else(|| panic!("no c-tool line: {lines:?}"));
+    let line = &c.line;
+
+    // Every dispatch the chain's outputs hold: the trace the host sinks
+    // wrote and the calls the kernel-stats stage counted.
+    let traced = csv_rows(&run_file(&out_dir, "kernel_trace.csv"), None);
+    let staged: u64 = read_stats(&run_file(&out_dir, "kernel_stats.csv"))
+        .values()
+        .map(|s| s.calls)
+        .sum();
+    assert!(c.n("dispatches") > 0, "{line}");
+    assert_eq!(c.n("dispatches"), traced, "kernel_trace.csv rows: {line}");
+    assert_eq!(c.n("dispatches"), staged, "kernel-stats calls: {line}");
+    assert_eq!(
+        c.n("dispatches"),
+        counts["kernels"],
+        "the sample's launches: {line}"
+    );
+    // The same copies and HIP runtime calls.
+    assert_eq!(
+        c.n("copies"),
+        csv_rows(&run_file(&out_dir, "memory_copy_trace.csv"), None),
+        "memory_copy_trace.csv rows: {line}"
+    );
+    assert_eq!(
+        c.n("copies"),
+        counts["copies"],
+        "the sample's copies: {line}"
+    );
+    assert_eq!(
+        c.n("hip"),
+        csv_rows(
+            &run_file(&out_dir, "hip_api_trace.csv"),
+            Some(("Domain", "HIP_RUNTIME_API"))
+        ),
+        "HIP_RUNTIME_API rows of hip_api_trace.csv: {line}"
+    );
+    // LOSSLESS loses nothing.
+    assert_eq!(c.n("drops"), 0, "{line}");
+    // The external id it answered is on every HIP record.
+    assert!(c.n("hip") > 0, "{line}");
+    assert_eq!(c.n("ext_bad"), 0, "{line}");
+    assert_eq!(c.n("ext_ok"), c.n("hip"), "{line}");
+    // ENTER and EXIT in pairs, user data kept between them.
+    assert!(c.n("enter") > 0, "{line}");
+    assert_eq!(c.n("enter"), c.n("exit"), "{line}");
+    assert_eq!(c.n("udata_bad"), 0, "{line}");
+    // Arguments of hipLaunchKernel / hipMalloc, kernel symbols.
+    assert!(c.n("args") > 0, "{line}");
+    assert!(c.n("symbols") > 0, "{line}");
+
+    assert_summary_names_tool(&out_dir, &run, &library);
+}
+
+/// The C++ tools, the CMake target names of `examples/native-tools/cxx`.
+const CXX_TOOLS: [&str; 4] = [
+    "api_buffered_tracing",
+    "api_callback_tracing",
+    "code_object_tracing",
+    "external_correlation",
+];
+
+#[test]
+fn cxx_tools_build_with_cmake_and_run() {
+    let sim = sim_dir();
+    let cmake = program("cmake", "cmake");
+    // The C++ compiler CMake will look for.
+    program("c++", "g++");
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = sdk_prefix(tmp.path());
+
+    let build = tmp.path().join("build");
+    let source = workspace().join("examples/native-tools/cxx");
+    run_ok(
+        Command::new(&cmake)
+            .arg("-S")
+            .arg(&source)
+            .arg("-B")
+            .arg(&build)
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display())),
+        "cmake configure of examples/native-tools/cxx (find_package(rocprofiler-sdk))",
+    );
+    run_ok(
+        Command::new(&cmake)
+            .arg("--build")
+            .arg(&build)
+            .args(["-j", "2"]),
+        "cmake --build of examples/native-tools/cxx",
+    );
+    let libraries: Vec<PathBuf> = CXX_TOOLS
+        .iter()
+        .map(|t| {
+            let lib = build.join(format!("lib{t}.so"));
+            assert!(lib.is_file(), "cmake built no {}", lib.display());
+            lib
+        })
+        .collect();
+    let joined = libraries
+        .iter()
+        .map(|l| l.display().to_string())
+        .collect::<Vec<_>>()
+        .join(":");
+
+    let out_dir = tmp.path().join("out");
+    let result = tmp.path().join("tools.txt");
+    let app = sim.join("bin/multi_kernel");
+    let run = rocwasm_with_env(
+        &[
+            "run",
+            "--sim",
+            "--kernel-trace",
+            "-d",
+            out_dir.to_str().unwrap(),
+            "--",
+            app.to_str().unwrap(),
+        ],
+        tmp.path(),
+        &[
+            ("ROCP_TOOL_LIBRARIES", joined.as_str()),
+            ("ROCWASM_TOOL_OUT", result.to_str().unwrap()),
+        ],
+    );
+    assert_success(
+        &run,
+        "rocwasm run --sim --kernel-trace with the four C++ tools",
+    );
+    let counts = sample_counts(&text(&run.stdout));
+    let kernels = csv_rows(&run_file(&out_dir, "kernel_trace.csv"), None);
+    assert_eq!(
+        kernels, counts["kernels"],
+        "kernel_trace.csv has every launch"
+    );
+    assert!(kernels > 0);
+
+    let lines = tool_lines(&result, &run);
+    assert_eq!(
+        lines.keys().map(String::as_str).collect::<Vec<_>>(),
+        CXX_TOOLS,
+        "one line per tool in {}",
+        result.display()
+    );
+    for (tool, l) in &lines {
+        assert_eq!(l.status, "ok", "{tool} failed: {}", l.line);
+    }
+    for lib in &libraries {
+        assert_summary_names_tool(&out_dir, &run, lib);
+    }
+
+    // Buffered tracing on its own callback thread, LOSSLESS.
+    let b = &lines["api_buffered_tracing"];
+    let bl = &b.line;
+    assert_eq!(b.n("dispatches"), kernels, "{bl}");
+    assert_eq!(
+        b.n("launches"),
+        kernels,
+        "one hipLaunchKernel per <<<>>>: {bl}"
+    );
+    assert_eq!(b.n("copies"), counts["copies"], "{bl}");
+    assert_eq!(
+        b.n("records"),
+        b.n("hip") + b.n("dispatches") + b.n("copies"),
+        "{bl}"
+    );
+    assert_eq!(b.n("drops"), 0, "{bl}");
+    assert!(
+        b.n("deliveries") > 1,
+        "a 4 KiB buffer fills more than once: {bl}"
+    );
+    assert_eq!(b.n("threads"), 1, "{bl}");
+    assert!(
+        b.n("precreate") >= 1 && b.n("precreate") == b.n("postcreate"),
+        "{bl}"
+    );
+    assert_eq!(b.n("bad") + b.n("unnamed") + b.n("unordered"), 0, "{bl}");
+    assert_eq!(
+        b.n("none_ops"),
+        0,
+        "every HIP function multi_kernel calls has an SDK operation id (a 5.x binary's \
+         hipGetDeviceProperties is the SDK's hipGetDevicePropertiesR0000): {bl}"
+    );
+
+    // Callback tracing with argument iteration.
+    let c = &lines["api_callback_tracing"];
+    let cl = &c.line;
+    assert!(c.n("enter") > 0, "{cl}");
+    assert_eq!(c.n("enter"), c.n("exit"), "{cl}");
+    assert_eq!(
+        c.n("enter"),
+        b.n("hip"),
+        "every HIP call, buffered or called back: {cl} / {bl}"
+    );
+    for zero in [
+        "udata_bad",
+        "unbalanced",
+        "tid_bad",
+        "payload_bad",
+        "args_bad",
+        "iterate_errors",
+    ] {
+        assert_eq!(c.n(zero), 0, "{zero}: {cl}");
+    }
+    assert!(c.n("args") > 0, "{cl}");
+    assert!(c.n("mallocs") > 0, "{cl}");
+    assert_eq!(
+        c.n("malloc_args_ok"),
+        c.n("mallocs"),
+        "hipMalloc's ptr and size: {cl}"
+    );
+    assert_eq!(
+        c.n("launches"),
+        kernels,
+        "hipLaunchKernel's arguments: {cl}"
+    );
+
+    // Code objects, kernel symbols and the dispatches they name.
+    let o = &lines["code_object_tracing"];
+    let ol = &o.line;
+    assert!(o.n("loads") > 0, "{ol}");
+    assert!(o.n("symbols") >= 4, "{ol}");
+    assert_eq!(o.n("bad") + o.n("orphans"), 0, "{ol}");
+    assert_eq!(o.n("dispatches"), kernels, "{ol}");
+    assert_eq!(
+        o.n("unresolved"),
+        0,
+        "every dispatch's kernel_id was registered: {ol}"
+    );
+    let names: Vec<&str> = o.text("names").split(',').collect();
+    for kernel in ["vector_add", "square", "scale", "block_sum"] {
+        assert!(
+            names.contains(&kernel),
+            "no kernel {kernel} registered: {ol}"
+        );
+    }
+
+    // External correlation requests answered on every HIP and dispatch record.
+    let e = &lines["external_correlation"];
+    let el = &e.line;
+    assert_eq!(e.n("hip"), b.n("hip"), "{el} / {bl}");
+    assert_eq!(e.n("dispatches"), kernels, "{el}");
+    assert_eq!(e.n("ext_bad"), 0, "{el}");
+    assert_eq!(e.n("ext_ok"), e.n("hip") + e.n("dispatches"), "{el}");
+    assert_eq!(e.n("requests_bad"), 0, "{el}");
+    assert!(e.n("hip_requests") >= e.n("hip"), "{el}");
+    assert!(e.n("dispatch_requests") >= e.n("dispatches"), "{el}");
+    assert_eq!(e.n("pushpop"), 1, "{el}");
+    assert_eq!(e.n("drops"), 0, "{el}");
+}
+
+/// A site policy with `capabilities.native_tools = false` refuses a run
+/// that names native tools (status 2, one sentence naming the rule), and
+/// the tool library holds a hand-made plan to the same rule: the tool is
+/// never configured and the summary says why.
+#[test]
+fn a_site_policy_can_forbid_native_tools() {
+    let sim = sim_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let library = build_c_tool(tmp.path());
+    let policy = tmp.path().join("policy.toml");
+    std::fs::write(
+        &policy,
+        "version = 1\n[plugins]\nallow_unsigned = true\n[capabilities]\nnative_tools = false\n",
+    )
+    .unwrap();
+    let app = sim.join("bin/multi_kernel");
+    let result = tmp.path().join("c.txt");
+    let refused = rocwasm_with_env(
+        &[
+            "run",
+            "--sim",
+            "--kernel-trace",
+            "-d",
+            "out",
+            "--",
+            app.to_str().unwrap(),
+        ],
+        tmp.path(),
+        &[
+            ("ROCP_TOOL_LIBRARIES", library.to_str().unwrap()),
+            ("ROCWASM_TEST_POLICY", policy.to_str().unwrap()),
+            ("C_TOOL_OUT", result.to_str().unwrap()),
+        ],
+    );
+    let stderr = text(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("does not allow native rocprofiler-sdk tools")
+            && stderr.contains("capabilities.native_tools"),
+        "{stderr}"
+    );
+    assert!(!result.exists(), "the refused tool ran");
+
+    // The tool library on its own, with a plan written by hand.
+    let out = tmp.path().join("by-hand");
+    let plan = tmp.path().join("plan.json");
+    std::fs::write(
+        &plan,
+        format!(
+            r#"{{"version":3,"output":{{"directory":"{}","formats":["csv"],"kinds":["HIP_RUNTIME_API"]}},"buffer":{{"size":1048576,"watermark":524288,"policy":"Lossless"}}}}"#,
+            out.display()
+        ),
+    )
+    .unwrap();
+    let tool_library = rocwasm_bin()
+        .parent()
+        .unwrap()
+        .join("librocwasm_intercept.so");
+    let ran = Command::new(&app)
+        .env("LD_PRELOAD", &tool_library)
+        .env("LD_LIBRARY_PATH", sim.join("lib"))
+        .env("ROCWASM_RUN", &plan)
+        .env("ROCWASM_TEST_POLICY", &policy)
+        .env("ROCP_TOOL_LIBRARIES", &library)
+        .env("C_TOOL_OUT", &result)
+        .output()
+        .unwrap();
+    assert_success(
+        &ran,
+        "multi_kernel with the tool library and a hand-made plan",
+    );
+    assert!(
+        !result.exists(),
+        "the tool ran although the policy forbids native tools"
+    );
+    let summary = std::fs::read_to_string(out.join("rocwasm-summary.txt")).unwrap();
+    assert!(
+        summary.contains(&format!(
+            "native tool {} not configured: the site policy does not allow native tools",
+            library.display()
+        )),
+        "{summary}"
+    );
+}
