@@ -83,8 +83,12 @@ fn build() -> Result<Vec<*const c_void>, Status> {
 
 /// `rocprofiler_query_available_agents`: calls `callback` once with every
 /// agent the run knows (version 0 only).
+///
+/// # Safety
+/// `callback` must be a function of the documented type; `user_data` is
+/// passed to it untouched.
 #[no_mangle]
-pub extern "C" fn rocprofiler_query_available_agents(
+pub unsafe extern "C" fn rocprofiler_query_available_agents(
     version: c_int,
     callback: Option<AgentsCallback>,
     agent_size: usize,

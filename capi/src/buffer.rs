@@ -212,9 +212,11 @@ pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize) -> &'a [T] {
 /// `rocprofiler_internal_thread_library_cb_t`.
 pub type ThreadHook = unsafe extern "C" fn(library: i32, data: *mut c_void);
 
-/// `(precreate, postcreate, libraries mask, data)` registered by tools.
-static THREAD_HOOKS: std::sync::Mutex<Vec<(Option<ThreadHook>, Option<ThreadHook>, i32, usize)>> =
-    std::sync::Mutex::new(Vec::new());
+/// One registration: `(precreate, postcreate, libraries mask, data)`.
+type ThreadHooks = (Option<ThreadHook>, Option<ThreadHook>, i32, usize);
+
+/// The hooks tools registered.
+static THREAD_HOOKS: std::sync::Mutex<Vec<ThreadHooks>> = std::sync::Mutex::new(Vec::new());
 
 /// `rocprofiler_at_internal_thread_create`: `precreate` and `postcreate` run
 /// around every thread the library creates for tools' callbacks

@@ -60,7 +60,7 @@ impl ExternalCorrelationSink for CRequestSink {
             });
         // 0: the tool set a value; non-zero: use the pushed one.
         // SAFETY: reading the union's number, which covers all 64 bits.
-        (answered == Some(0)).then(|| unsafe { value.value })
+        (answered == Some(0)).then_some(unsafe { value.value })
     }
 }
 

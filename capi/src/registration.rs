@@ -137,12 +137,13 @@ pub fn configure_tools(profiler: &Arc<Profiler>, allowed: bool) -> Vec<String> {
         let client: *mut ClientId = &mut *tool.client;
         let configure = tool.configure;
         let priority = tool.index as u32;
-        // SAFETY: `configure` is the tool's exported `rocprofiler_configure`
-        // (the signature the SDK documents); the version string is static
-        // and `client` lives as long as the process (TOOLS is never freed).
         let result = crate::guard::catching(&tool.name, || {
-            state::with_current(tool.index, || unsafe {
-                configure(VERSION, VERSION_STRING.as_ptr(), priority, client)
+            state::with_current(tool.index, || {
+                // SAFETY: `configure` is the tool's exported
+                // `rocprofiler_configure` (the signature the SDK documents);
+                // the version string is static and `client` lives as long
+                // as the process (TOOLS is never freed).
+                unsafe { configure(VERSION, VERSION_STRING.as_ptr(), priority, client) }
             })
         });
         match result {
