@@ -63,13 +63,30 @@ fn api_data_type(kind: CallbackTracingKind) -> Option<&'static str> {
     })
 }
 
-/// The bytes behind a record's payload pointer, kept alive for the callback
-/// (the strings are what the structs' `uri` / `kernel_name` point into).
+/// The bytes behind a record's payload pointer, kept alive for the callback.
 enum Payload {
     None,
     Bytes(Vec<u64>),
-    CodeObject(Box<CodeObjectLoadData>, #[allow(dead_code)] CString),
-    Symbol(Box<KernelSymbolRegisterData>, #[allow(dead_code)] CString),
+    CodeObject(Box<CodeObjectLoadData>),
+    Symbol(Box<KernelSymbolRegisterData>),
+}
+
+/// A code object's URI or a kernel's name as a C string that lives as long
+/// as the process: tools keep the `kernel_name` and `uri` pointers of the
+/// records they are given (AMD's samples read them when later dispatch
+/// records arrive), as the SDK keeps them valid until the code object is
+/// unloaded. Each distinct string is kept once.
+fn lasting(text: &str) -> *const c_char {
+    static KEPT: std::sync::OnceLock<
+        std::sync::Mutex<std::collections::HashMap<String, &'static std::ffi::CStr>>,
+    > = std::sync::OnceLock::new();
+    let mut kept = KEPT
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    kept.entry(text.to_string())
+        .or_insert_with(|| Box::leak(CString::new(text).unwrap_or_default().into_boxed_c_str()))
+        .as_ptr()
 }
 
 impl Payload {
@@ -77,8 +94,8 @@ impl Payload {
         match self {
             Payload::None => std::ptr::null_mut(),
             Payload::Bytes(b) => b.as_mut_ptr() as *mut c_void,
-            Payload::CodeObject(c, _) => &mut **c as *mut CodeObjectLoadData as *mut c_void,
-            Payload::Symbol(s, _) => &mut **s as *mut KernelSymbolRegisterData as *mut c_void,
+            Payload::CodeObject(c) => &mut **c as *mut CodeObjectLoadData as *mut c_void,
+            Payload::Symbol(s) => &mut **s as *mut KernelSymbolRegisterData as *mut c_void,
         }
     }
 }
@@ -108,7 +125,6 @@ fn payload_of(record: &CallbackRecord) -> Payload {
             Payload::Bytes(words)
         }
         CallbackPayload::CodeObjectLoad(co) => {
-            let uri = CString::new(co.uri.clone()).unwrap_or_default();
             use crate::abi::enums::rocprofiler_code_object_storage_type as storage;
             let (storage_type, a, b) = match co.storage {
                 rocwasm_core::CodeObjectStorage::None => {
@@ -135,7 +151,7 @@ fn payload_of(record: &CallbackRecord) -> Payload {
                 // The engine keeps agents by rocprofiler id; the HSA handle
                 // is not recorded (0, documented in docs/NATIVE_TOOLS.md).
                 hsa_agent: HsaAgent { handle: 0 },
-                uri: uri.as_ptr(),
+                uri: lasting(&co.uri),
                 load_base: co.load_base,
                 load_size: co.load_size,
                 load_delta: co.load_delta,
@@ -143,15 +159,14 @@ fn payload_of(record: &CallbackRecord) -> Payload {
                 storage_a: a,
                 storage_b: b,
             });
-            Payload::CodeObject(data, uri)
+            Payload::CodeObject(data)
         }
         CallbackPayload::KernelSymbolRegister(k) => {
-            let name = CString::new(k.name.clone()).unwrap_or_default();
             let data = Box::new(KernelSymbolRegisterData {
                 size: std::mem::size_of::<KernelSymbolRegisterData>() as u64,
                 kernel_id: k.id,
                 code_object_id: k.code_object_id,
-                kernel_name: name.as_ptr(),
+                kernel_name: lasting(&k.name),
                 kernel_object: k.kernel_object,
                 kernarg_segment_size: k.kernarg_segment_size,
                 kernarg_segment_alignment: k.kernarg_segment_alignment,
@@ -163,7 +178,7 @@ fn payload_of(record: &CallbackRecord) -> Payload {
                 kernel_code_entry_byte_offset: k.kernel_code_entry_byte_offset,
                 kernel_address: k.kernel_address,
             });
-            Payload::Symbol(data, name)
+            Payload::Symbol(data)
         }
         CallbackPayload::None => Payload::None,
     }

@@ -213,6 +213,9 @@ pub struct AsyncOp {
     /// Enqueue time, CLOCK_BOOTTIME ns (for clamping device timestamps).
     pub enqueue_time: u64,
     externals: Vec<(ContextId, u64)>,
+    /// The external ids are still to be asked for
+    /// ([`Profiler::begin_async_unconfirmed`]).
+    externals_pending: bool,
     /// The innermost roctx range at launch, when the dispatch filter reads it.
     region: Option<Arc<str>>,
     /// Launched while `--selected-regions` had collection paused: its
@@ -1085,6 +1088,18 @@ impl Profiler {
     /// inherits the id of the enclosing traced call (a fresh id when there is
     /// none) and asks for external ids now. `None` when nothing traces it.
     pub fn begin_async(&self, domain: Domain, op: u32) -> Option<AsyncOp> {
+        let mut op = self.begin_async_unconfirmed(domain, op)?;
+        self.confirm_async(&mut op);
+        Some(op)
+    }
+
+    /// As [`Profiler::begin_async`], for an operation that may turn out not
+    /// to happen (a reserved queue slot that may hold a barrier rather than
+    /// a kernel): the ids are drawn now, on the launching thread, but the
+    /// tools' external-correlation requests wait for
+    /// [`Profiler::confirm_async`], so a tool is never asked about an
+    /// operation that is then cancelled.
+    pub fn begin_async_unconfirmed(&self, domain: Domain, op: u32) -> Option<AsyncOp> {
         if !self.is_tracing(domain) {
             return None;
         }
@@ -1096,6 +1111,7 @@ impl Profiler {
                 thread_id: 0,
                 enqueue_time: clock::now(),
                 externals: Vec::new(),
+                externals_pending: false,
                 region: None,
                 suppressed: true,
             });
@@ -1112,12 +1128,6 @@ impl Profiler {
                 id
             }
         };
-        let routes = self.routes();
-        let externals = routes.domains[domain.index()]
-            .iter()
-            .filter(|e| e.ctx.is_active())
-            .map(|e| (e.ctx.id, self.external_id(e, domain, op, internal, tid)))
-            .collect();
         let region = match self.dispatch_filter.get() {
             Some(f) if domain == Domain::KernelDispatch && f.wants_regions() => {
                 selection::innermost_range()
@@ -1130,10 +1140,34 @@ impl Profiler {
             internal,
             thread_id: tid,
             enqueue_time: clock::now(),
-            externals,
+            externals: Vec::new(),
+            externals_pending: true,
             region,
             suppressed: false,
         })
+    }
+
+    /// The operation does happen: asks each active context's external id
+    /// for it (the request services, else the launching thread's pushed
+    /// value), as [`Profiler::begin_async`] does at once. Runs once; call it
+    /// on the launching thread. An operation completed unconfirmed is
+    /// confirmed at completion.
+    pub fn confirm_async(&self, op: &mut AsyncOp) {
+        if !op.externals_pending || op.suppressed {
+            return;
+        }
+        op.externals_pending = false;
+        let routes = self.routes();
+        op.externals = routes.domains[op.domain.index()]
+            .iter()
+            .filter(|e| e.ctx.is_active())
+            .map(|e| {
+                (
+                    e.ctx.id,
+                    self.external_id(e, op.domain, op.operation, op.internal, op.thread_id),
+                )
+            })
+            .collect();
     }
 
     /// Releases an async operation that will never complete (e.g. the launch failed).
@@ -1190,10 +1224,11 @@ impl Profiler {
     ///
     /// A dispatch the [`DispatchFilter`] drops reaches no context (and its
     /// correlation id retires as usual).
-    pub fn complete_kernel_dispatch(&self, op: AsyncOp, dispatch: KernelDispatch) {
+    pub fn complete_kernel_dispatch(&self, mut op: AsyncOp, dispatch: KernelDispatch) {
         if op.suppressed {
             return self.regions.drop_one();
         }
+        self.confirm_async(&mut op);
         let mut base = KernelDispatch {
             correlation_id: op.internal,
             thread_id: op.thread_id,
@@ -1276,10 +1311,11 @@ impl Profiler {
 
     /// An async memory copy completed (on any thread). `copy.operation` is the
     /// direction; correlation and thread fields are filled in by the engine.
-    pub fn complete_memory_copy(&self, op: AsyncOp, copy: MemoryCopy) {
+    pub fn complete_memory_copy(&self, mut op: AsyncOp, copy: MemoryCopy) {
         if op.suppressed {
             return self.regions.drop_one();
         }
+        self.confirm_async(&mut op);
         let base = MemoryCopy {
             correlation_id: op.internal,
             thread_id: op.thread_id,

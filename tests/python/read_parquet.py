@@ -5,7 +5,7 @@ Usage: python3 read_parquet.py ROOT
 pyarrow opens every `*.parquet` file under ROOT and reports its column
 names and row count; DuckDB runs SQL over all ranks' `kernel_trace.parquet`
 at once (a glob) and reports the per-kernel totals and the rows per
-process. Prints one JSON object; tests/tests/mpi.rs compares it with
+process. Prints one JSON object; tests/tests/all/mpi.rs compares it with
 rocwasm's own statistics and with the documented schema.
 """
 

@@ -43,9 +43,9 @@ const TEST_PACKAGES: &[&str] = &[
     "openmpi-bin",
     // pip, for PYTHON_PACKAGES.
     "python3-pip",
-    // Shipping plugins: a real OCI registry on loopback (tests/tests/registry.rs).
+    // Shipping plugins: a real OCI registry on loopback (tests/tests/all/registry.rs).
     "docker-registry",
-    // The report plugin's page, opened in a real browser (tests/tests/report.rs).
+    // The report plugin's page, opened in a real browser (tests/tests/all/report.rs).
     "chromium",
     // Native rocprofiler-sdk tools built the two ways tool projects find the SDK,
     // CMake's find_package and pkg-config (tests/tests/all/native_tools.rs).
@@ -67,7 +67,7 @@ fn missing(packages: impl Iterator<Item = &'static str>) -> Vec<&'static str> {
 }
 
 /// Python packages the tests use as real clients of our files: DuckDB's
-/// and Arrow's readers of the Parquet output (`tests/tests/mpi.rs`). Each
+/// and Arrow's readers of the Parquet output (`tests/tests/all/mpi.rs`). Each
 /// with the module it is imported as.
 const PYTHON_PACKAGES: &[(&str, &str)] = &[("duckdb", "duckdb"), ("pyarrow", "pyarrow")];
 

@@ -7,8 +7,9 @@
  *   copies       memory-copy records
  *   hip          HIP runtime API records
  *   drops        records the LOSSLESS buffer reported dropped (must be 0)
- *   ext_ok/ext_bad  HIP records whose external correlation id is / is not
- *                the value this tool answered for that call
+ *   ext_ok/ext_bad  HIP and kernel-dispatch records whose external
+ *                correlation id is / is not the value this tool answered
+ *   dispatch_requests  external-correlation requests for kernel dispatches
  *   enter/exit   HIP callback-tracing phases seen
  *   udata_bad    EXIT callbacks whose user data was not what ENTER stored
  *   args         arguments iterated at the EXIT of hipLaunchKernel / hipMalloc
@@ -33,7 +34,7 @@ static rocprofiler_buffer_id_t buffer;
 static rocprofiler_client_id_t* client;
 
 static atomic_ulong dispatches, copies, hip, drops, ext_ok, ext_bad, enter, exit_, udata_bad,
-    args, symbols;
+    args, symbols, dispatch_requests;
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -53,7 +54,12 @@ static void on_records(rocprofiler_context_id_t context, rocprofiler_buffer_id_t
         rocprofiler_record_header_t* h = headers[i];
         if (h->category != ROCPROFILER_BUFFER_CATEGORY_TRACING) continue;
         if (h->kind == ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH) {
+            rocprofiler_buffer_tracing_kernel_dispatch_record_t* r = h->payload;
             atomic_fetch_add(&dispatches, 1);
+            if (r->correlation_id.external.value == r->correlation_id.internal + EXT_OFFSET)
+                atomic_fetch_add(&ext_ok, 1);
+            else
+                atomic_fetch_add(&ext_bad, 1);
         } else if (h->kind == ROCPROFILER_BUFFER_TRACING_MEMORY_COPY) {
             atomic_fetch_add(&copies, 1);
         } else if (h->kind == ROCPROFILER_BUFFER_TRACING_HIP_RUNTIME_API) {
@@ -71,7 +77,9 @@ static int answer_external(rocprofiler_thread_id_t tid, rocprofiler_context_id_t
                            rocprofiler_external_correlation_id_request_kind_t kind,
                            rocprofiler_tracing_operation_t op, uint64_t internal,
                            rocprofiler_user_data_t* external, void* data) {
-    (void) tid; (void) context; (void) kind; (void) op; (void) data;
+    (void) tid; (void) context; (void) op; (void) data;
+    if (kind == ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH)
+        atomic_fetch_add(&dispatch_requests, 1);
     external->value = internal + EXT_OFFSET;
     return 0;
 }
@@ -129,8 +137,9 @@ static int tool_init(rocprofiler_client_finalize_t fini, void* tool_data) {
     for (size_t i = 0; i < sizeof(kinds) / sizeof(kinds[0]); ++i)
         CHECK(rocprofiler_configure_buffer_tracing_service(ctx, kinds[i], NULL, 0, buffer));
     rocprofiler_external_correlation_id_request_kind_t requests[] = {
-        ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API};
-    CHECK(rocprofiler_configure_external_correlation_id_request_service(ctx, requests, 1,
+        ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_HIP_RUNTIME_API,
+        ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_KERNEL_DISPATCH};
+    CHECK(rocprofiler_configure_external_correlation_id_request_service(ctx, requests, 2,
                                                                         answer_external, NULL));
     CHECK(rocprofiler_configure_callback_tracing_service(
         ctx, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, NULL, 0, on_hip_call, NULL));
@@ -151,11 +160,12 @@ static void tool_fini(void* tool_data) {
     if (!out) out = stderr;
     fprintf(out,
             "c-tool: client=%s dispatches=%lu copies=%lu hip=%lu drops=%lu ext_ok=%lu ext_bad=%lu "
-            "enter=%lu exit=%lu udata_bad=%lu args=%lu symbols=%lu\n",
+            "enter=%lu exit=%lu udata_bad=%lu args=%lu symbols=%lu dispatch_requests=%lu\n",
             client && client->name ? client->name : "?", atomic_load(&dispatches),
             atomic_load(&copies), atomic_load(&hip), atomic_load(&drops), atomic_load(&ext_ok),
             atomic_load(&ext_bad), atomic_load(&enter), atomic_load(&exit_),
-            atomic_load(&udata_bad), atomic_load(&args), atomic_load(&symbols));
+            atomic_load(&udata_bad), atomic_load(&args), atomic_load(&symbols),
+            atomic_load(&dispatch_requests));
     if (out != stderr) fclose(out);
 }
 

@@ -216,6 +216,22 @@ impl Session {
             .begin_async(Domain::from_buffer_kind(kind)?, op)
     }
 
+    /// As [`begin_async`](Self::begin_async) for an operation that may not
+    /// happen (a reserved queue slot): tools are asked for external ids only
+    /// at [`confirm_async`](Self::confirm_async).
+    pub fn begin_async_unconfirmed(&self, kind: BufferTracingKind, op: u32) -> AsyncToken {
+        self.profiler()
+            .begin_async_unconfirmed(Domain::from_buffer_kind(kind)?, op)
+    }
+
+    /// The operation of an unconfirmed token does happen (see
+    /// `Profiler::confirm_async`).
+    pub fn confirm_async(&self, token: &mut AsyncToken) {
+        if let Some(t) = token {
+            self.profiler().confirm_async(t);
+        }
+    }
+
     /// Releases an operation [`begin_async`](Self::begin_async) started that
     /// will never complete (a reserved packet slot never dispatched, a
     /// completion signal that could not be set up); nothing is recorded.

@@ -256,7 +256,8 @@ pub const LOADED_CODE_OBJECT_INFO_LOAD_SIZE: u32 = 10;
 pub const LOADED_CODE_OBJECT_INFO_URI_LENGTH: u32 = 11;
 pub const LOADED_CODE_OBJECT_INFO_URI: u32 = 12;
 pub const LOADED_CODE_OBJECT_KIND_AGENT: u32 = 2;
-pub const CODE_OBJECT_STORAGE_TYPE_MEMORY: u32 = 1;
+/// `HSA_VEN_AMD_LOADER_CODE_OBJECT_STORAGE_TYPE_MEMORY` (NONE = 0, FILE = 1, MEMORY = 2).
+pub const CODE_OBJECT_STORAGE_TYPE_MEMORY: u32 = 2;
 
 /// `hsa_ven_amd_loader_1_03_pfn_t` (the newest 5.2 loader table; older
 /// versions are prefixes of it).

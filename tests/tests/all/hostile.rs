@@ -28,7 +28,7 @@
 //! past a stage's byte quota is covered in `rocwasm-plugin-host`'s
 //! containment tests only: a chain file cannot lower the quota (1 GiB).
 //! File access outside the grant and network attempts from a WASI
-//! component are `tests/tests/wasi_escape.rs` (a Python plugin: it needs
+//! component are `tests/tests/all/wasi_escape.rs` (a Python plugin: it needs
 //! listeners and file checks of its own).
 //!
 //! Needs `cargo xtask build-plugins` and `cargo xtask build-sim`; fails

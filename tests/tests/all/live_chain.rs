@@ -164,7 +164,7 @@ fn the_default_chain_runs_in_the_process_and_agrees_with_the_runs_traces() {
         "no plugin failed:\n{stdout}\n{stderr}"
     );
 
-    // The report stage's page (its content: tests/tests/report.rs).
+    // The report stage's page (its content: tests/tests/all/report.rs).
     assert!(
         dir.join("report.html").is_file(),
         "the default chain wrote no report.html"

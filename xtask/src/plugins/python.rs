@@ -24,7 +24,7 @@ pub const PYTHON_PLUGINS: &[(&str, &str)] = &[
     ("range-kernel-time", "analysis-plugin"),
     // A hostile test plugin: tries to leave the deny-all WASI sandbox
     // (files, directories, environment, TCP, UDP, DNS) and records what
-    // happened; `tests/tests/wasi_escape.rs`.
+    // happened; `tests/tests/all/wasi_escape.rs`.
     ("wasi-escape", "analysis-plugin"),
 ];
 

@@ -92,7 +92,8 @@ fn prepare_direction(direction: MemoryCopyDirection) {
         return;
     };
     let op = direction as u32;
-    let token = session.begin_async(BufferTracingKind::MemoryCopy, op);
+    // Unconfirmed until the copy is issued (a prepared copy may never be).
+    let token = session.begin_async_unconfirmed(BufferTracingKind::MemoryCopy, op);
     if let Some(old) = PREPARED.with(|p| p.borrow_mut().replace(token)) {
         session.cancel_async(old);
     }
@@ -230,6 +231,10 @@ fn traced_copy(record: MemoryCopy, app_signal: u64, issue: impl FnOnce(u64) -> i
         .unwrap_or_else(|| session.begin_async(BufferTracingKind::MemoryCopy, record.operation));
     // The caller's copy, completing on our signal instead of theirs.
     let status = issue(signal);
+    let mut token = token;
+    if status == 0 {
+        session.confirm_async(&mut token);
+    }
     if status != 0 {
         session.cancel_async(token);
         // SAFETY: our signal; the failed copy never saw it.

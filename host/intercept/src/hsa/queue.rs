@@ -91,6 +91,10 @@ pub fn on_reserve(queue: *const c_void, first: u64, count: u64) {
     let host_kernel = crate::hip::kernels::current_launch().map(|k| k.symbol_id);
     let mut pending = info.pending.lock().unwrap_or_else(|e| e.into_inner());
     for index in first..first.saturating_add(count.min(info.size)) {
+        // Tools' external-correlation requests are made here, on the
+        // launching thread while its launch call and roctx ranges are
+        // current (the runtime may write the packet later), so a slot that
+        // then holds a barrier packet was asked about too.
         let token = session.begin_async(
             BufferTracingKind::KernelDispatch,
             rocwasm_core::registry::kernel_dispatch::ENQUEUE,

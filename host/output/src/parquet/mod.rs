@@ -39,7 +39,7 @@
 //! keeps only its open row group, written out at [`ROW_GROUP_ROWS`] rows or
 //! about [`ROW_GROUP_BYTES`] encoded bytes (Snappy-compressed pages,
 //! dictionary-encoded where that pays), so a run of any length costs a few
-//! tens of MiB per table; `host/output/tests/parquet_memory.rs` writes
+//! tens of MiB per table; `host/output/tests/all/parquet_memory.rs` writes
 //! 10 M records and checks the peak.
 //!
 //! The files are written once and never read back by `rocwasm replay`
