@@ -199,6 +199,15 @@ struct Config {
     next_thread: u64,
 }
 
+/// `(profiler, internal id, domain)` of the last kernel-dispatch slot this
+/// thread asked tools about, and their answers (see [`Profiler::confirm_async`]).
+type DispatchExternals = ((usize, u64, Domain), Vec<(ContextId, u64)>);
+
+thread_local! {
+    static LAST_DISPATCH_EXTERNALS: std::cell::RefCell<Option<DispatchExternals>> =
+        const { std::cell::RefCell::new(None) };
+}
+
 /// An asynchronous operation (kernel dispatch, memory copy) between its enqueue
 /// on the launching thread and its completion on any thread. Pass it to the
 /// matching `complete_*` method or to [`Profiler::cancel_async`]; dropping it
@@ -1157,6 +1166,27 @@ impl Profiler {
             return;
         }
         op.externals_pending = false;
+        // One launching call that reserves several queue slots (a barrier
+        // packet before its kernel) asks the tools once: the later slots of
+        // the same call take the answers of the first, so a tool is never
+        // asked about a slot that then holds no dispatch and never sees its
+        // answer on no record.
+        let key = (self as *const Profiler as usize, op.internal, op.domain);
+        if op.domain == Domain::KernelDispatch {
+            let reused = LAST_DISPATCH_EXTERNALS
+                .try_with(|last| {
+                    last.borrow()
+                        .as_ref()
+                        .filter(|(k, _)| *k == key)
+                        .map(|(_, ext)| ext.clone())
+                })
+                .ok()
+                .flatten();
+            if let Some(ext) = reused {
+                op.externals = ext;
+                return;
+            }
+        }
         let routes = self.routes();
         op.externals = routes.domains[op.domain.index()]
             .iter()
@@ -1168,6 +1198,10 @@ impl Profiler {
                 )
             })
             .collect();
+        if op.domain == Domain::KernelDispatch {
+            let _ = LAST_DISPATCH_EXTERNALS
+                .try_with(|last| *last.borrow_mut() = Some((key, op.externals.clone())));
+        }
     }
 
     /// Releases an async operation that will never complete (e.g. the launch failed).
