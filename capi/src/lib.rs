@@ -40,6 +40,7 @@ pub mod callback_tracing;
 pub mod context;
 pub mod external_correlation;
 mod guard;
+pub mod intercept_table;
 pub mod names;
 pub mod operations;
 pub mod records;

@@ -5,8 +5,8 @@
 //! test fails when the headers declare a function that is neither
 //! implemented nor listed here.
 //!
-//! They are hardware services (counters, PC sampling), OpenMP (OMPT) and
-//! the API-table hook, which no runtime rocwasm intercepts provides. The
+//! They are hardware services (counters, PC sampling) and OpenMP (OMPT),
+//! which no runtime rocwasm intercepts provides. The
 //! stubs declare no parameters: on the x86-64 System V ABI the caller
 //! passes arguments in registers and cleans up after itself, so a function
 //! that ignores its arguments may be defined without them.
@@ -31,7 +31,6 @@ macro_rules! not_implemented {
 }
 
 not_implemented! {
-    rocprofiler_at_intercept_table_registration,
     rocprofiler_configure_buffer_dispatch_counting_service,
     rocprofiler_configure_callback_dispatch_counting_service,
     rocprofiler_configure_device_counting_service,

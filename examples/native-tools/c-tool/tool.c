@@ -14,11 +14,13 @@
  *   udata_bad    EXIT callbacks whose user data was not what ENTER stored
  *   args         arguments iterated at the EXIT of hipLaunchKernel / hipMalloc
  *   symbols      kernel symbols registered (CODE_OBJECT callbacks)
+ *   hsa_tables   HSA API tables handed to it (rocprofiler_at_intercept_table_registration)
  *
  * Build:  cc -shared -fPIC tool.c $(pkg-config --cflags --libs rocprofiler-sdk) -o libctool.so
  * Run:    ROCP_TOOL_LIBRARIES=$PWD/libctool.so rocwasm run --sim --kernel-trace -- ./app
  */
 #include <rocprofiler-sdk/registration.h>
+#include <rocprofiler-sdk/intercept_table.h>
 #include <rocprofiler-sdk/rocprofiler.h>
 
 #include <stdatomic.h>
@@ -34,7 +36,7 @@ static rocprofiler_buffer_id_t buffer;
 static rocprofiler_client_id_t* client;
 
 static atomic_ulong dispatches, copies, hip, drops, ext_ok, ext_bad, enter, exit_, udata_bad,
-    args, symbols, dispatch_requests;
+    args, symbols, dispatch_requests, hsa_tables;
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -123,8 +125,16 @@ static void on_code_object(rocprofiler_callback_tracing_record_t record,
     }
 }
 
+static void on_table(rocprofiler_intercept_table_t type, uint64_t version, uint64_t instance,
+                     void** tables, uint64_t num_tables, void* data) {
+    (void) version; (void) instance; (void) data;
+    if (type == ROCPROFILER_HSA_TABLE && num_tables == 1 && tables && tables[0])
+        atomic_fetch_add(&hsa_tables, 1);
+}
+
 static int tool_init(rocprofiler_client_finalize_t fini, void* tool_data) {
     (void) fini; (void) tool_data;
+    CHECK(rocprofiler_at_intercept_table_registration(on_table, ROCPROFILER_HSA_TABLE, NULL));
     CHECK(rocprofiler_create_context(&ctx));
     CHECK(rocprofiler_create_buffer(ctx, 1 << 16, 1 << 15, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
                                     on_records, NULL, &buffer));
@@ -160,12 +170,13 @@ static void tool_fini(void* tool_data) {
     if (!out) out = stderr;
     fprintf(out,
             "c-tool: client=%s dispatches=%lu copies=%lu hip=%lu drops=%lu ext_ok=%lu ext_bad=%lu "
-            "enter=%lu exit=%lu udata_bad=%lu args=%lu symbols=%lu dispatch_requests=%lu\n",
+            "enter=%lu exit=%lu udata_bad=%lu args=%lu symbols=%lu dispatch_requests=%lu "
+            "hsa_tables=%lu\n",
             client && client->name ? client->name : "?", atomic_load(&dispatches),
             atomic_load(&copies), atomic_load(&hip), atomic_load(&drops), atomic_load(&ext_ok),
             atomic_load(&ext_bad), atomic_load(&enter), atomic_load(&exit_),
             atomic_load(&udata_bad), atomic_load(&args), atomic_load(&symbols),
-            atomic_load(&dispatch_requests));
+            atomic_load(&dispatch_requests), atomic_load(&hsa_tables));
     if (out != stderr) fclose(out);
 }
 

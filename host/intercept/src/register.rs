@@ -237,8 +237,8 @@ pub unsafe fn set_api_table(name: &str, tables: *mut *mut c_void, n: u64) -> Out
 #[no_mangle]
 pub unsafe extern "C" fn rocprofiler_set_api_table(
     name: *const c_char,
-    _version: u64,
-    _instance: u64,
+    version: u64,
+    instance: u64,
     tables: *mut *mut c_void,
     n: u64,
 ) -> i32 {
@@ -258,6 +258,19 @@ pub unsafe extern "C" fn rocprofiler_set_api_table(
             w.slots, w.wrapped, w.empty, w.unknown
         ),
         _ => {}
+    }
+    // Native tools that asked for these tables get them, wrapped.
+    use rocwasm_capi::intercept_table::{notify, Table};
+    let kind = match name.as_ref() {
+        "hsa" => Some((Table::Hsa, 1)),
+        "hip" => Some((Table::HipRuntime, 1)),
+        "hip_compiler" => Some((Table::HipCompiler, 1)),
+        "roctx" => Some((Table::Marker, 3)),
+        _ => None,
+    };
+    if let Some((kind, _)) = kind.filter(|&(_, needed)| n >= needed && !tables.is_null()) {
+        // SAFETY: `n` ≥ the tables this kind has (checked), from the caller.
+        unsafe { notify(kind, version, instance, tables) };
     }
     0
 }

@@ -349,6 +349,8 @@ fn c_tool_sees_what_the_chain_sees() {
     // Arguments of hipLaunchKernel / hipMalloc, kernel symbols.
     assert!(c.n("args") > 0, "{line}");
     assert!(c.n("symbols") > 0, "{line}");
+    // The HSA API table it asked for, once (rocwasm's wrappers installed).
+    assert_eq!(c.n("hsa_tables"), 1, "{line}");
 
     assert_summary_names_tool(&out_dir, &run, &library);
 }

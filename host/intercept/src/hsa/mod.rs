@@ -28,7 +28,7 @@ pub mod table;
 #[macro_use]
 pub mod wrap;
 
-use std::ffi::c_char;
+use std::ffi::{c_char, c_void};
 use std::sync::atomic::{AtomicBool, Ordering};
 
 use rocwasm_core::BufferTracingKind;
@@ -135,6 +135,17 @@ pub unsafe extern "C" fn OnLoad(
                 eprintln!("rocwasm: HSA runtime {runtime_version}: wrapped {core} core and {amd} amd_ext slots");
             }
             crate::session::runtime_initialized(rocwasm_core::RuntimeLibrary::Hsa, runtime_version);
+            // Native tools that asked for the HSA table get it, wrapped.
+            let mut tables = [table as *mut c_void];
+            // SAFETY: one table pointer, the runtime's root table.
+            unsafe {
+                rocwasm_capi::intercept_table::notify(
+                    rocwasm_capi::intercept_table::Table::Hsa,
+                    runtime_version,
+                    0,
+                    tables.as_mut_ptr(),
+                )
+            };
         }
         Err(e) => eprintln!("rocwasm: {e}"),
     }
