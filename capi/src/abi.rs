@@ -233,6 +233,42 @@ pub struct CodeObjectLoadData {
     pub storage_b: u64,
 }
 
+/// `rocprofiler_callback_tracing_kernel_dispatch_data_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct KernelDispatchData {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// Kernel start, ns.
+    pub start_timestamp: u64,
+    /// Kernel end, ns.
+    pub end_timestamp: u64,
+    /// What was dispatched where.
+    pub dispatch_info: KernelDispatchInfo,
+}
+
+/// `rocprofiler_callback_tracing_memory_copy_data_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct MemoryCopyData {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// Copy start, ns.
+    pub start_timestamp: u64,
+    /// Copy end, ns.
+    pub end_timestamp: u64,
+    /// Destination agent.
+    pub dst_agent_id: Handle,
+    /// Source agent.
+    pub src_agent_id: Handle,
+    /// Bytes copied.
+    pub bytes: u64,
+    /// Destination address.
+    pub dst_address: u64,
+    /// Source address.
+    pub src_address: u64,
+}
+
 /// `rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]
@@ -481,6 +517,25 @@ mod tests {
                 accum_vgpr_count,
                 kernel_code_entry_byte_offset,
                 kernel_address
+            ]
+        );
+        same_layout!(
+            KernelDispatchData,
+            "rocprofiler_callback_tracing_kernel_dispatch_data_t",
+            [size, start_timestamp, end_timestamp, dispatch_info]
+        );
+        same_layout!(
+            MemoryCopyData,
+            "rocprofiler_callback_tracing_memory_copy_data_t",
+            [
+                size,
+                start_timestamp,
+                end_timestamp,
+                dst_agent_id,
+                src_agent_id,
+                bytes,
+                dst_address,
+                src_address
             ]
         );
         same_layout!(

@@ -20,7 +20,7 @@ use rocwasm_core::{
 
 use crate::abi::{
     c_offsetof, c_sizeof, CallbackTracingRecord, CodeObjectLoadData, Handle, HsaAgent,
-    KernelSymbolRegisterData, UserData,
+    KernelDispatchData, KernelSymbolRegisterData, MemoryCopyData, UserData,
 };
 use crate::buffer::{engine_operations, slice};
 use crate::guard::{guard, quietly};
@@ -69,6 +69,8 @@ enum Payload {
     Bytes(Vec<u64>),
     CodeObject(Box<CodeObjectLoadData>),
     Symbol(Box<KernelSymbolRegisterData>),
+    Dispatch(Box<KernelDispatchData>),
+    Copy(Box<MemoryCopyData>),
 }
 
 /// A code object's URI or a kernel's name as a C string that lives as long
@@ -96,6 +98,8 @@ impl Payload {
             Payload::Bytes(b) => b.as_mut_ptr() as *mut c_void,
             Payload::CodeObject(c) => &mut **c as *mut CodeObjectLoadData as *mut c_void,
             Payload::Symbol(s) => &mut **s as *mut KernelSymbolRegisterData as *mut c_void,
+            Payload::Dispatch(d) => &mut **d as *mut KernelDispatchData as *mut c_void,
+            Payload::Copy(c) => &mut **c as *mut MemoryCopyData as *mut c_void,
         }
     }
 }
@@ -180,6 +184,26 @@ fn payload_of(record: &CallbackRecord) -> Payload {
             });
             Payload::Symbol(data)
         }
+        CallbackPayload::KernelDispatch(k) => Payload::Dispatch(Box::new(KernelDispatchData {
+            size: std::mem::size_of::<KernelDispatchData>() as u64,
+            start_timestamp: k.start,
+            end_timestamp: k.end,
+            dispatch_info: crate::records::dispatch_info(k),
+        })),
+        CallbackPayload::MemoryCopy(c) => Payload::Copy(Box::new(MemoryCopyData {
+            size: std::mem::size_of::<MemoryCopyData>() as u64,
+            start_timestamp: c.start,
+            end_timestamp: c.end,
+            dst_agent_id: Handle {
+                handle: c.dst_agent_id,
+            },
+            src_agent_id: Handle {
+                handle: c.src_agent_id,
+            },
+            bytes: c.bytes,
+            dst_address: c.dst_address,
+            src_address: c.src_address,
+        })),
         CallbackPayload::None => Payload::None,
     }
 }

@@ -189,6 +189,30 @@ fn correlation(internal: u64, external: u64, ancestor: u64) -> CorrelationId {
     }
 }
 
+/// The SDK's `rocprofiler_kernel_dispatch_info_t` of a dispatch.
+pub fn dispatch_info(r: &rocwasm_core::KernelDispatch) -> KernelDispatchInfo {
+    KernelDispatchInfo {
+        size: size_of::<KernelDispatchInfo>(),
+        agent_id: Handle { handle: r.agent_id },
+        queue_id: Handle { handle: r.queue_id },
+        kernel_id: r.kernel_id,
+        dispatch_id: r.dispatch_id,
+        private_segment_size: r.private_segment_size,
+        group_segment_size: r.group_segment_size,
+        workgroup_size: Dim3 {
+            x: r.workgroup_x,
+            y: r.workgroup_y,
+            z: r.workgroup_z,
+        },
+        grid_size: Dim3 {
+            x: r.grid_x,
+            y: r.grid_y,
+            z: r.grid_z,
+        },
+        reserved_padding: [0; 56],
+    }
+}
+
 /// The SDK's correlation ids of an engine callback record.
 pub fn correlation_of(c: &rocwasm_core::Correlation) -> CorrelationId {
     correlation(c.internal, c.external, c.ancestor)
@@ -268,26 +292,7 @@ impl Delivery {
                 thread_id: r.thread_id,
                 start_timestamp: r.start,
                 end_timestamp: r.end,
-                dispatch_info: KernelDispatchInfo {
-                    size: size_of::<KernelDispatchInfo>(),
-                    agent_id: Handle { handle: r.agent_id },
-                    queue_id: Handle { handle: r.queue_id },
-                    kernel_id: r.kernel_id,
-                    dispatch_id: r.dispatch_id,
-                    private_segment_size: r.private_segment_size,
-                    group_segment_size: r.group_segment_size,
-                    workgroup_size: Dim3 {
-                        x: r.workgroup_x,
-                        y: r.workgroup_y,
-                        z: r.workgroup_z,
-                    },
-                    grid_size: Dim3 {
-                        x: r.grid_x,
-                        y: r.grid_y,
-                        z: r.grid_z,
-                    },
-                    reserved_padding: [0; 56],
-                },
+                dispatch_info: dispatch_info(&r),
             });
         }
         for r in batch.memory_copies.rows() {

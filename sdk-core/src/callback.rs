@@ -8,7 +8,7 @@
 
 use serde::{Deserialize, Serialize};
 
-use crate::batch::Batch;
+use crate::batch::{Batch, KernelDispatch, MemoryCopy};
 use crate::kind::{CallbackPhase, CallbackTracingKind, ExternalCorrelationKind};
 use crate::symbols::{CodeObject, KernelSymbol};
 
@@ -84,8 +84,11 @@ pub enum CallbackPayload {
     CodeObjectLoad(CodeObject),
     /// A kernel symbol was registered (ENTER) or is being unregistered (EXIT).
     KernelSymbolRegister(KernelSymbol),
-    /// No payload: async completions (phase NONE) and runtime
-    /// initialisation.
+    /// A kernel dispatch completed (phase NONE): the record its buffers get.
+    KernelDispatch(KernelDispatch),
+    /// A memory copy completed (phase NONE): the record its buffers get.
+    MemoryCopy(MemoryCopy),
+    /// No payload: runtime initialisation and the other async completions.
     None,
 }
 

@@ -1223,10 +1223,16 @@ impl Profiler {
                 continue;
             }
             let external = op.external_id(e.ctx.id);
+            let done = record(external);
             if let Some(b) = e.buffers(record_op) {
-                b.push(&record(external));
+                b.push(&done);
             }
             if let (Some(sink), Some(kind)) = (e.calls_back(record_op), op.domain.callback_kind()) {
+                let payload = match done {
+                    Record::KernelDispatch(k) => CallbackPayload::KernelDispatch(k),
+                    Record::MemoryCopy(c) => CallbackPayload::MemoryCopy(c),
+                    _ => CallbackPayload::None,
+                };
                 let rec = CallbackRecord {
                     context: e.ctx.id,
                     kind,
@@ -1239,7 +1245,7 @@ impl Profiler {
                     },
                     thread_id: op.thread_id,
                     timestamp: clock::now(),
-                    payload: CallbackPayload::None,
+                    payload,
                 };
                 sink.on_callback(&rec, &mut 0);
             }

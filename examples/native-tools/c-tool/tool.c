@@ -15,6 +15,8 @@
  *   args         arguments iterated at the EXIT of hipLaunchKernel / hipMalloc
  *   symbols      kernel symbols registered (CODE_OBJECT callbacks)
  *   hsa_tables   HSA API tables handed to it (rocprofiler_at_intercept_table_registration)
+ *   cb_dispatches  KERNEL_DISPATCH completion callbacks whose payload has the
+ *                dispatch's times and kernel
  *
  * Build:  cc -shared -fPIC tool.c $(pkg-config --cflags --libs rocprofiler-sdk) -o libctool.so
  * Run:    ROCP_TOOL_LIBRARIES=$PWD/libctool.so rocwasm run --sim --kernel-trace -- ./app
@@ -36,7 +38,7 @@ static rocprofiler_buffer_id_t buffer;
 static rocprofiler_client_id_t* client;
 
 static atomic_ulong dispatches, copies, hip, drops, ext_ok, ext_bad, enter, exit_, udata_bad,
-    args, symbols, dispatch_requests, hsa_tables;
+    args, symbols, dispatch_requests, hsa_tables, cb_dispatches;
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -125,6 +127,16 @@ static void on_code_object(rocprofiler_callback_tracing_record_t record,
     }
 }
 
+static void on_dispatch_done(rocprofiler_callback_tracing_record_t record,
+                             rocprofiler_user_data_t* user_data, void* data) {
+    (void) user_data; (void) data;
+    rocprofiler_callback_tracing_kernel_dispatch_data_t* d = record.payload;
+    if (record.operation == ROCPROFILER_KERNEL_DISPATCH_COMPLETE && d &&
+        d->size == sizeof(*d) && d->end_timestamp > d->start_timestamp &&
+        d->dispatch_info.kernel_id != 0)
+        atomic_fetch_add(&cb_dispatches, 1);
+}
+
 static void on_table(rocprofiler_intercept_table_t type, uint64_t version, uint64_t instance,
                      void** tables, uint64_t num_tables, void* data) {
     (void) version; (void) instance; (void) data;
@@ -155,6 +167,8 @@ static int tool_init(rocprofiler_client_finalize_t fini, void* tool_data) {
         ctx, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API, NULL, 0, on_hip_call, NULL));
     CHECK(rocprofiler_configure_callback_tracing_service(
         ctx, ROCPROFILER_CALLBACK_TRACING_CODE_OBJECT, NULL, 0, on_code_object, NULL));
+    CHECK(rocprofiler_configure_callback_tracing_service(
+        ctx, ROCPROFILER_CALLBACK_TRACING_KERNEL_DISPATCH, NULL, 0, on_dispatch_done, NULL));
     int valid = 0;
     CHECK(rocprofiler_context_is_valid(ctx, &valid));
     if (!valid) abort();
@@ -171,12 +185,13 @@ static void tool_fini(void* tool_data) {
     fprintf(out,
             "c-tool: client=%s dispatches=%lu copies=%lu hip=%lu drops=%lu ext_ok=%lu ext_bad=%lu "
             "enter=%lu exit=%lu udata_bad=%lu args=%lu symbols=%lu dispatch_requests=%lu "
-            "hsa_tables=%lu\n",
+            "hsa_tables=%lu cb_dispatches=%lu\n",
             client && client->name ? client->name : "?", atomic_load(&dispatches),
             atomic_load(&copies), atomic_load(&hip), atomic_load(&drops), atomic_load(&ext_ok),
             atomic_load(&ext_bad), atomic_load(&enter), atomic_load(&exit_),
             atomic_load(&udata_bad), atomic_load(&args), atomic_load(&symbols),
-            atomic_load(&dispatch_requests), atomic_load(&hsa_tables));
+            atomic_load(&dispatch_requests), atomic_load(&hsa_tables),
+            atomic_load(&cb_dispatches));
     if (out != stderr) fclose(out);
 }
 

@@ -375,7 +375,11 @@ pub fn callback_record_to_wit(r: &rc::CallbackRecord) -> wit::CallbackRecord {
             rc::CallbackPayload::KernelSymbolRegister(k) => {
                 wit::CallbackPayload::KernelSymbolRegister(kernel_symbol_to_wit(k.clone()))
             }
-            rc::CallbackPayload::None => wit::CallbackPayload::None,
+            // The WIT callback record has no dispatch or copy payload:
+            // plugins read completed operations from their buffers.
+            rc::CallbackPayload::None
+            | rc::CallbackPayload::KernelDispatch(_)
+            | rc::CallbackPayload::MemoryCopy(_) => wit::CallbackPayload::None,
         },
     }
 }

@@ -351,6 +351,8 @@ fn c_tool_sees_what_the_chain_sees() {
     assert!(c.n("symbols") > 0, "{line}");
     // The HSA API table it asked for, once (rocwasm's wrappers installed).
     assert_eq!(c.n("hsa_tables"), 1, "{line}");
+    // A completion callback per dispatch, its payload the dispatch's data.
+    assert_eq!(c.n("cb_dispatches"), c.n("dispatches"), "{line}");
 
     assert_summary_names_tool(&out_dir, &run, &library);
 }
