@@ -312,7 +312,7 @@ mod tests {
     use std::mem::{offset_of, size_of};
 
     macro_rules! same_layout {
-        ($ty:ty, $c:literal, [$($field:ident $(as $cname:literal)?),* $(,)?]) => {{
+        ($ty:ty, $c:expr, [$($field:ident $(as $cname:literal)?),* $(,)?]) => {{
             assert_eq!(c_sizeof($c), Some(size_of::<$ty>()), "sizeof {}", $c);
             $(
                 let cname = same_layout!(@name $field $($cname)?);
@@ -374,45 +374,26 @@ mod tests {
             "rocprofiler_tool_configure_result_t",
             [size, initialize, finalize, tool_data]
         );
-        same_layout!(
-            ApiRecord,
+        // The HIP, HSA and marker API records share one layout.
+        for c in [
             "rocprofiler_buffer_tracing_hip_api_record_t",
-            [
-                size,
-                kind,
-                operation,
-                correlation_id,
-                start_timestamp,
-                end_timestamp,
-                thread_id
-            ]
-        );
-        same_layout!(
-            ApiRecord,
             "rocprofiler_buffer_tracing_hsa_api_record_t",
-            [
-                size,
-                kind,
-                operation,
-                correlation_id,
-                start_timestamp,
-                end_timestamp,
-                thread_id
-            ]
-        );
-        same_layout!(
-            ApiRecord,
             "rocprofiler_buffer_tracing_marker_api_record_t",
-            [
-                size,
-                kind,
-                operation,
-                correlation_id,
-                start_timestamp,
-                end_timestamp,
-                thread_id
-            ]
-        );
+        ] {
+            same_layout!(
+                ApiRecord,
+                c,
+                [
+                    size,
+                    kind,
+                    operation,
+                    correlation_id,
+                    start_timestamp,
+                    end_timestamp,
+                    thread_id
+                ]
+            );
+        }
         same_layout!(
             KernelDispatchRecord,
             "rocprofiler_buffer_tracing_kernel_dispatch_record_t",
