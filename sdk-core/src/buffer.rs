@@ -58,6 +58,15 @@
 //! producer is still storing into the swapped-out half before walking it.
 //! See [`chunks`] for the protocol and when it is used.
 //!
+//! **Durable halves.** A buffer created with [`DurableMemory`] keeps its
+//! halves (and a header of [`durable::HEADER_WORDS`] words) in memory that
+//! outlives the process, a shared file mapping: the records a process had
+//! not yet delivered when it was killed can be read back from the file
+//! ([`durable::recover`]). Such a buffer hands a half to its sink *before*
+//! zeroing it and marking it free, and says in the header which epochs are
+//! being filled and have been delivered, so a reader takes each record
+//! once. See [`durable`] for the header and what a kill can still lose.
+//!
 //! A record produced *on a callback thread* into a full LOSSLESS buffer is
 //! dropped and counted instead of waiting, because that thread is the one that
 //! would have to drain the buffer (a plugin calling a traced API during a
@@ -73,9 +82,11 @@ use crossbeam_utils::{Backoff, CachePadded};
 
 use crate::callback::{BufferId, BufferSink, CallbackThreadId, ContextId, DeliveryInfo};
 use crate::kind::{BufferPolicy, Status};
-use crate::record::{chunk_marker, decode, Encode, Record, WordSink};
+use crate::record::{chunk_marker, decode, decode_keep, Encode, Record, WordSink};
+pub use durable::DurableMemory;
 
 pub(crate) mod chunks;
+pub mod durable;
 
 pub(crate) use chunks::NO_SLOT;
 use chunks::{Slot, Slots, CHUNK_BYTES};
@@ -151,17 +162,41 @@ impl Drop for Delivery {
 
 struct Half {
     /// All zero except records of the epoch being filled or delivered.
-    words: Box<[AtomicU64]>,
+    words: Words,
     /// Where valid records end when a reservation straddled the half's end;
     /// `u64::MAX` until the straddling producer has written it.
     valid_end: AtomicU64,
 }
 
 impl Half {
-    fn new(size: u64) -> Half {
+    fn new(words: Words) -> Half {
         Half {
-            words: (0..size / 8).map(|_| AtomicU64::new(0)).collect(),
+            words,
             valid_end: AtomicU64::new(u64::MAX),
+        }
+    }
+}
+
+/// A half's words: on the heap, or in durable memory that is never freed.
+enum Words {
+    Heap(Box<[AtomicU64]>),
+    Durable(&'static [AtomicU64]),
+}
+
+impl Words {
+    fn heap(size: u64) -> Words {
+        Words::Heap((0..size / 8).map(|_| AtomicU64::new(0)).collect())
+    }
+}
+
+impl std::ops::Deref for Words {
+    type Target = [AtomicU64];
+
+    #[inline(always)]
+    fn deref(&self) -> &[AtomicU64] {
+        match self {
+            Words::Heap(w) => w,
+            Words::Durable(w) => w,
         }
     }
 }
@@ -229,6 +264,8 @@ pub struct Buffer {
     sink: Arc<dyn BufferSink>,
     /// Per-thread chunks, where this buffer uses them (see [`chunks`]).
     chunks: Option<Slots>,
+    /// The durable header, when the halves are in durable memory.
+    durable: Option<durable::Header>,
 }
 
 #[derive(Clone)]
@@ -264,6 +301,7 @@ impl Buffer {
         policy: BufferPolicy,
         sink: Arc<dyn BufferSink>,
         route: Route,
+        memory: Option<&dyn DurableMemory>,
     ) -> Result<Arc<Buffer>, Status> {
         if size == 0 || size > MAX_SIZE {
             return Err(Status::InvalidArgument);
@@ -272,6 +310,17 @@ impl Buffer {
         if watermark > size {
             return Err(Status::InvalidArgument);
         }
+        let (halves, durable) =
+            match memory.and_then(|m| durable::Header::allocate(m, id, context, size)) {
+                Some((header, [a, b])) => (
+                    [Half::new(Words::Durable(a)), Half::new(Words::Durable(b))],
+                    Some(header),
+                ),
+                None => (
+                    [Half::new(Words::heap(size)), Half::new(Words::heap(size))],
+                    None,
+                ),
+            };
         Ok(Arc::new(Buffer {
             id,
             context,
@@ -279,7 +328,7 @@ impl Buffer {
             size,
             watermark,
             state: CachePadded::new(AtomicU64::new(0)),
-            halves: [Half::new(size), Half::new(size)],
+            halves,
             drops: CachePadded::new(AtomicU64::new(0)),
             drained: AtomicU32::new(0),
             delivered: AtomicU32::new(0),
@@ -292,6 +341,7 @@ impl Buffer {
                 && watermark >= chunks::MIN_WATERMARK
                 && chunks::available())
             .then(Slots::new),
+            durable,
         }))
     }
 
@@ -329,6 +379,12 @@ impl Buffer {
     /// 8 KiB).
     pub fn uses_thread_chunks(&self) -> bool {
         self.chunks.is_some()
+    }
+
+    /// Epochs whose delivery has finished.
+    #[cfg(test)]
+    pub(crate) fn delivered_epochs(&self) -> u32 {
+        self.delivered.load(Acquire)
     }
 
     /// How many times the halves were swapped (deliveries queued).
@@ -591,6 +647,11 @@ impl Buffer {
         } else if self.drained.load(SeqCst) != epoch {
             Swap::Busy
         } else {
+            if let Some(h) = &self.durable {
+                // Before the swap: a reader of a killed process then takes
+                // the old half as undelivered, never a new record as old.
+                h.set_current(epoch.wrapping_add(1));
+            }
             let (_, end) = split(self.state.swap(join(epoch.wrapping_add(1), 0), AcqRel));
             self.swap_lock.store(false, Release);
             self.enqueue(epoch, end);
@@ -694,6 +755,9 @@ impl Buffer {
         if let Some(chunks) = &self.chunks {
             chunks.quiesce();
         }
+        if let Some(header) = &self.durable {
+            return self.deliver_durable(header, epoch, valid);
+        }
         // Waits for each record's commit, and leaves the words zero.
         let batch = decode(&half.words, valid);
         half.valid_end.store(u64::MAX, Relaxed);
@@ -722,6 +786,40 @@ impl Buffer {
             // A panicking sink must not take the callback thread (and every
             // buffer it serves) down with it.
             let _ = catch_unwind(AssertUnwindSafe(|| self.sink.deliver(info, batch)));
+        }
+        self.delivered.store(next, Release);
+        self.notify();
+    }
+
+    /// [`Buffer::deliver`] for durable halves: the sink gets the records
+    /// before they are zeroed and the half is marked free, so at every
+    /// instant each record is in the half or has reached the sink (the
+    /// header's `delivered` says which). A LOSSLESS producer that filled the
+    /// other half meanwhile waits for the sink too.
+    fn deliver_durable(self: &Arc<Self>, header: &durable::Header, epoch: u32, valid: u64) {
+        let half = &self.halves[(epoch & 1) as usize];
+        let batch = decode_keep(&half.words, valid);
+        let next = epoch.wrapping_add(1);
+        let drop_count = self.drops.swap(0, AcqRel);
+        if !batch.is_empty() || drop_count > 0 {
+            let info = DeliveryInfo {
+                context: self.context,
+                buffer: self.id,
+                drop_count,
+                process: 0,
+            };
+            let _ = catch_unwind(AssertUnwindSafe(|| self.sink.deliver(info, batch)));
+        }
+        header.set_delivered(next);
+        for w in &half.words[..(valid / 8) as usize] {
+            w.store(0, Relaxed);
+        }
+        half.valid_end.store(u64::MAX, Relaxed);
+        self.drained.store(next, SeqCst);
+        self.notify();
+        let (current, off) = split(self.state.load(SeqCst));
+        if current == next && off > 0 && off.min(self.size) >= self.watermark {
+            self.try_swap(current);
         }
         self.delivered.store(next, Release);
         self.notify();

@@ -116,6 +116,7 @@ mod tests {
             BufferPolicy::Lossless,
             sink,
             t.route(),
+            None,
         )
         .unwrap();
         // Watermark 0: delivered at once; the sink holds the thread.

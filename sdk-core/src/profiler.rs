@@ -455,6 +455,21 @@ impl Profiler {
         policy: BufferPolicy,
         sink: Arc<dyn BufferSink>,
     ) -> Result<BufferId, Status> {
+        self.create_buffer_in(ctx, size, watermark, policy, sink, None)
+    }
+
+    /// As [`Profiler::create_buffer`], with the halves in `memory` when it
+    /// gives any (see [`crate::buffer::durable`]): the records not yet
+    /// delivered outlive the process.
+    pub fn create_buffer_in(
+        &self,
+        ctx: ContextId,
+        size: u64,
+        watermark: u64,
+        policy: BufferPolicy,
+        sink: Arc<dyn BufferSink>,
+        memory: Option<&dyn crate::buffer::DurableMemory>,
+    ) -> Result<BufferId, Status> {
         let mut cfg = self.configurable()?;
         if !cfg.contexts.contains_key(&ctx) {
             return Err(Status::ContextNotFound);
@@ -465,7 +480,7 @@ impl Profiler {
             gate: self.record_gate.clone(),
             sink,
         });
-        let buffer = Buffer::new(id, ctx, size, watermark, policy, sink, route)?;
+        let buffer = Buffer::new(id, ctx, size, watermark, policy, sink, route, memory)?;
         cfg.next_buffer += 1;
         cfg.buffers.insert(id, buffer);
         Ok(id)

@@ -424,10 +424,44 @@ pub(crate) const fn chunk_marker(bytes: u64) -> u64 {
 /// count each family, so every column is allocated once at its final size
 /// instead of growing (and copying) as rows arrive.
 pub(crate) fn decode(words: &[AtomicU64], end_bytes: u64) -> Batch {
-    let end = (end_bytes / 8) as usize;
+    decode_in(words, end_bytes, Mode::Take)
+}
+
+/// As [`decode`], leaving the words as they are (a durable buffer zeroes
+/// them after its sink has the records).
+pub(crate) fn decode_keep(words: &[AtomicU64], end_bytes: u64) -> Batch {
+    decode_in(words, end_bytes, Mode::Keep)
+}
+
+/// The records a process that died left in a half: as [`decode`], but a
+/// zero header outside a chunk (a record whose writer died before
+/// committing it) ends the walk instead of being waited for, and so does
+/// anything that is not a whole record. The words are left as they are.
+pub(crate) fn recover(words: &[AtomicU64], end_bytes: u64) -> Batch {
+    decode_in(words, end_bytes, Mode::Recover)
+}
+
+/// How [`decode_in`] treats the words.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Mode {
+    /// Wait at zero headers; zero what was read.
+    Take,
+    /// Wait at zero headers; leave the words.
+    Keep,
+    /// Stop at zero headers and at anything damaged; leave the words.
+    Recover,
+}
+
+fn decode_in(words: &[AtomicU64], end_bytes: u64, mode: Mode) -> Batch {
+    let end = ((end_bytes / 8) as usize).min(words.len());
+    let wait = mode != Mode::Recover;
+    let whole = |family: u64, pos: usize| {
+        let size = sdk_size(family) as usize / 8;
+        size != 0 && pos + size <= end
+    };
     let mut counts = [0usize; 8];
-    walk(words, end, false, |family, _| {
-        if sdk_size(family) == 0 {
+    walk(words, end, wait, false, |family, pos| {
+        if !whole(family, pos) {
             return false; // corrupt: the second pass reports it
         }
         counts[family as usize] += 1;
@@ -442,16 +476,20 @@ pub(crate) fn decode(words: &[AtomicU64], end_bytes: u64) -> Batch {
         retirements: RetirementColumns::with_capacity(counts[RETIRE as usize]),
         runtime_initializations: RuntimeInitializationColumns::with_capacity(counts[INIT as usize]),
     };
-    walk(words, end, true, |family, pos| {
+    let zero = mode == Mode::Take;
+    walk(words, end, wait, zero, |family, pos| {
+        if mode == Mode::Recover && !whole(family, pos) {
+            return false;
+        }
         let at = &words[pos..];
         match family {
-            API => batch.api_calls.push(load(at)),
-            DISPATCH => batch.kernel_dispatches.push(load(at)),
-            COPY => batch.memory_copies.push(load(at)),
-            ALLOC => batch.memory_allocations.push(load(at)),
-            SCRATCH => batch.scratch_memory.push(load(at)),
-            RETIRE => batch.retirements.push(load(at)),
-            INIT => batch.runtime_initializations.push(load(at)),
+            API => batch.api_calls.push(load(at, zero)),
+            DISPATCH => batch.kernel_dispatches.push(load(at, zero)),
+            COPY => batch.memory_copies.push(load(at, zero)),
+            ALLOC => batch.memory_allocations.push(load(at, zero)),
+            SCRATCH => batch.scratch_memory.push(load(at, zero)),
+            RETIRE => batch.retirements.push(load(at, zero)),
+            INIT => batch.runtime_initializations.push(load(at, zero)),
             // Only the buffer writes these words and it writes whole records;
             // anything else is a bug in the buffer protocol.
             other => panic!("corrupt buffer record family {other} at byte {}", pos * 8),
@@ -462,12 +500,14 @@ pub(crate) fn decode(words: &[AtomicU64], end_bytes: u64) -> Batch {
 }
 
 /// Calls `visit(family, word index)` for each record in the first `end`
-/// words, in order, until it returns false. Waits at a zero header outside
-/// chunks (module docs of `buffer`); with `zero_markers`, clears the chunk
-/// markers it passes (`visit` clears the records).
+/// words, in order, until it returns false. At a zero header outside
+/// chunks it waits (`wait`, module docs of `buffer`) or stops; with
+/// `zero_markers`, clears the chunk markers it passes (`visit` clears the
+/// records).
 fn walk(
     words: &[AtomicU64],
     end: usize,
+    wait: bool,
     zero_markers: bool,
     mut visit: impl FnMut(u64, usize) -> bool,
 ) {
@@ -476,7 +516,8 @@ fn walk(
         let backoff = Backoff::new();
         let header = loop {
             match words[pos].load(Acquire) {
-                0 => backoff.snooze(),
+                0 if wait => backoff.snooze(),
+                0 => return,
                 h => break h,
             }
         };
@@ -505,13 +546,16 @@ fn walk(
     }
 }
 
-/// Reads one record of family `T` from the start of `words`, zeroing its words.
+/// Reads one record of family `T` from the start of `words`, zeroing its
+/// words when `zero`.
 #[inline(always)]
-fn load<const N: usize, T: Encode<N>>(words: &[AtomicU64]) -> T {
+fn load<const N: usize, T: Encode<N>>(words: &[AtomicU64], zero: bool) -> T {
     let slots: &[AtomicU64; N] = words[..N].try_into().expect("a range of N words");
     T::from_words(&slots.each_ref().map(|w| {
         let v = w.load(Relaxed);
-        w.store(0, Relaxed);
+        if zero {
+            w.store(0, Relaxed);
+        }
         v
     }))
 }

@@ -159,6 +159,9 @@ pub struct SymbolTable {
     naming: RwLock<KernelNaming>,
     /// (kernel id, new name) → the renamed kernel's id (`--kernel-rename`).
     renames: RwLock<HashMap<(u64, String), u64>>,
+    /// Counts insertions: a reader that copies the table (the record
+    /// journal) copies again only when it moved.
+    generation: std::sync::atomic::AtomicU64,
 }
 
 /// Renamed kernels' ids start here, far above any id a runtime or a
@@ -174,18 +177,37 @@ impl SymbolTable {
     /// Adds `agent`, replacing any entry with the same id.
     pub fn insert_agent(&self, agent: AgentInfo) {
         write(&self.agents).insert(agent.id, agent);
+        self.bump();
+    }
+
+    fn bump(&self) {
+        self.generation
+            .fetch_add(1, std::sync::atomic::Ordering::Release);
+    }
+
+    /// Moves on at every insertion.
+    pub fn generation(&self) -> u64 {
+        self.generation.load(std::sync::atomic::Ordering::Acquire)
     }
 
     /// Adds `co`, replacing any entry with the same id.
     pub fn insert_code_object(&self, co: CodeObject) {
         write(&self.code_objects).insert(co.id, co);
+        self.bump();
     }
 
     /// Adds `k`, named as [`SymbolTable::set_naming`] says, replacing any
     /// entry with the same id.
     pub fn insert_kernel(&self, k: KernelSymbol) {
         let k = self.named(k);
+        self.insert_kernel_as_named(k);
+    }
+
+    /// Adds `k` with the display name it has (a symbol another table
+    /// already named), replacing any entry with the same id.
+    pub fn insert_kernel_as_named(&self, k: KernelSymbol) {
         write(&self.kernels).insert(k.id, k);
+        self.bump();
     }
 
     /// Names the kernels inserted from now on as `naming` says (set it
@@ -220,6 +242,7 @@ impl SymbolTable {
         symbol.demangled_name = name.to_string();
         renames.insert(key, renamed);
         write(&self.kernels).insert(renamed, symbol);
+        self.bump();
         Some(renamed)
     }
 

@@ -1,0 +1,54 @@
+//! The files of a process's durable buffers (`<pid>.<buffer>.halves`, next
+//! to its journal): the engine's halves in a shared file mapping (see
+//! `rocwasm_core::buffer::durable`), read back after the process ended.
+
+use std::path::{Path, PathBuf};
+use std::sync::atomic::AtomicU64;
+
+use rocwasm_core::buffer::durable::{self, Recovered};
+
+/// A halves file's name ends with this.
+pub const EXTENSION: &str = "halves";
+
+/// The file for buffer `buffer` of process `pid` in `dir`.
+pub fn path_in(dir: &Path, pid: u32, buffer: u64) -> PathBuf {
+    dir.join(format!("{pid}.{buffer}.{EXTENSION}"))
+}
+
+/// The halves files of process `pid` in `dir`, in buffer order.
+pub fn files_of(dir: &Path, pid: u32) -> std::io::Result<Vec<PathBuf>> {
+    let prefix = format!("{pid}.");
+    let mut out: Vec<(u64, PathBuf)> = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let path = entry?.path();
+        let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
+            continue;
+        };
+        let Some(buffer) = name
+            .strip_prefix(&prefix)
+            .and_then(|rest| rest.strip_suffix(&format!(".{EXTENSION}")))
+            .and_then(|b| b.parse::<u64>().ok())
+        else {
+            continue;
+        };
+        out.push((buffer, path));
+    }
+    out.sort();
+    Ok(out.into_iter().map(|(_, p)| p).collect())
+}
+
+/// The records a halves file still holds (see
+/// `rocwasm_core::buffer::durable::recover`); an error names the file.
+pub fn recover_file(path: &Path) -> Result<Recovered, String> {
+    let bytes = std::fs::read(path).map_err(|e| format!("{}: {e}", path.display()))?;
+    let words: Vec<AtomicU64> = bytes
+        .chunks_exact(8)
+        .map(|c| AtomicU64::new(u64::from_ne_bytes(c.try_into().expect("8 bytes"))))
+        .collect();
+    durable::recover(&words).map_err(|e| format!("{}: {e}", path.display()))
+}

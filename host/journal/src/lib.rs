@@ -1,0 +1,145 @@
+//! The record journal: how a profiled process hands its records to the
+//! `rocwasm` process that launched it, which writes every output format.
+//!
+//! The application only records (DESIGN decision 17). Its tool library
+//! appends what the output files need to one journal file per process, and
+//! `rocwasm run` turns the journals into CSV, JSON, rocpd, Perfetto and
+//! Parquet after the application has ended, however it ended:
+//!
+//! ```text
+//! application (tool library)                    rocwasm run
+//!   engine buffers ─> chain ─> JournalWriter ──> <journal dir>/<pid>.journal
+//!                                                   │ JournalReader
+//!                                                   └─> sinks (rocwasm-pipeline)
+//! ```
+//!
+//! A frame is appended with one `write(2)`. The kernel's page cache holds
+//! it from then on, so a frame is kept when the process is killed the next
+//! instant (SIGKILL, the OOM killer, a scheduler's time limit); only a frame
+//! cut short by the kill itself is lost, and the reader says so
+//! ([`JournalReader::cut_short`]). Records still in the engine's buffers when
+//! the process dies are in their durable halves ([`halves`]).
+//!
+//! # File format
+//!
+//! ```text
+//! journal = header frame*
+//! header  = "ROCWASMJ" version: u32 build-length: u32 build: utf-8
+//! frame   = tag: u8 length: u64 payload (length bytes)
+//! ```
+//!
+//! Numbers are in the writing machine's byte order: a journal is read on
+//! the machine that wrote it, by the `rocwasm` of the same build (`build`
+//! must match [`BUILD`]), because batches are stored as
+//! [`rocwasm_core::batch_bytes`] frames, the columns as they are in memory.
+//!
+//! | tag | frame | payload |
+//! |---|---|---|
+//! | 1 | [`Frame::Meta`] | JSON: who the process is (written once, first) |
+//! | 2 | [`Frame::Symbols`] | JSON: agents, code objects, kernel symbols added since the last one |
+//! | 3 | [`Frame::Batch`] | a `batch_bytes` frame: the records the outputs take |
+//! | 4 | [`Frame::End`] | JSON: the process's own report at its normal end |
+//!
+//! A journal without an `End` frame belongs to a process that did not reach
+//! its end of run (a crash, a kill): the writer side says how it ended.
+
+#![deny(unsafe_code)]
+
+pub mod halves;
+mod reader;
+mod writer;
+
+use rocwasm_core::{AgentInfo, Batch, CodeObject, KernelSymbol};
+use serde::{Deserialize, Serialize};
+
+pub use reader::{JournalError, JournalReader};
+pub use writer::JournalWriter;
+
+/// The first bytes of every journal.
+pub const MAGIC: &[u8; 8] = b"ROCWASMJ";
+/// The format's version (the header's second field).
+pub const VERSION: u32 = 1;
+/// The build that writes and reads batches the same way: journals of
+/// another build are refused, not misread.
+pub const BUILD: &str = concat!("rocwasm-journal ", env!("CARGO_PKG_VERSION"));
+/// A journal file's name ends with this (`<pid>.journal`).
+pub const EXTENSION: &str = "journal";
+
+/// One frame of a journal (see the module docs' table).
+#[derive(Debug)]
+pub enum Frame {
+    /// Who the process is, as JSON (the writer side's own type).
+    Meta(Vec<u8>),
+    /// Symbols records refer to, added since the last such frame.
+    Symbols(Symbols),
+    /// Records for the outputs.
+    Batch(Batch),
+    /// The process's report at its normal end, as JSON.
+    End(Vec<u8>),
+}
+
+impl Frame {
+    const META: u8 = 1;
+    const SYMBOLS: u8 = 2;
+    const BATCH: u8 = 3;
+    const END: u8 = 4;
+}
+
+/// Agents, code objects and kernel symbols: what records name by id.
+#[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Symbols {
+    /// Agents (devices).
+    #[serde(default)]
+    pub agents: Vec<AgentInfo>,
+    /// Loaded code objects.
+    #[serde(default)]
+    pub code_objects: Vec<CodeObject>,
+    /// Kernel symbols.
+    #[serde(default)]
+    pub kernels: Vec<KernelSymbol>,
+}
+
+impl Symbols {
+    /// True when there is nothing in it.
+    pub fn is_empty(&self) -> bool {
+        self.agents.is_empty() && self.code_objects.is_empty() && self.kernels.is_empty()
+    }
+
+    /// Adds everything to `table`.
+    pub fn insert_into(self, table: &rocwasm_core::SymbolTable) {
+        self.agents.into_iter().for_each(|a| table.insert_agent(a));
+        self.code_objects
+            .into_iter()
+            .for_each(|c| table.insert_code_object(c));
+        // Named as the writing process named them already.
+        self.kernels
+            .into_iter()
+            .for_each(|k| table.insert_kernel_as_named(k));
+    }
+}
+
+/// The journal file of process `pid` in `dir`.
+pub fn path_in(dir: &std::path::Path, pid: u32) -> std::path::PathBuf {
+    dir.join(format!("{pid}.{EXTENSION}"))
+}
+
+/// The journals in `dir`, in file-name order (none when `dir` is missing).
+pub fn journals_in(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    let mut out = Vec::new();
+    let entries = match std::fs::read_dir(dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) => return Err(e),
+    };
+    for entry in entries {
+        let path = entry?.path();
+        if path.extension().is_some_and(|e| e == EXTENSION) {
+            out.push(path);
+        }
+    }
+    out.sort();
+    Ok(out)
+}
+
+#[cfg(test)]
+mod tests;
