@@ -5,7 +5,9 @@
 //!   (the `sim-*` cdylibs under their real names) plus unversioned symlinks;
 //! - `bin/vector_add` (C, gcc, linked against Debian's real libamdhip64),
 //!   `bin/vector_add_kernels.co` (its code object, `hipcc --genco`), and
-//!   `bin/multi_kernel` (hipcc `--offload-arch=gfx90a`).
+//!   `bin/multi_kernel` (hipcc `--offload-arch=gfx90a`), and
+//!   `bin/crash_after_kernels` (C, gcc: launches kernels, then exits,
+//!   crashes or kills itself).
 //!
 //! Run a sample on the simulated GPU with
 //! `LD_LIBRARY_PATH=target/sim/lib target/sim/bin/multi_kernel`.
@@ -82,6 +84,16 @@ pub fn build_with(selection: &[&str]) -> Result<PathBuf> {
             .arg(&c_bin)
             .args(["-lamdhip64", "-lpthread"])
             .arg(&roctx))?;
+    }
+    let crash_src = apps.join("crash_after_kernels.c");
+    let crash_bin = bin.join("crash_after_kernels");
+    if stale(&crash_bin, &[&crash_src]) {
+        run(compiler("gcc")?
+            .args(["-D__HIP_PLATFORM_AMD__", "-O2", "-Wall"])
+            .arg(&crash_src)
+            .arg("-o")
+            .arg(&crash_bin)
+            .arg("-lamdhip64"))?;
     }
     let hip_src = apps.join("multi_kernel.hip");
     let hip_bin = bin.join("multi_kernel");

@@ -71,6 +71,7 @@ impl Chain {
             kernels: self.kernels.clone(),
             collection: self.collection.clone(),
             summary: self.summary.clone(),
+            journal: None,
         }
     }
 }

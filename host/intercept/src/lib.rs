@@ -12,7 +12,10 @@
 //!   ([`register`]),
 //! - runs the run's pipeline (`rocwasm-pipeline`: the sdk-core engine, the
 //!   chain's Wasm plugins, the outputs) as the live [`session`], from
-//!   start-up to a clean shutdown ([`lifecycle`]).
+//!   start-up to a clean shutdown ([`lifecycle`]); under `rocwasm run` the
+//!   outputs' records go to the record journal and the output buffers'
+//!   halves to shared files ([`durable`]), and the launcher writes the
+//!   files.
 //!
 //! All of the host's `unsafe` lives in this crate; every block says why it is sound.
 
@@ -28,6 +31,7 @@ macro_rules! params_doc_heading {
 }
 
 pub mod call_arguments;
+pub mod durable;
 pub mod hip;
 pub mod hsa;
 pub mod lifecycle;

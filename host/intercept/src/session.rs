@@ -22,7 +22,7 @@ use rocwasm_core::{
     Argument, BufferTracingKind, CodeObject, Domain, KernelDispatch, KernelSymbol,
     MemoryAllocation, MemoryCopy, Profiler, RuntimeLibrary,
 };
-use rocwasm_pipeline::{Pipeline, Source};
+use rocwasm_pipeline::{summary_text, LiveHooks, Pipeline, ProcessEnd, Source};
 use rocwasm_plan::{ProcessInfo, RunPlan};
 
 use crate::call_arguments::{ArgList, Render};
@@ -96,6 +96,7 @@ pub fn detach() {
 fn on_host_kernel(k: &crate::hip::kernels::HostKernel) {
     if let Some(s) = active() {
         s.profiler().symbols().insert_kernel(host_symbol(k));
+        s.pipeline.journal_symbols();
     }
 }
 
@@ -136,12 +137,19 @@ pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static 
     let native_tools = |profiler: &std::sync::Arc<Profiler>, allowed: bool| {
         rocwasm_capi::configure_tools(profiler, allowed)
     };
+    let durable_memory = config.journal.clone().map(|dir| {
+        std::sync::Arc::new(crate::durable::MappedHalves { dir })
+            as std::sync::Arc<dyn rocwasm_core::buffer::DurableMemory>
+    });
     let pipeline = Pipeline::start_with_tools(
         config,
         &ProcessInfo::current(),
         Source::Live,
         notes,
-        Some(&native_tools),
+        LiveHooks {
+            native_tools: Some(&native_tools),
+            durable_memory,
+        },
     )
     .map_err(|e| format!("{e:#}"))?;
     let session: &'static Session = Box::leak(Box::new(Session { pipeline }));
@@ -149,6 +157,7 @@ pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static 
     for k in crate::hip::kernels::all() {
         session.profiler().symbols().insert_kernel(host_symbol(&k));
     }
+    session.pipeline.journal_symbols();
     SESSION.store(session as *const Session as *mut Session, Ordering::Release);
     Ok(session)
 }
@@ -281,6 +290,7 @@ impl Session {
     /// `CODE_OBJECT` / `LOAD` (ENTER) callbacks.
     pub fn code_object_load(&self, co: &CodeObject) {
         self.profiler().emit_code_object_load(co.clone());
+        self.pipeline.journal_symbols();
     }
 
     /// A code object is being unloaded: `CODE_OBJECT` / `LOAD` (EXIT); the
@@ -293,6 +303,7 @@ impl Session {
     /// `CODE_OBJECT` / `DEVICE_KERNEL_SYMBOL_REGISTER` (ENTER).
     pub fn kernel_symbol_register(&self, k: &KernelSymbol) {
         self.profiler().emit_kernel_symbol_register(k.clone());
+        self.pipeline.journal_symbols();
     }
 
     /// A kernel symbol is being unregistered: the same operation's EXIT.
@@ -319,45 +330,46 @@ impl Session {
         for p in &report.plugins.problems {
             eprintln!("rocwasm: {p}");
         }
+        let host_kernels = crate::hip::kernels::all().len();
+        let mut problems = report.problems.clone();
+        problems.extend(tool_lines);
+        let end = ProcessEnd {
+            plugin_text: report.plugins.render(),
+            no_plugin_tables: report.plugins.tables.iter().all(|(_, t)| t.is_empty()),
+            lines: vec![
+                format!(
+                    "pid {} — {} kernels registered by HIP; {} {}",
+                    report.meta.pid,
+                    host_kernels,
+                    report.plugins.tables.len(),
+                    RunPlan::PLUGINS_RAN
+                ),
+                match rocwasm_core::clock::source() {
+                    rocwasm_core::clock::Source::Counter => {
+                        "host timestamps: CPU time-stamp counter mapped onto CLOCK_BOOTTIME"
+                    }
+                    rocwasm_core::clock::Source::System => "host timestamps: CLOCK_BOOTTIME",
+                }
+                .to_string(),
+            ],
+            problems,
+            notes: Vec::new(),
+            end_ns: report.meta.end_ns,
+        };
+        // Under `rocwasm run`: the launcher writes the outputs and the
+        // summary from the journal.
+        if self.pipeline.is_journaled() {
+            self.pipeline.end_journal(&ProcessEnd {
+                notes: report.outputs.notes.clone(),
+                ..end
+            });
+            return;
+        }
         let dir = self.dir();
         if let Err(e) = std::fs::create_dir_all(dir) {
             eprintln!("rocwasm: cannot create {}: {e}", dir.display());
         }
-        let mut text = report.plugins.render();
-        // The host's own statistics: with `--stats`, or when no plugin
-        // printed tables of its own (they would say the same twice).
-        if self.plan().output.stats || report.plugins.tables.iter().all(|(_, t)| t.is_empty()) {
-            if !text.is_empty() {
-                text.push('\n');
-            }
-            text.push_str(&report.outputs.stats.render_summary(10));
-        }
-        let host_kernels = crate::hip::kernels::all().len();
-        text.push_str(&format!(
-            "\nrocwasm: pid {} — {} kernels registered by HIP; {} {}\n",
-            report.meta.pid,
-            host_kernels,
-            report.plugins.tables.len(),
-            RunPlan::PLUGINS_RAN
-        ));
-        text.push_str(match rocwasm_core::clock::source() {
-            rocwasm_core::clock::Source::Counter => {
-                "rocwasm: host timestamps: CPU time-stamp counter mapped onto CLOCK_BOOTTIME\n"
-            }
-            rocwasm_core::clock::Source::System => "rocwasm: host timestamps: CLOCK_BOOTTIME\n",
-        });
-        for p in report.problems.iter().chain(&tool_lines) {
-            text.push_str(&format!("rocwasm: {p}\n"));
-        }
-        for f in &report.outputs.files {
-            text.push_str(&format!("rocwasm: wrote {}\n", f.display()));
-        }
-        for e in &report.outputs.errors {
-            text.push_str(&format!("rocwasm: output error: {e:#}\n"));
-        }
-        for note in &report.outputs.notes {
-            text.push_str(&format!("rocwasm: {note}\n"));
-        }
+        let text = summary_text(&end, &report.outputs, self.plan().output.stats, None);
         let path = dir.join(RunPlan::SUMMARY_FILE);
         if let Err(e) = std::fs::write(&path, text) {
             eprintln!("rocwasm: cannot write {}: {e}", path.display());

@@ -83,6 +83,7 @@ enum SpoolState {
 }
 
 /// What [`Outputs::finish`] hands back.
+#[derive(Default)]
 pub struct OutputSummary {
     /// Every file the sinks wrote, sink by sink (a file whose claim was
     /// refused, or of a sink that failed, is not listed).

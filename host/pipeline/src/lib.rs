@@ -65,6 +65,7 @@
 
 pub mod api_log;
 pub mod collection;
+pub mod journal;
 pub mod kernels;
 pub mod many;
 pub mod own;
@@ -76,8 +77,9 @@ pub mod sinks;
 pub mod stages;
 pub mod summaries;
 
+pub use journal::{summary_text, write_from_journal, FromJournal, ProcessEnd};
 pub use many::{ManyReplay, ManyReport, ProcessRecording, ProcessSummary};
-pub use pipeline::{NativeTools, Pipeline, Recording, RunReport, Source};
+pub use pipeline::{LiveHooks, NativeTools, Pipeline, Recording, RunReport, Source};
 pub use replay::{Replay, SymbolSync};
 pub use report::{render_table, PluginReport};
 pub use route::SinkRoute;

@@ -7,6 +7,7 @@ use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
+use rocwasm_core::buffer::DurableMemory;
 use rocwasm_core::{
     Batch, BufferId, BufferPolicy, BufferTracingKind, ContextId, DeliveryInfo, Domain, Profiler,
     Status,
@@ -25,18 +26,26 @@ pub struct OwnContext {
     sinks: Arc<Sinks>,
     buffer: Mutex<Option<BufferId>>,
     used: AtomicBool,
+    /// Where the buffer keeps its halves (a journaled run), else the heap.
+    durable: Option<Arc<dyn DurableMemory>>,
 }
 
 impl OwnContext {
     /// A new context on `profiler`; its buffer (when one is needed) holds
     /// `size` bytes (0: the default) and is lossless.
-    pub fn new(profiler: &Profiler, size: u64, sinks: &Arc<Sinks>) -> Result<OwnContext, Status> {
+    pub fn new(
+        profiler: &Profiler,
+        size: u64,
+        sinks: &Arc<Sinks>,
+        durable: Option<Arc<dyn DurableMemory>>,
+    ) -> Result<OwnContext, Status> {
         Ok(OwnContext {
             ctx: profiler.create_context()?,
             size: if size == 0 { DEFAULT_BUFFER } else { size },
             sinks: sinks.clone(),
             buffer: Mutex::new(None),
             used: AtomicBool::new(false),
+            durable,
         })
     }
 
@@ -52,12 +61,13 @@ impl OwnContext {
                 let sinks = self.sinks.clone();
                 let sink = move |_info: DeliveryInfo, batch: Batch| sinks.write(&batch);
                 let b = profiler
-                    .create_buffer(
+                    .create_buffer_in(
                         self.ctx,
                         self.size,
                         self.size / 2,
                         BufferPolicy::Lossless,
                         Arc::new(sink),
+                        self.durable.as_deref(),
                     )
                     .map_err(|e| format!("create buffer: {e}"))?;
                 *slot = Some(b);

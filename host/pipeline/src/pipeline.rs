@@ -6,6 +6,7 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
+use rocwasm_core::buffer::DurableMemory;
 use rocwasm_core::{
     clock, Batch, BufferId, BufferTracingKind, ContextId, DeliveryInfo, Profiler, SymbolTable,
 };
@@ -22,6 +23,7 @@ use rocwasm_policy::{admit, audit, Admission, SitePolicy};
 
 use crate::api_log::ApiLog;
 use crate::collection::{regions_report, CollectionGate};
+use crate::journal::{JournalMeta, JournalSink, ProcessEnd};
 use crate::kernels::KernelSelection;
 use crate::own::OwnContext;
 use crate::report::PluginReport;
@@ -86,6 +88,20 @@ pub struct Pipeline {
     /// The processes deliveries name (`delivery-info.process`): this run's,
     /// then those [`Pipeline::add_process`] adds.
     processes: Processes,
+    /// Write the audit line at the end (not when writing a journal's
+    /// outputs: the process audited its own run).
+    audit: bool,
+}
+
+/// What a live run gets from the tool library that is not in the plan.
+#[derive(Default)]
+pub struct LiveHooks<'a> {
+    /// Configures the native (C API) tools, see [`NativeTools`].
+    pub native_tools: Option<NativeTools<'a>>,
+    /// Memory for the halves of the buffers that feed the outputs, so that
+    /// a journaled run's records outlive the process (see
+    /// `rocwasm_core::buffer::durable`).
+    pub durable_memory: Option<Arc<dyn DurableMemory>>,
 }
 
 /// What a finished run leaves: the chain's tables and problems, the
@@ -115,7 +131,7 @@ impl Pipeline {
         source: Source,
         notes: Vec<String>,
     ) -> Result<Pipeline> {
-        Self::start_with_tools(plan, process, source, notes, None)
+        Self::start_with_tools(plan, process, source, notes, LiveHooks::default())
     }
 
     /// As [`Pipeline::start`], and in a live run `native_tools` configures
@@ -129,7 +145,7 @@ impl Pipeline {
         process: &ProcessInfo,
         source: Source,
         notes: Vec<String>,
-        native_tools: Option<NativeTools<'_>>,
+        hooks: LiveHooks<'_>,
     ) -> Result<Pipeline> {
         let dir = plan.run_dir(process);
         // The site policy, again: a plan handed to the tool library by hand
@@ -218,10 +234,34 @@ impl Pipeline {
             }
         }
         let prefix = plan.file_prefix(process);
+        // A journaled live run: the launcher writes the outputs (and the
+        // summaries of their data) from the journal.
+        let journal = match (&source, &plan.journal) {
+            (Source::Live, Some(dir)) => match JournalSink::create(dir) {
+                Ok(mut j) => {
+                    j.meta(&JournalMeta {
+                        meta: meta.clone(),
+                        process: process.clone(),
+                    });
+                    Some(j)
+                }
+                Err(e) => {
+                    let text = format!(
+                        "cannot create the record journal in {} ({e}); this process writes its outputs itself at its end",
+                        dir.display()
+                    );
+                    eprintln!("rocwasm: {text}");
+                    notes.push(text);
+                    None
+                }
+            },
+            _ => None,
+        };
         let summaries = match (
             Summaries::new(&plan.summary, &dir, prefix.as_deref(), &claims),
             &source,
         ) {
+            (Ok(_), Source::Live) if journal.is_some() => None,
             (Ok(s), _) => s,
             (Err(e), Source::Replay(_)) => anyhow::bail!("{e}"),
             (Err(e), Source::Live) => {
@@ -232,10 +272,16 @@ impl Pipeline {
             }
         };
         let processes = Processes::new(traced_process(&meta));
-        let sinks = Arc::new(Sinks::new(outputs, meta, profiler.clone(), names));
+        let sinks = Sinks::new(outputs, meta, profiler.clone(), names);
+        let durable = journal.is_some().then_some(hooks.durable_memory).flatten();
+        let sinks = Arc::new(match journal {
+            Some(j) => sinks.journaled(j),
+            None => sinks,
+        });
         let env = HostEnv::new(profiler.clone())
             .with_output_claim(Arc::new(claims.for_stages()))
-            .with_processes(processes.clone());
+            .with_processes(processes.clone())
+            .with_durable_memory(durable.clone());
         let mut pipeline = Pipeline {
             route: SinkRoute::default(),
             chain: Mutex::new(None),
@@ -248,13 +294,14 @@ impl Pipeline {
             collection,
             summaries,
             processes,
+            audit: true,
             plan,
             dir,
             profiler,
             sinks,
         };
         match source {
-            Source::Live => pipeline.start_live(env, specs, native_tools)?,
+            Source::Live => pipeline.start_live(env, specs, hooks.native_tools, durable)?,
             Source::Replay(r) => pipeline.start_replay(env, specs, r)?,
         }
         pipeline.sinks.begin();
@@ -270,6 +317,7 @@ impl Pipeline {
         env: HostEnv,
         specs: Vec<StageSpec>,
         native_tools: Option<NativeTools<'_>>,
+        durable: Option<Arc<dyn DurableMemory>>,
     ) -> Result<()> {
         let kinds = self.plan.output.kinds.clone();
         // Sink kinds a transform filters must come out of the chain even
@@ -286,7 +334,7 @@ impl Pipeline {
             SinkRoute::new(&kinds, &traced)
         };
         let profiler = self.profiler.clone();
-        let own = OwnContext::new(&profiler, self.plan.buffer.size, &self.sinks)
+        let own = OwnContext::new(&profiler, self.plan.buffer.size, &self.sinks, durable)
             .map_err(|e| anyhow::anyhow!("create context: {e}"))?;
         own.trace(&profiler, &self.route.own)
             .map_err(anyhow::Error::msg)?;
@@ -369,6 +417,28 @@ impl Pipeline {
     fn problem(&mut self, text: String) {
         eprintln!("rocwasm: {text}");
         self.start_problems.push(text);
+    }
+
+    /// Leaves the audit line out of the end (writing a journal's outputs:
+    /// the process wrote its own).
+    pub fn skip_audit(&mut self) {
+        self.audit = false;
+    }
+
+    /// True when this live run journals its records for the launcher (see
+    /// [`crate::journal`]).
+    pub fn is_journaled(&self) -> bool {
+        self.sinks.is_journaled()
+    }
+
+    /// Journals the symbols the engine gained since the last batch.
+    pub fn journal_symbols(&self) {
+        self.sinks.journal_symbols();
+    }
+
+    /// Appends the process's own report to its journal (its last frame).
+    pub fn end_journal(&self, end: &ProcessEnd) {
+        self.sinks.end_journal(end);
     }
 
     /// The plan the run executes.
@@ -487,7 +557,7 @@ impl Pipeline {
         let mut problems = self.start_problems.clone();
         // A process profiled only for native tools without `rocwasm run`
         // runs no plugin and writes no file of ours, not even the audit.
-        if !self.plan.writes_nothing() {
+        if self.audit && !self.plan.writes_nothing() {
             problems.extend(self.write_audit(&plugins, &outputs));
         }
         Some(RunReport {

@@ -105,6 +105,7 @@ mod tests {
             kernels: Default::default(),
             collection: Default::default(),
             summary: Default::default(),
+            journal: None,
         }
     }
 

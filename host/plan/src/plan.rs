@@ -84,6 +84,13 @@ pub struct RunPlan {
     /// `--summary-groups`, …); left out of the file when unset.
     #[serde(default, skip_serializing_if = "SummaryPlan::is_default")]
     pub summary: SummaryPlan,
+    /// The record journal's directory (set by `rocwasm run`): the process
+    /// appends what the outputs need to `<journal>/<pid>.journal`, keeps
+    /// its output buffers' halves in files beside it, and writes no output
+    /// format itself; the launcher writes them from the journal, however
+    /// the process ended. `None`: the process writes its outputs at exit.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub journal: Option<PathBuf>,
 }
 
 /// What the host's sinks write.
@@ -217,6 +224,7 @@ impl RunPlan {
             kernels: KernelPlan::default(),
             collection: CollectionPlan::default(),
             summary: SummaryPlan::default(),
+            journal: None,
         }
     }
 
@@ -326,6 +334,7 @@ mod tests {
             kernels: KernelPlan::default(),
             collection: CollectionPlan::default(),
             summary: SummaryPlan::default(),
+            journal: None,
         }
     }
 

@@ -181,8 +181,9 @@ fn valid_env_name(name: &str) -> bool {
 }
 
 /// What templates are expanded with: one process's identity. A plain value
-/// (not read behind the caller's back) so expansion is testable.
-#[derive(Debug, Clone, Default)]
+/// (not read behind the caller's back) so expansion is testable; kept in
+/// a process's record journal so its launcher expands the same paths.
+#[derive(Debug, Clone, Default, serde::Serialize, serde::Deserialize)]
 pub struct ProcessInfo {
     /// The node's host name.
     pub hostname: String,

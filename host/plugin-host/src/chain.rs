@@ -354,7 +354,13 @@ impl Chain {
             output: Mutex::new(output),
         });
         let buffer = match context {
-            Some(ctx) => trace_domains(&env.profiler, ctx, &pipeline, &output_kinds)?,
+            Some(ctx) => trace_domains(
+                &env.profiler,
+                ctx,
+                &pipeline,
+                &output_kinds,
+                env.durable_memory.as_deref(),
+            )?,
             None => None,
         };
         for stage in &pipeline.stages {
@@ -516,6 +522,7 @@ fn trace_domains(
     ctx: ContextId,
     pipeline: &Arc<Pipeline>,
     output_kinds: &[BufferTracingKind],
+    memory: Option<&dyn rocwasm_core::buffer::DurableMemory>,
 ) -> Result<Option<BufferId>> {
     let mut services = services(
         pipeline
@@ -540,7 +547,7 @@ fn trace_domains(
         .unwrap_or_default();
     let sink = Arc::new(ChainSink(Arc::downgrade(pipeline)));
     let buffer = profiler
-        .create_buffer(ctx, b.size, b.watermark, b.policy, sink)
+        .create_buffer_in(ctx, b.size, b.watermark, b.policy, sink, memory)
         .map_err(err("create-buffer"))?;
     // Its own thread: the stages' calls from here may wait for a stage's
     // lock whose holder waits for a flush of the plugin's own buffer, which

@@ -110,6 +110,9 @@ pub struct HostEnv {
     /// The processes deliveries name (`delivery-info.process`); by default
     /// this one, with its host name and pid and no rank.
     pub processes: Processes,
+    /// Where the chain's buffer keeps its halves so that its records
+    /// outlive the process (a live run's record journal); `None`: the heap.
+    pub durable_memory: Option<Arc<dyn rocwasm_core::buffer::DurableMemory>>,
 }
 
 impl HostEnv {
@@ -122,6 +125,7 @@ impl HostEnv {
             replay: false,
             operation_names: None,
             output_claim: None,
+            durable_memory: None,
             processes: Processes::new(TracedProcess {
                 hostname: rocwasm_plan::template::hostname(),
                 pid: std::process::id(),
@@ -134,6 +138,16 @@ impl HostEnv {
     /// Names `processes` in deliveries (see [`Processes`]).
     pub fn with_processes(mut self, processes: Processes) -> Self {
         self.processes = processes;
+        self
+    }
+
+    /// The chain's buffer keeps its halves in `memory` (see
+    /// [`HostEnv::durable_memory`]).
+    pub fn with_durable_memory(
+        mut self,
+        memory: Option<Arc<dyn rocwasm_core::buffer::DurableMemory>>,
+    ) -> Self {
+        self.durable_memory = memory;
         self
     }
 

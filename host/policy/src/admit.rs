@@ -471,6 +471,7 @@ mod tests {
             kernels: Default::default(),
             collection: Default::default(),
             summary: Default::default(),
+            journal: None,
         }
     }
 

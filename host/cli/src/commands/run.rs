@@ -13,9 +13,15 @@
 //!    unless set (ROCm ≥ 6.2's rocprofiler-register then passes the HIP and
 //!    HSA dispatch tables to the tool); with `--sim`, put the simulated
 //!    runtime first on `LD_LIBRARY_PATH`;
-//! 4. run the application, wait, print the summary the tool library wrote
-//!    into the output directory (the plugins' tables, the host's statistics,
-//!    failures), and exit with the application's status (a signal becomes
+//! 4. run the application, which only records: its tool library appends
+//!    the outputs' records to a record journal per process in a journal
+//!    directory made for this run (`rocwasm-pipeline`'s `journal` module),
+//!    and keeps its output buffers' halves in files beside it;
+//! 5. once it has ended, however it ended (exit, a crash, SIGKILL), write
+//!    every output format from each journal and the records its buffers
+//!    still held, print the summary (the plugins' tables, the host's
+//!    statistics, how the application ended, failures), remove the journal
+//!    directory, and exit with the application's status (a signal becomes
 //!    128 + its number, as shells do).
 //!
 //! Under an MPI launcher (`mpirun -np 4 rocwasm run … -- ./app`) every rank
@@ -100,8 +106,18 @@ pub fn run(args: RunArgs) -> Result {
         }
     }
 
-    let plan = run_plan(&chain, &args);
+    let mut plan = run_plan(&chain, &args);
     let admission = admit_plan(&plan)?;
+    let journal = journal_dir(&plan);
+    std::fs::create_dir_all(&journal)
+        .with_context(|| {
+            format!(
+                "cannot create the record journal directory {}",
+                journal.display()
+            )
+        })
+        .map_err(Failure::Runtime)?;
+    plan.journal = Some(journal.clone());
     if !admission.native_tools {
         if let Some(tools) = std::env::var_os("ROCP_TOOL_LIBRARIES").filter(|v| !v.is_empty()) {
             return Err(Failure::usage(format!(
@@ -142,11 +158,153 @@ pub fn run(args: RunArgs) -> Result {
     let status = child
         .wait()
         .map_err(|e| Failure::runtime(format!("waiting for the application: {e}")))?;
+    let ended_ns = rocwasm_core::clock::now();
     let _ = std::fs::remove_file(&run_file);
 
-    let dir = plan.run_dir(&ProcessInfo::of_pid(pid));
-    print_summary(&dir, chain.output.summary, status);
+    if !write_outputs(&plan, &journal, pid, status, ended_ns, chain.output.summary) {
+        let dir = plan.run_dir(&ProcessInfo::of_pid(pid));
+        print_summary(&dir, chain.output.summary, status);
+    }
     exit_with(status)
+}
+
+/// The run's journal directory: beside the outputs (on the file system
+/// the user chose for them, often larger than `/tmp` on a compute node),
+/// in the part of the output directory that names no process.
+fn journal_dir(plan: &RunPlan) -> PathBuf {
+    let template = plan.output.directory.as_str();
+    let fixed: PathBuf = Path::new(template)
+        .components()
+        .take_while(|c| !c.as_os_str().to_string_lossy().contains('%'))
+        .collect();
+    fixed.join(format!(".rocwasm-journal-{}", std::process::id()))
+}
+
+/// Writes every process's outputs from its journal (step 5 of the module
+/// docs) and prints the application's summary; false when the application
+/// left no journal (it never started profiling). The journal directory is
+/// removed when every journal was written.
+fn write_outputs(
+    plan: &RunPlan,
+    journal: &Path,
+    app_pid: u32,
+    status: std::process::ExitStatus,
+    ended_ns: u64,
+    tables: bool,
+) -> bool {
+    let journals = match rocwasm_journal::journals_in(journal) {
+        Ok(j) => j,
+        Err(e) => {
+            eprintln!(
+                "rocwasm: cannot read the record journal directory {}: {e}",
+                journal.display()
+            );
+            return false;
+        }
+    };
+    let ended = format!("the application (pid {app_pid}) {}", describe_exit(status));
+    let mut printed = false;
+    let mut kept = false;
+    for path in &journals {
+        let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
+        if size >= 64 << 20 {
+            eprintln!(
+                "rocwasm: writing the output files from {} MB of journaled records…",
+                size >> 20
+            );
+        }
+        let pid = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(|s| s.parse::<u32>().ok());
+        let own = pid == Some(app_pid);
+        match rocwasm_pipeline::write_from_journal(
+            plan,
+            path,
+            own.then_some(ended.as_str()),
+            ended_ns,
+        ) {
+            Ok(w) if own => {
+                if tables {
+                    print!("{}", w.summary);
+                } else {
+                    for line in w.summary.lines().filter(|l| l.starts_with("rocwasm:")) {
+                        println!("{line}");
+                    }
+                }
+                printed = true;
+            }
+            Ok(w) => println!(
+                "rocwasm: process {} ({}): outputs and summary in {}",
+                w.pid,
+                if w.finished {
+                    "finished"
+                } else {
+                    "did not finish profiling"
+                },
+                w.dir.display()
+            ),
+            Err(e) => {
+                eprintln!("rocwasm: {e:#}");
+                kept = true;
+            }
+        }
+    }
+    if kept {
+        eprintln!(
+            "rocwasm: the record journal is kept in {} (`rocwasm` of this build can be pointed at it again)",
+            journal.display()
+        );
+    } else if let Err(e) = std::fs::remove_dir_all(journal) {
+        eprintln!("rocwasm: cannot remove {}: {e}", journal.display());
+    }
+    if !printed && !journals.is_empty() {
+        println!("rocwasm: {ended}");
+    }
+    printed
+}
+
+/// How a process ended, as a sentence's end: "exited with status 0",
+/// "was ended by signal 9 (SIGKILL)".
+fn describe_exit(status: std::process::ExitStatus) -> String {
+    match (status.code(), status.signal()) {
+        (Some(c), _) => format!("exited with status {c}"),
+        (None, Some(sig)) => format!(
+            "was ended by signal {sig}{}{}",
+            signal_name(sig).map_or(String::new(), |n| format!(" ({n})")),
+            if status.core_dumped() {
+                ", core dumped"
+            } else {
+                ""
+            }
+        ),
+        _ => "ended".into(),
+    }
+}
+
+/// The usual name of signal `sig` on Linux (the standard library has no
+/// table of them).
+fn signal_name(sig: i32) -> Option<&'static str> {
+    Some(match sig {
+        1 => "SIGHUP",
+        2 => "SIGINT",
+        3 => "SIGQUIT",
+        4 => "SIGILL",
+        5 => "SIGTRAP",
+        6 => "SIGABRT",
+        7 => "SIGBUS",
+        8 => "SIGFPE",
+        9 => "SIGKILL",
+        10 => "SIGUSR1",
+        11 => "SIGSEGV",
+        12 => "SIGUSR2",
+        13 => "SIGPIPE",
+        14 => "SIGALRM",
+        15 => "SIGTERM",
+        24 => "SIGXCPU",
+        25 => "SIGXFSZ",
+        _ => return None,
+    })
 }
 
 /// True when `rank` (as `%rank%` expands: a number, `0` outside MPI) is one
@@ -276,11 +434,9 @@ fn print_summary(dir: &Path, tables: bool, status: std::process::ExitStatus) {
                 println!("{line}");
             }
         }
-        // Killed before the tool library's end of run: the spool went with
-        // the process (it has no name), so say what was lost.
         Err(_) if status.signal().is_some() => eprintln!(
-            "rocwasm: the application was ended by signal {} before profiling finished: no summary, and the records kept for the output files in {} were lost with it (--write-during-run writes them as the run goes)",
-            status.signal().unwrap_or_default(),
+            "rocwasm: the application {} before it started profiling: no outputs in {}",
+            describe_exit(status),
             dir.display()
         ),
         Err(e) => eprintln!(

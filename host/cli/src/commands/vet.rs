@@ -206,5 +206,6 @@ fn one_stage_plan(name: &str, file: &Path, world: Option<rocwasm_plugin_host::Wo
         kernels: Default::default(),
         collection: Default::default(),
         summary: Default::default(),
+        journal: None,
     }
 }

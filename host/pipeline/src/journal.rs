@@ -1,0 +1,340 @@
+//! The application records, `rocwasm run` writes (DESIGN decision 17).
+//!
+//! With a journal directory in the plan (`RunPlan::journal`, set by
+//! `rocwasm run`), a live run's sinks are a [`JournalSink`]: the batches the
+//! outputs would have written, the symbols they name and the process's
+//! identity go to `<journal>/<pid>.journal` (`rocwasm-journal`), and the
+//! buffers that feed the outputs keep their halves in files beside it. At
+//! its normal end the process appends its own report ([`ProcessEnd`]: the
+//! in-process stages' tables and problems) instead of writing a summary.
+//!
+//! The launcher then calls [`write_from_journal`] for each journal, however
+//! the process ended: a replay of the journal through the same sinks, plus
+//! the records the durable halves still held, and a summary that says how
+//! the process ended.
+
+use std::collections::HashSet;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+use anyhow::{bail, Context, Result};
+use rocwasm_core::buffer::durable::Recovered;
+use rocwasm_core::{Batch, SymbolTable};
+use rocwasm_journal::{halves, Frame, JournalReader, JournalWriter, Symbols};
+use rocwasm_output::{OutputSummary, RunMetadata};
+use rocwasm_plan::{ProcessInfo, RunPlan};
+use serde::{Deserialize, Serialize};
+
+use crate::pipeline::{Pipeline, Recording, Source};
+use crate::replay::TraceNames;
+use crate::sinks::registry_names;
+
+/// Who wrote a journal: its first frame.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct JournalMeta {
+    /// The run's metadata as the process knew it at its start.
+    pub meta: RunMetadata,
+    /// The process's identity, for the output templates (`%pid%`,
+    /// `%rank%`, …): the launcher expands the same directory.
+    pub process: ProcessInfo,
+}
+
+/// A process's own report at its normal end: the journal's last frame.
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct ProcessEnd {
+    /// The in-process stages' tables and problems, rendered.
+    pub plugin_text: String,
+    /// True when no in-process stage printed a table (the host's
+    /// statistics then stand in).
+    pub no_plugin_tables: bool,
+    /// Lines about the process (kernels registered, the clock), without
+    /// the `rocwasm: ` prefix.
+    pub lines: Vec<String>,
+    /// Problems at start-up, of native tools, of the audit line.
+    pub problems: Vec<String>,
+    /// Notes of the run's filters (kernel selection, collection period,
+    /// regions).
+    pub notes: Vec<String>,
+    /// When the run ended (the records' clock, ns).
+    pub end_ns: u64,
+}
+
+/// The summary file's text: the stages' tables, the host's statistics when
+/// asked for or when no stage printed any, the process's lines, then what
+/// was written and what went wrong. `ended` is how the process ended, when
+/// the launcher knows it.
+pub fn summary_text(
+    end: &ProcessEnd,
+    outputs: &OutputSummary,
+    stats: bool,
+    ended: Option<&str>,
+) -> String {
+    let mut text = end.plugin_text.clone();
+    if stats || end.no_plugin_tables {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&outputs.stats.render_summary(10));
+    }
+    text.push('\n');
+    for line in end.lines.iter().chain(ended.map(str::to_string).as_ref()) {
+        text.push_str(&format!("rocwasm: {line}\n"));
+    }
+    for p in &end.problems {
+        text.push_str(&format!("rocwasm: {p}\n"));
+    }
+    for f in &outputs.files {
+        text.push_str(&format!("rocwasm: wrote {}\n", f.display()));
+    }
+    for e in &outputs.errors {
+        text.push_str(&format!("rocwasm: output error: {e:#}\n"));
+    }
+    for note in end.notes.iter().chain(&outputs.notes) {
+        text.push_str(&format!("rocwasm: {note}\n"));
+    }
+    text
+}
+
+/// A live run's sinks when the plan has a journal: see the module docs.
+pub(crate) struct JournalSink {
+    writer: JournalWriter,
+    generation: u64,
+    agents: HashSet<u64>,
+    code_objects: HashSet<u64>,
+    kernels: HashSet<u64>,
+    /// The first write that failed, and records lost since.
+    failed: Option<(String, u64)>,
+}
+
+impl JournalSink {
+    /// The journal of this process in `dir`.
+    pub(crate) fn create(dir: &Path) -> std::io::Result<JournalSink> {
+        let path = rocwasm_journal::path_in(dir, std::process::id());
+        // A forked child that profiles inherits nothing of its parent's
+        // journal: its pid names a file of its own.
+        Ok(JournalSink {
+            writer: JournalWriter::create(&path)?,
+            generation: u64::MAX,
+            agents: HashSet::new(),
+            code_objects: HashSet::new(),
+            kernels: HashSet::new(),
+            failed: None,
+        })
+    }
+
+    pub(crate) fn path(&self) -> &Path {
+        self.writer.path()
+    }
+
+    pub(crate) fn meta(&mut self, meta: &JournalMeta) {
+        let json = serde_json::to_vec(meta).expect("metadata serialises");
+        let r = self.writer.meta(&json);
+        self.check(r, 0);
+    }
+
+    /// Appends the symbols `table` gained since the last call.
+    pub(crate) fn symbols(&mut self, table: &SymbolTable) {
+        let generation = table.generation();
+        if generation == self.generation {
+            return;
+        }
+        self.generation = generation;
+        let new = Symbols {
+            agents: new_entries(table.agents(), &mut self.agents, |a| a.id),
+            code_objects: new_entries(table.code_objects(), &mut self.code_objects, |c| c.id),
+            kernels: new_entries(table.kernels(), &mut self.kernels, |k| k.id),
+        };
+        if !new.is_empty() {
+            let r = self.writer.symbols(&new);
+            self.check(r, 0);
+        }
+    }
+
+    pub(crate) fn batch(&mut self, table: &SymbolTable, batch: &Batch) {
+        self.symbols(table);
+        let r = self.writer.batch(batch);
+        self.check(r, batch.len() as u64);
+    }
+
+    pub(crate) fn end(&mut self, table: &SymbolTable, end: &ProcessEnd) {
+        self.symbols(table);
+        let json = serde_json::to_vec(end).expect("the report serialises");
+        let r = self.writer.end(&json);
+        self.check(r, 0);
+    }
+
+    /// Records appended.
+    pub(crate) fn records(&self) -> u64 {
+        self.writer.records()
+    }
+
+    /// A sentence about records that could not be journaled.
+    pub(crate) fn problem(&self) -> Option<String> {
+        self.failed.as_ref().map(|(e, lost)| {
+            format!(
+                "the record journal {} could not be written ({e}): {lost} records lost",
+                self.writer.path().display()
+            )
+        })
+    }
+
+    fn check(&mut self, r: std::io::Result<()>, records: u64) {
+        if let Err(e) = r {
+            match &mut self.failed {
+                Some((_, lost)) => *lost += records,
+                None => {
+                    eprintln!(
+                        "rocwasm: cannot write the record journal {}: {e}",
+                        self.writer.path().display()
+                    );
+                    self.failed = Some((e.to_string(), records));
+                }
+            }
+        }
+    }
+}
+
+fn new_entries<T>(all: Vec<T>, seen: &mut HashSet<u64>, id: impl Fn(&T) -> u64) -> Vec<T> {
+    all.into_iter().filter(|e| seen.insert(id(e))).collect()
+}
+
+/// What [`write_from_journal`] did.
+#[derive(Debug)]
+pub struct FromJournal {
+    /// The process whose journal it was.
+    pub pid: u32,
+    /// Its output directory (the summary file is there).
+    pub dir: PathBuf,
+    /// The summary file's text.
+    pub summary: String,
+    /// Records read from the journal's batches.
+    pub journaled: u64,
+    /// Records recovered from the durable halves.
+    pub recovered: u64,
+    /// True when the process reached its normal end of run.
+    pub finished: bool,
+}
+
+/// Writes the outputs of the process whose journal is `path`, as `plan`
+/// (the launcher's plan) says: every batch of the journal, then the records
+/// its durable halves still hold, through the plan's sinks; then the
+/// summary file. `ended` says how the process ended when the launcher knows
+/// (its own child); `ended_ns` is when the launcher saw it end (the run's
+/// end time when the process did not reach its own).
+pub fn write_from_journal(
+    plan: &RunPlan,
+    path: &Path,
+    ended: Option<&str>,
+    ended_ns: u64,
+) -> Result<FromJournal> {
+    let mut reader = JournalReader::open(path)?;
+    let head = match reader.next_frame()? {
+        Some(Frame::Meta(json)) => serde_json::from_slice::<JournalMeta>(&json)
+            .with_context(|| format!("{}: the metadata frame", path.display()))?,
+        Some(_) => bail!("{}: the first frame is not the metadata", path.display()),
+        None => bail!(
+            "{}: empty (the process ended before its profiling started)",
+            path.display()
+        ),
+    };
+    let symbols = Arc::new(SymbolTable::new());
+    let names = Arc::new(registry_names());
+    let recording = Recording {
+        meta: head.meta.clone(),
+        names: names.clone(),
+        plugin_names: Arc::new(TraceNames(names)),
+        symbols,
+    };
+    // Only the sinks: the stages ran in the process, and its filters were
+    // applied there (a kernel iteration range counted twice would keep
+    // other dispatches).
+    let mut writer_plan = plan.clone();
+    writer_plan.stages.clear();
+    writer_plan.kernels = Default::default();
+    writer_plan.collection = Default::default();
+    writer_plan.journal = None;
+    writer_plan.api_log = false;
+    let mut pipeline = Pipeline::start(
+        writer_plan,
+        &head.process,
+        Source::Replay(recording),
+        Vec::new(),
+    )
+    .with_context(|| format!("writing the outputs of process {}", head.meta.pid))?;
+    pipeline.skip_audit();
+    let profiler = pipeline.profiler().clone();
+    let table = profiler.symbols();
+    let mut journaled = 0u64;
+    let mut end: Option<ProcessEnd> = None;
+    while let Some(frame) = reader.next_frame()? {
+        match frame {
+            Frame::Meta(_) => {}
+            Frame::Symbols(s) => s.insert_into(table),
+            Frame::Batch(b) => {
+                journaled += b.len() as u64;
+                pipeline.deliver(b)?;
+            }
+            Frame::End(json) => {
+                end = Some(
+                    serde_json::from_slice(&json)
+                        .with_context(|| format!("{}: the end frame", path.display()))?,
+                )
+            }
+        }
+    }
+    let mut problems = Vec::new();
+    if let Some(bytes) = reader.cut_short() {
+        problems.push(format!(
+            "the journal's last frame was cut short when the process died ({bytes} bytes): the records in it are lost"
+        ));
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let mut recovered = 0u64;
+    for file in halves::files_of(dir, head.meta.pid)? {
+        match halves::recover_file(&file) {
+            Ok(Recovered { batch, .. }) if !batch.is_empty() => {
+                recovered += batch.len() as u64;
+                pipeline.deliver(batch)?;
+            }
+            Ok(_) => {}
+            Err(e) => problems.push(format!("cannot read the buffer file {e}")),
+        }
+    }
+    let finished = end.is_some();
+    let mut end = end.unwrap_or_else(|| ProcessEnd {
+        no_plugin_tables: true,
+        lines: vec![format!(
+            "pid {} did not reach its end of run: the in-process stages' tables are missing",
+            head.meta.pid
+        )],
+        end_ns: ended_ns,
+        ..ProcessEnd::default()
+    });
+    if recovered > 0 {
+        end.lines.push(format!(
+            "{recovered} records not yet delivered when the process ended were read back from its buffers"
+        ));
+    }
+    end.problems.extend(problems);
+    let mut meta = head.meta.clone();
+    meta.end_ns = end.end_ns.max(meta.start_ns);
+    pipeline.set_meta(meta);
+    let dir = pipeline.dir().to_path_buf();
+    let report = pipeline
+        .finish()
+        .expect("a journal's pipeline is finished once, here");
+    end.problems.extend(report.problems);
+    let summary = summary_text(&end, &report.outputs, plan.output.stats, ended);
+    std::fs::create_dir_all(&dir)
+        .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
+    let file = dir.join(RunPlan::SUMMARY_FILE);
+    std::fs::write(&file, &summary).with_context(|| format!("cannot write {}", file.display()))?;
+    Ok(FromJournal {
+        pid: head.meta.pid,
+        dir,
+        summary,
+        journaled,
+        recovered,
+        finished,
+    })
+}
