@@ -122,10 +122,6 @@ impl JournalSink {
         })
     }
 
-    pub(crate) fn path(&self) -> &Path {
-        self.writer.path()
-    }
-
     pub(crate) fn meta(&mut self, meta: &JournalMeta) {
         let json = serde_json::to_vec(meta).expect("metadata serialises");
         let r = self.writer.meta(&json);

@@ -3,6 +3,7 @@
 
 mod c_plugin;
 mod collection_period;
+mod crash;
 mod guide;
 mod hostile;
 mod kernel_filter_chain;

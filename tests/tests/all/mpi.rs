@@ -324,6 +324,54 @@ fn a_crashing_rank_leaves_the_others_outputs_complete() {
     }
 }
 
+/// One of four ranks kills itself with SIGKILL after its kernels and copies
+/// (`crash_after_kernels N kill`); the others exit. Every rank's outputs
+/// hold every dispatch and both copies its application made: the killed
+/// rank's come from its journal and durable buffers, written by its
+/// launcher.
+#[test]
+fn a_rank_killed_after_its_kernels_leaves_its_outputs_complete() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = sim_dir()
+        .join("bin/crash_after_kernels")
+        .display()
+        .to_string();
+    let launches = |r: u32| 20 * (r as usize + 1);
+    let apps: Vec<Vec<String>> = (0..RANKS)
+        .map(|r| {
+            let end = if r == 2 { "kill" } else { "exit" };
+            vec![app.clone(), launches(r).to_string(), end.to_string()]
+        })
+        .collect();
+    let out = mpirun_apps(
+        tmp.path(),
+        &[
+            "--kernel-trace",
+            "--memory-copy-trace",
+            "--output-format",
+            "csv,rocpd",
+        ],
+        &["--mca", "orte_abort_on_non_zero_status", "0"],
+        &apps,
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stdout.contains("was ended by signal 9 (SIGKILL)"),
+        "{stdout}\n{stderr}"
+    );
+    for r in 0..RANKS {
+        let dir = tmp.path().join(format!("out/{r}"));
+        assert_eq!(
+            rows(&dir.join("kernel_trace.csv")),
+            launches(r),
+            "rank {r}\n{stdout}\n{stderr}"
+        );
+        assert_eq!(rows(&dir.join("memory_copy_trace.csv")), 2, "rank {r}");
+        assert!(dir.join("results.db").is_file(), "rank {r}");
+    }
+}
+
 #[test]
 fn profile_mpi_ranks_profiles_only_the_listed_ranks() {
     let tmp = tempfile::tempdir().unwrap();
