@@ -50,6 +50,13 @@ pub enum Command {
     /// List tracing kinds and their operations.
     #[command(after_help = KINDS_EXAMPLES)]
     Kinds(KindsArgs),
+    /// Write the output files from a record journal directory that a run
+    /// left behind (`rocwasm run` keeps `.rocwasm-journal-<pid>` when it
+    /// could not write every process's outputs, and says where).
+    WriteJournal {
+        /// The journal directory (it holds the run's `plan.json`).
+        dir: std::path::PathBuf,
+    },
     /// Combine the rocpd databases of several processes or ranks into one.
     #[command(after_help = MERGE_EXAMPLES)]
     Merge(MergeArgs),

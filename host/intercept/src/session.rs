@@ -355,6 +355,7 @@ impl Session {
             problems,
             notes: Vec::new(),
             end_ns: report.meta.end_ns,
+            stage_files: Vec::new(),
         };
         // Under `rocwasm run`: the launcher writes the outputs and the
         // summary from the journal.

@@ -1,7 +1,8 @@
 //! The record journal: how a profiled process hands its records to the
 //! `rocwasm` process that launched it, which writes every output format.
 //!
-//! The application only records (DESIGN decision 17). Its tool library
+//! The application only records (docs/ARCHITECTURE.md, "Who writes the
+//! outputs"). Its tool library
 //! appends what the output files need to one journal file per process, and
 //! `rocwasm run` turns the journals into CSV, JSON, rocpd, Perfetto and
 //! Parquet after the application has ended, however it ended:

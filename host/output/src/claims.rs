@@ -203,6 +203,20 @@ impl OutputClaims {
         }
     }
 
+    /// The files stages hold, with the stage's name, in path order (a
+    /// journaled process hands them to its launcher, whose registry then
+    /// knows them: [`OutputClaims::claim`] with [`Producer::Stage`]).
+    pub fn stage_files(&self) -> Vec<(PathBuf, String)> {
+        self.lock()
+            .holders
+            .iter()
+            .filter_map(|(path, by)| match by {
+                Producer::Stage(name) => Some((path.clone(), name.clone())),
+                Producer::Sink(_) => None,
+            })
+            .collect()
+    }
+
     /// The refusals and notes so far, taken out of the registry (so each is
     /// reported once); the claims themselves stay.
     pub fn take_report(&self) -> ClaimReport {

@@ -1,4 +1,5 @@
-//! The application records, `rocwasm run` writes (DESIGN decision 17).
+//! The application records, `rocwasm run` writes (docs/ARCHITECTURE.md,
+//! "Who writes the outputs").
 //!
 //! With a journal directory in the plan (`RunPlan::journal`, set by
 //! `rocwasm run`), a live run's sinks are a [`JournalSink`]: the batches the
@@ -25,7 +26,7 @@ use rocwasm_output::{OutputSummary, RunMetadata};
 use rocwasm_plan::{ProcessInfo, RunPlan};
 use serde::{Deserialize, Serialize};
 
-use crate::pipeline::{Pipeline, Recording, Source};
+use crate::pipeline::{admit_under_policy, Pipeline, Recording, Source};
 use crate::replay::TraceNames;
 use crate::sinks::registry_names;
 
@@ -57,6 +58,12 @@ pub struct ProcessEnd {
     pub notes: Vec<String>,
     /// When the run ended (the records' clock, ns).
     pub end_ns: u64,
+    /// The files the in-process stages wrote, with the stage's name: the
+    /// launcher's outputs claim them after the stages, as one run's would
+    /// (a host sink keeps its own files, a statistics file is left to the
+    /// stage that wrote it).
+    #[serde(default)]
+    pub stage_files: Vec<(PathBuf, String)>,
 }
 
 /// The summary file's text: the stages' tables, the host's statistics when
@@ -296,7 +303,30 @@ pub fn write_from_journal(
             Err(e) => problems.push(format!("cannot read the buffer file {e}")),
         }
     }
+    if let Some(end) = &end {
+        pipeline.claim_stage_files(&end.stage_files);
+    }
     let finished = end.is_some();
+    if !finished {
+        // The process never wrote its audit line: write it here, with the
+        // whole plan it ran and how it ended.
+        let failures = vec![ended.map_or_else(
+            || format!("process {} did not reach its end of run", head.meta.pid),
+            str::to_string,
+        )];
+        match admit_under_policy(plan) {
+            Ok(admission) => {
+                let dir = plan.run_dir(&head.process);
+                let line = rocwasm_policy::audit::line(plan, &admission, false, &failures);
+                problems.extend(rocwasm_policy::audit::write(
+                    &line,
+                    &dir,
+                    admission.audit_log.as_deref(),
+                ));
+            }
+            Err(e) => problems.push(format!("no audit line: {e:#}")),
+        }
+    }
     let mut end = end.unwrap_or_else(|| ProcessEnd {
         no_plugin_tables: true,
         lines: vec![format!(

@@ -11,7 +11,7 @@ use rocwasm_core::{
     clock, Batch, BufferId, BufferTracingKind, ContextId, DeliveryInfo, Profiler, SymbolTable,
 };
 use rocwasm_output::{
-    OperationNames, OutputOptions, OutputSummary, Outputs, RunMetadata, WriteTiming,
+    OperationNames, OutputClaims, OutputOptions, OutputSummary, Outputs, RunMetadata, WriteTiming,
 };
 use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_plugin_host::{
@@ -91,6 +91,8 @@ pub struct Pipeline {
     /// Write the audit line at the end (not when writing a journal's
     /// outputs: the process audited its own run).
     audit: bool,
+    /// The run's output files and their producers.
+    claims: OutputClaims,
 }
 
 /// What a live run gets from the tool library that is not in the plan.
@@ -255,6 +257,15 @@ impl Pipeline {
                     None
                 }
             },
+            (Source::Live, None) if !plan.writes_nothing() => {
+                // Loaded without `rocwasm run` (a job script's preload, a
+                // plan of its own): say what that costs.
+                notes.push(
+                    "not started by `rocwasm run` (no record journal): this process writes its outputs itself when it exits, and what it still buffers is lost if it is killed"
+                        .to_string(),
+                );
+                None
+            }
             _ => None,
         };
         let summaries = match (
@@ -295,6 +306,7 @@ impl Pipeline {
             summaries,
             processes,
             audit: true,
+            claims: claims.clone(),
             plan,
             dir,
             profiler,
@@ -436,9 +448,25 @@ impl Pipeline {
         self.sinks.journal_symbols();
     }
 
-    /// Appends the process's own report to its journal (its last frame).
+    /// Appends the process's own report to its journal (its last frame),
+    /// with the files its stages wrote.
     pub fn end_journal(&self, end: &ProcessEnd) {
-        self.sinks.end_journal(end);
+        let end = ProcessEnd {
+            stage_files: self.claims.stage_files(),
+            ..end.clone()
+        };
+        self.sinks.end_journal(&end);
+    }
+
+    /// Claims for their stages the files a journaled process's stages
+    /// wrote (after the sinks claimed theirs); a refusal is reported as
+    /// any other.
+    pub(crate) fn claim_stage_files(&self, files: &[(PathBuf, String)]) {
+        for (path, stage) in files {
+            let _ = self
+                .claims
+                .claim(path, &rocwasm_output::Producer::Stage(stage.clone()));
+        }
     }
 
     /// The plan the run executes.
@@ -609,7 +637,7 @@ fn start_chain(
 }
 
 /// The plan against the site policy in force.
-fn admit_under_policy(plan: &RunPlan) -> Result<Admission> {
+pub(crate) fn admit_under_policy(plan: &RunPlan) -> Result<Admission> {
     let policy = SitePolicy::current()?;
     Ok(admit(plan, policy.as_ref())?)
 }

@@ -149,3 +149,16 @@ fn a_killed_application_under_a_chain_keeps_its_records_too() {
         "was ended by signal 9 (SIGKILL)",
     );
 }
+
+/// `rocwasm write-journal` on a directory no run left: one clear error.
+#[test]
+fn write_journal_refuses_a_directory_that_is_not_a_journal() {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = rocwasm(&["write-journal", "."], tmp.path());
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("plan.json") && stderr.contains("record journal directory"),
+        "{stderr}"
+    );
+}

@@ -28,6 +28,7 @@ pub fn dispatch(command: Command) -> Result {
         Command::Check(args) => check::check(args),
         Command::Kinds(args) => kinds::kinds(args),
         Command::Merge(args) => merge::merge(args),
+        Command::WriteJournal { dir } => run::write_journal(&dir),
         Command::Plugin(PluginCommand::Inspect { file }) => plugin::inspect(&file),
         Command::Plugin(PluginCommand::Keygen { out }) => signing::keygen(&out),
         Command::Plugin(PluginCommand::Push {

@@ -118,6 +118,16 @@ pub fn run(args: RunArgs) -> Result {
         })
         .map_err(Failure::Runtime)?;
     plan.journal = Some(journal.clone());
+    // For `rocwasm write-journal`, should the journals outlive this run.
+    let plan_file = journal.join(JOURNAL_PLAN);
+    std::fs::write(&plan_file, plan.to_json())
+        .with_context(|| format!("cannot write {}", plan_file.display()))
+        .map_err(Failure::Runtime)?;
+    if plan.output.write == rocwasm_plan::WriteTiming::DuringRun {
+        eprintln!(
+            "rocwasm: --write-during-run: under `rocwasm run` the application only records and rocwasm writes the files from its record journal when it has ended; the setting applies to a process given a plan by hand (ROCWASM_RUN)"
+        );
+    }
     if !admission.native_tools {
         if let Some(tools) = std::env::var_os("ROCP_TOOL_LIBRARIES").filter(|v| !v.is_empty()) {
             return Err(Failure::usage(format!(
@@ -161,11 +171,49 @@ pub fn run(args: RunArgs) -> Result {
     let ended_ns = rocwasm_core::clock::now();
     let _ = std::fs::remove_file(&run_file);
 
-    if !write_outputs(&plan, &journal, pid, status, ended_ns, chain.output.summary) {
+    if !write_outputs(
+        &plan,
+        &journal,
+        Some((pid, status)),
+        ended_ns,
+        chain.output.summary,
+    ) {
         let dir = plan.run_dir(&ProcessInfo::of_pid(pid));
         print_summary(&dir, chain.output.summary, status);
     }
     exit_with(status)
+}
+
+/// The run plan's copy in the journal directory.
+const JOURNAL_PLAN: &str = "plan.json";
+
+/// `rocwasm write-journal DIR`: the outputs of every journal in `dir`, as
+/// the plan saved beside them says.
+pub fn write_journal(dir: &Path) -> Result {
+    let plan = RunPlan::load(&dir.join(JOURNAL_PLAN)).map_err(|e| {
+        Failure::usage(format!(
+            "{e} (is {} a record journal directory that `rocwasm run` left?)",
+            dir.display()
+        ))
+    })?;
+    let journals = rocwasm_journal::journals_in(dir)
+        .with_context(|| format!("cannot read {}", dir.display()))
+        .map_err(Failure::Runtime)?;
+    if journals.is_empty() {
+        return Err(Failure::usage(format!(
+            "{}: no journal (*.journal) in it",
+            dir.display()
+        )));
+    }
+    let now = rocwasm_core::clock::now();
+    write_outputs(&plan, dir, None, now, false);
+    if dir.exists() {
+        return Err(Failure::runtime(format!(
+            "some outputs could not be written; {} is kept",
+            dir.display()
+        )));
+    }
+    Ok(())
 }
 
 /// The run's journal directory: beside the outputs (on the file system
@@ -187,8 +235,7 @@ fn journal_dir(plan: &RunPlan) -> PathBuf {
 fn write_outputs(
     plan: &RunPlan,
     journal: &Path,
-    app_pid: u32,
-    status: std::process::ExitStatus,
+    app: Option<(u32, std::process::ExitStatus)>,
     ended_ns: u64,
     tables: bool,
 ) -> bool {
@@ -202,7 +249,9 @@ fn write_outputs(
             return false;
         }
     };
-    let ended = format!("the application (pid {app_pid}) {}", describe_exit(status));
+    let app_pid = app.map(|(pid, _)| pid);
+    let ended =
+        app.map(|(pid, status)| format!("the application (pid {pid}) {}", describe_exit(status)));
     let mut printed = false;
     let mut kept = false;
     for path in &journals {
@@ -217,13 +266,9 @@ fn write_outputs(
             .file_stem()
             .and_then(|s| s.to_str())
             .and_then(|s| s.parse::<u32>().ok());
-        let own = pid == Some(app_pid);
-        match rocwasm_pipeline::write_from_journal(
-            plan,
-            path,
-            own.then_some(ended.as_str()),
-            ended_ns,
-        ) {
+        let own = pid.is_some() && pid == app_pid;
+        let said = ended.as_deref().filter(|_| own);
+        match rocwasm_pipeline::write_from_journal(plan, path, said, ended_ns) {
             Ok(w) if own => {
                 if tables {
                     print!("{}", w.summary);
@@ -252,13 +297,14 @@ fn write_outputs(
     }
     if kept {
         eprintln!(
-            "rocwasm: the record journal is kept in {} (`rocwasm` of this build can be pointed at it again)",
+            "rocwasm: the record journal is kept in {} (`rocwasm write-journal {}` writes the outputs again once the cause is fixed)",
+            journal.display(),
             journal.display()
         );
     } else if let Err(e) = std::fs::remove_dir_all(journal) {
         eprintln!("rocwasm: cannot remove {}: {e}", journal.display());
     }
-    if !printed && !journals.is_empty() {
+    if let Some(ended) = ended.filter(|_| !printed && !journals.is_empty()) {
         println!("rocwasm: {ended}");
     }
     printed
