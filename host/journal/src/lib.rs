@@ -73,8 +73,8 @@ pub enum Frame {
     Meta(Vec<u8>),
     /// Symbols records refer to, added since the last such frame.
     Symbols(Symbols),
-    /// Records for the outputs.
-    Batch(Batch),
+    /// Records for the outputs (boxed: a batch's columns are many vectors).
+    Batch(Box<Batch>),
     /// The process's report at its normal end, as JSON.
     End(Vec<u8>),
 }

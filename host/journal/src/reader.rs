@@ -138,7 +138,7 @@ impl JournalReader {
             Frame::BATCH => {
                 let mut scratch = Vec::new();
                 match batch_bytes::decode(&mut self.buf.as_slice(), &mut scratch) {
-                    Ok(Some(b)) => Frame::Batch(b),
+                    Ok(Some(b)) => Frame::Batch(Box::new(b)),
                     Ok(None) => return Err(damaged("an empty batch frame".into())),
                     Err(e) => return Err(damaged(e.to_string())),
                 }

@@ -275,7 +275,7 @@ pub fn write_from_journal(
             Frame::Symbols(s) => s.insert_into(table),
             Frame::Batch(b) => {
                 journaled += b.len() as u64;
-                pipeline.deliver(b)?;
+                pipeline.deliver(*b)?;
             }
             Frame::End(json) => {
                 end = Some(

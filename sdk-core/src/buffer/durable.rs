@@ -127,7 +127,7 @@ pub fn recover(words: &[AtomicU64]) -> Result<Recovered, String> {
     }
     let size = words[SIZE].load(Relaxed);
     let half = (size / 8) as usize;
-    if size == 0 || size % 8 != 0 || words.len() < HEADER_WORDS + 2 * half {
+    if size == 0 || !size.is_multiple_of(8) || words.len() < HEADER_WORDS + 2 * half {
         return Err(format!(
             "the header says halves of {size} bytes, the file has {} bytes",
             words.len() * 8
