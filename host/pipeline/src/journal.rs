@@ -9,26 +9,17 @@
 //! its normal end the process appends its own report ([`ProcessEnd`]: the
 //! in-process stages' tables and problems) instead of writing a summary.
 //!
-//! The launcher then calls [`write_from_journal`] for each journal, however
-//! the process ended: a replay of the journal through the same sinks, plus
-//! the records the durable halves still held, and a summary that says how
-//! the process ended.
+//! The launcher then calls [`crate::from_journal::write_from_journal`] for
+//! each journal, however the process ended.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::sync::Arc;
 
-use anyhow::{bail, Context, Result};
-use rocwasm_core::buffer::durable::Recovered;
 use rocwasm_core::{Batch, SymbolTable};
-use rocwasm_journal::{halves, Frame, JournalReader, JournalWriter, Symbols};
+use rocwasm_journal::{JournalWriter, Symbols};
 use rocwasm_output::{OutputSummary, RunMetadata};
-use rocwasm_plan::{ProcessInfo, RunPlan};
+use rocwasm_plan::ProcessInfo;
 use serde::{Deserialize, Serialize};
-
-use crate::pipeline::{admit_under_policy, Pipeline, Recording, Source};
-use crate::replay::TraceNames;
-use crate::sinks::registry_names;
 
 /// Who wrote a journal: its first frame.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -199,168 +190,4 @@ impl JournalSink {
 
 fn new_entries<T>(all: Vec<T>, seen: &mut HashSet<u64>, id: impl Fn(&T) -> u64) -> Vec<T> {
     all.into_iter().filter(|e| seen.insert(id(e))).collect()
-}
-
-/// What [`write_from_journal`] did.
-#[derive(Debug)]
-pub struct FromJournal {
-    /// The process whose journal it was.
-    pub pid: u32,
-    /// Its output directory (the summary file is there).
-    pub dir: PathBuf,
-    /// The summary file's text.
-    pub summary: String,
-    /// Records read from the journal's batches.
-    pub journaled: u64,
-    /// Records recovered from the durable halves.
-    pub recovered: u64,
-    /// True when the process reached its normal end of run.
-    pub finished: bool,
-}
-
-/// Writes the outputs of the process whose journal is `path`, as `plan`
-/// (the launcher's plan) says: every batch of the journal, then the records
-/// its durable halves still hold, through the plan's sinks; then the
-/// summary file. `ended` says how the process ended when the launcher knows
-/// (its own child); `ended_ns` is when the launcher saw it end (the run's
-/// end time when the process did not reach its own).
-pub fn write_from_journal(
-    plan: &RunPlan,
-    path: &Path,
-    ended: Option<&str>,
-    ended_ns: u64,
-) -> Result<FromJournal> {
-    let mut reader = JournalReader::open(path)?;
-    let head = match reader.next_frame()? {
-        Some(Frame::Meta(json)) => serde_json::from_slice::<JournalMeta>(&json)
-            .with_context(|| format!("{}: the metadata frame", path.display()))?,
-        Some(_) => bail!("{}: the first frame is not the metadata", path.display()),
-        None => bail!(
-            "{}: empty (the process ended before its profiling started)",
-            path.display()
-        ),
-    };
-    let symbols = Arc::new(SymbolTable::new());
-    let names = Arc::new(registry_names());
-    let recording = Recording {
-        meta: head.meta.clone(),
-        names: names.clone(),
-        plugin_names: Arc::new(TraceNames(names)),
-        symbols,
-    };
-    // Only the sinks: the stages ran in the process, and its filters were
-    // applied there (a kernel iteration range counted twice would keep
-    // other dispatches).
-    let mut writer_plan = plan.clone();
-    writer_plan.stages.clear();
-    writer_plan.kernels = Default::default();
-    writer_plan.collection = Default::default();
-    writer_plan.journal = None;
-    writer_plan.api_log = false;
-    let mut pipeline = Pipeline::start(
-        writer_plan,
-        &head.process,
-        Source::Replay(recording),
-        Vec::new(),
-    )
-    .with_context(|| format!("writing the outputs of process {}", head.meta.pid))?;
-    pipeline.skip_audit();
-    let profiler = pipeline.profiler().clone();
-    let table = profiler.symbols();
-    let mut journaled = 0u64;
-    let mut end: Option<ProcessEnd> = None;
-    while let Some(frame) = reader.next_frame()? {
-        match frame {
-            Frame::Meta(_) => {}
-            Frame::Symbols(s) => s.insert_into(table),
-            Frame::Batch(b) => {
-                journaled += b.len() as u64;
-                pipeline.deliver(*b)?;
-            }
-            Frame::End(json) => {
-                end = Some(
-                    serde_json::from_slice(&json)
-                        .with_context(|| format!("{}: the end frame", path.display()))?,
-                )
-            }
-        }
-    }
-    let mut problems = Vec::new();
-    if let Some(bytes) = reader.cut_short() {
-        problems.push(format!(
-            "the journal's last frame was cut short when the process died ({bytes} bytes): the records in it are lost"
-        ));
-    }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut recovered = 0u64;
-    for file in halves::files_of(dir, head.meta.pid)? {
-        match halves::recover_file(&file) {
-            Ok(Recovered { batch, .. }) if !batch.is_empty() => {
-                recovered += batch.len() as u64;
-                pipeline.deliver(batch)?;
-            }
-            Ok(_) => {}
-            Err(e) => problems.push(format!("cannot read the buffer file {e}")),
-        }
-    }
-    if let Some(end) = &end {
-        pipeline.claim_stage_files(&end.stage_files);
-    }
-    let finished = end.is_some();
-    if !finished {
-        // The process never wrote its audit line: write it here, with the
-        // whole plan it ran and how it ended.
-        let failures = vec![ended.map_or_else(
-            || format!("process {} did not reach its end of run", head.meta.pid),
-            str::to_string,
-        )];
-        match admit_under_policy(plan) {
-            Ok(admission) => {
-                let dir = plan.run_dir(&head.process);
-                let line = rocwasm_policy::audit::line(plan, &admission, false, &failures);
-                problems.extend(rocwasm_policy::audit::write(
-                    &line,
-                    &dir,
-                    admission.audit_log.as_deref(),
-                ));
-            }
-            Err(e) => problems.push(format!("no audit line: {e:#}")),
-        }
-    }
-    let mut end = end.unwrap_or_else(|| ProcessEnd {
-        no_plugin_tables: true,
-        lines: vec![format!(
-            "pid {} did not reach its end of run: the in-process stages' tables are missing",
-            head.meta.pid
-        )],
-        end_ns: ended_ns,
-        ..ProcessEnd::default()
-    });
-    if recovered > 0 {
-        end.lines.push(format!(
-            "{recovered} records not yet delivered when the process ended were read back from its buffers"
-        ));
-    }
-    end.problems.extend(problems);
-    let mut meta = head.meta.clone();
-    meta.end_ns = end.end_ns.max(meta.start_ns);
-    pipeline.set_meta(meta);
-    let dir = pipeline.dir().to_path_buf();
-    let report = pipeline
-        .finish()
-        .expect("a journal's pipeline is finished once, here");
-    end.problems.extend(report.problems);
-    let summary = summary_text(&end, &report.outputs, plan.output.stats, ended);
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
-    let file = dir.join(RunPlan::SUMMARY_FILE);
-    std::fs::write(&file, &summary).with_context(|| format!("cannot write {}", file.display()))?;
-    Ok(FromJournal {
-        pid: head.meta.pid,
-        dir,
-        summary,
-        journaled,
-        recovered,
-        finished,
-    })
 }

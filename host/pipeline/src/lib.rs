@@ -65,6 +65,7 @@
 
 pub mod api_log;
 pub mod collection;
+pub mod from_journal;
 pub mod journal;
 pub mod kernels;
 pub mod many;
@@ -77,7 +78,8 @@ pub mod sinks;
 pub mod stages;
 pub mod summaries;
 
-pub use journal::{summary_text, write_from_journal, FromJournal, ProcessEnd};
+pub use from_journal::{write_from_journal, FromJournal};
+pub use journal::{summary_text, ProcessEnd};
 pub use many::{ManyReplay, ManyReport, ProcessRecording, ProcessSummary};
 pub use pipeline::{LiveHooks, NativeTools, Pipeline, Recording, RunReport, Source};
 pub use replay::{Replay, SymbolSync};
