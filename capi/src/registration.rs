@@ -415,8 +415,9 @@ fn configure_in(name: &str) -> Option<ConfigureFn> {
     }
 }
 
-/// The path of the object that defines the code at `addr`.
-fn defining_object(addr: *const c_void) -> Option<String> {
+/// The path of the object that defines the code at `addr` (the tool
+/// library finds the `rocwasm` program beside itself with it).
+pub fn defining_object(addr: *const c_void) -> Option<String> {
     // SAFETY: dladdr fills `info` for an address inside a loaded object.
     unsafe {
         let mut info: libc::Dl_info = std::mem::zeroed();

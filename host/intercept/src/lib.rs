@@ -10,12 +10,13 @@
 //!   timing, times async copies, and traces code objects,
 //! - receives the ROCm ≥ 6.2 tables through `rocprofiler_set_api_table`
 //!   ([`register`]),
-//! - runs the run's pipeline (`rocwasm-pipeline`: the sdk-core engine, the
-//!   chain's Wasm plugins, the outputs) as the live [`session`], from
-//!   start-up to a clean shutdown ([`lifecycle`]); under `rocwasm run` the
+//! - runs the live run (`rocwasm-record`: the sdk-core engine, the chain's
+//!   Wasm plugins, the record journal) as the [`session`], from start-up to
+//!   a clean shutdown ([`lifecycle`]). It writes no output format: the
 //!   outputs' records go to the record journal and the output buffers'
-//!   halves to shared files ([`durable`]), and the launcher writes the
-//!   files.
+//!   halves to shared files ([`durable`]); `rocwasm run` writes the files
+//!   after the process ended, or, without it, `rocwasm write-journal` at
+//!   the process's end ([`writer`]).
 //!
 //! All of the host's `unsafe` lives in this crate; every block says why it is sound.
 
@@ -40,3 +41,4 @@ pub mod register;
 pub mod roctx;
 pub mod session;
 pub mod tracer;
+pub mod writer;

@@ -1,6 +1,7 @@
-//! One profiling run inside the application: the run's [`Pipeline`] (the
-//! engine, the plugin chain, the outputs) and the producer calls the
-//! interposers make into its engine, from start-up to finalization.
+//! One profiling run inside the application: the run's [`LiveRun`] (the
+//! engine, the in-process plugin chain, the record journal) and the
+//! producer calls the interposers make into its engine, from start-up to
+//! finalization.
 //!
 //! The session is created once ([`start`]) and then reached through a global
 //! pointer that interposers load with one atomic read ([`active`]). It is
@@ -10,10 +11,11 @@
 //! returns `None` and every interposer just forwards.
 //!
 //! Everything that is not FFI (the start-up order of the engine, the chain
-//! and the sinks; which buffer feeds the sinks each kind; the end of the
-//! run) is `rocwasm-pipeline`'s, shared with `rocwasm replay`. What stays
-//! here: the producer entry points, the HIP kernels registered before
-//! start-up, and the summary file's lines about this process.
+//! and the journal; which buffer feeds the outputs each kind; the end of
+//! the run) is `rocwasm-record`'s. What stays here: the producer entry
+//! points, the HIP kernels registered before start-up, the process's own
+//! report lines, and, without a launcher, having the outputs written
+//! ([`crate::writer`]).
 
 use std::path::Path;
 use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
@@ -22,8 +24,8 @@ use rocwasm_core::{
     Argument, BufferTracingKind, CodeObject, Domain, KernelDispatch, KernelSymbol,
     MemoryAllocation, MemoryCopy, Profiler, RuntimeLibrary,
 };
-use rocwasm_pipeline::{summary_text, LiveHooks, Pipeline, ProcessEnd, Source};
 use rocwasm_plan::{ProcessInfo, RunPlan};
+use rocwasm_record::{LiveHooks, LiveRun, ProcessEnd};
 
 use crate::call_arguments::{ArgList, Render};
 
@@ -35,7 +37,7 @@ static SESSION: AtomicPtr<Session> = AtomicPtr::new(std::ptr::null_mut());
 /// The process's profiling run; see the module docs. Reached through
 /// [`active`]; never freed.
 pub struct Session {
-    pipeline: Pipeline,
+    run: LiveRun,
 }
 
 /// Set when the start was deferred to the first intercepted call (see
@@ -96,7 +98,7 @@ pub fn detach() {
 fn on_host_kernel(k: &crate::hip::kernels::HostKernel) {
     if let Some(s) = active() {
         s.profiler().symbols().insert_kernel(host_symbol(k));
-        s.pipeline.journal_symbols();
+        s.run.journal_symbols();
     }
 }
 
@@ -137,27 +139,25 @@ pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static 
     let native_tools = |profiler: &std::sync::Arc<Profiler>, allowed: bool| {
         rocwasm_capi::configure_tools(profiler, allowed)
     };
-    let durable_memory = config.journal.clone().map(|dir| {
-        std::sync::Arc::new(crate::durable::MappedHalves { dir })
-            as std::sync::Arc<dyn rocwasm_core::buffer::DurableMemory>
-    });
-    let pipeline = Pipeline::start_with_tools(
+    let run = LiveRun::start(
         config,
         &ProcessInfo::current(),
-        Source::Live,
         notes,
         LiveHooks {
             native_tools: Some(&native_tools),
-            durable_memory,
+            durable_memory: Some(|dir| {
+                std::sync::Arc::new(crate::durable::MappedHalves { dir })
+                    as std::sync::Arc<dyn rocwasm_core::buffer::DurableMemory>
+            }),
         },
     )
     .map_err(|e| format!("{e:#}"))?;
-    let session: &'static Session = Box::leak(Box::new(Session { pipeline }));
+    let session: &'static Session = Box::leak(Box::new(Session { run }));
     crate::hip::kernels::on_register(on_host_kernel);
     for k in crate::hip::kernels::all() {
         session.profiler().symbols().insert_kernel(host_symbol(&k));
     }
-    session.pipeline.journal_symbols();
+    session.run.journal_symbols();
     SESSION.store(session as *const Session as *mut Session, Ordering::Release);
     Ok(session)
 }
@@ -166,19 +166,19 @@ impl Session {
     /// The engine the interposers record into.
     #[inline]
     fn profiler(&self) -> &Profiler {
-        self.pipeline.profiler()
+        self.run.profiler()
     }
 
     /// The run plan the session started from (a forked child that profiles
     /// starts its own session from a copy).
     pub fn plan(&self) -> &RunPlan {
-        self.pipeline.plan()
+        self.run.plan()
     }
 
     /// The output directory, the plan's template expanded for this process
     /// (`RunPlan::run_dir`): the sinks' files, the summary, `api_calls.txt`.
     pub fn dir(&self) -> &Path {
-        self.pipeline.dir()
+        self.run.dir()
     }
 
     /// Traces one API call, operation `id` of `domain` (the interposers
@@ -290,7 +290,7 @@ impl Session {
     /// `CODE_OBJECT` / `LOAD` (ENTER) callbacks.
     pub fn code_object_load(&self, co: &CodeObject) {
         self.profiler().emit_code_object_load(co.clone());
-        self.pipeline.journal_symbols();
+        self.run.journal_symbols();
     }
 
     /// A code object is being unloaded: `CODE_OBJECT` / `LOAD` (EXIT); the
@@ -303,7 +303,7 @@ impl Session {
     /// `CODE_OBJECT` / `DEVICE_KERNEL_SYMBOL_REGISTER` (ENTER).
     pub fn kernel_symbol_register(&self, k: &KernelSymbol) {
         self.profiler().emit_kernel_symbol_register(k.clone());
-        self.pipeline.journal_symbols();
+        self.run.journal_symbols();
     }
 
     /// A kernel symbol is being unregistered: the same operation's EXIT.
@@ -318,7 +318,7 @@ impl Session {
         // Native tools first: their buffers are flushed and their
         // `finalize` runs while the engine still delivers.
         let tool_lines = rocwasm_capi::finalize_tools();
-        let Some(report) = self.pipeline.finish() else {
+        let Some(report) = self.run.finish() else {
             return;
         };
         for line in &tool_lines {
@@ -331,49 +331,46 @@ impl Session {
             eprintln!("rocwasm: {p}");
         }
         let host_kernels = crate::hip::kernels::all().len();
-        let mut problems = report.problems.clone();
+        let mut lines = vec![
+            format!(
+                "pid {} — {} kernels registered by HIP; {} {}",
+                report.meta.pid,
+                host_kernels,
+                report.plugins.tables.len(),
+                RunPlan::PLUGINS_RAN
+            ),
+            match rocwasm_core::clock::source() {
+                rocwasm_core::clock::Source::Counter => {
+                    "host timestamps: CPU time-stamp counter mapped onto CLOCK_BOOTTIME"
+                }
+                rocwasm_core::clock::Source::System => "host timestamps: CLOCK_BOOTTIME",
+            }
+            .to_string(),
+        ];
+        let own_journal = self.run.own_journal().map(Path::to_path_buf);
+        if own_journal.is_some() {
+            lines.push(
+                "not started by `rocwasm run`: the outputs were written by `rocwasm write-journal` at the process's end (if it is killed, run that command on the journal directory it names)"
+                    .to_string(),
+            );
+        }
+        let mut problems = report.problems;
         problems.extend(tool_lines);
-        let end = ProcessEnd {
+        self.run.end_journal(&ProcessEnd {
             plugin_text: report.plugins.render(),
             no_plugin_tables: report.plugins.tables.iter().all(|(_, t)| t.is_empty()),
-            lines: vec![
-                format!(
-                    "pid {} — {} kernels registered by HIP; {} {}",
-                    report.meta.pid,
-                    host_kernels,
-                    report.plugins.tables.len(),
-                    RunPlan::PLUGINS_RAN
-                ),
-                match rocwasm_core::clock::source() {
-                    rocwasm_core::clock::Source::Counter => {
-                        "host timestamps: CPU time-stamp counter mapped onto CLOCK_BOOTTIME"
-                    }
-                    rocwasm_core::clock::Source::System => "host timestamps: CLOCK_BOOTTIME",
-                }
-                .to_string(),
-            ],
+            lines,
             problems,
-            notes: Vec::new(),
+            notes: report.notes,
             end_ns: report.meta.end_ns,
             stage_files: Vec::new(),
-        };
-        // Under `rocwasm run`: the launcher writes the outputs and the
-        // summary from the journal.
-        if self.pipeline.is_journaled() {
-            self.pipeline.end_journal(&ProcessEnd {
-                notes: report.outputs.notes.clone(),
-                ..end
-            });
-            return;
-        }
-        let dir = self.dir();
-        if let Err(e) = std::fs::create_dir_all(dir) {
-            eprintln!("rocwasm: cannot create {}: {e}", dir.display());
-        }
-        let text = summary_text(&end, &report.outputs, self.plan().output.stats, None);
-        let path = dir.join(RunPlan::SUMMARY_FILE);
-        if let Err(e) = std::fs::write(&path, text) {
-            eprintln!("rocwasm: cannot write {}: {e}", path.display());
+        });
+        // Under `rocwasm run` the launcher writes the outputs and the
+        // summary from the journal; without it, `rocwasm write-journal`.
+        if let Some(dir) = own_journal {
+            if let Err(e) = crate::writer::write_outputs(&dir) {
+                eprintln!("rocwasm: {e}");
+            }
         }
     }
 }

@@ -47,12 +47,14 @@
 #![deny(unsafe_code)]
 
 pub mod halves;
+mod meta;
 mod reader;
 mod writer;
 
 use rocwasm_core::{AgentInfo, Batch, CodeObject, KernelSymbol};
 use serde::{Deserialize, Serialize};
 
+pub use meta::RunMetadata;
 pub use reader::{JournalError, JournalReader};
 pub use writer::JournalWriter;
 

@@ -4,78 +4,11 @@ use std::path::PathBuf;
 
 use anyhow::Result;
 use rocwasm_core::{Batch, SymbolTable};
-use serde::{Deserialize, Serialize};
 
 use crate::claims::OutputClaims;
 use crate::names::OperationNames;
 
-/// Who was profiled, where and when. One per process: traces of several
-/// processes (ranks) are several runs.
-#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
-pub struct RunMetadata {
-    /// The profiled process's id: the API traces' `Process_Id` column,
-    /// `rocpd_info_process.pid`, the JSON metadata's `pid`.
-    pub pid: u32,
-    /// Its parent's id (`rocpd_info_process.ppid`); 0 when unknown.
-    pub ppid: u32,
-    /// The host's name (`rocpd_info_node.hostname`); part of
-    /// [`process_hash`](Self::process_hash).
-    pub hostname: String,
-    /// The profiled command line, program first.
-    pub command: Vec<String>,
-    /// Run start, in the same clock as the records (ns): rocpd's
-    /// `init`/`start`, the JSON metadata's `init_time`. Part of
-    /// [`process_hash`](Self::process_hash).
-    pub start_ns: u64,
-    /// Run end, same clock (ns): rocpd's `fini`/`end`, the JSON metadata's
-    /// `fini_time`. May stay 0 until the run finishes; callers update it
-    /// before [`Sink::finish`].
-    pub end_ns: u64,
-    /// MPI-style rank when one was found in the environment (the
-    /// variables `%rank%` reads: Open MPI, MPICH/PMI, PMIx, Slurm).
-    pub rank: Option<u32>,
-    /// The batch scheduler's job id when one was found in the environment
-    /// (the variables `%job%` reads: Slurm, PBS, LSF, Flux).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub job: Option<String>,
-}
-
-impl RunMetadata {
-    /// Metadata of the calling process (pid, ppid, hostname, and the MPI
-    /// rank and batch job id its environment names), for `command`.
-    pub fn for_current_process(command: Vec<String>) -> Self {
-        let process = rocwasm_plan::ProcessInfo::current();
-        let first = |names: &[&str]| {
-            names
-                .iter()
-                .find_map(|n| process.var(n).map(str::trim).filter(|v| !v.is_empty()))
-                .map(str::to_string)
-        };
-        let rank = first(rocwasm_plan::template::RANK_VARIABLES).and_then(|r| r.parse().ok());
-        let job = first(rocwasm_plan::template::JOB_VARIABLES);
-        Self {
-            pid: process.pid,
-            ppid: process.ppid,
-            hostname: process.hostname.clone(),
-            command,
-            rank,
-            job,
-            ..Self::default()
-        }
-    }
-
-    /// A 64-bit identity of this process on this host. Sinks that must keep
-    /// runs apart when files are merged (Perfetto track uuids and sequence
-    /// ids, rocpd guids) derive their ids from it.
-    pub fn process_hash(&self) -> u64 {
-        let mut h = Fnv::new();
-        h.write(self.hostname.as_bytes());
-        h.write(&[0]);
-        h.write(&self.pid.to_le_bytes());
-        h.write(&self.start_ns.to_le_bytes());
-        h.finish()
-    }
-}
+pub use rocwasm_journal::RunMetadata;
 
 /// What a sink may consult while writing: the run, its symbols (agents, code
 /// objects, kernel names) and the operation names. Symbols grow during a live

@@ -13,10 +13,48 @@ use rocwasm_core::SymbolTable;
 use rocwasm_journal::{halves, Frame, JournalReader};
 use rocwasm_plan::RunPlan;
 
-use crate::journal::{summary_text, JournalMeta, ProcessEnd};
-use crate::pipeline::{admit_under_policy, Pipeline, Recording, Source};
+use rocwasm_output::OutputSummary;
+use rocwasm_record::{admit_under_policy, JournalMeta, ProcessEnd};
+
+use crate::pipeline::{Pipeline, Recording};
 use crate::replay::TraceNames;
 use crate::sinks::registry_names;
+
+/// The summary file's text: the stages' tables, the host's statistics when
+/// asked for or when no stage printed any, the process's lines, then what
+/// was written and what went wrong. `ended` is how the process ended, when
+/// the launcher knows it.
+pub fn summary_text(
+    end: &ProcessEnd,
+    outputs: &OutputSummary,
+    stats: bool,
+    ended: Option<&str>,
+) -> String {
+    let mut text = end.plugin_text.clone();
+    if stats || end.no_plugin_tables {
+        if !text.is_empty() {
+            text.push('\n');
+        }
+        text.push_str(&outputs.stats.render_summary(10));
+    }
+    text.push('\n');
+    for line in end.lines.iter().chain(ended.map(str::to_string).as_ref()) {
+        text.push_str(&format!("rocwasm: {line}\n"));
+    }
+    for p in &end.problems {
+        text.push_str(&format!("rocwasm: {p}\n"));
+    }
+    for f in &outputs.files {
+        text.push_str(&format!("rocwasm: wrote {}\n", f.display()));
+    }
+    for e in &outputs.errors {
+        text.push_str(&format!("rocwasm: output error: {e:#}\n"));
+    }
+    for note in end.notes.iter().chain(&outputs.notes) {
+        text.push_str(&format!("rocwasm: {note}\n"));
+    }
+    text
+}
 
 /// What [`write_from_journal`] did.
 #[derive(Debug)]
@@ -74,13 +112,8 @@ pub fn write_from_journal(
     writer_plan.collection = Default::default();
     writer_plan.journal = None;
     writer_plan.api_log = false;
-    let mut pipeline = Pipeline::start(
-        writer_plan,
-        &head.process,
-        Source::Replay(recording),
-        Vec::new(),
-    )
-    .with_context(|| format!("writing the outputs of process {}", head.meta.pid))?;
+    let mut pipeline = Pipeline::start(writer_plan, &head.process, recording, Vec::new())
+        .with_context(|| format!("writing the outputs of process {}", head.meta.pid))?;
     pipeline.skip_audit();
     let profiler = pipeline.profiler().clone();
     let table = profiler.symbols();

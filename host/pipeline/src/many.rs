@@ -39,7 +39,7 @@ use rocwasm_output::{OperationNames, RunMetadata, StatsAccumulator, StatsReport}
 use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_replay::{ReadReport, ReplayError, ReplaySource};
 
-use crate::pipeline::{Pipeline, Recording, RunReport, Source};
+use crate::pipeline::{Pipeline, Recording, RunReport};
 use crate::replay::TraceNames;
 
 /// One process's recording, opened (with the shared operation names, see
@@ -109,7 +109,7 @@ impl ManyReplay {
             plugin_names: Arc::new(TraceNames(names.clone())),
             symbols: Arc::new(SymbolTable::new()),
         };
-        let pipeline = Pipeline::start(plan, process, Source::Replay(recording), Vec::new())?;
+        let pipeline = Pipeline::start(plan, process, recording, Vec::new())?;
         let engine_symbols = pipeline.profiler().symbols();
 
         let mut procs: Vec<Proc> = recordings

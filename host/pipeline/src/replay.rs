@@ -19,7 +19,7 @@
 //! - `tool-info.replay` is true.
 //!
 //! The sinks write what a live run of the same plan would have recorded
-//! ([`crate::route::SinkRoute::replay`]), after the transforms.
+//! ([`rocwasm_record::SinkRoute::replay`]), after the transforms.
 
 use std::sync::Arc;
 
@@ -29,7 +29,7 @@ use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_plugin_host::OperationNameTable;
 use rocwasm_replay::{OperationNames, ReplaySource};
 
-use crate::pipeline::{Pipeline, Recording, RunReport, Source};
+use crate::pipeline::{Pipeline, Recording, RunReport};
 
 /// A replay in progress: the pipeline and the reader that feeds it.
 pub struct Replay<'a> {
@@ -53,7 +53,7 @@ impl<'a> Replay<'a> {
             plugin_names: Arc::new(TraceNames(source.names().clone())),
             symbols: source.symbols().clone(),
         };
-        let pipeline = Pipeline::start(plan, process, Source::Replay(recording), Vec::new())?;
+        let pipeline = Pipeline::start(plan, process, recording, Vec::new())?;
         let mut synced = SymbolSync::default();
         synced.copy(source.symbols(), pipeline.profiler().symbols());
         Ok(Replay {

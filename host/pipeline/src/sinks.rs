@@ -1,14 +1,11 @@
 //! The host's own outputs (`rocwasm-output` sinks: CSV, JSON, rocpd,
-//! Perfetto, `--stats`), written from whichever thread brings a batch: a
-//! delivery thread of the engine in a live run, the reader's loop in a
-//! replay.
+//! Perfetto, `--stats`), written from the loop that reads a recording or a
+//! process's record journal.
 
 use std::sync::{Arc, Mutex};
 
 use rocwasm_core::{clock, Batch, BufferTracingKind as K, Profiler};
 use rocwasm_output::{OperationNames, OutputSummary, Outputs, RunMetadata, SinkContext};
-
-use crate::journal::{JournalSink, ProcessEnd};
 
 /// Spooled records from which the end of a run says it is writing the
 /// files (about a second of work for the default formats).
@@ -22,9 +19,6 @@ pub struct Sinks {
     meta: Mutex<RunMetadata>,
     names: Arc<OperationNames>,
     profiler: Arc<Profiler>,
-    /// In a journaled live run, where the batches go instead of `outputs`
-    /// (see [`crate::journal`]).
-    journal: Option<Mutex<JournalSink>>,
 }
 
 impl Sinks {
@@ -41,37 +35,7 @@ impl Sinks {
             meta: Mutex::new(meta),
             names,
             profiler,
-            journal: None,
         }
-    }
-
-    /// Sends the batches to `journal` instead of the outputs.
-    pub(crate) fn journaled(mut self, journal: JournalSink) -> Sinks {
-        self.journal = Some(Mutex::new(journal));
-        self
-    }
-
-    /// True when the batches go to a record journal.
-    pub fn is_journaled(&self) -> bool {
-        self.journal.is_some()
-    }
-
-    fn with_journal<R>(&self, f: impl FnOnce(&mut JournalSink) -> R) -> Option<R> {
-        self.journal
-            .as_ref()
-            .map(|j| f(&mut j.lock().unwrap_or_else(|e| e.into_inner())))
-    }
-
-    /// Journals the symbols the engine gained (a journaled run; else
-    /// nothing): records still in the buffers when the process dies can
-    /// then be named.
-    pub fn journal_symbols(&self) {
-        self.with_journal(|j| j.symbols(self.profiler.symbols()));
-    }
-
-    /// Appends the process's own report, the journal's last frame.
-    pub(crate) fn end_journal(&self, end: &ProcessEnd) {
-        self.with_journal(|j| j.end(self.profiler.symbols(), end));
     }
 
     fn with_context<R>(&self, meta: &RunMetadata, f: impl FnOnce(&SinkContext<'_>) -> R) -> R {
@@ -89,9 +53,6 @@ impl Sinks {
 
     /// Opens the outputs (headers, metadata).
     pub fn begin(&self) {
-        if self.journal.is_some() {
-            return;
-        }
         let meta = self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let mut guard = self.outputs.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(o) = guard.as_mut() {
@@ -101,12 +62,6 @@ impl Sinks {
 
     /// Writes one batch; after [`Sinks::finish`], nothing.
     pub fn write(&self, batch: &Batch) {
-        if self
-            .with_journal(|j| j.batch(self.profiler.symbols(), batch))
-            .is_some()
-        {
-            return;
-        }
         let mut guard = self.outputs.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(o) = guard.as_mut() {
             let meta = self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone();
@@ -118,27 +73,6 @@ impl Sinks {
     /// the run's end time to now (a live run; a replay keeps the
     /// recording's).
     pub fn finish(&self, stamp_end: bool) -> Option<(OutputSummary, RunMetadata)> {
-        if let Some(journal) = &self.journal {
-            // Once, as the outputs below.
-            self.outputs
-                .lock()
-                .unwrap_or_else(|e| e.into_inner())
-                .take()?;
-            let j = journal.lock().unwrap_or_else(|e| e.into_inner());
-            let mut meta = self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone();
-            if stamp_end {
-                meta.end_ns = clock::now();
-            }
-            let mut summary = OutputSummary::default();
-            summary.notes.push(format!(
-                "{} records reached the record journal (the launcher writes the output files)",
-                j.records()
-            ));
-            if let Some(p) = j.problem() {
-                summary.errors.push(anyhow::anyhow!(p));
-            }
-            return Some((summary, meta));
-        }
         let outputs = self
             .outputs
             .lock()

@@ -30,6 +30,7 @@
 //! the tool library and replay can all read a plan without linking each
 //! other.
 
+pub mod claims;
 pub mod collection;
 pub mod dirs;
 pub mod format;

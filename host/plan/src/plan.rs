@@ -228,6 +228,23 @@ impl RunPlan {
         }
     }
 
+    /// The record journal directory of a run whose launcher (or, without
+    /// one, whose profiled process) has process id `pid`: in the part of
+    /// the output directory that names no process (on the file system the
+    /// user chose for the outputs, often larger than `/tmp` on a compute
+    /// node), `.rocwasm-journal-<pid>`.
+    pub fn journal_dir_for(&self, pid: u32) -> PathBuf {
+        let fixed: PathBuf = Path::new(self.output.directory.as_str())
+            .components()
+            .take_while(|c| !c.as_os_str().to_string_lossy().contains('%'))
+            .collect();
+        fixed.join(format!(".rocwasm-journal-{pid}"))
+    }
+
+    /// The file in a journal directory that holds the run's plan (for
+    /// `rocwasm write-journal`).
+    pub const JOURNAL_PLAN_FILE: &'static str = "plan.json";
+
     /// True for [`RunPlan::native_tools_only`]'s plan: nothing to write.
     pub fn writes_nothing(&self) -> bool {
         self.chain.is_none()

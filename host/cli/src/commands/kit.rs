@@ -158,7 +158,7 @@ pub fn test(file: &Path, trace: &Path, config: &[String], expect: Option<&Path>)
 
     println!("trace:   {} ({} records)", trace.display(), run.records);
     for t in &run.summaries {
-        print!("{}", rocwasm_pipeline::report::render_table(&name, t));
+        print!("{}", rocwasm_pipeline::render_table(&name, t));
         println!();
     }
     if run.summaries.is_empty() {

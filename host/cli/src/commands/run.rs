@@ -108,7 +108,7 @@ pub fn run(args: RunArgs) -> Result {
 
     let mut plan = run_plan(&chain, &args);
     let admission = admit_plan(&plan)?;
-    let journal = journal_dir(&plan);
+    let journal = plan.journal_dir_for(std::process::id());
     std::fs::create_dir_all(&journal)
         .with_context(|| {
             format!(
@@ -119,7 +119,7 @@ pub fn run(args: RunArgs) -> Result {
         .map_err(Failure::Runtime)?;
     plan.journal = Some(journal.clone());
     // For `rocwasm write-journal`, should the journals outlive this run.
-    let plan_file = journal.join(JOURNAL_PLAN);
+    let plan_file = journal.join(RunPlan::JOURNAL_PLAN_FILE);
     std::fs::write(&plan_file, plan.to_json())
         .with_context(|| format!("cannot write {}", plan_file.display()))
         .map_err(Failure::Runtime)?;
@@ -184,13 +184,10 @@ pub fn run(args: RunArgs) -> Result {
     exit_with(status)
 }
 
-/// The run plan's copy in the journal directory.
-const JOURNAL_PLAN: &str = "plan.json";
-
 /// `rocwasm write-journal DIR`: the outputs of every journal in `dir`, as
 /// the plan saved beside them says.
 pub fn write_journal(dir: &Path) -> Result {
-    let plan = RunPlan::load(&dir.join(JOURNAL_PLAN)).map_err(|e| {
+    let plan = RunPlan::load(&dir.join(RunPlan::JOURNAL_PLAN_FILE)).map_err(|e| {
         Failure::usage(format!(
             "{e} (is {} a record journal directory that `rocwasm run` left?)",
             dir.display()
@@ -214,18 +211,6 @@ pub fn write_journal(dir: &Path) -> Result {
         )));
     }
     Ok(())
-}
-
-/// The run's journal directory: beside the outputs (on the file system
-/// the user chose for them, often larger than `/tmp` on a compute node),
-/// in the part of the output directory that names no process.
-fn journal_dir(plan: &RunPlan) -> PathBuf {
-    let template = plan.output.directory.as_str();
-    let fixed: PathBuf = Path::new(template)
-        .components()
-        .take_while(|c| !c.as_os_str().to_string_lossy().contains('%'))
-        .collect();
-    fixed.join(format!(".rocwasm-journal-{}", std::process::id()))
 }
 
 /// Writes every process's outputs from its journal (step 5 of the module

@@ -17,8 +17,6 @@ use std::collections::{BTreeMap, BTreeSet};
 
 use rocwasm_core::{Batch, BufferTracingKind as K};
 
-use crate::sinks::Sinks;
-
 /// Which kinds the sinks take from the chain's buffer, and which the session
 /// traces itself.
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
@@ -76,15 +74,16 @@ impl SinkRoute {
         }
     }
 
-    /// Writes a chain batch into `sinks`, without the records of kinds the
-    /// sinks take elsewhere (copied only when there are such kinds).
-    pub fn write(&self, sinks: &Sinks, batch: &Batch) {
+    /// Hands a chain batch to `write` (the sinks, or the record journal),
+    /// without the records of kinds the sinks take elsewhere (copied only
+    /// when there are such kinds).
+    pub fn write(&self, batch: &Batch, write: impl FnOnce(&Batch)) {
         if self.chain_only.is_empty() {
-            sinks.write(batch);
+            write(batch);
         } else {
             let mut batch = batch.clone();
             self.restrict(&mut batch);
-            sinks.write(&batch);
+            write(&batch);
         }
     }
 

@@ -1,23 +1,22 @@
 //! The application records, `rocwasm run` writes (docs/ARCHITECTURE.md,
 //! "Who writes the outputs").
 //!
-//! With a journal directory in the plan (`RunPlan::journal`, set by
-//! `rocwasm run`), a live run's sinks are a [`JournalSink`]: the batches the
+//! A live run's sinks are a [`JournalSink`]: the batches the
 //! outputs would have written, the symbols they name and the process's
 //! identity go to `<journal>/<pid>.journal` (`rocwasm-journal`), and the
 //! buffers that feed the outputs keep their halves in files beside it. At
 //! its normal end the process appends its own report ([`ProcessEnd`]: the
 //! in-process stages' tables and problems) instead of writing a summary.
 //!
-//! The launcher then calls [`crate::from_journal::write_from_journal`] for
-//! each journal, however the process ended.
+//! The launcher then calls `rocwasm_pipeline::write_from_journal` for each
+//! journal, however the process ended.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
 
 use rocwasm_core::{Batch, SymbolTable};
+use rocwasm_journal::RunMetadata;
 use rocwasm_journal::{JournalWriter, Symbols};
-use rocwasm_output::{OutputSummary, RunMetadata};
 use rocwasm_plan::ProcessInfo;
 use serde::{Deserialize, Serialize};
 
@@ -57,44 +56,8 @@ pub struct ProcessEnd {
     pub stage_files: Vec<(PathBuf, String)>,
 }
 
-/// The summary file's text: the stages' tables, the host's statistics when
-/// asked for or when no stage printed any, the process's lines, then what
-/// was written and what went wrong. `ended` is how the process ended, when
-/// the launcher knows it.
-pub fn summary_text(
-    end: &ProcessEnd,
-    outputs: &OutputSummary,
-    stats: bool,
-    ended: Option<&str>,
-) -> String {
-    let mut text = end.plugin_text.clone();
-    if stats || end.no_plugin_tables {
-        if !text.is_empty() {
-            text.push('\n');
-        }
-        text.push_str(&outputs.stats.render_summary(10));
-    }
-    text.push('\n');
-    for line in end.lines.iter().chain(ended.map(str::to_string).as_ref()) {
-        text.push_str(&format!("rocwasm: {line}\n"));
-    }
-    for p in &end.problems {
-        text.push_str(&format!("rocwasm: {p}\n"));
-    }
-    for f in &outputs.files {
-        text.push_str(&format!("rocwasm: wrote {}\n", f.display()));
-    }
-    for e in &outputs.errors {
-        text.push_str(&format!("rocwasm: output error: {e:#}\n"));
-    }
-    for note in end.notes.iter().chain(&outputs.notes) {
-        text.push_str(&format!("rocwasm: {note}\n"));
-    }
-    text
-}
-
 /// A live run's sinks when the plan has a journal: see the module docs.
-pub(crate) struct JournalSink {
+pub struct JournalSink {
     writer: JournalWriter,
     generation: u64,
     agents: HashSet<u64>,
@@ -106,7 +69,7 @@ pub(crate) struct JournalSink {
 
 impl JournalSink {
     /// The journal of this process in `dir`.
-    pub(crate) fn create(dir: &Path) -> std::io::Result<JournalSink> {
+    pub fn create(dir: &Path) -> std::io::Result<JournalSink> {
         let path = rocwasm_journal::path_in(dir, std::process::id());
         // A forked child that profiles inherits nothing of its parent's
         // journal: its pid names a file of its own.
@@ -120,14 +83,15 @@ impl JournalSink {
         })
     }
 
-    pub(crate) fn meta(&mut self, meta: &JournalMeta) {
+    /// Who this process is: the journal's first frame.
+    pub fn meta(&mut self, meta: &JournalMeta) {
         let json = serde_json::to_vec(meta).expect("metadata serialises");
         let r = self.writer.meta(&json);
         self.check(r, 0);
     }
 
     /// Appends the symbols `table` gained since the last call.
-    pub(crate) fn symbols(&mut self, table: &SymbolTable) {
+    pub fn symbols(&mut self, table: &SymbolTable) {
         let generation = table.generation();
         if generation == self.generation {
             return;
@@ -144,13 +108,15 @@ impl JournalSink {
         }
     }
 
-    pub(crate) fn batch(&mut self, table: &SymbolTable, batch: &Batch) {
+    /// Records for the outputs, after the symbols they name.
+    pub fn batch(&mut self, table: &SymbolTable, batch: &Batch) {
         self.symbols(table);
         let r = self.writer.batch(batch);
         self.check(r, batch.len() as u64);
     }
 
-    pub(crate) fn end(&mut self, table: &SymbolTable, end: &ProcessEnd) {
+    /// The process's own report: the journal's last frame.
+    pub fn end(&mut self, table: &SymbolTable, end: &ProcessEnd) {
         self.symbols(table);
         let json = serde_json::to_vec(end).expect("the report serialises");
         let r = self.writer.end(&json);
@@ -158,12 +124,12 @@ impl JournalSink {
     }
 
     /// Records appended.
-    pub(crate) fn records(&self) -> u64 {
+    pub fn records(&self) -> u64 {
         self.writer.records()
     }
 
     /// A sentence about records that could not be journaled.
-    pub(crate) fn problem(&self) -> Option<String> {
+    pub fn problem(&self) -> Option<String> {
         self.failed.as_ref().map(|(e, lost)| {
             format!(
                 "the record journal {} could not be written ({e}): {lost} records lost",

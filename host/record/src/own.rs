@@ -14,16 +14,18 @@ use rocwasm_core::{
 };
 
 use crate::api_log::ApiLog;
-use crate::sinks::Sinks;
 
 /// The buffer size when the plan sets none (1 MiB).
 const DEFAULT_BUFFER: u64 = 1 << 20;
+
+/// Where the own context's batches go (the record journal).
+pub type BatchOut = Arc<dyn Fn(&Batch) + Send + Sync>;
 
 /// See the module docs.
 pub struct OwnContext {
     ctx: ContextId,
     size: u64,
-    sinks: Arc<Sinks>,
+    sinks: BatchOut,
     buffer: Mutex<Option<BufferId>>,
     used: AtomicBool,
     /// Where the buffer keeps its halves (a journaled run), else the heap.
@@ -36,7 +38,7 @@ impl OwnContext {
     pub fn new(
         profiler: &Profiler,
         size: u64,
-        sinks: &Arc<Sinks>,
+        sinks: &BatchOut,
         durable: Option<Arc<dyn DurableMemory>>,
     ) -> Result<OwnContext, Status> {
         Ok(OwnContext {
@@ -59,7 +61,7 @@ impl OwnContext {
             Some(b) => b,
             None => {
                 let sinks = self.sinks.clone();
-                let sink = move |_info: DeliveryInfo, batch: Batch| sinks.write(&batch);
+                let sink = move |_info: DeliveryInfo, batch: Batch| sinks(&batch);
                 let b = profiler
                     .create_buffer_in(
                         self.ctx,

@@ -1,0 +1,479 @@
+//! [`LiveRun`]: one process's profiling run, from its plan to its report.
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Mutex};
+
+use anyhow::{Context, Result};
+use rocwasm_core::buffer::DurableMemory;
+use rocwasm_core::{clock, Batch, BufferTracingKind, DeliveryInfo, Profiler};
+use rocwasm_journal::RunMetadata;
+use rocwasm_plan::claims::OutputClaims;
+use rocwasm_plan::{ProcessInfo, RunPlan};
+use rocwasm_plugin_host::{
+    Chain, ChainOutput, EngineConfig, HostEnv, PluginEngine, Processes, StageSpec, TracedProcess,
+    World,
+};
+use rocwasm_policy::{admit, audit, Admission, SitePolicy};
+
+use crate::api_log::ApiLog;
+use crate::collection::{regions_report, CollectionGate};
+use crate::journal::{JournalMeta, JournalSink, ProcessEnd};
+use crate::kernels::KernelSelection;
+use crate::own::{BatchOut, OwnContext};
+use crate::report::PluginReport;
+use crate::route::SinkRoute;
+use crate::stages::{stage_specs, traced_by_chain};
+
+/// Configures native (C API) tools on a live run's engine before its
+/// configuration locks; the `bool` says whether the site policy allows
+/// native tools (when not, the hook configures none and says so). Returns
+/// lines for the run's report.
+pub type NativeTools<'a> = &'a dyn Fn(&Arc<Profiler>, bool) -> Vec<String>;
+
+/// What a live run gets from the tool library that is not in the plan.
+#[derive(Default)]
+pub struct LiveHooks<'a> {
+    /// Configures the native (C API) tools, see [`NativeTools`].
+    pub native_tools: Option<NativeTools<'a>>,
+    /// Memory for the halves of the buffers that feed the outputs, in the
+    /// journal directory it is given, so that the records outlive the
+    /// process (see `rocwasm_core::buffer::durable`).
+    pub durable_memory: Option<fn(PathBuf) -> Arc<dyn DurableMemory>>,
+}
+
+/// What a finished live run leaves.
+pub struct LiveReport {
+    /// The in-process chain's tables and problems.
+    pub plugins: PluginReport,
+    /// Problems outside the chain: at start-up (already printed), of the
+    /// journal, of the audit line.
+    pub problems: Vec<String>,
+    /// Notes of the run's filters (kernel selection, collection period,
+    /// regions) and of the journal.
+    pub notes: Vec<String>,
+    /// The run's metadata, with its end time.
+    pub meta: RunMetadata,
+}
+
+/// One process's profiling run: the engine, the in-process chain, the
+/// record journal. See the crate docs.
+pub struct LiveRun {
+    plan: RunPlan,
+    dir: PathBuf,
+    profiler: Arc<Profiler>,
+    journal: Arc<Mutex<Option<JournalSink>>>,
+    /// The journal directory when this process made it itself (no
+    /// launcher): it then has the outputs written at its end.
+    own_journal: Option<PathBuf>,
+    route: SinkRoute,
+    chain: Mutex<Option<Chain>>,
+    start_problems: Vec<String>,
+    api_log: Mutex<Option<Arc<ApiLog>>>,
+    admission: Admission,
+    finished: AtomicBool,
+    kernels: Option<Arc<KernelSelection>>,
+    collection: Option<Arc<CollectionGate>>,
+    claims: OutputClaims,
+    meta: RunMetadata,
+}
+
+impl LiveRun {
+    /// Starts the run `plan` describes in this process (`process` expands
+    /// the output templates): the record journal, the engine's own context,
+    /// the native tools (`hooks`), the chain (compiled or loaded from the
+    /// cache, configured, initialised); then locks the engine's
+    /// configuration. `notes` are lines the report should carry (e.g. why a
+    /// forked child runs no plugins). Nothing here stops the application:
+    /// what cannot start becomes a problem in the report.
+    pub fn start(
+        plan: RunPlan,
+        process: &ProcessInfo,
+        notes: Vec<String>,
+        hooks: LiveHooks<'_>,
+    ) -> Result<LiveRun> {
+        let dir = plan.run_dir(process);
+        let mut notes = notes;
+        // The site policy, again: a plan handed to the tool library by hand
+        // meets the same rules as one `rocwasm run` made. A refused chain is
+        // dropped and profiling goes on; a refused run is not profiled.
+        let (mut plan, admission) = match admit_under_policy(&plan) {
+            Ok(a) => (plan, a),
+            Err(e) => {
+                let mut plan = plan;
+                plan.stages.clear();
+                let admission = admit_under_policy(&plan)?;
+                let text = format!("{e:#}; profiling goes on without plugins");
+                eprintln!("rocwasm: {text}");
+                notes.push(text);
+                (plan, admission)
+            }
+        };
+        // What each stage may configure, as decided: the plugin host
+        // refuses the services a stage was not granted.
+        for stage in &mut plan.stages {
+            if let Some(a) = admission.plugins.iter().find(|a| a.stage == stage.name) {
+                stage.services = a.services;
+            }
+        }
+        let claims = OutputClaims::new();
+        let profiler = Arc::new(Profiler::new());
+        // Before any symbol or dispatch reaches the engine.
+        let kernels = KernelSelection::install(&plan.kernels, &profiler).unwrap_or_else(|e| {
+            let text = format!("{e}; every kernel dispatch is kept");
+            eprintln!("rocwasm: {text}");
+            notes.push(text);
+            None
+        });
+        let specs = stage_specs(&plan, &dir);
+        let mut meta = RunMetadata::for_current_process(plan.command.clone());
+        meta.start_ns = clock::now();
+        let collection = CollectionGate::install(&plan.collection, meta.start_ns, &profiler)
+            .unwrap_or_else(|e| {
+                let text = format!("{e}; every record is kept");
+                eprintln!("rocwasm: {text}");
+                notes.push(text);
+                None
+            });
+        // `--selected-regions`: the engine starts paused.
+        if plan.collection.selected_regions {
+            profiler.enable_selected_regions();
+        }
+        // The record journal: the launcher's directory, or (no launcher)
+        // one of this process's own, whose outputs it has written at its end.
+        let mut journal_dir_used = None;
+        let (journal, own_journal) = if plan.writes_nothing() {
+            (None, None)
+        } else {
+            let (journal_dir, own) = match &plan.journal {
+                Some(d) => (d.clone(), None),
+                None => {
+                    let d = plan.journal_dir_for(process.pid);
+                    (d.clone(), Some(d))
+                }
+            };
+            match JournalSink::create(&journal_dir) {
+                Ok(mut j) => {
+                    j.meta(&JournalMeta {
+                        meta: meta.clone(),
+                        process: process.clone(),
+                    });
+                    journal_dir_used = Some(journal_dir.clone());
+                    if let Some(d) = &own {
+                        let _ = std::fs::write(d.join(RunPlan::JOURNAL_PLAN_FILE), plan.to_json());
+                    }
+                    (Some(j), own)
+                }
+                Err(e) => {
+                    let text = format!(
+                        "cannot create the record journal in {} ({e}): no output file will be written",
+                        journal_dir.display()
+                    );
+                    eprintln!("rocwasm: {text}");
+                    notes.push(text);
+                    (None, None)
+                }
+            }
+        };
+        let durable = journal_dir_used.and_then(|d| hooks.durable_memory.map(|memory| memory(d)));
+        let processes = Processes::new(traced_process(&meta));
+        let env = HostEnv::new(profiler.clone())
+            .with_output_claim(Arc::new(claims.for_stages()))
+            .with_processes(processes)
+            .with_durable_memory(durable.clone());
+        let mut run = LiveRun {
+            plan,
+            dir,
+            profiler,
+            journal: Arc::new(Mutex::new(journal)),
+            own_journal,
+            route: SinkRoute::default(),
+            chain: Mutex::new(None),
+            start_problems: notes,
+            api_log: Mutex::new(None),
+            admission,
+            finished: AtomicBool::new(false),
+            kernels,
+            collection,
+            claims,
+            meta,
+        };
+        run.start_engine(env, specs, hooks.native_tools, durable)?;
+        Ok(run)
+    }
+
+    /// The engine's configuration is locked once, after every plugin's
+    /// `init`, as in the SDK. So the own context is configured first (the
+    /// kinds the chain will not trace, the API log), then the native tools,
+    /// then the chain starts and locks; then the own context starts.
+    fn start_engine(
+        &mut self,
+        env: HostEnv,
+        specs: Vec<StageSpec>,
+        native_tools: Option<NativeTools<'_>>,
+        durable: Option<Arc<dyn DurableMemory>>,
+    ) -> Result<()> {
+        let kinds = self.plan.output.kinds.clone();
+        // Sink kinds a transform filters must come out of the chain even
+        // when no analysis traces them, or the trace files would skip the
+        // filter: the chain's buffer traces them for the output.
+        let mut traced = traced_by_chain(&specs);
+        let through_transforms = through_transforms(&kinds, &specs, &traced);
+        self.route = if specs.is_empty() {
+            SinkRoute::without_chain(&kinds)
+        } else {
+            for &k in &through_transforms {
+                traced.insert(k, None);
+            }
+            SinkRoute::new(&kinds, &traced)
+        };
+        let profiler = self.profiler.clone();
+        let out: BatchOut = {
+            let (journal, profiler) = (self.journal.clone(), profiler.clone());
+            Arc::new(move |batch: &Batch| {
+                if let Some(j) = journal.lock().unwrap_or_else(|e| e.into_inner()).as_mut() {
+                    j.batch(profiler.symbols(), batch);
+                }
+            })
+        };
+        let own = OwnContext::new(&profiler, self.plan.buffer.size, &out, durable)
+            .map_err(|e| anyhow::anyhow!("create context: {e}"))?;
+        own.trace(&profiler, &self.route.own)
+            .map_err(anyhow::Error::msg)?;
+        if self.plan.api_log {
+            let log = own
+                .api_log(&profiler, &self.dir, &kinds)
+                .map_err(anyhow::Error::msg)?;
+            *self.api_log.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(log);
+        }
+        if let Some(configure) = native_tools {
+            let lines = configure(&profiler, self.admission.native_tools);
+            self.start_problems.extend(lines);
+        }
+        if !specs.is_empty() {
+            let output: ChainOutput = {
+                let (out, route) = (out.clone(), self.route.clone());
+                Box::new(move |_: &DeliveryInfo, batch: &Batch| route.write(batch, |b| out(b)))
+            };
+            let engine = EngineConfig {
+                cache_dir: self.plan.plugin_cache.clone(),
+                site_cache_dir: self.admission.site_cache.clone(),
+                // Inside someone else's process wasmtime must install no
+                // signal handlers (the crate docs, "Signals").
+                signals_based_traps: false,
+                ..EngineConfig::default()
+            };
+            match start_chain(engine, env, specs, output, through_transforms) {
+                Ok(c) => *self.chain.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(c),
+                Err(e) => {
+                    self.problem(format!(
+                        "the plugin chain cannot start ({e:#}); profiling goes on without plugins"
+                    ));
+                    // The chain fails before it locks the engine's
+                    // configuration: the own context still traces what the
+                    // outputs expected from it.
+                    let missing: Vec<_> = self.route.from_chain.iter().copied().collect();
+                    if let Err(e) = own.trace(&profiler, &missing) {
+                        self.problem(format!("tracing without the chain: {e}"));
+                    }
+                }
+            }
+        }
+        profiler.lock_configuration();
+        own.start(&profiler)
+            .map_err(|e| anyhow::anyhow!("start context: {e}"))
+    }
+
+    /// Prints a problem now (`rocwasm:` prefix) and keeps it for the report.
+    fn problem(&mut self, text: String) {
+        eprintln!("rocwasm: {text}");
+        self.start_problems.push(text);
+    }
+
+    /// The plan the run executes.
+    pub fn plan(&self) -> &RunPlan {
+        &self.plan
+    }
+
+    /// The output directory: the plan's template expanded for this process.
+    pub fn dir(&self) -> &Path {
+        &self.dir
+    }
+
+    /// The engine that records, whose symbol table the plugins' `symbols`
+    /// imports read.
+    pub fn profiler(&self) -> &Arc<Profiler> {
+        &self.profiler
+    }
+
+    /// The journal directory this process made itself (no launcher):
+    /// after [`LiveRun::end_journal`], the outputs are to be written from it
+    /// (`rocwasm write-journal`).
+    pub fn own_journal(&self) -> Option<&Path> {
+        self.own_journal.as_deref()
+    }
+
+    fn with_journal(&self, f: impl FnOnce(&mut JournalSink)) {
+        if let Some(j) = self
+            .journal
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .as_mut()
+        {
+            f(j);
+        }
+    }
+
+    /// Journals the symbols the engine gained: records still in the
+    /// buffers when the process dies can then be named.
+    pub fn journal_symbols(&self) {
+        self.with_journal(|j| j.symbols(self.profiler.symbols()));
+    }
+
+    /// Appends the process's own report to its journal (its last frame),
+    /// with the files its stages wrote.
+    pub fn end_journal(&self, end: &ProcessEnd) {
+        let end = ProcessEnd {
+            stage_files: self.claims.stage_files(),
+            ..end.clone()
+        };
+        self.with_journal(|j| j.end(self.profiler.symbols(), &end));
+    }
+
+    /// Ends the run once (later calls return `None`): flushes every buffer
+    /// into the journal, finishes the chain (each plugin's `fini`, once),
+    /// writes the audit line.
+    pub fn finish(&self) -> Option<LiveReport> {
+        if self.finished.swap(true, Ordering::AcqRel) {
+            return None;
+        }
+        let chain = self.chain.lock().unwrap_or_else(|e| e.into_inner()).take();
+        // Finishing the chain finalizes the engine first (stops contexts,
+        // delivers every buffered record: the chain's through the stages
+        // into the journal, the own context's straight into it).
+        let plugins = match chain {
+            Some(chain) => {
+                let before = chain.failures();
+                match chain.finish() {
+                    Ok(outcome) => PluginReport::finished(outcome),
+                    Err(e) => PluginReport::stopped(&before, &e),
+                }
+            }
+            None => PluginReport::default(),
+        };
+        self.profiler.finalize();
+        if let Some(log) = self
+            .api_log
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .take()
+        {
+            log.flush();
+        }
+        let mut meta = self.meta.clone();
+        meta.end_ns = clock::now();
+        let mut notes = Vec::new();
+        let mut problems = self.start_problems.clone();
+        if let Some(k) = &self.kernels {
+            notes.push(k.report(true));
+        }
+        if let Some(c) = &self.collection {
+            notes.push(c.report());
+        }
+        if let Some(r) = self.profiler.regions_report() {
+            notes.push(regions_report(&r));
+        }
+        self.with_journal(|j| {
+            notes.push(format!(
+                "{} records reached the record journal",
+                j.records()
+            ));
+            problems.extend(j.problem());
+        });
+        // A process profiled only for native tools without `rocwasm run`
+        // runs no plugin and writes no file of ours, not even the audit.
+        if !self.plan.writes_nothing() {
+            problems.extend(self.write_audit(&plugins, &problems));
+        }
+        Some(LiveReport {
+            plugins,
+            problems,
+            notes,
+            meta,
+        })
+    }
+
+    /// The run's audit line, into the output directory and the site log.
+    fn write_audit(&self, plugins: &PluginReport, problems: &[String]) -> Vec<String> {
+        if let Err(e) = std::fs::create_dir_all(&self.dir) {
+            return vec![format!("cannot create {}: {e}", self.dir.display())];
+        }
+        let failures: Vec<String> = plugins
+            .problems
+            .iter()
+            .chain(problems.iter().filter(|p| p.contains("record journal")))
+            .cloned()
+            .collect();
+        let line = audit::line(&self.plan, &self.admission, false, &failures);
+        let problems = audit::write(&line, &self.dir, self.admission.audit_log.as_deref());
+        for p in &problems {
+            eprintln!("rocwasm: {p}");
+        }
+        problems
+    }
+}
+
+/// Creates the stages' output directories, starts the plugin engine and
+/// the chain, whose final batches go to `output`.
+fn start_chain(
+    engine: EngineConfig,
+    env: HostEnv,
+    specs: Vec<StageSpec>,
+    output: ChainOutput,
+    kinds: Vec<BufferTracingKind>,
+) -> Result<Chain> {
+    for dir in specs.iter().filter_map(|s| s.output_dir.as_ref()) {
+        std::fs::create_dir_all(dir)
+            .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
+    }
+    let engine = Arc::new(PluginEngine::new(engine).context("starting the Wasm runtime")?);
+    Chain::with_output_tracing(engine, env, specs, output, kinds)
+        .context("loading the chain's plugins")
+}
+
+/// The plan against the site policy in force.
+pub fn admit_under_policy(plan: &RunPlan) -> Result<Admission> {
+    let policy = SitePolicy::current()?;
+    Ok(admit(plan, policy.as_ref())?)
+}
+
+/// The sink kinds some transform of the chain filters (its kind filter
+/// accepts them) and that no analysis traces in full (`traced`: what the
+/// stages trace, [`traced_by_chain`]).
+fn through_transforms(
+    sink_kinds: &[BufferTracingKind],
+    specs: &[StageSpec],
+    traced: &BTreeMap<BufferTracingKind, Option<Vec<u32>>>,
+) -> Vec<BufferTracingKind> {
+    sink_kinds
+        .iter()
+        .copied()
+        .filter(|k| !matches!(traced.get(k), Some(None)))
+        .filter(|&k| {
+            specs
+                .iter()
+                .any(|s| s.world == Some(World::Transform) && s.kinds.accepts(k))
+        })
+        .collect()
+}
+
+/// The process a run's metadata describes, as plugins see it.
+pub fn traced_process(meta: &RunMetadata) -> TracedProcess {
+    TracedProcess {
+        hostname: meta.hostname.clone(),
+        pid: meta.pid,
+        rank: meta.rank,
+        job: meta.job.clone(),
+    }
+}
