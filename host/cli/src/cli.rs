@@ -161,12 +161,10 @@ pub struct OutputArgs {
     /// Host output formats, comma-separated: csv, json, rocpd, pftrace, parquet.
     #[arg(long, value_name = "FORMATS", value_delimiter = ',', value_parser = parse_format)]
     pub output_format: Option<Vec<OutputFormat>>,
-    /// Write the output files as records come, instead of keeping them in a
-    /// spool (an unnamed file in the output directory) and writing the
-    /// formats when the application ends. The files then grow during the
-    /// run, but at high call rates the application waits for the slowest
-    /// format. A replay always writes as it reads. Chain file: `[output]
-    /// write = "during-run"`.
+    /// Write the output files as records reach the record journal, instead
+    /// of after the application ended: the files grow during the run (the
+    /// application never waits for them either way). A replay always writes
+    /// as it reads. Chain file: `[output] write = "during-run"`.
     #[arg(long)]
     pub write_during_run: bool,
 }

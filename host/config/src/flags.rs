@@ -17,7 +17,7 @@
 //! | `-d DIR` | `[output] directory` |
 //! | `-o NAME` | `[output] file_prefix` |
 //! | `--output-format a,b` | `[output] formats` |
-//! | `--write-during-run` | `[output] write = "during-run"` (the formats write as batches come instead of from the spool at the end) |
+//! | `--write-during-run` | `[output] write = "during-run"` (`rocwasm run` writes the formats as batches reach the record journal, instead of after the application ended) |
 //! | `--kernel-include-regex RE`, `--kernel-exclude-regex RE`, `--kernel-iteration-range R`, `-T`, `-M`, `--kernel-rename` | `[kernels]` (see `kernels.rs`) |
 //! | `-P/--collection-period P`, `--collection-period-unit U`, `--selected-regions` | `[collection]` (see `collection.rs`) |
 //! | `-S/--summary`, `--summary-groups RE…`, `--summary-output-file F`, `-u/--summary-units U` | `[summary]` (see `summaries.rs`) |
@@ -63,8 +63,8 @@ pub struct TraceFlags {
     pub output_file: Option<String>,
     /// `--output-format`.
     pub output_formats: Option<Vec<OutputFormat>>,
-    /// `--write-during-run`: the formats write as batches come, not from
-    /// the spool at the end.
+    /// `--write-during-run`: `rocwasm run` writes the formats as batches
+    /// reach the record journal, not after the application ended.
     pub write_during_run: bool,
     /// `--kernel-include-regex`: keep only dispatches of matching kernels.
     pub kernel_include_regex: Option<String>,

@@ -2,7 +2,7 @@
 //! cut short said, not hidden.
 
 use std::fs::File;
-use std::io::{self, BufReader, Read};
+use std::io::{self, BufReader, Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
 use rocwasm_core::batch_bytes;
@@ -146,6 +146,18 @@ impl JournalReader {
             other => return Err(damaged(format!("unknown frame tag {other}"))),
         };
         Ok(Some(frame))
+    }
+
+    /// Following a journal still being written: goes back to the start of
+    /// a frame that [`JournalReader::next_frame`] found incomplete, so the
+    /// next call reads it again, whole once its writer has finished it.
+    pub fn retry_incomplete(&mut self) -> Result<(), JournalError> {
+        if self.cut_short.take().is_some() {
+            self.r
+                .seek(SeekFrom::Start(self.offset))
+                .map_err(|e| self.io(e))?;
+        }
+        Ok(())
     }
 
     /// Bytes of the last frame, when the writer was killed while writing

@@ -141,3 +141,36 @@ fn a_damaged_frame_names_its_offset() {
         "{e}"
     );
 }
+
+/// Following a journal as it is written: a frame read while incomplete is
+/// read again, whole, once the writer finished it.
+#[test]
+fn a_follower_reads_a_frame_again_once_it_is_whole() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = path_in(dir.path(), 3);
+    let mut w = JournalWriter::create(&path).unwrap();
+    w.meta(b"{}").unwrap();
+    w.batch(&batch(2)).unwrap();
+    let whole = w.bytes();
+    w.batch(&batch(7)).unwrap();
+    let full = std::fs::read(&path).unwrap();
+    // The reader sees the file with half of the second batch frame.
+    std::fs::write(&path, &full[..(whole as usize + 30)]).unwrap();
+    let mut r = JournalReader::open(&path).unwrap();
+    let mut batches = Vec::new();
+    let mut read_all = |r: &mut JournalReader| {
+        while let Some(f) = r.next_frame().unwrap() {
+            if let Frame::Batch(b) = f {
+                batches.push(b.len());
+            }
+        }
+    };
+    read_all(&mut r);
+    assert_eq!(r.cut_short(), Some(30));
+    r.retry_incomplete().unwrap();
+    // The writer finishes the frame.
+    std::fs::write(&path, &full).unwrap();
+    read_all(&mut r);
+    assert_eq!(batches, [2, 7]);
+    assert_eq!(r.cut_short(), None);
+}

@@ -85,132 +85,193 @@ pub fn write_from_journal(
     ended: Option<&str>,
     ended_ns: u64,
 ) -> Result<FromJournal> {
-    let mut reader = JournalReader::open(path)?;
-    let head = match reader.next_frame()? {
-        Some(Frame::Meta(json)) => serde_json::from_slice::<JournalMeta>(&json)
-            .with_context(|| format!("{}: the metadata frame", path.display()))?,
-        Some(_) => bail!("{}: the first frame is not the metadata", path.display()),
-        None => bail!(
+    let mut outputs = JournalOutputs::open(plan, path)?.ok_or_else(|| {
+        anyhow::anyhow!(
             "{}: empty (the process ended before its profiling started)",
             path.display()
-        ),
-    };
-    let symbols = Arc::new(SymbolTable::new());
-    let names = Arc::new(registry_names());
-    let recording = Recording {
-        meta: head.meta.clone(),
-        names: names.clone(),
-        plugin_names: Arc::new(TraceNames(names)),
-        symbols,
-    };
-    // Only the sinks: the stages ran in the process, and its filters were
-    // applied there (a kernel iteration range counted twice would keep
-    // other dispatches).
-    let mut writer_plan = plan.clone();
-    writer_plan.stages.clear();
-    writer_plan.kernels = Default::default();
-    writer_plan.collection = Default::default();
-    writer_plan.journal = None;
-    writer_plan.api_log = false;
-    let mut pipeline = Pipeline::start(writer_plan, &head.process, recording, Vec::new())
-        .with_context(|| format!("writing the outputs of process {}", head.meta.pid))?;
-    pipeline.skip_audit();
-    let profiler = pipeline.profiler().clone();
-    let table = profiler.symbols();
-    let mut journaled = 0u64;
-    let mut end: Option<ProcessEnd> = None;
-    while let Some(frame) = reader.next_frame()? {
-        match frame {
-            Frame::Meta(_) => {}
-            Frame::Symbols(s) => s.insert_into(table),
-            Frame::Batch(b) => {
-                journaled += b.len() as u64;
-                pipeline.deliver(*b)?;
-            }
-            Frame::End(json) => {
-                end = Some(
-                    serde_json::from_slice(&json)
-                        .with_context(|| format!("{}: the end frame", path.display()))?,
-                )
+        )
+    })?;
+    outputs.pump()?;
+    outputs.finish(ended, ended_ns)
+}
+
+/// The outputs of one process written from its journal as it grows (the
+/// launcher's `--write-during-run`), or all at once
+/// ([`write_from_journal`]): [`JournalOutputs::pump`] writes what the
+/// journal holds so far, [`JournalOutputs::finish`] the rest once the
+/// process has ended.
+pub struct JournalOutputs {
+    plan: RunPlan,
+    path: PathBuf,
+    reader: JournalReader,
+    head: JournalMeta,
+    pipeline: Pipeline,
+    journaled: u64,
+    end: Option<ProcessEnd>,
+}
+
+impl JournalOutputs {
+    /// Opens the journal at `path` and the outputs of its process; `None`
+    /// while it holds no metadata frame yet (a process that is starting).
+    pub fn open(plan: &RunPlan, path: &Path) -> Result<Option<JournalOutputs>> {
+        let mut reader = JournalReader::open(path)?;
+        let head = match reader.next_frame()? {
+            Some(Frame::Meta(json)) => serde_json::from_slice::<JournalMeta>(&json)
+                .with_context(|| format!("{}: the metadata frame", path.display()))?,
+            Some(_) => bail!("{}: the first frame is not the metadata", path.display()),
+            None => return Ok(None),
+        };
+        let names = Arc::new(registry_names());
+        let recording = Recording {
+            meta: head.meta.clone(),
+            names: names.clone(),
+            plugin_names: Arc::new(TraceNames(names)),
+            symbols: Arc::new(SymbolTable::new()),
+        };
+        // Only the sinks: the stages ran in the process, and its filters
+        // were applied there (a kernel iteration range counted twice would
+        // keep other dispatches).
+        let mut writer_plan = plan.clone();
+        writer_plan.stages.clear();
+        writer_plan.kernels = Default::default();
+        writer_plan.collection = Default::default();
+        writer_plan.journal = None;
+        writer_plan.api_log = false;
+        let mut pipeline = Pipeline::start(writer_plan, &head.process, recording, Vec::new())
+            .with_context(|| format!("writing the outputs of process {}", head.meta.pid))?;
+        pipeline.skip_audit();
+        Ok(Some(JournalOutputs {
+            plan: plan.clone(),
+            path: path.to_path_buf(),
+            reader,
+            head,
+            pipeline,
+            journaled: 0,
+            end: None,
+        }))
+    }
+
+    /// The process whose journal this is.
+    pub fn pid(&self) -> u32 {
+        self.head.meta.pid
+    }
+
+    /// Writes every whole frame the journal holds now; a frame still being
+    /// written is read again at the next call. Returns the records written.
+    pub fn pump(&mut self) -> Result<u64> {
+        let before = self.journaled;
+        let profiler = self.pipeline.profiler().clone();
+        while let Some(frame) = self.reader.next_frame()? {
+            match frame {
+                Frame::Meta(_) => {}
+                Frame::Symbols(s) => s.insert_into(profiler.symbols()),
+                Frame::Batch(b) => {
+                    self.journaled += b.len() as u64;
+                    self.pipeline.deliver(*b)?;
+                }
+                Frame::End(json) => {
+                    self.end = Some(
+                        serde_json::from_slice(&json)
+                            .with_context(|| format!("{}: the end frame", self.path.display()))?,
+                    )
+                }
             }
         }
+        Ok(self.journaled - before)
     }
-    let mut problems = Vec::new();
-    if let Some(bytes) = reader.cut_short() {
-        problems.push(format!(
-            "the journal's last frame was cut short when the process died ({bytes} bytes): the records in it are lost"
-        ));
+
+    /// Reads a frame found incomplete again at the next [`Self::pump`] (the
+    /// process may still be writing it).
+    pub fn retry_incomplete(&mut self) -> Result<()> {
+        Ok(self.reader.retry_incomplete()?)
     }
-    let dir = path.parent().unwrap_or(Path::new("."));
-    let mut recovered = 0u64;
-    for file in halves::files_of(dir, head.meta.pid)? {
-        match halves::recover_file(&file) {
-            Ok(Recovered { batch, .. }) if !batch.is_empty() => {
-                recovered += batch.len() as u64;
-                pipeline.deliver(batch)?;
-            }
-            Ok(_) => {}
-            Err(e) => problems.push(format!("cannot read the buffer file {e}")),
+
+    /// The process has ended (`ended`, `ended_ns`: see
+    /// [`write_from_journal`]): the last frames, the records its durable
+    /// halves still hold, the outputs closed, the summary file written.
+    pub fn finish(mut self, ended: Option<&str>, ended_ns: u64) -> Result<FromJournal> {
+        self.pump()?;
+        let (plan, head, path) = (&self.plan, &self.head, &self.path);
+        let pipeline = self.pipeline;
+        let (journaled, end) = (self.journaled, self.end);
+        let mut problems = Vec::new();
+        if let Some(bytes) = self.reader.cut_short() {
+            problems.push(format!(
+                "the journal's last frame was cut short when the process died ({bytes} bytes): the records in it are lost"
+            ));
         }
-    }
-    if let Some(end) = &end {
-        pipeline.claim_stage_files(&end.stage_files);
-    }
-    let finished = end.is_some();
-    if !finished {
-        // The process never wrote its audit line: write it here, with the
-        // whole plan it ran and how it ended.
-        let failures = vec![ended.map_or_else(
-            || format!("process {} did not reach its end of run", head.meta.pid),
-            str::to_string,
-        )];
-        match admit_under_policy(plan) {
-            Ok(admission) => {
-                let dir = plan.run_dir(&head.process);
-                let line = rocwasm_policy::audit::line(plan, &admission, false, &failures);
-                problems.extend(rocwasm_policy::audit::write(
-                    &line,
-                    &dir,
-                    admission.audit_log.as_deref(),
-                ));
+        let dir = path.parent().unwrap_or(Path::new("."));
+        let mut recovered = 0u64;
+        for file in halves::files_of(dir, head.meta.pid)? {
+            match halves::recover_file(&file) {
+                Ok(Recovered { batch, .. }) if !batch.is_empty() => {
+                    recovered += batch.len() as u64;
+                    pipeline.deliver(batch)?;
+                }
+                Ok(_) => {}
+                Err(e) => problems.push(format!("cannot read the buffer file {e}")),
             }
-            Err(e) => problems.push(format!("no audit line: {e:#}")),
         }
+        if let Some(end) = &end {
+            pipeline.claim_stage_files(&end.stage_files);
+        }
+        let finished = end.is_some();
+        if !finished {
+            // The process never wrote its audit line: write it here, with
+            // the whole plan it ran and how it ended.
+            let failures = vec![ended.map_or_else(
+                || format!("process {} did not reach its end of run", head.meta.pid),
+                str::to_string,
+            )];
+            match admit_under_policy(plan) {
+                Ok(admission) => {
+                    let dir = plan.run_dir(&head.process);
+                    let line = rocwasm_policy::audit::line(plan, &admission, false, &failures);
+                    problems.extend(rocwasm_policy::audit::write(
+                        &line,
+                        &dir,
+                        admission.audit_log.as_deref(),
+                    ));
+                }
+                Err(e) => problems.push(format!("no audit line: {e:#}")),
+            }
+        }
+        let mut end = end.unwrap_or_else(|| ProcessEnd {
+            no_plugin_tables: true,
+            lines: vec![format!(
+                "pid {} did not reach its end of run: the in-process stages' tables are missing",
+                head.meta.pid
+            )],
+            end_ns: ended_ns,
+            ..ProcessEnd::default()
+        });
+        if recovered > 0 {
+            end.lines.push(format!(
+                "{recovered} records not yet delivered when the process ended were read back from its buffers"
+            ));
+        }
+        end.problems.extend(problems);
+        let mut meta = head.meta.clone();
+        meta.end_ns = end.end_ns.max(meta.start_ns);
+        pipeline.set_meta(meta);
+        let dir = pipeline.dir().to_path_buf();
+        let report = pipeline
+            .finish()
+            .expect("a journal's pipeline is finished once, here");
+        end.problems.extend(report.problems);
+        let summary = summary_text(&end, &report.outputs, plan.output.stats, ended);
+        std::fs::create_dir_all(&dir)
+            .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
+        let file = dir.join(RunPlan::SUMMARY_FILE);
+        std::fs::write(&file, &summary)
+            .with_context(|| format!("cannot write {}", file.display()))?;
+        Ok(FromJournal {
+            pid: head.meta.pid,
+            dir,
+            summary,
+            journaled,
+            recovered,
+            finished,
+        })
     }
-    let mut end = end.unwrap_or_else(|| ProcessEnd {
-        no_plugin_tables: true,
-        lines: vec![format!(
-            "pid {} did not reach its end of run: the in-process stages' tables are missing",
-            head.meta.pid
-        )],
-        end_ns: ended_ns,
-        ..ProcessEnd::default()
-    });
-    if recovered > 0 {
-        end.lines.push(format!(
-            "{recovered} records not yet delivered when the process ended were read back from its buffers"
-        ));
-    }
-    end.problems.extend(problems);
-    let mut meta = head.meta.clone();
-    meta.end_ns = end.end_ns.max(meta.start_ns);
-    pipeline.set_meta(meta);
-    let dir = pipeline.dir().to_path_buf();
-    let report = pipeline
-        .finish()
-        .expect("a journal's pipeline is finished once, here");
-    end.problems.extend(report.problems);
-    let summary = summary_text(&end, &report.outputs, plan.output.stats, ended);
-    std::fs::create_dir_all(&dir)
-        .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
-    let file = dir.join(RunPlan::SUMMARY_FILE);
-    std::fs::write(&file, &summary).with_context(|| format!("cannot write {}", file.display()))?;
-    Ok(FromJournal {
-        pid: head.meta.pid,
-        dir,
-        summary,
-        journaled,
-        recovered,
-        finished,
-    })
 }

@@ -67,21 +67,19 @@ impl fmt::Display for OutputFormat {
     }
 }
 
-/// When a live run's host outputs write their files (`[output] write`,
-/// `--write-during-run`). A replay always writes as it reads: there is no
-/// application to keep waiting.
+/// When `rocwasm run` writes a live run's output files from the record
+/// journal (`[output] write`, `--write-during-run`). The application never
+/// writes them itself. A replay always writes as it reads.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Hash, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]
 pub enum WriteTiming {
-    /// Batches go to a spool (an unnamed binary file in the output
-    /// directory) at memory-copy speed while the application runs; the
-    /// formats are written from it when the run ends, as rocprofv3 writes
-    /// its files at finalisation. The application never waits for a format.
+    /// The formats are written from the journal once the application has
+    /// ended (however it ended), as rocprofv3 writes its files at
+    /// finalisation.
     #[default]
     AtEnd,
-    /// Every batch is written to every format as it comes: the files grow
-    /// during the run, and at the maximum call rate a LOSSLESS buffer makes
-    /// the application wait for the slowest format (rocpd).
+    /// The launcher writes each batch as it reaches the journal (every
+    /// 100 ms): the files grow during the run.
     DuringRun,
 }
 

@@ -24,4 +24,5 @@ mod rocprofv3_options;
 mod selected_regions;
 mod site_policy;
 mod summary_options;
+mod tool_library;
 mod wasi_escape;

@@ -35,8 +35,11 @@ use std::os::unix::process::ExitStatusExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use std::collections::BTreeMap;
+
 use anyhow::Context;
 use rocwasm_config::{Chain, PlanOptions};
+use rocwasm_pipeline::JournalOutputs;
 use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_plugin_host::EngineConfig;
 
@@ -123,11 +126,6 @@ pub fn run(args: RunArgs) -> Result {
     std::fs::write(&plan_file, plan.to_json())
         .with_context(|| format!("cannot write {}", plan_file.display()))
         .map_err(Failure::Runtime)?;
-    if plan.output.write == rocwasm_plan::WriteTiming::DuringRun {
-        eprintln!(
-            "rocwasm: --write-during-run: under `rocwasm run` the application only records and rocwasm writes the files from its record journal when it has ended; the setting applies to a process given a plan by hand (ROCWASM_RUN)"
-        );
-    }
     if !admission.native_tools {
         if let Some(tools) = std::env::var_os("ROCP_TOOL_LIBRARIES").filter(|v| !v.is_empty()) {
             return Err(Failure::usage(format!(
@@ -165,9 +163,15 @@ pub fn run(args: RunArgs) -> Result {
         .with_context(|| format!("cannot start {}", args.app[0]))
         .map_err(Failure::Runtime)?;
     let pid = child.id();
-    let status = child
-        .wait()
-        .map_err(|e| Failure::runtime(format!("waiting for the application: {e}")))?;
+    // `--write-during-run`: the outputs grow as the journals do, written
+    // here while the application runs (it never waits for them).
+    let mut following = BTreeMap::new();
+    let status = if plan.output.write == rocwasm_plan::WriteTiming::DuringRun {
+        follow(&plan, &journal, &mut child, &mut following)
+    } else {
+        child.wait()
+    }
+    .map_err(|e| Failure::runtime(format!("waiting for the application: {e}")))?;
     let ended_ns = rocwasm_core::clock::now();
     let _ = std::fs::remove_file(&run_file);
 
@@ -177,6 +181,7 @@ pub fn run(args: RunArgs) -> Result {
         Some((pid, status)),
         ended_ns,
         chain.output.summary,
+        following,
     ) {
         let dir = plan.run_dir(&ProcessInfo::of_pid(pid));
         print_summary(&dir, chain.output.summary, status);
@@ -203,7 +208,7 @@ pub fn write_journal(dir: &Path) -> Result {
         )));
     }
     let now = rocwasm_core::clock::now();
-    write_outputs(&plan, dir, None, now, false);
+    write_outputs(&plan, dir, None, now, false, BTreeMap::new());
     if dir.exists() {
         return Err(Failure::runtime(format!(
             "some outputs could not be written; {} is kept",
@@ -223,6 +228,7 @@ fn write_outputs(
     app: Option<(u32, std::process::ExitStatus)>,
     ended_ns: u64,
     tables: bool,
+    mut following: BTreeMap<PathBuf, JournalOutputs>,
 ) -> bool {
     let journals = match rocwasm_journal::journals_in(journal) {
         Ok(j) => j,
@@ -253,7 +259,11 @@ fn write_outputs(
             .and_then(|s| s.parse::<u32>().ok());
         let own = pid.is_some() && pid == app_pid;
         let said = ended.as_deref().filter(|_| own);
-        match rocwasm_pipeline::write_from_journal(plan, path, said, ended_ns) {
+        let written = match following.remove(path) {
+            Some(outputs) => outputs.finish(said, ended_ns),
+            None => rocwasm_pipeline::write_from_journal(plan, path, said, ended_ns),
+        };
+        match written {
             Ok(w) if own => {
                 if tables {
                     print!("{}", w.summary);
@@ -293,6 +303,48 @@ fn write_outputs(
         println!("rocwasm: {ended}");
     }
     printed
+}
+
+/// Waits for `child` while writing what each journal of `dir` holds, every
+/// 100 ms (`--write-during-run`); `open` keeps each journal's outputs for
+/// [`write_outputs`] to finish. A journal that cannot be read further is
+/// not followed any more; its end reports why.
+fn follow(
+    plan: &RunPlan,
+    dir: &Path,
+    child: &mut std::process::Child,
+    open: &mut BTreeMap<PathBuf, JournalOutputs>,
+) -> std::io::Result<std::process::ExitStatus> {
+    let mut failed = std::collections::BTreeSet::new();
+    loop {
+        if let Some(status) = child.try_wait()? {
+            return Ok(status);
+        }
+        for path in rocwasm_journal::journals_in(dir).unwrap_or_default() {
+            if failed.contains(&path) {
+                continue;
+            }
+            if !open.contains_key(&path) {
+                // A journal whose header or metadata is not written yet
+                // fails to open: tried again at the next round.
+                if let Ok(Some(outputs)) = JournalOutputs::open(plan, &path) {
+                    open.insert(path.clone(), outputs);
+                }
+            }
+            if let Some(outputs) = open.get_mut(&path) {
+                if outputs
+                    .pump()
+                    .and_then(|_| outputs.retry_incomplete())
+                    .is_err()
+                {
+                    // Not followed any more: its end (`write_outputs`)
+                    // meets the error again and reports it.
+                    failed.insert(path);
+                }
+            }
+        }
+        std::thread::sleep(std::time::Duration::from_millis(100));
+    }
 }
 
 /// How a process ended, as a sentence's end: "exited with status 0",
