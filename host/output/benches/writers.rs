@@ -7,6 +7,9 @@
 //! outputs as a live run writes them ([`WriteTiming::AtEnd`]): timed up to
 //! the last `write_batch`, i.e. how fast the run's records are taken while
 //! the application runs (the formats are written after, at `finish`).
+//! `journal` is what a profiled process writes instead under `rocwasm run`:
+//! every batch appended to its record journal (`rocwasm_journal`), the
+//! formats written by the launcher.
 //!
 //! ```text
 //! cargo bench -p rocwasm-output --bench writers
@@ -100,7 +103,7 @@ fn main() {
     };
     let work = tempfile::tempdir().expect("temp dir");
     use OutputFormat::*;
-    let cases: [(&str, &[OutputFormat]); 8] = [
+    let cases: [(&str, &[OutputFormat]); 9] = [
         ("none", &[]),
         ("csv", &[Csv]),
         ("json", &[Json]),
@@ -115,6 +118,9 @@ fn main() {
         // the rate at which the run's records are taken while the
         // application runs.
         ("spool", &[Csv, Rocpd, Pftrace]),
+        // What the profiled process writes under `rocwasm run`: the record
+        // journal (no format; the launcher writes them).
+        ("journal", &[]),
     ];
     if let Some(only) = &o.only {
         if !cases.iter().any(|(label, _)| label == only) {
@@ -123,7 +129,27 @@ fn main() {
     }
     let mut rates = Vec::new();
     for (i, (label, format)) in cases.iter().enumerate() {
-        if !format.is_empty() && o.only.as_deref().is_some_and(|only| only != *label) {
+        if (!format.is_empty() || *label == "journal")
+            && o.only.as_deref().is_some_and(|only| only != *label)
+        {
+            continue;
+        }
+        if *label == "journal" {
+            let mut best = f64::INFINITY;
+            let mut bytes = 0;
+            for r in 0..o.runs {
+                let path = work.path().join(format!("journal-{r}.journal"));
+                let t = Instant::now();
+                let mut journal = rocwasm_journal::JournalWriter::create(&path).expect("journal");
+                for b in &run.batches {
+                    journal.batch(b).expect("journal batch");
+                }
+                drop(journal);
+                best = best.min(t.elapsed().as_secs_f64());
+                bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+                let _ = std::fs::remove_file(&path);
+            }
+            rates.push((*label, records as f64 / best, bytes));
             continue;
         }
         let mut best = f64::INFINITY;

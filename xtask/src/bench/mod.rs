@@ -52,8 +52,11 @@ HIP call: host/intercept/bench/overhead.c on the simulated runtime (hipGetDevice
   optimised, target/sim/lib-release, as the end-to-end rows use it too). Max rate: one burst
   without pauses, median of runs, untraced and traced alternating. Bursts: 4000 calls, 1 ms pauses,
   traced call and the runtime's own alternating in one process. Default outputs: CSV, rocpd, Perfetto;
-  1 MiB LOSSLESS buffer; written from the spool at the end (rocwasm run's default) unless the row says
-  --write-during-run (each batch written as it comes). Default chain: rocwasm run --sim -c examples/chains/default.toml (its four
+  1 MiB LOSSLESS buffer; the process journals its records and `rocwasm write-journal` writes the
+  formats at its end (no rocwasm run), or rocwasm run --write-during-run writes them as the journal
+  grows (the row says so). Run and exit: the whole process, 100 k calls, untraced vs traced with the
+  journal handed to a launcher (the plan names the journal directory) or written at exit. Library:
+  the file's size; start: /bin/true with it preloaded (no plan) vs not, median of 20. Default chain: rocwasm run --sim -c examples/chains/default.toml (its four
   plugins, its outputs, its 4 MiB buffer). Native tool: host/intercept/bench/native_tool.c loaded with
   ROCP_TOOL_LIBRARIES, buffering HIP_RUNTIME_API into a 1 MiB LOSSLESS buffer, no output of ours.
   CPU: the calling thread's CPU time per call.
@@ -67,10 +70,9 @@ delivery: cargo bench -p rocwasm-plugin-host --bench deliver (kernel-stats, 3 co
 plugin load: cargo bench -p rocwasm-plugin-host --bench load (PluginEngine::compile, fresh engine;
   warm: once the artifact has settled, as a later run finds it).
 writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through Outputs, one format;
-  together: the three default formats in one Outputs, a thread per sink and batch; during a live run:
-  the same three as `rocwasm run` writes them by default, each batch into the spool and the formats
-  at the end, timed up to the last batch); size on disk: the bytes of the files each format wrote
-  for that run, per million records.
+  together: the three default formats in one Outputs, a thread per sink and batch; record journal:
+  what a profiled process writes under rocwasm run, each batch appended to its journal file); size
+  on disk: the bytes of the files each format wrote for that run, per million records.
 replay ingest: cargo bench -p rocwasm-replay --bench ingest.
 end-to-end: multi_kernel --dispatches N (N 4 µs kernels on one stream) untraced, and under rocwasm run
   --sim -c examples/chains/default.toml; wall time, median of runs. Peak memory: the program's own VmHWM,
@@ -88,6 +90,8 @@ struct Sizes {
     sustained_runs: usize,
     /// Calls of one sustained run.
     sustained_calls: u64,
+    /// Calls of the short run timed from start to exit.
+    exit_calls: u64,
     /// Burst pairs of the paired HIP measurement.
     paired_bursts: u32,
     /// Records of the replay ingest file.
@@ -109,6 +113,7 @@ struct Sizes {
 const QUICK: Sizes = Sizes {
     sustained_runs: 3,
     sustained_calls: 200_000,
+    exit_calls: 100_000,
     paired_bursts: 51,
     ingest_records: 100_000,
     load_runs: (1, 5),
@@ -122,6 +127,7 @@ const QUICK: Sizes = Sizes {
 const FULL: Sizes = Sizes {
     sustained_runs: 7,
     sustained_calls: 200_000,
+    exit_calls: 100_000,
     paired_bursts: 301,
     ingest_records: 1_000_000,
     load_runs: (3, 20),
@@ -461,7 +467,13 @@ fn output_and_errors(cmd: &mut Command) -> Result<(String, String)> {
 const HIP_WALL_CSV: &str = "HIP call at max rate, wall: traced (CSV) vs untraced";
 const HIP_WALL_DEFAULT: &str = "HIP call at max rate, wall: traced (default outputs) vs untraced";
 const HIP_WALL_DURING: &str =
-    "HIP call at max rate, wall: traced (default outputs, --write-during-run) vs untraced";
+    "HIP call at max rate, wall: rocwasm run --write-during-run (default outputs) vs untraced";
+const EXIT_LAUNCHER: &str =
+    "application run and exit, wall: traced (default outputs, under rocwasm run) vs untraced";
+const EXIT_ALONE: &str =
+    "application run and exit, wall: traced without rocwasm run (outputs written at exit) vs untraced";
+const LIB_SIZE: &str = "tool library size";
+const LIB_LOAD: &str = "process start and exit, wall: tool library preloaded vs not";
 const HIP_CPU_DEFAULT: &str = "HIP call at max rate, CPU: traced (default outputs) vs untraced";
 const HIP_PAIRED: &str = "HIP call in bursts, CPU, paired: traced (CSV) vs untraced";
 const HIP_WALL_CHAIN: &str = "HIP call at max rate, wall: default chain vs untraced";
@@ -479,6 +491,10 @@ fn hip_rows(built: &Built, sizes: &Sizes, work: &Path) -> Vec<Row> {
             (HIP_PAIRED, &[Target::MaxAddedNs(25.0)]),
             (HIP_WALL_CHAIN, &[Target::MaxRatio(1.5)]),
             (HIP_PAIRED_NATIVE, &[]),
+            (EXIT_LAUNCHER, &[]),
+            (EXIT_ALONE, &[]),
+            (LIB_SIZE, &[Target::MaxBytes(40.0 * 1024.0 * 1024.0)]),
+            (LIB_LOAD, &[]),
         ],
     )
 }
@@ -515,13 +531,15 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
     };
     let csv = config("csv.json", r#""csv""#, "at-end")?;
     let default = config("default.json", r#""csv","rocpd","pftrace""#, "at-end")?;
-    let during = config("during.json", r#""csv","rocpd","pftrace""#, "during-run")?;
     let run = |config: Option<&Path>, args: &[String]| -> Result<String> {
         let mut cmd = Command::new(&exe);
         cmd.args(args).env("LD_LIBRARY_PATH", &sim);
         if let Some(config) = config {
+            // Without `rocwasm run` the tool library has this `rocwasm`
+            // write the outputs at the process's end.
             cmd.env("LD_PRELOAD", &built.intercept)
-                .env("ROCWASM_RUN", config);
+                .env("ROCWASM_RUN", config)
+                .env("ROCWASM_BIN", &built.rocwasm);
         }
         let (stdout, errors) = output_and_errors(&mut cmd)?;
         if config.is_some() {
@@ -566,6 +584,29 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
         Ok(stdout)
     };
 
+    // The same program under `rocwasm run --write-during-run`: the
+    // launcher writes the default outputs as the journal grows.
+    let during = |args: &[String]| -> Result<String> {
+        let stdout = output(
+            Command::new(&built.rocwasm)
+                .args(["run", "--sim", "--hip-runtime-trace", "--write-during-run"])
+                .args(["--output-format", "csv,rocpd,pftrace", "-d"])
+                .arg(&out)
+                .arg("--")
+                .arg(&exe)
+                .args(args)
+                .env("ROCWASM_SIM_LIB", &sim),
+        )?;
+        let calls: u64 = args[0].parse()?;
+        let rows = hip_trace_rows(&out).unwrap_or(0);
+        ensure!(
+            rows > calls,
+            "the --write-during-run run wrote {rows} HIP rows (expected > {calls})"
+        );
+        std::fs::remove_dir_all(&out).ok();
+        Ok(stdout)
+    };
+
     let sustained = [sizes.sustained_calls.to_string(), "1".into(), "0".into()];
     let (mut base, mut traced_csv, mut traced_default, mut traced_during, mut traced_chain) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
@@ -573,7 +614,7 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
         base.push(parse::overhead_burst(&run(None, &sustained)?)?);
         traced_csv.push(parse::overhead_burst(&run(Some(&csv), &sustained)?)?);
         traced_default.push(parse::overhead_burst(&run(Some(&default), &sustained)?)?);
-        traced_during.push(parse::overhead_burst(&run(Some(&during), &sustained)?)?);
+        traced_during.push(parse::overhead_burst_among(&during(&sustained)?)?);
         traced_chain.push(parse::overhead_burst_among(&chain(&sustained)?)?);
     }
     let paired = [
@@ -622,6 +663,64 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
     );
     let (native_direct, native_traced, _) = parse::overhead_paired(&native_out)?;
 
+    // A whole short run, start to exit: untraced; traced with the journal
+    // handed to a launcher (the plan names the journal directory, as
+    // `rocwasm run`'s does: the process writes no format); traced alone
+    // (the process has `rocwasm write-journal` write the formats at its
+    // end). The application's exit waits only in the last case.
+    let short = [sizes.exit_calls.to_string(), "1".into(), "0".into()];
+    let journal_dir = work.join("journal");
+    let handed = work.join("handed.json");
+    std::fs::write(
+        &handed,
+        format!(
+            r#"{{"version":3,"output":{{"directory":"{}","formats":["csv","rocpd","pftrace"],"kinds":["HIP_RUNTIME_API"]}},"buffer":{{"size":1048576,"watermark":524288,"policy":"Lossless"}},"journal":"{}"}}"#,
+            out.display(),
+            journal_dir.display()
+        ),
+    )?;
+    let timed = |config: Option<&Path>| -> Result<f64> {
+        let mut cmd = Command::new(&exe);
+        cmd.args(&short).env("LD_LIBRARY_PATH", &sim);
+        if let Some(config) = config {
+            cmd.env("LD_PRELOAD", &built.intercept)
+                .env("ROCWASM_RUN", config)
+                .env("ROCWASM_BIN", &built.rocwasm);
+        }
+        let t = Instant::now();
+        output_and_errors(&mut cmd)?;
+        let ms = t.elapsed().as_secs_f64() * 1e3;
+        std::fs::remove_dir_all(&out).ok();
+        std::fs::remove_dir_all(&journal_dir).ok();
+        Ok(ms)
+    };
+    let (mut exit_base, mut exit_handed, mut exit_alone) = (Vec::new(), Vec::new(), Vec::new());
+    for _ in 0..sizes.sustained_runs.max(3) {
+        exit_base.push(timed(None)?);
+        exit_handed.push(timed(Some(&handed))?);
+        exit_alone.push(timed(Some(&default))?);
+    }
+    // Start-up with the library preloaded and no plan: what every process
+    // of a job pays for loading it.
+    let start = |preload: bool| -> Result<f64> {
+        let mut cmd = Command::new("/bin/true");
+        if preload {
+            cmd.env("LD_PRELOAD", &built.intercept);
+        }
+        let t = Instant::now();
+        output_and_errors(&mut cmd)?;
+        Ok(t.elapsed().as_secs_f64() * 1e3)
+    };
+    let (mut start_base, mut start_preloaded) = (Vec::new(), Vec::new());
+    for _ in 0..20 {
+        start_base.push(start(false)?);
+        start_preloaded.push(start(true)?);
+    }
+    let lib_bytes = std::fs::metadata(&built.intercept)
+        .with_context(|| format!("{}", built.intercept.display()))?
+        .len() as f64;
+    let ms = |v: &[f64]| Quantity::Ms(median(v).unwrap_or(0.0));
+
     let cpu = |v: &[(f64, f64)]| median(&v.iter().map(|x| x.0).collect::<Vec<_>>()).unwrap_or(0.0);
     let wall = |v: &[(f64, f64)]| median(&v.iter().map(|x| x.1).collect::<Vec<_>>()).unwrap_or(0.0);
     Ok(vec![
@@ -661,6 +760,11 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
             Quantity::Ns(native_traced),
             Some(Quantity::Ns(native_direct)),
         ),
+        Row::measured(EXIT_LAUNCHER, ms(&exit_handed), Some(ms(&exit_base))),
+        Row::measured(EXIT_ALONE, ms(&exit_alone), Some(ms(&exit_base))),
+        Row::measured(LIB_SIZE, Quantity::Bytes(lib_bytes), None)
+            .target(Target::MaxBytes(40.0 * 1024.0 * 1024.0)),
+        Row::measured(LIB_LOAD, ms(&start_preloaded), Some(ms(&start_base))),
     ])
 }
 
@@ -874,8 +978,8 @@ fn writer_figure(name: &str) -> String {
 
 const WRITERS_TOGETHER: &str =
     "writers CSV + rocpd + Perfetto together (default outputs) vs rocpd alone";
-const WRITERS_SPOOLED: &str =
-    "default outputs during a live run (spooled, written at the end) vs written as batches come";
+const WRITERS_JOURNAL: &str =
+    "record journal (what the application writes) vs default outputs written as batches come";
 
 fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
     let measured = (|| {
@@ -909,8 +1013,8 @@ fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
         ));
         rows.push(
             Row::measured(
-                WRITERS_SPOOLED,
-                Quantity::PerSec(rate("spool")?),
+                WRITERS_JOURNAL,
+                Quantity::PerSec(rate("journal")?),
                 Some(Quantity::PerSec(rate("default")?)),
             )
             .target(Target::MinPerSec(10e6)),
@@ -930,7 +1034,7 @@ fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
         .map(|(_, n)| (writer_figure(n), &targets[..]))
         .collect();
     figures.push((WRITERS_TOGETHER.to_string(), &[][..]));
-    figures.push((WRITERS_SPOOLED.to_string(), &targets[..]));
+    figures.push((WRITERS_JOURNAL.to_string(), &targets[..]));
     figures.extend(SIZED.iter().map(|(_, n)| (size_figure(n), &[][..])));
     let figures: Vec<(&str, &[Target])> = figures.iter().map(|(f, t)| (f.as_str(), *t)).collect();
     or_unmeasured(measured, &figures)

@@ -69,6 +69,8 @@ pub enum Target {
     MaxMs(f64),
     /// Our rate at least this many records per second.
     MinPerSec(f64),
+    /// Our size at most this many bytes.
+    MaxBytes(f64),
 }
 
 impl Target {
@@ -79,6 +81,7 @@ impl Target {
             (Target::MaxAddedNs(x), Quantity::Ns(o), Some(Quantity::Ns(r))) => Some(o - r <= x),
             (Target::MaxMs(x), Quantity::Ms(o), _) => Some(o <= x),
             (Target::MinPerSec(x), Quantity::PerSec(o), _) => Some(o >= x),
+            (Target::MaxBytes(x), Quantity::Bytes(o), _) => Some(o <= x),
             _ => None,
         }
     }
@@ -92,6 +95,7 @@ impl fmt::Display for Target {
             Target::MaxMs(x) => write!(f, "≤ {x} ms"),
             Target::MinPerSec(x) if x >= 1e6 => write!(f, "≥ {} M/s", x / 1e6),
             Target::MinPerSec(x) => write!(f, "≥ {x}/s"),
+            Target::MaxBytes(x) => write!(f, "≤ {} MiB", x / (1024.0 * 1024.0)),
         }
     }
 }
