@@ -589,7 +589,7 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
     let during = |args: &[String]| -> Result<String> {
         let stdout = output(
             Command::new(&built.rocwasm)
-                .args(["run", "--sim", "--hip-runtime-trace", "--write-during-run"])
+                .args(["run", "--sim", "--hip-trace", "--write-during-run"])
                 .args(["--output-format", "csv,rocpd,pftrace", "-d"])
                 .arg(&out)
                 .arg("--")
