@@ -1,5 +1,5 @@
 //! Durable halves for a journaled run: each output buffer's halves in a
-//! file of the journal directory, mapped shared (`<pid>.<buffer>.halves`,
+//! file of the journal directory, mapped shared (`<stem>.<buffer>.halves`,
 //! see `rocwasm_journal::halves`). What the engine stores there is in the
 //! kernel's page cache at once, so the launcher reads it back after this
 //! process died, whatever killed it.
@@ -21,6 +21,8 @@ use rocwasm_core::{BufferId, ContextId};
 pub struct MappedHalves {
     /// The journal directory.
     pub dir: PathBuf,
+    /// The journal's stem, which the files' names start with.
+    pub stem: String,
 }
 
 impl DurableMemory for MappedHalves {
@@ -32,7 +34,7 @@ impl DurableMemory for MappedHalves {
     ) -> Option<&'static [AtomicU64]> {
         let words = HEADER_WORDS + 2 * (half_bytes / 8) as usize;
         let bytes = words * 8;
-        let path = rocwasm_journal::halves::path_in(&self.dir, std::process::id(), buffer.0);
+        let path = rocwasm_journal::halves::path_in(&self.dir, &self.stem, buffer.0);
         let file = OpenOptions::new()
             .read(true)
             .write(true)

@@ -145,8 +145,8 @@ pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static 
         notes,
         LiveHooks {
             native_tools: Some(&native_tools),
-            durable_memory: Some(|dir| {
-                std::sync::Arc::new(crate::durable::MappedHalves { dir })
+            durable_memory: Some(|dir, stem| {
+                std::sync::Arc::new(crate::durable::MappedHalves { dir, stem })
                     as std::sync::Arc<dyn rocwasm_core::buffer::DurableMemory>
             }),
         },

@@ -1,5 +1,5 @@
-//! The files of a process's durable buffers (`<pid>.<buffer>.halves`, next
-//! to its journal): the engine's halves in a shared file mapping (see
+//! The files of a process's durable buffers (`<stem>.<buffer>.halves`, next
+//! to its journal `<stem>.journal`): the engine's halves in a shared file mapping (see
 //! `rocwasm_core::buffer::durable`), read back after the process ended.
 
 use std::path::{Path, PathBuf};
@@ -10,14 +10,14 @@ use rocwasm_core::buffer::durable::{self, Recovered};
 /// A halves file's name ends with this.
 pub const EXTENSION: &str = "halves";
 
-/// The file for buffer `buffer` of process `pid` in `dir`.
-pub fn path_in(dir: &Path, pid: u32, buffer: u64) -> PathBuf {
-    dir.join(format!("{pid}.{buffer}.{EXTENSION}"))
+/// The file for buffer `buffer` of the journal stem `stem` in `dir`.
+pub fn path_in(dir: &Path, stem: &str, buffer: u64) -> PathBuf {
+    dir.join(format!("{stem}.{buffer}.{EXTENSION}"))
 }
 
-/// The halves files of process `pid` in `dir`, in buffer order.
-pub fn files_of(dir: &Path, pid: u32) -> std::io::Result<Vec<PathBuf>> {
-    let prefix = format!("{pid}.");
+/// The halves files of the journal stem `stem` in `dir`, in buffer order.
+pub fn files_of(dir: &Path, stem: &str) -> std::io::Result<Vec<PathBuf>> {
+    let prefix = format!("{stem}.");
     let mut out: Vec<(u64, PathBuf)> = Vec::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,

@@ -121,27 +121,52 @@ impl Symbols {
     }
 }
 
-/// The journal file of process `pid` in `dir`.
-pub fn path_in(dir: &std::path::Path, pid: u32) -> std::path::PathBuf {
-    dir.join(format!("{pid}.{EXTENSION}"))
+/// A journal's name without its extension: the process id, and after an
+/// `exec` (the same process, a new image and a new journal) `<pid>-<n>`.
+/// The halves files of that image start with the same stem.
+pub fn stem(pid: u32, image: u32) -> String {
+    if image == 0 {
+        pid.to_string()
+    } else {
+        format!("{pid}-{image}")
+    }
 }
 
-/// The journals in `dir`, in file-name order (none when `dir` is missing).
+/// The process id and image number of a journal's stem (see [`stem`]).
+pub fn parse_stem(stem: &str) -> Option<(u32, u32)> {
+    match stem.split_once('-') {
+        None => Some((stem.parse().ok()?, 0)),
+        Some((pid, image)) => Some((pid.parse().ok()?, image.parse().ok()?)),
+    }
+}
+
+/// The journal file of stem `stem` (see [`stem`]) in `dir`.
+pub fn path_in(dir: &std::path::Path, stem: &str) -> std::path::PathBuf {
+    dir.join(format!("{stem}.{EXTENSION}"))
+}
+
+/// The journals in `dir`, by process id, then image (the order a process
+/// ran them in); none when `dir` is missing.
 pub fn journals_in(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
     let mut out = Vec::new();
     let entries = match std::fs::read_dir(dir) {
         Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(out),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
         Err(e) => return Err(e),
     };
     for entry in entries {
         let path = entry?.path();
         if path.extension().is_some_and(|e| e == EXTENSION) {
-            out.push(path);
+            let key = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .and_then(parse_stem)
+                .unwrap_or((u32::MAX, u32::MAX));
+            out.push((key, path));
         }
     }
     out.sort();
-    Ok(out)
+    Ok(out.into_iter().map(|(_, p)| p).collect())
 }
 
 #[cfg(test)]

@@ -32,7 +32,7 @@ fn kernel(id: u64) -> KernelSymbol {
 #[test]
 fn frames_come_back_in_order() {
     let dir = tempfile::tempdir().unwrap();
-    let path = path_in(dir.path(), 42);
+    let path = path_in(dir.path(), "42");
     let mut w = JournalWriter::create(&path).unwrap();
     w.meta(br#"{"pid":42}"#).unwrap();
     let symbols = Symbols {
@@ -77,7 +77,7 @@ fn frames_come_back_in_order() {
 #[test]
 fn a_frame_cut_short_ends_the_journal_and_is_reported() {
     let dir = tempfile::tempdir().unwrap();
-    let path = path_in(dir.path(), 1);
+    let path = path_in(dir.path(), "1");
     let mut w = JournalWriter::create(&path).unwrap();
     w.meta(b"{}").unwrap();
     w.batch(&batch(4)).unwrap();
@@ -123,7 +123,7 @@ fn other_files_are_refused_with_the_reason() {
 #[test]
 fn a_damaged_frame_names_its_offset() {
     let dir = tempfile::tempdir().unwrap();
-    let path = path_in(dir.path(), 2);
+    let path = path_in(dir.path(), "2");
     let w = JournalWriter::create(&path).unwrap();
     let at = w.bytes();
     drop(w);
@@ -147,7 +147,7 @@ fn a_damaged_frame_names_its_offset() {
 #[test]
 fn a_follower_reads_a_frame_again_once_it_is_whole() {
     let dir = tempfile::tempdir().unwrap();
-    let path = path_in(dir.path(), 3);
+    let path = path_in(dir.path(), "3");
     let mut w = JournalWriter::create(&path).unwrap();
     w.meta(b"{}").unwrap();
     w.batch(&batch(2)).unwrap();
@@ -173,4 +173,25 @@ fn a_follower_reads_a_frame_again_once_it_is_whole() {
     read_all(&mut r);
     assert_eq!(batches, [2, 7]);
     assert_eq!(r.cut_short(), None);
+}
+
+/// After an `exec` the same pid has a second journal: stems say which
+/// image ran first, and the journals are listed in that order.
+#[test]
+fn stems_order_the_images_of_a_process() {
+    assert_eq!(stem(7, 0), "7");
+    assert_eq!(stem(7, 2), "7-2");
+    assert_eq!(parse_stem("7-12"), Some((7, 12)));
+    assert_eq!(parse_stem("7"), Some((7, 0)));
+    assert_eq!(parse_stem("x"), None);
+    let dir = tempfile::tempdir().unwrap();
+    for s in ["12-10", "12-2", "12", "9"] {
+        JournalWriter::create(&path_in(dir.path(), s)).unwrap();
+    }
+    let names: Vec<String> = journals_in(dir.path())
+        .unwrap()
+        .iter()
+        .map(|p| p.file_stem().unwrap().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(names, ["9", "12", "12-2", "12-10"]);
 }

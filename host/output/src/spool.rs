@@ -1,5 +1,10 @@
-//! The spool: a live run's batches kept on disk until the run ends, so
-//! that the application never waits for an output format.
+//! The spool: batches kept on disk until the run ends, then written to
+//! every format ([`WriteTiming::AtEnd`] of an [`crate::Outputs`]).
+//!
+//! A live run no longer uses it: the profiled process appends its batches
+//! to its record journal (`rocwasm-journal`, the same bytes), and
+//! `rocwasm run` writes the formats. What follows is why writing at the end
+//! pays where a process does write its own outputs.
 //!
 //! Under a LOSSLESS buffer a run goes at the pace of whatever takes its
 //! records. The formats take them at 0.6–6 M records/s (rocpd's SQLite

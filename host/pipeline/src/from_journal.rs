@@ -73,6 +73,35 @@ pub struct FromJournal {
     pub finished: bool,
 }
 
+/// True when the journal at `path` holds a record (in a batch frame or its
+/// durable halves) or its process's end: false for a process image that
+/// `exec`ed another program before recording anything (the next image's
+/// journal has the process's records). An unreadable journal counts as
+/// holding records, so that writing it reports why.
+pub fn journal_holds_records(path: &Path) -> bool {
+    let Ok(mut reader) = JournalReader::open(path) else {
+        return true;
+    };
+    loop {
+        match reader.next_frame() {
+            Ok(Some(Frame::Batch(b))) if !b.is_empty() => return true,
+            Ok(Some(Frame::End(_))) | Err(_) => return true,
+            Ok(Some(_)) => {}
+            Ok(None) => break,
+        }
+    }
+    let dir = path.parent().unwrap_or(Path::new("."));
+    let stem = path
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or_default();
+    halves::files_of(dir, stem).map_or(true, |files| {
+        files
+            .iter()
+            .any(|f| halves::recover_file(f).map_or(true, |r| !r.batch.is_empty()))
+    })
+}
+
 /// Writes the outputs of the process whose journal is `path`, as `plan`
 /// (the launcher's plan) says: every batch of the journal, then the records
 /// its durable halves still hold, through the plan's sinks; then the
@@ -202,7 +231,11 @@ impl JournalOutputs {
         }
         let dir = path.parent().unwrap_or(Path::new("."));
         let mut recovered = 0u64;
-        for file in halves::files_of(dir, head.meta.pid)? {
+        let stem = path
+            .file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default();
+        for file in halves::files_of(dir, stem)? {
             match halves::recover_file(&file) {
                 Ok(Recovered { batch, .. }) if !batch.is_empty() => {
                     recovered += batch.len() as u64;

@@ -37,7 +37,9 @@ pub mod replay;
 pub mod sinks;
 pub mod summaries;
 
-pub use from_journal::{summary_text, write_from_journal, FromJournal, JournalOutputs};
+pub use from_journal::{
+    journal_holds_records, summary_text, write_from_journal, FromJournal, JournalOutputs,
+};
 pub use many::{ManyReplay, ManyReport, ProcessRecording, ProcessSummary};
 pub use pipeline::{Pipeline, Recording, RunReport};
 pub use replay::{Replay, SymbolSync};

@@ -59,6 +59,9 @@ pub struct ProcessEnd {
 /// A live run's sinks when the plan has a journal: see the module docs.
 pub struct JournalSink {
     writer: JournalWriter,
+    /// The journal's name without extension; the durable halves' files
+    /// start with it.
+    stem: String,
     generation: u64,
     agents: HashSet<u64>,
     code_objects: HashSet<u64>,
@@ -70,11 +73,23 @@ pub struct JournalSink {
 impl JournalSink {
     /// The journal of this process in `dir`.
     pub fn create(dir: &Path) -> std::io::Result<JournalSink> {
-        let path = rocwasm_journal::path_in(dir, std::process::id());
-        // A forked child that profiles inherits nothing of its parent's
-        // journal: its pid names a file of its own.
+        // A forked child that profiles has a pid of its own; a program this
+        // process `exec`s has the same pid and the next image number.
+        let pid = std::process::id();
+        let mut image = 0;
+        let (writer, stem) = loop {
+            let stem = rocwasm_journal::stem(pid, image);
+            match JournalWriter::create(&rocwasm_journal::path_in(dir, &stem)) {
+                Ok(w) => break (w, stem),
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists && image < 10_000 => {
+                    image += 1
+                }
+                Err(e) => return Err(e),
+            }
+        };
         Ok(JournalSink {
-            writer: JournalWriter::create(&path)?,
+            writer,
+            stem,
             generation: u64::MAX,
             agents: HashSet::new(),
             code_objects: HashSet::new(),
@@ -121,6 +136,11 @@ impl JournalSink {
         let json = serde_json::to_vec(end).expect("the report serialises");
         let r = self.writer.end(&json);
         self.check(r, 0);
+    }
+
+    /// The journal's name without extension (see `rocwasm_journal::stem`).
+    pub fn stem(&self) -> &str {
+        &self.stem
     }
 
     /// Records appended.

@@ -38,9 +38,10 @@ pub struct LiveHooks<'a> {
     /// Configures the native (C API) tools, see [`NativeTools`].
     pub native_tools: Option<NativeTools<'a>>,
     /// Memory for the halves of the buffers that feed the outputs, in the
-    /// journal directory it is given, so that the records outlive the
+    /// journal directory it is given, in files named after the journal's
+    /// stem (see `rocwasm_journal::halves`), so that the records outlive the
     /// process (see `rocwasm_core::buffer::durable`).
-    pub durable_memory: Option<fn(PathBuf) -> Arc<dyn DurableMemory>>,
+    pub durable_memory: Option<fn(PathBuf, String) -> Arc<dyn DurableMemory>>,
 }
 
 /// What a finished live run leaves.
@@ -159,7 +160,7 @@ impl LiveRun {
                         meta: meta.clone(),
                         process: process.clone(),
                     });
-                    journal_dir_used = Some(journal_dir.clone());
+                    journal_dir_used = Some((journal_dir.clone(), j.stem().to_string()));
                     if let Some(d) = &own {
                         let _ = std::fs::write(d.join(RunPlan::JOURNAL_PLAN_FILE), plan.to_json());
                     }
@@ -176,7 +177,8 @@ impl LiveRun {
                 }
             }
         };
-        let durable = journal_dir_used.and_then(|d| hooks.durable_memory.map(|memory| memory(d)));
+        let durable = journal_dir_used
+            .and_then(|(dir, stem)| hooks.durable_memory.map(|memory| memory(dir, stem)));
         let processes = Processes::new(traced_process(&meta));
         let env = HostEnv::new(profiler.clone())
             .with_output_claim(Arc::new(claims.for_stages()))

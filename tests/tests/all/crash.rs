@@ -150,6 +150,50 @@ fn a_killed_application_under_a_chain_keeps_its_records_too() {
     );
 }
 
+/// `sh -c 'exec app'`: the shell's image starts a journal, the program it
+/// `exec`s (same pid) a second one; the program's records are written once,
+/// as the application's, and the empty image adds nothing.
+#[test]
+fn a_program_started_by_exec_keeps_its_records() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = sim_dir()
+        .join("bin/crash_after_kernels")
+        .display()
+        .to_string();
+    let script = format!("exec {app} 50 kill");
+    let out = rocwasm(
+        &[
+            "run",
+            "--sim",
+            "--kernel-trace",
+            "--output-format",
+            "csv,rocpd",
+            "-d",
+            "out",
+            "--",
+            "/bin/sh",
+            "-c",
+            &script,
+        ],
+        tmp.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(137), "{out:?}");
+    assert!(
+        stdout.contains("was ended by signal 9 (SIGKILL)"),
+        "{stdout}"
+    );
+    let dir = tmp.path().join("out");
+    assert_eq!(csv_rows(&dir.join("kernel_trace.csv")), 50, "{stdout}");
+    let db = dir.join("results.db");
+    assert_eq!(sql_count(&db, "rocpd_kernel_dispatch"), 50);
+    assert_eq!(
+        sql_count(&db, "rocpd_info_process"),
+        1,
+        "one process in the database"
+    );
+}
+
 /// `rocwasm write-journal` on a directory no run left: one clear error.
 #[test]
 fn write_journal_refuses_a_directory_that_is_not_a_journal() {

@@ -243,9 +243,19 @@ fn write_outputs(
     let app_pid = app.map(|(pid, _)| pid);
     let ended =
         app.map(|(pid, status)| format!("the application (pid {pid}) {}", describe_exit(status)));
+    let stem_of = |p: &Path| {
+        p.file_stem()
+            .and_then(|s| s.to_str())
+            .and_then(rocwasm_journal::parse_stem)
+    };
+    // The application's own summary is its last image's (after an `exec`).
+    let last_image_of_app = journals
+        .iter()
+        .filter(|p| app_pid.is_some() && stem_of(p).map(|(pid, _)| pid) == app_pid)
+        .next_back();
     let mut printed = false;
     let mut kept = false;
-    for path in &journals {
+    for (i, path) in journals.iter().enumerate() {
         let size = std::fs::metadata(path).map(|m| m.len()).unwrap_or(0);
         if size >= 64 << 20 {
             eprintln!(
@@ -253,11 +263,19 @@ fn write_outputs(
                 size >> 20
             );
         }
-        let pid = path
-            .file_stem()
-            .and_then(|s| s.to_str())
-            .and_then(|s| s.parse::<u32>().ok());
-        let own = pid.is_some() && pid == app_pid;
+        let own = Some(path) == last_image_of_app;
+        let pid = stem_of(path).map(|(pid, _)| pid);
+        // An image that `exec`ed another program before recording anything
+        // (`sh -c 'exec app'`): the next image's journal is the process's.
+        let later_image = journals[i + 1..]
+            .iter()
+            .any(|p| stem_of(p).map(|(q, _)| q) == pid);
+        if later_image
+            && !following.contains_key(path)
+            && !rocwasm_pipeline::journal_holds_records(path)
+        {
+            continue;
+        }
         let said = ended.as_deref().filter(|_| own);
         let written = match following.remove(path) {
             Some(outputs) => outputs.finish(said, ended_ns),
