@@ -284,6 +284,7 @@ fn stock_stage(name: &str, domains: Vec<BufferTracingKind>, settings: &Settings)
         on_failure: FailurePolicy::default(),
         output: OutputGrant::RunDirectory,
         services: Services::default(),
+        placement: Placement::default(),
     }
 }
 

@@ -10,7 +10,7 @@ pub use rocwasm_core::{BufferPolicy, BufferTracingKind};
 /// A stage's vocabulary, defined once in the run plan.
 pub use rocwasm_plan::{
     BufferSettings, FailurePolicy, IterationRange, KernelPlan, Limits, OutputFormat, OutputGrant,
-    PathTemplate, Services, World, WriteTiming,
+    PathTemplate, Placement, Services, World, WriteTiming,
 };
 
 /// The chain file format version this rocwasm reads.
@@ -125,6 +125,9 @@ pub struct Stage {
     /// `external_correlation`): granted unless withheld here or by the
     /// site policy.
     pub services: Services,
+    /// Where the stage runs (`placement`): in the application (default) or
+    /// in the launcher on the record journal's batches.
+    pub placement: Placement,
 }
 
 /// Where a stage's component comes from.

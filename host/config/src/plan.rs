@@ -102,6 +102,7 @@ fn stage_plan(s: &crate::model::Stage) -> StagePlan {
         failure: s.on_failure,
         output: s.output.clone(),
         services: s.services,
+        placement: s.placement,
     }
 }
 

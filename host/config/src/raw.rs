@@ -106,6 +106,7 @@ pub struct RawStage {
     pub output: Option<S<toml::Value>>,
     pub callbacks: Option<S<bool>>,
     pub external_correlation: Option<S<bool>>,
+    pub placement: Option<S<String>>,
 }
 
 #[derive(Debug, Deserialize)]

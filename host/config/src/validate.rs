@@ -283,6 +283,7 @@ impl Validator<'_> {
             None => OutputGrant::None,
         };
         let services = self.services(r, kind, &here)?;
+        let placement = self.placement(r, kind, &here)?;
         Ok(Stage {
             name: name.get_ref().clone(),
             plugin,
@@ -295,7 +296,45 @@ impl Validator<'_> {
             on_failure,
             output,
             services,
+            placement,
         })
+    }
+
+    /// `placement`: where the stage runs. In the launcher a stage reads the
+    /// record journal's batches only, so it must be an analysis that asks
+    /// for no synchronous service.
+    fn placement(&self, r: &RawStage, world: World, here: &str) -> Result<Placement, ConfigError> {
+        let Some(p) = &r.placement else {
+            return Ok(Placement::default());
+        };
+        let names: Vec<&str> = Placement::ALL.iter().map(|p| p.name()).collect();
+        let name = self.choice(p, "placement", here, &names)?;
+        let placement = *Placement::ALL
+            .iter()
+            .find(|p| p.name() == name)
+            .expect("a listed name");
+        if placement == Placement::Rocwasm {
+            let why = if world == World::Transform {
+                Some("a transform stage must run where the records are made (its output is what the outputs write)")
+            } else if r.callbacks.as_ref().is_some_and(|c| *c.get_ref()) {
+                Some("`callbacks = true` answers in the application's call path")
+            } else if r
+                .external_correlation
+                .as_ref()
+                .is_some_and(|c| *c.get_ref())
+            {
+                Some("`external_correlation = true` answers in the application's call path")
+            } else {
+                None
+            };
+            if let Some(why) = why {
+                return Err(self.src.error(
+                    p.span(),
+                    format!("`placement = \"rocwasm\"` {here}: {why}; only an analysis that reads batches can run in the launcher"),
+                ));
+            }
+        }
+        Ok(placement)
     }
 
     /// `callbacks` and `external_correlation`: the synchronous services the

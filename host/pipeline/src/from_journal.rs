@@ -14,6 +14,8 @@ use rocwasm_journal::{halves, Frame, JournalReader};
 use rocwasm_plan::RunPlan;
 
 use rocwasm_output::OutputSummary;
+use rocwasm_plan::Placement;
+use rocwasm_record::stages::placed;
 use rocwasm_record::{admit_under_policy, JournalMeta, ProcessEnd};
 
 use crate::pipeline::{Pipeline, Recording};
@@ -157,11 +159,10 @@ impl JournalOutputs {
             plugin_names: Arc::new(TraceNames(names)),
             symbols: Arc::new(SymbolTable::new()),
         };
-        // Only the sinks: the stages ran in the process, and its filters
-        // were applied there (a kernel iteration range counted twice would
-        // keep other dispatches).
-        let mut writer_plan = plan.clone();
-        writer_plan.stages.clear();
+        // The stages placed in the launcher (the others ran in the
+        // process), and no filter: the process applied them (a kernel
+        // iteration range counted twice would keep other dispatches).
+        let mut writer_plan = placed(plan, Placement::Rocwasm);
         writer_plan.kernels = Default::default();
         writer_plan.collection = Default::default();
         writer_plan.journal = None;
@@ -169,6 +170,9 @@ impl JournalOutputs {
         let mut pipeline = Pipeline::start(writer_plan, &head.process, recording, Vec::new())
             .with_context(|| format!("writing the outputs of process {}", head.meta.pid))?;
         pipeline.skip_audit();
+        // The journal also holds what the launcher's stages trace: the
+        // sinks keep the outputs' kinds, exactly (none when none).
+        pipeline.write_only(&plan.output.kinds);
         Ok(Some(JournalOutputs {
             plan: plan.clone(),
             path: path.to_path_buf(),
@@ -292,6 +296,15 @@ impl JournalOutputs {
             .finish()
             .expect("a journal's pipeline is finished once, here");
         end.problems.extend(report.problems);
+        // The stages that ran here: their tables after the process's.
+        let launcher_text = report.plugins.render();
+        if !launcher_text.is_empty() {
+            if !end.plugin_text.is_empty() {
+                end.plugin_text.push('\n');
+            }
+            end.plugin_text.push_str(&launcher_text);
+        }
+        end.no_plugin_tables &= report.plugins.tables.iter().all(|(_, t)| t.is_empty());
         let summary = summary_text(&end, &report.outputs, plan.output.stats, ended);
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create the output directory {}", dir.display()))?;

@@ -199,6 +199,18 @@ impl Pipeline {
         Ok(())
     }
 
+    /// The sinks take exactly `kinds` (none when empty), whatever else the
+    /// source holds: a journal also carries what the launcher's stages
+    /// trace.
+    pub(crate) fn write_only(&mut self, kinds: &[rocwasm_core::BufferTracingKind]) {
+        let everything: std::collections::BTreeMap<_, Option<Vec<u32>>> =
+            rocwasm_core::BufferTracingKind::ALL
+                .iter()
+                .map(|&k| (k, None))
+                .collect();
+        self.route = SinkRoute::new(kinds, &everything);
+    }
+
     /// Leaves the audit line out of the end (writing a journal's outputs:
     /// the process wrote its own).
     pub fn skip_audit(&mut self) {

@@ -47,6 +47,6 @@ pub use format::{OutputFormat, WriteTiming};
 pub use kernels::{IterationRange, KernelFilters, KernelOptionError, KernelPlan, Verdict};
 pub use plan::{ForkPolicy, OutputPlan, PlanError, RunPlan, StagePlan};
 pub use rocwasm_ids::{BufferPolicy, BufferTracingKind};
-pub use stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, Services, World};
+pub use stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, Placement, Services, World};
 pub use summary::{SummaryDestination, SummaryPlan};
 pub use template::{PathTemplate, ProcessInfo, TemplateError};

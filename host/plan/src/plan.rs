@@ -39,7 +39,9 @@ use crate::collection::CollectionPlan;
 use crate::format::{OutputFormat, WriteTiming};
 use crate::kernels::KernelPlan;
 use crate::serde_ids::{kinds, operations};
-use crate::stage::{BufferSettings, FailurePolicy, Limits, OutputGrant, Services, World};
+use crate::stage::{
+    BufferSettings, FailurePolicy, Limits, OutputGrant, Placement, Services, World,
+};
 use crate::summary::SummaryPlan;
 use crate::template::{PathTemplate, ProcessInfo};
 
@@ -160,6 +162,10 @@ pub struct StagePlan {
     /// or (after admission) decided.
     #[serde(default, skip_serializing_if = "Services::is_default")]
     pub services: Services,
+    /// Where the stage runs: in the application (the default) or in the
+    /// launcher, on the record journal's batches.
+    #[serde(default, skip_serializing_if = "Placement::is_default")]
+    pub placement: Placement,
 }
 
 /// What a `fork()`ed child of the profiled process does.
@@ -342,6 +348,7 @@ mod tests {
                 },
                 output: OutputGrant::Subdirectory("bw".into()),
                 services: Services::default(),
+                placement: Placement::default(),
             }],
             buffer: BufferSettings::default(),
             plugin_cache: None,

@@ -201,6 +201,40 @@ impl OutputGrant {
     }
 }
 
+/// Where a stage runs (the chain file's `placement`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
+#[serde(rename_all = "kebab-case")]
+pub enum Placement {
+    /// In the profiled process, on the engine's buffers: what answers in
+    /// the call path (callbacks, external correlation) and transforms must
+    /// run here. Its tables are lost if the process is killed.
+    #[default]
+    Application,
+    /// In the `rocwasm` process that launched the application, on the
+    /// batches of its record journal: an analysis that only reads batches.
+    /// It never slows the application, and its results cover every record
+    /// the application left, however it ended.
+    Rocwasm,
+}
+
+impl Placement {
+    /// Every placement, in the chain file's order.
+    pub const ALL: &'static [Placement] = &[Placement::Application, Placement::Rocwasm];
+
+    /// The chain file's name: `application` or `rocwasm`.
+    pub fn name(self) -> &'static str {
+        match self {
+            Placement::Application => "application",
+            Placement::Rocwasm => "rocwasm",
+        }
+    }
+
+    /// True for the default, [`Placement::Application`] (left out of plans).
+    pub fn is_default(&self) -> bool {
+        *self == Placement::Application
+    }
+}
+
 /// The two plugin worlds of the WIT package (`wit/worlds.wit`).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default, Serialize, Deserialize)]
 #[serde(rename_all = "kebab-case")]

@@ -442,6 +442,7 @@ mod tests {
             failure: FailurePolicy::Disable,
             output: OutputGrant::None,
             services: Default::default(),
+            placement: Default::default(),
         }
     }
 

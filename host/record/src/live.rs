@@ -10,7 +10,7 @@ use rocwasm_core::buffer::DurableMemory;
 use rocwasm_core::{clock, Batch, BufferTracingKind, DeliveryInfo, Profiler};
 use rocwasm_journal::RunMetadata;
 use rocwasm_plan::claims::OutputClaims;
-use rocwasm_plan::{ProcessInfo, RunPlan};
+use rocwasm_plan::{Placement, ProcessInfo, RunPlan};
 use rocwasm_plugin_host::{
     Chain, ChainOutput, EngineConfig, HostEnv, PluginEngine, Processes, StageSpec, TracedProcess,
     World,
@@ -24,7 +24,7 @@ use crate::kernels::KernelSelection;
 use crate::own::{BatchOut, OwnContext};
 use crate::report::PluginReport;
 use crate::route::SinkRoute;
-use crate::stages::{stage_specs, traced_by_chain};
+use crate::stages::{placed, stage_specs, traced_by_chain};
 
 /// Configures native (C API) tools on a live run's engine before its
 /// configuration locks; the `bool` says whether the site policy allows
@@ -127,7 +127,13 @@ impl LiveRun {
             notes.push(text);
             None
         });
-        let specs = stage_specs(&plan, &dir);
+        // The stages placed in the launcher read the journal: the kinds
+        // they trace are journaled besides the outputs'.
+        let specs = stage_specs(&placed(&plan, Placement::Application), &dir);
+        let launcher_kinds: Vec<BufferTracingKind> =
+            traced_by_chain(&stage_specs(&placed(&plan, Placement::Rocwasm), &dir))
+                .into_keys()
+                .collect();
         let mut meta = RunMetadata::for_current_process(plan.command.clone());
         meta.start_ns = clock::now();
         let collection = CollectionGate::install(&plan.collection, meta.start_ns, &profiler)
@@ -150,7 +156,10 @@ impl LiveRun {
             let (journal_dir, own) = match &plan.journal {
                 Some(d) => (d.clone(), None),
                 None => {
+                    // Absolute: the application may change its directory
+                    // before its end, when the outputs are written.
                     let d = plan.journal_dir_for(process.pid);
+                    let d = std::path::absolute(&d).unwrap_or(d);
                     (d.clone(), Some(d))
                 }
             };
@@ -201,7 +210,7 @@ impl LiveRun {
             claims,
             meta,
         };
-        run.start_engine(env, specs, hooks.native_tools, durable)?;
+        run.start_engine(env, specs, hooks.native_tools, durable, &launcher_kinds)?;
         Ok(run)
     }
 
@@ -215,20 +224,29 @@ impl LiveRun {
         specs: Vec<StageSpec>,
         native_tools: Option<NativeTools<'_>>,
         durable: Option<Arc<dyn DurableMemory>>,
+        launcher_kinds: &[BufferTracingKind],
     ) -> Result<()> {
         let kinds = self.plan.output.kinds.clone();
+        // What the journal takes: the outputs' kinds and those of the
+        // stages placed in the launcher.
+        let mut journal_kinds = kinds.clone();
+        for &k in launcher_kinds {
+            if !journal_kinds.contains(&k) {
+                journal_kinds.push(k);
+            }
+        }
         // Sink kinds a transform filters must come out of the chain even
         // when no analysis traces them, or the trace files would skip the
         // filter: the chain's buffer traces them for the output.
         let mut traced = traced_by_chain(&specs);
         let through_transforms = through_transforms(&kinds, &specs, &traced);
         self.route = if specs.is_empty() {
-            SinkRoute::without_chain(&kinds)
+            SinkRoute::without_chain(&journal_kinds)
         } else {
             for &k in &through_transforms {
                 traced.insert(k, None);
             }
-            SinkRoute::new(&kinds, &traced)
+            SinkRoute::new(&journal_kinds, &traced)
         };
         let profiler = self.profiler.clone();
         let out: BatchOut = {

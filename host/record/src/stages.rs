@@ -5,7 +5,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use rocwasm_core::BufferTracingKind;
-use rocwasm_plan::RunPlan;
+use rocwasm_plan::{Placement, RunPlan};
 use rocwasm_plugin_host::{StageSpec, World};
 
 /// One spec per planned stage, in order; output grants are resolved under
@@ -15,6 +15,15 @@ pub fn stage_specs(plan: &RunPlan, run_dir: &Path) -> Vec<StageSpec> {
         .iter()
         .map(|s| StageSpec::from_plan(s, plan.buffer, run_dir))
         .collect()
+}
+
+/// `plan` with only the stages placed at `placement` (`placement` in the
+/// chain file): the application runs one part of the chain, the launcher
+/// the other.
+pub fn placed(plan: &RunPlan, placement: Placement) -> RunPlan {
+    let mut plan = plan.clone();
+    plan.stages.retain(|s| s.placement == placement);
+    plan
 }
 
 /// The kinds the chain will trace for its stages, with the operations of
@@ -76,6 +85,7 @@ mod tests {
             },
             output: OutputGrant::Subdirectory("bandwidth".into()),
             services: Default::default(),
+            placement: Default::default(),
         }
     }
 

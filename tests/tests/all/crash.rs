@@ -194,6 +194,68 @@ fn a_program_started_by_exec_keeps_its_records() {
     );
 }
 
+/// A stage placed in the launcher (`placement = "rocwasm"`) reads the
+/// journal: its results cover every dispatch of an application that was
+/// killed, which an in-process stage's could not.
+#[test]
+fn a_stage_placed_in_the_launcher_covers_a_killed_application() {
+    plugins_dir(&["kernel-stats"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let chain = tmp.path().join("chain.toml");
+    std::fs::write(
+        &chain,
+        r#"
+version = 1
+
+[[stage]]
+name = "kernel-stats"
+plugin = "kernel-stats"
+domains = ["kernel_dispatch"]
+placement = "rocwasm"
+"#,
+    )
+    .unwrap();
+    let app = sim_dir()
+        .join("bin/crash_after_kernels")
+        .display()
+        .to_string();
+    let out = rocwasm(
+        &[
+            "run",
+            "--sim",
+            "-c",
+            chain.to_str().unwrap(),
+            "--output-format",
+            "csv",
+            "-d",
+            "out",
+            "--",
+            &app,
+            "300",
+            "kill",
+        ],
+        tmp.path(),
+    );
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    let context = format!("--- stdout\n{stdout}\n--- stderr\n{stderr}");
+    assert_eq!(out.status.code(), Some(137), "{context}");
+    assert!(
+        stdout.contains("[kernel-stats]"),
+        "the stage's table: {context}"
+    );
+    let fill = stdout
+        .lines()
+        .find(|l| l.contains("fill"))
+        .unwrap_or_else(|| panic!("no row for the kernel: {context}"));
+    let cells: Vec<&str> = fill
+        .split(['│', '┆'])
+        .map(str::trim)
+        .filter(|c| !c.is_empty())
+        .collect();
+    assert_eq!(cells.get(1), Some(&"300"), "{fill}\n{context}");
+}
+
 /// `rocwasm write-journal` on a directory no run left: one clear error.
 #[test]
 fn write_journal_refuses_a_directory_that_is_not_a_journal() {

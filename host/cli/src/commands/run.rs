@@ -111,7 +111,9 @@ pub fn run(args: RunArgs) -> Result {
 
     let mut plan = run_plan(&chain, &args);
     let admission = admit_plan(&plan)?;
+    // Absolute: the application may change its directory.
     let journal = plan.journal_dir_for(std::process::id());
+    let journal = std::path::absolute(&journal).unwrap_or(journal);
     std::fs::create_dir_all(&journal)
         .with_context(|| {
             format!(

@@ -197,6 +197,7 @@ fn one_stage_plan(name: &str, file: &Path, world: Option<rocwasm_plugin_host::Wo
             failure: defaults.failure,
             output: Default::default(),
             services: Default::default(),
+            placement: Default::default(),
         }],
         buffer: defaults.buffer,
         plugin_cache: None,
