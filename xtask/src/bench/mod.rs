@@ -477,6 +477,8 @@ const LIB_LOAD: &str = "process start and exit, wall: tool library preloaded vs 
 const HIP_CPU_DEFAULT: &str = "HIP call at max rate, CPU: traced (default outputs) vs untraced";
 const HIP_PAIRED: &str = "HIP call in bursts, CPU, paired: traced (CSV) vs untraced";
 const HIP_WALL_CHAIN: &str = "HIP call at max rate, wall: default chain vs untraced";
+const HIP_WALL_CHAIN_LAUNCHER: &str =
+    "HIP call at max rate, wall: default chain placed in rocwasm (placement) vs untraced";
 const HIP_PAIRED_NATIVE: &str =
     "HIP call in bursts, CPU, paired: native rocprofiler-sdk tool (buffered) vs untraced";
 
@@ -490,6 +492,7 @@ fn hip_rows(built: &Built, sizes: &Sizes, work: &Path) -> Vec<Row> {
             (HIP_CPU_DEFAULT, &[Target::MaxAddedNs(25.0)]),
             (HIP_PAIRED, &[Target::MaxAddedNs(25.0)]),
             (HIP_WALL_CHAIN, &[Target::MaxRatio(1.5)]),
+            (HIP_WALL_CHAIN_LAUNCHER, &[Target::MaxRatio(1.5)]),
             (HIP_PAIRED_NATIVE, &[]),
             (EXIT_LAUNCHER, &[]),
             (EXIT_ALONE, &[]),
@@ -558,14 +561,25 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
         Ok(stdout)
     };
 
+    // The default chain with every stage placed in the launcher: the
+    // measurement behind the default placement.
+    let default_chain = root.join("examples/chains/default.toml");
+    let in_launcher = work.join("default-in-rocwasm.toml");
+    {
+        let text = std::fs::read_to_string(&default_chain)
+            .with_context(|| format!("cannot read {}", default_chain.display()))?;
+        // Stock plugin names resolve through ROCWASM_PLUGIN_PATH (below).
+        let placed = text.replace("[[stage]]\n", "[[stage]]\nplacement = \"rocwasm\"\n");
+        std::fs::write(&in_launcher, placed)?;
+    }
     // The same program under `rocwasm run` with the default chain (its
     // four plugins and its outputs): the program's own line is the one of
     // two numbers among the chain's summary tables.
-    let chain = |args: &[String]| -> Result<String> {
+    let chain = |chain_file: &Path, args: &[String]| -> Result<String> {
         let stdout = output(
             Command::new(&built.rocwasm)
                 .args(["run", "--sim", "-c"])
-                .arg(root.join("examples/chains/default.toml"))
+                .arg(chain_file)
                 .arg("-d")
                 .arg(&out)
                 .arg("--")
@@ -610,12 +624,20 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
     let sustained = [sizes.sustained_calls.to_string(), "1".into(), "0".into()];
     let (mut base, mut traced_csv, mut traced_default, mut traced_during, mut traced_chain) =
         (Vec::new(), Vec::new(), Vec::new(), Vec::new(), Vec::new());
+    let mut traced_chain_launcher = Vec::new();
     for _ in 0..sizes.sustained_runs {
         base.push(parse::overhead_burst(&run(None, &sustained)?)?);
         traced_csv.push(parse::overhead_burst(&run(Some(&csv), &sustained)?)?);
         traced_default.push(parse::overhead_burst(&run(Some(&default), &sustained)?)?);
         traced_during.push(parse::overhead_burst_among(&during(&sustained)?)?);
-        traced_chain.push(parse::overhead_burst_among(&chain(&sustained)?)?);
+        traced_chain.push(parse::overhead_burst_among(&chain(
+            &default_chain,
+            &sustained,
+        )?)?);
+        traced_chain_launcher.push(parse::overhead_burst_among(&chain(
+            &in_launcher,
+            &sustained,
+        )?)?);
     }
     let paired = [
         "4000".to_string(),
@@ -752,6 +774,12 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
         Row::measured(
             HIP_WALL_CHAIN,
             Quantity::Ns(wall(&traced_chain)),
+            Some(Quantity::Ns(wall(&base))),
+        )
+        .target(Target::MaxRatio(1.5)),
+        Row::measured(
+            HIP_WALL_CHAIN_LAUNCHER,
+            Quantity::Ns(wall(&traced_chain_launcher)),
             Some(Quantity::Ns(wall(&base))),
         )
         .target(Target::MaxRatio(1.5)),
