@@ -347,7 +347,7 @@ fn loaded_configure_functions() -> Vec<(String, ConfigureFn)> {
     unsafe {
         libc::dl_iterate_phdr(Some(collect), &mut names as *mut Vec<String> as *mut c_void);
     }
-    let own = defining_object(loaded_configure_functions as *const c_void);
+    let own = defining_object(loaded_configure_functions as *const () as usize);
     let mut out: Vec<(String, ConfigureFn)> = Vec::new();
     for name in names {
         // Never this library itself (it is being initialised when a
@@ -361,7 +361,7 @@ fn loaded_configure_functions() -> Vec<(String, ConfigureFn)> {
         if out.iter().any(|(_, g)| *g as usize == f as usize) {
             continue;
         }
-        out.push((defining_object(f as *const c_void).unwrap_or(name), f));
+        out.push((defining_object(f as usize).unwrap_or(name), f));
     }
     out
 }
@@ -417,11 +417,13 @@ fn configure_in(name: &str) -> Option<ConfigureFn> {
 
 /// The path of the object that defines the code at `addr` (the tool
 /// library finds the `rocwasm` program beside itself with it).
-pub fn defining_object(addr: *const c_void) -> Option<String> {
-    // SAFETY: dladdr fills `info` for an address inside a loaded object.
+/// The address is only looked up, never read: it is passed as a number.
+pub fn defining_object(addr: usize) -> Option<String> {
+    // SAFETY: dladdr only looks the address up among the loaded objects
+    // and fills `info`; the name it points to lives as long as the object.
     unsafe {
         let mut info: libc::Dl_info = std::mem::zeroed();
-        if libc::dladdr(addr, &mut info) == 0 || info.dli_fname.is_null() {
+        if libc::dladdr(addr as *const c_void, &mut info) == 0 || info.dli_fname.is_null() {
             return None;
         }
         Some(

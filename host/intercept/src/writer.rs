@@ -56,7 +56,7 @@ fn find_rocwasm() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("ROCWASM_BIN") {
         return Some(PathBuf::from(p));
     }
-    let here = rocwasm_capi::registration::defining_object(write_outputs as *const _)
+    let here = rocwasm_capi::registration::defining_object(write_outputs as *const () as usize)
         .map(PathBuf::from)
         .and_then(|p| p.parent().map(Path::to_path_buf));
     if let Some(dir) = here {

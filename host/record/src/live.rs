@@ -32,6 +32,10 @@ use crate::stages::{placed, stage_specs, traced_by_chain};
 /// lines for the run's report.
 pub type NativeTools<'a> = &'a dyn Fn(&Arc<Profiler>, bool) -> Vec<String>;
 
+/// Makes the durable memory of a journal: its directory and stem in, the
+/// memory its output buffers keep their halves in out.
+pub type DurableMemoryFor = fn(PathBuf, String) -> Arc<dyn DurableMemory>;
+
 /// What a live run gets from the tool library that is not in the plan.
 #[derive(Default)]
 pub struct LiveHooks<'a> {
@@ -41,7 +45,7 @@ pub struct LiveHooks<'a> {
     /// journal directory it is given, in files named after the journal's
     /// stem (see `rocwasm_journal::halves`), so that the records outlive the
     /// process (see `rocwasm_core::buffer::durable`).
-    pub durable_memory: Option<fn(PathBuf, String) -> Arc<dyn DurableMemory>>,
+    pub durable_memory: Option<DurableMemoryFor>,
 }
 
 /// What a finished live run leaves.

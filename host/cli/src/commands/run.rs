@@ -253,8 +253,7 @@ fn write_outputs(
     // The application's own summary is its last image's (after an `exec`).
     let last_image_of_app = journals
         .iter()
-        .filter(|p| app_pid.is_some() && stem_of(p).map(|(pid, _)| pid) == app_pid)
-        .next_back();
+        .rfind(|p| app_pid.is_some() && stem_of(p).map(|(pid, _)| pid) == app_pid);
     let mut printed = false;
     let mut kept = false;
     for (i, path) in journals.iter().enumerate() {
