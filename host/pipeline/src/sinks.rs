@@ -7,10 +7,6 @@ use std::sync::{Arc, Mutex};
 use rocwasm_core::{clock, Batch, BufferTracingKind as K, Profiler};
 use rocwasm_output::{OperationNames, OutputSummary, Outputs, RunMetadata, SinkContext};
 
-/// Spooled records from which the end of a run says it is writing the
-/// files (about a second of work for the default formats).
-const SAY_SPOOL_AT: u64 = 500_000;
-
 /// The outputs of one process. Symbols come from the engine's table (a
 /// replay copies the recording's into it before each batch); operation
 /// names from the table given at creation.
@@ -70,8 +66,8 @@ impl Sinks {
     }
 
     /// Closes the outputs once; `None` the second time. `stamp_end` sets
-    /// the run's end time to now (a live run; a replay keeps the
-    /// recording's).
+    /// the run's end time to now (a source without an end time of its own;
+    /// a recording or a journal keeps its own).
     pub fn finish(&self, stamp_end: bool) -> Option<(OutputSummary, RunMetadata)> {
         let outputs = self
             .outputs
@@ -81,13 +77,6 @@ impl Sinks {
         let mut meta = self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone();
         if stamp_end {
             meta.end_ns = clock::now();
-        }
-        let spooled = outputs.spooled_records();
-        if spooled >= SAY_SPOOL_AT {
-            // Seconds of work after the application's last call: say why.
-            eprintln!(
-                "rocwasm: writing the output files of {spooled} records from the run's spool…"
-            );
         }
         let summary = self.with_context(&meta, |ctx| outputs.finish(ctx));
         Some((summary, meta))
