@@ -67,6 +67,13 @@ int main(int argc, char** argv) {
     CHECK(hipStreamSynchronize(stream));
     printf("LAUNCHED kernels=%d copies=2 last=%g\n", launches, (double)host[LEN - 1]);
     fflush(stdout);
+    /* A profiler records a dispatch on the runtime's completion-handler
+     * thread, just after the GPU signalled it: the program can see the
+     * stream idle a moment before that. A program that dies within that
+     * moment loses those records (rocwasm's docs/ARCHITECTURE.md, "Who
+     * writes the outputs"). 20 ms keeps this program about what happens
+     * after it, even on a loaded machine. */
+    usleep(20000);
     if (strcmp(mode, "segv") == 0) {
         *(volatile int*)(uintptr_t)0 = 1;
     } else if (strcmp(mode, "abort") == 0) {

@@ -1,8 +1,9 @@
 //! The application only records, so a crash loses nothing it recorded:
 //! `crash_after_kernels 300 MODE` (the simulated runtime) copies a buffer to
 //! the device, launches 300 kernels, copies it back, synchronises, prints
-//! `LAUNCHED kernels=300 copies=2`, then ends by `exit`, SIGSEGV, `abort`
-//! or SIGKILL on itself. Under `rocwasm run --sim --kernel-trace
+//! `LAUNCHED kernels=300 copies=2`, waits 20 ms (the completion handlers'
+//! moment, docs/ARCHITECTURE.md), then ends by `exit`, SIGSEGV, `abort` or
+//! SIGKILL on itself. Under `rocwasm run --sim --kernel-trace
 //! --memory-copy-trace --output-format csv,rocpd`, for each end:
 //!
 //! - `kernel_trace.csv` and rocpd's `rocpd_kernel_dispatch` hold all 300

@@ -309,6 +309,8 @@ fn write_outputs(
             }
         }
     }
+    // For a bug report: the journals as the processes left them.
+    let kept = kept || std::env::var_os("ROCWASM_KEEP_JOURNAL").is_some();
     if kept {
         eprintln!(
             "rocwasm: the record journal is kept in {} (`rocwasm write-journal {}` writes the outputs again once the cause is fixed)",
