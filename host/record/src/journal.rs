@@ -11,10 +11,10 @@
 //! The launcher then calls `rocwasm_pipeline::write_from_journal` for each
 //! journal, however the process ended.
 
-use std::collections::HashSet;
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use rocwasm_core::{Batch, SymbolTable};
+use rocwasm_core::{AgentInfo, Batch, CodeObject, KernelSymbol, SymbolTable};
 use rocwasm_journal::RunMetadata;
 use rocwasm_journal::{JournalWriter, Symbols};
 use rocwasm_plan::ProcessInfo;
@@ -63,9 +63,12 @@ pub struct JournalSink {
     /// start with it.
     stem: String,
     generation: u64,
-    agents: HashSet<u64>,
-    code_objects: HashSet<u64>,
-    kernels: HashSet<u64>,
+    /// What was journaled, by id: an entry the table replaced (a kernel
+    /// first known from HIP's registration, then from the loader) is
+    /// journaled again, and the launcher's table replaces it too.
+    agents: HashMap<u64, AgentInfo>,
+    code_objects: HashMap<u64, CodeObject>,
+    kernels: HashMap<u64, KernelSymbol>,
     /// The first write that failed, and records lost since.
     failed: Option<(String, u64)>,
 }
@@ -91,9 +94,9 @@ impl JournalSink {
             writer,
             stem,
             generation: u64::MAX,
-            agents: HashSet::new(),
-            code_objects: HashSet::new(),
-            kernels: HashSet::new(),
+            agents: HashMap::new(),
+            code_objects: HashMap::new(),
+            kernels: HashMap::new(),
             failed: None,
         })
     }
@@ -174,6 +177,46 @@ impl JournalSink {
     }
 }
 
-fn new_entries<T>(all: Vec<T>, seen: &mut HashSet<u64>, id: impl Fn(&T) -> u64) -> Vec<T> {
-    all.into_iter().filter(|e| seen.insert(id(e))).collect()
+/// The entries of `all` that are new or changed since `written`, which
+/// then holds them.
+fn new_entries<T: Clone + PartialEq>(
+    all: Vec<T>,
+    written: &mut HashMap<u64, T>,
+    id: impl Fn(&T) -> u64,
+) -> Vec<T> {
+    all.into_iter()
+        .filter(|e| {
+            if written.get(&id(e)) == Some(e) {
+                return false;
+            }
+            written.insert(id(e), e.clone());
+            true
+        })
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(id: u64, code_object_id: u64) -> KernelSymbol {
+        KernelSymbol {
+            id,
+            code_object_id,
+            name: format!("k{id}"),
+            ..KernelSymbol::default()
+        }
+    }
+
+    /// A symbol the table replaced (same id, more known) is journaled
+    /// again; an unchanged one is not.
+    #[test]
+    fn replaced_symbols_are_journaled_again() {
+        let mut written = HashMap::new();
+        let first = new_entries(vec![kernel(1, 0), kernel(2, 0)], &mut written, |k| k.id);
+        assert_eq!(first.len(), 2);
+        let again = new_entries(vec![kernel(1, 0), kernel(2, 7)], &mut written, |k| k.id);
+        assert_eq!(again, vec![kernel(2, 7)]);
+        assert!(new_entries(vec![kernel(1, 0), kernel(2, 7)], &mut written, |k| k.id).is_empty());
+    }
 }
