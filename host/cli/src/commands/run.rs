@@ -114,20 +114,7 @@ pub fn run(args: RunArgs) -> Result {
     // Absolute: the application may change its directory.
     let journal = plan.journal_dir_for(std::process::id());
     let journal = std::path::absolute(&journal).unwrap_or(journal);
-    std::fs::create_dir_all(&journal)
-        .with_context(|| {
-            format!(
-                "cannot create the record journal directory {}",
-                journal.display()
-            )
-        })
-        .map_err(Failure::Runtime)?;
     plan.journal = Some(journal.clone());
-    // For `rocwasm write-journal`, should the journals outlive this run.
-    let plan_file = journal.join(RunPlan::JOURNAL_PLAN_FILE);
-    std::fs::write(&plan_file, plan.to_json())
-        .with_context(|| format!("cannot write {}", plan_file.display()))
-        .map_err(Failure::Runtime)?;
     if !admission.native_tools {
         if let Some(tools) = std::env::var_os("ROCP_TOOL_LIBRARIES").filter(|v| !v.is_empty()) {
             return Err(Failure::usage(format!(
@@ -141,7 +128,35 @@ pub fn run(args: RunArgs) -> Result {
             )));
         }
     }
-    let run_file = write_run_file(&plan)?;
+    // The journal directory, last before the start: an error before it
+    // leaves nothing behind. The plan beside the journals is for `rocwasm
+    // write-journal`, should they outlive this run.
+    let plan_file = journal.join(RunPlan::JOURNAL_PLAN_FILE);
+    // The first directory this run creates, removed again if nothing ran.
+    let made = journal
+        .ancestors()
+        .take_while(|d| !d.exists())
+        .last()
+        .map(Path::to_path_buf);
+    let unmake = || {
+        let _ = std::fs::remove_dir_all(made.as_deref().unwrap_or(&journal));
+    };
+    std::fs::create_dir_all(&journal)
+        .and_then(|()| std::fs::write(&plan_file, plan.to_json()))
+        .with_context(|| {
+            format!(
+                "cannot create the record journal directory {}",
+                journal.display()
+            )
+        })
+        .map_err(Failure::Runtime)?;
+    let run_file = match write_run_file(&plan) {
+        Ok(f) => f,
+        Err(e) => {
+            unmake();
+            return Err(e);
+        }
+    };
     cmd.env(
         "LD_PRELOAD",
         prepend_list(&tool, std::env::var_os("LD_PRELOAD"), ':'),
@@ -160,10 +175,18 @@ pub fn run(args: RunArgs) -> Result {
     }
     tracing::info!(app = ?args.app, tool = %tool.display(), sim = ?sim_lib, "launching");
 
-    let mut child = cmd
-        .spawn()
-        .with_context(|| format!("cannot start {}", args.app[0]))
-        .map_err(Failure::Runtime)?;
+    let mut child = match cmd.spawn() {
+        Ok(child) => child,
+        Err(e) => {
+            // Nothing ran: nothing to keep.
+            unmake();
+            let _ = std::fs::remove_file(&run_file);
+            return Err(Failure::runtime(format!(
+                "cannot start {}: {e}",
+                args.app[0]
+            )));
+        }
+    };
     let pid = child.id();
     // `--write-during-run`: the outputs grow as the journals do, written
     // here while the application runs (it never waits for them).
