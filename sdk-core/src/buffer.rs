@@ -773,13 +773,24 @@ impl Buffer {
         self.notify();
         let drop_count = self.drops.swap(0, AcqRel);
 
-        // Producers may have filled the current half past the watermark while
-        // the other one was busy; nobody else will swap it now.
+        self.swap_past_watermark(next);
+        self.hand_to_sink(batch, drop_count);
+        self.delivered.store(next, Release);
+        self.notify();
+    }
+
+    /// Producers may have filled the current half past the watermark while
+    /// the other one was busy (`next` is the epoch being filled); nobody
+    /// else will swap it now.
+    fn swap_past_watermark(self: &Arc<Self>, next: u32) {
         let (current, off) = split(self.state.load(SeqCst));
         if current == next && off > 0 && off.min(self.size) >= self.watermark {
             self.try_swap(current);
         }
+    }
 
+    /// Calls the sink with `batch` (when it holds records or drops).
+    fn hand_to_sink(&self, batch: crate::Batch, drop_count: u64) {
         if !batch.is_empty() || drop_count > 0 {
             let info = DeliveryInfo {
                 context: self.context,
@@ -791,8 +802,6 @@ impl Buffer {
             // buffer it serves) down with it.
             let _ = catch_unwind(AssertUnwindSafe(|| self.sink.deliver(info, batch)));
         }
-        self.delivered.store(next, Release);
-        self.notify();
     }
 
     /// [`Buffer::deliver`] for durable halves: the sink gets the records
@@ -804,16 +813,7 @@ impl Buffer {
         let half = &self.halves[(epoch & 1) as usize];
         let batch = decode_keep(&half.words, valid);
         let next = epoch.wrapping_add(1);
-        let drop_count = self.drops.swap(0, AcqRel);
-        if !batch.is_empty() || drop_count > 0 {
-            let info = DeliveryInfo {
-                context: self.context,
-                buffer: self.id,
-                drop_count,
-                process: 0,
-            };
-            let _ = catch_unwind(AssertUnwindSafe(|| self.sink.deliver(info, batch)));
-        }
+        self.hand_to_sink(batch, self.drops.swap(0, AcqRel));
         header.set_delivered(next);
         for w in &half.words[..(valid / 8) as usize] {
             w.store(0, Relaxed);
@@ -821,10 +821,7 @@ impl Buffer {
         half.valid_end.store(u64::MAX, Relaxed);
         self.drained.store(next, SeqCst);
         self.notify();
-        let (current, off) = split(self.state.load(SeqCst));
-        if current == next && off > 0 && off.min(self.size) >= self.watermark {
-            self.try_swap(current);
-        }
+        self.swap_past_watermark(next);
         self.delivered.store(next, Release);
         self.notify();
     }

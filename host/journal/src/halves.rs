@@ -19,13 +19,7 @@ pub fn path_in(dir: &Path, stem: &str, buffer: u64) -> PathBuf {
 pub fn files_of(dir: &Path, stem: &str) -> std::io::Result<Vec<PathBuf>> {
     let prefix = format!("{stem}.");
     let mut out: Vec<(u64, PathBuf)> = Vec::new();
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    for entry in entries {
-        let path = entry?.path();
+    for path in crate::files_in(dir)? {
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             continue;
         };

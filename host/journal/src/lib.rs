@@ -149,13 +149,7 @@ pub fn path_in(dir: &std::path::Path, stem: &str) -> std::path::PathBuf {
 /// ran them in); none when `dir` is missing.
 pub fn journals_in(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
     let mut out = Vec::new();
-    let entries = match std::fs::read_dir(dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    for entry in entries {
-        let path = entry?.path();
+    for path in files_in(dir)? {
         if path.extension().is_some_and(|e| e == EXTENSION) {
             let key = path
                 .file_stem()
@@ -167,6 +161,15 @@ pub fn journals_in(dir: &std::path::Path) -> std::io::Result<Vec<std::path::Path
     }
     out.sort();
     Ok(out.into_iter().map(|(_, p)| p).collect())
+}
+
+/// The paths in `dir`, in no order; none when `dir` is missing.
+pub(crate) fn files_in(dir: &std::path::Path) -> std::io::Result<Vec<std::path::PathBuf>> {
+    match std::fs::read_dir(dir) {
+        Ok(entries) => entries.map(|e| e.map(|e| e.path())).collect(),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Vec::new()),
+        Err(e) => Err(e),
+    }
 }
 
 #[cfg(test)]

@@ -15,6 +15,7 @@ use rocwasm_plan::RunPlan;
 
 use rocwasm_output::OutputSummary;
 use rocwasm_plan::Placement;
+use rocwasm_record::live::write_audit;
 use rocwasm_record::stages::placed;
 use rocwasm_record::{admit_under_policy, JournalMeta, ProcessEnd};
 
@@ -261,15 +262,13 @@ impl JournalOutputs {
                 str::to_string,
             )];
             match admit_under_policy(plan) {
-                Ok(admission) => {
-                    let dir = plan.run_dir(&head.process);
-                    let line = rocwasm_policy::audit::line(plan, &admission, false, &failures);
-                    problems.extend(rocwasm_policy::audit::write(
-                        &line,
-                        &dir,
-                        admission.audit_log.as_deref(),
-                    ));
-                }
+                Ok(admission) => problems.extend(write_audit(
+                    plan,
+                    &admission,
+                    &plan.run_dir(&head.process),
+                    false,
+                    &failures,
+                )),
                 Err(e) => problems.push(format!("no audit line: {e:#}")),
             }
         }

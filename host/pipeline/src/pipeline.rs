@@ -15,10 +15,10 @@ use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_plugin_host::{
     Chain, EngineConfig, HostEnv, OperationNameTable, PluginEngine, Processes, StageSpec,
 };
-use rocwasm_policy::{audit, Admission};
+use rocwasm_policy::Admission;
 use rocwasm_record::collection::{regions_report, CollectionGate};
 use rocwasm_record::kernels::KernelSelection;
-use rocwasm_record::live::traced_process;
+use rocwasm_record::live::{traced_process, write_audit};
 use rocwasm_record::stages::stage_specs;
 use rocwasm_record::{admit_under_policy, PluginReport, SinkRoute};
 
@@ -309,18 +309,9 @@ impl Pipeline {
         // Finishing the chain finalizes the engine first (stops contexts,
         // delivers every buffered record: the chain's through the stages
         // into the sinks, the own context's straight into them).
-        let plugins = match chain {
-            Some(chain) => {
-                let before = chain.failures();
-                match chain.finish() {
-                    Ok(outcome) => PluginReport::finished(outcome),
-                    Err(e) => PluginReport::stopped(&before, &e),
-                }
-            }
-            None => PluginReport::default(),
-        };
+        let plugins = PluginReport::finish_chain(chain);
         self.profiler.finalize();
-        let (mut outputs, meta) = self.sinks.finish(false)?;
+        let (mut outputs, meta) = self.sinks.finish()?;
         if let Some(k) = &self.kernels {
             outputs.notes.push(k.report(false));
         }
@@ -337,7 +328,19 @@ impl Pipeline {
         // A process profiled only for native tools without `rocwasm run`
         // runs no plugin and writes no file of ours, not even the audit.
         if self.audit && !self.plan.writes_nothing() {
-            problems.extend(self.write_audit(&plugins, &outputs));
+            let failures: Vec<String> = plugins
+                .problems
+                .iter()
+                .cloned()
+                .chain(outputs.errors.iter().map(|e| format!("{e:#}")))
+                .collect();
+            problems.extend(write_audit(
+                &self.plan,
+                &self.admission,
+                &self.dir,
+                true,
+                &failures,
+            ));
         }
         Some(RunReport {
             plugins,
@@ -345,24 +348,5 @@ impl Pipeline {
             outputs,
             meta,
         })
-    }
-
-    /// The run's audit line, into the output directory and the site log.
-    fn write_audit(&self, plugins: &PluginReport, outputs: &OutputSummary) -> Vec<String> {
-        if let Err(e) = std::fs::create_dir_all(&self.dir) {
-            return vec![format!("cannot create {}: {e}", self.dir.display())];
-        }
-        let failures: Vec<String> = plugins
-            .problems
-            .iter()
-            .cloned()
-            .chain(outputs.errors.iter().map(|e| format!("{e:#}")))
-            .collect();
-        let line = audit::line(&self.plan, &self.admission, true, &failures);
-        let problems = audit::write(&line, &self.dir, self.admission.audit_log.as_deref());
-        for p in &problems {
-            eprintln!("rocwasm: {p}");
-        }
-        problems
     }
 }

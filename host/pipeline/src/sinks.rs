@@ -4,7 +4,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use rocwasm_core::{clock, Batch, BufferTracingKind as K, Profiler};
+use rocwasm_core::{Batch, BufferTracingKind as K, Profiler};
 use rocwasm_output::{OperationNames, OutputSummary, Outputs, RunMetadata, SinkContext};
 
 /// The outputs of one process. Symbols come from the engine's table (a
@@ -65,19 +65,15 @@ impl Sinks {
         }
     }
 
-    /// Closes the outputs once; `None` the second time. `stamp_end` sets
-    /// the run's end time to now (a source without an end time of its own;
-    /// a recording or a journal keeps its own).
-    pub fn finish(&self, stamp_end: bool) -> Option<(OutputSummary, RunMetadata)> {
+    /// Closes the outputs once; `None` the second time. The run's end time
+    /// is the source's (a recording's, a journal's).
+    pub fn finish(&self) -> Option<(OutputSummary, RunMetadata)> {
         let outputs = self
             .outputs
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()?;
-        let mut meta = self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone();
-        if stamp_end {
-            meta.end_ns = clock::now();
-        }
+        let meta = self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone();
         let summary = self.with_context(&meta, |ctx| outputs.finish(ctx));
         Some((summary, meta))
     }

@@ -82,6 +82,8 @@ pub struct LiveRun {
     collection: Option<Arc<CollectionGate>>,
     claims: OutputClaims,
     meta: RunMetadata,
+    /// Why the journal could not be created (a failure for the audit).
+    journal_error: Option<String>,
 }
 
 impl LiveRun {
@@ -154,6 +156,7 @@ impl LiveRun {
         // The record journal: the launcher's directory, or (no launcher)
         // one of this process's own, whose outputs it has written at its end.
         let mut journal_dir_used = None;
+        let mut journal_error = None;
         let (journal, own_journal) = if plan.writes_nothing() {
             (None, None)
         } else {
@@ -185,6 +188,7 @@ impl LiveRun {
                         journal_dir.display()
                     );
                     eprintln!("rocwasm: {text}");
+                    journal_error = Some(text.clone());
                     notes.push(text);
                     (None, None)
                 }
@@ -213,6 +217,7 @@ impl LiveRun {
             collection,
             claims,
             meta,
+            journal_error,
         };
         run.start_engine(env, specs, hooks.native_tools, durable, &launcher_kinds)?;
         Ok(run)
@@ -376,16 +381,7 @@ impl LiveRun {
         // Finishing the chain finalizes the engine first (stops contexts,
         // delivers every buffered record: the chain's through the stages
         // into the journal, the own context's straight into it).
-        let plugins = match chain {
-            Some(chain) => {
-                let before = chain.failures();
-                match chain.finish() {
-                    Ok(outcome) => PluginReport::finished(outcome),
-                    Err(e) => PluginReport::stopped(&before, &e),
-                }
-            }
-            None => PluginReport::default(),
-        };
+        let plugins = PluginReport::finish_chain(chain);
         self.profiler.finalize();
         if let Some(log) = self
             .api_log
@@ -408,17 +404,32 @@ impl LiveRun {
         if let Some(r) = self.profiler.regions_report() {
             notes.push(regions_report(&r));
         }
+        let mut journal_problem = None;
         self.with_journal(|j| {
             notes.push(format!(
                 "{} records reached the record journal",
                 j.records()
             ));
-            problems.extend(j.problem());
+            journal_problem = j.problem();
         });
+        problems.extend(journal_problem.clone());
         // A process profiled only for native tools without `rocwasm run`
         // runs no plugin and writes no file of ours, not even the audit.
         if !self.plan.writes_nothing() {
-            problems.extend(self.write_audit(&plugins, &problems));
+            let failures: Vec<String> = plugins
+                .problems
+                .iter()
+                .cloned()
+                .chain(self.journal_error.clone())
+                .chain(journal_problem)
+                .collect();
+            problems.extend(write_audit(
+                &self.plan,
+                &self.admission,
+                &self.dir,
+                false,
+                &failures,
+            ));
         }
         Some(LiveReport {
             plugins,
@@ -427,25 +438,27 @@ impl LiveRun {
             meta,
         })
     }
+}
 
-    /// The run's audit line, into the output directory and the site log.
-    fn write_audit(&self, plugins: &PluginReport, problems: &[String]) -> Vec<String> {
-        if let Err(e) = std::fs::create_dir_all(&self.dir) {
-            return vec![format!("cannot create {}: {e}", self.dir.display())];
-        }
-        let failures: Vec<String> = plugins
-            .problems
-            .iter()
-            .chain(problems.iter().filter(|p| p.contains("record journal")))
-            .cloned()
-            .collect();
-        let line = audit::line(&self.plan, &self.admission, false, &failures);
-        let problems = audit::write(&line, &self.dir, self.admission.audit_log.as_deref());
-        for p in &problems {
-            eprintln!("rocwasm: {p}");
-        }
-        problems
+/// Writes a run's audit line (`plan` as `admission` admitted it, `replay`
+/// or live, with its `failures`) into `dir` and the site's log; returns,
+/// and prints, the problems doing so.
+pub fn write_audit(
+    plan: &RunPlan,
+    admission: &Admission,
+    dir: &Path,
+    replay: bool,
+    failures: &[String],
+) -> Vec<String> {
+    if let Err(e) = std::fs::create_dir_all(dir) {
+        return vec![format!("cannot create {}: {e}", dir.display())];
     }
+    let line = audit::line(plan, admission, replay, failures);
+    let problems = audit::write(&line, dir, admission.audit_log.as_deref());
+    for p in &problems {
+        eprintln!("rocwasm: {p}");
+    }
+    problems
 }
 
 /// Creates the stages' output directories, starts the plugin engine and

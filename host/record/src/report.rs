@@ -4,7 +4,7 @@
 //! `rocwasm-summary.txt`; `rocwasm replay` prints it.
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
-use rocwasm_plugin_host::{ChainOutcome, FailureReport, SummaryTable};
+use rocwasm_plugin_host::{Chain, ChainOutcome, FailureReport, SummaryTable};
 
 /// What the end of a chain leaves for the summary.
 #[derive(Debug, Default)]
@@ -21,6 +21,22 @@ pub struct PluginReport {
 }
 
 impl PluginReport {
+    /// Finishes `chain` (each stage's `fini`, once; the engine is finalized
+    /// first, so every buffered record is delivered) and reports it; no
+    /// chain, an empty report.
+    pub fn finish_chain(chain: Option<Chain>) -> PluginReport {
+        match chain {
+            Some(chain) => {
+                let before = chain.failures();
+                match chain.finish() {
+                    Ok(outcome) => PluginReport::finished(outcome),
+                    Err(e) => PluginReport::stopped(&before, &e),
+                }
+            }
+            None => PluginReport::default(),
+        }
+    }
+
     /// A chain that finished: its tables, declined stages and failures.
     pub fn finished(outcome: ChainOutcome) -> PluginReport {
         PluginReport {

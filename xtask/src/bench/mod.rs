@@ -37,6 +37,7 @@ mod table;
 mod trace;
 
 use std::collections::BTreeMap;
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::Instant;
@@ -572,14 +573,14 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
         let placed = text.replace("[[stage]]\n", "[[stage]]\nplacement = \"rocwasm\"\n");
         std::fs::write(&in_launcher, placed)?;
     }
-    // The same program under `rocwasm run` with the default chain (its
-    // four plugins and its outputs): the program's own line is the one of
-    // two numbers among the chain's summary tables.
-    let chain = |chain_file: &Path, args: &[String]| -> Result<String> {
+    // The same program under `rocwasm run FLAGS…`, checked to have traced
+    // (the program's own line is the one of two numbers among the summary
+    // tables a chain prints).
+    let launched = |flags: &[&OsStr], args: &[String]| -> Result<String> {
         let stdout = output(
             Command::new(&built.rocwasm)
-                .args(["run", "--sim", "-c"])
-                .arg(chain_file)
+                .args(["run", "--sim"])
+                .args(flags)
                 .arg("-d")
                 .arg(&out)
                 .arg("--")
@@ -592,33 +593,25 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
         let rows = hip_trace_rows(&out).unwrap_or(0);
         ensure!(
             rows > calls,
-            "the default chain's run wrote {rows} HIP rows (expected > {calls})"
+            "`rocwasm run {flags:?}` wrote {rows} HIP rows (expected > {calls})"
         );
         std::fs::remove_dir_all(&out).ok();
         Ok(stdout)
     };
-
-    // The same program under `rocwasm run --write-during-run`: the
-    // launcher writes the default outputs as the journal grows.
-    let during = |args: &[String]| -> Result<String> {
-        let stdout = output(
-            Command::new(&built.rocwasm)
-                .args(["run", "--sim", "--hip-trace", "--write-during-run"])
-                .args(["--output-format", "csv,rocpd,pftrace", "-d"])
-                .arg(&out)
-                .arg("--")
-                .arg(&exe)
-                .args(args)
-                .env("ROCWASM_SIM_LIB", &sim),
-        )?;
-        let calls: u64 = args[0].parse()?;
-        let rows = hip_trace_rows(&out).unwrap_or(0);
-        ensure!(
-            rows > calls,
-            "the --write-during-run run wrote {rows} HIP rows (expected > {calls})"
-        );
-        std::fs::remove_dir_all(&out).ok();
-        Ok(stdout)
+    // With the default chain (its four plugins and its outputs).
+    let chain = |chain_file: &Path, args: &[String]| {
+        launched(&["-c".as_ref(), chain_file.as_os_str()], args)
+    };
+    // With `--write-during-run`: the launcher writes the default outputs as
+    // the journal grows.
+    let during = |args: &[String]| {
+        let flags = [
+            "--hip-trace",
+            "--write-during-run",
+            "--output-format",
+            "csv,rocpd,pftrace",
+        ];
+        launched(&flags.map(OsStr::new), args)
     };
 
     let sustained = [sizes.sustained_calls.to_string(), "1".into(), "0".into()];
