@@ -77,7 +77,7 @@ typedef unsigned long uint64_t; typedef unsigned long uintptr_t;
     "stdio.h": "",
     "stdlib.h": "",
     "string.h": "",
-    "stdbool.h": "",
+    "stdbool.h": "typedef _Bool bool;\n#define true 1\n#define false 0\n",
 }
 
 

@@ -190,11 +190,20 @@ pub fn c_offsetof(path: &str) -> Option<usize> {
     layout("offsetof", path)
 }
 
+/// The table indexed once (it has thousands of facts, and payloads look
+/// several up per callback).
 fn layout(what: &str, name: &str) -> Option<usize> {
-    enums::LAYOUT
-        .iter()
-        .find(|(k, n, _)| *k == what && *n == name)
-        .map(|(_, _, v)| *v as usize)
+    type Index = std::collections::HashMap<(&'static str, &'static str), u64>;
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    INDEX
+        .get_or_init(|| {
+            enums::LAYOUT
+                .iter()
+                .map(|(k, n, v)| ((*k, *n), *v))
+                .collect()
+        })
+        .get(&(what, name))
+        .map(|v| *v as usize)
 }
 
 /// `hsa_agent_t`.

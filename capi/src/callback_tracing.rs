@@ -4,11 +4,13 @@
 //! slot), and iteration over a call's arguments.
 //!
 //! Payloads: code objects and kernel symbols are the SDK's structs, filled
-//! completely. API calls get the SDK's `…_api_data_t` with its `size` and
-//! the return value (EXIT, when the runtime returned a number); the
-//! per-function argument union is left zeroed — the arguments reach tools
-//! through `rocprofiler_iterate_callback_tracing_kind_operation_args`,
-//! with their names, C types and values as text (`docs/NATIVE_TOOLS.md`).
+//! completely. API calls get the SDK's `…_api_data_t` with its `size`, the
+//! return value (EXIT, when the runtime returned a number) and the
+//! function's member of the argument union filled from the bytes
+//! interception kept ([`crate::api_args`]). Argument iteration
+//! (`rocprofiler_iterate_callback_tracing_kind_operation_args`) names each
+//! argument with its C type, value as text, and the address of its value in
+//! that payload (`docs/NATIVE_TOOLS.md`).
 
 use std::cell::Cell;
 use std::ffi::{c_char, c_int, c_void, CString};
@@ -113,8 +115,8 @@ fn payload_of(record: &CallbackRecord) -> Payload {
             let Some(size) = c_sizeof(ty) else {
                 return Payload::None;
             };
-            let mut words = vec![0u64; size.div_ceil(8)];
-            words[0] = size as u64;
+            let mut bytes = vec![0u8; size.div_ceil(8) * 8];
+            bytes[..8].copy_from_slice(&(size as u64).to_ne_bytes());
             let number = retval.as_deref().and_then(|v| {
                 v.parse::<i64>().ok().or_else(|| {
                     v.strip_prefix("0x")
@@ -122,11 +124,23 @@ fn payload_of(record: &CallbackRecord) -> Payload {
                 })
             });
             if let (Some(n), Some(off)) = (number, c_offsetof(&format!("{ty}.retval"))) {
-                if off % 8 == 0 && off / 8 < words.len() {
-                    words[off / 8] = n as u64;
+                if let Some(dst) = bytes.get_mut(off..off + 8) {
+                    dst.copy_from_slice(&n.to_ne_bytes());
                 }
             }
-            Payload::Bytes(words)
+            if let (CallbackPayload::Api { args, .. }, Some(off)) =
+                (&record.payload, c_offsetof(&format!("{ty}.args")))
+            {
+                if let Some(union) = bytes.get_mut(off..) {
+                    crate::api_args::fill(record.kind, record.operation, args, union);
+                }
+            }
+            Payload::Bytes(
+                bytes
+                    .chunks_exact(8)
+                    .map(|w| u64::from_ne_bytes(w.try_into().unwrap_or_default()))
+                    .collect(),
+            )
         }
         CallbackPayload::CodeObjectLoad(co) => {
             use crate::abi::enums::rocprofiler_code_object_storage_type as storage;
@@ -292,8 +306,12 @@ pub type ArgCallback = unsafe extern "C" fn(
 /// arguments of the call `record` describes, in declaration order, with
 /// their C type, name and value as text; until the callback returns
 /// non-zero. Valid inside the tracing callback that received `record`
-/// (the engine keeps no arguments after it). `arg_value_addr` is NULL:
-/// rocwasm records arguments as text, not as copies of their values.
+/// (the engine keeps no arguments after it). `arg_value_addr` points to
+/// the argument's value in `record.payload`'s argument union (its name is
+/// then the union field's, AMD's spelling), or, for a function the union
+/// has no member for, to a copy of the value that lives as long as the
+/// callback; NULL only when interception kept no bytes (never for calls it
+/// traced).
 #[no_mangle]
 pub extern "C" fn rocprofiler_iterate_callback_tracing_kind_operation_args(
     record: CallbackTracingRecord,
@@ -320,8 +338,16 @@ pub extern "C" fn rocprofiler_iterate_callback_tracing_kind_operation_args(
             let CallbackPayload::Api { args, .. } = &current.payload else {
                 return Ok(());
             };
+            // Where the payload's argument union starts, if the record
+            // carries one (it does when the callback got it from us).
+            let union = api_data_type(current.kind)
+                .and_then(|ty| c_offsetof(&format!("{ty}.args")))
+                .filter(|_| !record.payload.is_null())
+                .map(|off| record.payload as usize + off);
+            let fields = crate::api_args::fields(current.kind, current.operation, args);
             for (i, a) in args.iter().enumerate() {
-                if call_arg(callback, record, i as u32, a, user_data) != 0 {
+                let field = fields.zip(union).map(|(f, base)| (&f[i], base));
+                if call_arg(callback, record, i as u32, a, field, user_data) != 0 {
                     break;
                 }
             }
@@ -330,17 +356,25 @@ pub extern "C" fn rocprofiler_iterate_callback_tracing_kind_operation_args(
     )
 }
 
+/// Calls the tool back with argument `i`; `field` is its field in the
+/// payload's union (and the union's address), if the union has one.
 fn call_arg(
     callback: ArgCallback,
     record: CallbackTracingRecord,
     i: u32,
     a: &Argument,
+    field: Option<(&crate::api_args::Field, usize)>,
     data: *mut c_void,
 ) -> c_int {
     let ty = CString::new(a.type_name.as_str()).unwrap_or_default();
-    let name = CString::new(a.name.as_str()).unwrap_or_default();
+    let name = CString::new(field.map_or(a.name.as_str(), |(f, _)| f.name)).unwrap_or_default();
     let value = CString::new(a.value.as_str()).unwrap_or_default();
     let indirection = a.type_name.matches('*').count() as i32;
+    let address = match field {
+        Some((f, base)) => (base + f.offset) as *const c_void,
+        None if !a.bytes.is_empty() => a.bytes.as_ptr() as *const c_void,
+        None => std::ptr::null(),
+    };
     // SAFETY: the tool's callback with the documented arguments; the
     // strings live until it returns.
     unsafe {
@@ -348,7 +382,7 @@ fn call_arg(
             record.kind,
             record.operation as u32,
             i,
-            std::ptr::null(),
+            address,
             indirection,
             ty.as_ptr(),
             name.as_ptr(),

@@ -35,6 +35,7 @@
 
 pub mod abi;
 pub mod agents;
+pub mod api_args;
 pub mod buffer;
 pub mod callback_tracing;
 pub mod context;

@@ -51,6 +51,11 @@ pub struct Argument {
     /// The value rendered as text when the callback is made (at EXIT, an
     /// output parameter shows what the call wrote).
     pub value: String,
+    /// The value's bytes as the C call passed it (for a pointer, the
+    /// address), in the machine's byte order; empty when the producer did
+    /// not keep them (replays).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub bytes: Vec<u8>,
 }
 
 impl Argument {
@@ -64,7 +69,14 @@ impl Argument {
             name: name.into(),
             type_name: type_name.into(),
             value: value.to_string(),
+            bytes: Vec::new(),
         }
+    }
+
+    /// The same argument with its value's bytes.
+    pub fn with_bytes(mut self, bytes: Vec<u8>) -> Self {
+        self.bytes = bytes;
+        self
     }
 }
 

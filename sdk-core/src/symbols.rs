@@ -39,6 +39,46 @@ pub struct AgentInfo {
     /// The marketing name (HSA's `AMD_AGENT_INFO_PRODUCT_NAME`), e.g.
     /// `AMD Instinct MI210`.
     pub product_name: String,
+    /// What the runtime reported of the hardware; all zero where the source
+    /// did not say (replayed traces record none of it).
+    #[serde(default)]
+    pub properties: AgentProperties,
+}
+
+/// An agent's hardware as the HSA runtime reports it (`hsa_agent_get_info`),
+/// the subset rocprofiler-sdk's agent struct carries that HSA can answer.
+/// Zero means "not reported".
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AgentProperties {
+    /// Compute units (`HSA_AMD_AGENT_INFO_COMPUTE_UNIT_COUNT`); for a CPU,
+    /// its cores.
+    pub compute_units: u32,
+    /// SIMDs per compute unit (`HSA_AMD_AGENT_INFO_NUM_SIMDS_PER_CU`).
+    pub simds_per_cu: u32,
+    /// Work-items per wavefront (`HSA_AGENT_INFO_WAVEFRONT_SIZE`).
+    pub wavefront_size: u32,
+    /// Wavefronts a compute unit can hold (`HSA_AMD_AGENT_INFO_MAX_WAVES_PER_CU`).
+    pub max_waves_per_cu: u32,
+    /// Peak engine clock in MHz (`HSA_AMD_AGENT_INFO_MAX_CLOCK_FREQUENCY`).
+    pub max_clock_mhz: u32,
+    /// Largest work-group (`HSA_AGENT_INFO_WORKGROUP_MAX_SIZE`).
+    pub workgroup_max_size: u32,
+    /// Largest work-group per dimension (`HSA_AGENT_INFO_WORKGROUP_MAX_DIM`).
+    pub workgroup_max_dim: [u32; 3],
+    /// Largest grid (`HSA_AGENT_INFO_GRID_MAX_SIZE`).
+    pub grid_max_size: u32,
+    /// Largest grid per dimension (`HSA_AGENT_INFO_GRID_MAX_DIM`).
+    pub grid_max_dim: [u32; 3],
+    /// The PCI device id (`HSA_AMD_AGENT_INFO_CHIP_ID`).
+    pub chip_id: u32,
+    /// PCI bus, device and function (`HSA_AMD_AGENT_INFO_BDFID`).
+    pub location_id: u32,
+    /// Bytes of the agent's largest global memory pool (device memory for a
+    /// GPU).
+    pub local_memory_bytes: u64,
+    /// The runtime's UUID text (`HSA_AMD_AGENT_INFO_UUID`), e.g. `GPU-…`.
+    pub uuid: String,
 }
 
 /// How a code object was handed to the loader.

@@ -13,10 +13,21 @@
  *   enter/exit   HIP callback-tracing phases seen
  *   udata_bad    EXIT callbacks whose user data was not what ENTER stored
  *   args         arguments iterated at the EXIT of hipLaunchKernel / hipMalloc
+ *   arg_values   of those, size_t arguments whose value read through arg_value_addr
+ *                equals their text
+ *   mallocs_ok   hipMalloc EXITs whose argument struct (args.hipMalloc) holds the size
+ *                and an output pointer the call wrote
+ *   launches_ok  hipLaunchKernel EXITs whose args.hipLaunchKernel has the kernel's
+ *                address and a non-empty grid
  *   symbols      kernel symbols registered (CODE_OBJECT callbacks)
  *   hsa_tables   HSA API tables handed to it (rocprofiler_at_intercept_table_registration)
  *   cb_dispatches  KERNEL_DISPATCH completion callbacks whose payload has the
  *                dispatch's times and kernel
+ *   gpu_agents   GPU agents listed in its initialize whose hardware fields are
+ *                filled (compute units, SIMDs, wavefront size, gfx version)
+ *   gpu_cus      the first GPU agent's compute units
+ *   symbol_unloads  kernel symbols unregistered (UNLOAD), at the latest at finalize
+ *   co_loads/co_unloads  code objects loaded / unloaded
  *
  * Build:  cc -shared -fPIC tool.c $(pkg-config --cflags --libs rocprofiler-sdk) -o libctool.so
  * Run:    ROCP_TOOL_LIBRARIES=$PWD/libctool.so rocwasm run --sim --kernel-trace -- ./app
@@ -38,7 +49,9 @@ static rocprofiler_buffer_id_t buffer;
 static rocprofiler_client_id_t* client;
 
 static atomic_ulong dispatches, copies, hip, drops, ext_ok, ext_bad, enter, exit_, udata_bad,
-    args, symbols, dispatch_requests, hsa_tables, cb_dispatches;
+    args, symbols, dispatch_requests, hsa_tables, cb_dispatches, gpu_agents, symbol_unloads,
+    co_loads, co_unloads, arg_values, mallocs_ok, launches_ok;
+static unsigned gpu_cus;
 
 #define CHECK(call)                                                                                \
     do {                                                                                           \
@@ -92,9 +105,11 @@ static int count_arg(rocprofiler_callback_tracing_kind_t kind, rocprofiler_traci
                      uint32_t number, const void* const value_addr, int32_t indirection,
                      const char* type, const char* name, const char* value_str,
                      int32_t dereferences, void* data) {
-    (void) kind; (void) op; (void) number; (void) value_addr; (void) indirection;
-    (void) dereferences; (void) data;
+    (void) kind; (void) op; (void) number; (void) indirection; (void) dereferences; (void) data;
     if (type && name && value_str && name[0] != '\0') atomic_fetch_add(&args, 1);
+    if (type && value_addr && strcmp(type, "size_t") == 0 &&
+        *(const size_t*) value_addr == (size_t) strtoull(value_str, NULL, 10))
+        atomic_fetch_add(&arg_values, 1);
     return 0;
 }
 
@@ -114,17 +129,46 @@ static void on_hip_call(rocprofiler_callback_tracing_record_t record,
         if (name && (strcmp(name, "hipLaunchKernel") == 0 || strcmp(name, "hipMalloc") == 0))
             CHECK(rocprofiler_iterate_callback_tracing_kind_operation_args(record, count_arg, 1,
                                                                            NULL));
+        const rocprofiler_callback_tracing_hip_api_data_t* d = record.payload;
+        if (name && strcmp(name, "hipMalloc") == 0 && d->args.hipMalloc.ptr &&
+            *d->args.hipMalloc.ptr != NULL && d->args.hipMalloc.size > 0)
+            atomic_fetch_add(&mallocs_ok, 1);
+        if (name && strcmp(name, "hipLaunchKernel") == 0 &&
+            d->args.hipLaunchKernel.function_address != NULL &&
+            d->args.hipLaunchKernel.numBlocks.x > 0 && d->args.hipLaunchKernel.dimBlocks.x > 0)
+            atomic_fetch_add(&launches_ok, 1);
     }
 }
 
 static void on_code_object(rocprofiler_callback_tracing_record_t record,
                            rocprofiler_user_data_t* user_data, void* data) {
     (void) user_data; (void) data;
-    if (record.operation == ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER &&
-        record.phase == ROCPROFILER_CALLBACK_PHASE_LOAD) {
+    if (record.operation == ROCPROFILER_CODE_OBJECT_DEVICE_KERNEL_SYMBOL_REGISTER) {
         rocprofiler_callback_tracing_code_object_kernel_symbol_register_data_t* s = record.payload;
-        if (s && s->kernel_name && s->kernel_name[0] != '\0') atomic_fetch_add(&symbols, 1);
+        int named = s && s->kernel_name && s->kernel_name[0] != '\0';
+        if (named && record.phase == ROCPROFILER_CALLBACK_PHASE_LOAD)
+            atomic_fetch_add(&symbols, 1);
+        else if (named && record.phase == ROCPROFILER_CALLBACK_PHASE_UNLOAD)
+            atomic_fetch_add(&symbol_unloads, 1);
+    } else if (record.operation == ROCPROFILER_CODE_OBJECT_LOAD) {
+        atomic_fetch_add(record.phase == ROCPROFILER_CALLBACK_PHASE_LOAD ? &co_loads : &co_unloads,
+                         1);
     }
+}
+
+static rocprofiler_status_t count_agents(rocprofiler_agent_version_t version, const void** agents,
+                                         size_t n, void* data) {
+    (void) version; (void) data;
+    for (size_t i = 0; i < n; ++i) {
+        const rocprofiler_agent_v0_t* a = agents[i];
+        if (a->type != ROCPROFILER_AGENT_TYPE_GPU) continue;
+        if (a->cu_count > 0 && a->simd_per_cu > 0 && a->wave_front_size > 0 &&
+            a->gfx_target_version > 0 && a->simd_count == a->cu_count * a->simd_per_cu &&
+            a->name && strncmp(a->name, "gfx", 3) == 0) {
+            if (atomic_fetch_add(&gpu_agents, 1) == 0) gpu_cus = a->cu_count;
+        }
+    }
+    return ROCPROFILER_STATUS_SUCCESS;
 }
 
 static void on_dispatch_done(rocprofiler_callback_tracing_record_t record,
@@ -146,6 +190,9 @@ static void on_table(rocprofiler_intercept_table_t type, uint64_t version, uint6
 
 static int tool_init(rocprofiler_client_finalize_t fini, void* tool_data) {
     (void) fini; (void) tool_data;
+    /* Agents are listed from the start, as the SDK reads them before any runtime call. */
+    CHECK(rocprofiler_query_available_agents(ROCPROFILER_AGENT_INFO_VERSION_0, count_agents,
+                                             sizeof(rocprofiler_agent_v0_t), NULL));
     CHECK(rocprofiler_at_intercept_table_registration(on_table, ROCPROFILER_HSA_TABLE, NULL));
     CHECK(rocprofiler_create_context(&ctx));
     CHECK(rocprofiler_create_buffer(ctx, 1 << 16, 1 << 15, ROCPROFILER_BUFFER_POLICY_LOSSLESS,
@@ -185,13 +232,16 @@ static void tool_fini(void* tool_data) {
     fprintf(out,
             "c-tool: client=%s dispatches=%lu copies=%lu hip=%lu drops=%lu ext_ok=%lu ext_bad=%lu "
             "enter=%lu exit=%lu udata_bad=%lu args=%lu symbols=%lu dispatch_requests=%lu "
-            "hsa_tables=%lu cb_dispatches=%lu\n",
+            "hsa_tables=%lu cb_dispatches=%lu gpu_agents=%lu gpu_cus=%u symbol_unloads=%lu "
+            "co_loads=%lu co_unloads=%lu arg_values=%lu mallocs_ok=%lu launches_ok=%lu\n",
             client && client->name ? client->name : "?", atomic_load(&dispatches),
             atomic_load(&copies), atomic_load(&hip), atomic_load(&drops), atomic_load(&ext_ok),
             atomic_load(&ext_bad), atomic_load(&enter), atomic_load(&exit_),
             atomic_load(&udata_bad), atomic_load(&args), atomic_load(&symbols),
             atomic_load(&dispatch_requests), atomic_load(&hsa_tables),
-            atomic_load(&cb_dispatches));
+            atomic_load(&cb_dispatches), atomic_load(&gpu_agents), gpu_cus,
+            atomic_load(&symbol_unloads), atomic_load(&co_loads), atomic_load(&co_unloads),
+            atomic_load(&arg_values), atomic_load(&mallocs_ok), atomic_load(&launches_ok));
     if (out != stderr) fclose(out);
 }
 

@@ -9,7 +9,8 @@ use std::ffi::{c_char, c_void, CStr};
 use std::fmt::Write;
 
 /// One rendered argument; becomes an sdk-core `Argument` (ROCprofiler-SDK's
-/// `arg_name`, `arg_type`, `arg_value_str`).
+/// `arg_name`, `arg_type`, `arg_value_str`, and the value's bytes behind
+/// `arg_value_addr` and the per-function argument structs).
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct Arg {
     /// The parameter's name in the C declaration, without the `r#` of a
@@ -21,6 +22,9 @@ pub struct Arg {
     /// The value as [`Render`] writes it: numbers in decimal, pointers in
     /// hex or `nullptr`, `const char *` as text.
     pub value: String,
+    /// The value as the C calling convention passed it (a pointer's
+    /// address, not what it points to).
+    pub bytes: Vec<u8>,
 }
 
 /// The arguments of one call, in declaration order.
@@ -31,18 +35,58 @@ pub struct ArgList {
 }
 
 impl ArgList {
-    /// Appends `value` rendered with its C type name.
-    pub fn push(&mut self, name: &str, type_name: &str, value: &dyn Render) {
+    /// Appends `value` rendered with its C type name, and its bytes.
+    pub fn push<T: Render + PlainValue>(&mut self, name: &str, type_name: &str, value: &T) {
         let mut s = String::new();
         value.render(&mut s);
+        // SAFETY: `T: PlainValue` has no padding, so all of its
+        // `size_of::<T>()` bytes are initialised; `value` is a live reference.
+        let bytes = unsafe {
+            std::slice::from_raw_parts(value as *const T as *const u8, std::mem::size_of::<T>())
+        };
         self.args.push(Arg {
             // Parameters named like Rust keywords arrive as raw identifiers.
             name: name.trim_start_matches("r#").to_string(),
             type_name: type_name.to_string(),
             value: s,
+            bytes: bytes.to_vec(),
         });
     }
 }
+
+/// A C argument type whose bytes can be copied out as they are.
+///
+/// # Safety
+/// The type has no padding bytes (every byte of a value is initialised):
+/// integers, floats, `bool`, raw pointers, and `#[repr(C)]` structs of those
+/// whose fields leave no gaps.
+pub unsafe trait PlainValue: Copy {}
+
+macro_rules! plain_value {
+    ($($t:ty),*) => {$(
+        // SAFETY: a primitive or raw pointer: no padding.
+        unsafe impl PlainValue for $t {}
+    )*};
+}
+plain_value!(
+    i8,
+    u8,
+    i16,
+    u16,
+    i32,
+    u32,
+    i64,
+    u64,
+    usize,
+    isize,
+    f32,
+    f64,
+    bool,
+    *mut c_void,
+    *const c_void,
+    *mut c_char,
+    *const c_char
+);
 
 /// How a value shows up in argument and return-value text.
 pub trait Render {
@@ -154,6 +198,9 @@ mod tests {
             ]
         );
         assert_eq!(l.args[3].type_name, "const char *");
+        assert_eq!(l.args[0].bytes, 42i32.to_ne_bytes());
+        assert_eq!(l.args[1].bytes, 0x1000usize.to_ne_bytes());
+        assert_eq!(l.args[3].bytes, (msg.as_ptr() as usize).to_ne_bytes());
     }
 
     #[test]

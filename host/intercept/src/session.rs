@@ -121,13 +121,6 @@ fn host_symbol(k: &crate::hip::kernels::HostKernel) -> KernelSymbol {
     }
 }
 
-/// A runtime reported its initialisation.
-pub fn runtime_initialized(lib: RuntimeLibrary, version: u64) {
-    if let Some(s) = active() {
-        s.profiler().record_runtime_initialization(lib, version, 0);
-    }
-}
-
 /// Starts the session described by `config` and publishes it.
 pub fn start(config: RunPlan) -> Result<&'static Session, String> {
     start_with_notes(config, Vec::new())
@@ -137,6 +130,9 @@ pub fn start(config: RunPlan) -> Result<&'static Session, String> {
 /// child runs no plugins).
 pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static Session, String> {
     let native_tools = |profiler: &std::sync::Arc<Profiler>, allowed: bool| {
+        if allowed && rocwasm_capi::tools_requested() {
+            crate::hsa::agents::publish_for_native_tools(profiler);
+        }
         rocwasm_capi::configure_tools(profiler, allowed)
     };
     let run = LiveRun::start(
@@ -159,10 +155,17 @@ pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static 
     }
     session.run.journal_symbols();
     SESSION.store(session as *const Session as *mut Session, Ordering::Release);
+    crate::hsa::session_started(session);
     Ok(session)
 }
 
 impl Session {
+    /// Records that runtime `lib` (version `version`) initialized.
+    pub fn runtime_initialized(&self, lib: RuntimeLibrary, version: u64) {
+        self.profiler()
+            .record_runtime_initialization(lib, version, 0);
+    }
+
     /// The engine the interposers record into.
     #[inline]
     fn profiler(&self) -> &Profiler {
@@ -199,7 +202,7 @@ impl Session {
                 args(&mut list);
                 list.args
                     .into_iter()
-                    .map(|a| Argument::new(a.name, a.type_name, a.value))
+                    .map(|a| Argument::new(a.name, a.type_name, a.value).with_bytes(a.bytes))
                     .collect()
             },
             call,
@@ -316,7 +319,9 @@ impl Session {
     /// return at once.
     pub fn finalize(&self) {
         // Native tools first: their buffers are flushed and their
-        // `finalize` runs while the engine still delivers.
+        // `finalize` runs while the engine still delivers. Code objects
+        // still loaded are reported unloaded before that.
+        crate::hsa::loader::unload_all();
         let tool_lines = rocwasm_capi::finalize_tools();
         let Some(report) = self.run.finish() else {
             return;

@@ -95,6 +95,7 @@ pub fn sample_symbols() -> SymbolTable {
         agent_type: AgentType::Cpu,
         name: "AMD EPYC 7763 64-Core Processor".into(),
         product_name: "AMD EPYC 7763 64-Core Processor".into(),
+        properties: Default::default(),
     });
     for (g, &agent) in GPU_AGENTS.iter().enumerate() {
         symbols.insert_agent(AgentInfo {
@@ -103,6 +104,7 @@ pub fn sample_symbols() -> SymbolTable {
             agent_type: AgentType::Gpu,
             name: "gfx90a".into(),
             product_name: "AMD Instinct MI210".into(),
+            properties: Default::default(),
         });
         let co = g as u64 + 1;
         symbols.insert_code_object(CodeObject {

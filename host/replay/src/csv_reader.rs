@@ -647,6 +647,7 @@ fn ensure_agent(state: &State, id: u64) {
             },
             name: format!("agent {id}"),
             product_name: String::new(),
+            properties: Default::default(),
         });
     }
 }

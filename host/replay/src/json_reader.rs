@@ -193,6 +193,7 @@ fn load_symbols(p: &Process, state: &State) {
             },
             name: a.name.clone(),
             product_name: a.product_name.clone(),
+            properties: a.hardware.properties(),
         });
     }
     for c in &p.code_objects {

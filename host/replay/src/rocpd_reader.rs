@@ -253,6 +253,7 @@ fn load_run(
                 node_id: r.get::<_, i64>(2)? as u32,
                 name: r.get(3)?,
                 product_name: r.get(4)?,
+                properties: Default::default(),
             })
         })
         .map_err(&e)?;

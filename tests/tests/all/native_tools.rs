@@ -353,6 +353,27 @@ fn c_tool_sees_what_the_chain_sees() {
     assert_eq!(c.n("hsa_tables"), 1, "{line}");
     // A completion callback per dispatch, its payload the dispatch's data.
     assert_eq!(c.n("cb_dispatches"), c.n("dispatches"), "{line}");
+    // The simulated GPU, listed in `initialize` (before the program's first
+    // HIP call) with its hardware: the scenario's default 104 compute units.
+    assert_eq!(c.n("gpu_agents"), 1, "{line}");
+    assert_eq!(c.n("gpu_cus"), 104, "{line}");
+    // Argument values: read through arg_value_addr, and through the
+    // per-function structs (`args.hipMalloc.size`, `*args.hipMalloc.ptr`,
+    // `args.hipLaunchKernel.numBlocks`) on every call of those functions.
+    assert!(c.n("arg_values") > 0, "{line}");
+    assert_eq!(
+        c.n("mallocs_ok"),
+        csv_rows(
+            &run_file(&out_dir, "hip_api_trace.csv"),
+            Some(("Function", "hipMalloc"))
+        ),
+        "hipMalloc rows of hip_api_trace.csv: {line}"
+    );
+    assert_eq!(c.n("launches_ok"), c.n("dispatches"), "{line}");
+    // Every symbol and code object loaded is unloaded by finalize.
+    assert!(c.n("co_loads") > 0, "{line}");
+    assert_eq!(c.n("co_unloads"), c.n("co_loads"), "{line}");
+    assert_eq!(c.n("symbol_unloads"), c.n("symbols"), "{line}");
 
     assert_summary_names_tool(&out_dir, &run, &library);
 }

@@ -72,6 +72,19 @@ pub struct HipChannelFormatDesc {
     pub f: i32,
 }
 
+// SAFETY: each is `#[repr(C)]` with fields of one size class laid end to
+// end (three u32; three usize; a pointer and three usize; 64 bytes; five
+// i32): no padding.
+unsafe impl crate::call_arguments::PlainValue for Dim3 {}
+// SAFETY: as above.
+unsafe impl crate::call_arguments::PlainValue for HipExtent {}
+// SAFETY: as above.
+unsafe impl crate::call_arguments::PlainValue for HipPitchedPtr {}
+// SAFETY: as above.
+unsafe impl crate::call_arguments::PlainValue for HipIpcHandle {}
+// SAFETY: as above.
+unsafe impl crate::call_arguments::PlainValue for HipChannelFormatDesc {}
+
 impl Render for Dim3 {
     fn render(&self, out: &mut String) {
         let _ = write!(out, "{{{}, {}, {}}}", self.x, self.y, self.z);

@@ -157,6 +157,22 @@ pub fn on_freeze(exe: u64) {
         .insert(exe, loaded);
 }
 
+/// At finalization: every executable the program never destroyed is
+/// unloaded (its symbols, then its code objects), as rocprofiler-sdk
+/// reports at shutdown, so every LOAD a tool saw is matched by an UNLOAD.
+pub fn unload_all() {
+    let mut exes: Vec<u64> = executables()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .keys()
+        .copied()
+        .collect();
+    exes.sort_unstable();
+    for exe in exes {
+        on_destroy(exe);
+    }
+}
+
 /// Before `hsa_executable_destroy(exe)`: symbols, then code objects, unload.
 pub fn on_destroy(exe: u64) {
     let Some(loaded) = executables()

@@ -125,16 +125,13 @@ pub unsafe extern "C" fn OnLoad(
     // SAFETY: forwarded runtime table.
     match unsafe { install(table) } {
         Ok((core, amd)) => {
-            if crate::session::active().is_some_and(|s| s.wants(BufferTracingKind::MemoryCopy)) {
-                // SAFETY: a plain runtime setting.
-                if unsafe { rt::hsa_amd_profiling_async_copy_enable(true) } != Some(0) {
-                    eprintln!("rocwasm: cannot enable async copy profiling; copies are not timed");
-                }
-            }
+            RUNTIME_VERSION.store(runtime_version, Ordering::Release);
             if std::env::var_os("ROCWASM_DEBUG").is_some() {
                 eprintln!("rocwasm: HSA runtime {runtime_version}: wrapped {core} core and {amd} amd_ext slots");
             }
-            crate::session::runtime_initialized(rocwasm_core::RuntimeLibrary::Hsa, runtime_version);
+            if let Some(s) = crate::session::active() {
+                announce(s);
+            }
             // Native tools that asked for the HSA table get it, wrapped.
             let mut tables = [table as *mut c_void];
             // SAFETY: one table pointer, the runtime's root table.
@@ -150,6 +147,44 @@ pub unsafe extern "C" fn OnLoad(
         Err(e) => eprintln!("rocwasm: {e}"),
     }
     true
+}
+
+/// The runtime version `OnLoad` received (0 before).
+static RUNTIME_VERSION: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// Set once the session heard of the runtime ([`announce`]).
+static ANNOUNCED: AtomicBool = AtomicBool::new(false);
+
+/// True once `OnLoad` wrapped the tables (the originals are reachable).
+pub fn tables_installed() -> bool {
+    !originals::core_api::original(originals::core_api::slot::hsa_iterate_agents).is_null()
+}
+
+/// Tells session `s`, once, that the runtime is up: copy timing is turned
+/// on if it traces copies, and the runtime's initialisation is recorded.
+/// `OnLoad` calls it when a session is live; a session that starts later
+/// (its start may itself start the runtime, for native tools' agents)
+/// calls it through [`session_started`].
+fn announce(s: &crate::session::Session) {
+    if ANNOUNCED.swap(true, Ordering::AcqRel) {
+        return;
+    }
+    if s.wants(BufferTracingKind::MemoryCopy) {
+        // SAFETY: a plain runtime setting.
+        if unsafe { rt::hsa_amd_profiling_async_copy_enable(true) } != Some(0) {
+            eprintln!("rocwasm: cannot enable async copy profiling; copies are not timed");
+        }
+    }
+    s.runtime_initialized(
+        rocwasm_core::RuntimeLibrary::Hsa,
+        RUNTIME_VERSION.load(Ordering::Acquire),
+    );
+}
+
+/// A session was published: if the runtime came up before it, announce it.
+pub fn session_started(s: &crate::session::Session) {
+    if tables_installed() {
+        announce(s);
+    }
 }
 
 /// Called by the runtime at `hsa_shut_down`. Records already produced stay;

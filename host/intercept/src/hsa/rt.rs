@@ -42,6 +42,7 @@ originals! {
     core_api::hsa_executable_iterate_agent_symbols(
         exe: u64, agent: u64, cb: extern "C" fn(u64, u64, u64, *mut c_void) -> i32, data: *mut c_void) -> i32;
     core_api::hsa_executable_symbol_get_info(symbol: u64, attribute: i32, value: *mut c_void) -> i32;
+    amd_ext_api::hsa_amd_memory_pool_get_info(pool: u64, attribute: i32, value: *mut c_void) -> i32;
     amd_ext_api::hsa_amd_agent_iterate_memory_pools(
         agent: u64, cb: extern "C" fn(u64, *mut c_void) -> i32, data: *mut c_void) -> i32;
     amd_ext_api::hsa_amd_queue_intercept_create(

@@ -167,6 +167,95 @@ pub struct Agent {
     /// (`"GPU"`), any other value meaning CPU (see [`Agent::is_gpu`]).
     #[serde(rename = "type")]
     pub agent_type: serde_json::Value,
+    /// Hardware figures under the SDK agent struct's own field names, as
+    /// rocprofv3 writes them; left out when not reported (0).
+    #[serde(flatten)]
+    pub hardware: AgentHardware,
+}
+
+/// The hardware fields of an [`Agent`] (rocprofiler-sdk's agent struct
+/// names); each omitted from output when 0 and read leniently.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct AgentHardware {
+    /// Compute units.
+    #[serde(skip_serializing_if = "is_zero", deserialize_with = "lenient")]
+    pub cu_count: u32,
+    /// CPU cores (CPU agents).
+    #[serde(skip_serializing_if = "is_zero", deserialize_with = "lenient")]
+    pub cpu_cores_count: u32,
+    /// SIMDs per compute unit.
+    #[serde(skip_serializing_if = "is_zero", deserialize_with = "lenient")]
+    pub simd_per_cu: u32,
+    /// Work-items per wavefront.
+    #[serde(skip_serializing_if = "is_zero", deserialize_with = "lenient")]
+    pub wave_front_size: u32,
+    /// Wavefronts per compute unit.
+    #[serde(skip_serializing_if = "is_zero", deserialize_with = "lenient")]
+    pub max_waves_per_cu: u32,
+    /// Peak engine clock, MHz.
+    #[serde(skip_serializing_if = "is_zero", deserialize_with = "lenient")]
+    pub max_engine_clk_fcompute: u32,
+    /// Largest work-group.
+    #[serde(skip_serializing_if = "is_zero", deserialize_with = "lenient")]
+    pub workgroup_max_size: u32,
+    /// Largest grid.
+    #[serde(skip_serializing_if = "is_zero", deserialize_with = "lenient")]
+    pub grid_max_size: u32,
+    /// PCI device id.
+    #[serde(skip_serializing_if = "is_zero", deserialize_with = "lenient")]
+    pub device_id: u32,
+    /// PCI bus/device/function.
+    #[serde(skip_serializing_if = "is_zero", deserialize_with = "lenient")]
+    pub location_id: u32,
+    /// Device memory, bytes.
+    #[serde(skip_serializing_if = "is_zero_u64", deserialize_with = "lenient")]
+    pub local_mem_size: u64,
+}
+
+impl AgentHardware {
+    /// The fields of `p`, a CPU's compute units as its cores.
+    pub fn from(p: &rocwasm_core::AgentProperties, agent_type: &rocwasm_core::AgentType) -> Self {
+        let cpu = *agent_type == rocwasm_core::AgentType::Cpu;
+        AgentHardware {
+            cu_count: if cpu { 0 } else { p.compute_units },
+            cpu_cores_count: if cpu { p.compute_units } else { 0 },
+            simd_per_cu: p.simds_per_cu,
+            wave_front_size: p.wavefront_size,
+            max_waves_per_cu: p.max_waves_per_cu,
+            max_engine_clk_fcompute: p.max_clock_mhz,
+            workgroup_max_size: p.workgroup_max_size,
+            grid_max_size: p.grid_max_size,
+            device_id: p.chip_id,
+            location_id: p.location_id,
+            local_mem_size: p.local_memory_bytes,
+        }
+    }
+
+    /// Back to the engine's properties (the fields a JSON file carries).
+    pub fn properties(&self) -> rocwasm_core::AgentProperties {
+        rocwasm_core::AgentProperties {
+            compute_units: self.cu_count.max(self.cpu_cores_count),
+            simds_per_cu: self.simd_per_cu,
+            wavefront_size: self.wave_front_size,
+            max_waves_per_cu: self.max_waves_per_cu,
+            max_clock_mhz: self.max_engine_clk_fcompute,
+            workgroup_max_size: self.workgroup_max_size,
+            grid_max_size: self.grid_max_size,
+            chip_id: self.device_id,
+            location_id: self.location_id,
+            local_memory_bytes: self.local_mem_size,
+            ..Default::default()
+        }
+    }
+}
+
+fn is_zero(v: &u32) -> bool {
+    *v == 0
+}
+
+fn is_zero_u64(v: &u64) -> bool {
+    *v == 0
 }
 
 impl Agent {

@@ -19,10 +19,10 @@ use rocwasm_core::{AgentType, Batch, BufferTracingKind, CodeObjectStorage};
 use serde::Serialize;
 
 use super::schema::{
-    api_category, category, Agent, AllocationRecord, ApiCorrelation, ApiRecord, CodeObject,
-    CopyRecord, Correlation, Dim3, DispatchInfo, DispatchRecord, Document, Handle, KernelSymbol,
-    KindNames, Metadata, Process, ScratchRecord, Strings, SyntheticOperation, AGENT_TYPE_CPU,
-    AGENT_TYPE_GPU, CATEGORIES, STORAGE_FILE, STORAGE_MEMORY, STORAGE_NONE,
+    api_category, category, Agent, AgentHardware, AllocationRecord, ApiCorrelation, ApiRecord,
+    CodeObject, CopyRecord, Correlation, Dim3, DispatchInfo, DispatchRecord, Document, Handle,
+    KernelSymbol, KindNames, Metadata, Process, ScratchRecord, Strings, SyntheticOperation,
+    AGENT_TYPE_CPU, AGENT_TYPE_GPU, CATEGORIES, STORAGE_FILE, STORAGE_MEMORY, STORAGE_NONE,
 };
 use crate::claims::{OutputClaims, Producer};
 use crate::names::SYNTHETIC_BASE;
@@ -287,6 +287,7 @@ impl JsonSink {
                     AgentType::Gpu => AGENT_TYPE_GPU,
                 }
                 .into(),
+                hardware: AgentHardware::from(&a.properties, &a.agent_type),
             })
             .collect();
         serde_json::to_writer(&mut out, &agents)?;

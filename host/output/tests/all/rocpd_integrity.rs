@@ -437,6 +437,7 @@ fn host_registered_kernels_get_the_loaders_code_object() {
         node_id: 9,
         name: "gfx942".into(),
         product_name: "other".into(),
+        properties: Default::default(),
     });
     run.symbols.insert_code_object(CodeObject {
         id: 500,
