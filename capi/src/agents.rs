@@ -31,13 +31,7 @@ const AGENT: &str = "rocprofiler_agent_v0_t";
 /// PCI vendor id of AMD, what KFD reports for AMD GPUs.
 const AMD_VENDOR_ID: u16 = 0x1002;
 
-/// `rocprofiler_query_available_agents_cb_t`.
-pub type AgentsCallback = unsafe extern "C" fn(
-    version: c_int,
-    agents: *mut *const c_void,
-    num_agents: usize,
-    user_data: *mut c_void,
-) -> c_int;
+pub use crate::abi::AgentsCallback;
 
 /// One agent's bytes, written field by field at the table's offsets.
 struct AgentBytes(Vec<u64>);

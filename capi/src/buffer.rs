@@ -11,22 +11,14 @@ use rocwasm_core::{
     DeliveryInfo, Status,
 };
 
-use crate::abi::{enums, Handle, RecordHeader};
+use crate::abi::{enums, Handle};
 use crate::guard::{guard, quietly};
 use crate::operations;
 use crate::records::Delivery;
 use crate::state::{self, engine, Owned};
 use crate::status::Code;
 
-/// `rocprofiler_buffer_tracing_cb_t`.
-pub type BufferCallback = unsafe extern "C" fn(
-    context: Handle,
-    buffer: Handle,
-    headers: *mut *mut RecordHeader,
-    num_headers: usize,
-    data: *mut c_void,
-    drop_count: u64,
-);
+pub use crate::abi::BufferCallback;
 
 /// A buffer's deliveries into a tool's callback.
 struct CBufferSink {

@@ -31,12 +31,7 @@ use crate::records::correlation_of;
 use crate::state::engine;
 use crate::status::Code;
 
-/// `rocprofiler_callback_tracing_cb_t`.
-pub type TracingCallback = unsafe extern "C" fn(
-    record: CallbackTracingRecord,
-    user_data: *mut UserData,
-    data: *mut c_void,
-);
+pub use crate::abi::TracingCallback;
 
 thread_local! {
     /// The engine record a callback on this thread is being made for, so
@@ -288,19 +283,7 @@ pub unsafe extern "C" fn rocprofiler_configure_callback_tracing_service(
     })
 }
 
-/// `rocprofiler_callback_tracing_operation_args_cb_t`.
-pub type ArgCallback = unsafe extern "C" fn(
-    kind: c_int,
-    operation: u32,
-    arg_number: u32,
-    arg_value_addr: *const c_void,
-    arg_indirection_count: i32,
-    arg_type: *const c_char,
-    arg_name: *const c_char,
-    arg_value_str: *const c_char,
-    arg_dereference_count: i32,
-    data: *mut c_void,
-) -> c_int;
+pub use crate::abi::ArgCallback;
 
 /// `rocprofiler_iterate_callback_tracing_kind_operation_args`: the
 /// arguments of the call `record` describes, in declaration order, with

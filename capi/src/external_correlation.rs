@@ -16,16 +16,7 @@ use crate::operations;
 use crate::state::engine;
 use crate::status::Code;
 
-/// `rocprofiler_external_correlation_id_request_cb_t`.
-pub type RequestCallback = unsafe extern "C" fn(
-    thread_id: u64,
-    context_id: Handle,
-    kind: c_int,
-    operation: i32,
-    internal_corr_id_value: u64,
-    external_corr_id_value: *mut UserData,
-    data: *mut c_void,
-) -> c_int;
+pub use crate::abi::RequestCallback;
 
 struct CRequestSink {
     callback: RequestCallback,

@@ -33,7 +33,8 @@
 //! What is not implemented returns `ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED`
 //! ([`unimplemented`]), never a silent success; `docs/NATIVE_TOOLS.md` lists it.
 
-pub mod abi;
+/// The C side's types, constants and layouts (shared with the SDK client).
+pub use rocprofiler_sdk_sys as abi;
 pub mod agents;
 pub mod api_args;
 pub mod buffer;
@@ -52,3 +53,45 @@ pub mod unimplemented;
 pub mod utility;
 
 pub use registration::{configure_tools, finalize_tools, tools_requested};
+
+#[cfg(test)]
+mod tests {
+    use crate::abi::enums;
+
+    #[test]
+    fn the_engines_kinds_have_the_headers_numbers() {
+        for k in rocwasm_core::BufferTracingKind::ALL {
+            let name = format!("ROCPROFILER_BUFFER_TRACING_{}", k.name());
+            assert_eq!(
+                enums::rocprofiler_buffer_tracing_kind::ALL
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| *v),
+                Some(i64::from(k.raw())),
+                "{name}"
+            );
+        }
+        for k in rocwasm_core::CallbackTracingKind::ALL {
+            let name = format!("ROCPROFILER_CALLBACK_TRACING_{}", k.name());
+            assert_eq!(
+                enums::rocprofiler_callback_tracing_kind::ALL
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| *v),
+                Some(i64::from(k.raw())),
+                "{name}"
+            );
+        }
+        for k in rocwasm_core::ExternalCorrelationKind::ALL {
+            let name = format!("ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_{}", k.name());
+            assert_eq!(
+                enums::rocprofiler_external_correlation_id_request_kind::ALL
+                    .iter()
+                    .find(|(n, _)| *n == name)
+                    .map(|(_, v)| *v),
+                Some(i64::from(k.raw())),
+                "{name}"
+            );
+        }
+    }
+}

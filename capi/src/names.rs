@@ -244,9 +244,7 @@ pub unsafe extern "C" fn rocprofiler_query_intercept_table_name(
 
 /// A kind iteration callback.
 pub type KindCallback = unsafe extern "C" fn(kind: c_int, data: *mut c_void) -> c_int;
-/// An operation iteration callback.
-pub type OperationCallback =
-    unsafe extern "C" fn(kind: c_int, operation: i32, data: *mut c_void) -> c_int;
+pub use crate::abi::OperationCallback;
 
 fn iterate_kinds(kinds: &[(i64, &str)], callback: KindCallback, data: *mut c_void) {
     for (v, _) in kinds {

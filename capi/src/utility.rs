@@ -63,31 +63,21 @@ pub unsafe extern "C" fn rocprofiler_get_version(
     crate::status::SUCCESS
 }
 
-/// `rocprofiler_version_triplet_t`.
-#[repr(C)]
-#[derive(Debug, Clone, Copy)]
-pub struct VersionTriplet {
-    /// Major.
-    pub major: u32,
-    /// Minor.
-    pub minor: u32,
-    /// Patch.
-    pub patch: u32,
-}
-
 /// `rocprofiler_get_version_triplet`.
 ///
 /// # Safety
 /// `info` must be NULL or point to a writable triplet.
 #[no_mangle]
-pub unsafe extern "C" fn rocprofiler_get_version_triplet(info: *mut VersionTriplet) -> Code {
+pub unsafe extern "C" fn rocprofiler_get_version_triplet(
+    info: *mut crate::abi::VersionTriplet,
+) -> Code {
     guard("rocprofiler_get_version_triplet", || {
         if info.is_null() {
             return Err(Status::InvalidArgument);
         }
         // SAFETY: checked non-null; the caller passes a writable triplet.
         unsafe {
-            *info = VersionTriplet {
+            *info = crate::abi::VersionTriplet {
                 major: 1,
                 minor: 0,
                 patch: 0,

@@ -7,7 +7,9 @@
  * copies a buffer to the device, launches the `fill` kernel N times, copies
  * the buffer back, synchronises, prints "LAUNCHED kernels=N copies=2", and
  * then ends as MODE says: `exit` (returns 0), `segv` (writes through a null
- * pointer), `abort` (abort()), `kill` (SIGKILL to itself).
+ * pointer), `abort` (abort()), `kill` (SIGKILL to itself), `term` (SIGTERM
+ * to itself: a profiler that handles it finalizes, then the process dies
+ * of it).
  * Host side is plain C against the HIP C API: gcc -D__HIP_PLATFORM_AMD__
  * crash_after_kernels.c -lamdhip64.
  */
@@ -32,7 +34,7 @@ enum { LEN = 1024, BLOCK = 256 };
 
 int main(int argc, char** argv) {
     if (argc != 3) {
-        fprintf(stderr, "usage: %s N exit|segv|abort|kill\n", argv[0]);
+        fprintf(stderr, "usage: %s N exit|segv|abort|kill|term\n", argv[0]);
         return 2;
     }
     int launches = atoi(argv[1]);
@@ -81,6 +83,9 @@ int main(int argc, char** argv) {
     } else if (strcmp(mode, "kill") == 0) {
         kill(getpid(), SIGKILL);
         pause();
+    } else if (strcmp(mode, "term") == 0) {
+        kill(getpid(), SIGTERM);
+        for (;;) pause();
     }
     return 0;
 }

@@ -50,7 +50,7 @@ pub use buffer::{Buffer, Pushed};
 pub use callback::*;
 pub use domain::Domain;
 pub use kind::*;
-pub use naming::{truncate_kernel_name, KernelNaming};
+pub use naming::{demangle, truncate_kernel_name, KernelNaming};
 pub use profiler::{AsyncOp, Profiler};
 pub use record::Record;
 pub use registry::{operation_by_name, operation_name, operations, OperationKind};

@@ -66,6 +66,18 @@ pub fn truncate_kernel_name(name: &str) -> &str {
     name
 }
 
+/// The readable form of a (possibly) mangled C++ name; the name itself when
+/// it is not mangled or cannot be demangled.
+pub fn demangle(name: &str) -> String {
+    if !name.starts_with("_Z") {
+        return name.to_string();
+    }
+    cpp_demangle::Symbol::new(name)
+        .ok()
+        .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())
+        .unwrap_or_else(|| name.to_string())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

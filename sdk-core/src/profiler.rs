@@ -59,6 +59,8 @@ use crate::registry::{self, code_object, kernel_dispatch};
 use crate::selection::{self, DispatchFilter, RecordGate, Regions, RegionsReport};
 use crate::symbols::{CodeObject, KernelSymbol, SymbolTable};
 
+mod import;
+
 /// At most this many contexts (the producer side tracks them in `u64` masks).
 pub const MAX_CONTEXTS: usize = 64;
 

@@ -231,6 +231,13 @@ pub struct RunArgs {
     /// Run on the simulated AMD runtime (no GPU needed).
     #[arg(long)]
     pub sim: bool,
+    /// Who measures the run: `builtin` (rocwasm's interception),
+    /// `rocprofiler-sdk` (a rocprofiler-sdk library, AMD's where installed,
+    /// else rocwasm's, with rocwasm's chain and outputs as its tool) or
+    /// `auto` (the SDK when AMD's is installed and the application's HIP
+    /// registers with it). Overrides `[settings] backend`.
+    #[arg(long, value_name = "BACKEND", value_parser = parse_backend)]
+    pub backend: Option<rocwasm_plan::Backend>,
     /// Under an MPI launcher, profile only these ranks (e.g. `0,2`); the
     /// others run the application untouched. The rank is read as `%rank%`
     /// is: Open MPI, MPICH/PMI, PMIx, Slurm or MVAPICH variables.
@@ -645,6 +652,16 @@ EXAMPLES:
 
 Python and JS tools are installed pinned into ~/.cache/rocwasm/tools
 (or $ROCWASM_TOOLS_DIR) on first use. See plugins/README.md, \"The plugin kit\".";
+
+fn parse_backend(s: &str) -> Result<rocwasm_plan::Backend, String> {
+    rocwasm_plan::Backend::from_name(s).ok_or_else(|| {
+        let names: Vec<&str> = rocwasm_plan::Backend::ALL
+            .iter()
+            .map(|b| b.name())
+            .collect();
+        format!("unknown back end `{s}` (one of: {})", names.join(", "))
+    })
+}
 
 #[cfg(test)]
 mod tests {

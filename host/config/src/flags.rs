@@ -169,6 +169,7 @@ impl Chain {
         Chain {
             file: None,
             settings: Settings {
+                backend: rocwasm_plan::Backend::Builtin,
                 buffer: BufferSettings {
                     size: BufferSettings::DEFAULT_SIZE,
                     watermark: percent_of(

@@ -46,6 +46,9 @@ pub struct Chain {
 /// `[settings]`: how the host runs the chain.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Settings {
+    /// Who measures a live run (`backend`): rocwasm's interception or a
+    /// rocprofiler-sdk library.
+    pub backend: rocwasm_plan::Backend,
     /// The chain's delivery buffer (`[settings.buffer]`).
     pub buffer: BufferSettings,
     /// Threads delivering batches to the chain (`delivery_threads`, ≥ 1).

@@ -60,6 +60,7 @@ pub struct RawKernels {
 #[derive(Debug, Deserialize)]
 #[serde(deny_unknown_fields)]
 pub struct RawSettings {
+    pub backend: Option<S<String>>,
     pub buffer: Option<S<RawBuffer>>,
     pub delivery_threads: Option<S<i64>>,
     pub plugin_cache: Option<S<String>>,

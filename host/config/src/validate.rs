@@ -79,6 +79,7 @@ impl Validator<'_> {
 
     fn settings(&self, raw: Option<&Spanned<RawSettings>>) -> Result<Settings, ConfigError> {
         let mut s = Settings {
+            backend: rocwasm_plan::Backend::Builtin,
             buffer: BufferSettings {
                 size: BufferSettings::DEFAULT_SIZE,
                 watermark: percent_of(
@@ -117,6 +118,14 @@ impl Validator<'_> {
                     _ => BufferPolicy::Discard,
                 };
             }
+        }
+        if let Some(b) = &raw.backend {
+            let names: Vec<&str> = rocwasm_plan::Backend::ALL
+                .iter()
+                .map(|b| b.name())
+                .collect();
+            let name = self.choice(b, "backend", "in [settings]", &names)?;
+            s.backend = rocwasm_plan::Backend::from_name(name).unwrap_or_default();
         }
         if let Some(t) = &raw.delivery_threads {
             if !(1..=MAX_DELIVERY_THREADS).contains(t.get_ref()) {

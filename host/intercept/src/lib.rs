@@ -42,3 +42,19 @@ pub mod roctx;
 pub mod session;
 pub mod tracer;
 pub mod writer;
+
+#[used]
+#[link_section = ".init_array"]
+static CONSTRUCTOR: extern "C" fn() = constructor;
+
+/// The library's constructor: the session learns what it asks of the HSA
+/// interception (which depends on the session, not the other way), then
+/// the life cycle starts ([`lifecycle::ensure_started`]).
+extern "C" fn constructor() {
+    session::set_runtime_hooks(session::RuntimeHooks {
+        before_native_tools: hsa::agents::publish_for_native_tools,
+        started: hsa::session_started,
+        before_finalize: hsa::loader::unload_all,
+    });
+    lifecycle::ensure_started();
+}

@@ -1,6 +1,6 @@
 //! Start-up and shutdown of the tool inside the application.
 //!
-//! - **Start**: an `.init_array` constructor runs when the loader maps the
+//! - **Start**: an `.init_array` constructor (the crate root's) runs when the loader maps the
 //!   library (before the application's own constructors, which is when HIP
 //!   programs register their kernels). Without `ROCWASM_RUN` a session
 //!   starts only for native rocprofiler-sdk tools (a loaded object exporting
@@ -31,14 +31,6 @@ use std::sync::Once;
 
 use crate::session;
 use rocwasm_plan::{ForkPolicy, PathTemplate, RunPlan};
-
-#[used]
-#[link_section = ".init_array"]
-static CONSTRUCTOR: extern "C" fn() = constructor;
-
-extern "C" fn constructor() {
-    ensure_started();
-}
 
 static START: Once = Once::new();
 static FINALIZED: AtomicBool = AtomicBool::new(false);

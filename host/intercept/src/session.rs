@@ -121,6 +121,27 @@ fn host_symbol(k: &crate::hip::kernels::HostKernel) -> KernelSymbol {
     }
 }
 
+/// What a session asks of the runtime interception at three moments. The
+/// HSA module depends on the session (it records into it); these function
+/// pointers, set once by the library's constructor, let the session call
+/// back without depending on it.
+pub struct RuntimeHooks {
+    /// Before native tools are configured: make the agents known.
+    pub before_native_tools: fn(&Profiler),
+    /// A session was published (the runtime may have come up before it).
+    pub started: fn(&Session),
+    /// Before native tools finalize: report the code objects still loaded
+    /// unloaded.
+    pub before_finalize: fn(),
+}
+
+static HOOKS: std::sync::OnceLock<RuntimeHooks> = std::sync::OnceLock::new();
+
+/// Sets the [`RuntimeHooks`] (once; later calls are ignored).
+pub fn set_runtime_hooks(hooks: RuntimeHooks) {
+    let _ = HOOKS.set(hooks);
+}
+
 /// Starts the session described by `config` and publishes it.
 pub fn start(config: RunPlan) -> Result<&'static Session, String> {
     start_with_notes(config, Vec::new())
@@ -131,7 +152,9 @@ pub fn start(config: RunPlan) -> Result<&'static Session, String> {
 pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static Session, String> {
     let native_tools = |profiler: &std::sync::Arc<Profiler>, allowed: bool| {
         if allowed && rocwasm_capi::tools_requested() {
-            crate::hsa::agents::publish_for_native_tools(profiler);
+            if let Some(h) = HOOKS.get() {
+                (h.before_native_tools)(profiler);
+            }
         }
         rocwasm_capi::configure_tools(profiler, allowed)
     };
@@ -155,7 +178,9 @@ pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static 
     }
     session.run.journal_symbols();
     SESSION.store(session as *const Session as *mut Session, Ordering::Release);
-    crate::hsa::session_started(session);
+    if let Some(h) = HOOKS.get() {
+        (h.started)(session);
+    }
     Ok(session)
 }
 
@@ -321,7 +346,9 @@ impl Session {
         // Native tools first: their buffers are flushed and their
         // `finalize` runs while the engine still delivers. Code objects
         // still loaded are reported unloaded before that.
-        crate::hsa::loader::unload_all();
+        if let Some(h) = HOOKS.get() {
+            (h.before_finalize)();
+        }
         let tool_lines = rocwasm_capi::finalize_tools();
         let Some(report) = self.run.finish() else {
             return;
@@ -338,7 +365,7 @@ impl Session {
         let host_kernels = crate::hip::kernels::all().len();
         let mut lines = vec![
             format!(
-                "pid {} — {} kernels registered by HIP; {} {}",
+                "pid {} — records from rocwasm's interception (--backend builtin); {} kernels registered by HIP; {} {}",
                 report.meta.pid,
                 host_kernels,
                 report.plugins.tables.len(),

@@ -30,6 +30,7 @@
 //! the tool library and replay can all read a plan without linking each
 //! other.
 
+pub mod backend;
 pub mod claims;
 pub mod collection;
 pub mod dirs;
@@ -42,6 +43,7 @@ pub mod summary;
 pub mod template;
 mod units;
 
+pub use backend::Backend;
 pub use collection::{CollectionPlan, Windows};
 pub use format::{OutputFormat, WriteTiming};
 pub use kernels::{IterationRange, KernelFilters, KernelOptionError, KernelPlan, Verdict};

@@ -196,6 +196,11 @@ impl RunPlan {
     pub const VERSION: u32 = 3;
     /// Environment variable naming the plan file of a live run.
     pub const ENV: &'static str = "ROCWASM_RUN";
+    /// Environment variable naming the plan file of a live run under
+    /// `--backend rocprofiler-sdk`: read by rocwasm's rocprofiler-sdk tool
+    /// (`rocwasm-sdk-tool`), not by the tool library, which then acts as the
+    /// SDK only.
+    pub const SDK_TOOL_ENV: &'static str = "ROCWASM_SDK_TOOL_RUN";
     /// File (in the output directory) where the tool writes its end-of-run summary.
     pub const SUMMARY_FILE: &'static str = "rocwasm-summary.txt";
     /// The summary's words after the number of plugin stages that finished in

@@ -30,11 +30,18 @@ const THREADS: &str = "4";
 /// `rocwasm run --sim -c CHAIN -d out --output-format csv,json -- multi_kernel
 /// --threads 4` in `cwd`; returns the output and the run directory.
 fn run_sample(chain: &Path, cwd: &Path) -> (Output, PathBuf) {
+    run_sample_on(chain, cwd, "builtin")
+}
+
+/// [`run_sample`] with `--backend backend`.
+fn run_sample_on(chain: &Path, cwd: &Path, backend: &str) -> (Output, PathBuf) {
     let sample = sim_dir().join("bin/multi_kernel");
     let out = rocwasm(
         &[
             "run",
             "--sim",
+            "--backend",
+            backend,
             "-c",
             chain.to_str().unwrap(),
             "-d",
@@ -251,10 +258,22 @@ output = true
 
 #[test]
 fn dispatches_carry_the_correlation_taggers_values_end_to_end() {
+    tagged_dispatches_on("builtin");
+}
+
+/// The same chain on rocprofiler-sdk (rocwasm's): the tagger's ranges come
+/// from the SDK's marker callbacks, its answers go to the SDK's requests,
+/// and the dispatch records the SDK delivers carry them into the outputs.
+#[test]
+fn the_sdk_back_end_carries_the_taggers_answers_in_its_records() {
+    tagged_dispatches_on("rocprofiler-sdk");
+}
+
+fn tagged_dispatches_on(backend: &str) {
     plugins_dir(&["correlation-tagger", "kernel-stats"]);
     let tmp = tempfile::tempdir().unwrap();
     let chain = write_chain(tmp.path(), TAGGED);
-    let (out, dir) = run_sample(&chain, tmp.path());
+    let (out, dir) = run_sample_on(&chain, tmp.path(), backend);
     assert_success(&out, "rocwasm run with correlation-tagger");
     let stdout = text(&out.stdout);
     let counts = counts(&stdout);
@@ -323,6 +342,17 @@ output = true
 
 #[test]
 fn a_trapping_plugin_changes_nothing_for_the_application_or_the_other_plugins() {
+    trapping_plugin_on("builtin");
+}
+
+/// The same containment when rocprofiler-sdk measures (rocwasm's library as
+/// the SDK, the chain in rocwasm's SDK tool).
+#[test]
+fn a_trapping_plugin_is_contained_under_the_sdk_back_end() {
+    trapping_plugin_on("rocprofiler-sdk");
+}
+
+fn trapping_plugin_on(backend: &str) {
     plugins_dir(&["trap", "kernel-stats", "api-stats"]);
     let tmp = tempfile::tempdir().unwrap();
     // Small batches, so that the trap fires mid-run.
@@ -333,7 +363,7 @@ fn a_trapping_plugin_changes_nothing_for_the_application_or_the_other_plugins() 
             "[settings.buffer]\nsize = \"64KiB\"\nwatermark = \"8KiB\"\n\n[output]",
         ),
     );
-    let (hostile, dir) = run_sample(&chain, tmp.path());
+    let (hostile, dir) = run_sample_on(&chain, tmp.path(), backend);
 
     // The same application without any tool.
     let sim = sim_dir();

@@ -1,6 +1,7 @@
 //! The end-to-end tests, in one binary (each file a module): one link of
 //! the support library and its dependencies instead of one per file.
 
+mod backend;
 mod c_plugin;
 mod collection_period;
 mod crash;

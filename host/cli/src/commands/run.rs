@@ -111,6 +111,15 @@ pub fn run(args: RunArgs) -> Result {
 
     let mut plan = run_plan(&chain, &args);
     let admission = admit_plan(&plan)?;
+    let measured_by =
+        Measurer::choose(args.backend.unwrap_or(chain.settings.backend), &args.app[0])?;
+    if !admission.native_tools && matches!(measured_by, Measurer::Sdk { .. }) {
+        return Err(Failure::usage(
+            "the site policy does not allow native rocprofiler-sdk tools \
+             (capabilities.native_tools = false), and the rocprofiler-sdk back end runs \
+             rocwasm's chain as one: use --backend builtin",
+        ));
+    }
     // Absolute: the application may change its directory.
     let journal = plan.journal_dir_for(std::process::id());
     let journal = std::path::absolute(&journal).unwrap_or(journal);
@@ -157,22 +166,44 @@ pub fn run(args: RunArgs) -> Result {
             return Err(e);
         }
     };
+    match &measured_by {
+        Measurer::Builtin => cmd.env(RunPlan::ENV, &run_file),
+        Measurer::Sdk { client, .. } => {
+            // The SDK library measures; rocwasm's tool reads the plan. The
+            // tool library, when it is the SDK, gets no plan of its own.
+            cmd.env(
+                "ROCP_TOOL_LIBRARIES",
+                prepend_list(client, std::env::var_os("ROCP_TOOL_LIBRARIES"), ':'),
+            );
+            cmd.env(RunPlan::SDK_TOOL_ENV, &run_file)
+        }
+    };
+    // rocwasm's own tool library intercepts (built-in), or is the SDK.
+    let preload = match &measured_by {
+        Measurer::Sdk {
+            amd: Some(amd_sdk), ..
+        } => amd_sdk.clone(),
+        _ => tool.clone(),
+    };
     cmd.env(
         "LD_PRELOAD",
-        prepend_list(&tool, std::env::var_os("LD_PRELOAD"), ':'),
+        prepend_list(&preload, std::env::var_os("LD_PRELOAD"), ':'),
     );
-    cmd.env(
-        "HSA_TOOLS_LIB",
-        prepend_list(&tool, std::env::var_os("HSA_TOOLS_LIB"), ' '),
-    );
-    cmd.env(RunPlan::ENV, &run_file);
-    // ROCm ≥ 6.2: rocprofiler-register hands the runtimes' dispatch tables
-    // only to a tool it knows is present; naming any library here says so,
-    // and the preloaded tool's `rocprofiler_set_api_table` is the one it
-    // calls (it prefers an entry point that is already loaded).
-    if std::env::var_os(ROCPROFILER_REGISTER_LIBRARY).is_none() {
-        cmd.env(ROCPROFILER_REGISTER_LIBRARY, &tool);
+    if preload == tool {
+        cmd.env(
+            "HSA_TOOLS_LIB",
+            prepend_list(&tool, std::env::var_os("HSA_TOOLS_LIB"), ' '),
+        );
+        // ROCm ≥ 6.2: rocprofiler-register hands the runtimes' dispatch
+        // tables only to a tool it knows is present; naming any library here
+        // says so, and the preloaded tool's `rocprofiler_set_api_table` is
+        // the one it calls (it prefers an entry point that is already
+        // loaded).
+        if std::env::var_os(ROCPROFILER_REGISTER_LIBRARY).is_none() {
+            cmd.env(ROCPROFILER_REGISTER_LIBRARY, &tool);
+        }
     }
+    eprintln!("rocwasm: back end: {measured_by}");
     tracing::info!(app = ?args.app, tool = %tool.display(), sim = ?sim_lib, "launching");
 
     let mut child = match cmd.spawn() {
@@ -212,6 +243,101 @@ pub fn run(args: RunArgs) -> Result {
         print_summary(&dir, chain.output.summary, status);
     }
     exit_with(status)
+}
+
+/// Who measures the run (`--backend`, `[settings] backend`), resolved.
+enum Measurer {
+    /// rocwasm's interception.
+    Builtin,
+    /// A rocprofiler-sdk library with rocwasm's tool (`client`): AMD's
+    /// (`amd`), else rocwasm's own tool library.
+    Sdk {
+        client: PathBuf,
+        amd: Option<PathBuf>,
+    },
+}
+
+/// rocwasm's rocprofiler-sdk tool's file name (`rocwasm-sdk-tool`).
+pub(crate) const SDK_TOOL_LIB: &str = "librocwasm_sdk_tool.so";
+
+impl Measurer {
+    /// Resolves `backend` for `app`: `auto` is the SDK when AMD's library
+    /// is installed and `app` links rocprofiler-register (its HIP registers
+    /// with the SDK), else built-in.
+    fn choose(backend: rocwasm_plan::Backend, app: &str) -> Result<Measurer> {
+        use rocwasm_plan::Backend as B;
+        let amd = amd_sdk_library();
+        let sdk = match backend {
+            B::Builtin => false,
+            B::RocprofilerSdk => true,
+            B::Auto => amd.is_some() && links_rocprofiler_register(app),
+        };
+        if !sdk {
+            return Ok(Measurer::Builtin);
+        }
+        let client = find_beside_tool(SDK_TOOL_LIB).ok_or_else(|| {
+            Failure::runtime(format!(
+                "--backend rocprofiler-sdk: cannot find {SDK_TOOL_LIB} next to the rocwasm binary \
+                 or in the target directory (build it with `cargo build -p rocwasm-sdk-tool`, or \
+                 set ROCWASM_SDK_TOOL_LIB)"
+            ))
+        })?;
+        Ok(Measurer::Sdk { client, amd })
+    }
+}
+
+impl std::fmt::Display for Measurer {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Measurer::Builtin => write!(f, "builtin (rocwasm's interception)"),
+            Measurer::Sdk { amd: Some(amd), .. } => {
+                write!(f, "rocprofiler-sdk (AMD's {})", amd.display())
+            }
+            Measurer::Sdk { amd: None, .. } => write!(
+                f,
+                "rocprofiler-sdk (rocwasm's librocprofiler-sdk: no AMD library installed)"
+            ),
+        }
+    }
+}
+
+/// AMD's `librocprofiler-sdk.so.1`: under `$ROCM_PATH/lib`, `/opt/rocm/lib`
+/// or where the loader looks (`LD_LIBRARY_PATH`, the system directories).
+fn amd_sdk_library() -> Option<PathBuf> {
+    const NAME: &str = "librocprofiler-sdk.so.1";
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    if let Some(root) = std::env::var_os("ROCM_PATH") {
+        dirs.push(PathBuf::from(root).join("lib"));
+    }
+    dirs.extend(
+        std::env::var("LD_LIBRARY_PATH")
+            .unwrap_or_default()
+            .split(':')
+            .filter(|s| !s.is_empty())
+            .map(PathBuf::from),
+    );
+    for d in [
+        "/opt/rocm/lib",
+        "/usr/lib/x86_64-linux-gnu",
+        "/usr/lib64",
+        "/usr/lib",
+    ] {
+        dirs.push(PathBuf::from(d));
+    }
+    dirs.into_iter()
+        .map(|d| d.join(NAME))
+        // rocwasm's own library has this SONAME too (its file is named
+        // after the crate): a file of this name is AMD's.
+        .find(|p| p.is_file())
+}
+
+/// True when `app`'s dynamic dependencies include rocprofiler-register
+/// (HIP ≥ 6.2 links it to hand its tables to the SDK).
+fn links_rocprofiler_register(app: &str) -> bool {
+    std::process::Command::new("ldd")
+        .arg(app)
+        .output()
+        .is_ok_and(|o| String::from_utf8_lossy(&o.stdout).contains("librocprofiler-register"))
 }
 
 /// `rocwasm write-journal DIR`: the outputs of every journal in `dir`, as
@@ -493,13 +619,25 @@ pub(crate) fn find_tool_library() -> Option<PathBuf> {
     if let Some(p) = std::env::var_os("ROCWASM_INTERCEPT_LIB") {
         return Some(PathBuf::from(p));
     }
+    find_beside_tool(TOOL_LIB)
+}
+
+/// A library rocwasm installs beside itself: `ROCWASM_SDK_TOOL_LIB` for
+/// the SDK tool, next to the binary, in `../lib`, or in the cargo target
+/// directory the binary was built into.
+fn find_beside_tool(name: &str) -> Option<PathBuf> {
+    if name == SDK_TOOL_LIB {
+        if let Some(p) = std::env::var_os("ROCWASM_SDK_TOOL_LIB") {
+            return Some(PathBuf::from(p));
+        }
+    }
     let exe = std::env::current_exe().ok()?;
     let dir = exe.parent()?;
     let candidates = [
-        dir.join(TOOL_LIB),
-        dir.join("../lib").join(TOOL_LIB),
+        dir.join(name),
+        dir.join("../lib").join(name),
         // `target/debug/deps/rocwasm-…` (test binaries) → `target/debug/`.
-        dir.join("..").join(TOOL_LIB),
+        dir.join("..").join(name),
     ];
     candidates
         .into_iter()

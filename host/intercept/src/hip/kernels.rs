@@ -89,16 +89,7 @@ pub fn all() -> Vec<Arc<HostKernel>> {
         .collect()
 }
 
-/// The readable form of a (possibly) mangled C++ name.
-pub fn demangle(name: &str) -> String {
-    if !name.starts_with("_Z") {
-        return name.to_string();
-    }
-    cpp_demangle::Symbol::new(name)
-        .ok()
-        .and_then(|s| s.demangle(&cpp_demangle::DemangleOptions::default()).ok())
-        .unwrap_or_else(|| name.to_string())
-}
+pub use rocwasm_core::demangle;
 
 thread_local! {
     static LAUNCHING: Cell<usize> = const { Cell::new(0) };

@@ -96,10 +96,10 @@ fn publish(symbols: &rocwasm_core::SymbolTable, agents: &[Agent]) {
 /// library as its tool and the agents are enumerated. A process without
 /// the HSA runtime, or one whose runtime cannot start (no GPU), lists none.
 pub fn publish_for_native_tools(profiler: &Profiler) {
-    if AGENTS.get().is_none() && !super::tables_installed() {
+    if AGENTS.get().is_none() && !rt::tables_installed() {
         start_runtime();
     }
-    if super::tables_installed() {
+    if rt::tables_installed() {
         publish(profiler.symbols(), all());
     }
 }

@@ -154,11 +154,6 @@ static RUNTIME_VERSION: std::sync::atomic::AtomicU64 = std::sync::atomic::Atomic
 /// Set once the session heard of the runtime ([`announce`]).
 static ANNOUNCED: AtomicBool = AtomicBool::new(false);
 
-/// True once `OnLoad` wrapped the tables (the originals are reachable).
-pub fn tables_installed() -> bool {
-    !originals::core_api::original(originals::core_api::slot::hsa_iterate_agents).is_null()
-}
-
 /// Tells session `s`, once, that the runtime is up: copy timing is turned
 /// on if it traces copies, and the runtime's initialisation is recorded.
 /// `OnLoad` calls it when a session is live; a session that starts later
@@ -182,7 +177,7 @@ fn announce(s: &crate::session::Session) {
 
 /// A session was published: if the runtime came up before it, announce it.
 pub fn session_started(s: &crate::session::Session) {
-    if tables_installed() {
+    if rt::tables_installed() {
         announce(s);
     }
 }

@@ -57,6 +57,14 @@ originals! {
         signal: u64, cond: i32, value: i64, handler: extern "C" fn(i64, *mut c_void) -> bool, arg: *mut c_void) -> i32;
 }
 
+/// True once `OnLoad` wrapped the tables (the originals are reachable).
+pub fn tables_installed() -> bool {
+    !crate::hsa::originals::core_api::original(
+        crate::hsa::originals::core_api::slot::hsa_iterate_agents,
+    )
+    .is_null()
+}
+
 /// `HSA_SIGNAL_CONDITION_LT`.
 pub const CONDITION_LT: i32 = 2;
 

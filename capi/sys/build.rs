@@ -15,7 +15,12 @@ use std::fmt::Write as _;
 use std::path::{Path, PathBuf};
 
 fn main() {
-    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap());
+    // The headers and the ABI table live in the C API's crate (`capi/`),
+    // whose files these are: this crate only reads them.
+    let root = PathBuf::from(std::env::var_os("CARGO_MANIFEST_DIR").unwrap())
+        .parent()
+        .expect("capi/sys lies inside capi/")
+        .to_path_buf();
     let include = root.join("include");
     println!("cargo:rerun-if-changed={}", include.display());
     let mut headers = Vec::new();

@@ -1,12 +1,92 @@
-//! The C side's types, as `#[repr(C)]` mirrors of `include/rocprofiler-sdk/`
-//! (field for field, same order and widths), and every enum of the headers
-//! as constants ([`enums`], generated from the headers by `build.rs`).
+//! `rocprofiler-sdk-sys`: rocprofiler-sdk's C API as Rust sees it — the
+//! types as `#[repr(C)]` mirrors of `capi/include/rocprofiler-sdk/` (field
+//! for field, same order and widths), every enum of the headers as
+//! constants ([`enums`], generated from the headers by `build.rs`), AMD's
+//! measured layouts ([`c_sizeof`], [`c_offsetof`]), the buffer records
+//! ([`records`]) and the declarations of the API's functions ([`api`]).
+//!
+//! Two crates use it: `rocwasm-capi`, which *defines* the API's functions
+//! over rocwasm's engine (the tool library that is `librocprofiler-sdk`),
+//! and `rocwasm-sdk-tool`, which *calls* them as a client (rocwasm's chain
+//! and outputs as a rocprofiler-sdk tool, on AMD's library or rocwasm's).
+//! Each fact of the C side is therefore written once, here and in the
+//! headers it is generated from.
 //!
 //! The mirrors are checked against the recorded ABI table
-//! (`abi/amd-rocprofiler-sdk-1.0.tsv`, AMD's measured sizes and offsets) by
-//! this crate's tests, so the headers and these structs cannot drift apart.
+//! (`capi/abi/amd-rocprofiler-sdk-1.0.tsv`, AMD's measured sizes and
+//! offsets) by this crate's tests, so the headers and these structs cannot
+//! drift apart.
 
 use std::ffi::{c_char, c_int, c_void};
+
+/// `rocprofiler_version_triplet_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct VersionTriplet {
+    /// Major.
+    pub major: u32,
+    /// Minor.
+    pub minor: u32,
+    /// Patch.
+    pub patch: u32,
+}
+
+pub mod api;
+pub mod records;
+
+/// `rocprofiler_callback_tracing_operation_args_cb_t`.
+pub type ArgCallback = unsafe extern "C" fn(
+    kind: c_int,
+    operation: u32,
+    arg_number: u32,
+    arg_value_addr: *const c_void,
+    arg_indirection_count: i32,
+    arg_type: *const c_char,
+    arg_name: *const c_char,
+    arg_value_str: *const c_char,
+    arg_dereference_count: i32,
+    data: *mut c_void,
+) -> c_int;
+
+/// `rocprofiler_query_available_agents_cb_t`.
+pub type AgentsCallback = unsafe extern "C" fn(
+    version: c_int,
+    agents: *mut *const c_void,
+    num_agents: usize,
+    user_data: *mut c_void,
+) -> c_int;
+
+/// `rocprofiler_buffer_tracing_cb_t`.
+pub type BufferCallback = unsafe extern "C" fn(
+    context: Handle,
+    buffer: Handle,
+    headers: *mut *mut RecordHeader,
+    num_headers: usize,
+    data: *mut c_void,
+    drop_count: u64,
+);
+
+/// `rocprofiler_external_correlation_id_request_cb_t`.
+pub type RequestCallback = unsafe extern "C" fn(
+    thread_id: u64,
+    context_id: Handle,
+    kind: c_int,
+    operation: i32,
+    internal_corr_id_value: u64,
+    external_corr_id_value: *mut UserData,
+    data: *mut c_void,
+) -> c_int;
+
+/// An operation iteration callback.
+pub type OperationCallback =
+    unsafe extern "C" fn(kind: c_int, operation: i32, data: *mut c_void) -> c_int;
+
+/// `rocprofiler_callback_tracing_cb_t`.
+pub type TracingCallback = unsafe extern "C" fn(
+    record: CallbackTracingRecord,
+    user_data: *mut UserData,
+    data: *mut c_void,
+);
 
 /// Every enum of the headers: `enums::<name without _t>::<ENUMERATOR>` and
 /// `enums::<name>::ALL`.
@@ -529,46 +609,9 @@ mod tests {
             ]
         );
         same_layout!(
-            crate::utility::VersionTriplet,
+            VersionTriplet,
             "rocprofiler_version_triplet_t",
             [major, minor, patch]
         );
-    }
-
-    #[test]
-    fn the_engines_kinds_have_the_headers_numbers() {
-        for k in rocwasm_core::BufferTracingKind::ALL {
-            let name = format!("ROCPROFILER_BUFFER_TRACING_{}", k.name());
-            assert_eq!(
-                enums::rocprofiler_buffer_tracing_kind::ALL
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, v)| *v),
-                Some(i64::from(k.raw())),
-                "{name}"
-            );
-        }
-        for k in rocwasm_core::CallbackTracingKind::ALL {
-            let name = format!("ROCPROFILER_CALLBACK_TRACING_{}", k.name());
-            assert_eq!(
-                enums::rocprofiler_callback_tracing_kind::ALL
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, v)| *v),
-                Some(i64::from(k.raw())),
-                "{name}"
-            );
-        }
-        for k in rocwasm_core::ExternalCorrelationKind::ALL {
-            let name = format!("ROCPROFILER_EXTERNAL_CORRELATION_REQUEST_{}", k.name());
-            assert_eq!(
-                enums::rocprofiler_external_correlation_id_request_kind::ALL
-                    .iter()
-                    .find(|(n, _)| *n == name)
-                    .map(|(_, v)| *v),
-                Some(i64::from(k.raw())),
-                "{name}"
-            );
-        }
     }
 }

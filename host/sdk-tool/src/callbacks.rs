@@ -1,0 +1,244 @@
+//! The SDK's callback tracing, into the engine's callback sinks (the
+//! chain's stages that asked for callbacks: API calls at ENTER and EXIT
+//! with their arguments, kernel-dispatch and memory-copy completions).
+//!
+//! The engine calls each of its contexts back with a user-data slot of its
+//! own, kept from an API call's ENTER to its EXIT. The SDK keeps one
+//! `rocprofiler_user_data_t` per call for this tool: at ENTER it holds a
+//! boxed slot array for the engine's contexts, taken back at EXIT.
+
+use std::ffi::{c_char, c_int, c_void, CStr};
+
+use rocprofiler_sdk_sys::enums::rocprofiler_callback_phase as phase;
+use rocprofiler_sdk_sys::{
+    api, c_offsetof, CallbackTracingRecord, KernelDispatchData, MemoryCopyData, UserData,
+};
+use rocwasm_core::{
+    Argument, CallbackPayload, CallbackPhase, CallbackRecord, CallbackTracingKind, ContextId,
+    Correlation, Domain, KernelDispatch, MemoryCopy, Profiler,
+};
+
+use crate::operations::OperationMaps;
+
+/// The domains whose callbacks this back end makes.
+pub fn supported(domain: Domain) -> bool {
+    domain.is_api() || matches!(domain, Domain::KernelDispatch | Domain::MemoryCopy)
+}
+
+/// One SDK callback, into the engine.
+///
+/// # Safety
+/// `record` and `user_data` are the SDK's, valid for the callback.
+pub unsafe fn on_callback(
+    profiler: &Profiler,
+    ops: &OperationMaps,
+    record: &CallbackTracingRecord,
+    user_data: *mut UserData,
+) {
+    let Some(kind) = u32::try_from(record.kind)
+        .ok()
+        .and_then(CallbackTracingKind::from_raw)
+    else {
+        return;
+    };
+    let Some(domain) = Domain::from_callback_kind(kind) else {
+        return;
+    };
+    let op = match domain.buffer_kind() {
+        Some(k) if domain.is_api() => ops.engine_quiet(k, record.operation),
+        _ => u32::try_from(record.operation).ok(),
+    };
+    let Some(op) = op else {
+        return;
+    };
+    let sdk_phase = i64::from(record.phase);
+    let phase = if sdk_phase == phase::ROCPROFILER_CALLBACK_PHASE_ENTER {
+        Some(CallbackPhase::Enter)
+    } else if sdk_phase == phase::ROCPROFILER_CALLBACK_PHASE_EXIT {
+        Some(CallbackPhase::Exit)
+    } else {
+        None
+    };
+    // SAFETY: the payload of the record's kind, valid for the callback.
+    let payload = unsafe { payload_of(domain, record, phase) };
+    // SAFETY: the id is a number for requests this tool answered.
+    let external = unsafe { record.correlation_id.external.value };
+    let mut rec = CallbackRecord {
+        context: ContextId(0),
+        kind,
+        operation: op,
+        phase,
+        correlation: Correlation {
+            internal: record.correlation_id.internal,
+            external,
+            ancestor: record.correlation_id.ancestor,
+        },
+        thread_id: record.thread_id,
+        timestamp: rocwasm_core::clock::now(),
+        payload,
+    };
+    let slots = profiler.callback_slots(domain);
+    match phase {
+        Some(CallbackPhase::Enter) if !user_data.is_null() => {
+            let mut data = vec![0u64; slots].into_boxed_slice();
+            profiler.import_callback(domain, &mut rec, external, &mut data);
+            // SAFETY: the SDK's slot for this call, kept until its EXIT.
+            unsafe { (*user_data).ptr = Box::into_raw(Box::new(data)) as *mut c_void };
+        }
+        Some(CallbackPhase::Exit) if !user_data.is_null() => {
+            // SAFETY: what ENTER stored (or NULL if ENTER was not seen).
+            let stored = unsafe { (*user_data).ptr } as *mut Box<[u64]>;
+            if stored.is_null() {
+                let mut data = vec![0u64; slots];
+                profiler.import_callback(domain, &mut rec, external, &mut data);
+            } else {
+                // SAFETY: the box ENTER leaked for this call, taken back once.
+                let mut data = unsafe { Box::from_raw(stored) };
+                profiler.import_callback(domain, &mut rec, external, &mut data);
+                // SAFETY: as above; the slot is cleared for any later reader.
+                unsafe { (*user_data).ptr = std::ptr::null_mut() };
+            }
+        }
+        _ => {
+            let mut data = vec![0u64; slots];
+            profiler.import_callback(domain, &mut rec, external, &mut data);
+        }
+    }
+}
+
+/// The engine's payload of an SDK callback record.
+///
+/// # Safety
+/// `record.payload` is NULL or the payload of the record's kind.
+unsafe fn payload_of(
+    domain: Domain,
+    record: &CallbackTracingRecord,
+    phase: Option<CallbackPhase>,
+) -> CallbackPayload {
+    if record.payload.is_null() {
+        return CallbackPayload::None;
+    }
+    match domain {
+        Domain::KernelDispatch => {
+            // SAFETY: the kind's payload struct.
+            let d = unsafe { &*(record.payload as *const KernelDispatchData) };
+            let i = &d.dispatch_info;
+            CallbackPayload::KernelDispatch(KernelDispatch {
+                correlation_id: record.correlation_id.internal,
+                // SAFETY: a number for requests this tool answered.
+                external_correlation_id: unsafe { record.correlation_id.external.value },
+                thread_id: record.thread_id,
+                start: d.start_timestamp,
+                end: d.end_timestamp,
+                agent_id: i.agent_id.handle,
+                queue_id: i.queue_id.handle,
+                stream_id: 0,
+                kernel_id: i.kernel_id,
+                dispatch_id: i.dispatch_id,
+                private_segment_size: i.private_segment_size,
+                group_segment_size: i.group_segment_size,
+                workgroup_x: i.workgroup_size.x,
+                workgroup_y: i.workgroup_size.y,
+                workgroup_z: i.workgroup_size.z,
+                grid_x: i.grid_size.x,
+                grid_y: i.grid_size.y,
+                grid_z: i.grid_size.z,
+            })
+        }
+        Domain::MemoryCopy => {
+            // SAFETY: the kind's payload struct.
+            let c = unsafe { &*(record.payload as *const MemoryCopyData) };
+            CallbackPayload::MemoryCopy(MemoryCopy {
+                operation: record.operation as u32,
+                correlation_id: record.correlation_id.internal,
+                // SAFETY: as above.
+                external_correlation_id: unsafe { record.correlation_id.external.value },
+                thread_id: record.thread_id,
+                start: c.start_timestamp,
+                end: c.end_timestamp,
+                dst_agent_id: c.dst_agent_id.handle,
+                src_agent_id: c.src_agent_id.handle,
+                stream_id: 0,
+                bytes: c.bytes,
+                dst_address: c.dst_address,
+                src_address: c.src_address,
+            })
+        }
+        _ if domain.is_api() => CallbackPayload::Api {
+            args: arguments(record),
+            retval: (phase == Some(CallbackPhase::Exit))
+                // SAFETY: the API payload of the record's kind.
+                .then(|| unsafe { retval(domain, record) })
+                .flatten(),
+        },
+        _ => CallbackPayload::None,
+    }
+}
+
+/// The call's arguments, as the SDK renders them.
+fn arguments(record: &CallbackTracingRecord) -> Vec<Argument> {
+    unsafe extern "C" fn each(
+        _kind: c_int,
+        _op: u32,
+        _n: u32,
+        _addr: *const c_void,
+        _indirection: i32,
+        ty: *const c_char,
+        name: *const c_char,
+        value: *const c_char,
+        _dereferences: i32,
+        data: *mut c_void,
+    ) -> c_int {
+        let text = |p: *const c_char| {
+            if p.is_null() {
+                String::new()
+            } else {
+                // SAFETY: NUL-terminated strings the SDK keeps for the call.
+                unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
+            }
+        };
+        // SAFETY: `data` is the vector passed below, alive for the call.
+        let args = unsafe { &mut *(data as *mut Vec<Argument>) };
+        args.push(Argument::new(text(name), text(ty), text(value)));
+        0
+    }
+    let mut args: Vec<Argument> = Vec::new();
+    // SAFETY: inside the SDK's callback for `record`, as the function
+    // requires; `each` has the callback's type.
+    unsafe {
+        api::rocprofiler_iterate_callback_tracing_kind_operation_args(
+            *record,
+            each,
+            1,
+            &mut args as *mut Vec<Argument> as *mut c_void,
+        )
+    };
+    args
+}
+
+/// The call's return value at EXIT, as the `int` member of the payload's
+/// return-value union (the `hipError_t` / `hsa_status_t` most calls
+/// return).
+///
+/// # Safety
+/// `record.payload` is the API payload of `domain`'s kind.
+unsafe fn retval(domain: Domain, record: &CallbackTracingRecord) -> Option<String> {
+    let ty = if domain
+        .buffer_kind()
+        .is_some_and(|k| k.name().starts_with("HIP"))
+    {
+        "rocprofiler_callback_tracing_hip_api_data_t"
+    } else if domain
+        .buffer_kind()
+        .is_some_and(|k| k.name().starts_with("HSA"))
+    {
+        "rocprofiler_callback_tracing_hsa_api_data_t"
+    } else {
+        "rocprofiler_callback_tracing_marker_api_data_t"
+    };
+    let off = c_offsetof(&format!("{ty}.retval"))?;
+    // SAFETY: the return-value union lies at `off` in the payload struct.
+    let v =
+        unsafe { std::ptr::read_unaligned((record.payload as *const u8).add(off) as *const i32) };
+    Some(v.to_string())
+}

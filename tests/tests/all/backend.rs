@@ -1,0 +1,178 @@
+//! `rocwasm run --backend rocprofiler-sdk`: rocwasm's chain and outputs as
+//! a rocprofiler-sdk tool (`host/sdk-tool`), measured by rocwasm's own
+//! librocprofiler-sdk on the simulated runtime (no AMD library here).
+//!
+//! - the same program gives the same calls per kernel and per HIP function,
+//!   the same copies, under both back ends, and the summary says which ran;
+//! - the tool library of this back end calls only the SDK's API (`nm`);
+//! - the run finishes once on every exit path that runs a finalizer
+//!   (`return`, `exit`, SIGTERM), and a crash is reported, not hidden.
+//!
+//! (Containment and external correlation under this back end:
+//! `live_chain::a_trapping_plugin_is_contained_under_the_sdk_back_end`,
+//! `live_chain::the_sdk_back_end_carries_the_taggers_answers_in_its_records`.)
+//!
+//! Needs `cargo xtask build-sim`; fails (never skips) with the command.
+
+use std::collections::BTreeMap;
+use std::path::Path;
+use std::process::Output;
+
+use rocwasm_tests::*;
+
+fn text(b: &[u8]) -> String {
+    String::from_utf8_lossy(b).into_owned()
+}
+
+fn run_on(backend: &str, dir: &Path, extra: &[&str], app: &[&str]) -> Output {
+    let sim = sim_dir();
+    let program = sim.join("bin").join(app[0]);
+    let mut args = vec!["run", "--sim", "--backend", backend];
+    args.extend_from_slice(extra);
+    args.extend(["-d", dir.to_str().unwrap(), "--"]);
+    args.push(program.to_str().unwrap());
+    args.extend_from_slice(&app[1..]);
+    rocwasm(&args, dir.parent().unwrap())
+}
+
+fn calls(path: &Path) -> BTreeMap<String, u64> {
+    read_stats(path)
+        .into_iter()
+        .map(|(name, s)| (name, s.calls))
+        .collect()
+}
+
+fn rows(path: &Path) -> usize {
+    std::fs::read_to_string(path)
+        .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+        .lines()
+        .count()
+        .saturating_sub(1)
+}
+
+#[test]
+fn both_back_ends_count_the_same_calls_per_kernel_and_per_hip_function() {
+    let tmp = tempfile::tempdir().unwrap();
+    let flags = [
+        "--kernel-trace",
+        "--hip-trace",
+        "--memory-copy-trace",
+        "--stats",
+        "--output-format",
+        "csv",
+    ];
+    let app = ["multi_kernel", "--threads", "2"];
+    let mut seen = Vec::new();
+    for backend in ["builtin", "rocprofiler-sdk"] {
+        let dir = tmp.path().join(backend);
+        let out = run_on(backend, &dir, &flags, &app);
+        assert_success(&out, &format!("rocwasm run --backend {backend}"));
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(
+            said.contains(&format!("(--backend {backend})")),
+            "the summary names the back end: {said}"
+        );
+        seen.push((
+            calls(&dir.join("kernel_stats.csv")),
+            calls(&dir.join("hip_api_stats.csv")),
+            rows(&dir.join("memory_copy_trace.csv")),
+            rows(&dir.join("kernel_trace.csv")),
+        ));
+    }
+    let (builtin, sdk) = (&seen[0], &seen[1]);
+    assert!(
+        !builtin.0.is_empty() && !builtin.1.is_empty(),
+        "{builtin:?}"
+    );
+    assert_eq!(sdk.0, builtin.0, "Calls per kernel");
+    assert_eq!(sdk.1, builtin.1, "Calls per HIP function");
+    assert_eq!(sdk.2, builtin.2, "memory copies");
+    assert!(builtin.2 > 0);
+    assert_eq!(sdk.3, builtin.3, "dispatches");
+}
+
+#[test]
+fn the_sdk_tool_library_calls_only_the_sdk_api() {
+    let bin = rocwasm_bin();
+    let lib = bin.parent().unwrap().join("librocwasm_sdk_tool.so");
+    let out = std::process::Command::new("nm")
+        .args(["-D", "--undefined-only"])
+        .arg(&lib)
+        .output()
+        .expect("cannot run nm (binutils)");
+    assert!(out.status.success(), "nm {}: {out:?}", lib.display());
+    let listing = text(&out.stdout);
+    let mut api = 0;
+    for line in listing.lines() {
+        let mut f = line.split_whitespace();
+        let (Some(kind), Some(name)) = (f.next(), f.next()) else {
+            continue;
+        };
+        if name.starts_with("rocprofiler_") {
+            api += 1;
+            continue;
+        }
+        // Everything else comes from a versioned system library (libc,
+        // libgcc_s, libm) or is weak (optional glibc and toolchain hooks).
+        assert!(
+            name.contains('@') || kind == "w",
+            "{} needs `{name}`, which is neither the SDK's API nor a system library's:\n{listing}",
+            lib.display()
+        );
+        for ours in ["hip", "hsa_", "roctx", "OnLoad", "rocwasm"] {
+            assert!(!name.starts_with(ours), "interception symbol `{name}`");
+        }
+    }
+    assert!(api >= 10, "the SDK's API functions:\n{listing}");
+    // And it defines the tool's entry point, and nothing of the API.
+    let defined = std::process::Command::new("nm")
+        .args(["-D", "--defined-only"])
+        .arg(&lib)
+        .output()
+        .unwrap();
+    let defined = text(&defined.stdout);
+    assert!(defined.contains(" rocprofiler_configure"), "{defined}");
+    assert!(
+        !defined.contains(" rocprofiler_create_context"),
+        "{defined}"
+    );
+}
+
+/// (mode, exit code, whether the tool's finalize runs: the records of the
+/// 300 dispatches reach the outputs, and the run's end is written once).
+const ENDS: &[(&str, i32, bool)] = &[
+    ("exit", 0, true),
+    ("term", 128 + 15, true),
+    ("segv", 128 + 11, false),
+    ("kill", 128 + 9, false),
+];
+
+#[test]
+fn the_sdk_back_end_finishes_once_on_every_exit_path_and_reports_a_crash() {
+    let tmp = tempfile::tempdir().unwrap();
+    for &(mode, code, finalizes) in ENDS {
+        let dir = tmp.path().join(mode);
+        let out = run_on(
+            "rocprofiler-sdk",
+            &dir,
+            &["--kernel-trace", "--output-format", "csv"],
+            &["crash_after_kernels", "300", mode],
+        );
+        assert_eq!(out.status.code(), Some(code), "{mode}: {out:?}");
+        let summary = std::fs::read_to_string(dir.join("rocwasm-summary.txt"))
+            .unwrap_or_else(|e| panic!("{mode}: no summary: {e}\n{out:?}"));
+        let ends = summary
+            .matches("records from rocprofiler-sdk (--backend rocprofiler-sdk)")
+            .count();
+        if finalizes {
+            assert_eq!(ends, 1, "{mode}: the run ended once:\n{summary}");
+            assert_eq!(rows(&dir.join("kernel_trace.csv")), 300, "{mode}");
+        } else {
+            assert_eq!(ends, 0, "{mode}: no end of run:\n{summary}");
+            assert!(
+                summary.contains("did not reach its end of run"),
+                "{mode}: the loss is reported:\n{summary}"
+            );
+        }
+    }
+}
