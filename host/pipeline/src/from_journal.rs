@@ -164,6 +164,11 @@ impl JournalOutputs {
         // process), and no filter: the process applied them (a kernel
         // iteration range counted twice would keep other dispatches).
         let mut writer_plan = placed(plan, Placement::Rocwasm);
+        // Where the process wrote its own files (a forked child's run has
+        // a directory of its own).
+        if let Some(dir) = &head.output_directory {
+            writer_plan.output.directory = dir.clone();
+        }
         writer_plan.kernels = Default::default();
         writer_plan.collection = Default::default();
         writer_plan.journal = None;
@@ -226,6 +231,11 @@ impl JournalOutputs {
     pub fn finish(mut self, ended: Option<&str>, ended_ns: u64) -> Result<FromJournal> {
         self.pump()?;
         let (plan, head, path) = (&self.plan, &self.head, &self.path);
+        // The process's own directory (a forked child's differs from the plan's).
+        let process_dir = head.output_directory.as_ref().map_or_else(
+            || plan.run_dir(&head.process),
+            |t| PathBuf::from(t.expand(&head.process)),
+        );
         let pipeline = self.pipeline;
         let (journaled, end) = (self.journaled, self.end);
         let mut problems = Vec::new();
@@ -265,7 +275,7 @@ impl JournalOutputs {
                 Ok(admission) => problems.extend(write_audit(
                     plan,
                     &admission,
-                    &plan.run_dir(&head.process),
+                    &process_dir,
                     false,
                     &failures,
                 )),

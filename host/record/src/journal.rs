@@ -28,6 +28,11 @@ pub struct JournalMeta {
     /// The process's identity, for the output templates (`%pid%`,
     /// `%rank%`, …): the launcher expands the same directory.
     pub process: ProcessInfo,
+    /// The output directory template the process's run used, when it is
+    /// not the launcher's plan's: a forked child's run writes to
+    /// `<dir>/child-%pid%`, and its outputs must not overwrite the parent's.
+    #[serde(default)]
+    pub output_directory: Option<rocwasm_plan::PathTemplate>,
 }
 
 /// A process's own report at its normal end: the journal's last frame.

@@ -175,6 +175,7 @@ impl LiveRun {
                     j.meta(&JournalMeta {
                         meta: meta.clone(),
                         process: process.clone(),
+                        output_directory: Some(plan.output.directory.clone()),
                     });
                     journal_dir_used = Some((journal_dir.clone(), j.stem().to_string()));
                     if let Some(d) = &own {

@@ -77,6 +77,9 @@ struct Tool {
     /// What this back end cannot do for this chain, said at the end.
     problems: Mutex<Vec<String>>,
     finished: AtomicBool,
+    /// The process the run belongs to: a forked child (which inherits this
+    /// state but not the threads behind it) must not finish it.
+    pid: u32,
 }
 
 static TOOL: OnceLock<Tool> = OnceLock::new();
@@ -294,6 +297,7 @@ fn start() -> Result<Tool, String> {
         skipped: AtomicU64::new(0),
         problems: Mutex::new(problems),
         finished: AtomicBool::new(false),
+        pid: std::process::id(),
     })
 }
 
@@ -385,7 +389,9 @@ unsafe extern "C" fn finalize(_data: *mut c_void) {
     let Some(tool) = TOOL.get() else {
         return;
     };
-    if tool.finished.swap(true, Ordering::AcqRel) {
+    // A forked child's copy of the run is not its run: the parent finishes
+    // it (and its journal) once.
+    if std::process::id() != tool.pid || tool.finished.swap(true, Ordering::AcqRel) {
         return;
     }
     // SAFETY: the buffer and context this tool created.

@@ -176,3 +176,140 @@ fn the_sdk_back_end_finishes_once_on_every_exit_path_and_reports_a_crash() {
         }
     }
 }
+
+#[test]
+fn a_chain_file_chooses_the_back_end_and_the_flag_overrides_it() {
+    let tmp = tempfile::tempdir().unwrap();
+    let chain = tmp.path().join("sdk.toml");
+    std::fs::write(
+        &chain,
+        "version = 1\n\n[settings]\nbackend = \"rocprofiler-sdk\"\n\n[output]\nformats = [\"csv\"]\ntrace = [\"kernel_dispatch\"]\n",
+    )
+    .unwrap();
+    let program = sim_dir().join("bin/multi_kernel");
+    for (flag, want) in [(None, "rocprofiler-sdk"), (Some("builtin"), "builtin")] {
+        let dir = tmp.path().join(want);
+        let mut args = vec!["run", "--sim", "-c", chain.to_str().unwrap()];
+        if let Some(f) = flag {
+            args.extend(["--backend", f]);
+        }
+        args.extend(["-d", dir.to_str().unwrap(), "--", program.to_str().unwrap()]);
+        let out = rocwasm(&args, tmp.path());
+        assert_success(
+            &out,
+            &format!("rocwasm run with the chain, --backend {flag:?}"),
+        );
+        let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+        assert!(said.contains(&format!("(--backend {want})")), "{said}");
+        assert!(rows(&dir.join("kernel_trace.csv")) > 0, "{want}");
+    }
+}
+
+#[test]
+fn what_the_sdk_back_end_cannot_do_is_refused_before_the_start() {
+    let tmp = tempfile::tempdir().unwrap();
+    let program = sim_dir().join("bin/multi_kernel");
+    let out = rocwasm(
+        &[
+            "run",
+            "--sim",
+            "--backend",
+            "rocprofiler-sdk",
+            "--selected-regions",
+            "--kernel-trace",
+            "--",
+            program.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(out.status.code(), Some(2), "{out:?}");
+    let err = text(&out.stderr);
+    assert!(
+        err.contains("--selected-regions needs --backend builtin"),
+        "{err}"
+    );
+    assert!(
+        !err.contains("COUNTS"),
+        "the application did not start: {err}"
+    );
+}
+
+/// `exit_paths fork 10 20 30` (the intercept crate's test program, built
+/// here against the simulated runtime): 10 HIP calls, a fork whose child
+/// makes 20 and exits, then 30 more in the parent. The parent's trace holds
+/// its 40 calls on both back ends; built-in, the child's 20 are in
+/// `child-<pid>/` (they once overwrote the parent's file, when the launcher
+/// wrote the child's journal into the parent's directory); the SDK back end
+/// does not profile the child and leaves the parent's run alone.
+#[test]
+fn a_forked_child_leaves_the_parents_outputs_whole_on_both_back_ends() {
+    let tmp = tempfile::tempdir().unwrap();
+    let sim = sim_dir();
+    let exe = tmp.path().join("exit_paths");
+    let cc = std::process::Command::new("gcc")
+        .args(["-D__HIP_PLATFORM_AMD__", "-O1"])
+        .arg(workspace().join("host/intercept/tests/programs/exit_paths.c"))
+        .arg("-o")
+        .arg(&exe)
+        .arg(format!("-L{}", sim.join("lib").display()))
+        .arg("-lamdhip64")
+        .env_remove("LD_LIBRARY_PATH")
+        .output()
+        .expect("gcc");
+    assert!(cc.status.success(), "building exit_paths: {cc:?}");
+    let calls_in = |path: &Path| {
+        std::fs::read_to_string(path)
+            .unwrap_or_else(|e| panic!("{}: {e}", path.display()))
+            .matches("hipGetDeviceCount")
+            .count()
+    };
+    for backend in ["builtin", "rocprofiler-sdk"] {
+        let dir = tmp.path().join(backend);
+        let out = rocwasm(
+            &[
+                "run",
+                "--sim",
+                "--backend",
+                backend,
+                "--hip-trace",
+                "--output-format",
+                "csv",
+                "-d",
+                dir.to_str().unwrap(),
+                "--",
+                exe.to_str().unwrap(),
+                "fork",
+                "10",
+                "20",
+                "30",
+            ],
+            tmp.path(),
+        );
+        assert_success(&out, &format!("exit_paths fork under --backend {backend}"));
+        let child: u32 = text(&out.stdout)
+            .lines()
+            .find_map(|l| l.strip_prefix("child "))
+            .expect("the child reports its pid")
+            .trim()
+            .parse()
+            .unwrap();
+        assert_eq!(
+            calls_in(&dir.join("hip_api_trace.csv")),
+            40,
+            "{backend}: the parent's calls"
+        );
+        let child_trace = dir.join(format!("child-{child}/hip_api_trace.csv"));
+        if backend == "builtin" {
+            assert_eq!(
+                calls_in(&child_trace),
+                20,
+                "the child's calls, in its own directory"
+            );
+        } else {
+            assert!(
+                !child_trace.exists(),
+                "the SDK back end does not profile the child"
+            );
+        }
+    }
+}

@@ -113,6 +113,13 @@ pub fn run(args: RunArgs) -> Result {
     let admission = admit_plan(&plan)?;
     let measured_by =
         Measurer::choose(args.backend.unwrap_or(chain.settings.backend), &args.app[0])?;
+    if plan.collection.selected_regions && matches!(measured_by, Measurer::Sdk { .. }) {
+        return Err(Failure::usage(
+            "--selected-regions needs --backend builtin: the rocprofiler-sdk back end receives \
+             its records after the fact and cannot tell which were made while the application \
+             had paused collection (roctxProfilerPause)",
+        ));
+    }
     if !admission.native_tools && matches!(measured_by, Measurer::Sdk { .. }) {
         return Err(Failure::usage(
             "the site policy does not allow native rocprofiler-sdk tools \
