@@ -18,7 +18,7 @@
 //! ([`crate::writer`]).
 
 use std::path::Path;
-use std::sync::atomic::{AtomicBool, AtomicPtr, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicPtr, AtomicU8, Ordering};
 
 use rocwasm_core::{
     Argument, BufferTracingKind, CodeObject, Domain, KernelDispatch, KernelSymbol,
@@ -40,10 +40,30 @@ pub struct Session {
     run: LiveRun,
 }
 
-/// Set when the start was deferred to the first intercepted call (see
-/// [`crate::lifecycle`]: native tools must be configured after every
-/// library's constructors have run).
-static DEFERRED: AtomicBool = AtomicBool::new(false);
+/// Where a deferred start stands (see [`crate::lifecycle`]: native tools
+/// must be configured after every library's constructors have run, so the
+/// session starts at the first intercepted call).
+static DEFERRED: AtomicU8 = AtomicU8::new(NOT_DEFERRED);
+/// No deferred start (none asked for, or it is over).
+const NOT_DEFERRED: u8 = 0;
+/// The first intercepted call will start the session.
+const PENDING: u8 = 1;
+/// A thread is starting the session now.
+const STARTING: u8 = 2;
+
+thread_local! {
+    /// True on the thread that is starting the session, while it does.
+    static STARTER: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Wakes the threads that wait for a deferred start.
+static START_DONE: (std::sync::Mutex<()>, std::sync::Condvar) =
+    (std::sync::Mutex::new(()), std::sync::Condvar::new());
+
+/// How long another thread's call waits for a deferred start before it
+/// goes on untraced (a tool whose `initialize` waits for that thread would
+/// otherwise never finish).
+const START_WAIT: std::time::Duration = std::time::Duration::from_secs(30);
 
 /// The live session, if any. The first call after a deferred start-up
 /// starts the session (one atomic load more on the path without a session).
@@ -51,10 +71,9 @@ static DEFERRED: AtomicBool = AtomicBool::new(false);
 pub fn active() -> Option<&'static Session> {
     let p = SESSION.load(Ordering::Acquire);
     if p.is_null() {
-        return if DEFERRED.load(Ordering::Relaxed) {
-            start_deferred()
-        } else {
-            None
+        return match DEFERRED.load(Ordering::Acquire) {
+            NOT_DEFERRED => None,
+            _ => start_deferred(),
         };
     }
     // SAFETY: a published session is leaked and never freed.
@@ -69,27 +88,70 @@ static DEFERRED_START: std::sync::OnceLock<fn()> = std::sync::OnceLock::new();
 /// which then calls `start`.
 pub fn defer_start(start: fn()) {
     let _ = DEFERRED_START.set(start);
-    DEFERRED.store(true, Ordering::Release);
+    DEFERRED.store(PENDING, Ordering::Release);
 }
 
-/// Starts a deferred session, once. Calls made on other threads while it
-/// starts, and calls the start itself makes (a tool's `initialize` calling
-/// HIP), go untraced.
+/// Starts a deferred session, once. Calls other threads make while it
+/// starts wait for it (at most [`START_WAIT`]) and are traced: with native
+/// tools the start runs their `initialize` (and, under the SDK back end,
+/// rocwasm's chain), which takes long enough for a busy program's other
+/// threads to make many calls. Calls the start itself makes (a tool's
+/// `initialize` calling HIP) go untraced.
 #[cold]
 pub fn start_deferred() -> Option<&'static Session> {
-    if DEFERRED.swap(false, Ordering::AcqRel) {
+    if DEFERRED
+        .compare_exchange(PENDING, STARTING, Ordering::AcqRel, Ordering::Acquire)
+        .is_ok()
+    {
+        STARTER.with(|s| s.set(true));
         if let Some(start) = DEFERRED_START.get() {
             start();
         }
+        STARTER.with(|s| s.set(false));
+        finish_start();
+    } else if DEFERRED.load(Ordering::Acquire) == STARTING && !STARTER.with(|s| s.get()) {
+        wait_for_start();
     }
     let p = SESSION.load(Ordering::Acquire);
     // SAFETY: a published session is leaked and never freed.
     (!p.is_null()).then(|| unsafe { &*p })
 }
 
+/// The deferred start is over: wake the waiting threads.
+fn finish_start() {
+    let _guard = START_DONE.0.lock().unwrap_or_else(|e| e.into_inner());
+    DEFERRED.store(NOT_DEFERRED, Ordering::Release);
+    START_DONE.1.notify_all();
+}
+
+fn wait_for_start() {
+    let guard = START_DONE.0.lock().unwrap_or_else(|e| e.into_inner());
+    let (_guard, timeout) = START_DONE
+        .1
+        .wait_timeout_while(guard, START_WAIT, |_| {
+            DEFERRED.load(Ordering::Acquire) == STARTING
+        })
+        .unwrap_or_else(|e| e.into_inner());
+    if timeout.timed_out() {
+        static SAID: AtomicBool = AtomicBool::new(false);
+        if !SAID.swap(true, Ordering::Relaxed) {
+            eprintln!(
+                "rocwasm: profiling has been starting for {} s (a native tool's initialize?); \
+                 calls on other threads go on untraced until it is done",
+                START_WAIT.as_secs()
+            );
+        }
+    }
+}
+
 /// Stops interposers from using the session (forked child, after finalize).
+/// A start under way in another thread of the parent is over for a forked
+/// child, which has no such thread.
 pub fn detach() {
     SESSION.store(std::ptr::null_mut(), Ordering::Release);
+    if DEFERRED.load(Ordering::Acquire) == STARTING && !STARTER.with(|s| s.get()) {
+        DEFERRED.store(NOT_DEFERRED, Ordering::Release);
+    }
 }
 
 /// A HIP kernel registration arrived (possibly before the session started;

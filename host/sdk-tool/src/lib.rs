@@ -122,11 +122,18 @@ pub unsafe extern "C" fn rocprofiler_configure(
 
 /// `initialize`: starts the run and configures the SDK (module docs, 2).
 unsafe extern "C" fn initialize(_fini: ClientFinalize, _data: *mut c_void) -> c_int {
-    match start() {
-        Ok(tool) => {
-            let _ = TOOL.set(tool);
-            0
-        }
+    let started = start().and_then(|tool| {
+        let context = tool.context;
+        // Published before the context starts: its first delivery, request
+        // or callback may come at once, on any thread.
+        let _ = TOOL.set(tool);
+        // SAFETY: the context this tool created and configured.
+        check("start the context", unsafe {
+            api::rocprofiler_start_context(context)
+        })
+    });
+    match started {
+        Ok(()) => 0,
         Err(e) => {
             eprintln!("rocwasm: the rocprofiler-sdk back end cannot start: {e}");
             -1
@@ -284,10 +291,6 @@ fn start() -> Result<Tool, String> {
     for p in &problems {
         eprintln!("rocwasm: {p}");
     }
-    // SAFETY: a context this tool created and configured.
-    check("start the context", unsafe {
-        api::rocprofiler_start_context(context)
-    })?;
     Ok(Tool {
         run,
         ops,

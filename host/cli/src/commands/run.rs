@@ -210,7 +210,6 @@ pub fn run(args: RunArgs) -> Result {
             cmd.env(ROCPROFILER_REGISTER_LIBRARY, &tool);
         }
     }
-    eprintln!("rocwasm: back end: {measured_by}");
     tracing::info!(app = ?args.app, tool = %tool.display(), sim = ?sim_lib, "launching");
 
     let mut child = match cmd.spawn() {
@@ -226,6 +225,8 @@ pub fn run(args: RunArgs) -> Result {
         }
     };
     let pid = child.id();
+    // Said once the application started (a failed start stays one line).
+    eprintln!("rocwasm: back end: {measured_by}");
     // `--write-during-run`: the outputs grow as the journals do, written
     // here while the application runs (it never waits for them).
     let mut following = BTreeMap::new();
