@@ -313,3 +313,23 @@ fn a_forked_child_leaves_the_parents_outputs_whole_on_both_back_ends() {
         }
     }
 }
+
+/// `auto` takes the SDK only when AMD's library is installed and the
+/// application's HIP registers with it: here there is no AMD library, so
+/// the run is built-in, and says so.
+#[test]
+fn auto_without_amds_library_is_built_in() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("auto");
+    let out = run_on(
+        "auto",
+        &dir,
+        &["--kernel-trace", "--output-format", "csv"],
+        &["multi_kernel"],
+    );
+    assert_success(&out, "rocwasm run --backend auto");
+    let said = format!("{}{}", text(&out.stdout), text(&out.stderr));
+    assert!(said.contains("back end: builtin"), "{said}");
+    assert!(said.contains("(--backend builtin)"), "{said}");
+    assert!(rows(&dir.join("kernel_trace.csv")) > 0);
+}
