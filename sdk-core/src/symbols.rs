@@ -199,9 +199,41 @@ pub struct SymbolTable {
     naming: RwLock<KernelNaming>,
     /// (kernel id, new name) → the renamed kernel's id (`--kernel-rename`).
     renames: RwLock<HashMap<(u64, String), u64>>,
-    /// Counts insertions: a reader that copies the table (the record
-    /// journal) copies again only when it moved.
-    generation: std::sync::atomic::AtomicU64,
+    /// Every insertion in order (which entry; its value is in the maps): a
+    /// reader that follows the table (the record journal) reads each
+    /// insertion once ([`SymbolTable::inserted_since`]) instead of copying
+    /// the whole table each time it grows.
+    log: RwLock<Vec<SymbolKey>>,
+}
+
+/// Which entry of a [`SymbolTable`] an insertion added or replaced.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum SymbolKey {
+    /// An agent, by id.
+    Agent(u64),
+    /// A code object, by id.
+    CodeObject(u64),
+    /// A kernel symbol, by id.
+    Kernel(u64),
+}
+
+/// The entries a table gained (or replaced) since a reader's cursor, each
+/// once, with its value now.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct InsertedSymbols {
+    /// Agents added or replaced.
+    pub agents: Vec<AgentInfo>,
+    /// Code objects added or replaced.
+    pub code_objects: Vec<CodeObject>,
+    /// Kernel symbols added or replaced.
+    pub kernels: Vec<KernelSymbol>,
+}
+
+impl InsertedSymbols {
+    /// True when nothing was inserted.
+    pub fn is_empty(&self) -> bool {
+        self.agents.is_empty() && self.code_objects.is_empty() && self.kernels.is_empty()
+    }
 }
 
 /// Renamed kernels' ids start here, far above any id a runtime or a
@@ -216,24 +248,50 @@ impl SymbolTable {
 
     /// Adds `agent`, replacing any entry with the same id.
     pub fn insert_agent(&self, agent: AgentInfo) {
+        let key = SymbolKey::Agent(agent.id);
         write(&self.agents).insert(agent.id, agent);
-        self.bump();
+        self.logged(key);
     }
 
-    fn bump(&self) {
-        self.generation
-            .fetch_add(1, std::sync::atomic::Ordering::Release);
+    /// Appends `key` to the insertion log (after the entry is in its map,
+    /// so a reader that sees the key finds the entry).
+    fn logged(&self, key: SymbolKey) {
+        write(&self.log).push(key);
     }
 
-    /// Moves on at every insertion.
-    pub fn generation(&self) -> u64 {
-        self.generation.load(std::sync::atomic::Ordering::Acquire)
+    /// What was inserted since `cursor` (0 for everything), each entry once
+    /// with its value now, and the cursor for the next call. Costs what was
+    /// inserted, not the table's size.
+    pub fn inserted_since(&self, cursor: usize) -> (InsertedSymbols, usize) {
+        let keys: Vec<SymbolKey> = {
+            let log = read(&self.log);
+            log.get(cursor..).unwrap_or_default().to_vec()
+        };
+        let next = cursor + keys.len();
+        let mut seen = std::collections::HashSet::new();
+        let mut out = InsertedSymbols::default();
+        // The newest insertion of an entry stands for the earlier ones.
+        for key in keys.into_iter().rev() {
+            if !seen.insert(key) {
+                continue;
+            }
+            match key {
+                SymbolKey::Agent(id) => out.agents.extend(self.agent(id)),
+                SymbolKey::CodeObject(id) => out.code_objects.extend(self.code_object(id)),
+                SymbolKey::Kernel(id) => out.kernels.extend(self.kernel(id)),
+            }
+        }
+        out.agents.reverse();
+        out.code_objects.reverse();
+        out.kernels.reverse();
+        (out, next)
     }
 
     /// Adds `co`, replacing any entry with the same id.
     pub fn insert_code_object(&self, co: CodeObject) {
+        let key = SymbolKey::CodeObject(co.id);
         write(&self.code_objects).insert(co.id, co);
-        self.bump();
+        self.logged(key);
     }
 
     /// Adds `k`, named as [`SymbolTable::set_naming`] says, replacing any
@@ -246,8 +304,9 @@ impl SymbolTable {
     /// Adds `k` with the display name it has (a symbol another table
     /// already named), replacing any entry with the same id.
     pub fn insert_kernel_as_named(&self, k: KernelSymbol) {
+        let key = SymbolKey::Kernel(k.id);
         write(&self.kernels).insert(k.id, k);
-        self.bump();
+        self.logged(key);
     }
 
     /// Names the kernels inserted from now on as `naming` says (set it
@@ -282,7 +341,7 @@ impl SymbolTable {
         symbol.demangled_name = name.to_string();
         renames.insert(key, renamed);
         write(&self.kernels).insert(renamed, symbol);
-        self.bump();
+        self.logged(SymbolKey::Kernel(renamed));
         Some(renamed)
     }
 
@@ -325,4 +384,46 @@ fn read<T>(l: &RwLock<T>) -> std::sync::RwLockReadGuard<'_, T> {
 
 fn write<T>(l: &RwLock<T>) -> std::sync::RwLockWriteGuard<'_, T> {
     l.write().unwrap_or_else(|e| e.into_inner())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn kernel(id: u64, code_object_id: u64) -> KernelSymbol {
+        KernelSymbol {
+            id,
+            code_object_id,
+            name: format!("k{id}"),
+            ..KernelSymbol::default()
+        }
+    }
+
+    /// A reader following the table gets each insertion once; an entry the
+    /// table replaced (same id, more known) again, with its new value.
+    #[test]
+    fn a_reader_gets_each_insertion_once_and_replacements_again() {
+        let t = SymbolTable::new();
+        t.insert_kernel(kernel(1, 0));
+        t.insert_kernel(kernel(2, 0));
+        let (first, cursor) = t.inserted_since(0);
+        assert_eq!(first.kernels, vec![kernel(1, 0), kernel(2, 0)]);
+        let (nothing, same) = t.inserted_since(cursor);
+        assert!(nothing.is_empty());
+        assert_eq!(same, cursor);
+        t.insert_kernel(kernel(2, 7));
+        t.insert_kernel(kernel(2, 8));
+        t.insert_code_object(CodeObject {
+            id: 7,
+            agent_id: 1,
+            uri: "file:///k.co".into(),
+            load_base: 0,
+            load_size: 0,
+            load_delta: 0,
+            storage: CodeObjectStorage::None,
+        });
+        let (again, _) = t.inserted_since(cursor);
+        assert_eq!(again.kernels, vec![kernel(2, 8)], "the newest value, once");
+        assert_eq!(again.code_objects.len(), 1);
+    }
 }

@@ -11,10 +11,9 @@
 //! The launcher then calls `rocwasm_pipeline::write_from_journal` for each
 //! journal, however the process ended.
 
-use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use rocwasm_core::{AgentInfo, Batch, CodeObject, KernelSymbol, SymbolTable};
+use rocwasm_core::{Batch, SymbolTable};
 use rocwasm_journal::RunMetadata;
 use rocwasm_journal::{JournalWriter, Symbols};
 use rocwasm_plan::ProcessInfo;
@@ -67,13 +66,11 @@ pub struct JournalSink {
     /// The journal's name without extension; the durable halves' files
     /// start with it.
     stem: String,
-    generation: u64,
-    /// What was journaled, by id: an entry the table replaced (a kernel
-    /// first known from HIP's registration, then from the loader) is
-    /// journaled again, and the launcher's table replaces it too.
-    agents: HashMap<u64, AgentInfo>,
-    code_objects: HashMap<u64, CodeObject>,
-    kernels: HashMap<u64, KernelSymbol>,
+    /// How far into the symbol table's insertion log the journal is: an
+    /// entry the table replaced (a kernel first known from HIP's
+    /// registration, then from the loader) is journaled again, and the
+    /// launcher's table replaces it too.
+    cursor: usize,
     /// The first write that failed, and records lost since.
     failed: Option<(String, u64)>,
 }
@@ -98,10 +95,7 @@ impl JournalSink {
         Ok(JournalSink {
             writer,
             stem,
-            generation: u64::MAX,
-            agents: HashMap::new(),
-            code_objects: HashMap::new(),
-            kernels: HashMap::new(),
+            cursor: 0,
             failed: None,
         })
     }
@@ -113,19 +107,17 @@ impl JournalSink {
         self.check(r, 0);
     }
 
-    /// Appends the symbols `table` gained since the last call.
+    /// Appends the symbols `table` gained (or replaced) since the last call:
+    /// each insertion is read once, whatever the table's size.
     pub fn symbols(&mut self, table: &SymbolTable) {
-        let generation = table.generation();
-        if generation == self.generation {
-            return;
-        }
-        self.generation = generation;
-        let new = Symbols {
-            agents: new_entries(table.agents(), &mut self.agents, |a| a.id),
-            code_objects: new_entries(table.code_objects(), &mut self.code_objects, |c| c.id),
-            kernels: new_entries(table.kernels(), &mut self.kernels, |k| k.id),
-        };
+        let (new, cursor) = table.inserted_since(self.cursor);
+        self.cursor = cursor;
         if !new.is_empty() {
+            let new = Symbols {
+                agents: new.agents,
+                code_objects: new.code_objects,
+                kernels: new.kernels,
+            };
             let r = self.writer.symbols(&new);
             self.check(r, 0);
         }
@@ -179,49 +171,5 @@ impl JournalSink {
                 }
             }
         }
-    }
-}
-
-/// The entries of `all` that are new or changed since `written`, which
-/// then holds them.
-fn new_entries<T: Clone + PartialEq>(
-    all: Vec<T>,
-    written: &mut HashMap<u64, T>,
-    id: impl Fn(&T) -> u64,
-) -> Vec<T> {
-    all.into_iter()
-        .filter(|e| {
-            if written.get(&id(e)) == Some(e) {
-                return false;
-            }
-            written.insert(id(e), e.clone());
-            true
-        })
-        .collect()
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    fn kernel(id: u64, code_object_id: u64) -> KernelSymbol {
-        KernelSymbol {
-            id,
-            code_object_id,
-            name: format!("k{id}"),
-            ..KernelSymbol::default()
-        }
-    }
-
-    /// A symbol the table replaced (same id, more known) is journaled
-    /// again; an unchanged one is not.
-    #[test]
-    fn replaced_symbols_are_journaled_again() {
-        let mut written = HashMap::new();
-        let first = new_entries(vec![kernel(1, 0), kernel(2, 0)], &mut written, |k| k.id);
-        assert_eq!(first.len(), 2);
-        let again = new_entries(vec![kernel(1, 0), kernel(2, 7)], &mut written, |k| k.id);
-        assert_eq!(again, vec![kernel(2, 7)]);
-        assert!(new_entries(vec![kernel(1, 0), kernel(2, 7)], &mut written, |k| k.id).is_empty());
     }
 }
