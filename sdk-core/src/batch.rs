@@ -324,52 +324,89 @@ columns! {
     }
 }
 
-/// One delivery: every record family as columns.
-#[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
-pub struct Batch {
-    /// HSA, HIP, marker and other API calls (every `*_API` buffer kind).
-    pub api_calls: ApiCallColumns,
-    /// Completed kernel dispatches (`KERNEL_DISPATCH`).
-    pub kernel_dispatches: KernelDispatchColumns,
-    /// Completed async memory copies (`MEMORY_COPY`).
-    pub memory_copies: MemoryCopyColumns,
-    /// Allocations and frees (`MEMORY_ALLOCATION`).
-    pub memory_allocations: MemoryAllocationColumns,
-    /// Scratch-memory events (`SCRATCH_MEMORY`).
-    pub scratch_memory: ScratchMemoryColumns,
-    /// Retired internal correlation ids (`CORRELATION_ID_RETIREMENT`).
-    pub retirements: RetirementColumns,
-    /// Runtime initialisations (`RUNTIME_INITIALIZATION`).
-    pub runtime_initializations: RuntimeInitializationColumns,
+/// The one list of a [`Batch`]'s record tables, in the batch's order:
+/// calls `$callback!` with each table's docs, field, row type and column
+/// type. What is per table — the struct, [`Batch::len`],
+/// [`Batch::is_consistent`], [`Batch::append`], [`Batch::split`], the
+/// journal's byte frames — is derived from it; another crate derives its
+/// own with `rocwasm_core::batch_tables!(its_macro)` (the row and column
+/// types must then be in scope).
+#[macro_export]
+macro_rules! batch_tables {
+    ($callback:ident) => {
+        $callback! {
+            /// HSA, HIP, marker and other API calls (every `*_API` buffer kind).
+            api_calls: ApiCall / ApiCallColumns,
+            /// Completed kernel dispatches (`KERNEL_DISPATCH`).
+            kernel_dispatches: KernelDispatch / KernelDispatchColumns,
+            /// Completed async memory copies (`MEMORY_COPY`).
+            memory_copies: MemoryCopy / MemoryCopyColumns,
+            /// Allocations and frees (`MEMORY_ALLOCATION`).
+            memory_allocations: MemoryAllocation / MemoryAllocationColumns,
+            /// Scratch-memory events (`SCRATCH_MEMORY`).
+            scratch_memory: ScratchMemory / ScratchMemoryColumns,
+            /// Retired internal correlation ids (`CORRELATION_ID_RETIREMENT`).
+            retirements: Retirement / RetirementColumns,
+            /// Runtime initialisations (`RUNTIME_INITIALIZATION`).
+            runtime_initializations: RuntimeInitialization / RuntimeInitializationColumns,
+        }
+    };
 }
 
-impl Batch {
-    /// Total number of records across all tables.
-    pub fn len(&self) -> usize {
-        self.api_calls.len()
-            + self.kernel_dispatches.len()
-            + self.memory_copies.len()
-            + self.memory_allocations.len()
-            + self.scratch_memory.len()
-            + self.retirements.len()
-            + self.runtime_initializations.len()
-    }
+macro_rules! define_batch {
+    ($($(#[$doc:meta])* $field:ident: $row:ident / $cols:ident,)*) => {
+        /// One delivery: every record family as columns.
+        #[derive(Debug, Clone, PartialEq, Eq, Default, Serialize, Deserialize)]
+        pub struct Batch {
+            $($(#[$doc])* pub $field: $cols,)*
+        }
 
+        impl Batch {
+            /// Total number of records across all tables.
+            pub fn len(&self) -> usize {
+                0 $(+ self.$field.len())*
+            }
+
+            /// True when every table is consistent (equal column lengths);
+            /// only a hand-built batch, e.g. a transform plugin's reply, can
+            /// fail it.
+            pub fn is_consistent(&self) -> bool {
+                true $(&& self.$field.is_consistent())*
+            }
+
+            /// Appends every table of `other` to this batch.
+            pub fn append(&mut self, other: &mut Batch) {
+                $(self.$field.append(&mut other.$field);)*
+            }
+
+            /// The batch cut into batches of at most `rows` rows per table
+            /// (at least one), every table's rows kept in order; no batch
+            /// for an empty one.
+            pub fn split(self, rows: usize) -> Vec<Batch> {
+                let rows = rows.max(1);
+                let chunks = [$(self.$field.len()),*]
+                    .into_iter()
+                    .max()
+                    .unwrap_or(0)
+                    .div_ceil(rows);
+                let mut out = vec![Batch::default(); chunks];
+                $(
+                    for (i, row) in self.$field.rows().enumerate() {
+                        out[i / rows].$field.push(row);
+                    }
+                )*
+                out
+            }
+        }
+    };
+}
+
+batch_tables!(define_batch);
+
+impl Batch {
     /// True when no table has a row.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// True when every table is consistent (equal column lengths); only a
-    /// hand-built batch, e.g. a transform plugin's reply, can fail it.
-    pub fn is_consistent(&self) -> bool {
-        self.api_calls.is_consistent()
-            && self.kernel_dispatches.is_consistent()
-            && self.memory_copies.is_consistent()
-            && self.memory_allocations.is_consistent()
-            && self.scratch_memory.is_consistent()
-            && self.retirements.is_consistent()
-            && self.runtime_initializations.is_consistent()
     }
 
     /// Keeps only the records of the kinds `keep` accepts: API calls by
@@ -409,19 +446,6 @@ impl Batch {
         self.runtime_initializations
             .retain(|r| keep(r.timestamp, r.timestamp));
         (before - self.len()) as u64
-    }
-
-    /// Appends every table of `other` to this batch.
-    pub fn append(&mut self, other: &mut Batch) {
-        self.api_calls.append(&mut other.api_calls);
-        self.kernel_dispatches.append(&mut other.kernel_dispatches);
-        self.memory_copies.append(&mut other.memory_copies);
-        self.memory_allocations
-            .append(&mut other.memory_allocations);
-        self.scratch_memory.append(&mut other.scratch_memory);
-        self.retirements.append(&mut other.retirements);
-        self.runtime_initializations
-            .append(&mut other.runtime_initializations);
     }
 }
 
@@ -489,4 +513,66 @@ pub enum RuntimeLibrary {
     Rocdecode = runtime_init::ROCDECODE,
     /// rocJPEG, the JPEG-decode library (6).
     Rocjpeg = runtime_init::ROCJPEG,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Every table's rows, in order, across the pieces — retirements and
+    /// runtime initialisations included (a hand-written split once dropped
+    /// them on JSON replay).
+    #[test]
+    fn split_keeps_every_tables_rows_in_order() {
+        let mut b = Batch::default();
+        for i in 0..5u64 {
+            b.api_calls.push(ApiCall {
+                correlation_id: i,
+                ..Default::default()
+            });
+            b.retirements.push(Retirement {
+                timestamp: i,
+                correlation_id: i,
+            });
+        }
+        for i in 0..3u64 {
+            b.runtime_initializations.push(RuntimeInitialization {
+                timestamp: i,
+                ..Default::default()
+            });
+            b.kernel_dispatches.push(KernelDispatch {
+                dispatch_id: i,
+                ..Default::default()
+            });
+            b.memory_copies.push(MemoryCopy {
+                bytes: i,
+                ..Default::default()
+            });
+            b.memory_allocations.push(MemoryAllocation {
+                address: i,
+                ..Default::default()
+            });
+            b.scratch_memory.push(ScratchMemory {
+                allocation_size: i,
+                ..Default::default()
+            });
+        }
+        // Only retirements and initialisations: a batch of its own each.
+        let mut tail = Batch::default();
+        tail.retirements.push(Retirement {
+            timestamp: 9,
+            correlation_id: 9,
+        });
+        let whole = b.clone();
+        let pieces = b.split(2);
+        assert_eq!(pieces.len(), 3);
+        assert!(pieces.iter().all(|p| p.api_calls.len() <= 2));
+        let mut joined = Batch::default();
+        for mut p in pieces {
+            joined.append(&mut p);
+        }
+        assert_eq!(joined, whole);
+        assert_eq!(tail.clone().split(100), vec![tail]);
+        assert!(Batch::default().split(4).is_empty());
+    }
 }

@@ -28,13 +28,12 @@ use crate::batch::*;
 pub fn encode(batch: &Batch, out: &mut Vec<u8>) {
     let start = out.len();
     out.extend_from_slice(&0u64.to_ne_bytes());
-    batch.api_calls.encode_columns(out);
-    batch.kernel_dispatches.encode_columns(out);
-    batch.memory_copies.encode_columns(out);
-    batch.memory_allocations.encode_columns(out);
-    batch.scratch_memory.encode_columns(out);
-    batch.retirements.encode_columns(out);
-    batch.runtime_initializations.encode_columns(out);
+    macro_rules! encode_tables {
+        ($($(#[$doc:meta])* $field:ident: $row:ident / $cols:ident,)*) => {
+            $(batch.$field.encode_columns(out);)*
+        };
+    }
+    crate::batch_tables!(encode_tables);
     let len = (out.len() - start - 8) as u64;
     out[start..start + 8].copy_from_slice(&len.to_ne_bytes());
 }
@@ -60,15 +59,12 @@ pub fn decode(r: &mut impl Read, buf: &mut Vec<u8>) -> io::Result<Option<Batch>>
         ));
     }
     let bytes = &mut buf.as_slice();
-    let batch = Batch {
-        api_calls: ApiCallColumns::decode_columns(bytes)?,
-        kernel_dispatches: KernelDispatchColumns::decode_columns(bytes)?,
-        memory_copies: MemoryCopyColumns::decode_columns(bytes)?,
-        memory_allocations: MemoryAllocationColumns::decode_columns(bytes)?,
-        scratch_memory: ScratchMemoryColumns::decode_columns(bytes)?,
-        retirements: RetirementColumns::decode_columns(bytes)?,
-        runtime_initializations: RuntimeInitializationColumns::decode_columns(bytes)?,
-    };
+    macro_rules! decode_tables {
+        ($($(#[$doc:meta])* $field:ident: $row:ident / $cols:ident,)*) => {
+            Batch { $($field: $cols::decode_columns(bytes)?,)* }
+        };
+    }
+    let batch = crate::batch_tables!(decode_tables);
     if !bytes.is_empty() {
         return Err(damaged("bytes after the last column"));
     }

@@ -360,35 +360,6 @@ pub fn sample_run(
     SampleRun {
         meta,
         symbols,
-        batches: split(all, batch_rows.max(1)),
+        batches: all.split(batch_rows),
     }
-}
-
-/// Splits one big batch into batches of at most `rows` records per family,
-/// keeping order.
-pub fn split(mut all: Batch, rows: usize) -> Vec<Batch> {
-    let mut out = Vec::new();
-    loop {
-        let mut b = Batch::default();
-        macro_rules! take {
-            ($field:ident) => {{
-                let t = &mut all.$field;
-                let n = t.len().min(rows);
-                let rest: Vec<_> = t.rows().skip(n).collect();
-                let head: Vec<_> = t.rows().take(n).collect();
-                b.$field = head.into_iter().collect();
-                *t = rest.into_iter().collect();
-            }};
-        }
-        take!(api_calls);
-        take!(kernel_dispatches);
-        take!(memory_copies);
-        take!(memory_allocations);
-        take!(scratch_memory);
-        if b.is_empty() {
-            break;
-        }
-        out.push(b);
-    }
-    out
 }

@@ -164,7 +164,7 @@ impl JsonReader {
             }
             load_symbols(&p, state);
             let all = records(p, state, path);
-            batches.extend(rocwasm_output::synthetic::split(all, state.chunk_rows));
+            batches.extend(all.split(state.chunk_rows));
         }
         state
             .progress
