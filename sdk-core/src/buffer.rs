@@ -251,6 +251,8 @@ pub struct Buffer {
     state: CachePadded<AtomicU64>,
     halves: [Half; 2],
     drops: CachePadded<AtomicU64>,
+    /// Records handed to a sink that panicked (lost with that delivery).
+    lost_to_sink: AtomicU64,
     /// Epochs whose half has been copied out (so the half is free again).
     drained: AtomicU32,
     /// Epochs handed to the sink (the sink has returned).
@@ -334,6 +336,7 @@ impl Buffer {
             state: CachePadded::new(AtomicU64::new(0)),
             halves,
             drops: CachePadded::new(AtomicU64::new(0)),
+            lost_to_sink: AtomicU64::new(0),
             drained: AtomicU32::new(0),
             delivered: AtomicU32::new(0),
             swap_lock: AtomicBool::new(false),
@@ -799,9 +802,17 @@ impl Buffer {
                 process: 0,
             };
             // A panicking sink must not take the callback thread (and every
-            // buffer it serves) down with it.
-            let _ = catch_unwind(AssertUnwindSafe(|| self.sink.deliver(info, batch)));
+            // buffer it serves) down with it; its records are counted lost.
+            let records = batch.len() as u64;
+            if catch_unwind(AssertUnwindSafe(|| self.sink.deliver(info, batch))).is_err() {
+                self.lost_to_sink.fetch_add(records, Relaxed);
+            }
         }
+    }
+
+    /// Records handed to this buffer's sink in deliveries that panicked.
+    pub fn lost_to_sink(&self) -> u64 {
+        self.lost_to_sink.load(Relaxed)
     }
 
     /// [`Buffer::deliver`] for durable halves: the sink gets the records

@@ -742,6 +742,16 @@ impl Profiler {
         }
     }
 
+    /// Records lost because a buffer's sink panicked while taking them
+    /// (every buffer of this engine, so far).
+    pub fn lost_to_sinks(&self) -> u64 {
+        self.config()
+            .buffers
+            .values()
+            .map(|b| b.lost_to_sink())
+            .sum()
+    }
+
     /// True once finalization has begun (it may still be flushing).
     pub fn is_finalized(&self) -> bool {
         self.finalized.load(Acquire)

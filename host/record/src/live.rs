@@ -384,13 +384,14 @@ impl LiveRun {
         // into the journal, the own context's straight into it).
         let plugins = PluginReport::finish_chain(chain);
         self.profiler.finalize();
+        let mut api_log_problem = None;
         if let Some(log) = self
             .api_log
             .lock()
             .unwrap_or_else(|e| e.into_inner())
             .take()
         {
-            log.flush();
+            api_log_problem = log.flush();
         }
         let mut meta = self.meta.clone();
         meta.end_ns = clock::now();
@@ -414,6 +415,14 @@ impl LiveRun {
             journal_problem = j.problem();
         });
         problems.extend(journal_problem.clone());
+        problems.extend(api_log_problem);
+        let lost = self.profiler.lost_to_sinks();
+        if lost > 0 {
+            problems.push(format!(
+                "{lost} record(s) were lost: a buffer's consumer failed while taking them \
+                 (its delivery thread went on with the next)"
+            ));
+        }
         // A process profiled only for native tools without `rocwasm run`
         // runs no plugin and writes no file of ours, not even the audit.
         if !self.plan.writes_nothing() {

@@ -92,11 +92,7 @@ impl PullCache {
         };
         let dir = path.parent().expect("entries live in sha256/");
         fs::create_dir_all(dir).map_err(io)?;
-        {
-            use std::os::unix::fs::PermissionsExt;
-            // Per user: nobody else reads what this user pulled.
-            let _ = fs::set_permissions(&self.dir, fs::Permissions::from_mode(0o700));
-        }
+        make_private(&self.dir)?;
         let mut tmp = tempfile::NamedTempFile::new_in(dir).map_err(io)?;
         tmp.write_all(bytes).map_err(io)?;
         tmp.persist(&path).map_err(|e| io(e.error))?;
@@ -185,9 +181,46 @@ impl PullCache {
     }
 }
 
+/// Makes the per-user pull cache `dir` readable by its owner only (nobody
+/// else reads what this user pulled), or refuses to use it: a cache that
+/// cannot be made private is not written into.
+fn make_private(dir: &Path) -> Result<(), RegistryError> {
+    use std::os::unix::fs::PermissionsExt;
+    let refused = |e: std::io::Error| RegistryError::Io {
+        what: format!(
+            "making the plugin cache {} private (mode 0700) before storing into it",
+            dir.display()
+        ),
+        source: e,
+    };
+    fs::set_permissions(dir, fs::Permissions::from_mode(0o700)).map_err(refused)?;
+    let mode = fs::metadata(dir).map_err(refused)?.permissions().mode();
+    if mode & 0o077 != 0 {
+        return Err(refused(std::io::Error::other(format!(
+            "its mode is still {:o}",
+            mode & 0o777
+        ))));
+    }
+    Ok(())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_cache_that_cannot_be_made_private_is_refused() {
+        let tmp = tempfile::tempdir().unwrap();
+        let gone = tmp.path().join("not-there");
+        let err = make_private(&gone).unwrap_err().to_string();
+        assert!(err.contains("making the plugin cache"), "{err}");
+        assert!(err.contains("not-there"), "{err}");
+        // A directory it can make private is fine, and ends 0700.
+        make_private(tmp.path()).unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        let mode = fs::metadata(tmp.path()).unwrap().permissions().mode();
+        assert_eq!(mode & 0o777, 0o700);
+    }
 
     #[test]
     fn a_pin_must_be_a_sha256_digest() {

@@ -394,3 +394,45 @@ fn more_threads_than_chunk_slots_lose_nothing() {
     assert_eq!(s.out_of_order, 0);
     assert!(s.per_thread.values().all(|&n| n == PER_THREAD));
 }
+
+/// A sink that panics on its first delivery and takes the others.
+#[derive(Default)]
+struct PanicsOnce {
+    calls: Mutex<u64>,
+    taken: Mutex<u64>,
+}
+
+impl BufferSink for PanicsOnce {
+    fn deliver(&self, _info: DeliveryInfo, batch: Batch) {
+        let mut calls = self.calls.lock().unwrap();
+        *calls += 1;
+        if *calls == 1 {
+            drop(calls);
+            panic!("the sink fails on purpose");
+        }
+        *self.taken.lock().unwrap() += batch.len() as u64;
+    }
+}
+
+#[test]
+fn records_a_panicking_sink_dropped_are_counted_and_delivery_goes_on() {
+    let profiler = Profiler::new();
+    let ctx = profiler.create_context().unwrap();
+    let sink = Arc::new(PanicsOnce::default());
+    let id = profiler
+        .create_buffer(ctx, 4096, 4096, BufferPolicy::Lossless, sink.clone())
+        .unwrap();
+    let b = profiler.buffer(id).unwrap();
+    // 64 records fill the first half: its delivery panics.
+    for seq in 1..=64 {
+        b.push(&api(seq));
+    }
+    profiler.flush_buffer(id).unwrap();
+    for seq in 65..=74 {
+        b.push(&api(seq));
+    }
+    profiler.flush_buffer(id).unwrap();
+    assert_eq!(b.lost_to_sink(), 64, "the panicked delivery's records");
+    assert_eq!(profiler.lost_to_sinks(), 64);
+    assert_eq!(*sink.taken.lock().unwrap(), 10, "later deliveries go on");
+}
