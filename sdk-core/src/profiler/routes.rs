@@ -1,0 +1,60 @@
+//! Snapshot maintenance: the routes producers read (each domain's
+//! entries), rebuilt on every configuration change and frozen when the
+//! configuration locks.
+
+use super::*;
+
+impl Profiler {
+    pub(super) fn rebuild(&self, cfg: &Config) {
+        let mut domains: Vec<Vec<Entry>> = Domain::ALL.iter().map(|_| Vec::new()).collect();
+        for (state, services) in cfg.contexts.values() {
+            for &d in Domain::ALL {
+                let (b, c, e) = d.kinds();
+                let buffer = b
+                    .and_then(|b| services.buffer.get(&b))
+                    .and_then(|(f, id)| Some((f.clone(), cfg.buffers.get(id)?.clone())));
+                let callback = c
+                    .and_then(|c| services.callback.get(&c))
+                    .map(|(f, s)| (f.clone(), Arc::clone(s)));
+                if buffer.is_none() && callback.is_none() {
+                    continue;
+                }
+                let request = services
+                    .external
+                    .as_ref()
+                    .filter(|(kinds, _)| e.is_some_and(|e| kinds.contains(&e)))
+                    .map(|(_, s)| Arc::clone(s));
+                domains[d.index()].push(Entry {
+                    ctx: Arc::clone(state),
+                    buffer_kind: b.map_or(0, |k| k.raw()),
+                    buffer,
+                    callback,
+                    request,
+                });
+            }
+        }
+        let contexts = cfg.contexts.values().map(|(s, _)| Arc::clone(s)).collect();
+        *self.live.write().unwrap_or_else(|e| e.into_inner()) =
+            Arc::new(Routes::new(domains, contexts));
+        self.update_mask(cfg);
+    }
+
+    pub(super) fn update_mask(&self, _cfg: &Config) {
+        let routes = self.routes();
+        let mut mask = 0;
+        for &d in Domain::ALL {
+            if routes.domains[d.index()].iter().any(|e| e.ctx.is_active()) {
+                mask |= d.bit();
+            }
+        }
+        self.active.store(mask, Release);
+    }
+
+    #[inline]
+    pub(super) fn routes(&self) -> RoutesRef<'_> {
+        match self.frozen.get() {
+            Some(r) => RoutesRef::Frozen(r),
+            None => RoutesRef::Live(self.live.read().unwrap_or_else(|e| e.into_inner()).clone()),
+        }
+    }
+}
