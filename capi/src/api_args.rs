@@ -30,19 +30,15 @@ pub struct Field {
     pub offset: usize,
 }
 
+/// The C types of an API kind's callback data: the `…_api_data_t` struct a
+/// callback's payload is, and the argument union inside it.
+pub fn api_types(kind: CallbackTracingKind) -> Option<(&'static str, &'static str)> {
+    crate::abi::api_data_types(i64::from(kind.raw()))
+}
+
 /// The union type of an API kind's arguments.
 pub fn union_of(kind: CallbackTracingKind) -> Option<&'static str> {
-    use CallbackTracingKind as K;
-    Some(match kind {
-        K::HsaCoreApi | K::HsaAmdExtApi | K::HsaImageExtApi | K::HsaFinalizeExtApi => {
-            "rocprofiler_hsa_api_args_t"
-        }
-        K::HipRuntimeApi | K::HipCompilerApi => "rocprofiler_hip_api_args_t",
-        K::MarkerCoreApi | K::MarkerControlApi | K::MarkerNameApi => {
-            "rocprofiler_marker_api_args_t"
-        }
-        _ => return None,
-    })
+    api_types(kind).map(|(_, union)| union)
 }
 
 /// `(union, function)` → its fields, from the ABI table.

@@ -45,19 +45,9 @@ struct CCallbackSink {
 }
 
 /// The C type name of an API kind's data struct, for its size and the
-/// offset of its return value.
+/// offset of its return value and arguments.
 fn api_data_type(kind: CallbackTracingKind) -> Option<&'static str> {
-    use CallbackTracingKind as K;
-    Some(match kind {
-        K::HsaCoreApi | K::HsaAmdExtApi | K::HsaImageExtApi | K::HsaFinalizeExtApi => {
-            "rocprofiler_callback_tracing_hsa_api_data_t"
-        }
-        K::HipRuntimeApi | K::HipCompilerApi => "rocprofiler_callback_tracing_hip_api_data_t",
-        K::MarkerCoreApi | K::MarkerControlApi | K::MarkerNameApi => {
-            "rocprofiler_callback_tracing_marker_api_data_t"
-        }
-        _ => return None,
-    })
+    crate::api_args::api_types(kind).map(|(data, _)| data)
 }
 
 /// The bytes behind a record's payload pointer, kept alive for the callback.

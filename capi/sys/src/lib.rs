@@ -260,6 +260,34 @@ pub struct ToolConfigureResult {
 pub type ConfigureFn =
     unsafe extern "C" fn(u32, *const c_char, u32, *mut ClientId) -> *mut ToolConfigureResult;
 
+/// The C types of an API callback-tracing kind's payload: the
+/// `…_api_data_t` struct, and the argument union inside it. `kind` is a
+/// `rocprofiler_callback_tracing_kind_t`.
+pub fn api_data_types(kind: i64) -> Option<(&'static str, &'static str)> {
+    use enums::rocprofiler_callback_tracing_kind as k;
+    Some(match kind {
+        k::ROCPROFILER_CALLBACK_TRACING_HSA_CORE_API
+        | k::ROCPROFILER_CALLBACK_TRACING_HSA_AMD_EXT_API
+        | k::ROCPROFILER_CALLBACK_TRACING_HSA_IMAGE_EXT_API
+        | k::ROCPROFILER_CALLBACK_TRACING_HSA_FINALIZE_EXT_API => (
+            "rocprofiler_callback_tracing_hsa_api_data_t",
+            "rocprofiler_hsa_api_args_t",
+        ),
+        k::ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API
+        | k::ROCPROFILER_CALLBACK_TRACING_HIP_COMPILER_API => (
+            "rocprofiler_callback_tracing_hip_api_data_t",
+            "rocprofiler_hip_api_args_t",
+        ),
+        k::ROCPROFILER_CALLBACK_TRACING_MARKER_CORE_API
+        | k::ROCPROFILER_CALLBACK_TRACING_MARKER_CONTROL_API
+        | k::ROCPROFILER_CALLBACK_TRACING_MARKER_NAME_API => (
+            "rocprofiler_callback_tracing_marker_api_data_t",
+            "rocprofiler_marker_api_args_t",
+        ),
+        _ => return None,
+    })
+}
+
 /// `sizeof` a C type as AMD's headers lay it out (the ABI table).
 pub fn c_sizeof(name: &str) -> Option<usize> {
     layout("sizeof", name)

@@ -168,7 +168,7 @@ unsafe fn payload_of(
             args: arguments(record),
             retval: (phase == Some(CallbackPhase::Exit))
                 // SAFETY: the API payload of the record's kind.
-                .then(|| unsafe { retval(domain, record) })
+                .then(|| unsafe { retval(record) })
                 .flatten(),
         },
         _ => CallbackPayload::None,
@@ -221,21 +221,9 @@ fn arguments(record: &CallbackTracingRecord) -> Vec<Argument> {
 /// return).
 ///
 /// # Safety
-/// `record.payload` is the API payload of `domain`'s kind.
-unsafe fn retval(domain: Domain, record: &CallbackTracingRecord) -> Option<String> {
-    let ty = if domain
-        .buffer_kind()
-        .is_some_and(|k| k.name().starts_with("HIP"))
-    {
-        "rocprofiler_callback_tracing_hip_api_data_t"
-    } else if domain
-        .buffer_kind()
-        .is_some_and(|k| k.name().starts_with("HSA"))
-    {
-        "rocprofiler_callback_tracing_hsa_api_data_t"
-    } else {
-        "rocprofiler_callback_tracing_marker_api_data_t"
-    };
+/// `record.payload` is the API payload of the record's kind.
+unsafe fn retval(record: &CallbackTracingRecord) -> Option<String> {
+    let (ty, _) = rocprofiler_sdk_sys::api_data_types(i64::from(record.kind))?;
     let off = c_offsetof(&format!("{ty}.retval"))?;
     // SAFETY: the return-value union lies at `off` in the payload struct.
     let v =
