@@ -115,15 +115,16 @@ fn build(kind_name: &str, engine_names: &[&str]) -> OperationMap {
         map.to_sdk[0] = 0;
     }
     for (i, name) in engine_names.iter().enumerate() {
-        // ROCm 6 renamed the first version of a function that gained a
-        // second one (`hipGetDeviceProperties` of a 5.x program is the
-        // SDK's `hipGetDevicePropertiesR0000`).
-        let found = by_name
-            .get(name)
-            .or_else(|| by_name.get(format!("{name}R0000").as_str()));
-        if let Some(&v) = found {
+        if let Some(&v) = by_name.get(name) {
             map.to_sdk[i + 1] = v;
+            // The operation of this very name wins the way back.
             map.from_sdk.insert(v, i as u32 + 1);
+        } else if let Some(&v) = by_name.get(format!("{name}R0000").as_str()) {
+            // ROCm 6 renamed the first version of a function that gained
+            // a second one (`hipGetDeviceProperties` of a 5.x program is
+            // the SDK's `hipGetDevicePropertiesR0000`).
+            map.to_sdk[i + 1] = v;
+            map.from_sdk.entry(v).or_insert(i as u32 + 1);
         }
     }
     map
@@ -175,6 +176,22 @@ mod tests {
         .unwrap();
         let sdk = crate::abi::enums::rocprofiler_hip_runtime_api_id::ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDevicePropertiesR0000 as i32;
         assert_eq!(m.to_sdk(ours), sdk);
+        // The versioned entry points are operations of their own; the way
+        // back takes the one of the SDK's very name.
+        let r0000 = rocwasm_core::operation_by_name(
+            BufferTracingKind::HipRuntimeApi,
+            "hipGetDevicePropertiesR0000",
+        )
+        .unwrap();
+        assert_ne!(r0000, ours);
+        assert_eq!(m.to_sdk(r0000), sdk);
+        assert_eq!(m.from_sdk(sdk), Some(r0000));
+        let r0600 = crate::abi::enums::rocprofiler_hip_runtime_api_id::ROCPROFILER_HIP_RUNTIME_API_ID_hipGetDevicePropertiesR0600 as i32;
+        let ours_r0600 = m.from_sdk(r0600).unwrap();
+        assert_eq!(
+            rocwasm_core::operation_name(BufferTracingKind::HipRuntimeApi, ours_r0600),
+            Some("hipGetDevicePropertiesR0600")
+        );
     }
 
     #[test]

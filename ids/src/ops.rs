@@ -5,7 +5,10 @@
 //! `n ≥ 1` is the `n`-th name of the kind's list.
 //!
 //! - **HIP runtime API**: the `hip*` functions Debian's ROCm 5.2
-//!   `libamdhip64.so.5` exports, sorted by name ([`HIP_RUNTIME_API`]).
+//!   `libamdhip64.so.5` exports, sorted by name, then the three
+//!   ABI-versioned entry points of HIP ≥ 6.0's dispatch table
+//!   (`hipChooseDeviceR0000`, `hipGetDevicePropertiesR0000`,
+//!   `hipGetDevicePropertiesR0600`) ([`HIP_RUNTIME_API`]).
 //! - **HIP compiler API**: the nine `__hip*` entry points in the order of the
 //!   HIP compiler dispatch table ([`crate::hip_table::COMPILER_SLOTS`]).
 //! - **HSA core / AMD extension / image / finalizer**: the function slots of

@@ -7,8 +7,10 @@
 //! `rocprofiler_query_buffer_tracing_kind_operation_name`) — AMD's library
 //! of any version, or rocwasm's — and finds the engine's operation of that
 //! name. ROCm 6 renamed the first version of a function that gained a
-//! second (`hipGetDevicePropertiesR0000`): the suffix `R0000` is dropped to
-//! find ROCm 5's name. Operations of event kinds (dispatch, copy
+//! second (`hipGetDevicePropertiesR0000`): that is ROCm 5's function, the
+//! one the built-in back end records under its unversioned name, so the
+//! suffix `R0000` is dropped; the later ABI (`…R0600`) is an operation of
+//! its own. Operations of event kinds (dispatch, copy
 //! directions, allocation, scratch, runtime initialisation) have the same
 //! numbers on both sides.
 //!
@@ -62,8 +64,14 @@ impl OperationMaps {
                 let Some(name) = operation_name(kind, op) else {
                     continue;
                 };
-                let found = operation_by_name(kind, &name)
-                    .or_else(|| operation_by_name(kind, name.strip_suffix("R0000")?));
+                // `…R0000` is the 5.x ABI of a function whose 5.x name the
+                // engine records as interception sees it (a 5.x program
+                // calls `hipGetDeviceProperties`): the unversioned
+                // operation, as the built-in back end names the call.
+                let found = name
+                    .strip_suffix("R0000")
+                    .and_then(|base| operation_by_name(kind, base))
+                    .or_else(|| operation_by_name(kind, &name));
                 if let Some(engine) = found {
                     map.insert(op, engine);
                 }

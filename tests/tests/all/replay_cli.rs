@@ -209,13 +209,14 @@ fn api_file(rows: &[(&str, &str, u64, u64)]) -> String {
 }
 
 /// Durations by function as the statistics should name them: computed
-/// from the literal, without the reader (`R0600` is the ABI tag of the
-/// function a program calls).
+/// from the literal, without the reader (an ABI-versioned operation such as
+/// `hipGetDevicePropertiesR0600` keeps its recorded name).
 fn durations(rows: &[(&str, &str, u64, u64)]) -> BTreeMap<String, Vec<u64>> {
     let mut out: BTreeMap<String, Vec<u64>> = BTreeMap::new();
     for (_, function, start, end) in rows {
-        let name = function.strip_suffix("R0600").unwrap_or(function);
-        out.entry(name.to_string()).or_default().push(end - start);
+        out.entry(function.to_string())
+            .or_default()
+            .push(end - start);
     }
     out
 }
