@@ -34,6 +34,18 @@
 //! Caveat: development builds of 6.3 briefly had three `hipDrvGraph*` slots
 //! at 445–447 in another order; released versions agree with this list.
 
+/// HIP entry points whose names carry an ABI version, slots of the HIP ≥
+/// 6.0 runtime table: `hipDeviceProp_t` changed in 6.0, and ROCm 6 keeps
+/// the 5.x entry points under `…R0000` names. They are operations of their
+/// own (the SDK numbers them apart and rocprofv3 records them under these
+/// names): `cargo xtask gen-names` appends them to the HIP runtime API's
+/// operations.
+pub const ABI_VERSIONED: [&str; 3] = [
+    "hipChooseDeviceR0000",
+    "hipGetDevicePropertiesR0000",
+    "hipGetDevicePropertiesR0600",
+];
+
 /// `HipCompilerDispatchTable`, in slot order (unchanged since 6.1).
 pub const COMPILER_SLOTS: [&str; 9] = [
     "__hipPopCallConfiguration",
