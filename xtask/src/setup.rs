@@ -26,6 +26,9 @@ const DEMO_PACKAGES: &[&str] = &[
     "libamd-comgr2",
     "rocm-device-libs",
     "hipcc",
+    // The simulated runtime's C samples (xtask/src/sim.rs) are built with gcc;
+    // a machine with only rustup's toolchain may lack it.
+    "gcc",
 ];
 
 /// The packages only the tests need (on top of [`DEMO_PACKAGES`]).
@@ -51,6 +54,11 @@ const TEST_PACKAGES: &[&str] = &[
     // CMake's find_package and pkg-config (tests/tests/all/native_tools.rs).
     "cmake",
     "pkg-config",
+    // The C API's header checks compile C++17 (capi/tests/abi.rs); the
+    // SDK back end's test reads the tool library's symbols with `nm`
+    // (tests/tests/all/backend.rs).
+    "g++",
+    "binutils",
 ];
 
 fn all_packages() -> impl Iterator<Item = &'static str> {

@@ -15,7 +15,7 @@ use rocprofiler_sdk_sys::{
 };
 use rocwasm_core::{
     Argument, CallbackPayload, CallbackPhase, CallbackRecord, CallbackTracingKind, ContextId,
-    Correlation, Domain, KernelDispatch, MemoryCopy, Profiler,
+    Correlation, Domain, MemoryCopy, Profiler,
 };
 
 use crate::operations::OperationMaps;
@@ -44,7 +44,11 @@ pub unsafe fn on_callback(
     let Some(domain) = Domain::from_callback_kind(kind) else {
         return;
     };
+    // A call of an operation rocwasm has no id for is counted once, at its
+    // ENTER (its EXIT is the same call), with the records of such calls.
+    let counted = i64::from(record.phase) != phase::ROCPROFILER_CALLBACK_PHASE_EXIT;
     let op = match domain.buffer_kind() {
+        Some(k) if domain.is_api() && counted => ops.engine(k, record.operation),
         Some(k) if domain.is_api() => ops.engine_quiet(k, record.operation),
         _ => u32::try_from(record.operation).ok(),
     };
@@ -122,28 +126,14 @@ unsafe fn payload_of(
         Domain::KernelDispatch => {
             // SAFETY: the kind's payload struct.
             let d = unsafe { &*(record.payload as *const KernelDispatchData) };
-            let i = &d.dispatch_info;
-            CallbackPayload::KernelDispatch(KernelDispatch {
-                correlation_id: record.correlation_id.internal,
+            CallbackPayload::KernelDispatch(crate::records::dispatch(
+                record.correlation_id.internal,
                 // SAFETY: a number for requests this tool answered.
-                external_correlation_id: unsafe { record.correlation_id.external.value },
-                thread_id: record.thread_id,
-                start: d.start_timestamp,
-                end: d.end_timestamp,
-                agent_id: i.agent_id.handle,
-                queue_id: i.queue_id.handle,
-                stream_id: 0,
-                kernel_id: i.kernel_id,
-                dispatch_id: i.dispatch_id,
-                private_segment_size: i.private_segment_size,
-                group_segment_size: i.group_segment_size,
-                workgroup_x: i.workgroup_size.x,
-                workgroup_y: i.workgroup_size.y,
-                workgroup_z: i.workgroup_size.z,
-                grid_x: i.grid_size.x,
-                grid_y: i.grid_size.y,
-                grid_z: i.grid_size.z,
-            })
+                unsafe { record.correlation_id.external.value },
+                record.thread_id,
+                (d.start_timestamp, d.end_timestamp),
+                &d.dispatch_info,
+            ))
         }
         Domain::MemoryCopy => {
             // SAFETY: the kind's payload struct.

@@ -176,10 +176,14 @@ fn start() -> Result<Tool, String> {
         .filter(|&k| Domain::from_buffer_kind(k).is_some_and(|d| profiler.buffers_domain(d)))
         .collect();
     let ops = OperationMaps::query();
-    symbols::query_agents(&profiler);
+    let mut problems = Vec::new();
+    if let Err(e) = check("list the agents", symbols::query_agents(&profiler)) {
+        problems.push(format!(
+            "the SDK did not {e}: records name agents the outputs cannot describe"
+        ));
+    }
     run.journal_symbols();
 
-    let mut problems = Vec::new();
     let mut context = Handle::default();
     let mut buffer = Handle::default();
     let mut thread = Handle::default();
@@ -398,10 +402,21 @@ unsafe extern "C" fn finalize(_data: *mut c_void) {
         return;
     }
     // SAFETY: the buffer and context this tool created.
-    unsafe {
-        let _ = api::rocprofiler_flush_buffer(tool.buffer);
-        let _ = api::rocprofiler_stop_context(tool.context);
+    let flushed = check("flush its buffer", unsafe {
+        api::rocprofiler_flush_buffer(tool.buffer)
+    });
+    if let Err(e) = flushed {
+        // What it still held never reaches the journal: said at the end.
+        tool.problems
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .push(format!(
+                "the SDK could not {e}: its last records are missing"
+            ));
     }
+    // SAFETY: as above. Stopping only ends the deliveries; its status
+    // changes nothing that was recorded.
+    let _ = unsafe { api::rocprofiler_stop_context(tool.context) };
     let Some(report) = tool.run.finish() else {
         return;
     };

@@ -127,7 +127,7 @@ impl OperationMaps {
                 .lock()
                 .unwrap_or_else(|e| e.into_inner());
             format!(
-                "{n} record(s) of SDK operations rocwasm has no id for were not recorded (e.g. {})",
+                "{n} record(s) and callback(s) of SDK operations rocwasm has no id for were not recorded (e.g. {})",
                 names.join(", ")
             )
         })

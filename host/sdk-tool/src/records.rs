@@ -8,7 +8,7 @@
 
 use rocprofiler_sdk_sys::enums::rocprofiler_buffer_category as category;
 use rocprofiler_sdk_sys::records::*;
-use rocprofiler_sdk_sys::RecordHeader;
+use rocprofiler_sdk_sys::{KernelDispatchInfo, RecordHeader};
 use rocwasm_core::{
     ApiCall, BufferTracingKind, Domain, KernelDispatch, MemoryAllocation, MemoryCopy, Profiler,
     Record, Retirement, RuntimeInitialization, ScratchMemory,
@@ -64,6 +64,39 @@ pub unsafe fn import_all(
     skipped
 }
 
+/// The engine's row of an SDK kernel dispatch (a buffered record or a
+/// completion callback's payload: both carry ids, times and the dispatch
+/// info).
+pub fn dispatch(
+    internal: u64,
+    external: u64,
+    thread_id: u64,
+    (start, end): (u64, u64),
+    d: &KernelDispatchInfo,
+) -> KernelDispatch {
+    KernelDispatch {
+        correlation_id: internal,
+        external_correlation_id: external,
+        thread_id,
+        start,
+        end,
+        agent_id: d.agent_id.handle,
+        queue_id: d.queue_id.handle,
+        // The SDK's dispatch record names no HIP stream.
+        stream_id: 0,
+        kernel_id: d.kernel_id,
+        dispatch_id: d.dispatch_id,
+        private_segment_size: d.private_segment_size,
+        group_segment_size: d.group_segment_size,
+        workgroup_x: d.workgroup_size.x,
+        workgroup_y: d.workgroup_size.y,
+        workgroup_z: d.workgroup_size.z,
+        grid_x: d.grid_size.x,
+        grid_y: d.grid_size.y,
+        grid_z: d.grid_size.z,
+    }
+}
+
 /// Imports one record; false when rocwasm does not record its kind.
 ///
 /// # Safety
@@ -104,29 +137,14 @@ unsafe fn import_one(
         K::KernelDispatch => {
             // SAFETY: the kind's record struct.
             let r = unsafe { &*(payload as *const KernelDispatchRecord) };
-            let d = &r.dispatch_info;
-            profiler.import_kernel_dispatch(KernelDispatch {
-                correlation_id: r.correlation_id.internal,
+            profiler.import_kernel_dispatch(dispatch(
+                r.correlation_id.internal,
                 // SAFETY: as above.
-                external_correlation_id: unsafe { r.correlation_id.external.value },
-                thread_id: r.thread_id,
-                start: r.start_timestamp,
-                end: r.end_timestamp,
-                agent_id: d.agent_id.handle,
-                queue_id: d.queue_id.handle,
-                // The SDK's dispatch record names no HIP stream.
-                stream_id: 0,
-                kernel_id: d.kernel_id,
-                dispatch_id: d.dispatch_id,
-                private_segment_size: d.private_segment_size,
-                group_segment_size: d.group_segment_size,
-                workgroup_x: d.workgroup_size.x,
-                workgroup_y: d.workgroup_size.y,
-                workgroup_z: d.workgroup_size.z,
-                grid_x: d.grid_size.x,
-                grid_y: d.grid_size.y,
-                grid_z: d.grid_size.z,
-            });
+                unsafe { r.correlation_id.external.value },
+                r.thread_id,
+                (r.start_timestamp, r.end_timestamp),
+                &r.dispatch_info,
+            ));
         }
         K::MemoryCopy => {
             // SAFETY: the kind's record struct.

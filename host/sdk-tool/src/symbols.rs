@@ -51,8 +51,9 @@ unsafe fn text(agent: *const u8, name: &str) -> String {
         .into_owned()
 }
 
-/// Every agent the SDK lists, into `profiler`'s symbol table.
-pub fn query_agents(profiler: &Profiler) {
+/// Every agent the SDK lists, into `profiler`'s symbol table; the SDK's
+/// status (0: success).
+pub fn query_agents(profiler: &Profiler) -> i32 {
     unsafe extern "C" fn each(
         _version: c_int,
         agents: *mut *const c_void,
@@ -83,7 +84,7 @@ pub fn query_agents(profiler: &Profiler) {
             size,
             profiler as *const Profiler as *mut c_void,
         )
-    };
+    }
 }
 
 /// # Safety

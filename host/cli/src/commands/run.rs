@@ -283,7 +283,7 @@ impl Measurer {
         if !sdk {
             return Ok(Measurer::Builtin);
         }
-        let client = find_beside_tool(SDK_TOOL_LIB).ok_or_else(|| {
+        let client = find_installed("ROCWASM_SDK_TOOL_LIB", SDK_TOOL_LIB).ok_or_else(|| {
             Failure::runtime(format!(
                 "--backend rocprofiler-sdk: cannot find {SDK_TOOL_LIB} next to the rocwasm binary \
                  or in the target directory (build it with `cargo build -p rocwasm-sdk-tool`, or \
@@ -624,20 +624,15 @@ fn prepend_list(first: &Path, existing: Option<OsString>, sep: char) -> OsString
 /// The tool library: `ROCWASM_INTERCEPT_LIB`, next to the binary, in
 /// `../lib`, or in the cargo target directory the binary was built into.
 pub(crate) fn find_tool_library() -> Option<PathBuf> {
-    if let Some(p) = std::env::var_os("ROCWASM_INTERCEPT_LIB") {
-        return Some(PathBuf::from(p));
-    }
-    find_beside_tool(TOOL_LIB)
+    find_installed("ROCWASM_INTERCEPT_LIB", TOOL_LIB)
 }
 
-/// A library rocwasm installs beside itself: `ROCWASM_SDK_TOOL_LIB` for
-/// the SDK tool, next to the binary, in `../lib`, or in the cargo target
-/// directory the binary was built into.
-fn find_beside_tool(name: &str) -> Option<PathBuf> {
-    if name == SDK_TOOL_LIB {
-        if let Some(p) = std::env::var_os("ROCWASM_SDK_TOOL_LIB") {
-            return Some(PathBuf::from(p));
-        }
+/// A library rocwasm installs beside itself: the one environment variable
+/// `env` names, else `name` next to the binary, in `../lib`, or in the
+/// cargo target directory the binary was built into.
+fn find_installed(env: &str, name: &str) -> Option<PathBuf> {
+    if let Some(p) = std::env::var_os(env) {
+        return Some(PathBuf::from(p));
     }
     let exe = std::env::current_exe().ok()?;
     let dir = exe.parent()?;
