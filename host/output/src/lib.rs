@@ -49,6 +49,7 @@ pub mod stats_by_rank;
 pub mod stats_sink;
 pub mod summary;
 pub mod synthetic;
+mod unfiled;
 
 pub use crate::csv::{CsvSink, TraceFile};
 pub use claims::{ClaimRefused, OutputClaims, Producer};

@@ -262,6 +262,7 @@ impl Outputs {
                 Ok(f) => files.extend(f),
                 Err(e) => self.errors.push(e),
             }
+            self.notes.extend(s.notes());
         }
         let claims = self.claims.take_report();
         self.errors
@@ -315,6 +316,58 @@ mod tests {
     use super::*;
     use crate::names::OperationNames;
     use crate::synthetic::sample_run;
+
+    /// OpenMP calls have no CSV file (nor Parquet table): the formats say
+    /// how many they left out, and write every other call.
+    #[test]
+    fn calls_a_format_has_no_file_for_are_counted_and_said() {
+        use rocwasm_core::{ApiCall, Batch, BufferTracingKind};
+        let names = OperationNames::new();
+        let run = sample_run(1, 10, 1 << 20, &names);
+        let ctx = SinkContext {
+            meta: &run.meta,
+            symbols: &run.symbols,
+            names: &names,
+        };
+        let mut batch = Batch::default();
+        for (kind, n) in [
+            (BufferTracingKind::Ompt, 3),
+            (BufferTracingKind::RcclApi, 2),
+        ] {
+            for i in 0..n {
+                batch.api_calls.push(ApiCall {
+                    kind: kind.raw(),
+                    correlation_id: i + 1,
+                    start: 10,
+                    end: 20,
+                    ..Default::default()
+                });
+            }
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let mut outputs = Outputs::new(&OutputOptions {
+            dir: dir.path().to_path_buf(),
+            name: None,
+            formats: vec![OutputFormat::Csv, OutputFormat::Parquet],
+            stats: false,
+            timing: WriteTiming::DuringRun,
+        });
+        outputs.begin(&ctx);
+        outputs.write_batch(&batch, &ctx);
+        let summary = outputs.finish(&ctx);
+        assert!(summary.errors.is_empty(), "{:?}", summary.errors);
+        for format in ["CSV", "Parquet"] {
+            let note = format!("3 OMPT record(s) are not in the {format} output");
+            assert!(
+                summary.notes.iter().any(|n| n.starts_with(&note)),
+                "{note}: {:?}",
+                summary.notes
+            );
+        }
+        let rccl = std::fs::read_to_string(dir.path().join("rccl_api_trace.csv")).unwrap();
+        assert_eq!(rccl.lines().count(), 3, "{rccl}");
+        assert!(dir.path().join("rccl_api_trace.parquet").is_file());
+    }
 
     #[test]
     fn a_spool_on_a_full_disk_is_said_and_every_batch_is_written_at_once() {

@@ -58,6 +58,12 @@ pub trait Sink: Send {
     /// run (metadata, symbol tables, statistics) and return the paths of
     /// the files written.
     fn finish(&mut self, ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>>;
+    /// What the user should know of records this sink had no place for
+    /// (its format has no file for their kind), one sentence each; asked
+    /// after [`Self::finish`]. Nothing is left out without a word.
+    fn notes(&mut self) -> Vec<String> {
+        Vec::new()
+    }
 }
 
 /// FNV-1a, 64 bit: a stable hash (unlike `DefaultHasher`, which may change

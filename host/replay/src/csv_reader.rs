@@ -23,6 +23,7 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use rocwasm_core::MemoryAllocationOperation as Op;
 use rocwasm_core::{
     AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, KernelDispatch, KernelSymbol,
     MemoryAllocation, MemoryCopy, ScratchMemory,
@@ -38,8 +39,19 @@ use crate::report::{Damage, Reason};
 pub(crate) struct CsvReader {
     files: Vec<(PathBuf, TraceFile)>,
     current: Option<FileReader>,
+    /// What earlier rows told about later ones.
+    seen: Seen,
+}
+
+/// What the reader remembers across rows (and files) of one recording.
+#[derive(Default)]
+struct Seen {
     /// Kernel ids assigned per name when a file has no `Kernel_Id` column.
     kernel_ids: HashMap<String, u64>,
+    /// The agent of each allocation not freed yet, by address: rocprofv3
+    /// prints no agent for a free (`""`), and a live run gives a free the
+    /// agent of the memory it frees, so the replay does too.
+    allocation_agents: HashMap<u64, u64>,
 }
 
 struct FileReader {
@@ -85,10 +97,7 @@ impl CsvReader {
         // The process id is on every API row; take it from the first one so
         // sinks know it before the first batch.
         for (p, kind) in &files {
-            if matches!(
-                kind,
-                TraceFile::HipApi | TraceFile::HsaApi | TraceFile::MarkerApi
-            ) {
+            if kind.is_api() {
                 if let Some(pid) = first_pid(p) {
                     state.meta.pid = pid;
                     break;
@@ -98,7 +107,7 @@ impl CsvReader {
         Ok(Self {
             files,
             current: None,
-            kernel_ids: HashMap::new(),
+            seen: Seen::default(),
         })
     }
 }
@@ -311,6 +320,7 @@ impl Row<'_> {
     /// (`GPU 1`, `Agent 4`, as rocprofv3 writes them since ROCm 6.4): take
     /// the trailing number.
     fn agent(&self, c: Column) -> Field<u64> {
+        // (An empty field reads as 0, as every empty number does.)
         let Some(i) = self.at(c) else { return Ok(0) };
         let s = self.str(i);
         let digits = s.trim_start_matches(|c: char| !c.is_ascii_digit());
@@ -320,6 +330,11 @@ impl Row<'_> {
             });
         }
         self.num_at(i)
+    }
+
+    /// Whether the row names no agent in column `c` (absent or empty).
+    fn agent_missing(&self, c: Column) -> bool {
+        self.at(c).is_none_or(|i| self.str(i).is_empty())
     }
 }
 
@@ -334,7 +349,7 @@ impl BatchReader for CsvReader {
                 self.current = Some(FileReader::open(&path, kind, state)?);
             }
             let file = self.current.as_mut().expect("set above");
-            let batch = read_chunk(file, state, &mut self.kernel_ids);
+            let batch = read_chunk(file, state, &mut self.seen);
             if file.done {
                 self.current = None;
             }
@@ -347,11 +362,7 @@ impl BatchReader for CsvReader {
 
 /// Reads up to a chunk of rows of `f` into a batch, counting every row in
 /// the file's report. Sets `f.done` at the end of the file or at damage.
-fn read_chunk(
-    f: &mut FileReader,
-    state: &mut State,
-    kernel_ids: &mut HashMap<String, u64>,
-) -> Batch {
+fn read_chunk(f: &mut FileReader, state: &mut State, seen: &mut Seen) -> Batch {
     let mut batch = Batch::default();
     let c = Columns::new(f);
     let mut rows = 0;
@@ -388,7 +399,7 @@ fn read_chunk(
             cols: &f.cols,
             at: &c,
         };
-        let outcome = read_row(&row, f.kind, state, kernel_ids, &mut batch);
+        let outcome = read_row(&row, f.kind, state, seen, &mut batch);
         let report = state.report.file(&f.path);
         report.read += 1;
         match outcome {
@@ -437,7 +448,7 @@ fn read_row(
     r: &Row<'_>,
     file: TraceFile,
     state: &mut State,
-    kernel_ids: &mut HashMap<String, u64>,
+    seen: &mut Seen,
     batch: &mut Batch,
 ) -> Field<Note> {
     use Column as C;
@@ -449,8 +460,8 @@ fn read_row(
             let id = match r.at(C::KernelId) {
                 Some(i) => r.num_at(i)?,
                 None => {
-                    let next = kernel_ids.len() as u64 + 1;
-                    *kernel_ids.entry(name.clone()).or_insert(next)
+                    let next = seen.kernel_ids.len() as u64 + 1;
+                    *seen.kernel_ids.entry(name.clone()).or_insert(next)
                 }
             };
             let agent_id = r.agent(C::AgentId)?;
@@ -495,7 +506,12 @@ fn read_row(
                 grid_z: r.u32(C::GridSizeZ)?,
             });
         }
-        TraceFile::HipApi | TraceFile::HsaApi | TraceFile::MarkerApi => {
+        TraceFile::HipApi
+        | TraceFile::HsaApi
+        | TraceFile::MarkerApi
+        | TraceFile::RcclApi
+        | TraceFile::RocdecodeApi
+        | TraceFile::RocjpegApi => {
             let function = r.text(C::Function);
             let domain = r.at(C::Domain).map(|i| r.str(i));
             let Some(kind) = api_kind(domain, function, file) else {
@@ -548,11 +564,23 @@ fn read_row(
             });
         }
         TraceFile::MemoryAllocation => {
-            let agent_id = r.agent(C::AgentId)?;
-            ensure_agent(state, agent_id);
             let kind = BufferTracingKind::MemoryAllocation;
             let (operation, known) = operation(&state.names, kind, r.text(C::Operation));
             note = unknown_operation(kind, known, r.text(C::Operation));
+            let address = r.num(C::Address)?;
+            let freed = [Op::Free as u32, Op::VmemFree as u32].contains(&operation);
+            let agent_id = if freed {
+                let allocated = seen.allocation_agents.remove(&address);
+                match allocated {
+                    Some(agent) if r.agent_missing(C::AgentId) => agent,
+                    _ => r.agent(C::AgentId)?,
+                }
+            } else {
+                let agent = r.agent(C::AgentId)?;
+                seen.allocation_agents.insert(address, agent);
+                agent
+            };
+            ensure_agent(state, agent_id);
             batch.memory_allocations.push(MemoryAllocation {
                 operation,
                 correlation_id: r.num(C::CorrelationId)?,
@@ -561,7 +589,7 @@ fn read_row(
                 start,
                 end,
                 agent_id,
-                address: r.num(C::Address)?,
+                address,
                 allocation_size: r.num(C::AllocationSize)?,
             });
         }
@@ -622,6 +650,9 @@ fn api_kind(domain: Option<&str>, function: &str, file: TraceFile) -> Option<Buf
         None => match file {
             TraceFile::HipApi => K::HipRuntimeApi,
             TraceFile::HsaApi => K::HsaCoreApi,
+            TraceFile::RcclApi => K::RcclApi,
+            TraceFile::RocdecodeApi => K::RocdecodeApi,
+            TraceFile::RocjpegApi => K::RocjpegApi,
             _ => K::MarkerCoreApi,
         },
     };

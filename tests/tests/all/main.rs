@@ -22,6 +22,7 @@ mod report;
 mod rocpd_live;
 mod rocpd_merge;
 mod rocprofv3_options;
+mod rocprofv3_recordings;
 mod selected_regions;
 mod site_policy;
 mod summary_options;

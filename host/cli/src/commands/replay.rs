@@ -71,6 +71,14 @@ pub fn replay(args: ReplayArgs) -> Result {
                 .filter(|&k| ApiFamily::of(k).is_some() && Domain::from_buffer_kind(k).is_some())
                 .collect();
         }
+        // And the trace files keep every record it holds, of every kind
+        // (memory allocations and scratch too, which no statistics stage
+        // reads): the sinks write a file for each kind that has records.
+        chain.output.trace = BufferTracingKind::ALL
+            .iter()
+            .copied()
+            .filter(|&k| rocwasm_config::domains::batch_table(k).is_some())
+            .collect();
     }
     let started = Instant::now();
     let since = SystemTime::now();

@@ -281,6 +281,12 @@ pub enum TraceFile {
     HsaApi,
     /// `marker_api_trace.csv`: roctx calls (marks, ranges, control, names).
     MarkerApi,
+    /// `rccl_api_trace.csv`: RCCL collective-communication calls.
+    RcclApi,
+    /// `rocdecode_api_trace.csv`: rocDecode video-decoding calls.
+    RocdecodeApi,
+    /// `rocjpeg_api_trace.csv`: rocJPEG decoding calls.
+    RocjpegApi,
     /// `memory_copy_trace.csv`: async copies (buffer kind `MEMORY_COPY`).
     MemoryCopy,
     /// `memory_allocation_trace.csv`: allocations and frees, virtual-memory
@@ -296,11 +302,14 @@ impl TraceFile {
     /// this array). A reader of a directory reads them in this order:
     /// kernels first, so that kernel names exist before anything else
     /// refers to them.
-    pub const ALL: [TraceFile; 7] = [
+    pub const ALL: [TraceFile; 10] = [
         TraceFile::KernelTrace,
         TraceFile::HipApi,
         TraceFile::HsaApi,
         TraceFile::MarkerApi,
+        TraceFile::RcclApi,
+        TraceFile::RocdecodeApi,
+        TraceFile::RocjpegApi,
         TraceFile::MemoryCopy,
         TraceFile::MemoryAllocation,
         TraceFile::ScratchMemory,
@@ -313,6 +322,9 @@ impl TraceFile {
             TraceFile::HipApi => "hip_api_trace.csv",
             TraceFile::HsaApi => "hsa_api_trace.csv",
             TraceFile::MarkerApi => "marker_api_trace.csv",
+            TraceFile::RcclApi => "rccl_api_trace.csv",
+            TraceFile::RocdecodeApi => "rocdecode_api_trace.csv",
+            TraceFile::RocjpegApi => "rocjpeg_api_trace.csv",
             TraceFile::MemoryCopy => "memory_copy_trace.csv",
             TraceFile::MemoryAllocation => "memory_allocation_trace.csv",
             TraceFile::ScratchMemory => "scratch_memory_trace.csv",
@@ -330,7 +342,12 @@ impl TraceFile {
     pub fn columns(self) -> &'static [Column] {
         match self {
             TraceFile::KernelTrace => &KERNEL_TRACE,
-            TraceFile::HipApi | TraceFile::HsaApi | TraceFile::MarkerApi => &API_TRACE,
+            TraceFile::HipApi
+            | TraceFile::HsaApi
+            | TraceFile::MarkerApi
+            | TraceFile::RcclApi
+            | TraceFile::RocdecodeApi
+            | TraceFile::RocjpegApi => &API_TRACE,
             TraceFile::MemoryCopy => &MEMORY_COPY,
             TraceFile::MemoryAllocation => &MEMORY_ALLOCATION,
             TraceFile::ScratchMemory => &SCRATCH_MEMORY,
@@ -341,7 +358,12 @@ impl TraceFile {
     pub fn header(self) -> &'static [&'static str] {
         match self {
             TraceFile::KernelTrace => &KERNEL_TRACE_NAMES,
-            TraceFile::HipApi | TraceFile::HsaApi | TraceFile::MarkerApi => &API_TRACE_NAMES,
+            TraceFile::HipApi
+            | TraceFile::HsaApi
+            | TraceFile::MarkerApi
+            | TraceFile::RcclApi
+            | TraceFile::RocdecodeApi
+            | TraceFile::RocjpegApi => &API_TRACE_NAMES,
             TraceFile::MemoryCopy => &MEMORY_COPY_NAMES,
             TraceFile::MemoryAllocation => &MEMORY_ALLOCATION_NAMES,
             TraceFile::ScratchMemory => &SCRATCH_MEMORY_NAMES,
@@ -359,7 +381,12 @@ impl TraceFile {
                 Column::StartTimestamp,
                 Column::EndTimestamp,
             ],
-            TraceFile::HipApi | TraceFile::HsaApi | TraceFile::MarkerApi => &[
+            TraceFile::HipApi
+            | TraceFile::HsaApi
+            | TraceFile::MarkerApi
+            | TraceFile::RcclApi
+            | TraceFile::RocdecodeApi
+            | TraceFile::RocjpegApi => &[
                 Column::Function,
                 Column::StartTimestamp,
                 Column::EndTimestamp,
@@ -397,15 +424,35 @@ impl TraceFile {
         TraceFile::ALL.into_iter().filter(move |f| has[*f as usize])
     }
 
-    /// The file for an API kind (`None` for kinds rocprofv3 has no CSV for).
+    /// The API-call files, in [`Self::ALL`]'s order: one column set
+    /// ([`Self::columns`]), one file per API family.
+    pub const API: [TraceFile; 6] = [
+        TraceFile::HipApi,
+        TraceFile::HsaApi,
+        TraceFile::MarkerApi,
+        TraceFile::RcclApi,
+        TraceFile::RocdecodeApi,
+        TraceFile::RocjpegApi,
+    ];
+
+    /// Whether this is one of the API-call files ([`Self::API`]).
+    pub fn is_api(self) -> bool {
+        Self::API.contains(&self)
+    }
+
+    /// The file for an API kind (`None` for kinds rocprofv3 has no CSV for:
+    /// OpenMP (OMPT) calls, kinds this build does not know).
     pub fn of_api_kind(kind: u32) -> Option<TraceFile> {
-        use crate::stats::StatsDomain;
-        match StatsDomain::of_api_kind(kind)? {
-            StatsDomain::HipApi => Some(TraceFile::HipApi),
-            StatsDomain::HsaApi => Some(TraceFile::HsaApi),
-            StatsDomain::MarkerApi => Some(TraceFile::MarkerApi),
-            _ => None,
-        }
+        use rocwasm_core::ApiFamily;
+        let kind = rocwasm_core::BufferTracingKind::from_raw(kind)?;
+        Some(match ApiFamily::of(kind)? {
+            ApiFamily::Hip => TraceFile::HipApi,
+            ApiFamily::Hsa => TraceFile::HsaApi,
+            ApiFamily::Marker => TraceFile::MarkerApi,
+            ApiFamily::Rccl => TraceFile::RcclApi,
+            ApiFamily::Rocdecode => TraceFile::RocdecodeApi,
+            ApiFamily::Rocjpeg => TraceFile::RocjpegApi,
+        })
     }
 
     /// Which file a path names, from its file name (with or without a prefix).
@@ -454,7 +501,12 @@ mod tests {
             assert_eq!(
                 TraceFile::from_header(f.header().iter().copied()),
                 Some(match f {
-                    TraceFile::HsaApi | TraceFile::MarkerApi => TraceFile::HipApi,
+                    TraceFile::HipApi
+                    | TraceFile::HsaApi
+                    | TraceFile::MarkerApi
+                    | TraceFile::RcclApi
+                    | TraceFile::RocdecodeApi
+                    | TraceFile::RocjpegApi => TraceFile::HipApi,
                     other => other,
                 })
             );

@@ -19,6 +19,7 @@ use crate::names::kind_name;
 use crate::paths::output_path;
 use crate::resolve::Resolver;
 use crate::sink::{Sink, SinkContext};
+use crate::unfiled::Unfiled;
 
 /// One trace file's rows, in rocprofv3's CSV dialect: text fields quoted
 /// (a `"` inside doubled), numbers bare, `\n` after each row.
@@ -139,6 +140,9 @@ pub struct CsvSink {
     writers: [Option<(PathBuf, TraceWriter)>; TraceFile::ALL.len()],
     resolve: Resolver,
     claims: OutputClaims,
+    /// API calls of kinds rocprofv3 writes no CSV file for (OpenMP):
+    /// reported by [`Sink::notes`].
+    unfiled: Unfiled,
 }
 
 impl CsvSink {
@@ -150,6 +154,7 @@ impl CsvSink {
             writers: Default::default(),
             resolve: Resolver::default(),
             claims: OutputClaims::new(),
+            unfiled: Unfiled::default(),
         }
     }
 
@@ -225,6 +230,7 @@ impl Sink for CsvSink {
         let a = &batch.api_calls;
         for i in 0..a.len() {
             let Some(file) = TraceFile::of_api_kind(a.kind[i]) else {
+                self.unfiled.count(a.kind[i]);
                 continue;
             };
             let domain = kind_name(a.kind[i]);
@@ -306,6 +312,10 @@ impl Sink for CsvSink {
             written.push(path);
         }
         Ok(written)
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        self.unfiled.take_notes("CSV")
     }
 }
 

@@ -110,7 +110,7 @@ pub(crate) fn tables(
     if !batch.kernel_dispatches.is_empty() {
         out.push((TraceFile::KernelTrace, kernels(batch, ctx, resolve, &id)?));
     }
-    for file in [TraceFile::HipApi, TraceFile::HsaApi, TraceFile::MarkerApi] {
+    for file in TraceFile::API {
         if let Some(rb) = api_calls(file, batch, ctx, resolve, &id)? {
             out.push((file, rb));
         }
@@ -340,9 +340,29 @@ mod tests {
                 seen.push(file);
             }
         }
+        // The sample run has no RCCL, rocDecode or rocJPEG calls: a batch
+        // of one call each fills those tables.
+        let mut extra = Batch::default();
+        for kind in [
+            BufferTracingKind::RcclApi,
+            BufferTracingKind::RocdecodeApi,
+            BufferTracingKind::RocjpegApi,
+        ] {
+            extra.api_calls.push(rocwasm_core::ApiCall {
+                kind: kind.raw(),
+                start: 1,
+                end: 2,
+                ..Default::default()
+            });
+        }
+        for (file, rb) in tables(&extra, &ctx, &mut resolve).unwrap() {
+            assert_eq!(rb.schema(), schema(file));
+            assert_eq!(rb.num_rows(), 1, "{file:?}");
+            seen.push(file);
+        }
         seen.sort();
         seen.dedup();
-        assert_eq!(seen, TraceFile::ALL, "the sample run has every table");
+        assert_eq!(seen, TraceFile::ALL, "every table is filled");
         let b = &run.batches[0];
         let rows = tables(b, &ctx, &mut resolve).unwrap();
         let kernels = &rows[0].1;

@@ -24,6 +24,7 @@ use crate::csv::TraceFile;
 use crate::paths::output_path;
 use crate::resolve::Resolver;
 use crate::sink::{Sink, SinkContext};
+use crate::unfiled::Unfiled;
 
 /// Rows after which a table's row group is written out.
 pub const ROW_GROUP_ROWS: usize = 1 << 20;
@@ -46,6 +47,8 @@ pub struct ParquetSink {
     tables: [Option<Table>; TraceFile::ALL.len()],
     resolve: Resolver,
     claims: OutputClaims,
+    /// API calls of kinds with no table (OpenMP): see [`Sink::notes`].
+    unfiled: Unfiled,
 }
 
 impl ParquetSink {
@@ -57,6 +60,7 @@ impl ParquetSink {
             tables: Default::default(),
             resolve: Resolver::default(),
             claims: OutputClaims::new(),
+            unfiled: Unfiled::default(),
         }
     }
 
@@ -113,6 +117,7 @@ impl Sink for ParquetSink {
     }
 
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
+        self.unfiled.count_batch(batch);
         for (file, rows) in tables(batch, ctx, &mut self.resolve)? {
             let table = self.table(file)?;
             if let Some(w) = &mut table.writer {
@@ -126,6 +131,10 @@ impl Sink for ParquetSink {
             }
         }
         Ok(())
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        self.unfiled.take_notes("Parquet")
     }
 
     fn finish(&mut self, _ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>> {

@@ -1,0 +1,49 @@
+//! API calls a trace-file format has no file for.
+//!
+//! rocprofv3's CSV (and our Parquet tables, which follow its files) has one
+//! file per API family it writes; OpenMP (OMPT) calls have none. A sink of
+//! such a format counts the calls it leaves out, per kind, and says so once
+//! at the end ([`crate::sink::Sink::notes`]) rather than dropping them
+//! without a word.
+
+use std::collections::BTreeMap;
+
+use rocwasm_core::Batch;
+
+use crate::csv::TraceFile;
+use crate::names::kind_name;
+
+/// Per kind, the API calls left out of a format's files.
+#[derive(Debug, Default)]
+pub(crate) struct Unfiled(BTreeMap<u32, u64>);
+
+impl Unfiled {
+    /// Counts one call of `kind` left out.
+    pub(crate) fn count(&mut self, kind: u32) {
+        *self.0.entry(kind).or_default() += 1;
+    }
+
+    /// Counts the calls of `batch` that have no file.
+    pub(crate) fn count_batch(&mut self, batch: &Batch) {
+        for &kind in &batch.api_calls.kind {
+            if TraceFile::of_api_kind(kind).is_none() {
+                self.count(kind);
+            }
+        }
+    }
+
+    /// One sentence per kind left out, for the run's notes (`format`: the
+    /// output's name, `CSV`); empties the counts.
+    pub(crate) fn take_notes(&mut self, format: &str) -> Vec<String> {
+        std::mem::take(&mut self.0)
+            .into_iter()
+            .map(|(kind, n)| {
+                format!(
+                    "{n} {} record(s) are not in the {format} output: it has no file for them, \
+                     as rocprofv3's CSV has none",
+                    kind_name(kind)
+                )
+            })
+            .collect()
+    }
+}
