@@ -186,6 +186,31 @@ mod tests {
         check(clean.path()).unwrap();
     }
 
+    /// A cycle made only of `name: crate::path` references (a field, a
+    /// parameter, a `let` with a type, a closure argument) is found, and
+    /// fails the check.
+    #[test]
+    fn typed_names_are_references_and_a_planted_cycle_of_them_fails() {
+        let lib = "mod a;\nmod b;\n";
+        let a = "pub struct A {\n    pub b: crate::b::B,\n}\n";
+        let b = "pub struct B;\n\npub fn f(a: &crate::a::A) -> usize {\n    0\n}\n";
+        let cycles = cycles_in(&[("lib.rs", lib), ("a.rs", a), ("b.rs", b)]);
+        assert_eq!(
+            cycles,
+            ["src: cycle between a.rs and b.rs (a.rs:2 uses crate::b::B; b.rs:3 uses crate::a::A)"]
+        );
+        for b in [
+            "pub struct B;\npub fn g() {\n    let _x: Option<crate::a::A> = None;\n}\n",
+            "pub struct B;\npub fn g() {\n    let _f = |_a: crate::a::A| ();\n}\n",
+            "pub struct B;\npub struct W(pub crate::a::A);\n",
+            "pub struct B;\npub enum E {\n    V { a: crate::a::A },\n}\n",
+        ] {
+            let dir = plant(&[("lib.rs", lib), ("a.rs", a), ("b.rs", b)]);
+            let err = check(dir.path()).expect_err(b).to_string();
+            assert_eq!(err, "1 import cycle(s) between modules; see above", "{b}");
+        }
+    }
+
     #[test]
     fn one_way_uses_are_no_cycle() {
         let b = "pub struct X;\npub fn g() -> crate::c::H { crate::c::H }\n";

@@ -75,6 +75,32 @@ use wasmtime::Engine;
 use crate::digest_memo::DigestMemo;
 use crate::owned_files::{current_uid, writable_by_alone, write_atomically};
 
+/// Why [`ComponentCache::load_checked`] loaded nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Miss {
+    /// No artifact for this digest and engine.
+    Absent,
+    /// The file or its directory may be written by someone else, or is not
+    /// a regular file (the module docs' rules 1 and 2): not even read.
+    Untrusted(String),
+    /// Its bytes are not those its checksum was written for (rule 4):
+    /// truncated, half replaced or altered. Never handed to wasmtime.
+    Checksum,
+    /// Trusted and intact, but wasmtime refused it.
+    Unloadable(String),
+}
+
+impl std::fmt::Display for Miss {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Miss::Absent => f.write_str("no such artifact"),
+            Miss::Untrusted(why) => f.write_str(why),
+            Miss::Checksum => f.write_str("checksum mismatch"),
+            Miss::Unloadable(why) => write!(f, "wasmtime cannot load it: {why}"),
+        }
+    }
+}
+
 /// A directory of compiled components for one engine.
 #[derive(Debug, Clone)]
 pub struct ComponentCache {
@@ -164,15 +190,27 @@ impl ComponentCache {
         self.dir.join(format!("{digest}-{}.cwasm", self.engine_key))
     }
 
-    /// Loads the compiled component for `digest`, if a trustworthy one exists.
+    /// Loads the compiled component for `digest`, if a trustworthy one
+    /// exists; a file that exists and is not used is logged with the reason.
     pub fn load(&self, engine: &Engine, digest: &str) -> Option<Component> {
-        let path = self.path_for(digest);
-        if let Err(why) = self.check_trusted(&path) {
-            if path.exists() {
+        match self.load_checked(engine, digest) {
+            Ok(c) => Some(c),
+            Err(Miss::Absent) => None,
+            Err(why) => {
+                let path = self.path_for(digest);
                 tracing::warn!(path = %path.display(), "ignoring cache file: {why}");
+                None
             }
-            return None;
         }
+    }
+
+    /// [`Self::load`], saying why nothing was loaded.
+    pub fn load_checked(&self, engine: &Engine, digest: &str) -> Result<Component, Miss> {
+        let path = self.path_for(digest);
+        if !path.exists() {
+            return Err(Miss::Absent);
+        }
+        self.check_trusted(&path)?;
         // SAFETY: `deserialize_file` runs native code from the file. We only
         // get here for a file this user's host wrote into a directory only
         // this user can write, under the key of exactly these Wasm bytes and
@@ -182,13 +220,7 @@ impl ComponentCache {
         // to load precompiled code, and compiling every run costs seconds.
         #[allow(unsafe_code)]
         let loaded = unsafe { Component::deserialize_file(engine, &path) };
-        match loaded {
-            Ok(c) => Some(c),
-            Err(e) => {
-                tracing::warn!(path = %path.display(), "ignoring cache file: {e:#}");
-                None
-            }
-        }
+        loaded.map_err(|e| Miss::Unloadable(format!("{e:#}")))
     }
 
     /// Stores a compiled component atomically (temp file + rename).
@@ -209,27 +241,36 @@ impl ComponentCache {
         write_atomically(&path, &bytes, mode)
     }
 
-    fn check_trusted(&self, path: &Path) -> Result<(), String> {
+    fn check_trusted(&self, path: &Path) -> Result<(), Miss> {
+        self.check_owner_and_checksum(path).map_err(|why| match why {
+            Some(why) => Miss::Untrusted(why),
+            None => Miss::Checksum,
+        })
+    }
+
+    /// `Err(Some(why))` for a file not to be trusted, `Err(None)` for one
+    /// whose bytes do not match the checksum written with it.
+    fn check_owner_and_checksum(&self, path: &Path) -> Result<(), Option<String>> {
         let uid = self.owner.uid();
         let whose = match self.owner {
             Owner::ThisUser => "this user",
             Owner::Root => "root",
         };
-        let dir = fs::symlink_metadata(&self.dir).map_err(|e| e.to_string())?;
+        let dir = fs::symlink_metadata(&self.dir).map_err(|e| Some(e.to_string()))?;
         if !writable_by_alone(&dir, uid) {
-            return Err(format!("cache directory is not writable by {whose} alone"));
+            return Err(Some(format!("cache directory is not writable by {whose} alone")));
         }
-        let meta = fs::symlink_metadata(path).map_err(|e| e.to_string())?;
+        let meta = fs::symlink_metadata(path).map_err(|e| Some(e.to_string()))?;
         if !meta.file_type().is_file() || !writable_by_alone(&meta, uid) {
-            return Err(format!("not a regular file writable by {whose} alone"));
+            return Err(Some(format!("not a regular file writable by {whose} alone")));
         }
         let want =
-            fs::read_to_string(path.with_extension("cwasm.xxh3")).map_err(|e| e.to_string())?;
+            fs::read_to_string(path.with_extension("cwasm.xxh3")).map_err(|e| Some(e.to_string()))?;
         let want = want.trim();
-        let mut file = fs::File::open(path).map_err(|e| e.to_string())?;
-        let opened = file.metadata().map_err(|e| e.to_string())?;
+        let mut file = fs::File::open(path).map_err(|e| Some(e.to_string()))?;
+        let opened = file.metadata().map_err(|e| Some(e.to_string()))?;
         if (opened.dev(), opened.ino()) != (meta.dev(), meta.ino()) {
-            return Err("replaced while being checked".into());
+            return Err(Some("replaced while being checked".into()));
         }
         // A private cache remembers the checksum of an artifact it has
         // checked, with what `stat` said of it (as it remembers plugin
@@ -243,9 +284,9 @@ impl ComponentCache {
         if memo.as_ref().and_then(|m| m.get(&opened)).as_deref() == Some(want) {
             return Ok(());
         }
-        let have = file_checksum(&mut file).map_err(|e| e.to_string())?;
+        let have = file_checksum(&mut file).map_err(|e| Some(e.to_string()))?;
         if want != have {
-            return Err("checksum mismatch".into());
+            return Err(None);
         }
         if let Some(memo) = memo {
             memo.remember(path, &opened, &have);
@@ -334,6 +375,67 @@ mod tests {
         // Tampering with the artifact is detected by the checksum.
         tamper(&cache.path_for(&d));
         assert!(cache.load(&engine, &d).is_none(), "tampered file accepted");
+    }
+
+    /// A component whose function `f` returns a constant: the constant's
+    /// bytes appear in the compiled code (an immediate operand).
+    const CONSTANT: u32 = 0x1234_5678;
+    const RETURNS_CONSTANT: &str = r#"(component
+        (core module $m (func (export "f") (result i32) i32.const 0x12345678))
+        (core instance $i (instantiate $m))
+        (func (export "f") (result u32) (canon lift (core func $i "f"))))"#;
+
+    fn call_f(engine: &Engine, c: &Component) -> u32 {
+        let mut store = wasmtime::Store::new(engine, ());
+        let linker = wasmtime::component::Linker::<()>::new(engine);
+        let instance = linker.instantiate(&mut store, c).unwrap();
+        let f = instance
+            .get_typed_func::<(), (u32,)>(&mut store, "f")
+            .unwrap();
+        f.call(&mut store, ()).unwrap().0
+    }
+
+    /// A byte of machine code changed in the artifact: wasmtime's own
+    /// checks would load it (and run the altered code, as the second half
+    /// shows), so it is the checksum that refuses it.
+    #[test]
+    fn altered_code_is_refused_by_the_checksum_not_by_wasmtime() {
+        let engine = Engine::default();
+        let dir = tempfile::tempdir().unwrap();
+        let cache = ComponentCache::open(dir.path().join("c"), &engine).unwrap();
+        let d = digest(RETURNS_CONSTANT.as_bytes());
+        let c = Component::new(&engine, RETURNS_CONSTANT.as_bytes()).unwrap();
+        assert_eq!(call_f(&engine, &c), CONSTANT);
+        cache.store(&d, &c).unwrap();
+        let loaded = cache.load_checked(&engine, &d).unwrap();
+        assert_eq!(call_f(&engine, &loaded), CONSTANT);
+
+        // The constant, as the code holds it: once, in the text.
+        let path = cache.path_for(&d);
+        let mut bytes = fs::read(&path).unwrap();
+        let needle = CONSTANT.to_le_bytes();
+        let at: Vec<usize> = bytes
+            .windows(4)
+            .enumerate()
+            .filter(|(_, w)| *w == needle)
+            .map(|(i, _)| i)
+            .collect();
+        assert_eq!(at.len(), 1, "the constant appears once in the code");
+        bytes[at[0]] ^= 0x01; // 0x12345678 becomes 0x12345679
+        fs::write(&path, &bytes).unwrap();
+        assert_eq!(
+            cache.load_checked(&engine, &d).err(),
+            Some(Miss::Checksum),
+            "the altered artifact is refused by its checksum"
+        );
+
+        // Whoever also rewrites the checksum (the artifact's owner: see the
+        // module docs) gets the altered code loaded and run: nothing but
+        // the checksum stood in the way.
+        let sum = checksum_text(XxHash3_128::oneshot(&bytes));
+        fs::write(path.with_extension("cwasm.xxh3"), sum).unwrap();
+        let altered = cache.load_checked(&engine, &d).unwrap();
+        assert_eq!(call_f(&engine, &altered), CONSTANT ^ 0x01);
     }
 
     #[test]
