@@ -242,10 +242,11 @@ impl ComponentCache {
     }
 
     fn check_trusted(&self, path: &Path) -> Result<(), Miss> {
-        self.check_owner_and_checksum(path).map_err(|why| match why {
-            Some(why) => Miss::Untrusted(why),
-            None => Miss::Checksum,
-        })
+        self.check_owner_and_checksum(path)
+            .map_err(|why| match why {
+                Some(why) => Miss::Untrusted(why),
+                None => Miss::Checksum,
+            })
     }
 
     /// `Err(Some(why))` for a file not to be trusted, `Err(None)` for one
@@ -258,14 +259,18 @@ impl ComponentCache {
         };
         let dir = fs::symlink_metadata(&self.dir).map_err(|e| Some(e.to_string()))?;
         if !writable_by_alone(&dir, uid) {
-            return Err(Some(format!("cache directory is not writable by {whose} alone")));
+            return Err(Some(format!(
+                "cache directory is not writable by {whose} alone"
+            )));
         }
         let meta = fs::symlink_metadata(path).map_err(|e| Some(e.to_string()))?;
         if !meta.file_type().is_file() || !writable_by_alone(&meta, uid) {
-            return Err(Some(format!("not a regular file writable by {whose} alone")));
+            return Err(Some(format!(
+                "not a regular file writable by {whose} alone"
+            )));
         }
-        let want =
-            fs::read_to_string(path.with_extension("cwasm.xxh3")).map_err(|e| Some(e.to_string()))?;
+        let want = fs::read_to_string(path.with_extension("cwasm.xxh3"))
+            .map_err(|e| Some(e.to_string()))?;
         let want = want.trim();
         let mut file = fs::File::open(path).map_err(|e| Some(e.to_string()))?;
         let opened = file.metadata().map_err(|e| Some(e.to_string()))?;

@@ -84,6 +84,9 @@ pub struct LiveRun {
     meta: RunMetadata,
     /// Why the journal could not be created (a failure for the audit).
     journal_error: Option<String>,
+    /// Why the site policy refused the plan's chain (a failure for the
+    /// audit: an admin reads there that a refused chain was handed over).
+    policy_refusal: Option<String>,
 }
 
 impl LiveRun {
@@ -105,6 +108,7 @@ impl LiveRun {
         // The site policy, again: a plan handed to the tool library by hand
         // meets the same rules as one `rocwasm run` made. A refused chain is
         // dropped and profiling goes on; a refused run is not profiled.
+        let mut policy_refusal = None;
         let (mut plan, admission) = match admit_under_policy(&plan) {
             Ok(a) => (plan, a),
             Err(e) => {
@@ -114,6 +118,7 @@ impl LiveRun {
                 let text = format!("{e:#}; profiling goes on without plugins");
                 eprintln!("rocwasm: {text}");
                 notes.push(text);
+                policy_refusal = Some(format!("{e:#}"));
                 (plan, admission)
             }
         };
@@ -219,6 +224,7 @@ impl LiveRun {
             claims,
             meta,
             journal_error,
+            policy_refusal,
         };
         run.start_engine(env, specs, hooks.native_tools, durable, &launcher_kinds)?;
         Ok(run)
@@ -430,6 +436,7 @@ impl LiveRun {
                 .problems
                 .iter()
                 .cloned()
+                .chain(self.policy_refusal.clone())
                 .chain(self.journal_error.clone())
                 .chain(journal_problem)
                 .collect();

@@ -434,3 +434,196 @@ fn vet_refuses_a_component_importing_wasi_interfaces_beyond_the_grant() {
     );
     assert!(stderr.contains("imports wasi:filesystem/"), "{stderr}");
 }
+
+/// A policy capping memory, deadlines and output, withholding
+/// external-correlation requests; and a chain stage within every cap.
+const CAPS_POLICY: &str = "version = 1\n[plugins]\nallow_unsigned = true\n\
+    [limits]\nmemory = \"64MiB\"\ndeadline = \"1s\"\ncallback_deadline = \"50ms\"\n\
+    output_bytes = \"1GiB\"\n[capabilities]\nexternal_correlation = false\n";
+
+/// A chain of the kernel-stats plugin with `limits` and `extra` keys.
+fn capped_chain(limits: &str, extra: &str) -> String {
+    let plugin = plugins_dir(&["kernel-stats"]).join("kernel-stats.wasm");
+    format!(
+        "version = 1\n[output]\nformats = [\"csv\"]\ntrace = [\"kernel_dispatch\"]\n\
+         [[stage]]\nname = \"capped\"\nplugin = \"{}\"\ndomains = [\"kernel_dispatch\"]\n\
+         output = true\nlimits = {{ {limits} }}\n{extra}",
+        plugin.display()
+    )
+}
+
+/// Every cap of the policy refuses, from a chain file through `rocwasm
+/// run`, a stage that asks for more, before the application starts; the
+/// same stage within the caps runs.
+#[test]
+fn memory_deadline_output_and_capability_caps_refuse_a_chain_end_to_end() {
+    no_system_policy();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let policy = dir.join("policy.toml");
+    std::fs::write(&policy, CAPS_POLICY).unwrap();
+    let app = sim_dir().join("bin/vector_add");
+    let run = |chain: &str, name: &str| {
+        let file = dir.join(format!("{name}.toml"));
+        std::fs::write(&file, chain).unwrap();
+        rocwasm_with_env(
+            &[
+                "run",
+                "--sim",
+                "-c",
+                file.to_str().unwrap(),
+                "-d",
+                name,
+                "--",
+                app.to_str().unwrap(),
+                "1",
+            ],
+            dir,
+            &[("ROCWASM_TEST_POLICY", policy.to_str().unwrap())],
+        )
+    };
+    let within = "memory = \"32MiB\"";
+    let cases = [
+        (
+            "memory = \"128MiB\"",
+            "",
+            "limits.memory",
+            "asks for memory 134217728 bytes, more than the cap of 67108864 bytes",
+        ),
+        (
+            "memory = \"32MiB\", deadline = \"2s\"",
+            "",
+            "limits.deadline",
+            "a deadline of 2s, more than the cap of 1s",
+        ),
+        (
+            "memory = \"32MiB\", callback_deadline = \"100ms\"",
+            "",
+            "limits.callback_deadline",
+            "a callback deadline of 100ms, more than the cap of 50ms",
+        ),
+        (
+            "memory = \"32MiB\", output = \"2GiB\"",
+            "",
+            "limits.output_bytes",
+            "an output quota of 2147483648 bytes, more than the cap of 1073741824 bytes",
+        ),
+        (
+            within,
+            "external_correlation = true\n",
+            "capabilities.external_correlation",
+            "asks for external-correlation requests",
+        ),
+    ];
+    for (i, (limits, extra, rule, what)) in cases.into_iter().enumerate() {
+        let out = run(&capped_chain(limits, extra), &format!("refused{i}"));
+        let (stdout, stderr) = text(&out);
+        assert_eq!(out.status.code(), Some(2), "{rule}: {stdout}{stderr}");
+        assert!(
+            stderr.contains(&format!("rule `{rule}`"))
+                && stderr.contains("capped")
+                && stderr.contains(what),
+            "{rule}: {stderr}"
+        );
+        assert!(
+            !stdout.contains("RESULT"),
+            "{rule}: the application must not have run: {stdout}"
+        );
+    }
+    let out = run(&capped_chain(within, ""), "within");
+    assert_success(&out, "a stage within every cap");
+    assert!(dir.join("within/kernel_stats.csv").is_file());
+}
+
+/// The tool library holds a run plan against the policy again: a plan
+/// made where no policy was in force (here by `rocwasm run` on this
+/// machine without one, then handed to the application by hand) has its
+/// refused chain dropped; the application runs, is profiled, and the
+/// refusal is said on stderr and in the audit line.
+#[test]
+fn the_tool_library_refuses_a_hand_made_plan_the_policy_forbids() {
+    no_system_policy();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    // The plan: what `rocwasm run` hands the application, copied out.
+    let chain = dir.join("chain.toml");
+    std::fs::write(&chain, capped_chain("memory = \"128MiB\"", "")).unwrap();
+    let out = rocwasm(
+        &[
+            "run",
+            "-c",
+            chain.to_str().unwrap(),
+            "-d",
+            "made",
+            "--",
+            "/bin/sh",
+            "-c",
+            "cp \"$ROCWASM_RUN\" plan.json",
+        ],
+        dir,
+    );
+    assert_success(&out, "making the plan");
+    let plan = dir.join("plan.json");
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&plan).unwrap()).unwrap();
+    assert_eq!(json["stages"][0]["limits"]["memory_bytes"], 128 << 20);
+    let journal = json["journal"]
+        .as_str()
+        .expect("the plan names its journal");
+
+    // (That run had no policy: its plugin ran and wrote its table.)
+    std::fs::remove_file(dir.join("made/kernel_stats.csv")).unwrap();
+    let policy = dir.join("policy.toml");
+    std::fs::write(&policy, CAPS_POLICY).unwrap();
+    let tool = rocwasm_bin().with_file_name("librocwasm_intercept.so");
+    let sim = sim_dir();
+    let plain = std::process::Command::new(sim.join("bin/vector_add"))
+        .arg("1")
+        .env("LD_LIBRARY_PATH", sim.join("lib"))
+        .output()
+        .unwrap();
+    let out = std::process::Command::new(sim.join("bin/vector_add"))
+        .arg("1")
+        .current_dir(dir)
+        .env("LD_LIBRARY_PATH", sim.join("lib"))
+        .env("LD_PRELOAD", &tool)
+        .env("HSA_TOOLS_LIB", &tool)
+        .env("ROCWASM_RUN", &plan)
+        .env("ROCWASM_TEST_POLICY", &policy)
+        .output()
+        .unwrap();
+    let (stdout, stderr) = text(&out);
+    assert_eq!(out.status.code(), plain.status.code(), "{stderr}");
+    assert_eq!(stdout, String::from_utf8_lossy(&plain.stdout), "{stderr}");
+    assert_eq!(
+        stderr
+            .matches("rocwasm: plugin `capped` is refused by the site policy: asks for memory 134217728 bytes, more than the cap of 67108864 bytes (rule `limits.memory`")
+            .count(),
+        1,
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains("profiling goes on without plugins"),
+        "{stderr}"
+    );
+    // Profiled all the same: the record journal holds the dispatches.
+    let journals: Vec<PathBuf> = std::fs::read_dir(journal)
+        .unwrap()
+        .map(|e| e.unwrap().path())
+        .filter(|p| p.extension().is_some_and(|x| x == "journal"))
+        .collect();
+    assert_eq!(journals.len(), 1, "{journals:?}");
+    assert!(std::fs::metadata(&journals[0]).unwrap().len() > 0);
+    // And the audit line names no plugin and the refusal as a failure.
+    let audit = std::fs::read_to_string(dir.join("made/rocwasm-audit.jsonl")).unwrap();
+    let line: serde_json::Value = serde_json::from_str(audit.lines().last().unwrap()).unwrap();
+    assert_eq!(line["plugins"], serde_json::json!([]), "{line}");
+    assert!(
+        line["failures"][0]
+            .as_str()
+            .is_some_and(|f| f.contains("rule `limits.memory`")),
+        "{line}"
+    );
+    // The plugin never ran: no statistics of its.
+    assert!(!dir.join("made/kernel_stats.csv").exists());
+}
