@@ -1,7 +1,10 @@
 //! The hostile-plugin suite (issue 13, point 6), end to end: each hostile
 //! plugin runs in a chain before the `recorder` test plugin, once under
 //! `rocwasm replay examples/traces/sample` and once under `rocwasm run --sim
-//! -- vector_add 2`, and each case asserts that
+//! -- vector_add 20` with a 4 KiB chain buffer (so that the plugins are
+//! delivered batches, and misbehave, while the application is working:
+//! every live case sees at least four deliveries), and each case asserts
+//! that
 //!
 //! - the failure is reported once, naming the plugin and the cause (or, for
 //!   a misbehaviour the host absorbs without a failure, that nothing is
@@ -58,12 +61,13 @@ struct Case {
     stage: &'static str,
     /// Under replay.
     replay: Expect,
-    /// Under `run` (the sample's records arrive in one batch at its end;
-    /// external-correlation requests only happen live).
+    /// Under `run` (external-correlation requests only happen live).
     live: Expect,
 }
 
-fn chain(case: &Case) -> String {
+/// The chain of `case`; `settings` goes before the outputs (the live
+/// runs' small buffer).
+fn chain(case: &Case, settings: &str) -> String {
     let domains = if case.stage.contains("kind = \"transform\"") {
         String::new()
     } else {
@@ -71,7 +75,7 @@ fn chain(case: &Case) -> String {
     };
     format!(
         r#"version = 1
-
+{settings}
 [output]
 formats = ["csv"]
 trace = {DOMAINS}
@@ -89,6 +93,27 @@ output = true
         name = case.name,
         stage = case.stage,
     )
+}
+
+/// The live runs' chain buffer: 4 KiB, delivered at 3 KiB (about 50
+/// records), so that deliveries happen while the application works.
+const LIVE_BUFFER: &str = "[settings.buffer]\nsize = \"4KiB\"\n";
+/// `vector_add`'s iterations under `run`: about 550 traced records.
+const LIVE_ITERATIONS: &str = "20";
+/// At least this many deliveries reach the recorder in a live run.
+const MIN_LIVE_DELIVERIES: u64 = 4;
+
+/// How many batches the recorder was delivered.
+fn deliveries(dir: &Path) -> u64 {
+    let path = dir.join("recorder.json");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    let calls = v["lifecycle"].as_array().expect("lifecycle");
+    calls
+        .iter()
+        .filter(|c| c["call"] == "deliver-batch")
+        .map(|c| c["count"].as_u64().unwrap())
+        .sum()
 }
 
 fn text(bytes: &[u8]) -> String {
@@ -192,7 +217,7 @@ fn counts(stdout: &str) -> (u64, u64, u64) {
 
 fn replay_case(case: &Case, tmp: &Path) {
     let chain_path = tmp.join("replay.toml");
-    std::fs::write(&chain_path, chain(case)).unwrap();
+    std::fs::write(&chain_path, chain(case, "")).unwrap();
     let sample = workspace().join("examples/traces/sample");
     let out = rocwasm(
         &[
@@ -234,7 +259,7 @@ fn replay_case(case: &Case, tmp: &Path) {
 
 fn live_case(case: &Case, tmp: &Path) {
     let chain_path = tmp.join("live.toml");
-    std::fs::write(&chain_path, chain(case)).unwrap();
+    std::fs::write(&chain_path, chain(case, LIVE_BUFFER)).unwrap();
     let sim = sim_dir();
     let app = sim.join("bin/vector_add");
     assert!(
@@ -252,13 +277,13 @@ fn live_case(case: &Case, tmp: &Path) {
             "live",
             "--",
             app.to_str().unwrap(),
-            "2",
+            LIVE_ITERATIONS,
         ],
         tmp,
     );
     let what = format!("{} under run", case.name);
     let plain = std::process::Command::new(&app)
-        .arg("2")
+        .arg(LIVE_ITERATIONS)
         .env("LD_LIBRARY_PATH", sim.join("lib"))
         .env_remove("LD_PRELOAD")
         .env_remove("HSA_TOOLS_LIB")
@@ -279,6 +304,14 @@ fn live_case(case: &Case, tmp: &Path) {
     assert!(stdout.contains("RESULT PASS"), "{what}: {stdout}");
     assert_reported(&out, case, case.live, &what);
     let dir = tmp.join("live");
+    // The chain's buffer filled many times: the plugins got batches (and
+    // misbehaved) while the application was still working, not only in
+    // the flush at its end (which delivers at most one buffer's worth).
+    let deliveries = deliveries(&dir);
+    assert!(
+        deliveries >= MIN_LIVE_DELIVERIES,
+        "{what}: {deliveries} deliveries to the recorder, expected mid-run ones"
+    );
     let want = counts(&stdout);
     assert_eq!(traced(&dir), want, "{what}: the trace files are complete");
     assert_eq!(
