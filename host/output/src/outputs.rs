@@ -317,11 +317,12 @@ mod tests {
     use crate::names::OperationNames;
     use crate::synthetic::sample_run;
 
-    /// OpenMP calls have no CSV file (nor Parquet table): the formats say
-    /// how many they left out, and write every other call.
+    /// OpenMP calls have no CSV file, Parquet table or JSON category;
+    /// retired correlation ids no rocpd table or Perfetto track: each
+    /// format says how many records it left out, and writes the rest.
     #[test]
     fn calls_a_format_has_no_file_for_are_counted_and_said() {
-        use rocwasm_core::{ApiCall, Batch, BufferTracingKind};
+        use rocwasm_core::{ApiCall, Batch, BufferTracingKind, Retirement};
         let names = OperationNames::new();
         let run = sample_run(1, 10, 1 << 20, &names);
         let ctx = SinkContext {
@@ -344,11 +345,23 @@ mod tests {
                 });
             }
         }
+        for i in 0..2 {
+            batch.retirements.push(Retirement {
+                timestamp: 30 + i,
+                correlation_id: i + 1,
+            });
+        }
         let dir = tempfile::tempdir().unwrap();
         let mut outputs = Outputs::new(&OutputOptions {
             dir: dir.path().to_path_buf(),
             name: None,
-            formats: vec![OutputFormat::Csv, OutputFormat::Parquet],
+            formats: vec![
+                OutputFormat::Csv,
+                OutputFormat::Parquet,
+                OutputFormat::Json,
+                OutputFormat::Rocpd,
+                OutputFormat::Pftrace,
+            ],
             stats: false,
             timing: WriteTiming::DuringRun,
         });
@@ -356,8 +369,16 @@ mod tests {
         outputs.write_batch(&batch, &ctx);
         let summary = outputs.finish(&ctx);
         assert!(summary.errors.is_empty(), "{:?}", summary.errors);
-        for format in ["CSV", "Parquet"] {
-            let note = format!("3 OMPT record(s) are not in the {format} output");
+        let left_out = [
+            ("OMPT", 3, "CSV"),
+            ("OMPT", 3, "Parquet"),
+            ("OMPT", 3, "JSON"),
+            ("CORRELATION_ID_RETIREMENT", 2, "rocpd"),
+            ("CORRELATION_ID_RETIREMENT", 2, "Perfetto"),
+        ];
+        assert_eq!(summary.notes.len(), left_out.len(), "{:?}", summary.notes);
+        for (kind, n, format) in left_out {
+            let note = format!("{n} {kind} record(s) are not in the {format} output");
             assert!(
                 summary.notes.iter().any(|n| n.starts_with(&note)),
                 "{note}: {:?}",

@@ -1,10 +1,11 @@
-//! API calls a trace-file format has no file for.
+//! Records an output format has no place for.
 //!
 //! rocprofv3's CSV (and our Parquet tables, which follow its files) has one
-//! file per API family it writes; OpenMP (OMPT) calls have none. A sink of
-//! such a format counts the calls it leaves out, per kind, and says so once
-//! at the end ([`crate::sink::Sink::notes`]) rather than dropping them
-//! without a word.
+//! file per API family it writes, its JSON one category per family; OpenMP
+//! (OMPT) calls have neither; rocpd and Perfetto have no place for retired
+//! correlation ids and runtime initialisations. A sink counts the records it
+//! leaves out, per kind, and says so once at the end
+//! ([`crate::sink::Sink::notes`]) rather than dropping them without a word.
 
 use std::collections::BTreeMap;
 
@@ -32,6 +33,24 @@ impl Unfiled {
         }
     }
 
+    /// Counts the records of the tables a format that follows rocprofv3's
+    /// has no place for: retired correlation ids and runtime
+    /// initialisations (rocpd, Perfetto).
+    pub(crate) fn count_unplaced_tables(&mut self, batch: &Batch) {
+        use rocwasm_core::BufferTracingKind as K;
+        for (kind, n) in [
+            (K::CorrelationIdRetirement, batch.retirements.len()),
+            (
+                K::RuntimeInitialization,
+                batch.runtime_initializations.len(),
+            ),
+        ] {
+            if n > 0 {
+                *self.0.entry(kind.raw()).or_default() += n as u64;
+            }
+        }
+    }
+
     /// One sentence per kind left out, for the run's notes (`format`: the
     /// output's name, `CSV`); empties the counts.
     pub(crate) fn take_notes(&mut self, format: &str) -> Vec<String> {
@@ -39,8 +58,8 @@ impl Unfiled {
             .into_iter()
             .map(|(kind, n)| {
                 format!(
-                    "{n} {} record(s) are not in the {format} output: it has no file for them, \
-                     as rocprofv3's CSV has none",
+                    "{n} {} record(s) are not in the {format} output: it has no place for them, \
+                     as rocprofv3's has none",
                     kind_name(kind)
                 )
             })

@@ -14,9 +14,17 @@
 //!     "strings": { "buffer_records": [ { kind: NAME, operations: [NAME…] } ] },   // index = kind number
 //!     "code_objects": [ … ], "kernel_symbols": [ … ],
 //!     "buffer_records": { kernel_dispatch, hip_api, hsa_api, marker_api, rccl_api,
-//!                         memory_copy, memory_allocation, scratch_memory }
+//!                         memory_copy, memory_allocation, scratch_memory,
+//!                         rocdecode_api, rocjpeg_api,
+//!                         correlation_id_retirement, runtime_initialization }
 //! } ] }
 //! ```
+//!
+//! The last two categories are rocwasm's: rocprofv3 writes those kinds to
+//! no file, and without them a JSON replay would lose a run's retired
+//! correlation ids and runtime initialisations (readers skip a key they do
+//! not know). OpenMP calls have no category; the writer says how many it
+//! left out.
 //!
 //! Every object is a type of [`schema`], which both the writer
 //! ([`JsonSink`]) and the reader (`rocwasm-replay`) use. Records carry the

@@ -417,6 +417,14 @@ pub struct Records {
     pub memory_allocation: Vec<AllocationRecord>,
     /// Scratch-memory events.
     pub scratch_memory: Vec<ScratchRecord>,
+    /// rocDecode calls.
+    pub rocdecode_api: Vec<ApiRecord>,
+    /// rocJPEG calls.
+    pub rocjpeg_api: Vec<ApiRecord>,
+    /// Retired correlation ids (rocwasm's category: see [`category`]).
+    pub correlation_id_retirement: Vec<RetirementRecord>,
+    /// Runtime initialisations (rocwasm's category: see [`category`]).
+    pub runtime_initialization: Vec<RuntimeInitRecord>,
     /// Categories this build does not read, with how many records each
     /// held (never written).
     #[serde(skip)]
@@ -446,6 +454,14 @@ impl<'de> Deserialize<'de> for Records {
                         category::MEMORY_COPY => r.memory_copy = map.next_value()?,
                         category::MEMORY_ALLOCATION => r.memory_allocation = map.next_value()?,
                         category::SCRATCH_MEMORY => r.scratch_memory = map.next_value()?,
+                        category::ROCDECODE_API => r.rocdecode_api = map.next_value()?,
+                        category::ROCJPEG_API => r.rocjpeg_api = map.next_value()?,
+                        category::CORRELATION_ID_RETIREMENT => {
+                            r.correlation_id_retirement = map.next_value()?
+                        }
+                        category::RUNTIME_INITIALIZATION => {
+                            r.runtime_initialization = map.next_value()?
+                        }
                         _ => {
                             let n = map.next_value::<Count>()?.0;
                             r.unread.push((key, n));
@@ -514,7 +530,11 @@ impl<'de> Deserialize<'de> for Count {
     }
 }
 
-/// The keys of [`Records`], one constant per category.
+/// The keys of [`Records`], one constant per category: rocprofv3's, and
+/// two of rocwasm's own for the record kinds rocprofv3 writes to no file
+/// (retired correlation ids, runtime initialisations), so that nothing a
+/// run recorded is missing from its JSON; a reader that does not know a
+/// key skips it.
 pub mod category {
     use rocwasm_core::ApiFamily;
 
@@ -534,10 +554,18 @@ pub mod category {
     pub const MEMORY_ALLOCATION: &str = "memory_allocation";
     /// Scratch-memory events.
     pub const SCRATCH_MEMORY: &str = "scratch_memory";
+    /// rocDecode calls.
+    pub const ROCDECODE_API: &str = ApiFamily::Rocdecode.category();
+    /// rocJPEG calls.
+    pub const ROCJPEG_API: &str = ApiFamily::Rocjpeg.category();
+    /// Retired internal correlation ids (rocwasm's).
+    pub const CORRELATION_ID_RETIREMENT: &str = "correlation_id_retirement";
+    /// Runtime initialisations (rocwasm's).
+    pub const RUNTIME_INITIALIZATION: &str = "runtime_initialization";
 }
 
 /// The keys of [`Records`], in file order.
-pub const CATEGORIES: [&str; 8] = [
+pub const CATEGORIES: [&str; 12] = [
     category::KERNEL_DISPATCH,
     category::HIP_API,
     category::HSA_API,
@@ -546,17 +574,16 @@ pub const CATEGORIES: [&str; 8] = [
     category::MEMORY_COPY,
     category::MEMORY_ALLOCATION,
     category::SCRATCH_MEMORY,
+    category::ROCDECODE_API,
+    category::ROCJPEG_API,
+    category::CORRELATION_ID_RETIREMENT,
+    category::RUNTIME_INITIALIZATION,
 ];
 
 /// The `buffer_records` category of an API kind (`None` for API kinds
-/// rocprofv3 has no category for).
+/// rocprofv3 has no category for: OpenMP calls, unknown kinds).
 pub fn api_category(kind: u32) -> Option<&'static str> {
-    match ApiFamily::of_raw(kind)? {
-        f @ (ApiFamily::Hip | ApiFamily::Hsa | ApiFamily::Marker | ApiFamily::Rccl) => {
-            Some(f.category())
-        }
-        ApiFamily::Rocdecode | ApiFamily::Rocjpeg => None,
-    }
+    Some(ApiFamily::of_raw(kind)?.category())
 }
 
 /// The correlation ids of an asynchronous record.
@@ -792,6 +819,58 @@ pub struct ScratchRecord {
 impl ScratchRecord {
     /// `sizeof` the SDK's scratch-memory record.
     pub const SIZE: u32 = 96;
+}
+
+/// A retired internal correlation id
+/// (`rocprofiler_buffer_tracing_correlation_id_retirement_record_t`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RetirementRecord {
+    /// Size of the C record ([`RetirementRecord::SIZE`]).
+    #[serde(deserialize_with = "lenient")]
+    pub size: u32,
+    /// Kind number (not read: the category says it).
+    #[serde(deserialize_with = "lenient")]
+    pub kind: u32,
+    /// When the id retired, ns.
+    pub timestamp: u64,
+    /// The retired id.
+    pub internal_correlation_id: u64,
+}
+
+impl RetirementRecord {
+    /// `sizeof` the SDK's retirement record.
+    pub const SIZE: u32 = 32;
+}
+
+/// A runtime's initialisation
+/// (`rocprofiler_buffer_tracing_runtime_initialization_record_t`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct RuntimeInitRecord {
+    /// Size of the C record ([`RuntimeInitRecord::SIZE`]).
+    #[serde(deserialize_with = "lenient")]
+    pub size: u32,
+    /// Kind number (not read: the category says it).
+    #[serde(deserialize_with = "lenient")]
+    pub kind: u32,
+    /// Which runtime (HSA, HIP, marker, …), in the SDK's numbering.
+    pub operation: u32,
+    /// Correlation ids (zero: an initialisation belongs to no call).
+    pub correlation_id: Correlation,
+    /// OS thread id.
+    pub thread_id: u64,
+    /// When, ns.
+    pub timestamp: u64,
+    /// 10000·major + 100·minor + patch.
+    pub version: u64,
+    /// Which initialisation of the library in the process.
+    pub instance: u64,
+}
+
+impl RuntimeInitRecord {
+    /// `sizeof` the SDK's runtime-initialisation record.
+    pub const SIZE: u32 = 72;
 }
 
 #[cfg(test)]

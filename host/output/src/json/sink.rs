@@ -21,13 +21,15 @@ use serde::Serialize;
 use super::schema::{
     api_category, category, Agent, AgentHardware, AllocationRecord, ApiCorrelation, ApiRecord,
     CodeObject, CopyRecord, Correlation, Dim3, DispatchInfo, DispatchRecord, Document, Handle,
-    KernelSymbol, KindNames, Metadata, Process, ScratchRecord, Strings, SyntheticOperation,
-    AGENT_TYPE_CPU, AGENT_TYPE_GPU, CATEGORIES, STORAGE_FILE, STORAGE_MEMORY, STORAGE_NONE,
+    KernelSymbol, KindNames, Metadata, Process, RetirementRecord, RuntimeInitRecord, ScratchRecord,
+    Strings, SyntheticOperation, AGENT_TYPE_CPU, AGENT_TYPE_GPU, CATEGORIES, STORAGE_FILE,
+    STORAGE_MEMORY, STORAGE_NONE,
 };
 use crate::claims::{OutputClaims, Producer};
 use crate::names::SYNTHETIC_BASE;
 use crate::paths::output_path;
 use crate::sink::{Sink, SinkContext};
+use crate::unfiled::Unfiled;
 
 /// One category's spill file: records separated by commas.
 struct Spill {
@@ -54,6 +56,8 @@ pub struct JsonSink {
     claims: OutputClaims,
     /// The claim of the file was refused: write nothing.
     refused: bool,
+    /// API calls of kinds with no category (OpenMP): see [`Sink::notes`].
+    unfiled: Unfiled,
 }
 
 impl JsonSink {
@@ -64,6 +68,7 @@ impl JsonSink {
             spills: BTreeMap::new(),
             claims: OutputClaims::new(),
             refused: false,
+            unfiled: Unfiled::default(),
         }
     }
 
@@ -118,6 +123,7 @@ impl Sink for JsonSink {
         let a = &batch.api_calls;
         for i in 0..a.len() {
             let Some(cat) = api_category(a.kind[i]) else {
+                self.unfiled.count(a.kind[i]);
                 continue;
             };
             self.spill(cat)?.push(&ApiRecord {
@@ -230,7 +236,35 @@ impl Sink for JsonSink {
                 allocation_size: s.allocation_size[i],
             })?;
         }
+        let r = &batch.retirements;
+        for i in 0..r.len() {
+            self.spill(category::CORRELATION_ID_RETIREMENT)?
+                .push(&RetirementRecord {
+                    size: RetirementRecord::SIZE,
+                    kind: BufferTracingKind::CorrelationIdRetirement.raw(),
+                    timestamp: r.timestamp[i],
+                    internal_correlation_id: r.correlation_id[i],
+                })?;
+        }
+        let n = &batch.runtime_initializations;
+        for i in 0..n.len() {
+            self.spill(category::RUNTIME_INITIALIZATION)?
+                .push(&RuntimeInitRecord {
+                    size: RuntimeInitRecord::SIZE,
+                    kind: BufferTracingKind::RuntimeInitialization.raw(),
+                    operation: n.operation[i],
+                    correlation_id: Correlation::default(),
+                    thread_id: n.thread_id[i],
+                    timestamp: n.timestamp[i],
+                    version: n.version[i],
+                    instance: n.instance[i],
+                })?;
+        }
         Ok(())
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        self.unfiled.take_notes("JSON")
     }
 
     fn finish(&mut self, ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>> {

@@ -40,6 +40,7 @@ use crate::names::kind_name;
 use crate::paths::output_path;
 use crate::sink::{hash_ids, RunMetadata, Sink, SinkContext};
 use crate::stats::kernel_display_name;
+use crate::unfiled::Unfiled;
 use proto::*;
 
 /// API calls waiting for their kernel before being written without a flow.
@@ -75,6 +76,8 @@ pub struct PerfettoSink {
     kernel_names: HashMap<u64, String>,
     /// One packet's encoding, reused.
     scratch: Vec<u8>,
+    /// Records with no place in the trace: see [`Sink::notes`].
+    unfiled: Unfiled,
 }
 
 impl PerfettoSink {
@@ -103,6 +106,7 @@ impl PerfettoSink {
             categories: HashMap::default(),
             kernel_names: HashMap::default(),
             scratch: Vec::new(),
+            unfiled: Unfiled::default(),
         }
     }
 
@@ -345,6 +349,7 @@ impl Sink for PerfettoSink {
         if self.refused {
             return Ok(());
         }
+        self.unfiled.count_unplaced_tables(batch);
         let k = &batch.kernel_dispatches;
         for i in 0..k.len() {
             let agent = self.agent_track(ctx, k.agent_id[i])?;
@@ -444,6 +449,10 @@ impl Sink for PerfettoSink {
             }
         }
         self.flush_pending(ctx, PENDING_API_LIMIT)
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        self.unfiled.take_notes("Perfetto")
     }
 
     fn finish(&mut self, ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>> {

@@ -63,6 +63,7 @@ use crate::claims::{OutputClaims, Producer};
 use crate::names::kind_name;
 use crate::paths::output_path;
 use crate::sink::{hash_ids, Sink, SinkContext};
+use crate::unfiled::Unfiled;
 
 /// The node row id: one node per run.
 const NID: i64 = 1;
@@ -74,6 +75,8 @@ pub struct RocpdSink {
     claims: OutputClaims,
     /// The claim of the file was refused: write nothing.
     refused: bool,
+    /// Records rocpd has no table for: see [`Sink::notes`].
+    unfiled: Unfiled,
 }
 
 struct Run {
@@ -277,6 +280,7 @@ impl RocpdSink {
             run: None,
             claims: OutputClaims::new(),
             refused: false,
+            unfiled: Unfiled::default(),
         }
     }
 
@@ -287,6 +291,7 @@ impl RocpdSink {
             run: None,
             claims: OutputClaims::new(),
             refused: false,
+            unfiled: Unfiled::default(),
         }
     }
 
@@ -1007,6 +1012,7 @@ impl Sink for RocpdSink {
         if self.refused {
             return Ok(());
         }
+        self.unfiled.count_unplaced_tables(batch);
         let path = self.path.clone();
         let run = self.run()?;
         run.conn.execute_batch("BEGIN")?;
@@ -1020,6 +1026,10 @@ impl Sink for RocpdSink {
                 Err(e.context(format!("writing {}", path.display())))
             }
         }
+    }
+
+    fn notes(&mut self) -> Vec<String> {
+        self.unfiled.take_notes("rocpd")
     }
 
     fn finish(&mut self, ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>> {

@@ -136,6 +136,101 @@ fn json_replay_gives_the_live_statistics_and_records() {
     assert_eq!(src.symbols().agents(), run.symbols.agents());
 }
 
+/// Every table of the batches survives a JSON round trip, row for row:
+/// the tables the sample run lacks are added (retired correlation ids and
+/// runtime initialisations, which rocwasm writes under categories of its
+/// own; rocDecode and rocJPEG calls), and the replay is cut into many
+/// small batches, so that splitting must keep every table too.
+#[test]
+fn json_replay_keeps_every_tables_rows() {
+    use rocwasm_core::{ApiCall, BufferTracingKind, Retirement, RuntimeInitialization};
+    let dir = tempfile::tempdir().unwrap();
+    let (mut run, names) = sample();
+    let last = run.batches.last_mut().unwrap();
+    for i in 0..700 {
+        last.retirements.push(Retirement {
+            timestamp: 5_000 + i,
+            correlation_id: 1 + i,
+        });
+    }
+    for (i, library) in [
+        rocwasm_core::RuntimeLibrary::Hsa,
+        rocwasm_core::RuntimeLibrary::Hip,
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        last.runtime_initializations.push(RuntimeInitialization {
+            operation: library as u32,
+            thread_id: 77,
+            timestamp: 1_000 + i as u64,
+            version: 60_400 + i as u64,
+            instance: i as u64,
+        });
+    }
+    for kind in [
+        BufferTracingKind::RocdecodeApi,
+        BufferTracingKind::RocjpegApi,
+    ] {
+        last.api_calls.push(ApiCall {
+            kind: kind.raw(),
+            operation: 1,
+            correlation_id: 9_000 + u64::from(kind.raw()),
+            thread_id: 77,
+            start: 10,
+            end: 20,
+            ..Default::default()
+        });
+    }
+    let path = dir.path().join("results.json");
+    write(&run, &names, &mut JsonSink::new(dir.path(), None));
+
+    let mut src = open_with(
+        &path,
+        &ReplayOptions {
+            chunk_rows: 300,
+            progress: false,
+            names: None,
+        },
+    )
+    .unwrap();
+    let mut got = rocwasm_core::Batch::default();
+    let mut batches = 0;
+    while let Some(mut b) = src.next_batch().unwrap() {
+        got.append(&mut b);
+        batches += 1;
+    }
+    assert!(batches > 3, "cut into {batches} batch(es)");
+    let mut want = rocwasm_core::Batch::default();
+    for b in &run.batches {
+        want.append(&mut b.clone());
+    }
+    // The JSON groups API calls by category: compare each table's rows
+    // as sets (each row once, in some order).
+    fn sorted<T: std::fmt::Debug>(rows: impl Iterator<Item = T>) -> Vec<String> {
+        let mut v: Vec<String> = rows.map(|r| format!("{r:?}")).collect();
+        v.sort();
+        v
+    }
+    macro_rules! every_table {
+        ($($(#[$doc:meta])* $field:ident: $row:ident / $cols:ident,)*) => {
+            $(
+                assert!(!want.$field.is_empty(), "the run has {}", stringify!($field));
+                assert_eq!(
+                    sorted(got.$field.rows()),
+                    sorted(want.$field.rows()),
+                    "{}",
+                    stringify!($field)
+                );
+            )*
+        };
+    }
+    rocwasm_core::batch_tables!(every_table);
+    let report = src.report();
+    assert_eq!(report.read(), want.len() as u64, "{report:?}");
+    assert_eq!(report.mapped(), want.len() as u64, "{report:?}");
+}
+
 #[test]
 fn rocpd_replay_gives_the_live_statistics_and_records() {
     let dir = tempfile::tempdir().unwrap();
