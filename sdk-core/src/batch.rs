@@ -324,6 +324,96 @@ columns! {
     }
 }
 
+/// What generic code needs to know of a table's rows, stated once per row
+/// type beside it: which kind and operation a row has and when it happened.
+/// [`Batch::retain_kinds`], [`Batch::retain_spans`], [`Batch::earliest`]
+/// and the plugin host's per-stage filters are written once over every
+/// table with it (and [`batch_tables!`]).
+pub trait TableRow {
+    /// The one kind every row of the table has; `None` for the API calls,
+    /// whose rows each name their kind.
+    const KIND: Option<rocwasm_ids::BufferTracingKind>;
+    /// The row's kind number.
+    fn kind(&self) -> u32;
+    /// The row's operation within its kind.
+    fn operation(&self) -> u32;
+    /// The row's time span `(start, end)`; a record with one timestamp
+    /// gives it twice.
+    fn span(&self) -> (u64, u64);
+}
+
+/// `TableRow` for a table of one kind: the row's operation and span.
+macro_rules! table_row {
+    ($row:ident, $kind:ident, |$r:ident| $op:expr, $span:expr) => {
+        impl TableRow for $row {
+            const KIND: Option<rocwasm_ids::BufferTracingKind> =
+                Some(rocwasm_ids::BufferTracingKind::$kind);
+            fn kind(&self) -> u32 {
+                rocwasm_ids::BufferTracingKind::$kind.raw()
+            }
+            fn operation(&self) -> u32 {
+                let $r = self;
+                $op
+            }
+            fn span(&self) -> (u64, u64) {
+                let $r = self;
+                $span
+            }
+        }
+    };
+}
+
+impl TableRow for ApiCall {
+    const KIND: Option<rocwasm_ids::BufferTracingKind> = None;
+    fn kind(&self) -> u32 {
+        self.kind
+    }
+    fn operation(&self) -> u32 {
+        self.operation
+    }
+    fn span(&self) -> (u64, u64) {
+        (self.start, self.end)
+    }
+}
+// Buffered dispatches are always complete; a retirement has no operation.
+table_row!(
+    KernelDispatch,
+    KernelDispatch,
+    |r| {
+        let _ = r;
+        crate::registry::kernel_dispatch::COMPLETE
+    },
+    (r.start, r.end)
+);
+table_row!(MemoryCopy, MemoryCopy, |r| r.operation, (r.start, r.end));
+table_row!(
+    MemoryAllocation,
+    MemoryAllocation,
+    |r| r.operation,
+    (r.start, r.end)
+);
+table_row!(
+    ScratchMemory,
+    ScratchMemory,
+    |r| r.operation,
+    (r.start, r.end)
+);
+table_row!(
+    Retirement,
+    CorrelationIdRetirement,
+    |r| {
+        let _ = r;
+        0
+    },
+    (r.timestamp, r.timestamp)
+);
+table_row!(
+    RuntimeInitialization,
+    RuntimeInitialization,
+    |r| r.operation,
+    (r.timestamp, r.timestamp)
+);
+
 /// The one list of a [`Batch`]'s record tables, in the batch's order:
 /// calls `$callback!` with each table's docs, field, row type and column
 /// type. What is per table — the struct, [`Batch::len`],
@@ -379,6 +469,55 @@ macro_rules! define_batch {
                 $(self.$field.append(&mut other.$field);)*
             }
 
+            /// Keeps only the records of the kinds `keep` accepts: API calls
+            /// by their row's kind (a kind number this build does not know
+            /// is kept: nothing is dropped without a name), every other
+            /// table by the one kind it holds ([`TableRow::KIND`]).
+            pub fn retain_kinds(&mut self, keep: impl Fn(rocwasm_ids::BufferTracingKind) -> bool) {
+                self.api_calls
+                    .retain(|r| rocwasm_ids::BufferTracingKind::from_raw(r.kind).is_none_or(&keep));
+                $(
+                    if let Some(kind) = <$row as TableRow>::KIND {
+                        if !keep(kind) {
+                            self.$field.clear();
+                        }
+                    }
+                )*
+            }
+
+            /// Keeps only the records whose time span `keep(start, end)`
+            /// accepts ([`TableRow::span`]); returns how many were dropped.
+            pub fn retain_spans(&mut self, keep: impl Fn(u64, u64) -> bool) -> u64 {
+                let before = self.len();
+                $(
+                    self.$field.retain(|r| {
+                        let (start, end) = r.span();
+                        keep(start, end)
+                    });
+                )*
+                (before - self.len()) as u64
+            }
+
+            /// The table that holds every record of `kind` by itself (its
+            /// field name: `kernel_dispatches`, …); `None` for the API kinds,
+            /// whose records share `api_calls`, and for kinds no table holds.
+            pub fn table_of(kind: rocwasm_ids::BufferTracingKind) -> Option<&'static str> {
+                $(
+                    if <$row as TableRow>::KIND == Some(kind) {
+                        return Some(stringify!($field));
+                    }
+                )*
+                None
+            }
+
+            /// The earliest start of any record (`None` for an empty batch).
+            pub fn earliest(&self) -> Option<u64> {
+                [$(self.$field.rows().map(|r| r.span().0).min()),*]
+                    .into_iter()
+                    .flatten()
+                    .min()
+            }
+
             /// The batch cut into batches of at most `rows` rows per table
             /// (at least one), every table's rows kept in order; no batch
             /// for an empty one.
@@ -407,45 +546,6 @@ impl Batch {
     /// True when no table has a row.
     pub fn is_empty(&self) -> bool {
         self.len() == 0
-    }
-
-    /// Keeps only the records of the kinds `keep` accepts: API calls by
-    /// their row's kind (a kind number this build does not know is kept:
-    /// nothing is dropped without a name), every other table by the one
-    /// kind it holds.
-    pub fn retain_kinds(&mut self, keep: impl Fn(rocwasm_ids::BufferTracingKind) -> bool) {
-        use rocwasm_ids::BufferTracingKind as K;
-        self.api_calls
-            .retain(|r| K::from_raw(r.kind).is_none_or(&keep));
-        macro_rules! table {
-            ($t:ident, $kind:expr) => {
-                if !keep($kind) {
-                    self.$t.clear();
-                }
-            };
-        }
-        table!(kernel_dispatches, K::KernelDispatch);
-        table!(memory_copies, K::MemoryCopy);
-        table!(memory_allocations, K::MemoryAllocation);
-        table!(scratch_memory, K::ScratchMemory);
-        table!(retirements, K::CorrelationIdRetirement);
-        table!(runtime_initializations, K::RuntimeInitialization);
-    }
-
-    /// Keeps only the records whose time span `keep(start, end)` accepts
-    /// (a record with one timestamp passes it as both); returns how many
-    /// were dropped.
-    pub fn retain_spans(&mut self, keep: impl Fn(u64, u64) -> bool) -> u64 {
-        let before = self.len();
-        self.api_calls.retain(|r| keep(r.start, r.end));
-        self.kernel_dispatches.retain(|r| keep(r.start, r.end));
-        self.memory_copies.retain(|r| keep(r.start, r.end));
-        self.memory_allocations.retain(|r| keep(r.start, r.end));
-        self.scratch_memory.retain(|r| keep(r.start, r.end));
-        self.retirements.retain(|r| keep(r.timestamp, r.timestamp));
-        self.runtime_initializations
-            .retain(|r| keep(r.timestamp, r.timestamp));
-        (before - self.len()) as u64
     }
 }
 
@@ -522,6 +622,81 @@ mod tests {
     /// Every table's rows, in order, across the pieces — retirements and
     /// runtime initialisations included (a hand-written split once dropped
     /// them on JSON replay).
+    /// Each table of one kind is found by its kind, the API kinds by none;
+    /// retaining kinds and spans and the earliest start see every table.
+    #[test]
+    fn tables_are_found_by_kind_and_filtered_by_kind_and_span() {
+        use rocwasm_ids::BufferTracingKind as K;
+        assert_eq!(
+            Batch::table_of(K::KernelDispatch),
+            Some("kernel_dispatches")
+        );
+        assert_eq!(
+            Batch::table_of(K::CorrelationIdRetirement),
+            Some("retirements")
+        );
+        assert_eq!(
+            Batch::table_of(K::RuntimeInitialization),
+            Some("runtime_initializations")
+        );
+        assert_eq!(Batch::table_of(K::HipRuntimeApi), None);
+        let all = sample_of_every_table();
+        assert_eq!(all.earliest(), Some(1));
+        let mut b = all.clone();
+        b.retain_kinds(|k| k == K::CorrelationIdRetirement);
+        assert_eq!((b.len(), b.retirements.len()), (1, 1));
+        let mut b = all.clone();
+        // Every row but the one at time 1 (the API call).
+        let dropped = b.retain_spans(|start, _| start > 1);
+        assert_eq!((dropped, b.api_calls.len()), (1, 0));
+        assert_eq!(b.len(), all.len() - 1);
+    }
+
+    /// One row in each table, the API call at time 1, the others at 2..=7.
+    fn sample_of_every_table() -> Batch {
+        let mut b = Batch::default();
+        b.api_calls.push(ApiCall {
+            kind: rocwasm_ids::BufferTracingKind::HipRuntimeApi.raw(),
+            start: 1,
+            end: 1,
+            ..Default::default()
+        });
+        let span = |t: u64| (t, t + 1);
+        let (start, end) = span(2);
+        b.kernel_dispatches.push(KernelDispatch {
+            start,
+            end,
+            ..Default::default()
+        });
+        let (start, end) = span(3);
+        b.memory_copies.push(MemoryCopy {
+            start,
+            end,
+            ..Default::default()
+        });
+        let (start, end) = span(4);
+        b.memory_allocations.push(MemoryAllocation {
+            start,
+            end,
+            ..Default::default()
+        });
+        let (start, end) = span(5);
+        b.scratch_memory.push(ScratchMemory {
+            start,
+            end,
+            ..Default::default()
+        });
+        b.retirements.push(Retirement {
+            timestamp: 6,
+            correlation_id: 1,
+        });
+        b.runtime_initializations.push(RuntimeInitialization {
+            timestamp: 7,
+            ..Default::default()
+        });
+        b
+    }
+
     #[test]
     fn split_keeps_every_tables_rows_in_order() {
         let mut b = Batch::default();

@@ -105,12 +105,13 @@ pub fn batch_table(kind: BufferTracingKind) -> Option<&'static str> {
         HsaCoreApi | HsaAmdExtApi | HsaImageExtApi | HsaFinalizeExtApi | HipRuntimeApi
         | HipCompilerApi | MarkerCoreApi | MarkerControlApi | MarkerNameApi | RcclApi | Ompt
         | RocdecodeApi | RocjpegApi | MarkerCoreRangeApi => "api_calls",
-        KernelDispatch => "kernel_dispatches",
-        MemoryCopy => "memory_copies",
-        MemoryAllocation => "memory_allocations",
-        ScratchMemory => "scratch_memory",
-        CorrelationIdRetirement => "retirements",
-        RuntimeInitialization => "runtime_initializations",
+        // Each in a table of its own, which the batch names.
+        KernelDispatch
+        | MemoryCopy
+        | MemoryAllocation
+        | ScratchMemory
+        | CorrelationIdRetirement
+        | RuntimeInitialization => return rocwasm_core::Batch::table_of(kind),
         HipStream
         | HipRuntimeApiExt
         | HipCompilerApiExt

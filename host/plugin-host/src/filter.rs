@@ -10,8 +10,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rocwasm_core::registry::kernel_dispatch;
-use rocwasm_core::{ApiCallColumns, Batch, BufferTracingKind as K};
+use rocwasm_core::{ApiCallColumns, Batch, BufferTracingKind as K, TableRow};
 
 use crate::bindings::types as wit;
 use crate::convert::{batch_from_wit, batch_to_wit};
@@ -70,19 +69,16 @@ impl KindFilter {
             };
             out.api_calls = batch_to_wit(kept).api_calls;
         }
-        macro_rules! table {
-            ($t:ident, $kind:expr) => {
-                if self.accepts($kind) {
-                    out.$t = batch.$t.clone();
+        // Every other table holds one kind (the WIT batch has the same
+        // tables, under the same names).
+        macro_rules! tables {
+            ($($(#[$doc:meta])* $field:ident: $row:ident / $cols:ident,)*) => {$(
+                if <rocwasm_core::$row as TableRow>::KIND.is_some_and(|k| self.accepts(k)) {
+                    out.$field = batch.$field.clone();
                 }
-            };
+            )*};
         }
-        table!(kernel_dispatches, K::KernelDispatch);
-        table!(memory_copies, K::MemoryCopy);
-        table!(memory_allocations, K::MemoryAllocation);
-        table!(scratch_memory, K::ScratchMemory);
-        table!(retirements, K::CorrelationIdRetirement);
-        table!(runtime_initializations, K::RuntimeInitialization);
+        rocwasm_core::batch_tables!(tables);
         Some(out)
     }
 
@@ -103,22 +99,19 @@ impl KindFilter {
                 rest.api_calls.push(r)
             }
         }
-        macro_rules! table {
-            ($t:ident, $kind:expr) => {
-                let t = std::mem::take(&mut all.$t);
-                if self.accepts($kind) {
-                    seen.$t = t
-                } else {
-                    rest.$t = t
+        macro_rules! tables {
+            ($($(#[$doc:meta])* $field:ident: $row:ident / $cols:ident,)*) => {$(
+                if let Some(kind) = <rocwasm_core::$row as TableRow>::KIND {
+                    let t = std::mem::take(&mut all.$field);
+                    if self.accepts(kind) {
+                        seen.$field = t
+                    } else {
+                        rest.$field = t
+                    }
                 }
-            };
+            )*};
         }
-        table!(kernel_dispatches, K::KernelDispatch);
-        table!(memory_copies, K::MemoryCopy);
-        table!(memory_allocations, K::MemoryAllocation);
-        table!(scratch_memory, K::ScratchMemory);
-        table!(retirements, K::CorrelationIdRetirement);
-        table!(runtime_initializations, K::RuntimeInitialization);
+        rocwasm_core::batch_tables!(tables);
         (batch_to_wit(seen), rest)
     }
 
@@ -248,39 +241,20 @@ impl StageView {
         let mut seen = Batch::default();
         let mut rest = Batch::default();
         let (kinds, ops) = (&self.kinds, &self.ops);
-        for r in std::mem::take(&mut all.api_calls).rows() {
-            if kinds.accepts_raw(r.kind) && ops.allows_raw(r.kind, r.operation) {
-                seen.api_calls.push(r)
-            } else {
-                rest.api_calls.push(r)
-            }
-        }
-        // Tables of one kind, each row with its operation.
-        macro_rules! table {
-            ($t:ident, $kind:expr, |$r:ident| $op:expr) => {
-                for $r in std::mem::take(&mut all.$t).rows() {
-                    if kinds.accepts($kind) && ops.allows($kind, $op) {
-                        seen.$t.push($r)
+        // Row by row, each with its kind and operation ([`TableRow`]).
+        macro_rules! tables {
+            ($($(#[$doc:meta])* $field:ident: $row:ident / $cols:ident,)*) => {$(
+                for r in std::mem::take(&mut all.$field).rows() {
+                    let (kind, op) = (r.kind(), r.operation());
+                    if kinds.accepts_raw(kind) && ops.allows_raw(kind, op) {
+                        seen.$field.push(r)
                     } else {
-                        rest.$t.push($r)
+                        rest.$field.push(r)
                     }
                 }
-            };
+            )*};
         }
-        // Buffered dispatches are always COMPLETE (FACTS §1).
-        table!(kernel_dispatches, K::KernelDispatch, |r| {
-            let _ = &r;
-            kernel_dispatch::COMPLETE
-        });
-        table!(memory_copies, K::MemoryCopy, |r| r.operation);
-        table!(memory_allocations, K::MemoryAllocation, |r| r.operation);
-        table!(scratch_memory, K::ScratchMemory, |r| r.operation);
-        table!(retirements, K::CorrelationIdRetirement, |r| {
-            let _ = &r;
-            0
-        });
-        table!(runtime_initializations, K::RuntimeInitialization, |r| r
-            .operation);
+        rocwasm_core::batch_tables!(tables);
         (seen, rest)
     }
 }

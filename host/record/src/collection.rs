@@ -86,7 +86,7 @@ impl RecordGate for CollectionGate {
         self.seen.fetch_add(batch.len() as u64, Relaxed);
         let windows = self
             .windows
-            .get_or_init(|| self.unplaced.with_origin(earliest(batch)));
+            .get_or_init(|| self.unplaced.with_origin(batch.earliest().unwrap_or(0)));
         let dropped = batch.retain_spans(|start, end| windows.contains(start, end));
         self.dropped.fetch_add(dropped, Relaxed);
     }
@@ -103,24 +103,6 @@ pub fn regions_report(r: &RegionsReport) -> String {
         line.push_str(" (the application never called roctxProfilerResume: nothing but the pause/resume calls was recorded)");
     }
     line
-}
-
-/// The earliest timestamp of a non-empty batch.
-fn earliest(b: &Batch) -> u64 {
-    [
-        b.api_calls.start.iter(),
-        b.kernel_dispatches.start.iter(),
-        b.memory_copies.start.iter(),
-        b.memory_allocations.start.iter(),
-        b.scratch_memory.start.iter(),
-        b.retirements.timestamp.iter(),
-        b.runtime_initializations.timestamp.iter(),
-    ]
-    .into_iter()
-    .flatten()
-    .copied()
-    .min()
-    .unwrap_or(0)
 }
 
 #[cfg(test)]
