@@ -22,6 +22,10 @@ use rocwasm_core::SymbolTable;
 
 use crate::sink::SinkContext;
 
+/// Operation numbers are table slots (hundreds); from this one up a name
+/// is not cached, rather than sizing a table after the number.
+const UNCACHED_OP: u32 = 1 << 14;
+
 /// Kernel facts a kernel trace repeats on every row.
 #[derive(Clone)]
 pub(crate) struct KernelFacts {
@@ -42,15 +46,28 @@ pub(crate) struct Resolver {
     agents: HashMap<u64, u64>,
     /// Operation names by kind, then operation number (a lookup per row).
     ops: Vec<(u32, Vec<Option<Arc<str>>>)>,
+    /// The last name of an operation number too large to cache.
+    last_uncached: Option<(u32, u32, Arc<str>)>,
+    /// The last kernel looked up that the symbol table did not know.
+    unknown_kernel: Option<KernelFacts>,
 }
 
 impl Resolver {
     /// The name of operation `op` of `kind`.
     pub(crate) fn op_name(&mut self, ctx: &SinkContext<'_>, kind: u32, op: u32) -> Arc<str> {
-        // Operation numbers are table slots (hundreds); anything far larger
-        // is not cached rather than sizing a table after it.
-        if op >= 1 << 14 {
+        if op >= UNCACHED_OP {
             return ctx.names.name(kind, op);
+        }
+        self.op_name_ref(ctx, kind, op);
+        self.cached_op(kind, op).expect("cached above").clone()
+    }
+
+    /// [`Self::op_name`], borrowed from the cache (a row need not touch
+    /// a reference count).
+    pub(crate) fn op_name_ref(&mut self, ctx: &SinkContext<'_>, kind: u32, op: u32) -> &str {
+        if op >= UNCACHED_OP {
+            let name = ctx.names.name(kind, op);
+            return &self.last_uncached.insert((kind, op, name)).2;
         }
         let at = match self.ops.iter().position(|(k, _)| *k == kind) {
             Some(at) => at,
@@ -64,35 +81,42 @@ impl Resolver {
         if names.len() <= i {
             names.resize(i + 1, None);
         }
-        names[i]
-            .get_or_insert_with(|| ctx.names.name(kind, op))
-            .clone()
+        names[i].get_or_insert_with(|| ctx.names.name(kind, op))
+    }
+
+    /// The cached name of operation `op` of `kind`, if any.
+    fn cached_op(&self, kind: u32, op: u32) -> Option<&Arc<str>> {
+        let (_, names) = self.ops.iter().find(|(k, _)| *k == kind)?;
+        names.get(op as usize)?.as_ref()
     }
 
     /// The kernel `id`'s name and register counts.
     pub(crate) fn kernel(&mut self, symbols: &SymbolTable, id: u64) -> KernelFacts {
-        if let Some(k) = self.kernels.get(&id) {
-            return k.clone();
+        self.kernel_ref(symbols, id).clone()
+    }
+
+    /// [`Self::kernel`], borrowed from the cache.
+    pub(crate) fn kernel_ref(&mut self, symbols: &SymbolTable, id: u64) -> &KernelFacts {
+        // Cache hits only: a symbol registered later must still be found,
+        // so an unknown id's facts are kept only until the next lookup.
+        if !self.kernels.contains_key(&id) {
+            let Some(s) = symbols.kernel(id) else {
+                return self.unknown_kernel.insert(KernelFacts {
+                    name: Arc::from(rocwasm_core::symbols::unknown_kernel_name(id)),
+                    vgpr: 0,
+                    accum_vgpr: 0,
+                    sgpr: 0,
+                });
+            };
+            let facts = KernelFacts {
+                name: Arc::from(s.display_name()),
+                vgpr: s.arch_vgpr_count,
+                accum_vgpr: s.accum_vgpr_count,
+                sgpr: s.sgpr_count,
+            };
+            self.kernels.insert(id, facts);
         }
-        match symbols.kernel(id) {
-            Some(s) => {
-                let facts = KernelFacts {
-                    name: Arc::from(s.display_name()),
-                    vgpr: s.arch_vgpr_count,
-                    accum_vgpr: s.accum_vgpr_count,
-                    sgpr: s.sgpr_count,
-                };
-                // Cache hits only: a symbol registered later must still be found.
-                self.kernels.insert(id, facts.clone());
-                facts
-            }
-            None => KernelFacts {
-                name: Arc::from(rocwasm_core::symbols::unknown_kernel_name(id)),
-                vgpr: 0,
-                accum_vgpr: 0,
-                sgpr: 0,
-            },
-        }
+        &self.kernels[&id]
     }
 
     /// The number rocprofv3 prints for agent `id`: its logical node index.
