@@ -9,7 +9,11 @@
 //! the application runs (the formats are written after, at `finish`).
 //! `journal` is what a profiled process writes instead under `rocwasm run`:
 //! every batch appended to its record journal (`rocwasm_journal`), the
-//! formats written by the launcher.
+//! formats written by the launcher. `sqlite` is the floor under `rocpd`: the
+//! very rows the rocpd writer made of the run (read back from its database,
+//! untimed), inserted raw into a fresh database of the same schema with the
+//! writer's pragmas, one prepared statement per table, in one transaction —
+//! what SQLite itself costs for them, without our mapping of records to rows.
 //!
 //! ```text
 //! cargo bench -p rocwasm-output --bench writers
@@ -81,6 +85,109 @@ fn options() -> Options {
     o
 }
 
+/// The `sqlite` case: the best time of `runs` raw insertions of the rows
+/// the rocpd writer makes of `batches`, and the database's size.
+fn raw_sqlite(
+    ctx: &SinkContext<'_>,
+    batches: &[rocwasm_core::Batch],
+    work: &std::path::Path,
+    runs: usize,
+) -> (f64, u64) {
+    use rusqlite::types::Value;
+    use rusqlite::Connection;
+    // The rows, as the rocpd writer made them (untimed).
+    let dir = work.join("sqlite-source");
+    let mut outputs = Outputs::new(&OutputOptions {
+        dir: dir.clone(),
+        name: None,
+        formats: vec![OutputFormat::Rocpd],
+        stats: false,
+        timing: WriteTiming::DuringRun,
+    });
+    outputs.begin(ctx);
+    for b in batches {
+        outputs.write_batch(b, ctx);
+    }
+    let summary = outputs.finish(ctx);
+    assert!(summary.errors.is_empty(), "rocpd: {:?}", summary.errors);
+    let source = Connection::open(dir.join("results.db")).expect("the rocpd database");
+    let ddl = |kind: &str| -> Vec<(String, String)> {
+        let mut q = source
+            .prepare(
+                "SELECT name, sql FROM sqlite_master WHERE type = ?1 AND sql IS NOT NULL \
+                 AND name NOT LIKE 'sqlite_%'",
+            )
+            .unwrap();
+        q.query_map([kind], |r| Ok((r.get(0)?, r.get(1)?)))
+            .unwrap()
+            .map(Result::unwrap)
+            .collect()
+    };
+    let (tables, indexes) = (ddl("table"), ddl("index"));
+    let rows: Vec<(String, usize, Vec<Vec<Value>>)> = tables
+        .iter()
+        .map(|(name, _)| {
+            let mut q = source
+                .prepare(&format!("SELECT * FROM \"{name}\""))
+                .unwrap();
+            let columns = q.column_count();
+            let rows = q
+                .query_map([], |r| (0..columns).map(|i| r.get::<_, Value>(i)).collect())
+                .unwrap()
+                .map(Result::unwrap)
+                .collect();
+            (name.clone(), columns, rows)
+        })
+        .collect();
+    drop(source);
+    let mut best = f64::INFINITY;
+    let mut bytes = 0;
+    for r in 0..runs {
+        let path = work.join(format!("sqlite-{r}.db"));
+        let t = Instant::now();
+        let mut conn = Connection::open(&path).expect("a fresh database");
+        conn.execute_batch(
+            "PRAGMA synchronous = OFF; PRAGMA journal_mode = MEMORY; PRAGMA foreign_keys = OFF;",
+        )
+        .unwrap();
+        for (_, sql) in tables.iter().chain(&indexes) {
+            conn.execute_batch(sql).unwrap();
+        }
+        let tx = conn.transaction().unwrap();
+        // As the writer inserts: up to `ROWS_PER_INSERT` rows a statement,
+        // each statement prepared once.
+        for (name, columns, rows) in &rows {
+            let statement = |n: usize| {
+                let row = format!("({})", vec!["?"; *columns].join(","));
+                format!("INSERT INTO \"{name}\" VALUES {}", vec![row; n].join(","))
+            };
+            let mut full = tx.prepare(&statement(ROWS_PER_INSERT)).unwrap();
+            for chunk in rows.chunks(ROWS_PER_INSERT) {
+                let values = rusqlite::params_from_iter(chunk.iter().flatten());
+                if chunk.len() == ROWS_PER_INSERT {
+                    full.execute(values).unwrap();
+                } else {
+                    tx.prepare(&statement(chunk.len()))
+                        .unwrap()
+                        .execute(values)
+                        .unwrap();
+                }
+            }
+        }
+        tx.commit().unwrap();
+        drop(conn);
+        best = best.min(t.elapsed().as_secs_f64());
+        bytes = std::fs::metadata(&path).map_or(0, |m| m.len());
+        let _ = std::fs::remove_file(&path);
+    }
+    let _ = std::fs::remove_dir_all(&dir);
+    (best, bytes)
+}
+
+/// Rows per `INSERT` statement of the raw insertion (the rocpd writer's
+/// batching: a statement of many rows amortises SQLite's per-statement work).
+const ROWS_PER_INSERT: usize = 64;
+
 fn usage(msg: &str) -> ! {
     eprintln!("{msg}\nusage: {COMMAND} -- [--records N] [--runs N] [--only FORMAT] [--json]");
     std::process::exit(2)
@@ -103,7 +210,7 @@ fn main() {
     };
     let work = tempfile::tempdir().expect("temp dir");
     use OutputFormat::*;
-    let cases: [(&str, &[OutputFormat]); 9] = [
+    let cases: [(&str, &[OutputFormat]); 10] = [
         ("none", &[]),
         ("csv", &[Csv]),
         ("json", &[Json]),
@@ -121,6 +228,8 @@ fn main() {
         // What the profiled process writes under `rocwasm run`: the record
         // journal (no format; the launcher writes them).
         ("journal", &[]),
+        // The rocpd rows inserted raw (see the module docs).
+        ("sqlite", &[]),
     ];
     if let Some(only) = &o.only {
         if !cases.iter().any(|(label, _)| label == only) {
@@ -129,9 +238,14 @@ fn main() {
     }
     let mut rates = Vec::new();
     for (i, (label, format)) in cases.iter().enumerate() {
-        if (!format.is_empty() || *label == "journal")
+        if (!format.is_empty() || *label == "journal" || *label == "sqlite")
             && o.only.as_deref().is_some_and(|only| only != *label)
         {
+            continue;
+        }
+        if *label == "sqlite" {
+            let (best, bytes) = raw_sqlite(&ctx, &run.batches, work.path(), o.runs);
+            rates.push((*label, records as f64 / best, bytes));
             continue;
         }
         if *label == "journal" {

@@ -56,7 +56,7 @@ pub(super) fn rows(tools: &Tools<'_>, work: &Path) -> Vec<Row> {
                 Quantity::Ms(m.traced_ms),
                 Some(Quantity::Ms(m.untraced_ms)),
             )
-            .target(Target::MaxRatio(1.03)),
+            .target(Target::MaxRatio(1.5)),
             Row::measured(
                 memory,
                 Quantity::Bytes(m.added_bytes),
@@ -66,7 +66,7 @@ pub(super) fn rows(tools: &Tools<'_>, work: &Path) -> Vec<Row> {
         Err(e) => {
             let why = format!("{e:#}");
             vec![
-                Row::not_measured(wall, why.clone()).target(Target::MaxRatio(1.03)),
+                Row::not_measured(wall, why.clone()).target(Target::MaxRatio(1.5)),
                 Row::not_measured(memory, why),
             ]
         }

@@ -206,6 +206,7 @@ pub fn run(quick: bool, only: Option<&str>, build: Build, all_rows: bool) -> Res
         hip_rows(&built, sizes, &work)
     }));
     rows.extend(step(only, "producer", || producer_rows(&built)));
+    rows.extend(floor_row(&rows));
     rows.extend(step(only, "plugin delivery", || delivery_rows(&built)));
     rows.extend(step(only, "plugin load", || load_rows(&built, sizes)));
     rows.extend(step(only, "output writers", || writer_rows(&built, sizes)));
@@ -487,13 +488,13 @@ fn hip_rows(built: &Built, sizes: &Sizes, work: &Path) -> Vec<Row> {
     or_unmeasured(
         measure_hip(built, sizes, work),
         &[
-            (HIP_WALL_CSV, &[Target::MaxRatio(1.5)]),
-            (HIP_WALL_DEFAULT, &[Target::MaxRatio(1.5)]),
+            (HIP_WALL_CSV, &[]),
+            (HIP_WALL_DEFAULT, &[]),
             (HIP_WALL_DURING, &[]),
-            (HIP_CPU_DEFAULT, &[Target::MaxAddedNs(25.0)]),
-            (HIP_PAIRED, &[Target::MaxAddedNs(25.0)]),
-            (HIP_WALL_CHAIN, &[Target::MaxRatio(1.5)]),
-            (HIP_WALL_CHAIN_LAUNCHER, &[Target::MaxRatio(1.5)]),
+            (HIP_CPU_DEFAULT, &[]),
+            (HIP_PAIRED, &[]),
+            (HIP_WALL_CHAIN, &[]),
+            (HIP_WALL_CHAIN_LAUNCHER, &[]),
             (HIP_PAIRED_NATIVE, &[]),
             (EXIT_LAUNCHER, &[]),
             (EXIT_ALONE, &[]),
@@ -743,14 +744,12 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
             HIP_WALL_CSV,
             Quantity::Ns(wall(&traced_csv)),
             Some(Quantity::Ns(wall(&base))),
-        )
-        .target(Target::MaxRatio(1.5)),
+        ),
         Row::measured(
             HIP_WALL_DEFAULT,
             Quantity::Ns(wall(&traced_default)),
             Some(Quantity::Ns(wall(&base))),
-        )
-        .target(Target::MaxRatio(1.5)),
+        ),
         Row::measured(
             HIP_WALL_DURING,
             Quantity::Ns(wall(&traced_during)),
@@ -760,22 +759,18 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
             HIP_CPU_DEFAULT,
             Quantity::Ns(cpu(&traced_default)),
             Some(Quantity::Ns(cpu(&base))),
-        )
-        .target(Target::MaxAddedNs(25.0)),
-        Row::measured(HIP_PAIRED, Quantity::Ns(traced), Some(Quantity::Ns(direct)))
-            .target(Target::MaxAddedNs(25.0)),
+        ),
+        Row::measured(HIP_PAIRED, Quantity::Ns(traced), Some(Quantity::Ns(direct))),
         Row::measured(
             HIP_WALL_CHAIN,
             Quantity::Ns(wall(&traced_chain)),
             Some(Quantity::Ns(wall(&base))),
-        )
-        .target(Target::MaxRatio(1.5)),
+        ),
         Row::measured(
             HIP_WALL_CHAIN_LAUNCHER,
             Quantity::Ns(wall(&traced_chain_launcher)),
             Some(Quantity::Ns(wall(&base))),
-        )
-        .target(Target::MaxRatio(1.5)),
+        ),
         Row::measured(
             HIP_PAIRED_NATIVE,
             Quantity::Ns(native_traced),
@@ -854,6 +849,42 @@ fn producer_rows(built: &Built) -> Vec<Row> {
     )
 }
 
+const HIP_FLOOR: &str = "HIP call in bursts, CPU, paired: added by tracing vs its floor \
+     (two clock reads + one record store)";
+
+/// Issue 32's per-call target, from two groups of the same run: what
+/// tracing adds to a HIP call (the paired bursts, traced minus untraced)
+/// against the floor under it, two reads of the clock (a call's start and
+/// end) plus one record pushed into a buffer (the producer's one thread, no
+/// delivery). `None` when neither group ran (`--only`).
+fn floor_row(rows: &[Row]) -> Option<Row> {
+    let get = |figure: &str| {
+        rows.iter()
+            .find(|r| r.figure == figure)
+            .map(|r| r.value.clone())
+    };
+    let (paired, clock, push) = (get(HIP_PAIRED), get(CLOCK_READS), get(PRODUCER_1));
+    if paired.is_none() && clock.is_none() {
+        return None;
+    }
+    let row = match (paired, clock, push) {
+        (
+            Some(Ok((Quantity::Ns(traced), Some(Quantity::Ns(direct))))),
+            Some(Ok((Quantity::Ns(two_reads), _))),
+            Some(Ok((_, Some(Quantity::Ns(store))))),
+        ) => Row::measured(
+            HIP_FLOOR,
+            Quantity::Ns(traced - direct),
+            Some(Quantity::Ns(two_reads + store)),
+        ),
+        _ => Row::not_measured(
+            HIP_FLOOR,
+            "needs the HIP call and producer groups measured in the same run",
+        ),
+    };
+    Some(row.target(Target::MaxRatio(1.3)))
+}
+
 // ---------------------------------------------------------------------------
 // 3. Plugin delivery.
 
@@ -861,12 +892,14 @@ fn delivery_figure(n: u64) -> String {
     format!("delivery into kernel-stats, batches of {n}: Wasm vs native loop")
 }
 
+/// Issue 32's: the Wasm delivery within 3× of the native loop at 256
+/// records a batch (the call's fixed cost counts most there), 1.5× at 4096.
 fn delivery_targets(n: u64) -> Vec<Target> {
-    let mut t = vec![Target::MaxRatio(1.3)];
-    if n == 4096 {
-        t.push(Target::MinPerSec(300e6));
+    match n {
+        256 => vec![Target::MaxRatio(3.0)],
+        4096 => vec![Target::MaxRatio(1.5)],
+        _ => Vec::new(),
     }
-    t
 }
 
 fn delivery_rows(built: &Built) -> Vec<Row> {
@@ -978,13 +1011,19 @@ fn load_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
 // ---------------------------------------------------------------------------
 // 5. Output writers.
 
-const FORMATS: [(&str, &str); 5] = [
-    ("csv", "CSV"),
-    ("json", "JSON"),
-    ("rocpd", "rocpd (SQLite)"),
-    ("pftrace", "Perfetto"),
-    ("parquet", "Parquet"),
+/// Each format, its name in the table, and its rate target on one core
+/// (issue 32: CSV and Parquet 10 M records/s, JSON and Perfetto 5 M; rocpd
+/// against raw SQLite instead, [`WRITER_ROCPD_RAW`]).
+const FORMATS: [(&str, &str, Option<f64>); 5] = [
+    ("csv", "CSV", Some(10e6)),
+    ("json", "JSON", Some(5e6)),
+    ("rocpd", "rocpd (SQLite)", None),
+    ("pftrace", "Perfetto", Some(5e6)),
+    ("parquet", "Parquet", Some(10e6)),
 ];
+
+const WRITER_ROCPD_RAW: &str =
+    "writer rocpd (SQLite) vs raw SQLite inserts of the same rows (same pragmas, 64 rows a statement)";
 
 /// The formats whose size on disk is compared with CSV's.
 const SIZED: [(&str, &str); 2] = [("parquet", "Parquet"), ("rocpd", "rocpd (SQLite)")];
@@ -1018,15 +1057,26 @@ fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
         };
         let mut rows = FORMATS
             .iter()
-            .map(|(key, name)| {
-                Ok(Row::measured(
+            .map(|(key, name, target)| {
+                let row = Row::measured(
                     writer_figure(name),
                     Quantity::PerSec(rate(key)?),
                     Some(Quantity::PerSec(none)),
-                )
-                .target(Target::MinPerSec(10e6)))
+                );
+                Ok(match target {
+                    Some(t) => row.target(Target::MinPerSec(*t)),
+                    None => row,
+                })
             })
             .collect::<Result<Vec<_>>>()?;
+        rows.push(
+            Row::measured(
+                WRITER_ROCPD_RAW,
+                Quantity::PerSec(rate("rocpd")?),
+                Some(Quantity::PerSec(rate("sqlite")?)),
+            )
+            .target(Target::MaxRatio(1.3)),
+        );
         rows.push(Row::measured(
             WRITERS_TOGETHER,
             Quantity::PerSec(rate("default")?),
@@ -1050,10 +1100,20 @@ fn writer_rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
         Ok(rows)
     })();
     let targets = [Target::MinPerSec(10e6)];
+    let five = [Target::MinPerSec(5e6)];
+    let raw = [Target::MaxRatio(1.3)];
     let mut figures: Vec<(String, &[Target])> = FORMATS
         .iter()
-        .map(|(_, n)| (writer_figure(n), &targets[..]))
+        .map(|(_, n, t)| {
+            let t: &[Target] = match t {
+                Some(x) if *x >= 10e6 => &targets,
+                Some(_) => &five,
+                None => &[],
+            };
+            (writer_figure(n), t)
+        })
         .collect();
+    figures.push((WRITER_ROCPD_RAW.to_string(), &raw[..]));
     figures.push((WRITERS_TOGETHER.to_string(), &[][..]));
     figures.push((WRITERS_JOURNAL.to_string(), &targets[..]));
     figures.extend(SIZED.iter().map(|(_, n)| (size_figure(n), &[][..])));

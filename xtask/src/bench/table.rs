@@ -63,8 +63,6 @@ impl fmt::Display for Quantity {
 pub enum Target {
     /// Our cost at most this many times the reference's.
     MaxRatio(f64),
-    /// Our value at most this many ns above the reference.
-    MaxAddedNs(f64),
     /// Our value at most this many milliseconds.
     MaxMs(f64),
     /// Our rate at least this many records per second.
@@ -78,7 +76,6 @@ impl Target {
     fn met(self, ours: Quantity, reference: Option<Quantity>) -> Option<bool> {
         match (self, ours, reference) {
             (Target::MaxRatio(x), _, Some(r)) => Some(ours.cost() / r.cost() <= x),
-            (Target::MaxAddedNs(x), Quantity::Ns(o), Some(Quantity::Ns(r))) => Some(o - r <= x),
             (Target::MaxMs(x), Quantity::Ms(o), _) => Some(o <= x),
             (Target::MinPerSec(x), Quantity::PerSec(o), _) => Some(o >= x),
             (Target::MaxBytes(x), Quantity::Bytes(o), _) => Some(o <= x),
@@ -91,7 +88,6 @@ impl fmt::Display for Target {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match *self {
             Target::MaxRatio(x) => write!(f, "≤ {x}×"),
-            Target::MaxAddedNs(x) => write!(f, "≤ +{x} ns"),
             Target::MaxMs(x) => write!(f, "≤ {x} ms"),
             Target::MinPerSec(x) if x >= 1e6 => write!(f, "≥ {} M/s", x / 1e6),
             Target::MinPerSec(x) => write!(f, "≥ {x}/s"),
@@ -275,13 +271,14 @@ mod tests {
     #[test]
     fn targets_say_whether_they_are_met() {
         let row = Row::measured("hip", Quantity::Ns(62.0), Some(Quantity::Ns(40.0)))
-            .target(Target::MaxAddedNs(25.0))
+            .target(Target::MaxMs(25.0))
             .target(Target::MaxRatio(1.5));
         let cells = row.cells();
         assert_eq!(cells[1], "62.0 ns (+22.0)");
         assert_eq!(cells[2], "40.0 ns");
         assert_eq!(cells[3], "1.55×");
-        assert_eq!(cells[4], "≤ +25 ns met; ≤ 1.5× **missed**");
+        // A target that does not apply to the row's quantity cannot be told.
+        assert_eq!(cells[4], "≤ 25 ms; ≤ 1.5× **missed**");
         let rate = Row::measured("w", Quantity::PerSec(9e6), Some(Quantity::PerSec(50e6)))
             .target(Target::MinPerSec(10e6));
         assert_eq!(rate.cells()[4], "≥ 10 M/s **missed**");
@@ -291,7 +288,7 @@ mod tests {
 
     #[test]
     fn an_unmeasured_row_says_why_and_keeps_its_target() {
-        let row = Row::not_measured("e2e", "no bench yet").target(Target::MaxRatio(1.03));
+        let row = Row::not_measured("e2e", "no bench yet").target(Target::MaxRatio(1.5));
         assert_eq!(
             row.cells(),
             [
@@ -299,7 +296,7 @@ mod tests {
                 "not measured: no bench yet".into(),
                 "—".into(),
                 "—".into(),
-                "≤ 1.03×".into()
+                "≤ 1.5×".into()
             ]
         );
     }
