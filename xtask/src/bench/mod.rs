@@ -64,7 +64,8 @@ HIP call: host/intercept/bench/overhead.c on the simulated runtime (hipGetDevice
 producer: cargo bench -p rocwasm-core --bench producer (push, LOSSLESS, 64-byte records; CPU ns).
   Engine alone: Profiler::trace_api with one context buffering the domain (two clock reads, the id,
   the record's stores), no interposer; clock: clock::now, the time-stamp counter mapped onto
-  CLOCK_BOOTTIME, of which a traced call reads two.
+  CLOCK_BOOTTIME, of which a traced call reads two. Floor: what tracing adds to a paired HIP call
+  against two clock reads plus one record pushed (1 thread, no delivery), from this run's rows.
 delivery: cargo bench -p rocwasm-plugin-host --bench deliver (kernel-stats, 3 columns selected; median
   round) against cargo bench -p rocwasm-output --bench native_stats (the plugin's loop,
   IdSums::add_durations, compiled natively and called directly: no delivery path).
@@ -72,8 +73,10 @@ plugin load: cargo bench -p rocwasm-plugin-host --bench load (PluginEngine::comp
   warm: once the artifact has settled, as a later run finds it).
 writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through Outputs, one format;
   together: the three default formats in one Outputs, a thread per sink and batch; record journal:
-  what a profiled process writes under rocwasm run, each batch appended to its journal file); size
-  on disk: the bytes of the files each format wrote for that run, per million records.
+  what a profiled process writes under rocwasm run, each batch appended to its journal file; size
+  on disk: the bytes of the files each format wrote for that run, per million records; raw SQLite:
+  the rocpd writer's own rows read back, inserted into a fresh database of the same schema with its
+  pragmas, 64 rows a prepared statement, one transaction).
 replay ingest: cargo bench -p rocwasm-replay --bench ingest.
 end-to-end: multi_kernel --dispatches N (N 4 µs kernels on one stream) untraced, and under rocwasm run
   --sim -c examples/chains/default.toml; wall time, median of runs. Peak memory: the program's own VmHWM,
