@@ -8,6 +8,10 @@
 //! first, so that kernel names exist before anything else refers to them); a
 //! single file by itself. Which record family a file holds comes from its
 //! name (`[<prefix>_]kernel_trace.csv`, …) or, failing that, from its header.
+//! The directory's other CSV files are not read, but each is named with its
+//! rows: counter values and PC samples as data the replay loses (`--strict`
+//! refuses them), statistics and agent lists as what replay recomputes or
+//! does without.
 //!
 //! Nothing is skipped silently (see [`crate::report`]): a column no record
 //! uses, a row whose `Domain` names no kind, a field that does not parse are
@@ -73,10 +77,13 @@ impl CsvReader {
         let mut files = Vec::new();
         if path.is_dir() {
             let entries = std::fs::read_dir(path).map_err(|e| ReplayError::io(path, e))?;
+            let mut others = Vec::new();
             for entry in entries {
                 let p = entry.map_err(|e| ReplayError::io(path, e))?.path();
                 if let Some(kind) = TraceFile::from_path(&p) {
                     files.push((p, kind));
+                } else if p.extension().is_some_and(|x| x == "csv") {
+                    others.push(p);
                 }
             }
             if files.is_empty() {
@@ -87,6 +94,20 @@ impl CsvReader {
                 ));
             }
             files.sort_by(|a, b| (a.1, &a.0).cmp(&(b.1, &b.0)));
+            // rocprofv3's other files beside the traces: counted and said,
+            // never passed over without a word.
+            others.sort();
+            for p in others {
+                let (what, loses) = unread_file(&p);
+                let rows = data_rows(&p);
+                let report = state.report.file(&p);
+                if loses {
+                    // Records the replay does not map; statistics and agent
+                    // lists are not records.
+                    report.read += rows;
+                }
+                report.issue(Reason::UnreadFile { what, loses }, None, None, rows);
+            }
         } else {
             let kind = match TraceFile::from_path(path) {
                 Some(k) => k,
@@ -110,6 +131,40 @@ impl CsvReader {
             seen: Seen::default(),
         })
     }
+}
+
+/// What a CSV file of a recording's directory that is not a trace holds,
+/// by rocprofv3's file names, and whether its rows are data the replay
+/// loses (rather than statistics it recomputes or an agent list).
+fn unread_file(path: &Path) -> (String, bool) {
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let (what, loses) = if name.ends_with("counter_collection.csv") {
+        ("counter collection (hardware counter values)", true)
+    } else if name.contains("pc_sampling") {
+        ("PC samples", true)
+    } else if name.ends_with("_stats.csv") || name == "stats.csv" {
+        ("statistics (recomputed from the traces by --stats)", false)
+    } else if name.ends_with("agent_info.csv") {
+        (
+            "agent properties (agents are known by number in CSV traces)",
+            false,
+        )
+    } else {
+        ("a file that is not a rocprofv3 trace", true)
+    };
+    (what.to_string(), loses)
+}
+
+/// Data rows of a CSV file (its lines after the header), 0 if unreadable.
+fn data_rows(path: &Path) -> u64 {
+    std::fs::read(path).map_or(0, |bytes| {
+        let lines = bytes.iter().filter(|&&b| b == b'\n').count() as u64
+            + u64::from(bytes.last().is_some_and(|&b| b != b'\n'));
+        lines.saturating_sub(1)
+    })
 }
 
 fn first_pid(path: &Path) -> Option<u32> {

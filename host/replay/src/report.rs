@@ -54,6 +54,17 @@ pub enum Reason {
         /// The column's header.
         name: String,
     },
+    /// A file of a recording's directory that is not a trace file (its
+    /// rows are counted): statistics and agent lists, which replay
+    /// recomputes or does without, or data this build does not read
+    /// (counter collection, PC samples).
+    UnreadFile {
+        /// What the file holds, in words.
+        what: String,
+        /// Whether its rows are data lost to the replay (counters,
+        /// samples), rather than derived from the traces.
+        loses: bool,
+    },
 }
 
 impl Reason {
@@ -65,6 +76,7 @@ impl Reason {
             Reason::UnknownKind { .. }
                 | Reason::UnparsableField { .. }
                 | Reason::UnknownCategory { .. }
+                | Reason::UnreadFile { loses: true, .. }
         )
     }
 
@@ -72,7 +84,10 @@ impl Reason {
     /// except operation names kept under a synthetic number, which lose
     /// nothing (they are replayed, and named, as recorded).
     pub fn is_strict_error(&self) -> bool {
-        !matches!(self, Reason::UnknownOperation { .. })
+        !matches!(
+            self,
+            Reason::UnknownOperation { .. } | Reason::UnreadFile { loses: false, .. }
+        )
     }
 }
 
@@ -212,10 +227,18 @@ impl fmt::Display for Issue {
                 "{n} record(s) of {kind} operations this build does not know, kept under new numbers with their recorded names"
             )?,
             Reason::UnknownColumn { name } => write!(f, "column {name} is not replayed")?,
+            Reason::UnreadFile { what, loses: true } => write!(
+                f,
+                "{n} row(s) of {what} not replayed (this build does not read them)"
+            )?,
+            Reason::UnreadFile { what, loses: false } => {
+                write!(f, "{n} row(s) of {what} not read")?
+            }
         }
         let first = match &self.reason {
-            // A column is a header matter: its line is always 1.
-            Reason::UnknownColumn { .. } => None,
+            // A column is a header matter: its line is always 1; a file
+            // that is not read has no line of its own.
+            Reason::UnknownColumn { .. } | Reason::UnreadFile { .. } => None,
             _ => self.lines.first(),
         };
         match (first, self.examples.as_slice()) {
@@ -314,6 +337,9 @@ impl ReadReport {
                         format!("column {name}, which no record uses")
                     }
                     (Reason::UnknownOperation { .. }, _) => i.to_string(),
+                    (Reason::UnreadFile { what, .. }, _) => {
+                        format!("{what}, which this build does not read")
+                    }
                 };
                 return Some(crate::ReplayError::new(
                     &f.path,

@@ -283,3 +283,56 @@ fn unknown_operations_keep_their_names_and_a_cut_line_is_reported() {
     );
     assert_eq!(out.status.code(), Some(2), "{:?}", text(&out));
 }
+
+/// A directory as rocprofv3 leaves it: traces beside counter values and
+/// statistics. The traces replay; every other file is named with its rows,
+/// the counters as data not replayed (refused by --strict), the statistics
+/// as recomputed.
+#[test]
+fn the_files_beside_the_traces_are_counted_and_said() {
+    let tmp = tempfile::tempdir().unwrap();
+    let run = tmp.path().join("run");
+    std::fs::create_dir(&run).unwrap();
+    for (from, to) in [
+        ("kernel_trace.csv", "199_kernel_trace.csv"),
+        ("counter_collection.csv", "199_counter_collection.csv"),
+        ("hip_api_stats.csv", "199_hip_api_stats.csv"),
+    ] {
+        std::fs::copy(recordings().join(from), run.join(to)).unwrap();
+    }
+    let rows = |file: &str| read_csv(&recordings().join(file)).1.len();
+    let out = rocwasm(&["replay", "run", "-d", "out"], tmp.path());
+    assert_success(&out, "replaying the directory");
+    let (stdout, stderr) = text(&out);
+    assert!(
+        stderr.contains(&format!(
+            "199_counter_collection.csv: {} row(s) of counter collection (hardware counter values) not replayed",
+            rows("counter_collection.csv")
+        )),
+        "{stderr}"
+    );
+    assert!(
+        stderr.contains(&format!(
+            "199_hip_api_stats.csv: {} row(s) of statistics (recomputed from the traces by --stats) not read",
+            rows("hip_api_stats.csv")
+        )),
+        "{stderr}"
+    );
+    let kernels = rows("kernel_trace.csv");
+    assert!(
+        stdout.contains(&format!(
+            "{kernels} replayed, {} not mapped",
+            rows("counter_collection.csv")
+        )),
+        "{stdout}"
+    );
+    let out = rocwasm(&["replay", "run", "--strict", "-d", "strict"], tmp.path());
+    assert_eq!(out.status.code(), Some(2), "{:?}", text(&out));
+    assert!(
+        text(&out)
+            .1
+            .contains("199_counter_collection.csv: counter collection"),
+        "{:?}",
+        text(&out)
+    );
+}
