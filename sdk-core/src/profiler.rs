@@ -291,6 +291,10 @@ pub struct Profiler {
     finalize_cond: Condvar,
     ids: correlation::IdSource,
     pending: Pending,
+    /// Async operations begun and neither completed nor cancelled yet
+    /// (dispatches and copies the runtime has not reported done):
+    /// [`Profiler::settle_async`] waits for them at the end of a run.
+    async_in_flight: AtomicU64,
     symbols: SymbolTable,
     main_thread: u64,
     /// Decides which kernel dispatches are recorded ([`crate::selection`]).
@@ -370,6 +374,7 @@ impl Profiler {
             finalize_cond: Condvar::new(),
             ids: correlation::IdSource::new(),
             pending: Pending::default(),
+            async_in_flight: AtomicU64::new(0),
             symbols: SymbolTable::new(),
             main_thread: clock::main_thread_id(),
             dispatch_filter: OnceLock::new(),

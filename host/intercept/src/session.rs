@@ -405,6 +405,8 @@ impl Session {
     /// closes the outputs, writes the summary file. Runs once; later calls
     /// return at once.
     pub fn finalize(&self) {
+        // The runtime may not have reported the last completions yet.
+        self.run.settle_async();
         // Native tools first: their buffers are flushed and their
         // `finalize` runs while the engine still delivers. Code objects
         // still loaded are reported unloaded before that.

@@ -78,6 +78,9 @@ pub struct LiveRun {
     api_log: Mutex<Option<Arc<ApiLog>>>,
     admission: Admission,
     finished: AtomicBool,
+    /// Async operations still in flight when the application ended
+    /// ([`LiveRun::settle_async`]).
+    unsettled: std::sync::atomic::AtomicU64,
     kernels: Option<Arc<KernelSelection>>,
     collection: Option<Arc<CollectionGate>>,
     claims: OutputClaims,
@@ -219,6 +222,7 @@ impl LiveRun {
             api_log: Mutex::new(None),
             admission,
             finished: AtomicBool::new(false),
+            unsettled: std::sync::atomic::AtomicU64::new(0),
             kernels,
             collection,
             claims,
@@ -377,6 +381,18 @@ impl LiveRun {
         self.with_journal(|j| j.end(self.profiler.symbols(), &end));
     }
 
+    /// The application is ending: waits, at most [`Self::SETTLE`], for the
+    /// runtime to report the dispatches and copies still in flight, so that
+    /// the last ones of a run reach the outputs; what does not settle is
+    /// reported by [`Self::finish`]. Call it before anything is flushed.
+    pub fn settle_async(&self) {
+        let left = self.profiler.settle_async(Self::SETTLE);
+        self.unsettled.store(left, Ordering::Release);
+    }
+
+    /// How long [`Self::settle_async`] waits.
+    pub const SETTLE: std::time::Duration = std::time::Duration::from_secs(1);
+
     /// Ends the run once (later calls return `None`): flushes every buffer
     /// into the journal, finishes the chain (each plugin's `fini`, once),
     /// writes the audit line.
@@ -422,6 +438,14 @@ impl LiveRun {
         });
         problems.extend(journal_problem.clone());
         problems.extend(api_log_problem);
+        let unsettled = self.unsettled.load(Ordering::Acquire);
+        if unsettled > 0 {
+            problems.push(format!(
+                "{unsettled} kernel dispatch(es) or memory copies were still running when the \
+                 application ended (waited {} s for them): they are not in the outputs",
+                Self::SETTLE.as_secs()
+            ));
+        }
         let lost = self.profiler.lost_to_sinks();
         if lost > 0 {
             problems.push(format!(

@@ -58,6 +58,7 @@ impl Profiler {
             }
             _ => None,
         };
+        self.async_in_flight.fetch_add(1, AcqRel);
         Some(AsyncOp {
             domain,
             operation: op,
@@ -119,11 +120,32 @@ impl Profiler {
         }
     }
 
+    /// Waits, at most `within`, until every async operation begun has
+    /// completed or been cancelled; returns how many had not by then.
+    ///
+    /// Call it when the application is ending, before anything is flushed:
+    /// the runtime reports a dispatch's completion on its own thread, which
+    /// can lag behind an application that synchronised and returned from
+    /// `main`, so without the wait the last dispatches and copies of a run
+    /// could miss the outputs. What does not settle in time (a kernel still
+    /// running at exit) is for the caller to report.
+    pub fn settle_async(&self, within: std::time::Duration) -> u64 {
+        let until = std::time::Instant::now() + within;
+        loop {
+            let left = self.async_in_flight.load(Acquire);
+            if left == 0 || std::time::Instant::now() >= until {
+                return left;
+            }
+            std::thread::sleep(std::time::Duration::from_micros(500));
+        }
+    }
+
     /// Releases an async operation that will never complete (e.g. the launch failed).
     pub fn cancel_async(&self, op: AsyncOp) {
         if op.suppressed {
             return;
         }
+        self.async_in_flight.fetch_sub(1, AcqRel);
         if self.pending.release(op.internal) {
             self.retire(op.internal);
         }
@@ -168,6 +190,7 @@ impl Profiler {
     }
 
     pub(super) fn finish(&self, op: AsyncOp) {
+        self.async_in_flight.fetch_sub(1, AcqRel);
         if self.pending.release(op.internal) {
             self.retire(op.internal);
         }

@@ -434,6 +434,46 @@ fn async_children_keep_the_launcher_id_and_retire_after_the_last() {
     assert_eq!(retired, vec![launcher, free_id]);
 }
 
+/// At the end of a run the engine waits for the runtime to report the
+/// operations still in flight (a completion that lags behind an
+/// application returning from `main`), and says how many never did.
+#[test]
+fn settling_waits_for_late_completions_and_counts_the_rest() {
+    let p = Arc::new(Profiler::new());
+    let (ctx, buf, out) = buffered(&p, &[BufferTracingKind::KernelDispatch]);
+    p.start_context(ctx).unwrap();
+    let late = p
+        .begin_async(Domain::KernelDispatch, registry::kernel_dispatch::ENQUEUE)
+        .unwrap();
+    let cancelled = p
+        .begin_async(Domain::KernelDispatch, registry::kernel_dispatch::ENQUEUE)
+        .unwrap();
+    p.cancel_async(cancelled);
+    let p2 = p.clone();
+    let completer = std::thread::spawn(move || {
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        p2.complete_kernel_dispatch(
+            late,
+            KernelDispatch {
+                kernel_id: 1,
+                start: 1,
+                end: 2,
+                ..Default::default()
+            },
+        );
+    });
+    assert_eq!(p.settle_async(std::time::Duration::from_secs(10)), 0);
+    p.flush_buffer(buf).unwrap();
+    assert_eq!(out.0.lock().unwrap().kernel_dispatches.len(), 1);
+    completer.join().unwrap();
+
+    // One that never completes: the wait ends and counts it.
+    let _never = p
+        .begin_async(Domain::KernelDispatch, registry::kernel_dispatch::ENQUEUE)
+        .unwrap();
+    assert_eq!(p.settle_async(std::time::Duration::from_millis(20)), 1);
+}
+
 #[test]
 fn external_ids_per_context_and_thread() {
     let p = Arc::new(Profiler::new());
