@@ -66,6 +66,29 @@ fn plugin_copies(dir: &Path, key: Option<&Path>) -> PathBuf {
     to
 }
 
+/// `rocwasm run --sim -c <dir>/<name>.toml -d <name> -- vector_add 1` in
+/// `dir` under the policy file `policy`, the chain file holding `chain`.
+fn run_chain_under(dir: &Path, policy: &Path, chain: &str, name: &str) -> Output {
+    let file = dir.join(format!("{name}.toml"));
+    std::fs::write(&file, chain).unwrap();
+    let app = sim_dir().join("bin/vector_add");
+    rocwasm_with_env(
+        &[
+            "run",
+            "--sim",
+            "-c",
+            file.to_str().unwrap(),
+            "-d",
+            name,
+            "--",
+            app.to_str().unwrap(),
+            "1",
+        ],
+        dir,
+        &[("ROCWASM_TEST_POLICY", policy.to_str().unwrap())],
+    )
+}
+
 fn no_system_policy() {
     assert!(
         !Path::new("/etc/rocwasm/policy.toml").exists(),
@@ -341,26 +364,7 @@ fn services_a_policy_withholds_are_refused_when_asked_and_withheld_when_not() {
          [capabilities]\ncallbacks = false\nexternal_correlation = false\n",
     )
     .unwrap();
-    let app = sim_dir().join("bin/vector_add");
-    let run = |chain: &str, out_dir: &str| {
-        let file = dir.join(format!("{out_dir}.toml"));
-        std::fs::write(&file, chain).unwrap();
-        rocwasm_with_env(
-            &[
-                "run",
-                "--sim",
-                "-c",
-                file.to_str().unwrap(),
-                "-d",
-                out_dir,
-                "--",
-                app.to_str().unwrap(),
-                "1",
-            ],
-            dir,
-            &[("ROCWASM_TEST_POLICY", policy.to_str().unwrap())],
-        )
-    };
+    let run = |chain: &str, out_dir: &str| run_chain_under(dir, &policy, chain, out_dir);
 
     // Asked for explicitly: refused before the application starts.
     let asks = TAGGER_CHAIN.replace("config =", "callbacks = true\nconfig =");
@@ -462,26 +466,7 @@ fn memory_deadline_output_and_capability_caps_refuse_a_chain_end_to_end() {
     let dir = tmp.path();
     let policy = dir.join("policy.toml");
     std::fs::write(&policy, CAPS_POLICY).unwrap();
-    let app = sim_dir().join("bin/vector_add");
-    let run = |chain: &str, name: &str| {
-        let file = dir.join(format!("{name}.toml"));
-        std::fs::write(&file, chain).unwrap();
-        rocwasm_with_env(
-            &[
-                "run",
-                "--sim",
-                "-c",
-                file.to_str().unwrap(),
-                "-d",
-                name,
-                "--",
-                app.to_str().unwrap(),
-                "1",
-            ],
-            dir,
-            &[("ROCWASM_TEST_POLICY", policy.to_str().unwrap())],
-        )
-    };
+    let run = |chain: &str, name: &str| run_chain_under(dir, &policy, chain, name);
     let within = "memory = \"32MiB\"";
     let cases = [
         (
