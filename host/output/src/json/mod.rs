@@ -59,6 +59,7 @@
 //! Several processes are replayed one after another; the metadata is the
 //! first process's.
 
+mod fast;
 pub mod schema;
 mod sink;
 

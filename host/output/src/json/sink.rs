@@ -18,6 +18,7 @@ use rocwasm_core::registry::kernel_dispatch;
 use rocwasm_core::{AgentType, Batch, BufferTracingKind, CodeObjectStorage};
 use serde::Serialize;
 
+use super::fast::FastJson;
 use super::schema::{
     api_category, category, Agent, AgentHardware, AllocationRecord, ApiCorrelation, ApiRecord,
     CodeObject, CopyRecord, Correlation, Dim3, DispatchInfo, DispatchRecord, Document, Handle,
@@ -36,6 +37,8 @@ struct Spill {
     path: PathBuf,
     out: BufWriter<File>,
     count: u64,
+    /// One hand-formatted record ([`FastJson`]), reused.
+    scratch: Vec<u8>,
 }
 
 impl Spill {
@@ -44,6 +47,18 @@ impl Spill {
             self.out.write_all(b",")?;
         }
         serde_json::to_writer(&mut self.out, rec)?;
+        self.count += 1;
+        Ok(())
+    }
+
+    /// [`Self::push`] for the records formatted by hand.
+    fn push_fast(&mut self, rec: &impl FastJson) -> Result<()> {
+        self.scratch.clear();
+        if self.count > 0 {
+            self.scratch.push(b',');
+        }
+        rec.write_json(&mut self.scratch);
+        self.out.write_all(&self.scratch)?;
         self.count += 1;
         Ok(())
     }
@@ -87,6 +102,7 @@ impl JsonSink {
                     path,
                     out: BufWriter::with_capacity(1 << 16, f),
                     count: 0,
+                    scratch: Vec::with_capacity(512),
                 },
             );
         }
@@ -126,7 +142,7 @@ impl Sink for JsonSink {
                 self.unfiled.count(a.kind[i]);
                 continue;
             };
-            self.spill(cat)?.push(&ApiRecord {
+            self.spill(cat)?.push_fast(&ApiRecord {
                 size: ApiRecord::SIZE,
                 kind: a.kind[i],
                 operation: a.operation[i],
@@ -143,7 +159,7 @@ impl Sink for JsonSink {
         let k = &batch.kernel_dispatches;
         for i in 0..k.len() {
             self.spill(category::KERNEL_DISPATCH)?
-                .push(&DispatchRecord {
+                .push_fast(&DispatchRecord {
                     size: DispatchRecord::SIZE,
                     kind: BufferTracingKind::KernelDispatch.raw(),
                     // The only operation buffers carry.
