@@ -7,7 +7,7 @@
 //! through `itoa`; a test compares the output with serde's for edge values,
 //! so the schema stays the one definition of the format.
 
-use super::schema::{ApiRecord, DispatchRecord};
+use super::schema::{ApiRecord, Dim3, DispatchRecord, Handle};
 
 /// A record that formats itself as its derived `Serialize` would.
 pub(crate) trait FastJson {
@@ -15,114 +15,116 @@ pub(crate) trait FastJson {
     fn write_json(&self, out: &mut Vec<u8>);
 }
 
-/// Appends `"key":` (keys are plain ASCII names).
-fn key(out: &mut Vec<u8>, k: &str) {
-    out.push(b'"');
-    out.extend_from_slice(k.as_bytes());
-    out.extend_from_slice(b"\":");
+/// A JSON object being written: `{`, then fields separated by commas.
+struct Obj<'a> {
+    out: &'a mut Vec<u8>,
+    first: bool,
 }
 
-fn num(out: &mut Vec<u8>, k: &str, n: impl itoa::Integer) {
-    key(out, k);
-    out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+impl<'a> Obj<'a> {
+    fn open(out: &'a mut Vec<u8>) -> Self {
+        out.push(b'{');
+        Obj { out, first: true }
+    }
+
+    /// `"key":` after a comma if a field came before (keys are plain ASCII
+    /// names: nothing to escape).
+    fn key(&mut self, k: &str) -> &mut Vec<u8> {
+        if !self.first {
+            self.out.push(b',');
+        }
+        self.first = false;
+        self.out.push(b'"');
+        self.out.extend_from_slice(k.as_bytes());
+        self.out.extend_from_slice(b"\":");
+        self.out
+    }
+
+    fn num(&mut self, k: &str, n: impl itoa::Integer) -> &mut Self {
+        let out = self.key(k);
+        out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+        self
+    }
+
+    /// A field holding an object that `fill` writes.
+    fn obj(&mut self, k: &str, fill: impl FnOnce(&mut Obj<'_>)) -> &mut Self {
+        let out = self.key(k);
+        let mut inner = Obj::open(out);
+        fill(&mut inner);
+        inner.out.push(b'}');
+        self
+    }
+
+    /// `{"handle":n}` under `k`.
+    fn handle(&mut self, k: &str, h: &Handle) -> &mut Self {
+        self.obj(k, |o| {
+            o.num("handle", h.handle);
+        })
+    }
+
+    fn dim3(&mut self, k: &str, d: &Dim3) -> &mut Self {
+        self.obj(k, |o| {
+            o.num("x", d.x).num("y", d.y).num("z", d.z);
+        })
+    }
+
+    fn close(&mut self) {
+        self.out.push(b'}');
+    }
 }
 
 impl FastJson for ApiRecord {
     fn write_json(&self, out: &mut Vec<u8>) {
-        out.push(b'{');
-        num(out, "size", self.size);
-        out.push(b',');
-        num(out, "kind", self.kind);
-        out.push(b',');
-        num(out, "operation", self.operation);
-        out.push(b',');
-        key(out, "correlation_id");
-        out.push(b'{');
-        num(out, "internal", self.correlation_id.internal);
-        out.push(b',');
-        num(out, "external", self.correlation_id.external);
-        out.push(b',');
-        num(out, "ancestor", self.correlation_id.ancestor);
-        out.extend_from_slice(b"},");
-        num(out, "start_timestamp", self.start_timestamp);
-        out.push(b',');
-        num(out, "end_timestamp", self.end_timestamp);
-        out.push(b',');
-        num(out, "thread_id", self.thread_id);
-        out.push(b'}');
+        let c = &self.correlation_id;
+        Obj::open(out)
+            .num("size", self.size)
+            .num("kind", self.kind)
+            .num("operation", self.operation)
+            .obj("correlation_id", |o| {
+                o.num("internal", c.internal)
+                    .num("external", c.external)
+                    .num("ancestor", c.ancestor);
+            })
+            .num("start_timestamp", self.start_timestamp)
+            .num("end_timestamp", self.end_timestamp)
+            .num("thread_id", self.thread_id)
+            .close();
     }
 }
 
 impl FastJson for DispatchRecord {
     fn write_json(&self, out: &mut Vec<u8>) {
-        let d = &self.dispatch_info;
-        out.push(b'{');
-        num(out, "size", self.size);
-        out.push(b',');
-        num(out, "kind", self.kind);
-        out.push(b',');
-        num(out, "operation", self.operation);
-        out.push(b',');
-        key(out, "correlation_id");
-        out.push(b'{');
-        num(out, "internal", self.correlation_id.internal);
-        out.push(b',');
-        num(out, "external", self.correlation_id.external);
-        out.extend_from_slice(b"},");
-        num(out, "thread_id", self.thread_id);
-        out.push(b',');
-        num(out, "start_timestamp", self.start_timestamp);
-        out.push(b',');
-        num(out, "end_timestamp", self.end_timestamp);
-        out.push(b',');
-        key(out, "stream_id");
-        out.push(b'{');
-        num(out, "handle", self.stream_id.handle);
-        out.extend_from_slice(b"},");
-        key(out, "dispatch_info");
-        out.push(b'{');
-        num(out, "size", d.size);
-        out.push(b',');
-        key(out, "agent_id");
-        out.push(b'{');
-        num(out, "handle", d.agent_id.handle);
-        out.extend_from_slice(b"},");
-        key(out, "queue_id");
-        out.push(b'{');
-        num(out, "handle", d.queue_id.handle);
-        out.extend_from_slice(b"},");
-        num(out, "kernel_id", d.kernel_id);
-        out.push(b',');
-        num(out, "dispatch_id", d.dispatch_id);
-        out.push(b',');
-        num(out, "private_segment_size", d.private_segment_size);
-        out.push(b',');
-        num(out, "group_segment_size", d.group_segment_size);
-        out.push(b',');
-        for (name, dim) in [
-            ("workgroup_size", &d.workgroup_size),
-            ("grid_size", &d.grid_size),
-        ] {
-            key(out, name);
-            out.push(b'{');
-            num(out, "x", dim.x);
-            out.push(b',');
-            num(out, "y", dim.y);
-            out.push(b',');
-            num(out, "z", dim.z);
-            out.push(b'}');
-            if name == "workgroup_size" {
-                out.push(b',');
-            }
-        }
-        out.extend_from_slice(b"}}");
+        let (c, d) = (&self.correlation_id, &self.dispatch_info);
+        Obj::open(out)
+            .num("size", self.size)
+            .num("kind", self.kind)
+            .num("operation", self.operation)
+            .obj("correlation_id", |o| {
+                o.num("internal", c.internal).num("external", c.external);
+            })
+            .num("thread_id", self.thread_id)
+            .num("start_timestamp", self.start_timestamp)
+            .num("end_timestamp", self.end_timestamp)
+            .handle("stream_id", &self.stream_id)
+            .obj("dispatch_info", |o| {
+                o.num("size", d.size)
+                    .handle("agent_id", &d.agent_id)
+                    .handle("queue_id", &d.queue_id)
+                    .num("kernel_id", d.kernel_id)
+                    .num("dispatch_id", d.dispatch_id)
+                    .num("private_segment_size", d.private_segment_size)
+                    .num("group_segment_size", d.group_segment_size)
+                    .dim3("workgroup_size", &d.workgroup_size)
+                    .dim3("grid_size", &d.grid_size);
+            })
+            .close();
     }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::json::schema::{ApiCorrelation, Correlation, Dim3, DispatchInfo, Handle};
+    use crate::json::schema::{ApiCorrelation, Correlation, DispatchInfo};
 
     fn same_as_serde<T: FastJson + serde::Serialize>(r: &T) {
         let mut fast = Vec::new();
