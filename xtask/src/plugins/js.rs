@@ -49,7 +49,11 @@ pub fn build_all() -> Result<Vec<(String, Vec<u8>)>> {
         }
         let cli = match &cli {
             Some(c) => c,
-            None => cli.insert(ensure_tool(&root.join("target/js-tools"), ["node", "npm"])?),
+            None => {
+                // A Node.js new enough, on this process's PATH.
+                crate::setup::ensure_node()?;
+                cli.insert(ensure_tool(&root.join("target/js-tools"), ["node", "npm"])?)
+            }
         };
         componentize(cli, &src.join("plugin.js"), &root.join("wit"), world, &out)
             .with_context(|| format!("componentize-js could not build the JS plugin `{name}`"))?;
