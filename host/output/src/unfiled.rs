@@ -11,7 +11,6 @@ use std::collections::BTreeMap;
 
 use rocwasm_core::Batch;
 
-use crate::csv::TraceFile;
 use crate::names::kind_name;
 
 /// Per kind, the API calls left out of a format's files.
@@ -22,15 +21,6 @@ impl Unfiled {
     /// Counts one call of `kind` left out.
     pub(crate) fn count(&mut self, kind: u32) {
         *self.0.entry(kind).or_default() += 1;
-    }
-
-    /// Counts the calls of `batch` that have no file.
-    pub(crate) fn count_batch(&mut self, batch: &Batch) {
-        for &kind in &batch.api_calls.kind {
-            if TraceFile::of_api_kind(kind).is_none() {
-                self.count(kind);
-            }
-        }
     }
 
     /// Counts the records of the tables a format that follows rocprofv3's

@@ -18,6 +18,7 @@ use crate::csv::{Column, TraceFile};
 use crate::names::kind_name;
 use crate::resolve::Resolver;
 use crate::sink::SinkContext;
+use crate::unfiled::Unfiled;
 
 /// The identity columns' values for the rows of one batch.
 pub(crate) struct Identity<'a> {
@@ -89,6 +90,7 @@ pub(crate) fn tables(
     batch: &Batch,
     ctx: &SinkContext<'_>,
     resolve: &mut Resolver,
+    unfiled: &mut Unfiled,
 ) -> Result<Vec<(TraceFile, RecordBatch)>> {
     let consistent = [
         ("API call", batch.api_calls.is_consistent()),
@@ -110,9 +112,21 @@ pub(crate) fn tables(
     if !batch.kernel_dispatches.is_empty() {
         out.push((TraceFile::KernelTrace, kernels(batch, ctx, resolve, &id)?));
     }
-    for file in TraceFile::API {
-        if let Some(rb) = api_calls(file, batch, ctx, resolve, &id)? {
-            out.push((file, rb));
+    // Each API row's file, found once: its row numbers, file by file (in
+    // `TraceFile::API` order); a row of a kind with no file is counted.
+    let mut api_rows: [Vec<usize>; TraceFile::API.len()] = Default::default();
+    for (i, &kind) in batch.api_calls.kind.iter().enumerate() {
+        match TraceFile::of_api_kind(kind) {
+            Some(file) => {
+                let at = TraceFile::API.iter().position(|f| *f == file);
+                api_rows[at.expect("an API file")].push(i);
+            }
+            None => unfiled.count(kind),
+        }
+    }
+    for (file, rows) in TraceFile::API.into_iter().zip(api_rows) {
+        if !rows.is_empty() {
+            out.push((file, api_calls(file, &rows, batch, ctx, resolve, &id)?));
         }
     }
     if !batch.memory_copies.is_empty() {
@@ -181,20 +195,16 @@ fn kernels(
 
 /// The rows of `file` (HIP, HSA or marker API) in `batch`, or `None` when
 /// it has none.
+/// The rows `rows` of the batch's API calls, all of `file`.
 fn api_calls(
     file: TraceFile,
+    rows: &[usize],
     batch: &Batch,
     ctx: &SinkContext<'_>,
     resolve: &mut Resolver,
     id: &Identity<'_>,
-) -> Result<Option<RecordBatch>> {
+) -> Result<RecordBatch> {
     let a = &batch.api_calls;
-    let rows: Vec<usize> = (0..a.len())
-        .filter(|&i| TraceFile::of_api_kind(a.kind[i]) == Some(file))
-        .collect();
-    if rows.is_empty() {
-        return Ok(None);
-    }
     let n = rows.len();
     let domains: Vec<String> = rows
         .iter()
@@ -217,7 +227,6 @@ fn api_calls(
             _ => return None,
         })
     })
-    .map(Some)
 }
 
 fn copies(
@@ -335,7 +344,7 @@ mod tests {
         let mut resolve = Resolver::default();
         let mut seen = Vec::new();
         for b in &run.batches {
-            for (file, rb) in tables(b, &ctx, &mut resolve).unwrap() {
+            for (file, rb) in tables(b, &ctx, &mut resolve, &mut Unfiled::default()).unwrap() {
                 assert_eq!(rb.schema(), schema(file));
                 seen.push(file);
             }
@@ -355,7 +364,7 @@ mod tests {
                 ..Default::default()
             });
         }
-        for (file, rb) in tables(&extra, &ctx, &mut resolve).unwrap() {
+        for (file, rb) in tables(&extra, &ctx, &mut resolve, &mut Unfiled::default()).unwrap() {
             assert_eq!(rb.schema(), schema(file));
             assert_eq!(rb.num_rows(), 1, "{file:?}");
             seen.push(file);
@@ -364,7 +373,7 @@ mod tests {
         seen.dedup();
         assert_eq!(seen, TraceFile::ALL, "every table is filled");
         let b = &run.batches[0];
-        let rows = tables(b, &ctx, &mut resolve).unwrap();
+        let rows = tables(b, &ctx, &mut resolve, &mut Unfiled::default()).unwrap();
         let kernels = &rows[0].1;
         assert_eq!(kernels.num_rows(), b.kernel_dispatches.len());
     }

@@ -117,8 +117,7 @@ impl Sink for ParquetSink {
     }
 
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
-        self.unfiled.count_batch(batch);
-        for (file, rows) in tables(batch, ctx, &mut self.resolve)? {
+        for (file, rows) in tables(batch, ctx, &mut self.resolve, &mut self.unfiled)? {
             let table = self.table(file)?;
             if let Some(w) = &mut table.writer {
                 w.write(&rows).with_context(|| {
