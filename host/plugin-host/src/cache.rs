@@ -356,7 +356,7 @@ mod tests {
     }
 
     fn store_wat(engine: &Engine, cache: &ComponentCache, d: &str) {
-        let c = Component::new(engine, WAT.as_bytes()).unwrap();
+        let c = Component::new(engine, wat::parse_str(WAT).unwrap()).unwrap();
         cache.store(d, &c).unwrap();
     }
 
@@ -409,7 +409,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let cache = ComponentCache::open(dir.path().join("c"), &engine).unwrap();
         let d = digest(RETURNS_CONSTANT.as_bytes());
-        let c = Component::new(&engine, RETURNS_CONSTANT.as_bytes()).unwrap();
+        let c = Component::new(&engine, wat::parse_str(RETURNS_CONSTANT).unwrap()).unwrap();
         assert_eq!(call_f(&engine, &c), CONSTANT);
         cache.store(&d, &c).unwrap();
         let loaded = cache.load_checked(&engine, &d).unwrap();
@@ -481,7 +481,7 @@ mod tests {
         let site = dir.path().join("site");
         fs::create_dir(&site).unwrap();
         fs::set_permissions(&site, fs::Permissions::from_mode(0o755)).unwrap();
-        let wasm = WAT.as_bytes().to_vec();
+        let wasm = wat::parse_str(WAT).unwrap();
         let d = digest(&wasm);
         if current_uid() != 0 {
             // Not root's: never a site cache.
@@ -523,7 +523,7 @@ mod tests {
         let engine = Engine::default();
         let dir = tempfile::tempdir().unwrap();
         let cache = ComponentCache::open(dir.path(), &engine).unwrap();
-        let wasm = WAT.as_bytes().to_vec();
+        let wasm = wat::parse_str(WAT).unwrap();
         let d = digest(&wasm);
         cache
             .store(&d, &Component::new(&engine, &wasm).unwrap())

@@ -498,8 +498,6 @@ mod tests {
         let rt = runtime();
         let dir = tempfile::tempdir().unwrap();
         let p = dir.path().join("empty.wasm");
-        let bytes = Component::new(rt.engine(), "(component)").unwrap();
-        drop(bytes);
         // An empty component in binary form: magic, version 0x0d, layer 1.
         std::fs::write(&p, b"\0asm\x0d\0\x01\0").unwrap();
         let e = format!("{:#}", rt.compile(&p).unwrap_err());
