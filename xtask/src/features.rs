@@ -28,22 +28,64 @@ pub fn check() -> Result<()> {
     let demo = resolve(&packages_of(DEMO_BUILD), "normal,build")?;
     let test = resolve(&["--workspace", "--exclude", "xtask"], "normal,build,dev")?;
     let differing = differences(&demo, &test);
-    if differing.is_empty() {
-        eprintln!(
-            "check-features: the demo build's {} packages resolve as in the test build",
-            demo.len()
-        );
-        return Ok(());
-    }
     for (package, demo, test) in &differing {
         eprintln!("{package}\n  demo build: {demo:?}\n  test build: {test:?}");
     }
-    bail!(
-        "{} package(s) are built with other features by `cargo xtask demo` than by `cargo xtask test`, \
-         so everything above them compiles twice; ask for the test build's features in a normal \
-         dependency (see host/plugin-host/Cargo.toml)",
-        differing.len()
-    )
+    if !differing.is_empty() {
+        bail!(
+            "{} package(s) are built with other features by `cargo xtask demo` than by `cargo xtask test`, \
+             so everything above them compiles twice; ask for the test build's features in a normal \
+             dependency (see host/plugin-host/Cargo.toml)",
+            differing.len()
+        );
+    }
+    // The `cargo xtask` binary is built first, by a cargo call of its own:
+    // what it shares with the demo's build must resolve the same way too.
+    let xtask = resolve(&["-p", "xtask"], "normal,build")?;
+    let own = xtask_own_builds(&xtask, &demo);
+    for (package, extra) in &own {
+        eprintln!("{package}\n  only the xtask binary builds it with: {extra:?}");
+    }
+    if !own.is_empty() {
+        bail!(
+            "{} package(s) are built with other features by the `cargo xtask` binary than by the \
+             demo build, so both compile them; ask for the demo build's features in xtask/Cargo.toml",
+            own.len()
+        );
+    }
+    eprintln!(
+        "check-features: the demo build's {} packages resolve as in the test build, \
+         and the xtask binary's {} as in the demo build",
+        demo.len(),
+        xtask.len()
+    );
+    Ok(())
+}
+
+/// Packages the xtask binary's own source parsing (`check-layers`, the
+/// generators) needs with span locations: built for it alone, by design.
+const XTASK_ONLY: [&str; 2] = ["syn ", "proc-macro2 "];
+
+/// `(package, feature sets)` the xtask binary builds that the demo build
+/// shares the package of but never builds so: each is a second compile of
+/// that package and of everything above it.
+///
+/// `cargo tree` does not tell a proc macro's dependencies from the
+/// binary's, so this catches a feature set the xtask binary asks for that
+/// the demo's build has nowhere, not one that the two builds have on
+/// opposite sides (a proc macro's `serde_core` against the binary's); the
+/// exact view is `cargo build --unit-graph` (nightly only), by which the
+/// features in `xtask/Cargo.toml` were chosen.
+fn xtask_own_builds(xtask: &Resolved, demo: &Resolved) -> Vec<(String, BTreeSet<String>)> {
+    xtask
+        .iter()
+        .filter(|(package, _)| !XTASK_ONLY.iter().any(|p| package.starts_with(p)))
+        .filter_map(|(package, features)| {
+            let shared = demo.get(package)?;
+            let extra: BTreeSet<String> = features.difference(shared).cloned().collect();
+            (!extra.is_empty()).then(|| (package.clone(), extra))
+        })
+        .collect()
 }
 
 /// The `-p NAME` arguments of a cargo build selection.
@@ -117,6 +159,18 @@ mod tests {
         let found = differences(&demo, &test);
         assert_eq!(found.len(), 1, "{found:?}");
         assert_eq!(found[0].0, "crc32fast v1.5.4");
+    }
+
+    #[test]
+    fn a_feature_set_only_the_xtask_binary_builds_is_reported() {
+        let demo =
+            parse("semver v1.0.28|serde,std\nserde v1.0.229|alloc\nserde v1.0.229|alloc,std\n");
+        let xtask =
+            parse("semver v1.0.28|std\nserde v1.0.229|alloc,std\nsyn v3.0.9|full\nxtask v0.1.0|\n");
+        let own = xtask_own_builds(&xtask, &demo);
+        assert_eq!(own.len(), 1, "{own:?}");
+        assert_eq!(own[0].0, "semver v1.0.28");
+        assert!(own[0].1.contains("std"));
     }
 
     #[test]
