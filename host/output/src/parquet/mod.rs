@@ -37,8 +37,9 @@
 //! Written as batches arrive, by whichever thread delivers them (the
 //! callback thread live, the reader loop in a replay). Each table's writer
 //! keeps only its open row group, written out at [`ROW_GROUP_ROWS`] rows or
-//! about [`ROW_GROUP_BYTES`] encoded bytes (Snappy-compressed pages,
-//! dictionary-encoded where that pays), so a run of any length costs a few
+//! about [`ROW_GROUP_BYTES`] encoded bytes (Snappy-compressed pages;
+//! dictionary-encoded but for the columns that are new on every row,
+//! [`schema::unique_per_row`]), so a run of any length costs a few
 //! tens of MiB per table; `host/output/tests/all/parquet_memory.rs` writes
 //! 10 M records and checks the peak.
 //!

@@ -86,6 +86,24 @@ pub const fn data_type(column: Column) -> DataType {
     }
 }
 
+/// True for a column whose values are new on (nearly) every row: ids that
+/// number records, timestamps, addresses. The writer encodes those plain:
+/// a dictionary of them only grows until Parquet gives up on it (at its
+/// dictionary page limit, in every row group), after hashing every value.
+/// Every other column repeats a few values (names, agents, queues,
+/// threads, kernels, launch geometry, the identity columns) and is
+/// dictionary-encoded.
+pub const fn unique_per_row(column: Column) -> bool {
+    matches!(
+        column,
+        Column::CorrelationId
+            | Column::DispatchId
+            | Column::StartTimestamp
+            | Column::EndTimestamp
+            | Column::Address
+    )
+}
+
 /// `<stem>.parquet`: `kernel_trace.parquet`, `hip_api_trace.parquet`, …
 pub fn file_name(file: TraceFile) -> String {
     format!("{}.parquet", file.stem())

@@ -15,10 +15,11 @@ use anyhow::{Context, Result};
 use parquet::arrow::ArrowWriter;
 use parquet::basic::Compression;
 use parquet::file::properties::WriterProperties;
+use parquet::schema::types::ColumnPath;
 use rocwasm_core::Batch;
 
 use super::arrays::tables;
-use super::schema::{file_name, schema};
+use super::schema::{file_name, schema, unique_per_row};
 use crate::claims::{OutputClaims, Producer};
 use crate::csv::TraceFile;
 use crate::paths::output_path;
@@ -85,12 +86,15 @@ fn open(path: &Path, file: TraceFile) -> Result<ArrowWriter<File>> {
             .with_context(|| format!("creating {}", parent.display()))?;
     }
     let out = File::create(path).with_context(|| format!("creating {}", path.display()))?;
-    let props = WriterProperties::builder()
+    let mut props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))
         .set_max_row_group_bytes(Some(ROW_GROUP_BYTES))
-        .set_created_by(format!("rocwasm {}", env!("CARGO_PKG_VERSION")))
-        .build();
+        .set_created_by(format!("rocwasm {}", env!("CARGO_PKG_VERSION")));
+    for &c in file.columns().iter().filter(|&&c| unique_per_row(c)) {
+        props = props.set_column_dictionary_enabled(ColumnPath::from(c.name()), false);
+    }
+    let props = props.build();
     ArrowWriter::try_new(out, schema(file), Some(props))
         .with_context(|| format!("starting {}", path.display()))
 }
@@ -156,5 +160,58 @@ impl Sink for ParquetSink {
             Some(e) => Err(e),
             None => Ok(written),
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use parquet::file::reader::{FileReader, SerializedFileReader};
+
+    use super::*;
+    use crate::synthetic::sample_run;
+    use crate::OperationNames;
+
+    /// Columns new on every row carry no dictionary page; names and the
+    /// other repeating columns do.
+    #[test]
+    fn only_the_repeating_columns_are_dictionary_encoded() {
+        let names = OperationNames::new();
+        let run = sample_run(3, 200, 1024, &names);
+        let ctx = SinkContext {
+            meta: &run.meta,
+            symbols: &run.symbols,
+            names: &names,
+        };
+        let dir = tempfile::tempdir().unwrap();
+        let mut sink = ParquetSink::new(dir.path(), None);
+        sink.begin(&ctx).unwrap();
+        for b in &run.batches {
+            sink.write_batch(b, &ctx).unwrap();
+        }
+        let files = sink.finish(&ctx).unwrap();
+        let kernels = files
+            .iter()
+            .find(|p| p.ends_with("kernel_trace.parquet"))
+            .expect("a kernel trace");
+        let reader = SerializedFileReader::new(File::open(kernels).unwrap()).unwrap();
+        let group = reader.metadata().row_group(0);
+        let mut checked = 0;
+        for chunk in group.columns() {
+            let name = chunk.column_path().string();
+            let Some(&column) = TraceFile::KernelTrace
+                .columns()
+                .iter()
+                .find(|c| c.name() == name)
+            else {
+                continue;
+            };
+            assert_eq!(
+                chunk.dictionary_page_offset().is_some(),
+                !unique_per_row(column),
+                "{name}: dictionary page"
+            );
+            checked += 1;
+        }
+        assert_eq!(checked, TraceFile::KernelTrace.columns().len());
     }
 }
