@@ -116,6 +116,26 @@ pub fn rocwasm(args: &[&str], cwd: &Path) -> Output {
     rocwasm_with_env(args, cwd, &[])
 }
 
+/// `rocwasm run --sim FLAGS… -d OUT -- <the simulated runtime's bin/APP>
+/// ARGS…` in `cwd`, with `env` added: a live run of one of the sample
+/// programs on the simulated GPU.
+pub fn run_sim_app(
+    flags: &[&str],
+    out: &str,
+    app: &str,
+    app_args: &[&str],
+    cwd: &Path,
+    env: &[(&str, &str)],
+) -> Output {
+    let app = sim_dir().join("bin").join(app);
+    let app = app.to_str().expect("a UTF-8 workspace path");
+    let mut args = vec!["run", "--sim"];
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["-d", out, "--", app]);
+    args.extend_from_slice(app_args);
+    rocwasm_with_env(&args, cwd, env)
+}
+
 /// How long one `rocwasm` command of a test may run: the longest (a live
 /// run of a debug build under tracing) takes seconds. A command still running
 /// after this is killed, with the application it runs, and the test fails

@@ -567,21 +567,14 @@ fn in_stats_format(column: &str, cell: &str) -> bool {
 #[test]
 fn stats_without_an_output_name_writes_each_statistics_file_once_in_one_format() {
     plugins_dir(&["kernel-stats"]);
-    let app = sim_dir().join("bin/vector_add");
     let tmp = tempfile::tempdir().unwrap();
-    let out = rocwasm(
-        &[
-            "run",
-            "--sim",
-            "--kernel-trace",
-            "--stats",
-            "-d",
-            "out",
-            "--",
-            app.to_str().unwrap(),
-            "2",
-        ],
+    let out = run_sim_app(
+        &["--kernel-trace", "--stats"],
+        "out",
+        "vector_add",
+        &["2"],
         tmp.path(),
+        &[],
     );
     assert_success(&out, "rocwasm run --kernel-trace --stats");
     let stdout = text(&out.stdout);

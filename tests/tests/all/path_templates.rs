@@ -34,18 +34,11 @@ fn files_in(dir: &Path) -> Vec<String> {
 fn run_expands_job_rank_size_and_env_keys_in_the_profiled_process() {
     plugins_dir(&["kernel-stats"]);
     let tmp = tempfile::tempdir().unwrap();
-    let app = sim_dir().join("bin/vector_add");
-    let out = rocwasm_with_env(
-        &[
-            "run",
-            "--sim",
-            "--kernel-trace",
-            "-d",
-            TEMPLATE,
-            "--",
-            app.to_str().unwrap(),
-            "2",
-        ],
+    let out = run_sim_app(
+        &["--kernel-trace"],
+        TEMPLATE,
+        "vector_add",
+        &["2"],
         tmp.path(),
         JOB_ENV,
     );

@@ -158,22 +158,11 @@ fn chain(dir: &Path, name: &str, reference: &str, pin: Option<&str>) -> PathBuf 
 }
 
 fn run_live(dir: &Path, chain: &Path, out_dir: &str, extra: &[(&str, &str)]) -> Output {
-    let app = sim_dir().join("bin/vector_add");
-    rw(
-        &[
-            "run",
-            "--sim",
-            "-c",
-            chain.to_str().unwrap(),
-            "-d",
-            out_dir,
-            "--",
-            app.to_str().unwrap(),
-            "2",
-        ],
-        dir,
-        extra,
-    )
+    let cache = dir.join("cache");
+    let mut env = vec![("XDG_CACHE_HOME", cache.to_str().unwrap())];
+    env.extend_from_slice(extra);
+    let chain = ["-c", chain.to_str().unwrap()];
+    run_sim_app(&chain, out_dir, "vector_add", &["2"], dir, &env)
 }
 
 fn stock(name: &str) -> PathBuf {

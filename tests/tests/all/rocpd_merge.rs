@@ -89,26 +89,17 @@ const REGIONS: &str = "SELECT count(*) FROM rocpd_region R \
 
 /// Four live runs, one database each.
 fn four_processes(cwd: &Path) -> Vec<PathBuf> {
-    let app = sim_dir().join("bin/vector_add");
     (1..=PROCESSES)
         .map(|n| {
             let dir = format!("p{n}");
             let arg = n.to_string();
-            let out = rocwasm(
-                &[
-                    "run",
-                    "--sim",
-                    "--kernel-trace",
-                    "--hip-trace",
-                    "--output-format",
-                    "rocpd",
-                    "-d",
-                    &dir,
-                    "--",
-                    app.to_str().unwrap(),
-                    &arg,
-                ],
+            let out = run_sim_app(
+                &["--kernel-trace", "--hip-trace", "--output-format", "rocpd"],
+                &dir,
+                "vector_add",
+                &[&arg],
                 cwd,
+                &[],
             );
             assert_success(&out, &format!("vector_add {n}"));
             cwd.join(dir).join("results.db")

@@ -71,19 +71,11 @@ fn plugin_copies(dir: &Path, key: Option<&Path>) -> PathBuf {
 fn run_chain_under(dir: &Path, policy: &Path, chain: &str, name: &str) -> Output {
     let file = dir.join(format!("{name}.toml"));
     std::fs::write(&file, chain).unwrap();
-    let app = sim_dir().join("bin/vector_add");
-    rocwasm_with_env(
-        &[
-            "run",
-            "--sim",
-            "-c",
-            file.to_str().unwrap(),
-            "-d",
-            name,
-            "--",
-            app.to_str().unwrap(),
-            "1",
-        ],
+    run_sim_app(
+        &["-c", file.to_str().unwrap()],
+        name,
+        "vector_add",
+        &["1"],
         dir,
         &[("ROCWASM_TEST_POLICY", policy.to_str().unwrap())],
     )
@@ -218,18 +210,11 @@ fn caps_and_domains_refuse_a_live_run_before_the_application_starts() {
          [audit]\nlog = \"site-audit.jsonl\"\n",
     )
     .unwrap();
-    let app = sim_dir().join("bin/vector_add");
-    let out = rocwasm_with_env(
-        &[
-            "run",
-            "--sim",
-            "--kernel-trace",
-            "-d",
-            "live",
-            "--",
-            app.to_str().unwrap(),
-            "1",
-        ],
+    let out = run_sim_app(
+        &["--kernel-trace"],
+        "live",
+        "vector_add",
+        &["1"],
         dir,
         &[("ROCWASM_TEST_POLICY", policy.to_str().unwrap())],
     );
@@ -245,17 +230,11 @@ fn caps_and_domains_refuse_a_live_run_before_the_application_starts() {
     );
 
     // Allowed kinds run, and the audit line goes to the site log as well.
-    let out = rocwasm_with_env(
-        &[
-            "run",
-            "--sim",
-            "--hip-trace",
-            "-d",
-            "live",
-            "--",
-            app.to_str().unwrap(),
-            "1",
-        ],
+    let out = run_sim_app(
+        &["--hip-trace"],
+        "live",
+        "vector_add",
+        &["1"],
         dir,
         &[("ROCWASM_TEST_POLICY", policy.to_str().unwrap())],
     );

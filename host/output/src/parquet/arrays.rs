@@ -193,9 +193,8 @@ fn kernels(
     })
 }
 
-/// The rows of `file` (HIP, HSA or marker API) in `batch`, or `None` when
-/// it has none.
-/// The rows `rows` of the batch's API calls, all of `file`.
+/// The rows `rows` of the batch's API calls, all of `file` (one of
+/// [`TraceFile::API`]).
 fn api_calls(
     file: TraceFile,
     rows: &[usize],
