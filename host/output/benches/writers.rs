@@ -203,11 +203,7 @@ fn main() {
         &names,
     );
     let records: u64 = run.batches.iter().map(|b| b.len() as u64).sum();
-    let ctx = SinkContext {
-        meta: &run.meta,
-        symbols: &run.symbols,
-        names: &names,
-    };
+    let ctx = run.context(&names);
     let work = tempfile::tempdir().expect("temp dir");
     use OutputFormat::*;
     let cases: [(&str, &[OutputFormat]); 10] = [

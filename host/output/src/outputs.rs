@@ -325,11 +325,7 @@ mod tests {
         use rocwasm_core::{ApiCall, Batch, BufferTracingKind, Retirement};
         let names = OperationNames::new();
         let run = sample_run(1, 10, 1 << 20, &names);
-        let ctx = SinkContext {
-            meta: &run.meta,
-            symbols: &run.symbols,
-            names: &names,
-        };
+        let ctx = run.context(&names);
         let mut batch = Batch::default();
         for (kind, n) in [
             (BufferTracingKind::Ompt, 3),
@@ -394,11 +390,7 @@ mod tests {
     fn a_spool_on_a_full_disk_is_said_and_every_batch_is_written_at_once() {
         let names = OperationNames::new();
         let run = sample_run(5, 200, 100, &names);
-        let ctx = SinkContext {
-            meta: &run.meta,
-            symbols: &run.symbols,
-            names: &names,
-        };
+        let ctx = run.context(&names);
         let dir = tempfile::tempdir().unwrap();
         let mut outputs = Outputs::new(&OutputOptions {
             dir: dir.path().to_path_buf(),

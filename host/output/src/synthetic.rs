@@ -13,7 +13,7 @@ use rocwasm_core::{
 };
 
 use crate::names::OperationNames;
-use crate::sink::RunMetadata;
+use crate::sink::{RunMetadata, SinkContext};
 
 /// A generated run.
 pub struct SampleRun {
@@ -26,6 +26,17 @@ pub struct SampleRun {
     /// The records, cut by [`split`] into batches of at most `batch_rows`
     /// records per family.
     pub batches: Vec<Batch>,
+}
+
+impl SampleRun {
+    /// The sink context its batches are written with.
+    pub fn context<'a>(&'a self, names: &'a OperationNames) -> SinkContext<'a> {
+        SinkContext {
+            meta: &self.meta,
+            symbols: &self.symbols,
+            names,
+        }
+    }
 }
 
 /// SplitMix64: tiny, good enough, and the same everywhere.

@@ -11,7 +11,7 @@ use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 use rocwasm_output::synthetic::sample_run;
-use rocwasm_output::{OperationNames, RocpdSink, Sink, SinkContext, StatsAccumulator, StatsDomain};
+use rocwasm_output::{OperationNames, RocpdSink, Sink, StatsAccumulator, StatsDomain};
 use rocwasm_replay::bench_support::record_queries;
 use rocwasm_replay::{open_with, ReplayOptions};
 use rusqlite::types::ValueRef;
@@ -51,11 +51,7 @@ fn main() {
     let names = OperationNames::new();
     let run = sample_run(1, (target / RECORDS_PER_LAUNCH) as usize, 65536, &names);
     let records: u64 = run.batches.iter().map(|b| b.len() as u64).sum();
-    let ctx = SinkContext {
-        meta: &run.meta,
-        symbols: &run.symbols,
-        names: &names,
-    };
+    let ctx = run.context(&names);
     let t = Instant::now();
     let mut sink = RocpdSink::at_path(&db);
     sink.begin(&ctx).unwrap();

@@ -335,11 +335,7 @@ mod tests {
     fn a_sample_batch_fills_every_column_of_every_table() {
         let names = OperationNames::new();
         let run = sample_run(3, 200, 1 << 20, &names);
-        let ctx = SinkContext {
-            meta: &run.meta,
-            symbols: &run.symbols,
-            names: &names,
-        };
+        let ctx = run.context(&names);
         let mut resolve = Resolver::default();
         let mut seen = Vec::new();
         for b in &run.batches {

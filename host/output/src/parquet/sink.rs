@@ -177,11 +177,7 @@ mod tests {
     fn only_the_repeating_columns_are_dictionary_encoded() {
         let names = OperationNames::new();
         let run = sample_run(3, 200, 1024, &names);
-        let ctx = SinkContext {
-            meta: &run.meta,
-            symbols: &run.symbols,
-            names: &names,
-        };
+        let ctx = run.context(&names);
         let dir = tempfile::tempdir().unwrap();
         let mut sink = ParquetSink::new(dir.path(), None);
         sink.begin(&ctx).unwrap();

@@ -5,7 +5,7 @@
 
 use crate::common;
 
-use rocwasm_output::{CsvSink, JsonSink, Outputs, SinkContext, StatsSink};
+use rocwasm_output::{CsvSink, JsonSink, Outputs, StatsSink};
 
 #[test]
 fn each_file_has_one_producer_and_refusals_are_reported() {
@@ -16,11 +16,7 @@ fn each_file_has_one_producer_and_refusals_are_reported() {
         Box::new(JsonSink::new(dir.path(), None)),
         Box::new(StatsSink::new(dir.path(), None)),
     ]);
-    let ctx = SinkContext {
-        meta: &run.meta,
-        symbols: &run.symbols,
-        names: &names,
-    };
+    let ctx = run.context(&names);
     outputs.begin(&ctx);
     let stage = outputs.claims().for_stages();
 

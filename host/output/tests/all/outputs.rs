@@ -14,7 +14,7 @@ use rocwasm_output::{
     SinkContext, WriteTiming,
 };
 
-use crate::common::{context, sample, write_run};
+use crate::common::{sample, write_run};
 
 /// Counts the records it is given; fails or panics at batch `breaks_at`.
 struct Counting {
@@ -53,7 +53,7 @@ impl Sink for Counting {
 #[test]
 fn several_sinks_write_the_same_files_as_each_alone() {
     let (run, names) = sample(7, 400);
-    let ctx = context(&run, &names);
+    let ctx = run.context(&names);
     let together = tempfile::tempdir().unwrap();
     let outputs = outputs_with(
         together.path().to_path_buf(),
@@ -89,7 +89,7 @@ fn several_sinks_write_the_same_files_as_each_alone() {
 #[test]
 fn a_sink_that_fails_or_panics_is_dropped_and_the_others_get_every_batch() {
     let (run, names) = sample(3, 300);
-    let ctx = context(&run, &names);
+    let ctx = run.context(&names);
     let total: u64 = run.batches.iter().map(|b| b.len() as u64).sum();
     for panics in [false, true] {
         let (good, bad) = (Arc::new(AtomicU64::new(0)), Arc::new(AtomicU64::new(0)));
@@ -214,7 +214,7 @@ fn sqlite_rows(db: &std::path::Path) -> Vec<String> {
 #[test]
 fn outputs_written_at_the_end_from_the_spool_are_those_written_during_the_run() {
     let (run, names) = sample(11, 600);
-    let ctx = context(&run, &names);
+    let ctx = run.context(&names);
     let total: u64 = run.batches.iter().map(|b| b.len() as u64).sum();
     let write = |timing: WriteTiming| {
         let dir = tempfile::tempdir().unwrap();
@@ -274,7 +274,7 @@ fn outputs_written_at_the_end_from_the_spool_are_those_written_during_the_run() 
 #[test]
 fn spooled_sinks_claim_their_files_when_the_batch_comes_not_at_the_end() {
     let (run, names) = sample(13, 100);
-    let ctx = context(&run, &names);
+    let ctx = run.context(&names);
     let dir = tempfile::tempdir().unwrap();
     let outputs = outputs_with(
         dir.path().to_path_buf(),

@@ -15,7 +15,7 @@ use std::path::Path;
 
 use rocwasm_core::Batch;
 use rocwasm_output::synthetic::sample_run;
-use rocwasm_output::{OperationNames, ParquetSink, Sink, SinkContext};
+use rocwasm_output::{OperationNames, ParquetSink, Sink};
 
 const RECORDS: u64 = 10_000_000;
 /// The bound on the peak resident set `docs/PARQUET.md` states.
@@ -103,11 +103,7 @@ fn measure() {
     let per_pass: u64 = run.batches.iter().map(|b| b.len() as u64).sum();
     let span = run.meta.end_ns - run.meta.start_ns;
     let dir = tempfile::tempdir().unwrap();
-    let ctx = SinkContext {
-        meta: &run.meta,
-        symbols: &run.symbols,
-        names: &names,
-    };
+    let ctx = run.context(&names);
     let before_mib = peak_rss_kib() / 1024;
     let mut sink = ParquetSink::new(dir.path(), None);
     sink.begin(&ctx).unwrap();

@@ -9,8 +9,8 @@ use std::path::PathBuf;
 
 use rocwasm_output::synthetic::{sample_run, SampleRun};
 use rocwasm_output::{
-    CsvSink, JsonSink, OperationNames, PerfettoSink, RocpdSink, Sink, SinkContext,
-    StatsAccumulator, StatsReport, StatsSink,
+    CsvSink, JsonSink, OperationNames, PerfettoSink, RocpdSink, Sink, StatsAccumulator,
+    StatsReport, StatsSink,
 };
 use rocwasm_replay::{open_with, ReplayOptions};
 
@@ -35,11 +35,7 @@ fn regenerate(dir: &PathBuf) {
         Box::new(PerfettoSink::new(dir, name.clone())),
         Box::new(StatsSink::new(dir, name)),
     ];
-    let ctx = SinkContext {
-        meta: &run.meta,
-        symbols: &run.symbols,
-        names: &names,
-    };
+    let ctx = run.context(&names);
     for s in &mut sinks {
         s.begin(&ctx).unwrap();
     }

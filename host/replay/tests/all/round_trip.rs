@@ -5,17 +5,12 @@ use std::path::Path;
 
 use rocwasm_output::synthetic::{sample_run, SampleRun};
 use rocwasm_output::{
-    CsvSink, JsonSink, OperationNames, RocpdSink, Sink, SinkContext, StatsAccumulator, StatsDomain,
-    StatsReport,
+    CsvSink, JsonSink, OperationNames, RocpdSink, Sink, StatsAccumulator, StatsDomain, StatsReport,
 };
 use rocwasm_replay::{open_with, ReplayOptions, TraceFormat};
 
 fn write(run: &SampleRun, names: &OperationNames, sink: &mut dyn Sink) {
-    let ctx = SinkContext {
-        meta: &run.meta,
-        symbols: &run.symbols,
-        names,
-    };
+    let ctx = run.context(names);
     sink.begin(&ctx).unwrap();
     for b in &run.batches {
         sink.write_batch(b, &ctx).unwrap();

@@ -7,7 +7,7 @@ use std::path::Path;
 
 use rocwasm_core::{ApiCall, Batch, KernelDispatch, MemoryAllocation, MemoryCopy, ScratchMemory};
 use rocwasm_output::synthetic::{sample_run, SampleRun};
-use rocwasm_output::{CsvSink, JsonSink, OperationNames, RocpdSink, Sink, SinkContext};
+use rocwasm_output::{CsvSink, JsonSink, OperationNames, RocpdSink, Sink};
 use rocwasm_replay::{open_with, ReplayOptions, ReplaySource};
 
 fn sample() -> (SampleRun, OperationNames) {
@@ -17,11 +17,7 @@ fn sample() -> (SampleRun, OperationNames) {
 }
 
 fn write(run: &SampleRun, names: &OperationNames, sink: &mut dyn Sink) {
-    let ctx = SinkContext {
-        meta: &run.meta,
-        symbols: &run.symbols,
-        names,
-    };
+    let ctx = run.context(names);
     sink.begin(&ctx).unwrap();
     for b in &run.batches {
         sink.write_batch(b, &ctx).unwrap();

@@ -5,23 +5,14 @@
 use std::path::{Path, PathBuf};
 
 use rocwasm_output::synthetic::{sample_run, SampleRun};
-use rocwasm_output::{OperationNames, Sink, SinkContext};
-
-/// The sink context of a sample run.
-pub fn context<'a>(run: &'a SampleRun, names: &'a OperationNames) -> SinkContext<'a> {
-    SinkContext {
-        meta: &run.meta,
-        symbols: &run.symbols,
-        names,
-    }
-}
+use rocwasm_output::{OperationNames, Sink};
 
 pub fn write_run(
     run: &SampleRun,
     names: &OperationNames,
     sinks: &mut [Box<dyn Sink>],
 ) -> Vec<PathBuf> {
-    let ctx = context(run, names);
+    let ctx = run.context(names);
     let mut files = Vec::new();
     for s in sinks.iter_mut() {
         s.begin(&ctx).unwrap();
