@@ -18,22 +18,29 @@
 //! (the usual order in a live run, where a call's record completes before
 //! its kernel's), so memory grows only with the calls still to come.
 //!
+//! Names, categories and argument names are interned (Perfetto's
+//! `InternedData`, scoped to the file's packet sequence): each is written
+//! once, in the first packet that uses it, and slices carry its iid. Slices
+//! are encoded by [`wire`]; the rarer track descriptors through the
+//! [`proto`] messages.
+//!
 //! Merging: every track uuid, flow id and the `trusted_packet_sequence_id`
 //! derive from [`RunMetadata::process_hash`] (host + pid + start), so the
 //! files of several processes can simply be concatenated (`cat a b > c`):
 //! a trace file is a bare sequence of packets.
 
 pub(crate) mod proto;
+mod wire;
 
 use std::collections::VecDeque;
 use std::fs::File;
-use std::io::{BufWriter, Write};
+use std::io::Write;
 use std::path::PathBuf;
 
 use anyhow::{Context, Result};
 use prost::Message;
 use rocwasm_core::{ApiCall, Batch, BufferTracingKind};
-use rustc_hash::{FxHashMap as HashMap, FxHashSet as HashSet};
+use rustc_hash::FxHashMap as HashMap;
 
 use crate::claims::{OutputClaims, Producer};
 use crate::names::kind_name;
@@ -42,6 +49,43 @@ use crate::sink::{hash_ids, RunMetadata, Sink, SinkContext};
 use crate::stats::kernel_display_name;
 use crate::unfiled::Unfiled;
 use proto::*;
+use wire::{Arg, SliceEncoder};
+
+/// Bytes gathered before one `write(2)` to the file.
+const WRITE_CHUNK: usize = 256 << 10;
+
+/// Hashing of correlation ids for the maps of calls and kernels waiting for
+/// each other.
+///
+/// Why not the usual hash: one counter per process issues the ids, so the
+/// keys in these maps at any time are a window of nearly consecutive
+/// integers that slides forward; with a mixing hash every lookup in the
+/// 65 536-call map was a cache miss (a quarter of the writer's profile).
+/// Here the low bits of the id pick the bucket (neighbours stay neighbours,
+/// and the oldest calls age out in a sequential sweep) and are repeated in
+/// the top 7 bits, which `hashbrown` uses as the tag that tells the
+/// entries of one group apart.
+#[derive(Default, Clone, Copy)]
+struct CorrelationIdHasher(u64);
+
+impl std::hash::Hasher for CorrelationIdHasher {
+    fn write(&mut self, bytes: &[u8]) {
+        // Only u64 keys are hashed here; fold anything else in regardless.
+        for &b in bytes {
+            self.0 = self.0.rotate_left(8) ^ u64::from(b);
+        }
+    }
+
+    fn write_u64(&mut self, id: u64) {
+        self.0 = id ^ (id << 57);
+    }
+
+    fn finish(&self) -> u64 {
+        self.0
+    }
+}
+
+type CorrelationIds = std::hash::BuildHasherDefault<CorrelationIdHasher>;
 
 /// API calls waiting for their kernel before being written without a flow.
 pub const PENDING_API_LIMIT: usize = 1 << 16;
@@ -57,7 +101,9 @@ const FLOW: u64 = 6;
 /// Writes a `.pftrace` file. See the module docs.
 pub struct PerfettoSink {
     path: PathBuf,
-    out: Option<BufWriter<File>>,
+    out: Option<File>,
+    /// Encoded packets not yet written to `out`.
+    buf: Vec<u8>,
     claims: OutputClaims,
     /// The claim of the file was refused: write nothing.
     refused: bool,
@@ -65,17 +111,21 @@ pub struct PerfettoSink {
     sequence_id: u32,
     first_packet: bool,
     pid: u32,
-    described: HashSet<u64>,
+    /// The uuid of every track described so far, by class and ids.
+    tracks: HashMap<[u64; 4], u64>,
+    /// The base flow ids derive from (see [`Self::flow_id`]).
+    flow_seed: u64,
     /// Correlation ids of kernels and copies written before their call.
-    async_ids: HashSet<u64>,
-    pending: HashMap<u64, ApiCall>,
+    async_ids: std::collections::HashSet<u64, CorrelationIds>,
+    pending: std::collections::HashMap<u64, ApiCall, CorrelationIds>,
     pending_order: VecDeque<u64>,
-    names: HashMap<(u32, u32), String>,
-    /// Kind names by kind (slice categories).
-    categories: HashMap<u32, String>,
-    kernel_names: HashMap<u64, String>,
-    /// One packet's encoding, reused.
-    scratch: Vec<u8>,
+    /// Interned name ids of operations, by kind and operation.
+    op_names: HashMap<(u32, u32), u64>,
+    /// Interned category ids (kind names), by kind.
+    categories: HashMap<u32, u64>,
+    /// Interned name ids of kernels whose symbol is known.
+    kernel_names: HashMap<u64, u64>,
+    slices: SliceEncoder,
     /// Records with no place in the trace: see [`Sink::notes`].
     unfiled: Unfiled,
 }
@@ -92,20 +142,22 @@ impl PerfettoSink {
         Self {
             path: path.into(),
             out: None,
+            buf: Vec::new(),
             claims: OutputClaims::new(),
             refused: false,
             seed: 0,
             sequence_id: 1,
             first_packet: true,
             pid: 0,
-            described: HashSet::default(),
-            async_ids: HashSet::default(),
-            pending: HashMap::default(),
+            tracks: HashMap::default(),
+            flow_seed: 0,
+            async_ids: Default::default(),
+            pending: Default::default(),
             pending_order: VecDeque::new(),
-            names: HashMap::default(),
+            op_names: HashMap::default(),
             categories: HashMap::default(),
             kernel_names: HashMap::default(),
-            scratch: Vec::new(),
+            slices: SliceEncoder::default(),
             unfiled: Unfiled::default(),
         }
     }
@@ -118,8 +170,29 @@ impl PerfettoSink {
         hash_ids(self.seed, &all[..=ids.len()])
     }
 
+    /// A track's uuid, and whether this is its first use (it needs its
+    /// descriptor written). Remembered: the uuid's hash runs once a track.
+    fn track_uuid(&mut self, class: u64, ids: &[u64]) -> (u64, bool) {
+        let mut key = [0u64; 4];
+        key[0] = class;
+        key[1..=ids.len()].copy_from_slice(ids);
+        if let Some(&uuid) = self.tracks.get(&key) {
+            return (uuid, false);
+        }
+        let uuid = self.uuid(class, ids);
+        self.tracks.insert(key, uuid);
+        (uuid, true)
+    }
+
+    /// The flow id of a correlation id: the process's flow seed mixed with
+    /// the id by SplitMix64's finaliser, a bijection, so two correlation ids
+    /// of one process never share a flow, and the seed (from the process
+    /// hash) keeps concatenated processes apart.
     fn flow_id(&self, correlation_id: u64) -> u64 {
-        self.uuid(FLOW, &[correlation_id])
+        let mut z = self.flow_seed ^ correlation_id;
+        z = (z ^ (z >> 30)).wrapping_mul(0xbf58_476d_1ce4_e5b9);
+        z = (z ^ (z >> 27)).wrapping_mul(0x94d0_49bb_1331_11eb);
+        z ^ (z >> 31)
     }
 
     fn emit(&mut self, mut packet: TracePacket) -> Result<()> {
@@ -129,26 +202,63 @@ impl PerfettoSink {
             packet.first_packet_on_sequence = Some(true);
             self.first_packet = false;
         }
+        // Field 1 (Trace.packet), wire type 2 (length-delimited).
+        self.buf.push(0x0a);
+        packet.encode_length_delimited(&mut self.buf)?;
+        self.write_out(WRITE_CHUNK)
+    }
+
+    /// Writes the buffered packets once there are at least `min` bytes.
+    fn write_out(&mut self, min: usize) -> Result<()> {
+        if self.buf.len() < min {
+            return Ok(());
+        }
         let out = self
             .out
             .as_mut()
             .context("perfetto sink used before begin()")?;
-        // Field 1 (Trace.packet), wire type 2 (length-delimited).
-        self.scratch.clear();
-        self.scratch.push(0x0a);
-        packet.encode_length_delimited(&mut self.scratch)?;
-        out.write_all(&self.scratch)?;
+        out.write_all(&self.buf)
+            .with_context(|| format!("writing {}", self.path.display()))?;
+        self.buf.clear();
         Ok(())
     }
 
-    fn describe(&mut self, uuid: u64, desc: TrackDescriptor) -> Result<()> {
-        if self.described.insert(uuid) {
-            self.emit(TracePacket {
-                track_descriptor: Some(desc),
-                ..Default::default()
-            })?;
+    /// Writes the slice the encoder holds (begun, with its arguments) from
+    /// `start` to `end` on `track`.
+    fn close_slice(&mut self, track: u64, start: u64, end: u64) -> Result<()> {
+        self.slices.write(&mut self.buf, self.sequence_id, start);
+        self.slices.end(track);
+        self.slices
+            .write(&mut self.buf, self.sequence_id, end.max(start));
+        self.write_out(WRITE_CHUNK)
+    }
+
+    /// The interned id of an operation's name (an API function, a copy
+    /// direction).
+    fn operation_name(&mut self, ctx: &SinkContext<'_>, kind: u32, operation: u32) -> u64 {
+        if let Some(&iid) = self.op_names.get(&(kind, operation)) {
+            return iid;
         }
-        Ok(())
+        let iid = self.slices.name(&ctx.names.name(kind, operation));
+        self.op_names.insert((kind, operation), iid);
+        iid
+    }
+
+    /// The interned id of a kind's name as a category.
+    fn category(&mut self, kind: u32) -> u64 {
+        if let Some(&iid) = self.categories.get(&kind) {
+            return iid;
+        }
+        let iid = self.slices.category(&kind_name(kind));
+        self.categories.insert(kind, iid);
+        iid
+    }
+
+    fn describe(&mut self, desc: TrackDescriptor) -> Result<()> {
+        self.emit(TracePacket {
+            track_descriptor: Some(desc),
+            ..Default::default()
+        })
     }
 
     fn process_uuid(&self) -> u64 {
@@ -156,8 +266,8 @@ impl PerfettoSink {
     }
 
     fn thread_track(&mut self, tid: u64) -> Result<u64> {
-        let uuid = self.uuid(T_THREAD, &[tid]);
-        if !self.described.contains(&uuid) {
+        let (uuid, new) = self.track_uuid(T_THREAD, &[tid]);
+        if new {
             let desc = TrackDescriptor {
                 uuid: Some(uuid),
                 parent_uuid: Some(self.process_uuid()),
@@ -168,14 +278,14 @@ impl PerfettoSink {
                 }),
                 ..Default::default()
             };
-            self.describe(uuid, desc)?;
+            self.describe(desc)?;
         }
         Ok(uuid)
     }
 
     fn agent_track(&mut self, ctx: &SinkContext<'_>, agent: u64) -> Result<u64> {
-        let uuid = self.uuid(T_AGENT, &[agent]);
-        if !self.described.contains(&uuid) {
+        let (uuid, new) = self.track_uuid(T_AGENT, &[agent]);
+        if new {
             let name = match ctx.symbols.agent(agent) {
                 Some(a) => format!("Agent {} ({})", a.node_id, a.name),
                 None => format!("Agent {agent}"),
@@ -186,84 +296,40 @@ impl PerfettoSink {
                 name: Some(name),
                 ..Default::default()
             };
-            self.describe(uuid, desc)?;
+            self.describe(desc)?;
         }
         Ok(uuid)
     }
 
-    fn child_track(&mut self, parent: u64, class: u64, ids: &[u64], name: String) -> Result<u64> {
-        let uuid = self.uuid(class, ids);
-        if !self.described.contains(&uuid) {
+    fn child_track(
+        &mut self,
+        parent: u64,
+        class: u64,
+        ids: &[u64],
+        name: impl FnOnce() -> String,
+    ) -> Result<u64> {
+        let (uuid, new) = self.track_uuid(class, ids);
+        if new {
             let desc = TrackDescriptor {
                 uuid: Some(uuid),
                 parent_uuid: Some(parent),
-                name: Some(name),
+                name: Some(name()),
                 ..Default::default()
             };
-            self.describe(uuid, desc)?;
+            self.describe(desc)?;
         }
         Ok(uuid)
-    }
-
-    #[allow(clippy::too_many_arguments)]
-    fn slice(
-        &mut self,
-        track: u64,
-        start: u64,
-        end: u64,
-        name: String,
-        category: String,
-        flow: Option<u64>,
-        args: Vec<DebugAnnotation>,
-    ) -> Result<()> {
-        let begin = TrackEvent {
-            r#type: Some(TrackEventType::SliceBegin as i32),
-            track_uuid: Some(track),
-            name: Some(name),
-            categories: vec![category],
-            flow_ids: flow.into_iter().collect(),
-            debug_annotations: args,
-            ..Default::default()
-        };
-        self.emit(TracePacket {
-            timestamp: Some(start),
-            track_event: Some(begin),
-            ..Default::default()
-        })?;
-        let end_event = TrackEvent {
-            r#type: Some(TrackEventType::SliceEnd as i32),
-            track_uuid: Some(track),
-            ..Default::default()
-        };
-        self.emit(TracePacket {
-            timestamp: Some(end.max(start)),
-            track_event: Some(end_event),
-            ..Default::default()
-        })
     }
 
     fn write_api(&mut self, ctx: &SinkContext<'_>, call: ApiCall, with_flow: bool) -> Result<()> {
         let track = self.thread_track(call.thread_id)?;
-        let name = self
-            .names
-            .entry((call.kind, call.operation))
-            .or_insert_with(|| ctx.names.name(call.kind, call.operation).to_string())
-            .clone();
-        let category = self
-            .categories
-            .entry(call.kind)
-            .or_insert_with(|| kind_name(call.kind).into_owned())
-            .clone();
+        let name = self.operation_name(ctx, call.kind, call.operation);
+        let category = self.category(call.kind);
         let flow = with_flow.then(|| self.flow_id(call.correlation_id));
-        self.slice(
-            track,
-            call.start,
-            call.end,
-            name,
-            category,
-            flow,
-            vec![uint_arg("correlation_id", call.correlation_id)],
-        )
+        self.slices.begin(track, category, name, flow);
+        self.slices
+            .uint_arg(Arg::CorrelationId, call.correlation_id);
+        self.close_slice(track, call.start, call.end)
     }
 
     fn flush_pending(&mut self, ctx: &SinkContext<'_>, keep: usize) -> Result<()> {
@@ -285,14 +351,6 @@ impl PerfettoSink {
         }
         self.async_ids.insert(corr);
         Ok(())
-    }
-}
-
-fn uint_arg(name: &str, v: u64) -> DebugAnnotation {
-    DebugAnnotation {
-        name: Some(name.to_string()),
-        uint_value: Some(v),
-        ..Default::default()
     }
 }
 
@@ -326,13 +384,15 @@ impl Sink for PerfettoSink {
         }
         let f = File::create(&self.path)
             .with_context(|| format!("creating {}", self.path.display()))?;
-        self.out = Some(BufWriter::with_capacity(1 << 16, f));
+        self.out = Some(f);
+        self.buf = Vec::with_capacity(WRITE_CHUNK + (64 << 10));
         self.seed = ctx.meta.process_hash();
         self.pid = ctx.meta.pid;
         // Sequence id 0 is reserved by Perfetto; keep it well clear of the
         // small ids a tracing service hands out.
         self.sequence_id = ((self.seed >> 32) as u32 ^ self.seed as u32) | 0x8000_0000;
-        let uuid = self.process_uuid();
+        self.flow_seed = self.uuid(FLOW, &[]);
+        let (uuid, _) = self.track_uuid(T_PROCESS, &[]);
         let desc = TrackDescriptor {
             uuid: Some(uuid),
             process: Some(ProcessDescriptor {
@@ -342,7 +402,7 @@ impl Sink for PerfettoSink {
             }),
             ..Default::default()
         };
-        self.describe(uuid, desc)
+        self.describe(desc)
     }
 
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
@@ -350,60 +410,47 @@ impl Sink for PerfettoSink {
             return Ok(());
         }
         self.unfiled.count_unplaced_tables(batch);
+        let dispatch_kind = BufferTracingKind::KernelDispatch.raw();
+        let copy_kind = BufferTracingKind::MemoryCopy.raw();
         let k = &batch.kernel_dispatches;
         for i in 0..k.len() {
             let agent = self.agent_track(ctx, k.agent_id[i])?;
-            let queue = self.child_track(
-                agent,
-                T_QUEUE,
-                &[k.agent_id[i], k.queue_id[i]],
-                format!("Queue {}", k.queue_id[i]),
-            )?;
+            let queue =
+                self.child_track(agent, T_QUEUE, &[k.agent_id[i], k.queue_id[i]], || {
+                    format!("Queue {}", k.queue_id[i])
+                })?;
             let kid = k.kernel_id[i];
             let name = match self.kernel_names.get(&kid) {
-                Some(n) => n.clone(),
+                Some(&iid) => iid,
                 None => {
-                    let n = kernel_display_name(ctx.symbols, kid);
+                    let iid = self.slices.name(&kernel_display_name(ctx.symbols, kid));
+                    // A kernel without its symbol yet may get one later.
                     if ctx.symbols.kernel(kid).is_some() {
-                        self.kernel_names.insert(kid, n.clone());
+                        self.kernel_names.insert(kid, iid);
                     }
-                    n
+                    iid
                 }
             };
             let corr = k.correlation_id[i];
-            let args = vec![
-                uint_arg("correlation_id", corr),
-                uint_arg("kernel_id", kid),
-                uint_arg("dispatch_id", k.dispatch_id[i]),
-                DebugAnnotation {
-                    name: Some("grid".into()),
-                    string_value: Some(format!("{}x{}x{}", k.grid_x[i], k.grid_y[i], k.grid_z[i])),
-                    ..Default::default()
-                },
-                DebugAnnotation {
-                    name: Some("workgroup".into()),
-                    string_value: Some(format!(
-                        "{}x{}x{}",
-                        k.workgroup_x[i], k.workgroup_y[i], k.workgroup_z[i]
-                    )),
-                    ..Default::default()
-                },
-            ];
             let flow = Some(self.flow_id(corr));
-            self.slice(
-                queue,
-                k.start[i],
-                k.end[i],
-                name,
-                "KERNEL_DISPATCH".into(),
-                flow,
-                args,
-            )?;
+            let category = self.category(dispatch_kind);
+            self.slices.begin(queue, category, name, flow);
+            self.slices.uint_arg(Arg::CorrelationId, corr);
+            self.slices.uint_arg(Arg::KernelId, kid);
+            self.slices.uint_arg(Arg::DispatchId, k.dispatch_id[i]);
+            self.slices
+                .dims_arg(Arg::Grid, k.grid_x[i], k.grid_y[i], k.grid_z[i]);
+            self.slices.dims_arg(
+                Arg::Workgroup,
+                k.workgroup_x[i],
+                k.workgroup_y[i],
+                k.workgroup_z[i],
+            );
+            self.close_slice(queue, k.start[i], k.end[i])?;
             self.async_seen(ctx, corr)?;
         }
 
         let c = &batch.memory_copies;
-        let copy_kind = BufferTracingKind::MemoryCopy.raw();
         for i in 0..c.len() {
             // Host-to-device copies sit on the destination agent, others on the source.
             let agent_id = if c.operation[i] == 2 {
@@ -412,28 +459,21 @@ impl Sink for PerfettoSink {
                 c.src_agent_id[i]
             };
             let agent = self.agent_track(ctx, agent_id)?;
-            let dir = ctx.names.name(copy_kind, c.operation[i]).to_string();
+            let direction = ctx.names.name(copy_kind, c.operation[i]);
             let track = self.child_track(
                 agent,
                 T_COPY,
                 &[agent_id, u64::from(c.operation[i]), c.stream_id[i]],
-                format!("{dir} (stream {})", c.stream_id[i]),
+                || format!("{direction} (stream {})", c.stream_id[i]),
             )?;
+            let name = self.operation_name(ctx, copy_kind, c.operation[i]);
             let corr = c.correlation_id[i];
-            let args = vec![
-                uint_arg("correlation_id", corr),
-                uint_arg("bytes", c.bytes[i]),
-            ];
             let flow = Some(self.flow_id(corr));
-            self.slice(
-                track,
-                c.start[i],
-                c.end[i],
-                dir,
-                "MEMORY_COPY".into(),
-                flow,
-                args,
-            )?;
+            let category = self.category(copy_kind);
+            self.slices.begin(track, category, name, flow);
+            self.slices.uint_arg(Arg::CorrelationId, corr);
+            self.slices.uint_arg(Arg::Bytes, c.bytes[i]);
+            self.close_slice(track, c.start[i], c.end[i])?;
             self.async_seen(ctx, corr)?;
         }
 
@@ -460,12 +500,10 @@ impl Sink for PerfettoSink {
             return Ok(Vec::new());
         }
         self.flush_pending(ctx, 0)?;
-        let mut out = self
-            .out
+        self.write_out(0)?;
+        self.out
             .take()
             .context("perfetto sink finished before begin()")?;
-        out.flush()
-            .with_context(|| format!("writing {}", self.path.display()))?;
         Ok(vec![self.path.clone()])
     }
 }

@@ -1,14 +1,19 @@
 //! The Perfetto trace parses with Perfetto's own protobuf decoder (PyPI
-//! `perfetto`), has no field the schema does not know, and two processes'
+//! `perfetto`), has no field the schema does not know, resolves every
+//! interned name as a trace processor would (on its own packet sequence,
+//! after the sequence's state was cleared, in a packet that says it needs
+//! that state), names every slice as the records do, and two processes'
 //! traces concatenate into one that still parses with summed counts.
 
 use crate::common;
 
-use std::collections::HashSet;
+use std::collections::{BTreeSet, HashSet};
 use std::path::Path;
 use std::process::Command;
 
-use rocwasm_output::PerfettoSink;
+use rocwasm_core::BufferTracingKind;
+use rocwasm_output::stats::kernel_display_name;
+use rocwasm_output::{OperationNames, PerfettoSink};
 
 const CHECK: &str = r#"
 import sys
@@ -28,8 +33,23 @@ def unknown(msg):
 
 trace = Trace.FromString(open(sys.argv[1], 'rb').read())
 tracks, slices, ends, flows, seqs, procs, threads = 0, 0, 0, {}, set(), 0, 0
+# Interned strings per sequence: (names, categories, argument names); a
+# sequence has state only once a packet of it cleared it.
+state, unresolved, names = {}, 0, set()
+CLEARED, NEEDS = 1, 2
 for p in trace.packet:
-    seqs.add(p.trusted_packet_sequence_id)
+    seq = p.trusted_packet_sequence_id
+    seqs.add(seq)
+    if p.sequence_flags & CLEARED:
+        state[seq] = ({}, {}, {})
+    if p.HasField('interned_data'):
+        if seq not in state:
+            unresolved += 1
+            continue
+        d = p.interned_data
+        for table, entries in zip(state[seq], (d.event_names, d.event_categories, d.debug_annotation_names)):
+            for e in entries:
+                table[e.iid] = e.name
     if p.HasField('track_descriptor'):
         tracks += 1
         procs += p.track_descriptor.HasField('process')
@@ -38,12 +58,22 @@ for p in trace.packet:
         e = p.track_event
         if e.type == TrackEvent.TYPE_SLICE_BEGIN:
             slices += 1
+            ev_names, cats, args = state.get(seq, ({}, {}, {}))
+            ok = (seq in state and p.sequence_flags & NEEDS
+                  and e.name_iid in ev_names
+                  and len(e.category_iids) == 1 and e.category_iids[0] in cats
+                  and all(a.name_iid in args for a in e.debug_annotations))
+            if ok:
+                names.add(ev_names[e.name_iid])
+            else:
+                unresolved += 1
         elif e.type == TrackEvent.TYPE_SLICE_END:
             ends += 1
         for f in e.flow_ids:
             flows[f] = flows.get(f, 0) + 1
 linked = sum(1 for c in flows.values() if c >= 2)
-print(f"packets={len(trace.packet)} unknown={unknown(trace)} tracks={tracks} processes={procs} threads={threads} slices={slices} ends={ends} flows={linked} sequences={len(seqs)}")
+print("names=" + "|".join(sorted(names)))
+print(f"packets={len(trace.packet)} unknown={unknown(trace)} unresolved={unresolved} tracks={tracks} processes={procs} threads={threads} slices={slices} ends={ends} flows={linked} sequences={len(seqs)}")
 "#;
 
 /// Installs the decoder on a machine that lacks it (PyPI is reachable).
@@ -86,6 +116,25 @@ fn decode(path: &Path) -> String {
         String::from_utf8_lossy(&out.stderr)
     );
     String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
+/// The slice names the trace must resolve to: every call's function, every
+/// kernel's name, every copy's direction.
+fn expected_names(run: &rocwasm_output::synthetic::SampleRun, names: &OperationNames) -> String {
+    let copy = BufferTracingKind::MemoryCopy.raw();
+    let mut all = BTreeSet::new();
+    for b in &run.batches {
+        for a in b.api_calls.rows() {
+            all.insert(names.name(a.kind, a.operation).to_string());
+        }
+        for k in b.kernel_dispatches.rows() {
+            all.insert(kernel_display_name(&run.symbols, k.kernel_id));
+        }
+        for c in b.memory_copies.rows() {
+            all.insert(names.name(copy, c.operation).to_string());
+        }
+    }
+    format!("names={}", all.into_iter().collect::<Vec<_>>().join("|"))
 }
 
 /// What the trace must contain, computed from the batches.
@@ -132,9 +181,12 @@ fn perfetto_decoder_parses_and_two_traces_concatenate() {
     let (tb, thb, sb, fb) = expected(&b);
     let got_a = decode(&pa);
     let want_a = format!(
-        "unknown=0 tracks={ta} processes=1 threads={tha} slices={sa} ends={sa} flows={fa} sequences=1"
+        "unknown=0 unresolved=0 tracks={ta} processes=1 threads={tha} slices={sa} ends={sa} flows={fa} sequences=1"
     );
     assert!(got_a.ends_with(&want_a), "got {got_a}\nwant …{want_a}");
+    let names_line = got_a.lines().next().unwrap();
+    assert_eq!(names_line, expected_names(&a, &names_a));
+    assert!(names_line.contains("hipLaunchKernel"), "{names_line}");
     let got_b = decode(&pb);
     assert!(
         got_b.contains(&format!("slices={sb} ends={sb} flows={fb}")),
@@ -148,7 +200,7 @@ fn perfetto_decoder_parses_and_two_traces_concatenate() {
     std::fs::write(&ab, bytes).unwrap();
     let got = decode(&ab);
     let want = format!(
-        "unknown=0 tracks={} processes=2 threads={} slices={} ends={} flows={} sequences=2",
+        "unknown=0 unresolved=0 tracks={} processes=2 threads={} slices={} ends={} flows={} sequences=2",
         ta + tb,
         tha + thb,
         sa + sb,
