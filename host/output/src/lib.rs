@@ -33,6 +33,7 @@
 
 pub mod claims;
 pub mod csv;
+pub(crate) mod decimal;
 pub mod json;
 pub mod names;
 pub mod outputs;

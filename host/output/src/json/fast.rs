@@ -4,7 +4,7 @@
 //! Why: serde writes every key through its string escaper, and keys were
 //! most of a record's time (`perf` of the writers bench: `serialize_str`
 //! 14 %, the largest entry). Here keys are literal bytes and numbers go
-//! through `itoa`; a test compares the output with serde's for edge values,
+//! through [`crate::decimal`]; a test compares the output with serde's for edge values,
 //! so the schema stays the one definition of the format.
 
 use super::schema::{ApiRecord, Dim3, DispatchRecord, Handle};
@@ -40,9 +40,9 @@ impl<'a> Obj<'a> {
         self.out
     }
 
-    fn num(&mut self, k: &str, n: impl itoa::Integer) -> &mut Self {
+    fn num(&mut self, k: &str, n: impl Into<u64>) -> &mut Self {
         let out = self.key(k);
-        out.extend_from_slice(itoa::Buffer::new().format(n).as_bytes());
+        crate::decimal::decimal(out, n.into());
         self
     }
 
