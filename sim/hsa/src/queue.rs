@@ -88,8 +88,18 @@ impl Queue {
         self.header(index).load(Ordering::Acquire) & HSA_PACKET_HEADER_TYPE_MASK
     }
 
+    /// Whether packet `index` has been published.
+    ///
+    /// Only an index within one ring of the read index can be: beyond it,
+    /// the slot still holds the packet a ring earlier. (Without that bound
+    /// an intercept batch, which gathers every ready packet before retiring
+    /// any, took the slot of its own first packet a second time once the
+    /// application had reserved that index and waited for room; it then ran
+    /// the packet twice and moved the read index past the reservation, and
+    /// the application waited for room for ever.)
     fn ready(&self, index: u64) -> bool {
-        self.write_index.load(Ordering::Acquire) > index
+        index < self.read_index.load(Ordering::Acquire) + u64::from(self.hsa.size)
+            && self.write_index.load(Ordering::Acquire) > index
             && self.packet_type(index) != HSA_PACKET_TYPE_INVALID
     }
 
@@ -553,4 +563,114 @@ pub extern "C" fn hsa_queue_cas_write_index(
 
 pub extern "C" fn hsa_queue_add_write_index(queue: *const hsa_queue_t, value: u64) -> u64 {
     with_queue(queue, |q| q.write_index.fetch_add(value, Ordering::AcqRel))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::Condvar;
+    use std::time::{Duration, Instant};
+
+    /// Packets the test's intercept handler forwarded, and whether it may
+    /// return (it waits in its first call until the test opens the gate).
+    static SEEN: AtomicU64 = AtomicU64::new(0);
+    static GATE: (Mutex<bool>, Condvar) = (Mutex::new(false), Condvar::new());
+
+    unsafe extern "C" fn gated_forward(
+        pkts: *const c_void,
+        count: u64,
+        _first: u64,
+        _data: *mut c_void,
+        writer: InterceptWriter,
+    ) {
+        SEEN.fetch_add(count, Ordering::SeqCst);
+        let (open, changed) = &GATE;
+        let mut open = open.lock().unwrap();
+        while !*open {
+            open = changed.wait(open).unwrap();
+        }
+        // SAFETY: forwards the packets this handler was given, unchanged.
+        unsafe { writer(pkts, count) };
+    }
+
+    /// Publishes an empty barrier-AND packet (no dependencies, no completion
+    /// signal: it runs at once) at `index`, as an application does.
+    fn publish(q: &Queue, index: u64) {
+        // SAFETY: the test reserved `index`, which is within one ring of the
+        // read index; the header is published last with a release store.
+        unsafe { q.slot(index).write_volatile([0; 8]) };
+        q.header(index)
+            .store(HSA_PACKET_TYPE_BARRIER_AND, Ordering::Release);
+    }
+
+    fn wait_for(what: &str, mut done: impl FnMut() -> bool) {
+        let deadline = Instant::now() + Duration::from_secs(20);
+        while !done() {
+            assert!(Instant::now() < deadline, "timed out waiting for {what}");
+            std::thread::sleep(Duration::from_millis(1));
+        }
+    }
+
+    /// The application has filled the ring and reserved the next index,
+    /// which names the slot of the oldest packet not yet taken: the
+    /// processor must take every published packet once, stop before the
+    /// reservation, and leave the read index where the application can
+    /// write it.
+    #[test]
+    fn an_intercept_batch_stops_at_a_reserved_slot_of_a_full_ring() {
+        assert_eq!(crate::core::hsa_init(), HSA_STATUS_SUCCESS);
+        let gpu = runtime::get()
+            .agents
+            .iter()
+            .find(|a| a.is_gpu())
+            .expect("the default scenario has a GPU")
+            .handle;
+        let size = 64u32;
+        let mut raw = std::ptr::null_mut();
+        let status = hsa_amd_queue_intercept_create(
+            hsa_agent_t { handle: gpu },
+            size,
+            0,
+            None,
+            std::ptr::null_mut(),
+            0,
+            0,
+            &mut raw,
+        );
+        assert_eq!(status, HSA_STATUS_SUCCESS);
+        assert_eq!(
+            hsa_amd_queue_intercept_register(raw, Some(gated_forward), std::ptr::null_mut()),
+            HSA_STATUS_SUCCESS
+        );
+        let q = get(raw).unwrap();
+        let reserve = || q.write_index.fetch_add(1, Ordering::AcqRel);
+
+        // Packet 0 is taken alone; the handler holds the processor there.
+        publish(&q, reserve());
+        wait_for("the first batch", || SEEN.load(Ordering::SeqCst) == 1);
+        // The application fills the ring (1 ..= size: the last one in the
+        // slot of packet 0, which is retired) and reserves one more, which
+        // names the slot of packet 1 and must wait for room.
+        for _ in 1..=size {
+            publish(&q, reserve());
+        }
+        let waiting = reserve();
+        assert_eq!(waiting, u64::from(size) + 1);
+        *GATE.0.lock().unwrap() = true;
+        GATE.1.notify_all();
+
+        wait_for("the published packets", || {
+            q.read_index.load(Ordering::Acquire) >= u64::from(size) + 1
+        });
+        // Every published packet once; the reserved one not yet.
+        assert_eq!(SEEN.load(Ordering::SeqCst), u64::from(size) + 1);
+        assert_eq!(q.read_index.load(Ordering::Acquire), waiting);
+        // Now it is written, and taken.
+        publish(&q, waiting);
+        wait_for("the last packet", || {
+            q.read_index.load(Ordering::Acquire) > waiting
+        });
+        assert_eq!(SEEN.load(Ordering::SeqCst), u64::from(size) + 2);
+        assert_eq!(hsa_queue_destroy(raw), HSA_STATUS_SUCCESS);
+    }
 }
