@@ -343,12 +343,20 @@ impl Stream {
         if !all && state.pending.len() < 256 {
             return;
         }
-        let Some(newest_done) = state
+        // Work completes in order: the newest completed signal is the one
+        // before the oldest still running. Looked for from the oldest end,
+        // a stream far ahead of its queue loads one signal here rather than
+        // every one still running (past 256 waiting signals this runs on
+        // every launch).
+        let newest_done = match state
             .pending
             .iter()
-            .rposition(|(signal, _)| hsa::signal_load(*signal) < 1)
-        else {
-            return;
+            .position(|(signal, _)| hsa::signal_load(*signal) >= 1)
+        {
+            Some(0) => return,
+            Some(running) => running - 1,
+            None if state.pending.is_empty() => return,
+            None => state.pending.len() - 1,
         };
         // The stream's last signal, the newest submitted, is never before
         // the newest completed one: it is kept.
