@@ -26,6 +26,8 @@
 //!   read back).
 //! - [`resolve`]: kernel, agent and operation names as the trace files
 //!   print them (shared by CSV and Parquet).
+//! - `decimal`: unsigned integers in decimal, appended in place (shared by
+//!   CSV and JSON, where numbers are most of the bytes).
 //! - [`outputs`]: building the sinks of `--output-format` and driving them.
 //! - `spool`: a live run's batches kept on disk until the run ends, so that
 //!   the application never waits for a format ([`WriteTiming::AtEnd`]).
