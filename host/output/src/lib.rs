@@ -24,7 +24,7 @@
 //! - [`parquet`]: Apache Parquet files, one per trace table, with the CSV
 //!   files' columns plus the writing process's identity (written, never
 //!   read back).
-//! - [`resolve`]: kernel, agent and operation names as the trace files
+//! - `resolve`: kernel, agent and operation names as the trace files
 //!   print them (shared by CSV and Parquet).
 //! - `decimal`: unsigned integers in decimal, appended in place (shared by
 //!   CSV and JSON, where numbers are most of the bytes).

@@ -53,7 +53,7 @@ pub struct OutputOptions {
 /// dropped like one that fails.
 ///
 /// With [`WriteTiming::AtEnd`], [`Outputs::write_batch`] only appends the
-/// batch to a spool (see [`crate::spool`]) and [`Outputs::finish`] hands
+/// batch to a spool (see `crate::spool`) and [`Outputs::finish`] hands
 /// every spooled batch to the sinks and the statistics before finishing
 /// them: the same batches, in the same order, with the run's final symbols
 /// and metadata. The sinks still open their files in [`Outputs::begin`], so

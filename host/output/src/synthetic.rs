@@ -23,7 +23,7 @@ pub struct SampleRun {
     /// What [`sample_symbols`] returns: the agents and kernels the records
     /// refer to.
     pub symbols: SymbolTable,
-    /// The records, cut by [`split`] into batches of at most `batch_rows`
+    /// The records, cut by [`Batch::split`](rocwasm_core::Batch::split) into batches of at most `batch_rows`
     /// records per family.
     pub batches: Vec<Batch>,
 }

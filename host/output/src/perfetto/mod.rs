@@ -21,8 +21,8 @@
 //! Names, categories and argument names are interned (Perfetto's
 //! `InternedData`, scoped to the file's packet sequence): each is written
 //! once, in the first packet that uses it, and slices carry its iid. Slices
-//! are encoded by [`wire`]; the rarer track descriptors through the
-//! [`proto`] messages.
+//! are encoded by `wire`; the rarer track descriptors through the
+//! `proto` messages.
 //!
 //! Merging: every track uuid, flow id and the `trusted_packet_sequence_id`
 //! derive from [`RunMetadata::process_hash`] (host + pid + start), so the

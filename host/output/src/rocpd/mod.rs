@@ -35,7 +35,7 @@
 //! no such kernel (then under a placeholder code object row).
 //!
 //! Speed: one transaction per batch, rows written 64 to a statement
-//! ([`rows`]), string ids cached by kind and operation, ids assigned
+//! (`rows`), string ids cached by kind and operation, ids assigned
 //! here rather than read back, `synchronous = OFF` while writing (a crashed
 //! run's database is not worth an fsync per batch).
 
