@@ -8,9 +8,10 @@
 //! most of the writer's time. The fields of a slice are all integers and
 //! interned ids (see [`Interner`]), so their lengths are known before a byte
 //! is written and one packet is one pass over a reused buffer. The field
-//! numbers are those of [`super::proto`] (the same Perfetto protos); the
-//! decoder test parses what this writes with Perfetto's own schema and
-//! resolves every interned id.
+//! numbers are Perfetto's (`trace_packet.proto`, `track_event.proto`,
+//! `debug_annotation.proto`, `interned_data.proto`); the decoder test parses
+//! what this writes with Perfetto's own schema and resolves every interned
+//! id.
 
 use prost::encoding::{encoded_len_varint, key_len, WireType};
 use rustc_hash::FxHashMap as HashMap;
@@ -126,13 +127,19 @@ impl Interner {
         }
         let iid = self.ids.len() as u64 + 1;
         self.ids.insert(s.to_owned(), iid);
-        let len = varint_len(1, iid) + bytes_len(2, s.len());
-        encode_key(field, WireType::LengthDelimited, new);
-        encode_varint(len as u64, new);
-        varint(new, 1, iid);
-        bytes(new, 2, s.as_bytes());
+        interned_entry(new, field, iid, s);
         iid
     }
+}
+
+/// Appends one `{ iid = 1, name = 2 }` entry as field `field` of
+/// `InternedData`.
+fn interned_entry(new: &mut Vec<u8>, field: u32, iid: u64, name: &str) {
+    let len = varint_len(1, iid) + bytes_len(2, name.len());
+    encode_key(field, WireType::LengthDelimited, new);
+    encode_varint(len as u64, new);
+    varint(new, 1, iid);
+    bytes(new, 2, name.as_bytes());
 }
 
 /// Encodes slice packets into the writer's buffer: the track event being
@@ -218,16 +225,13 @@ impl SliceEncoder {
     pub(crate) fn write(&mut self, out: &mut Vec<u8>, sequence_id: u32, timestamp: u64) {
         if !self.args_interned {
             self.args_interned = true;
-            for (i, n) in ARG_NAMES.iter().enumerate() {
-                let len = varint_len(1, i as u64 + 1) + bytes_len(2, n.len());
-                encode_key(
-                    INTERNED_ARG_NAMES,
-                    WireType::LengthDelimited,
+            for (i, name) in ARG_NAMES.iter().enumerate() {
+                interned_entry(
                     &mut self.new_interned,
+                    INTERNED_ARG_NAMES,
+                    i as u64 + 1,
+                    name,
                 );
-                encode_varint(len as u64, &mut self.new_interned);
-                varint(&mut self.new_interned, 1, i as u64 + 1);
-                bytes(&mut self.new_interned, 2, n.as_bytes());
             }
         }
         let mut len = varint_len(PACKET_TIMESTAMP, timestamp)
