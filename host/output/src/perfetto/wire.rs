@@ -47,18 +47,7 @@ const INTERNED_CATEGORIES: u32 = 1;
 const INTERNED_EVENT_NAMES: u32 = 2;
 const INTERNED_ARG_NAMES: u32 = 3;
 
-/// The names of the slice arguments this writer uses; an argument's iid is
-/// its index here plus one ([`Arg`]).
-const ARG_NAMES: [&str; 6] = [
-    "correlation_id",
-    "kernel_id",
-    "dispatch_id",
-    "grid",
-    "workgroup",
-    "bytes",
-];
-
-/// A slice argument's name, as its interned id.
+/// A slice argument's name; its interned id is its discriminant.
 #[derive(Clone, Copy)]
 #[repr(u64)]
 pub(crate) enum Arg {
@@ -68,6 +57,30 @@ pub(crate) enum Arg {
     Grid = 4,
     Workgroup = 5,
     Bytes = 6,
+}
+
+impl Arg {
+    /// Every argument, interned together in a sequence's first slice.
+    const ALL: [Arg; 6] = [
+        Arg::CorrelationId,
+        Arg::KernelId,
+        Arg::DispatchId,
+        Arg::Grid,
+        Arg::Workgroup,
+        Arg::Bytes,
+    ];
+
+    /// The name shown with the slice.
+    fn name(self) -> &'static str {
+        match self {
+            Arg::CorrelationId => "correlation_id",
+            Arg::KernelId => "kernel_id",
+            Arg::DispatchId => "dispatch_id",
+            Arg::Grid => "grid",
+            Arg::Workgroup => "workgroup",
+            Arg::Bytes => "bytes",
+        }
+    }
 }
 
 /// Appends `v` as a protobuf varint.
@@ -225,12 +238,12 @@ impl SliceEncoder {
     pub(crate) fn write(&mut self, out: &mut Vec<u8>, sequence_id: u32, timestamp: u64) {
         if !self.args_interned {
             self.args_interned = true;
-            for (i, name) in ARG_NAMES.iter().enumerate() {
+            for arg in Arg::ALL {
                 interned_entry(
                     &mut self.new_interned,
                     INTERNED_ARG_NAMES,
-                    i as u64 + 1,
-                    name,
+                    arg as u64,
+                    arg.name(),
                 );
             }
         }
