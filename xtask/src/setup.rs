@@ -76,9 +76,18 @@ fn missing(packages: impl Iterator<Item = &'static str>) -> Vec<&'static str> {
 }
 
 /// Python packages the tests use as real clients of our files: DuckDB's
-/// and Arrow's readers of the Parquet output (`tests/tests/all/mpi.rs`). Each
-/// with the module it is imported as.
-const PYTHON_PACKAGES: &[(&str, &str)] = &[("duckdb", "duckdb"), ("pyarrow", "pyarrow")];
+/// and Arrow's readers of the Parquet output (`tests/tests/all/mpi.rs`),
+/// Perfetto's own protobuf schema for the Perfetto trace
+/// (`host/output/tests/all/perfetto_decode.rs`). Each with the module it is
+/// imported as.
+const PYTHON_PACKAGES: &[(&str, &str)] = &[
+    ("duckdb", "duckdb"),
+    ("pyarrow", "pyarrow"),
+    (
+        "perfetto",
+        "perfetto.protos.perfetto.trace.perfetto_trace_pb2",
+    ),
+];
 
 /// Everything the tests need: every Debian package, the Python packages
 /// and Node.js.
