@@ -21,10 +21,11 @@
 //!
 //! `typed` checks the types on each call (the generated bindings check once
 //! per instance): a small, constant cost per call that only older plugins
-//! pay.
+//! pay, except on `deliver-batch`, the frequent one, whose typed function
+//! is kept with the instance (as `crate::plugin` keeps today's).
 
 use wasmtime::component::{
-    ComponentExportIndex, ComponentType, Func, Instance, InstancePre, Lower,
+    ComponentExportIndex, ComponentType, Func, Instance, InstancePre, Lower, TypedFunc,
 };
 use wasmtime::Store;
 
@@ -147,19 +148,30 @@ impl LegacyPre {
             on_callback: e.on_callback.as_ref().map(&mut func).transpose()?,
             on_request: e.on_request.as_ref().map(&mut func).transpose()?,
         };
+        let deliver = match self.world {
+            World::Analysis => Some(funcs.batch.typed(&*store)?),
+            World::Transform => None,
+        };
         Ok(LegacyInstance {
             _instance: instance,
             world: self.world,
             funcs,
+            deliver,
         })
     }
 }
+
+/// `deliver-batch` of a 0.1.0 analysis; the `'static` lifetimes only name
+/// the type (see `crate::plugin`'s `DeliverBatch`).
+type DeliverBatch = TypedFunc<(DeliveryInfoV0_1_0, BatchView<'static>), ()>;
 
 /// A live instance of an earlier-version component: its export functions.
 pub(crate) struct LegacyInstance {
     _instance: Instance,
     world: World,
     funcs: Exports<Func>,
+    /// `deliver-batch`, type-checked once (an analysis only).
+    deliver: Option<DeliverBatch>,
 }
 
 impl LegacyInstance {
@@ -207,9 +219,8 @@ impl LegacyInstance {
         batch: BatchView<'_>,
     ) -> wasmtime::Result<()> {
         let f = self
-            .funcs
-            .batch
-            .typed::<(DeliveryInfoV0_1_0, BatchView<'_>), ()>(&*s)?;
+            .deliver
+            .ok_or_else(|| wasmtime::format_err!("a transform has no `deliver-batch`"))?;
         f.call(s, (info.into(), batch))
     }
 
