@@ -39,6 +39,9 @@ const COLUMNS: usize = 64;
 /// The columns `kernel-stats` reads.
 const READ: usize = 3;
 
+/// The arguments of `three`.
+type ThreeLists<'a> = (&'a [u64], &'a [u64], &'a [u64]);
+
 /// Declares the two record shapes over the same 64 field names (component
 /// names default to the Rust field names, which are valid WIT labels).
 macro_rules! shapes {
@@ -163,9 +166,10 @@ fn main() {
         .instantiate(&mut store, &component)
         .expect("instantiating");
 
-    let nothing: TypedFunc<(u64,), ()> =
-        instance.get_typed_func(&mut store, "nothing").expect("nothing");
-    let three: TypedFunc<(&[u64], &[u64], &[u64]), ()> =
+    let nothing: TypedFunc<(u64,), ()> = instance
+        .get_typed_func(&mut store, "nothing")
+        .expect("nothing");
+    let three: TypedFunc<ThreeLists<'_>, ()> =
         instance.get_typed_func(&mut store, "three").expect("three");
     let lists: TypedFunc<(Lists<'_>,), ()> =
         instance.get_typed_func(&mut store, "lists").expect("lists");
@@ -191,9 +195,15 @@ fn main() {
             let (median, best) = time(&mut store, call);
             println!("| {n:>8} | {label:<16} | {median:>12.0} | {best:>12.0} |");
         };
-        row("nothing", &mut |s| nothing.call(s, (n as u64,)).expect("call"));
-        row("3 lists", &mut |s| three.call(s, (read[0], read[1], read[2])).expect("call"));
-        row("64 lists", &mut |s| lists.call(s, (Lists::new(&read),)).expect("call"));
+        row("nothing", &mut |s| {
+            nothing.call(s, (n as u64,)).expect("call")
+        });
+        row("3 lists", &mut |s| {
+            three.call(s, (read[0], read[1], read[2])).expect("call")
+        });
+        row("64 lists", &mut |s| {
+            lists.call(s, (Lists::new(&read),)).expect("call")
+        });
         row("64 option lists", &mut |s| {
             options.call(s, (OptionLists::new(&read),)).expect("call")
         });
