@@ -68,7 +68,10 @@ producer: cargo bench -p rocwasm-core --bench producer (push, LOSSLESS, 64-byte 
   against two clock reads plus one record pushed (1 thread, no delivery), from this run's rows.
 delivery: cargo bench -p rocwasm-plugin-host --bench deliver (kernel-stats, 3 columns selected; median
   round) against cargo bench -p rocwasm-output --bench native_stats (the plugin's loop,
-  IdSums::add_durations, compiled natively and called directly: no delivery path).
+  IdSums::add_durations, compiled natively and called directly: no delivery path). Floors: cargo bench
+  -p rocwasm-plugin-host --bench call_floor (an empty component, bump realloc, the plugin engine's
+  configuration; 256 records in 3 of 64 u64 columns, passed as today's record of 64 lists, a record
+  of 64 option lists, or the 3 lists alone).
 plugin load: cargo bench -p rocwasm-plugin-host --bench load (PluginEngine::compile, fresh engine;
   warm: once the artifact has settled, as a later run finds it).
 writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through Outputs, one format;
@@ -152,9 +155,10 @@ const PACKAGES: [&str; 5] = [
 ];
 
 /// The bench binaries the table reads, by name.
-const BENCHES: [&str; 6] = [
+const BENCHES: [&str; 7] = [
     "producer",
     "deliver",
+    "call_floor",
     "native_stats",
     "load",
     "writers",
@@ -211,6 +215,7 @@ pub fn run(quick: bool, only: Option<&str>, build: Build, all_rows: bool) -> Res
     rows.extend(step(only, "producer", || producer_rows(&built)));
     rows.extend(floor_row(&rows));
     rows.extend(step(only, "plugin delivery", || delivery_rows(&built)));
+    rows.extend(step(only, "plugin delivery floors", || floor_rows(&built)));
     rows.extend(step(only, "plugin load", || load_rows(&built, sizes)));
     rows.extend(step(only, "output writers", || writer_rows(&built, sizes)));
     rows.extend(step(only, "replay ingest", || ingest_rows(&built, sizes)));
@@ -949,6 +954,59 @@ fn delivery_rows(built: &Built) -> Vec<Row> {
         .map(|(f, t)| (f.as_str(), t.as_slice()))
         .collect();
     or_unmeasured(measured, &figures)
+}
+
+/// The records per batch of the floor rows: the 256 of the delivery target.
+const FLOOR_RECORDS: u64 = 256;
+
+const FLOOR_SHAPE: &str =
+    "delivery floor, 256 records in 3 of 64 columns, empty component: 64 lists (the WIT's batch) vs the 3 lists alone";
+const FLOOR_OPTIONS: &str =
+    "delivery floor, same: 64 option<list> fields (61 none) vs the 3 lists alone";
+const FLOOR_NATIVE: &str =
+    "delivery floor, same: the 3 lists alone vs the native kernel-stats loop on 256 records";
+
+/// What any delivery of 256 records costs before the plugin's code runs,
+/// by the batch's shape, and the cheapest shape against the native loop:
+/// the measured floor under the 256-record delivery target.
+fn floor_rows(built: &Built) -> Vec<Row> {
+    let measured = (|| {
+        let mut cmd = Command::new(built.bench("call_floor")?);
+        cmd.args(["--records", &FLOOR_RECORDS.to_string()]);
+        let rows = parse::call_floor_rows(&output(&mut cmd)?)?;
+        let ns = |args: &str| -> Result<f64> {
+            rows.iter()
+                .find(|(n, a, _)| *n == FLOOR_RECORDS && a == args)
+                .map(|r| r.2)
+                .with_context(|| format!("the call_floor bench printed no `{args}` row"))
+        };
+        let mut native = Command::new(built.bench("native_stats")?);
+        native.args(["--json", "--records", &FLOOR_RECORDS.to_string()]);
+        let native = parse::json(&output(&mut native)?, "native_stats")?;
+        let native_rate = parse::number(&native, "/sizes/0/records_per_s", "native_stats")?;
+        let three = ns("3 lists")?;
+        Ok(vec![
+            Row::measured(
+                FLOOR_SHAPE,
+                Quantity::Ns(ns("64 lists")?),
+                Some(Quantity::Ns(three)),
+            ),
+            Row::measured(
+                FLOOR_OPTIONS,
+                Quantity::Ns(ns("64 option lists")?),
+                Some(Quantity::Ns(three)),
+            ),
+            Row::measured(
+                FLOOR_NATIVE,
+                Quantity::Ns(three),
+                Some(Quantity::Ns(FLOOR_RECORDS as f64 / native_rate * 1e9)),
+            ),
+        ])
+    })();
+    or_unmeasured(
+        measured,
+        &[(FLOOR_SHAPE, &[]), (FLOOR_OPTIONS, &[]), (FLOOR_NATIVE, &[])],
+    )
 }
 
 // ---------------------------------------------------------------------------

@@ -1,6 +1,7 @@
 //! Reading back what the project's bench programs print.
 //!
-//! The older benches (`producer`, `deliver`, `ingest`, `overhead.c`) print
+//! The older benches (`producer`, `deliver`, `call_floor`, `ingest`,
+//! `overhead.c`) print
 //! tables and lines for people; these parsers read exactly those lines and
 //! fail (with the line they expected) when a bench changes its output, so
 //! the table never shows a number from the wrong column. The newer benches
@@ -76,6 +77,30 @@ pub fn producer_case(stdout: &str, case: &str) -> Result<(f64, f64)> {
         return Ok((next("cpu ns")?, next("wall ns")?));
     }
     bail!("producer bench printed no `{case}` row")
+}
+
+/// The call_floor bench's table rows, `| records | arguments | ns/call med
+/// | ns/call best |`: (records, arguments, median ns per call).
+pub fn call_floor_rows(stdout: &str) -> Result<Vec<(u64, String, f64)>> {
+    let mut rows = Vec::new();
+    for line in stdout.lines() {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // A leading and a trailing empty cell around the four columns.
+        if cells.len() != 6 {
+            continue;
+        }
+        let Ok(records) = cells[1].parse::<u64>() else {
+            continue; // the heading and the rule
+        };
+        let ns: f64 = cells[3]
+            .parse()
+            .with_context(|| format!("call_floor: `{}` is not a time in `{line}`", cells[3]))?;
+        rows.push((records, cells[2].to_string(), ns));
+    }
+    if rows.is_empty() {
+        bail!("the call_floor bench printed no table rows");
+    }
+    Ok(rows)
 }
 
 /// A row of the deliver bench's table.
@@ -263,6 +288,23 @@ kernel-stats, one stage, 8 kernels interleaved; median and best of 7 rounds of â
             }
         );
         assert!(deliver_rows("no table\n").is_err());
+    }
+
+    #[test]
+    fn call_floor_table_rows() {
+        let out = "\
+cargo bench -p rocwasm-plugin-host --bench call_floor
+an empty component function called with each shape; 3 of 64 columns hold the records
+
+|  records | arguments        |  ns/call med | ns/call best |
+|----------|------------------|--------------|--------------|
+|      256 | nothing          |          155 |          155 |
+|      256 | 64 option lists  |         1160 |         1158 |
+";
+        let rows = call_floor_rows(out).unwrap();
+        assert_eq!(rows.len(), 2);
+        assert_eq!(rows[1], (256, "64 option lists".to_string(), 1160.0));
+        assert!(call_floor_rows(DELIVER).is_err());
     }
 
     #[test]
