@@ -1005,7 +1005,11 @@ fn floor_rows(built: &Built) -> Vec<Row> {
     })();
     or_unmeasured(
         measured,
-        &[(FLOOR_SHAPE, &[]), (FLOOR_OPTIONS, &[]), (FLOOR_NATIVE, &[])],
+        &[
+            (FLOOR_SHAPE, &[]),
+            (FLOOR_OPTIONS, &[]),
+            (FLOOR_NATIVE, &[]),
+        ],
     )
 }
 
