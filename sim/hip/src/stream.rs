@@ -24,6 +24,11 @@ use crate::device::{self, runtime, write_out};
 use crate::error::*;
 use crate::hsa::{self, Handle};
 
+/// How long a submitting thread sleeps while its queue's ring is full.
+/// Short against the ring's work (a full 1024-packet ring of the shortest
+/// simulated kernels is milliseconds), long against a context switch.
+const RING_FULL_BACKOFF: std::time::Duration = std::time::Duration::from_micros(50);
+
 #[derive(Default)]
 struct State {
     queue: Option<usize>,
@@ -159,10 +164,15 @@ impl Stream {
             unsafe { ((*q).base_address, (*q).size, (*q).doorbell_signal) };
         // SAFETY: reserving a slot is a plain call on a live queue.
         let index = unsafe { hsa::hsa_queue_add_write_index_scacq_screl(q, 1) };
-        // Wait for the slot to be free (the ring holds `size` packets).
+        // Wait for the slot to be free (the ring holds `size` packets). The
+        // ring is full, so the simulated GPU has `size` packets of work: this
+        // thread sleeps rather than spinning, because on a small machine a
+        // spinning application thread takes the core the simulated GPU (and
+        // the thread completing its signals) would run on, which a real
+        // GPU never shares with the host.
         // SAFETY: plain call on a live queue.
         while index - unsafe { hsa::hsa_queue_load_read_index_scacquire(q) } >= u64::from(size) {
-            std::thread::yield_now();
+            std::thread::sleep(RING_FULL_BACKOFF);
         }
         let slot = (base as usize + (index % u64::from(size)) as usize * 64) as *mut u8;
         // SAFETY: `slot` is a 64-byte packet slot of the ring that this
