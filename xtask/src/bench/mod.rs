@@ -82,7 +82,9 @@ writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through 
   pragmas, 64 rows a prepared statement, one transaction).
 replay ingest: cargo bench -p rocwasm-replay --bench ingest.
 end-to-end: multi_kernel --dispatches N (N 4 µs kernels on one stream) untraced, and under rocwasm run
-  --sim -c examples/chains/default.toml; wall time, median of runs. Peak memory: the program's own VmHWM,
+  --sim -c examples/chains/default.toml (outputs written after the run, or with --write-during-run as
+  the journal grows), and under rocwasm run --sim --kernel-trace (no chain, one CSV file); wall time,
+  median of runs. Peak memory: the program's own VmHWM,
   traced minus untraced.
 replay over many ranks: rocwasm replay --stats of an out/%rank% tree (one kernel_trace.csv per rank)
   against one kernel_trace.csv of all their records; wall time, CLI start-up included, median of runs.
