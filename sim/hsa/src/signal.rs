@@ -58,6 +58,8 @@ static NEXT_HANDLE: AtomicU64 = AtomicU64::new(0x5160_0000_0000);
 static REGISTRY: OnceLock<[Shard; SHARDS]> = OnceLock::new();
 static GENERATION: Mutex<u64> = Mutex::new(0);
 static CHANGED: Condvar = Condvar::new();
+/// Threads blocked in [`wait_until`]; changed only under [`GENERATION`].
+static WAITERS: AtomicUsize = AtomicUsize::new(0);
 
 /// Live signals by handle, in shards. A real `hsa_signal_load` is one load
 /// from the signal's memory; here every signal call looks its handle up, so
@@ -112,10 +114,21 @@ fn destroy(handle: hsa_signal_t) -> bool {
 }
 
 /// Wakes every waiter after any signal changed.
+///
+/// Only when some thread waits: `Condvar::notify_all` is a system call
+/// even with no waiter, and every completed dispatch (and, under a tool,
+/// each of its completion handlers) changes a signal. No wake-up is lost:
+/// a waiter counts itself in [`WAITERS`] under [`GENERATION`]'s lock before
+/// it sleeps, and this bumps the generation under the same lock, after the
+/// signal's new value was stored; so either the waiter's check of its
+/// condition comes after the bump (and sees the value) or its count does
+/// (and it is woken).
 pub fn notify_all() {
     let mut generation = GENERATION.lock().unwrap_or_else(|p| p.into_inner());
     *generation = generation.wrapping_add(1);
-    CHANGED.notify_all();
+    if WAITERS.load(Ordering::Relaxed) > 0 {
+        CHANGED.notify_all();
+    }
 }
 
 /// Blocks until `ready()` holds or `deadline` passes; returns whether it holds.
@@ -136,9 +149,11 @@ pub fn wait_until(mut ready: impl FnMut() -> bool, deadline: Option<Instant>) ->
             }
             slice = slice.min(d - now);
         }
+        WAITERS.fetch_add(1, Ordering::Relaxed);
         let (g, _) = CHANGED
             .wait_timeout_while(generation, slice, |g| *g == seen)
             .unwrap_or_else(|p| p.into_inner());
+        WAITERS.fetch_sub(1, Ordering::Relaxed);
         generation = g;
     }
 }
@@ -265,7 +280,22 @@ struct Job {
     counted: InFlight,
 }
 
+/// How often the async thread looks for work while it is busy (see
+/// [`async_thread`]), and how long without work before it blocks instead.
+const ASYNC_POLL: Duration = Duration::from_micros(50);
+const ASYNC_IDLE_BEFORE_BLOCKING: Duration = Duration::from_millis(20);
+
 /// The runtime thread that calls async handlers.
+///
+/// While handlers keep coming (a completion every few microseconds when a
+/// tool times every dispatch) it polls its queue every [`ASYNC_POLL`]
+/// rather than blocking on it: a blocked receiver costs the sender, the
+/// simulated GPU's queue thread, a futex wake-up per completion, which on
+/// a small machine was a sixth of that thread's time and so of the
+/// simulated GPU's speed. A handler runs at most about that much later,
+/// as one behind a real GPU's interrupt would; nothing the application
+/// waits for depends on it. After [`ASYNC_IDLE_BEFORE_BLOCKING`] without
+/// work it blocks, so an idle runtime does not wake every 50 µs.
 fn async_thread() -> &'static std::sync::mpsc::Sender<Job> {
     static SENDER: OnceLock<std::sync::mpsc::Sender<Job>> = OnceLock::new();
     SENDER.get_or_init(|| {
@@ -273,30 +303,51 @@ fn async_thread() -> &'static std::sync::mpsc::Sender<Job> {
         std::thread::Builder::new()
             .name("sim-hsa-async".into())
             .spawn(move || {
-                for job in rx {
-                    // SAFETY: the handler and its argument were registered
-                    // by the application through hsa_amd_signal_async_handler
-                    // with this C signature.
-                    let again = unsafe {
-                        (job.handler.handler)(job.signal_value, job.handler.arg as *mut c_void)
-                    };
-                    if again {
-                        if let Some(signal) = get(job.signal) {
-                            signal
-                                .handlers
-                                .lock()
-                                .unwrap_or_else(|p| p.into_inner())
-                                .push(job.handler);
-                            signal.changed();
+                use std::sync::mpsc::TryRecvError;
+                let mut idle_since: Option<Instant> = None;
+                loop {
+                    let job = match rx.try_recv() {
+                        Ok(job) => job,
+                        Err(TryRecvError::Disconnected) => break,
+                        Err(TryRecvError::Empty) => {
+                            let since = *idle_since.get_or_insert_with(Instant::now);
+                            if since.elapsed() < ASYNC_IDLE_BEFORE_BLOCKING {
+                                std::thread::sleep(ASYNC_POLL);
+                                continue;
+                            }
+                            match rx.recv() {
+                                Ok(job) => job,
+                                Err(_) => break,
+                            }
                         }
-                    }
-                    // Only now is this call finished for drain_async_handlers.
-                    drop(job.counted);
+                    };
+                    idle_since = None;
+                    run_handler(job);
                 }
             })
             .expect("spawn the async handler thread");
         tx
     })
+}
+
+/// Calls one queued handler, re-arming it if it asks to be.
+fn run_handler(job: Job) {
+    // SAFETY: the handler and its argument were registered by the
+    // application through hsa_amd_signal_async_handler with this C
+    // signature.
+    let again = unsafe { (job.handler.handler)(job.signal_value, job.handler.arg as *mut c_void) };
+    if again {
+        if let Some(signal) = get(job.signal) {
+            signal
+                .handlers
+                .lock()
+                .unwrap_or_else(|p| p.into_inner())
+                .push(job.handler);
+            signal.changed();
+        }
+    }
+    // Only now is this call finished for drain_async_handlers.
+    drop(job.counted);
 }
 
 /// Converts a timeout hint in ticks (ns) to a deadline.
