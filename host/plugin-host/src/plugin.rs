@@ -661,8 +661,8 @@ impl Plugin {
 type DeliverBatch = TypedFunc<(&'static wit::DeliveryInfo, convert::BatchView<'static>), ()>;
 
 /// An analysis instance with its `deliver-batch`, type-checked once here
-/// rather than on every delivery (the check walks the batch's 64 columns: a
-/// tenth of a small delivery's time, measured by the deliver bench).
+/// rather than on every delivery (the check walks the batch's 64 columns:
+/// 0.26 of a 1-record delivery's 4.8 µs, measured by the deliver bench).
 struct Analysis {
     plugin: AnalysisPlugin,
     deliver: DeliverBatch,
