@@ -79,24 +79,33 @@ pub fn producer_case(stdout: &str, case: &str) -> Result<(f64, f64)> {
     bail!("producer bench printed no `{case}` row")
 }
 
+/// The body rows of a bench's Markdown table of `columns` columns whose
+/// first column is a record count: (that count, the row's cells, the line).
+/// The heading and the rule are skipped (their first cell is no number), so
+/// are lines of other shapes.
+fn table_rows(stdout: &str, columns: usize) -> impl Iterator<Item = (u64, Vec<&str>, &str)> {
+    stdout.lines().filter_map(move |line| {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        // A leading and a trailing empty cell around the columns.
+        if cells.len() != columns + 2 {
+            return None;
+        }
+        let records = cells[1].parse::<u64>().ok()?;
+        Some((records, cells[1..=columns].to_vec(), line))
+    })
+}
+
 /// The call_floor bench's table rows, `| records | arguments | ns/call med
 /// | ns/call best |`: (records, arguments, median ns per call).
 pub fn call_floor_rows(stdout: &str) -> Result<Vec<(u64, String, f64)>> {
-    let mut rows = Vec::new();
-    for line in stdout.lines() {
-        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        // A leading and a trailing empty cell around the four columns.
-        if cells.len() != 6 {
-            continue;
-        }
-        let Ok(records) = cells[1].parse::<u64>() else {
-            continue; // the heading and the rule
-        };
-        let ns: f64 = cells[3]
-            .parse()
-            .with_context(|| format!("call_floor: `{}` is not a time in `{line}`", cells[3]))?;
-        rows.push((records, cells[2].to_string(), ns));
-    }
+    let rows = table_rows(stdout, 4)
+        .map(|(records, cells, line)| {
+            let ns: f64 = cells[2]
+                .parse()
+                .with_context(|| format!("call_floor: `{}` is not a time in `{line}`", cells[2]))?;
+            Ok((records, cells[1].to_string(), ns))
+        })
+        .collect::<Result<Vec<_>>>()?;
     if rows.is_empty() {
         bail!("the call_floor bench printed no table rows");
     }
@@ -119,29 +128,22 @@ pub struct DeliverRow {
 /// The deliver bench's table rows:
 /// `| records | columns sent | calls | ns/call med | ns/call best | ns/record | M rec/s | best |`.
 pub fn deliver_rows(stdout: &str) -> Result<Vec<DeliverRow>> {
-    let mut rows = Vec::new();
-    for line in stdout.lines() {
-        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
-        // A leading and a trailing empty cell around the eight columns.
-        if cells.len() != 10 {
-            continue;
-        }
-        let Ok(records) = cells[1].parse::<u64>() else {
-            continue; // the heading and the rule
-        };
-        let rate = |i: usize| -> Result<f64> {
-            let m: f64 = cells[i]
-                .parse()
-                .with_context(|| format!("deliver: `{}` is not a rate in `{line}`", cells[i]))?;
-            Ok(m * 1e6)
-        };
-        rows.push(DeliverRow {
-            records,
-            columns: cells[2].to_string(),
-            per_sec: rate(7)?,
-            best_per_sec: rate(8)?,
-        });
-    }
+    let rows = table_rows(stdout, 8)
+        .map(|(records, cells, line)| {
+            let rate = |i: usize| -> Result<f64> {
+                let m: f64 = cells[i].parse().with_context(|| {
+                    format!("deliver: `{}` is not a rate in `{line}`", cells[i])
+                })?;
+                Ok(m * 1e6)
+            };
+            Ok(DeliverRow {
+                records,
+                columns: cells[1].to_string(),
+                per_sec: rate(6)?,
+                best_per_sec: rate(7)?,
+            })
+        })
+        .collect::<Result<Vec<_>>>()?;
     if rows.is_empty() {
         bail!("the deliver bench printed no table rows");
     }
