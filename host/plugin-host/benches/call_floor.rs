@@ -11,9 +11,10 @@
 //! - `3 lists`: `func(a: list<u64>, b: list<u64>, c: list<u64>)`, each list
 //!   `--records` long: the three columns `kernel-stats` reads, alone.
 //! - `64 lists`: a record of 64 `list<u64>` fields, three of them
-//!   `--records` long and 61 empty: the shape of today's `types.batch`
-//!   (64 columns) as the host lowers it for `kernel-stats`, where every
-//!   empty list still costs a call into the guest's `realloc`.
+//!   `--records` long and 61 empty: today's `types.batch` (64 columns,
+//!   there nested in 7 table records) as the host lowers it for
+//!   `kernel-stats`, where every empty list still costs a call into the
+//!   guest's `realloc`.
 //! - `64 option lists`: the same record with `option<list<u64>>` fields,
 //!   three `some`, 61 `none`: what a batch would cost if an unread column
 //!   were `none`, which the canonical ABI lowers without a guest call.
@@ -90,7 +91,10 @@ shapes! {
 
 /// The component: four exports over one core module whose functions
 /// return at once (`take` resets the bump allocator for the next call).
-fn component_text() -> String {
+/// Its memory holds the three columns of `records` records, with room to
+/// spare for the arguments' own record.
+fn component_text(records: usize) -> String {
+    let pages = (READ * 8 * records).div_ceil(64 << 10) + 1;
     let fields = |ty: &str| -> String {
         FIELDS
             .iter()
@@ -101,7 +105,7 @@ fn component_text() -> String {
     format!(
         r#"(component
   (core module $m
-    (memory (export "memory") 64)
+    (memory (export "memory") {pages})
     (global $top (mut i32) (i32.const 16))
     (func (export "realloc") (param i32 i32 i32 i32) (result i32)
       (local $p i32)
@@ -156,7 +160,8 @@ fn main() {
     })
     .expect("engine");
     let engine = rt.engine();
-    let bytes = wat::parse_str(component_text()).expect("the component text parses");
+    let most = sizes.iter().copied().max().unwrap_or(1);
+    let bytes = wat::parse_str(component_text(most)).expect("the component text parses");
     let component = Component::new(engine, &bytes).expect("the component compiles");
     let mut store = Store::new(engine, ());
     // The engine interrupts on epochs (a plugin's deadline); nothing here
