@@ -7,10 +7,11 @@
 //! an error rather than a wild pointer, and a handle kept past
 //! `hsa_signal_destroy` never silently names some newer signal. Every
 //! change of any signal bumps one process-wide generation counter and wakes
-//! all waiters, which re-check
-//! their own condition: simple, and cheap for the handful of threads a test
-//! application runs. Async handlers (`hsa_amd_signal_async_handler`) run on
-//! one runtime thread, like the real runtime's event thread. Each triggered
+//! all waiters (if any thread waits), which re-check their own condition:
+//! simple, and cheap for the handful of threads a test application runs.
+//! Async handlers (`hsa_amd_signal_async_handler`) run on one runtime
+//! thread, like the real runtime's event thread, which looks for work every
+//! 50 µs while work keeps coming (see `async_thread`). Each triggered
 //! call is counted from the moment the signal change queues it until it has
 //! run, so that shutdown (`drain_async_handlers`, before tools' `OnUnload`)
 //! can wait for every completion the application has already observed.
