@@ -20,7 +20,24 @@ const DIGIT_PAIRS: &[u8; 200] = b"\
 /// constant-size block (inlined stores), splits the number into parts below
 /// 10^8 whose digits are independent of each other, and cuts the block to
 /// length.
+///
+/// Numbers below 100 (most of a row's fields: agents, sizes, counts) take a
+/// short path inlined into the writer; the rest a call.
+#[inline]
 pub(crate) fn decimal(buf: &mut Vec<u8>, n: u64) {
+    if n < 10 {
+        buf.push(b'0' + n as u8);
+    } else if n < 100 {
+        let pair = n as usize * 2;
+        buf.extend_from_slice(&DIGIT_PAIRS[pair..pair + 2]);
+    } else {
+        long(buf, n);
+    }
+}
+
+/// [`decimal`] of a number of three digits or more.
+#[inline(never)]
+fn long(buf: &mut Vec<u8>, n: u64) {
     const E8: u64 = 100_000_000;
     let len = n.checked_ilog10().map_or(1, |l| l as usize + 1);
     let start = buf.len();

@@ -24,7 +24,7 @@ use crate::sink::SinkContext;
 
 /// Operation numbers are table slots (hundreds); from this one up a name
 /// is not cached, rather than sizing a table after the number.
-const UNCACHED_OP: u32 = 1 << 14;
+pub(crate) const UNCACHED_OP: u32 = 1 << 14;
 
 /// Kernel facts a kernel trace repeats on every row.
 #[derive(Clone)]

@@ -17,7 +17,7 @@ use super::columns::TraceFile;
 use crate::claims::{OutputClaims, Producer};
 use crate::names::kind_name;
 use crate::paths::output_path;
-use crate::resolve::Resolver;
+use crate::resolve::{Resolver, UNCACHED_OP};
 use crate::sink::{Sink, SinkContext};
 use crate::unfiled::Unfiled;
 
@@ -83,15 +83,17 @@ impl TraceWriter {
         }
     }
 
-    fn separate(&mut self) {
-        if self.fields > 0 {
-            self.buf.push(b',');
+    /// Ends a field: every field is followed by a `,`, and [`Self::end_row`]
+    /// turns the last one into the row's `\n` (no test per field for the
+    /// first one).
+    fn field_done(&mut self) {
+        self.buf.push(b',');
+        if cfg!(debug_assertions) {
+            self.fields += 1;
         }
-        self.fields += 1;
     }
 
     fn text(&mut self, s: &str) -> &mut Self {
-        self.separate();
         self.buf.push(b'"');
         if s.contains('"') {
             for part in s.split_inclusive('"') {
@@ -104,13 +106,14 @@ impl TraceWriter {
             self.buf.extend_from_slice(s.as_bytes());
         }
         self.buf.push(b'"');
+        self.field_done();
         self
     }
 
     /// `n` in decimal: see [`crate::decimal`].
     fn num(&mut self, n: impl Into<u64>) -> &mut Self {
-        self.separate();
         crate::decimal::decimal(&mut self.buf, n.into());
+        self.field_done();
         self
     }
 
@@ -119,16 +122,28 @@ impl TraceWriter {
     /// `String` per row.
     fn hex(&mut self, n: u64) -> &mut Self {
         use std::io::Write as _;
-        self.separate();
         // Writing into a `Vec` never fails.
         let _ = write!(self.buf, "\"{n:#x}\"");
+        self.field_done();
+        self
+    }
+
+    /// Fields formatted before (`fields` of them, each followed by its `,`).
+    fn preformatted(&mut self, bytes: &[u8], fields: usize) -> &mut Self {
+        self.buf.extend_from_slice(bytes);
+        if cfg!(debug_assertions) {
+            self.fields += fields;
+        }
         self
     }
 
     fn end_row(&mut self) -> std::io::Result<()> {
         debug_assert_eq!(self.fields, self.columns, "fields of a row vs. the header");
         self.fields = 0;
-        self.buf.push(b'\n');
+        match self.buf.last_mut() {
+            Some(last @ b',') => *last = b'\n',
+            _ => self.buf.push(b'\n'),
+        }
         if self.buf.len() >= FLUSH_AT {
             self.write_out()?;
         }
@@ -158,6 +173,64 @@ pub struct CsvSink {
     /// API calls of kinds rocprofv3 writes no CSV file for (OpenMP):
     /// reported by [`Sink::notes`].
     unfiled: Unfiled,
+    api_prefixes: ApiPrefixes,
+}
+
+/// The first three fields of an API call's row, `"<domain>","<function>",
+/// <pid>,`, formatted once per kind and operation of the run: they are
+/// about half of such a row's bytes, and looking up and quoting two names
+/// and formatting the pid was a third of its time.
+///
+/// Names are those of the [`Resolver`], which also keeps an operation's
+/// first name for the run; operations from [`UNCACHED_OP`] up (not table
+/// slots) are formatted on each row, and a new pid starts over.
+#[derive(Default)]
+struct ApiPrefixes {
+    pid: u32,
+    /// By kind: the prefix by operation.
+    by_kind: Vec<(u32, Vec<Option<Prefix>>)>,
+    /// The last uncached one.
+    scratch: Vec<u8>,
+}
+
+/// One [`ApiPrefixes`] entry, `,` after each field.
+type Prefix = Box<[u8]>;
+
+impl ApiPrefixes {
+    /// Fields of a prefix.
+    const FIELDS: usize = 3;
+
+    fn get(&mut self, resolve: &mut Resolver, ctx: &SinkContext<'_>, kind: u32, op: u32) -> &[u8] {
+        let pid = ctx.meta.pid;
+        let format = |resolve: &mut Resolver| {
+            let mut row = TraceWriter::refused(Self::FIELDS);
+            row.text(&kind_name(kind))
+                .text(resolve.op_name_ref(ctx, kind, op))
+                .num(pid);
+            row.buf
+        };
+        if op >= UNCACHED_OP {
+            self.scratch = format(resolve);
+            return &self.scratch;
+        }
+        if pid != self.pid {
+            self.by_kind.clear();
+            self.pid = pid;
+        }
+        let at = match self.by_kind.iter().position(|(k, _)| *k == kind) {
+            Some(at) => at,
+            None => {
+                self.by_kind.push((kind, Vec::new()));
+                self.by_kind.len() - 1
+            }
+        };
+        let ops = &mut self.by_kind[at].1;
+        let i = op as usize;
+        if ops.len() <= i {
+            ops.resize(i + 1, None);
+        }
+        ops[i].get_or_insert_with(|| format(resolve).into_boxed_slice())
+    }
 }
 
 /// The sink's trace files, opened (and claimed) as their first row comes.
@@ -183,6 +256,7 @@ impl CsvSink {
             },
             resolve: Resolver::default(),
             unfiled: Unfiled::default(),
+            api_prefixes: ApiPrefixes::default(),
         }
     }
 }
@@ -225,13 +299,13 @@ impl Sink for CsvSink {
 
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
         let symbols = ctx.symbols;
-        let pid = ctx.meta.pid;
         // Names are borrowed from the resolver's caches while a row is
         // written (no reference count touched per row).
         let Self {
             files,
             resolve,
             unfiled,
+            api_prefixes,
         } = self;
 
         let k = &batch.kernel_dispatches;
@@ -270,13 +344,10 @@ impl Sink for CsvSink {
                 unfiled.count(a.kind[i]);
                 continue;
             };
-            let domain = kind_name(a.kind[i]);
-            let function = resolve.op_name_ref(ctx, a.kind[i], a.operation[i]);
+            let prefix = api_prefixes.get(resolve, ctx, a.kind[i], a.operation[i]);
             files
                 .writer(file)?
-                .text(&domain)
-                .text(function)
-                .num(pid)
+                .preformatted(prefix, ApiPrefixes::FIELDS)
                 .num(a.thread_id[i])
                 .num(a.correlation_id[i])
                 .num(a.start[i])

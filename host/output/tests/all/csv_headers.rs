@@ -3,7 +3,8 @@
 
 use crate::common;
 
-use rocwasm_output::{CsvSink, StatsAccumulator, StatsDomain, StatsSink};
+use rocwasm_core::{ApiCall, Batch, BufferTracingKind};
+use rocwasm_output::{CsvSink, Sink, SinkContext, StatsAccumulator, StatsDomain, StatsSink};
 
 // Written out literally (not taken from the crate's constants) so that a
 // change of a constant fails here.
@@ -78,6 +79,80 @@ fn kernel_trace_rows_name_kernels_and_agents() {
         let (s, e): (u64, u64) = (row[9].parse().unwrap(), row[10].parse().unwrap());
         assert!(e > s);
     }
+}
+
+/// Every HIP call's row names its own operation and the pid of the batch's
+/// run, when batches come with another pid and with operation numbers too
+/// large to be table slots (the writer formats a row's first fields once per
+/// operation and pid).
+#[test]
+fn api_rows_name_each_operation_and_pid() {
+    let dir = tempfile::tempdir().unwrap();
+    let (run, names) = common::sample(3, 40);
+    let hip = BufferTracingKind::HipRuntimeApi.raw();
+    let mut odd = Batch::default();
+    for (i, op) in [1u32 << 20, 3, 1 << 20, (1 << 20) + 1]
+        .into_iter()
+        .enumerate()
+    {
+        odd.api_calls.push(ApiCall {
+            kind: hip,
+            operation: op,
+            correlation_id: 900_000 + i as u64,
+            external_correlation_id: 0,
+            ancestor: 0,
+            thread_id: 77,
+            start: 10,
+            end: 20,
+        });
+    }
+    let mut other = run.meta.clone();
+    other.pid += 1;
+    // (batch, pid): the run's first half, the odd operations, the rest
+    // under another pid, the odd ones again.
+    let half = run.batches.len() / 2;
+    let mut plan: Vec<(&Batch, u32)> = Vec::new();
+    plan.extend(run.batches[..half].iter().map(|b| (b, run.meta.pid)));
+    plan.push((&odd, run.meta.pid));
+    plan.extend(run.batches[half..].iter().map(|b| (b, other.pid)));
+    plan.push((&odd, other.pid));
+
+    let mut sink = CsvSink::new(dir.path(), None);
+    let first = run.context(&names);
+    sink.begin(&first).unwrap();
+    let mut expected = Vec::new();
+    for (batch, pid) in plan {
+        let meta = if pid == run.meta.pid {
+            &run.meta
+        } else {
+            &other
+        };
+        let ctx = SinkContext {
+            meta,
+            ..run.context(&names)
+        };
+        sink.write_batch(batch, &ctx).unwrap();
+        let a = &batch.api_calls;
+        for i in (0..a.len()).filter(|&i| a.kind[i] == hip) {
+            expected.push(vec![
+                "HIP_RUNTIME_API".to_string(),
+                names.name(hip, a.operation[i]).to_string(),
+                pid.to_string(),
+                a.thread_id[i].to_string(),
+                a.correlation_id[i].to_string(),
+                a.start[i].to_string(),
+                a.end[i].to_string(),
+            ]);
+        }
+    }
+    sink.finish(&first).unwrap();
+    let rows: Vec<Vec<String>> = csv::Reader::from_path(dir.path().join("hip_api_trace.csv"))
+        .unwrap()
+        .records()
+        .map(|r| r.unwrap().iter().map(String::from).collect())
+        .collect();
+    assert!(expected.len() > 8, "the sample has HIP calls");
+    assert_eq!(rows, expected);
 }
 
 #[test]
