@@ -26,6 +26,51 @@ use crate::sink::SinkContext;
 /// is not cached, rather than sizing a table after the number.
 pub(crate) const UNCACHED_OP: u32 = 1 << 14;
 
+/// Values kept by kind and operation number: a short list of kinds, each
+/// with a table indexed by the operation (a lookup per row, no hashing).
+/// Operations from [`UNCACHED_OP`] up are the caller's to keep out.
+pub(crate) struct ByOperation<T> {
+    by_kind: Vec<(u32, Vec<Option<T>>)>,
+}
+
+impl<T> Default for ByOperation<T> {
+    fn default() -> Self {
+        ByOperation {
+            by_kind: Vec::new(),
+        }
+    }
+}
+
+impl<T> ByOperation<T> {
+    /// The value of `op` of `kind`, made by `make` the first time.
+    pub(crate) fn get_or_insert_with(
+        &mut self,
+        kind: u32,
+        op: u32,
+        make: impl FnOnce() -> T,
+    ) -> &T {
+        debug_assert!(op < UNCACHED_OP, "operation {op} is not a table slot");
+        let at = match self.by_kind.iter().position(|(k, _)| *k == kind) {
+            Some(at) => at,
+            None => {
+                self.by_kind.push((kind, Vec::new()));
+                self.by_kind.len() - 1
+            }
+        };
+        let values = &mut self.by_kind[at].1;
+        let i = op as usize;
+        if values.len() <= i {
+            values.resize_with(i + 1, || None);
+        }
+        values[i].get_or_insert_with(make)
+    }
+
+    /// Forgets every value.
+    pub(crate) fn clear(&mut self) {
+        self.by_kind.clear();
+    }
+}
+
 /// Kernel facts a kernel trace repeats on every row.
 #[derive(Clone)]
 pub(crate) struct KernelFacts {
@@ -44,8 +89,8 @@ pub(crate) struct KernelFacts {
 pub(crate) struct Resolver {
     kernels: HashMap<u64, KernelFacts>,
     agents: HashMap<u64, u64>,
-    /// Operation names by kind, then operation number (a lookup per row).
-    ops: Vec<(u32, Vec<Option<Arc<str>>>)>,
+    /// Operation names (a lookup per row).
+    ops: ByOperation<Arc<str>>,
     /// The last name of an operation number too large to cache.
     last_uncached: Option<(u32, u32, Arc<str>)>,
     /// The last kernel looked up that the symbol table did not know.
@@ -58,8 +103,9 @@ impl Resolver {
         if op >= UNCACHED_OP {
             return ctx.names.name(kind, op);
         }
-        self.op_name_ref(ctx, kind, op);
-        self.cached_op(kind, op).expect("cached above").clone()
+        self.ops
+            .get_or_insert_with(kind, op, || ctx.names.name(kind, op))
+            .clone()
     }
 
     /// [`Self::op_name`], borrowed from the cache (a row need not touch
@@ -69,25 +115,8 @@ impl Resolver {
             let name = ctx.names.name(kind, op);
             return &self.last_uncached.insert((kind, op, name)).2;
         }
-        let at = match self.ops.iter().position(|(k, _)| *k == kind) {
-            Some(at) => at,
-            None => {
-                self.ops.push((kind, Vec::new()));
-                self.ops.len() - 1
-            }
-        };
-        let names = &mut self.ops[at].1;
-        let i = op as usize;
-        if names.len() <= i {
-            names.resize(i + 1, None);
-        }
-        names[i].get_or_insert_with(|| ctx.names.name(kind, op))
-    }
-
-    /// The cached name of operation `op` of `kind`, if any.
-    fn cached_op(&self, kind: u32, op: u32) -> Option<&Arc<str>> {
-        let (_, names) = self.ops.iter().find(|(k, _)| *k == kind)?;
-        names.get(op as usize)?.as_ref()
+        self.ops
+            .get_or_insert_with(kind, op, || ctx.names.name(kind, op))
     }
 
     /// The kernel `id`'s name and register counts.
