@@ -76,30 +76,22 @@ print("names=" + "|".join(sorted(names)))
 print(f"packets={len(trace.packet)} unknown={unknown(trace)} unresolved={unresolved} tracks={tracks} processes={procs} threads={threads} slices={slices} ends={ends} flows={linked} sequences={len(seqs)}")
 "#;
 
-/// Installs the decoder on a machine that lacks it (PyPI is reachable).
+/// Perfetto's decoder must import: `cargo xtask setup` (and so `cargo
+/// xtask test`) installs it with the protobuf runtime its schema needs
+/// (`PYTHON_PACKAGES` in `xtask/src/setup.rs`, the one place that knows).
 fn ensure_perfetto_module() {
-    let ok = Command::new("python3")
+    let out = Command::new("python3")
         .args([
             "-c",
             "import perfetto.protos.perfetto.trace.perfetto_trace_pb2",
         ])
-        .status();
-    if matches!(ok, Ok(s) if s.success()) {
-        return;
-    }
-    let pip = |extra: &[&str]| {
-        Command::new("python3")
-            .args(["-m", "pip", "install", "--quiet"])
-            .args(extra)
-            .args(["perfetto", "protobuf"])
-            .status()
-            .expect("python3 is needed for the Perfetto decoder test")
-            .success()
-    };
-    // A Debian system Python refuses plain installs (PEP 668); a user install
-    // there is harmless and keeps the test self-sufficient on a new machine.
-    let installed = pip(&[]) || pip(&["--user", "--break-system-packages"]);
-    assert!(installed, "pip install perfetto protobuf failed");
+        .output()
+        .expect("python3 is needed for the Perfetto decoder test");
+    assert!(
+        out.status.success(),
+        "Perfetto's Python decoder does not import (run `cargo xtask setup`): {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
 }
 
 fn decode(path: &Path) -> String {
