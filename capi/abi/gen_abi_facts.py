@@ -5,7 +5,7 @@ few macro values) of every public type declared in capi/include.
 
 The list of names is discovered by parsing OUR headers with pycparser; the
 generated program only uses those names, so the very same file compiles against
-AMD's headers (which is how capi/abi/amd-rocprofiler-sdk-1.0.tsv was measured)
+AMD's headers (which is how capi/abi/amd-rocprofiler-sdk-*.tsv were measured)
 and against ours (which is what capi/tests/abi.rs does).
 
 usage: python3 capi/abi/gen_abi_facts.py            (from the repository root)
@@ -154,7 +154,7 @@ def render(col):
  *
  * Prints one ABI fact per line, `kind<TAB>name<TAB>value`, for every public type of
  * the rocprofiler-sdk 1.0 headers as declared in capi/include.  Compiled against
- * AMD's headers it produced capi/abi/amd-rocprofiler-sdk-1.0.tsv; compiled against
+ * AMD's headers it produced capi/abi/amd-rocprofiler-sdk-develop-1b1610f.tsv; compiled against
  * ours (capi/tests/abi.rs) its output must be identical.
  */
 #include <rocprofiler-sdk/registration.h>

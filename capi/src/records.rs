@@ -198,6 +198,7 @@ impl Delivery {
                 start_timestamp: r.start,
                 end_timestamp: r.end,
                 flags: r.flags as i32,
+                allocation_size: r.allocation_size,
             });
         }
         for r in batch.retirements.rows() {

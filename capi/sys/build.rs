@@ -65,10 +65,10 @@ fn main() {
         let _ = writeln!(out, "    (\"{m}\", {m}::ALL),");
     }
     let _ = writeln!(out, "];");
-    // AMD's measured layouts (`abi/amd-rocprofiler-sdk-1.0.tsv`): the sizes
+    // AMD's measured layouts (`abi/amd-rocprofiler-sdk-develop-1b1610f.tsv`): the sizes
     // and offsets of the structs the library fills through byte offsets
     // (the large API-data unions, the agent struct) rather than mirrors.
-    let tsv = root.join("abi/amd-rocprofiler-sdk-1.0.tsv");
+    let tsv = root.join("abi/amd-rocprofiler-sdk-develop-1b1610f.tsv");
     println!("cargo:rerun-if-changed={}", tsv.display());
     let text = std::fs::read_to_string(&tsv)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", tsv.display()));

@@ -3,9 +3,15 @@
 //! `capi/abi/abi_facts.c` prints, for every public type of the headers, its size,
 //! alignment, field offsets/sizes, bit-field positions and every enumerator value
 //! (plus a few macros), one `kind<TAB>name<TAB>value` line each.  The same program,
-//! compiled against AMD's rocprofiler-sdk 1.0 headers, produced
-//! `capi/abi/amd-rocprofiler-sdk-1.0.tsv`.  Here it is compiled against ours with the
-//! system C compiler and its output must equal that table, fact for fact.
+//! compiled against AMD's newest rocprofiler-sdk headers (`develop` at 1b1610f),
+//! produced `capi/abi/amd-rocprofiler-sdk-develop-1b1610f.tsv`.  Here it is compiled
+//! against ours with the system C compiler and its output must equal that table, fact
+//! for fact.
+//!
+//! `capi/abi/amd-rocprofiler-sdk-1.0.tsv` (the ROCm 7.0 release's headers, which our
+//! headers followed before) stays as the record of what tools built against ROCm 7.0
+//! see: `rocm_7_0_tools_keep_their_layouts` allows only the changes AMD made since
+//! (listed there), so a 7.0-built tool keeps working against our library.
 //!
 //! Needs a C compiler (`$CC`, default `cc`) and, for the stand-alone header check,
 //! a C++17 compiler (`$CXX`, default `c++`).  Uses only `std`.
@@ -87,12 +93,20 @@ fn measure_ours(tag: &str, extra: &[&str]) -> String {
     String::from_utf8(run.stdout).expect("abi_facts printed non-UTF-8 output")
 }
 
-fn compare_with_amd(tag: &str, extra: &[&str]) {
-    let root = crate_root();
-    let table = root.join("abi/amd-rocprofiler-sdk-1.0.tsv");
-    let amd_text = std::fs::read_to_string(&table)
+/// The table our headers follow: AMD's newest headers.
+const AMD_TABLE: &str = "amd-rocprofiler-sdk-develop-1b1610f.tsv";
+/// The ROCm 7.0 release's table (what our headers followed before).
+const ROCM_7_0_TABLE: &str = "amd-rocprofiler-sdk-1.0.tsv";
+
+fn read_table(name: &str) -> (Vec<String>, BTreeMap<String, String>) {
+    let table = crate_root().join("abi").join(name);
+    let text = std::fs::read_to_string(&table)
         .unwrap_or_else(|e| panic!("cannot read {}: {e}", table.display()));
-    let (amd_order, amd) = parse_facts(&amd_text, "amd-rocprofiler-sdk-1.0.tsv");
+    parse_facts(&text, name)
+}
+
+fn compare_with_amd(tag: &str, extra: &[&str]) {
+    let (amd_order, amd) = read_table(AMD_TABLE);
     let ours_text = measure_ours(tag, extra);
     let (ours_order, ours) = parse_facts(&ours_text, "abi_facts output");
 
@@ -120,7 +134,7 @@ fn compare_with_amd(tag: &str, extra: &[&str]) {
     }
     assert!(
         problems.is_empty(),
-        "{} of {} ABI facts disagree with AMD rocprofiler-sdk 1.0 ({tag}):\n{}\n\
+        "{} of {} ABI facts disagree with AMD's rocprofiler-sdk headers ({AMD_TABLE}, {tag}):\n{}\n\
          (if capi/include changed on purpose, regenerate capi/abi/abi_facts.c with \
          capi/abi/gen_abi_facts.py and re-measure AMD's headers as capi/include/README.md says)",
         problems.len(),
@@ -131,7 +145,7 @@ fn compare_with_amd(tag: &str, extra: &[&str]) {
 
 /// Default configuration: whatever HSA/hsakmt headers the machine has (normally none).
 #[test]
-fn abi_matches_amd_rocprofiler_sdk_1_0() {
+fn abi_matches_amd_rocprofiler_sdk() {
     compare_with_amd("default", &[]);
 }
 
@@ -144,6 +158,81 @@ fn abi_matches_amd_without_system_hsa() {
             "-DROCPROFILER_SDK_USE_SYSTEM_HSA=0",
             "-DROCPROFILER_SDK_USE_SYSTEM_HSAKMT=0",
         ],
+    );
+}
+
+/// What changed between the ROCm 7.0 headers and the newest ones, fact by fact: a
+/// fact of the 7.0 table may differ from (or be missing in) the newest table only if
+/// it is listed here. Structs may grow at their end (`sizeof` only grows, and no
+/// member of a 7.0 struct moves), so a tool built with the 7.0 headers reads every
+/// field it knows where it was; enumerator values never change.
+const CHANGED_SINCE_ROCM_7_0: &[&str] = &[
+    // rocprofiler_uuid_t: an 8-byte union { uint64_t value; void* bytes; } became
+    // struct { uint8_t bytes[16]; } (the agent struct's last member).
+    "alignof\trocprofiler_uuid_t",
+    "sizeof\trocprofiler_uuid_t",
+    "fieldsize\trocprofiler_uuid_t.bytes",
+    "fieldsize\trocprofiler_uuid_t.value",
+    "offsetof\trocprofiler_uuid_t.value",
+    "fieldsize\trocprofiler_agent_v0_t.uuid",
+    // rocprofiler_counter_info_v1_t (experimental): a leading `size`, and the instance
+    // ids became dimension-instance structs.
+    "offsetof\trocprofiler_counter_info_v1_t.id",
+    "offsetof\trocprofiler_counter_info_v1_t.name",
+    "offsetof\trocprofiler_counter_info_v1_t.description",
+    "offsetof\trocprofiler_counter_info_v1_t.block",
+    "offsetof\trocprofiler_counter_info_v1_t.expression",
+    "offsetof\trocprofiler_counter_info_v1_t.dimensions_count",
+    "offsetof\trocprofiler_counter_info_v1_t.dimensions",
+    "bitfield\trocprofiler_counter_info_v1_t.is_constant",
+    "bitfield\trocprofiler_counter_info_v1_t.is_derived",
+    "offsetof\trocprofiler_counter_info_v1_t.instance_ids_count",
+    "offsetof\trocprofiler_counter_info_v1_t.instance_ids",
+    "fieldsize\trocprofiler_counter_info_v1_t.instance_ids_count",
+    "fieldsize\trocprofiler_counter_info_v1_t.instance_ids",
+    // The "no context" handle: UINT64_MAX before, 0 now (no context has either).
+    "macro\tROCPROFILER_CONTEXT_NONE.handle",
+];
+
+/// A tool built against the ROCm 7.0 headers keeps its layouts: every fact of the 7.0
+/// table is unchanged in the table we follow, but for AMD's listed changes and
+/// structs grown at their end.
+#[test]
+fn rocm_7_0_tools_keep_their_layouts() {
+    let (old_order, old) = read_table(ROCM_7_0_TABLE);
+    let (_, new) = read_table(AMD_TABLE);
+    let mut problems = Vec::new();
+    for key in &old_order {
+        if CHANGED_SINCE_ROCM_7_0.contains(&key.as_str()) {
+            continue;
+        }
+        let was = &old[key];
+        match new.get(key) {
+            None => problems.push(format!("gone: {key}\t7.0={was}")),
+            Some(now) if now == was => {}
+            Some(now) if key.starts_with("sizeof\t") => {
+                let grew = matches!(
+                    (was.parse::<u64>(), now.parse::<u64>()),
+                    (Ok(a), Ok(b)) if b > a
+                );
+                if !grew {
+                    problems.push(format!("shrank: {key}\t7.0={was}\tnow={now}"));
+                }
+            }
+            Some(now) => problems.push(format!("changed: {key}\t7.0={was}\tnow={now}")),
+        }
+    }
+    for key in CHANGED_SINCE_ROCM_7_0 {
+        assert!(
+            old.contains_key(*key),
+            "CHANGED_SINCE_ROCM_7_0 lists {key:?}, which the 7.0 table does not have"
+        );
+    }
+    assert!(
+        problems.is_empty(),
+        "{} facts of {ROCM_7_0_TABLE} changed in {AMD_TABLE} beyond AMD's known changes:\n{}",
+        problems.len(),
+        problems.join("\n")
     );
 }
 

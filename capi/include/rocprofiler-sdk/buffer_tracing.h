@@ -327,6 +327,7 @@ typedef struct rocprofiler_buffer_tracing_scratch_memory_record_t
     rocprofiler_timestamp_t                start_timestamp;
     rocprofiler_timestamp_t                end_timestamp;
     rocprofiler_scratch_alloc_flag_t       flags;
+    uint64_t                               allocation_size; /* bytes of scratch allocated */
 } rocprofiler_buffer_tracing_scratch_memory_record_t;
 
 /* Emitted when an internal correlation id will not appear in any further record. */

@@ -7,8 +7,9 @@
 
 ROCPROFILER_EXTERN_C_INIT
 
-/* The "no context" value (handle == UINT64_MAX). */
-#define ROCPROFILER_CONTEXT_NONE ROCPROFILER_HANDLE_LITERAL(rocprofiler_context_id_t, UINT64_MAX)
+/* The "no context" value: handle 0, which no created context has (SDK 1.0 after ROCm 7.0;
+ * the ROCm 7.0 headers used UINT64_MAX, which no context has either). */
+#define ROCPROFILER_CONTEXT_NONE ROCPROFILER_HANDLE_LITERAL(rocprofiler_context_id_t, 0UL)
 
 rocprofiler_status_t
 rocprofiler_create_context(rocprofiler_context_id_t* context_id) ROCPROFILER_API

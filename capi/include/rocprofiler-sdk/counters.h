@@ -21,9 +21,31 @@ typedef struct ROCPROFILER_SDK_EXPERIMENTAL rocprofiler_counter_info_v0_t
     uint8_t                  is_derived  : 1;
 } rocprofiler_counter_info_v0_t;
 
-/* v0 plus the counter's dimensions and every instance id it can produce. */
+/* One dimension of a counter instance: its name ("XCC", "SE", ...) and the instance's
+ * zero-based position along it. `size` is sizeof this struct. */
+typedef struct ROCPROFILER_SDK_EXPERIMENTAL rocprofiler_counter_dimension_info_t
+{
+    uint64_t    size;
+    const char* dimension_name;
+    size_t      index;
+} rocprofiler_counter_dimension_info_t;
+
+/* One instance a counter can produce: its encoded instance id, the counter, and where it
+ * sits along each of the counter's dimensions (`dimensions_count` pointers). */
+typedef struct ROCPROFILER_SDK_EXPERIMENTAL rocprofiler_counter_record_dimension_instance_info_t
+{
+    uint64_t                                     size;
+    rocprofiler_counter_instance_id_t            instance_id;
+    uint64_t                                     counter_id;
+    uint64_t                                     dimensions_count;
+    const rocprofiler_counter_dimension_info_t** dimensions;
+} rocprofiler_counter_record_dimension_instance_info_t;
+
+/* v0 plus the counter's dimensions and every instance it can produce (each an array of
+ * pointers with its count). `size` is sizeof this struct. */
 typedef struct ROCPROFILER_SDK_EXPERIMENTAL rocprofiler_counter_info_v1_t
 {
+    uint64_t                 size;
     rocprofiler_counter_id_t id;
     const char*              name;
     const char*              description;
@@ -32,10 +54,10 @@ typedef struct ROCPROFILER_SDK_EXPERIMENTAL rocprofiler_counter_info_v1_t
     uint8_t                  is_constant : 1;
     uint8_t                  is_derived  : 1;
 
-    uint64_t                                           dimensions_count;
-    const rocprofiler_counter_record_dimension_info_t* dimensions;
-    uint64_t                                           instance_ids_count;
-    const rocprofiler_counter_instance_id_t*           instance_ids;
+    uint64_t                                                     dimensions_count;
+    const rocprofiler_counter_record_dimension_info_t**          dimensions;
+    uint64_t                                                     dimensions_instances_count;
+    const rocprofiler_counter_record_dimension_instance_info_t** dimensions_instances;
 } rocprofiler_counter_info_v1_t;
 
 /* Counter an instance id (rocprofiler_counter_record_t::id) belongs to. */

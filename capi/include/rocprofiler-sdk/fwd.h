@@ -339,10 +339,12 @@ typedef union rocprofiler_address_t
     const void* ptr;
 } rocprofiler_address_t;
 
-typedef union rocprofiler_uuid_t
+/* A device's UUID as 16 raw bytes (SDK 1.0 after ROCm 7.0; earlier headers made it an
+ * 8-byte union of a uint64_t value and a pointer). KFD's 64-bit unique id fills the first
+ * eight bytes, in host byte order; the rest are zero. */
+typedef struct rocprofiler_uuid_t
 {
-    uint64_t value;
-    void*    bytes;
+    uint8_t bytes[16];
 } rocprofiler_uuid_t;
 
 typedef struct rocprofiler_version_triplet_t

@@ -13,7 +13,7 @@
 //! headers it is generated from.
 //!
 //! The mirrors are checked against the recorded ABI table
-//! (`capi/abi/amd-rocprofiler-sdk-1.0.tsv`, AMD's measured sizes and
+//! (`capi/abi/amd-rocprofiler-sdk-develop-1b1610f.tsv`, AMD's measured sizes and
 //! offsets) by this crate's tests, so the headers and these structs cannot
 //! drift apart.
 
@@ -420,6 +420,50 @@ pub struct KernelSymbolRegisterData {
     pub kernel_address: u64,
 }
 
+/// `rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct HostKernelSymbolRegisterData {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// Numbers host registrations, from 1.
+    pub host_function_id: u64,
+    /// The device symbol's kernel id.
+    pub kernel_id: u64,
+    /// The device symbol's code object.
+    pub code_object_id: u64,
+    /// The host stub's address.
+    pub host_function: u64,
+    /// The module handle it was registered with.
+    pub modules: u64,
+    /// The device function's name.
+    pub device_function: *const c_char,
+    /// `threadLimit` as registered.
+    pub thread_limit: u32,
+    /// `tid` as registered.
+    pub thread_ids: Dim3,
+    /// `bid` as registered.
+    pub block_ids: Dim3,
+    /// `blockDim` as registered.
+    pub block_dims: Dim3,
+    /// `gridDim` as registered.
+    pub grid_dims: Dim3,
+    /// `wSize` as registered.
+    pub workgroup_size: u64,
+}
+
+/// `rocprofiler_callback_tracing_runtime_initialization_data_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct RuntimeInitializationData {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// 10000·major + 100·minor + patch.
+    pub version: u64,
+    /// Earlier loads of the runtime.
+    pub instance: u64,
+}
+
 #[cfg(test)]
 mod tests {
     //! Every mirror against AMD's measured layout: size, and each field's
@@ -442,6 +486,34 @@ mod tests {
         }};
         (@name $field:ident) => { stringify!($field) };
         (@name $field:ident $cname:literal) => { $cname };
+    }
+
+    #[test]
+    fn callback_payload_mirrors_have_amds_layouts() {
+        same_layout!(
+            HostKernelSymbolRegisterData,
+            "rocprofiler_callback_tracing_code_object_host_kernel_symbol_register_data_t",
+            [
+                size,
+                host_function_id,
+                kernel_id,
+                code_object_id,
+                host_function,
+                modules,
+                device_function,
+                thread_limit,
+                thread_ids,
+                block_ids,
+                block_dims,
+                grid_dims,
+                workgroup_size
+            ]
+        );
+        same_layout!(
+            RuntimeInitializationData,
+            "rocprofiler_callback_tracing_runtime_initialization_data_t",
+            [size, version, instance]
+        );
     }
 
     #[test]

@@ -126,6 +126,9 @@ pub struct ScratchMemoryRecord {
     pub end_timestamp: u64,
     /// `rocprofiler_scratch_alloc_flag_t`.
     pub flags: i32,
+    /// Bytes of scratch allocated (SDK headers after ROCm 7.0; a ROCm 7.0
+    /// SDK's records end before it: read it only when `size` covers it).
+    pub allocation_size: u64,
 }
 
 /// `rocprofiler_buffer_tracing_correlation_id_retirement_record_t`.

@@ -190,8 +190,21 @@ unsafe fn import_one(
             });
         }
         K::ScratchMemory => {
-            // SAFETY: the kind's record struct.
-            let r = unsafe { &*(payload as *const ScratchMemoryRecord) };
+            // A ROCm 7.0 SDK's record is 8 bytes shorter (no `allocation_size`):
+            // copy what the record's own `size` covers into a zeroed one.
+            // SAFETY: every record starts with its `u64` size; the copy stays
+            // within both that size and the destination; the struct is plain
+            // data, for which all-zero bytes are a value.
+            let r = &unsafe {
+                let have = std::ptr::read_unaligned(payload as *const u64) as usize;
+                let mut rec: ScratchMemoryRecord = std::mem::zeroed();
+                std::ptr::copy_nonoverlapping(
+                    payload as *const u8,
+                    &mut rec as *mut ScratchMemoryRecord as *mut u8,
+                    have.min(std::mem::size_of::<ScratchMemoryRecord>()),
+                );
+                rec
+            };
             let op = r.operation as u32;
             // SAFETY: as above.
             let external = unsafe { r.correlation_id.external.value };
@@ -206,7 +219,7 @@ unsafe fn import_one(
                     end: r.end_timestamp,
                     agent_id: r.agent_id.handle,
                     queue_id: r.queue_id.handle,
-                    allocation_size: 0,
+                    allocation_size: r.allocation_size,
                 })
             });
         }

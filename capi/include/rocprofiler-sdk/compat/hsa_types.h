@@ -9,8 +9,14 @@
  *                                          8-byte handle structs { uint64_t handle; }
  *                                          (the last four only for cxx/hash.hpp and
  *                                          cxx/operators.hpp)
+ *   hsa_queue_type32_t, hsa_queue_t        an HSA queue as the runtime lays it out (40
+ *                                          bytes on 64-bit hosts; `id` is the queue id)
  *   hsa_amd_tool_event_kind_t              enum (int-sized)
  *   hsa_amd_event_scratch_alloc_flag_t     enum (int-sized)
+ *   hsa_amd_tool_event_none_t, hsa_amd_event_scratch_{alloc,free,async_reclaim}_{start,end}_t,
+ *   hsa_amd_tool_event_t                   the runtime's scratch-memory event structs (each
+ *                                          starts with its kind and the queue) and their
+ *                                          union of pointers (cxx/serialization/save.hpp)
  *
  * If the real HSA headers are reachable (detected with __has_include, or forced with
  * -DROCPROFILER_SDK_USE_SYSTEM_HSA=1) they are included instead, so a tool that also
@@ -71,6 +77,20 @@ typedef struct hsa_executable_s
 {
     uint64_t handle;
 } hsa_executable_t;
+
+typedef uint32_t hsa_queue_type32_t;
+
+/* 64-bit hosts only (HSA's large model): the ring buffer pointer is one 8-byte field. */
+typedef struct hsa_queue_s
+{
+    hsa_queue_type32_t type;
+    uint32_t           features;
+    void*              base_address;
+    hsa_signal_t       doorbell_signal;
+    uint32_t           size; /* packets in the ring */
+    uint32_t           reserved1;
+    uint64_t           id;
+} hsa_queue_t;
 #endif
 
 /* guard of <hsa/hsa_ext_amd.h> */
@@ -104,4 +124,67 @@ typedef enum
     HSA_AMD_EVENT_SCRATCH_ALLOC_FLAG_USE_ONCE = (1 << 0),
     HSA_AMD_EVENT_SCRATCH_ALLOC_FLAG_ALT      = (1 << 1),
 } hsa_amd_event_scratch_alloc_flag_t;
+
+/* The runtime's scratch events: kind and queue first, then what the event knows. */
+typedef struct
+{
+    hsa_amd_tool_event_kind_t kind;
+} hsa_amd_tool_event_none_t;
+
+typedef struct
+{
+    hsa_amd_tool_event_kind_t          kind;
+    const hsa_queue_t*                 queue;
+    hsa_amd_event_scratch_alloc_flag_t flags;
+    uint64_t                           dispatch_id; /* the dispatch that needs more scratch */
+} hsa_amd_event_scratch_alloc_start_t;
+
+typedef struct
+{
+    hsa_amd_tool_event_kind_t          kind;
+    const hsa_queue_t*                 queue;
+    hsa_amd_event_scratch_alloc_flag_t flags;
+    uint64_t                           dispatch_id;
+    size_t                             size;      /* bytes allocated */
+    size_t                             num_slots; /* waves it can hold */
+} hsa_amd_event_scratch_alloc_end_t;
+
+typedef struct
+{
+    hsa_amd_tool_event_kind_t          kind;
+    const hsa_queue_t*                 queue;
+    hsa_amd_event_scratch_alloc_flag_t flags;
+} hsa_amd_event_scratch_free_start_t;
+
+typedef struct
+{
+    hsa_amd_tool_event_kind_t          kind;
+    const hsa_queue_t*                 queue;
+    hsa_amd_event_scratch_alloc_flag_t flags;
+} hsa_amd_event_scratch_free_end_t;
+
+typedef struct
+{
+    hsa_amd_tool_event_kind_t          kind;
+    const hsa_queue_t*                 queue;
+    hsa_amd_event_scratch_alloc_flag_t flags;
+} hsa_amd_event_scratch_async_reclaim_start_t;
+
+typedef struct
+{
+    hsa_amd_tool_event_kind_t          kind;
+    const hsa_queue_t*                 queue;
+    hsa_amd_event_scratch_alloc_flag_t flags;
+} hsa_amd_event_scratch_async_reclaim_end_t;
+
+typedef union
+{
+    const hsa_amd_tool_event_none_t*                   none;
+    const hsa_amd_event_scratch_alloc_start_t*         scratch_alloc_start;
+    const hsa_amd_event_scratch_alloc_end_t*           scratch_alloc_end;
+    const hsa_amd_event_scratch_free_start_t*          scratch_free_start;
+    const hsa_amd_event_scratch_free_end_t*            scratch_free_end;
+    const hsa_amd_event_scratch_async_reclaim_start_t* scratch_async_reclaim_start;
+    const hsa_amd_event_scratch_async_reclaim_end_t*   scratch_async_reclaim_end;
+} hsa_amd_tool_event_t;
 #endif
