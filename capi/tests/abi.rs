@@ -248,7 +248,8 @@ fn headers(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// Every header compiles on its own, as C11 (the `.h` files) and as C++17 (all),
-/// with no HIP/HSA headers needed.
+/// with no HIP/HSA headers needed (`cxx/serialization*.hpp` need cereal's, as AMD's do;
+/// `cxx/perfetto.hpp` uses Perfetto's only when it finds them).
 #[test]
 fn every_header_compiles_alone() {
     let include = crate_root().join("include");
@@ -294,10 +295,16 @@ fn every_header_compiles_alone() {
                 .output()
                 .unwrap_or_else(|e| panic!("cannot run `{compiler}`: {e}"));
             if !out.status.success() {
+                let stderr = String::from_utf8_lossy(&out.stderr);
+                // cxx/serialization*.hpp are cereal serializers: they need its headers.
+                let hint = if stderr.contains("cereal/") {
+                    "\n(cereal's headers are missing: install libcereal-dev, or run `cargo xtask setup`)"
+                } else {
+                    ""
+                };
                 failures.push(format!(
-                    "{rel} ({compiler} {}):\n{}",
+                    "{rel} ({compiler} {}):\n{stderr}{hint}",
                     flags.join(" "),
-                    String::from_utf8_lossy(&out.stderr)
                 ));
             }
         }

@@ -6,6 +6,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <optional>
+#include <ostream>
 #include <string>
 #include <string_view>
 #include <type_traits>
@@ -84,6 +85,34 @@ struct is_string_type
                              std::is_same<unqualified_identity_t<Tp>, char*>::value ||
                              std::is_same<unqualified_identity_t<Tp>, const char*>::value>
 {};
+
+/// `can_stringify<Tp>::value`: whether `std::ostream& << Tp` is well-formed (also callable:
+/// `can_stringify<Tp>{}()`).
+template <typename Tp>
+struct can_stringify
+{
+private:
+    template <typename Up>
+    static constexpr auto probe(int)
+        -> decltype(std::declval<std::ostream&>() << std::declval<Up>(), bool())
+    {
+        return true;
+    }
+
+    template <typename Up>
+    static constexpr bool probe(...)
+    {
+        return false;
+    }
+
+public:
+    static constexpr bool value = probe<Tp>(0);
+    constexpr bool        operator()() const { return value; }
+};
+
+/// The older name of can_stringify.
+template <typename Tp>
+using supports_ostream = can_stringify<Tp>;
 
 /// Always-false value for static_assert in templates that must not be instantiated.
 template <typename Tp>
