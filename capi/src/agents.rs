@@ -146,6 +146,8 @@ fn agent_bytes(a: &AgentInfo, type_index: i32, size: usize) -> AgentBytes {
     b.dim3("workgroup_max_dim", p.workgroup_max_dim);
     b.dim3("grid_max_dim", p.grid_max_dim);
     b.put("local_mem_size", &p.local_memory_bytes.to_ne_bytes());
+    // `rocprofiler_uuid_t` is 16 bytes; as in AMD's SDK the 64-bit value
+    // fills the first eight (host order) and the rest stay 0.
     b.put("uuid", &uuid_value(&p.uuid).to_ne_bytes());
     // Visible to HSA and HIP (bits 0 and 1): every agent the runtime lists.
     b.u32("runtime_visibility", 0b11);
@@ -178,7 +180,16 @@ fn build() -> Result<Vec<*const c_void>, Status> {
 }
 
 /// `rocprofiler_query_available_agents`: calls `callback` once with every
-/// agent the run knows (version 0 only).
+/// agent the run knows (version 0 only), and returns what the callback
+/// returned.
+///
+/// `agent_size` is the `sizeof(rocprofiler_agent_v0_t)` the tool was built
+/// with. As in AMD's SDK, any size up to ours is served (the struct only
+/// grows at its end: a tool built with ROCm 7.0's headers passes 304, ours
+/// is 312 since `rocprofiler_uuid_t` became 16 bytes, and reads every field
+/// it knows where it expects it), and a larger one, from headers newer than
+/// ours, gets `ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI` without the
+/// callback being called. A version other than 0 is an invalid argument.
 ///
 /// # Safety
 /// `callback` must be a function of the documented type; `user_data` is
@@ -190,26 +201,31 @@ pub unsafe extern "C" fn rocprofiler_query_available_agents(
     agent_size: usize,
     user_data: *mut c_void,
 ) -> Code {
-    guard("rocprofiler_query_available_agents", || {
+    let mut answer = None;
+    let status = guard("rocprofiler_query_available_agents", || {
         let callback = callback.ok_or(Status::InvalidArgument)?;
         if i64::from(version) != enums::rocprofiler_agent_version::ROCPROFILER_AGENT_INFO_VERSION_0
         {
             return Err(Status::InvalidArgument);
         }
-        if c_sizeof(AGENT).is_some_and(|s| agent_size > s) {
-            return Err(Status::InvalidArgument);
+        if agent_size > c_sizeof(AGENT).ok_or(Status::Error)? {
+            answer = Some(INCOMPATIBLE_ABI);
+            return Ok(());
         }
         let mut agents = build()?;
         // SAFETY: the tool's callback with an array of `agents.len()`
         // pointers to agent structs that live as long as the process.
-        let status = unsafe { callback(version, agents.as_mut_ptr(), agents.len(), user_data) };
-        if status == crate::status::SUCCESS {
-            Ok(())
-        } else {
-            Err(Status::Error)
-        }
-    })
+        answer = Some(unsafe { callback(version, agents.as_mut_ptr(), agents.len(), user_data) });
+        Ok(())
+    });
+    answer
+        .filter(|_| status == crate::status::SUCCESS)
+        .unwrap_or(status)
 }
+
+/// `ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI`.
+const INCOMPATIBLE_ABI: Code =
+    enums::rocprofiler_status::ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI as Code;
 
 #[cfg(test)]
 mod tests {
@@ -222,6 +238,60 @@ mod tests {
         assert_eq!(gfx_target_version("gfx1030"), 100300);
         assert_eq!(gfx_target_version("gfx90a:sramecc+:xnack-"), 90010);
         assert_eq!(gfx_target_version("AMD EPYC"), 0);
+    }
+
+    unsafe extern "C" fn count_agents(
+        _version: c_int,
+        _agents: *mut *const c_void,
+        n: usize,
+        data: *mut c_void,
+    ) -> c_int {
+        // SAFETY: `data` is the `Option<usize>` the tests pass.
+        unsafe { *(data as *mut Option<usize>) = Some(n) };
+        // A status of the callback's own choosing, passed back as is.
+        7
+    }
+
+    /// AMD's rule: sizes up to ours are served (a tool built with ROCm
+    /// 7.0's 304-byte agent, ours, anything smaller), a larger one gets
+    /// INCOMPATIBLE_ABI and no callback; the callback's status is returned.
+    #[test]
+    fn agent_sizes_follow_amds_versioning() {
+        const VERSION_0: c_int =
+            enums::rocprofiler_agent_version::ROCPROFILER_AGENT_INFO_VERSION_0 as c_int;
+        let ours = c_sizeof(AGENT).unwrap();
+        assert_eq!(ours, 312, "rocprofiler_agent_v0_t with the 16-byte uuid");
+        let query = |size: usize| {
+            let mut seen: Option<usize> = None;
+            // SAFETY: a callback of the right type and a live `seen`.
+            let status = unsafe {
+                rocprofiler_query_available_agents(
+                    VERSION_0,
+                    Some(count_agents),
+                    size,
+                    &mut seen as *mut Option<usize> as *mut c_void,
+                )
+            };
+            (status, seen.is_some())
+        };
+        for size in [304, ours, 8] {
+            assert_eq!(query(size), (7, true), "agent size {size}");
+        }
+        for size in [ours + 8, 4096] {
+            assert_eq!(query(size), (INCOMPATIBLE_ABI, false), "agent size {size}");
+        }
+        let mut seen: Option<usize> = None;
+        // SAFETY: as above.
+        let bad_version = unsafe {
+            rocprofiler_query_available_agents(
+                VERSION_0 + 1,
+                Some(count_agents),
+                ours,
+                &mut seen as *mut Option<usize> as *mut c_void,
+            )
+        };
+        assert_eq!(bad_version, crate::status::code(Status::InvalidArgument));
+        assert!(seen.is_none());
     }
 
     #[test]
