@@ -204,6 +204,8 @@ pub const hipErrorFileNotFound: hipError_t = 301;
 pub const hipErrorInvalidHandle: hipError_t = 400;
 pub const hipErrorNotFound: hipError_t = 500;
 pub const hipErrorNotReady: hipError_t = 600;
+pub const hipErrorHostMemoryAlreadyRegistered: hipError_t = 712;
+pub const hipErrorHostMemoryNotRegistered: hipError_t = 713;
 pub const hipErrorNotSupported: hipError_t = 801;
 
 thread_local! {

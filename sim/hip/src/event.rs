@@ -102,6 +102,7 @@ pub extern "C" fn hipEventSynchronize(event: hipEvent_t) -> hipError_t {
         match signal_of(event) {
             Ok(Some(s)) => {
                 hsa::signal_wait_done(s);
+                crate::pool::release_freed(crate::device::current());
                 hipSuccess
             }
             Ok(None) => hipSuccess,

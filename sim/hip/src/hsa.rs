@@ -75,6 +75,14 @@ extern "C" {
         ptr: *mut *mut c_void,
     ) -> Status;
     pub fn hsa_amd_memory_pool_free(ptr: *mut c_void) -> Status;
+    pub fn hsa_amd_memory_lock(
+        host_ptr: *mut c_void,
+        size: usize,
+        agents: *mut Handle,
+        num_agents: i32,
+        agent_ptr: *mut *mut c_void,
+    ) -> Status;
+    pub fn hsa_amd_memory_unlock(host_ptr: *mut c_void) -> Status;
     pub fn hsa_signal_create(
         initial: i64,
         num_consumers: u32,

@@ -22,6 +22,7 @@ mod hsa;
 mod memory;
 mod misc;
 mod module;
+mod pool;
 mod stream;
 mod stubs {
     //! Generated: exports this simulation does not implement.

@@ -2,8 +2,19 @@
 //! underneath), copies go through the stream's HSA async copy. Synchronous
 //! copies are an async copy on the null stream followed by a wait.
 //! `hipMemset*` fills on the host after the stream's prior work completes.
+//!
+//! Like the real runtime, a copy is planned from the memory it names, not
+//! from its `hipMemcpyKind`: every allocation made through this runtime (and
+//! every range registered with `hipHostRegister`) is an [`Object`]; memory
+//! that is none is *pageable*. Copies between device memory and pinned
+//! memory (objects) are one HSA copy; copies with pageable memory on one
+//! side are staged or pinned in chunks ([`Transfer`]); copies with no device
+//! memory on either side are done by the CPU. `sim/README.md` ("Copies of
+//! pageable memory") has the rules and where they come from.
 
+use std::collections::BTreeMap;
 use std::ffi::{c_int, c_uint, c_void};
+use std::sync::{Mutex, OnceLock};
 
 use crate::device::{self, runtime, write_out};
 use crate::error::*;
@@ -19,20 +30,83 @@ const HIP_MEMCPY_DEVICE_TO_HOST: c_int = 2;
 const HIP_MEMCPY_DEVICE_TO_DEVICE: c_int = 3;
 const HIP_MEMCPY_DEFAULT: c_int = 4;
 
-fn allocate(pool: Handle, ptr: *mut *mut c_void, size: usize) -> hipError_t {
-    if ptr.is_null() {
-        return hipErrorInvalidValue;
+/// What a runtime allocation (or registered range) is, for planning copies.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Object {
+    /// Device memory (`hipMalloc`, `hipMallocAsync`, …).
+    Device,
+    /// Pinned host memory the runtime allocated (`hipHostMalloc`,
+    /// `hipMallocManaged`).
+    Host,
+    /// Application memory pinned with `hipHostRegister`.
+    Registered,
+}
+
+impl Object {
+    fn is_device(self) -> bool {
+        self == Object::Device
     }
+}
+
+/// Live objects: base address → (size, what).
+static OBJECTS: Mutex<BTreeMap<usize, (usize, Object)>> = Mutex::new(BTreeMap::new());
+
+fn objects() -> std::sync::MutexGuard<'static, BTreeMap<usize, (usize, Object)>> {
+    OBJECTS.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+pub fn add_object(base: *mut c_void, size: usize, what: Object) {
+    objects().insert(base as usize, (size, what));
+}
+
+pub fn remove_object(base: *mut c_void) -> Option<(usize, Object)> {
+    objects().remove(&(base as usize))
+}
+
+/// The object containing `ptr`: (its base, its size, what it is).
+pub fn find_object(ptr: *const c_void) -> Option<(usize, usize, Object)> {
+    let p = ptr as usize;
+    objects()
+        .range(..=p)
+        .next_back()
+        .filter(|(&base, &(size, _))| p < base + size.max(1))
+        .map(|(&base, &(size, what))| (base, size, what))
+}
+
+/// Allocates `size` bytes from an HSA pool (null for 0 bytes) and records it
+/// as `what`.
+pub fn pool_allocate(pool: Handle, size: usize, what: Object) -> Result<*mut c_void, hipError_t> {
     if size == 0 {
-        return write_out(ptr, std::ptr::null_mut());
+        return Ok(std::ptr::null_mut());
     }
     let mut mem: *mut c_void = std::ptr::null_mut();
     // SAFETY: valid pool handle and out-pointer.
     let status = unsafe { hsa::hsa_amd_memory_pool_allocate(pool, size, 0, &mut mem) };
     if status != hsa::SUCCESS {
-        return hipErrorOutOfMemory;
+        return Err(hipErrorOutOfMemory);
     }
-    write_out(ptr, mem)
+    add_object(mem, size, what);
+    Ok(mem)
+}
+
+/// Returns an allocation to its HSA pool and forgets the object.
+pub fn pool_free(ptr: *mut c_void) -> hipError_t {
+    remove_object(ptr);
+    // SAFETY: freeing a pointer the application got from an allocation call.
+    match unsafe { hsa::hsa_amd_memory_pool_free(ptr) } {
+        hsa::SUCCESS => hipSuccess,
+        _ => hipErrorInvalidValue,
+    }
+}
+
+fn allocate(pool: Handle, ptr: *mut *mut c_void, size: usize, what: Object) -> hipError_t {
+    if ptr.is_null() {
+        return hipErrorInvalidValue;
+    }
+    match pool_allocate(pool, size, what) {
+        Ok(mem) => write_out(ptr, mem),
+        Err(e) => e,
+    }
 }
 
 fn free(ptr: *mut c_void) -> hipError_t {
@@ -44,17 +118,15 @@ fn free(ptr: *mut c_void) -> hipError_t {
     }
     // hipFree synchronises the device before releasing memory.
     stream::synchronize_device(device::current());
-    // SAFETY: freeing a pointer the application got from an allocation call.
-    match unsafe { hsa::hsa_amd_memory_pool_free(ptr) } {
-        hsa::SUCCESS => hipSuccess,
-        _ => hipErrorInvalidValue,
-    }
+    // Memory from hipMallocAsync leaves its pool at once.
+    crate::pool::forget(ptr);
+    pool_free(ptr)
 }
 
 pub extern "C" fn hipMalloc(ptr: *mut *mut c_void, size: usize) -> hipError_t {
     api!("hipMalloc", {
         match device::device(device::current()) {
-            Ok(d) => allocate(d.pool, ptr, size),
+            Ok(d) => allocate(d.pool, ptr, size, Object::Device),
             Err(e) => e,
         }
     })
@@ -67,7 +139,7 @@ pub extern "C" fn hipExtMallocWithFlags(
 ) -> hipError_t {
     api!("hipExtMallocWithFlags", {
         match device::device(device::current()) {
-            Ok(d) => allocate(d.pool, ptr, size),
+            Ok(d) => allocate(d.pool, ptr, size, Object::Device),
             Err(e) => e,
         }
     })
@@ -76,7 +148,7 @@ pub extern "C" fn hipExtMallocWithFlags(
 pub extern "C" fn hipHostMalloc(ptr: *mut *mut c_void, size: usize, _flags: c_uint) -> hipError_t {
     api!("hipHostMalloc", {
         match runtime() {
-            Ok(rt) => allocate(rt.host_pool, ptr, size),
+            Ok(rt) => allocate(rt.host_pool, ptr, size, Object::Host),
             Err(e) => e,
         }
     })
@@ -89,7 +161,7 @@ pub extern "C" fn hipMallocManaged(
 ) -> hipError_t {
     api!("hipMallocManaged", {
         match runtime() {
-            Ok(rt) => allocate(rt.host_pool, ptr, size),
+            Ok(rt) => allocate(rt.host_pool, ptr, size, Object::Host),
             Err(e) => e,
         }
     })
@@ -103,7 +175,95 @@ pub extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
     api!("hipHostFree", { free(ptr) })
 }
 
-/// Queues a copy on `stream`; `wait` makes it synchronous.
+/// The real runtime's transfer settings for copies of pageable memory
+/// (`sim/README.md`, "Copies of pageable memory"), read once from the same
+/// environment variables.
+#[derive(Clone, Copy, Debug)]
+pub struct Transfer {
+    /// Bytes of one staging slot, and the most one staged copy moves.
+    pub stage: usize,
+    /// Copies of more bytes than this pin the pageable memory in place
+    /// instead of staging it.
+    pub pin_min: usize,
+    /// The most bytes pinned (and copied) at once.
+    pub pin_chunk: usize,
+}
+
+const MIB: usize = 1 << 20;
+/// The page size pinning works in.
+const PIN_ALIGN: usize = 4096;
+
+impl Transfer {
+    /// The settings for `GPU_STAGING_BUFFER_SIZE` and
+    /// `GPU_PINNED_MIN_XFER_SIZE` (MiB, `None`: unset).
+    pub fn from_flags(staging_mib: Option<usize>, pinned_min_mib: Option<usize>) -> Transfer {
+        let pin_chunk = pinned_min_mib.unwrap_or(128) * MIB;
+        let pin_min = pinned_min_mib.unwrap_or(1) * MIB;
+        let stage = staging_mib.unwrap_or(1) * MIB;
+        Transfer {
+            stage: stage.max(pin_min + 4096),
+            pin_min,
+            pin_chunk: pin_chunk.max(pin_min),
+        }
+    }
+
+    fn from_env() -> Transfer {
+        let mib = |name: &str| {
+            let value = std::env::var(name).ok()?;
+            match value.trim().parse::<usize>() {
+                Ok(v) if v <= 1 << 20 => Some(v),
+                _ => {
+                    eprintln!("sim-hip: ignoring {name}={value:?} (not a number of MiB)");
+                    None
+                }
+            }
+        };
+        Transfer::from_flags(
+            mib("GPU_STAGING_BUFFER_SIZE"),
+            mib("GPU_PINNED_MIN_XFER_SIZE"),
+        )
+    }
+
+    /// How a copy of `size` bytes between device memory and pageable memory
+    /// at `host` is done: `(offset, length, staged)` pieces in order.
+    pub fn plan(&self, host: usize, size: usize) -> Vec<(usize, usize, bool)> {
+        let mut pieces = Vec::new();
+        if size > self.pin_min && size <= self.pin_chunk {
+            // Pinned in place at once: one copy.
+            pieces.push((0, size, false));
+            return pieces;
+        }
+        let mut offset = 0;
+        let pin = self.pin_chunk.min(size);
+        if pin > 0 && size > self.pin_min {
+            // Pinned a chunk at a time; the first chunk ends on a page
+            // boundary of the host memory.
+            let partial = host % PIN_ALIGN;
+            let first = (pin + partial).div_ceil(PIN_ALIGN) * PIN_ALIGN - partial;
+            let mut chunk = first;
+            while offset < size {
+                let len = chunk.min(size - offset);
+                pieces.push((offset, len, false));
+                offset += len;
+                chunk = pin;
+            }
+        }
+        while offset < size {
+            let len = self.stage.min(size - offset);
+            pieces.push((offset, len, true));
+            offset += len;
+        }
+        pieces
+    }
+}
+
+pub fn transfer() -> &'static Transfer {
+    static T: OnceLock<Transfer> = OnceLock::new();
+    T.get_or_init(Transfer::from_env)
+}
+
+/// Queues a copy on `stream`; `wait` makes it synchronous (copies with
+/// pageable memory may wait anyway, as the real runtime's do).
 fn copy(
     dst: *mut c_void,
     src: *const c_void,
@@ -118,19 +278,92 @@ fn copy(
     if dst.is_null() || src.is_null() {
         return hipErrorInvalidValue;
     }
+    if !(HIP_MEMCPY_HOST_TO_HOST..=HIP_MEMCPY_DEFAULT).contains(&kind) {
+        return hipErrorInvalidMemcpyDirection;
+    }
     let rt = match runtime() {
         Ok(rt) => rt,
         Err(e) => return e,
     };
-    on_stream(stream, wait, |s, gpu| {
-        let (src_agent, dst_agent) = match kind {
-            HIP_MEMCPY_HOST_TO_HOST => (rt.cpu, rt.cpu),
-            HIP_MEMCPY_HOST_TO_DEVICE => (rt.cpu, gpu),
-            HIP_MEMCPY_DEVICE_TO_HOST => (gpu, rt.cpu),
-            HIP_MEMCPY_DEVICE_TO_DEVICE | HIP_MEMCPY_DEFAULT => (gpu, gpu),
-            _ => return Err(hipErrorInvalidMemcpyDirection),
+    let (src_obj, dst_obj) = (find_object(src), find_object(dst));
+    for (ptr, obj) in [(src as usize, src_obj), (dst as usize, dst_obj)] {
+        if let Some((base, len, _)) = obj {
+            if size > len - (ptr - base) {
+                return hipErrorInvalidValue;
+            }
+        }
+    }
+    let is_device = |o: Option<(usize, usize, Object)>| o.is_some_and(|(_, _, w)| w.is_device());
+    if !is_device(src_obj) && !is_device(dst_obj) {
+        // No device memory: the CPU copies, after the stream's work.
+        return on_stream(stream, true, |_, _| {
+            // SAFETY: the application guarantees both ranges for `size`
+            // bytes; `copy` allows overlap.
+            unsafe { std::ptr::copy(src.cast::<u8>(), dst.cast::<u8>(), size) };
+            Ok(())
+        });
+    }
+    let agent = |o: Option<(usize, usize, Object)>, gpu: Handle| {
+        if is_device(o) {
+            gpu
+        } else {
+            rt.cpu
+        }
+    };
+    if src_obj.is_some() && dst_obj.is_some() {
+        // Device and pinned memory: one copy by the copy engine.
+        return on_stream(stream, wait, |s, gpu| {
+            s.copy(dst, agent(dst_obj, gpu), src, agent(src_obj, gpu), size)
+        });
+    }
+    // Pageable memory on one side, device memory on the other.
+    let to_device = src_obj.is_none();
+    let host = if to_device {
+        src as usize
+    } else {
+        dst as usize
+    };
+    let pieces = transfer().plan(host, size);
+    // Only a single staged copy to the device leaves the caller before it
+    // completes (its bytes are in the staging buffer by then).
+    let single_staged_in = to_device && pieces.len() == 1 && pieces[0].2;
+    if crate::log_enabled() {
+        let staged = pieces.iter().filter(|p| p.2).count();
+        eprintln!(
+            "sim-hip: pageable copy {size} bytes {}: {} pinned, {staged} staged",
+            if to_device {
+                "to device"
+            } else {
+                "from device"
+            },
+            pieces.len() - staged
+        );
+    }
+    on_stream(stream, wait || !single_staged_in, |s, gpu| {
+        let (src_agent, dst_agent) = if to_device {
+            (rt.cpu, gpu)
+        } else {
+            (gpu, rt.cpu)
         };
-        s.copy(dst, dst_agent, src, src_agent, size)
+        for (i, &(offset, len, staged)) in pieces.iter().enumerate() {
+            let (d, sr) = (
+                (dst as usize + offset) as *mut c_void,
+                (src as usize + offset) as *const c_void,
+            );
+            match (staged, to_device) {
+                (false, _) => s.copy(d, dst_agent, sr, src_agent, len)?,
+                (true, true) => {
+                    s.copy_staged_in(d, dst_agent, sr.cast(), len, src_agent)?;
+                    if i + 1 < pieces.len() {
+                        // The next chunk waits for this one, as the real
+                        // runtime's staged copies do.
+                        s.synchronize();
+                    }
+                }
+                (true, false) => s.copy_staged_out(d.cast(), dst_agent, sr, len, src_agent)?,
+            }
+        }
+        Ok(())
     })
 }
 
@@ -363,4 +596,127 @@ pub extern "C" fn hipMemsetAsync(
     stream: hipStream_t,
 ) -> hipError_t {
     api!("hipMemsetAsync", { fill(dst, value as u8, size, stream) })
+}
+
+/// `hipHostRegister` flags above this are invalid (the four defined bits).
+const HOST_REGISTER_FLAGS: c_uint = 15;
+
+/// Pins application memory (through `hsa_amd_memory_lock`, so an HSA tool
+/// sees it): copies from and to it are then one copy, not staged, and its
+/// device pointer is its own address.
+pub extern "C" fn hipHostRegister(host_ptr: *mut c_void, size: usize, flags: c_uint) -> hipError_t {
+    api!("hipHostRegister", {
+        if host_ptr.is_null() || size == 0 || flags > HOST_REGISTER_FLAGS {
+            return hipErrorInvalidValue;
+        }
+        if let Err(e) = runtime() {
+            return e;
+        }
+        if find_object(host_ptr).is_some() {
+            return hipErrorHostMemoryAlreadyRegistered;
+        }
+        let mut agent_ptr: *mut c_void = std::ptr::null_mut();
+        // SAFETY: the application's range; no agent list (all agents); a
+        // valid out-pointer.
+        let status = unsafe {
+            hsa::hsa_amd_memory_lock(host_ptr, size, std::ptr::null_mut(), 0, &mut agent_ptr)
+        };
+        if status != hsa::SUCCESS {
+            return hipErrorInvalidValue;
+        }
+        add_object(host_ptr, size, Object::Registered);
+        hipSuccess
+    })
+}
+
+pub extern "C" fn hipHostUnregister(host_ptr: *mut c_void) -> hipError_t {
+    api!("hipHostUnregister", {
+        if host_ptr.is_null() {
+            return hipErrorInvalidValue;
+        }
+        match find_object(host_ptr) {
+            Some((base, _, Object::Registered)) if base == host_ptr as usize => {}
+            _ => return hipErrorHostMemoryNotRegistered,
+        }
+        // Like the real runtime: the device's work (which may use the
+        // memory) completes first.
+        stream::synchronize_device(device::current());
+        remove_object(host_ptr);
+        // SAFETY: the range was locked by hipHostRegister.
+        unsafe { hsa::hsa_amd_memory_unlock(host_ptr) };
+        hipSuccess
+    })
+}
+
+/// The device address of pinned host memory (registered or from
+/// `hipHostMalloc`): here, the host address itself.
+pub extern "C" fn hipHostGetDevicePointer(
+    device_ptr: *mut *mut c_void,
+    host_ptr: *mut c_void,
+    flags: c_uint,
+) -> hipError_t {
+    api!("hipHostGetDevicePointer", {
+        if device_ptr.is_null() || flags != 0 {
+            return hipErrorInvalidValue;
+        }
+        match find_object(host_ptr) {
+            Some(_) => write_out(device_ptr, host_ptr),
+            None => hipErrorInvalidValue,
+        }
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::Transfer;
+
+    const MIB: usize = 1 << 20;
+
+    #[test]
+    fn default_settings_are_the_real_runtimes() {
+        let t = Transfer::from_flags(None, None);
+        assert_eq!(
+            (t.stage, t.pin_min, t.pin_chunk),
+            (MIB + 4096, MIB, 128 * MIB)
+        );
+        // Up to 1 MiB: one staged copy; up to 128 MiB: one pinned copy.
+        assert_eq!(t.plan(16, MIB), vec![(0, MIB, true)]);
+        assert_eq!(t.plan(16, MIB + 1), vec![(0, MIB + 1, false)]);
+        assert_eq!(t.plan(16, 128 * MIB), vec![(0, 128 * MIB, false)]);
+        // Beyond: 128 MiB chunks, the first ending on a page boundary.
+        let size = 300 * MIB;
+        let first = 128 * MIB + 4096 - 16;
+        assert_eq!(
+            t.plan(0x7000_0010, size),
+            vec![
+                (0, first, false),
+                (first, 128 * MIB, false),
+                (first + 128 * MIB, size - first - 128 * MIB, false)
+            ]
+        );
+        assert_eq!(t.plan(0x7000_0000, 256 * MIB).len(), 2);
+    }
+
+    #[test]
+    fn pinning_off_stages_in_chunks() {
+        let t = Transfer::from_flags(Some(2), Some(0));
+        assert_eq!((t.stage, t.pin_min, t.pin_chunk), (2 * MIB, 0, 0));
+        let plan = t.plan(16, 5 * MIB + 3);
+        assert_eq!(
+            plan,
+            vec![
+                (0, 2 * MIB, true),
+                (2 * MIB, 2 * MIB, true),
+                (4 * MIB, MIB + 3, true)
+            ]
+        );
+        // The staging size never drops below the pinning threshold + 4 KiB.
+        let t = Transfer::from_flags(Some(1), Some(4));
+        assert_eq!(
+            (t.stage, t.pin_min, t.pin_chunk),
+            (4 * MIB + 4096, 4 * MIB, 4 * MIB)
+        );
+        assert_eq!(t.plan(0, 4 * MIB), vec![(0, 4 * MIB, true)]);
+        assert_eq!(t.plan(0, 9 * MIB).len(), 3);
+    }
 }

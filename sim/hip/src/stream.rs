@@ -8,7 +8,9 @@
 //!   the queue) a barrier-AND packet waiting for the copy goes first;
 //! - a copy becomes `hsa_amd_memory_async_copy` depending on the last signal;
 //! - an event record becomes a barrier-AND packet completing the event's
-//!   signal (its dispatch time is the event's timestamp).
+//!   signal (its dispatch time is the event's timestamp);
+//! - copies from and to pageable memory go through the stream's staging
+//!   buffer (`copy_staged_in`/`copy_staged_out`, see `memory.rs`).
 //!
 //! The null stream is an ordinary per-device stream here (no implicit
 //! synchronisation with other streams); `hipDeviceSynchronize` waits for all
@@ -36,6 +38,26 @@ struct State {
     last: Option<(Handle, bool)>,
     /// Signals (and kernel-argument buffers) still to reclaim.
     pending: Vec<(Handle, Option<usize>)>,
+    /// The pinned staging buffer of copies from and to pageable memory,
+    /// allocated on first use.
+    staging: Option<Staging>,
+    /// Markers someone still reads (`marker`): not reclaimed.
+    held: Vec<Handle>,
+}
+
+/// How many slots the staging buffer has: like the real runtime's, a ring
+/// of four chunks of the staging size, each reused once the copy that last
+/// used it has completed (see `sim/README.md`, "Copies of pageable memory").
+pub const STAGING_SLOTS: usize = 4;
+
+/// A stream's staging buffer: `STAGING_SLOTS` slots of `slot` bytes from the
+/// host pool, and the completion signal of the last copy through each slot
+/// (kept alive by `reclaim` while it is named here).
+struct Staging {
+    base: usize,
+    slot: usize,
+    next: usize,
+    busy: [Option<Handle>; STAGING_SLOTS],
 }
 
 pub struct Stream {
@@ -280,6 +302,15 @@ impl Stream {
     ) -> Result<(), hipError_t> {
         let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
         self.reclaim(&mut state, false);
+        Self::issue_copy(&mut state, issue).map(|_| ())
+    }
+
+    /// [`Stream::submit_copy`] with the state locked; returns the copy's
+    /// completion signal (owned by the stream).
+    fn issue_copy(
+        state: &mut State,
+        issue: impl FnOnce(&[Handle], Handle) -> hsa::Status,
+    ) -> Result<Handle, hipError_t> {
         let signal = hsa::signal_create(1).ok_or(hipErrorOutOfMemory)?;
         let deps: Vec<Handle> = state.last.iter().map(|(s, _)| *s).collect();
         if issue(&deps, signal) != hsa::SUCCESS {
@@ -288,7 +319,171 @@ impl Stream {
         }
         state.pending.push((signal, None));
         state.last = Some((signal, true));
+        Ok(signal)
+    }
+
+    /// A free slot of the staging buffer (allocating the buffer first if
+    /// needed): waits for the copy that last used the next slot of the ring.
+    /// Returns the slot's index and address.
+    fn acquire_slot(&self, state: &mut State, len: usize) -> Result<(usize, usize), hipError_t> {
+        let slot = crate::memory::transfer().stage;
+        if len > slot {
+            return Err(hipErrorInvalidValue);
+        }
+        if state.staging.is_none() {
+            let host_pool = runtime()?.host_pool;
+            let mut mem: *mut c_void = std::ptr::null_mut();
+            // SAFETY: a valid pool handle and out-pointer.
+            let status = unsafe {
+                hsa::hsa_amd_memory_pool_allocate(host_pool, slot * STAGING_SLOTS, 0, &mut mem)
+            };
+            if status != hsa::SUCCESS || mem.is_null() {
+                return Err(hipErrorOutOfMemory);
+            }
+            state.staging = Some(Staging {
+                base: mem as usize,
+                slot,
+                next: 0,
+                busy: [None; STAGING_SLOTS],
+            });
+        }
+        let staging = state.staging.as_mut().expect("allocated above");
+        let index = staging.next;
+        staging.next = (index + 1) % STAGING_SLOTS;
+        if let Some(previous) = staging.busy[index].take() {
+            // Named in `busy`, so `reclaim` has not destroyed it.
+            hsa::signal_wait_done(previous);
+        }
+        Ok((index, staging.base + index * staging.slot))
+    }
+
+    /// A staged copy to device memory: the CPU copies `len` bytes of `src`
+    /// into a staging slot now, then the copy engine copies the slot to
+    /// `dst` after the stream's previous work. The caller may reuse `src`
+    /// as soon as this returns.
+    pub fn copy_staged_in(
+        &self,
+        dst: *mut c_void,
+        dst_agent: Handle,
+        src: *const u8,
+        len: usize,
+        src_agent: Handle,
+    ) -> Result<(), hipError_t> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        self.reclaim(&mut state, false);
+        let (index, slot) = self.acquire_slot(&mut state, len)?;
+        // SAFETY: the application guarantees `src` is valid for `len`
+        // bytes; the slot holds at least `len` bytes and no copy reads it
+        // (its previous copy has completed).
+        unsafe { std::ptr::copy_nonoverlapping(src, slot as *mut u8, len) };
+        let signal = Self::issue_copy(&mut state, |deps, signal| {
+            // SAFETY: both ranges are valid for `len` bytes until the copy
+            // completes (the slot is not reused before); `deps` lives for
+            // the call.
+            unsafe {
+                hsa::hsa_amd_memory_async_copy(
+                    dst,
+                    dst_agent,
+                    slot as *const c_void,
+                    src_agent,
+                    len,
+                    deps.len() as u32,
+                    deps.as_ptr(),
+                    signal,
+                )
+            }
+        })?;
+        if let Some(staging) = state.staging.as_mut() {
+            staging.busy[index] = Some(signal);
+        }
         Ok(())
+    }
+
+    /// A staged copy from device memory: the copy engine copies `len` bytes
+    /// of `src` into a staging slot after the stream's previous work; this
+    /// waits for it, then the CPU copies the slot to `dst`.
+    pub fn copy_staged_out(
+        &self,
+        dst: *mut u8,
+        dst_agent: Handle,
+        src: *const c_void,
+        len: usize,
+        src_agent: Handle,
+    ) -> Result<(), hipError_t> {
+        let (signal, slot) = {
+            let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+            self.reclaim(&mut state, false);
+            let (index, slot) = self.acquire_slot(&mut state, len)?;
+            let signal = Self::issue_copy(&mut state, |deps, signal| {
+                // SAFETY: as in `copy_staged_in`.
+                unsafe {
+                    hsa::hsa_amd_memory_async_copy(
+                        slot as *mut c_void,
+                        dst_agent,
+                        src,
+                        src_agent,
+                        len,
+                        deps.len() as u32,
+                        deps.as_ptr(),
+                        signal,
+                    )
+                }
+            })?;
+            if let Some(staging) = state.staging.as_mut() {
+                staging.busy[index] = Some(signal);
+            }
+            (signal, slot)
+        };
+        // Named in `busy` until the slot is reused, which needs this
+        // stream's lock after this wait: the signal is alive.
+        hsa::signal_wait_done(signal);
+        // SAFETY: the copy into the slot has completed; the application
+        // guarantees `dst` is valid for `len` bytes.
+        unsafe { std::ptr::copy_nonoverlapping(slot as *const u8, dst, len) };
+        Ok(())
+    }
+
+    /// A marker: a signal that completes once all work submitted so far
+    /// has (a barrier-AND packet), and that a sync of the stream waits for.
+    /// The stream keeps it alive until [`Stream::release_marker`].
+    pub fn marker(&self) -> Result<Handle, hipError_t> {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        self.reclaim(&mut state, false);
+        let deps: Vec<Handle> = match state.last {
+            Some((s, true)) => vec![s],
+            _ => vec![],
+        };
+        let signal = hsa::signal_create(1).ok_or(hipErrorOutOfMemory)?;
+        if let Err(e) = self.submit(&mut state, &Packet::barrier_and(&deps, signal)) {
+            hsa::signal_destroy(signal);
+            return Err(e);
+        }
+        state.pending.push((signal, None));
+        state.last = Some((signal, false));
+        state.held.push(signal);
+        Ok(signal)
+    }
+
+    /// Whether a marker has completed.
+    pub fn marker_done(&self, marker: Handle) -> bool {
+        hsa::signal_load(marker) < 1
+    }
+
+    /// Lets the stream reclaim a marker's signal like any other.
+    pub fn release_marker(&self, marker: Handle) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        state.held.retain(|&h| h != marker);
+    }
+
+    /// Frees the staging buffer (the stream is idle and being destroyed).
+    fn release_staging(&self) {
+        let mut state = self.state.lock().unwrap_or_else(|p| p.into_inner());
+        if let Some(staging) = state.staging.take() {
+            // SAFETY: the buffer came from hsa_amd_memory_pool_allocate and
+            // the stream has completed every copy through it.
+            unsafe { hsa::hsa_amd_memory_pool_free(staging.base as *mut c_void) };
+        }
+        self.reclaim(&mut state, true);
     }
 
     /// Makes `signal` complete after all work so far (used by events).
@@ -370,11 +565,19 @@ impl Stream {
         };
         // The stream's last signal, the newest submitted, is never before
         // the newest completed one: it is kept.
+        // Signals a staging slot still names (the slot's next user waits
+        // for them) and held markers are kept too.
+        let staged: Vec<Handle> = state
+            .staging
+            .iter()
+            .flat_map(|s| s.busy.iter().flatten().copied())
+            .chain(state.held.iter().copied())
+            .collect();
         let mut index = 0;
         state.pending.retain(|(signal, kernarg)| {
             let before_newest_done = index < newest_done;
             index += 1;
-            if !before_newest_done || hsa::signal_load(*signal) >= 1 {
+            if !before_newest_done || hsa::signal_load(*signal) >= 1 || staged.contains(signal) {
                 return true;
             }
             hsa::signal_destroy(*signal);
@@ -426,6 +629,7 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
             return hipErrorInvalidHandle;
         };
         s.synchronize();
+        s.release_staging();
         hipSuccess
     })
 }
@@ -435,6 +639,9 @@ pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
         match resolve(stream) {
             Ok(s) => {
                 s.synchronize();
+                // Like the real runtime: a sync returns the memory freed
+                // with hipFreeAsync to the system (`pool::release_freed`).
+                crate::pool::release_freed(s.device);
                 hipSuccess
             }
             Err(e) => e,
@@ -462,6 +669,7 @@ pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
             return e;
         }
         synchronize_device(device::current());
+        crate::pool::release_freed(device::current());
         hipSuccess
     })
 }

@@ -2,5 +2,6 @@
 
 mod support;
 
+mod memory;
 mod samples;
 mod tools;
