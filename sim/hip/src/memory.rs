@@ -91,10 +91,17 @@ pub fn pool_allocate(pool: Handle, size: usize, what: Object) -> Result<*mut c_v
 
 /// Returns an allocation to its HSA pool and forgets the object.
 pub fn pool_free(ptr: *mut c_void) -> hipError_t {
-    remove_object(ptr);
-    // SAFETY: freeing a pointer the application got from an allocation call.
+    if matches!(find_object(ptr), Some((_, _, Object::Registered))) {
+        // Registered memory is the application's: hipHostUnregister it.
+        return hipErrorInvalidValue;
+    }
+    // SAFETY: freeing a pointer the application got from an allocation call
+    // (HSA refuses anything else).
     match unsafe { hsa::hsa_amd_memory_pool_free(ptr) } {
-        hsa::SUCCESS => hipSuccess,
+        hsa::SUCCESS => {
+            remove_object(ptr);
+            hipSuccess
+        }
         _ => hipErrorInvalidValue,
     }
 }
