@@ -59,6 +59,11 @@ const TEST_PACKAGES: &[&str] = &[
     // (tests/tests/all/backend.rs).
     "g++",
     "binutils",
+    // A native C++ tool writes every record as JSON through the SDK's
+    // cxx/serialization.hpp over cereal (examples/native-tools/cxx), and the
+    // prefix's Findlibdw.cmake is checked to find libdw (tests/tests/all/native_tools.rs).
+    "libcereal-dev",
+    "libdw-dev",
 ];
 
 fn all_packages() -> impl Iterator<Item = &'static str> {

@@ -5,7 +5,12 @@
 //! (`find_package(rocprofiler-sdk)` → `rocprofiler-sdk::rocprofiler-sdk`,
 //! `find_package(rocprofiler-sdk-roctx)` →
 //! `rocprofiler-sdk-roctx::rocprofiler-sdk-roctx`) and, for Makefiles,
-//! `lib/pkgconfig/rocprofiler-sdk.pc` and `rocprofiler-sdk-roctx.pc`. This
+//! `lib/pkgconfig/rocprofiler-sdk.pc` and `rocprofiler-sdk-roctx.pc`, and
+//! the package's CMake modules (`lib/cmake/rocprofiler-sdk/Modules`:
+//! `rocprofiler-sdk-utilities.cmake` with `rocprofiler_sdk_get_gfx_architectures`,
+//! which answers with the simulated GPUs' architectures, and `Findlibdw.cmake`;
+//! written by us, `capi/cmake/`), which `find_package(rocprofiler-sdk)`
+//! puts on `CMAKE_MODULE_PATH` and includes as AMD's package does. This
 //! command writes the same layout: the headers embedded in this binary
 //! (`capi/include/`), the library as a link to rocwasm's tool library
 //! (whose SONAME is `librocprofiler-sdk.so.1`), and the package files.
@@ -23,6 +28,18 @@ use crate::failure::{Failure, Result};
 mod embedded {
     include!(concat!(env!("OUT_DIR"), "/sdk_headers.rs"));
 }
+
+/// The CMake modules of the rocprofiler-sdk package (`capi/cmake/Modules`).
+const CMAKE_MODULES: &[(&str, &str)] = &[
+    (
+        "rocprofiler-sdk-utilities.cmake",
+        include_str!("../../../../capi/cmake/Modules/rocprofiler-sdk-utilities.cmake"),
+    ),
+    (
+        "Findlibdw.cmake",
+        include_str!("../../../../capi/cmake/Modules/Findlibdw.cmake"),
+    ),
+];
 
 /// The SDK version the headers describe.
 const VERSION: &str = "1.0.0";
@@ -114,6 +131,11 @@ fn write_prefix(dir: &Path, tool: &Path, roctx: Option<&Path>) -> std::io::Resul
             &cmake.join(format!("{name}-config-version.cmake")),
             cmake_version().as_bytes(),
         )?;
+        if name == "rocprofiler-sdk" {
+            for (file, text) in CMAKE_MODULES {
+                write_file(&cmake.join("Modules").join(file), text.as_bytes())?;
+            }
+        }
     }
     Ok(())
 }
@@ -128,8 +150,25 @@ fn pkg_config(prefix: &Path, name: &str, lib: &str, description: &str) -> String
 }
 
 /// A config file defining `<name>::<name>` as an imported shared library
-/// whose paths are relative to the file, so the prefix can move.
+/// whose paths are relative to the file, so the prefix can move; a package
+/// with a `Modules` directory appends it to `CMAKE_MODULE_PATH` (so
+/// `find_package(libdw)` finds the shipped `Findlibdw.cmake`) and includes
+/// its utilities, as AMD's config file does.
 fn cmake_config(name: &str, lib: &str) -> String {
+    let modules = if name == "rocprofiler-sdk" {
+        r#"set(rocprofiler-sdk_CMAKE_DIR "${CMAKE_CURRENT_LIST_DIR}")
+if(EXISTS "${CMAKE_CURRENT_LIST_DIR}/Modules")
+    list(FIND CMAKE_MODULE_PATH "${CMAKE_CURRENT_LIST_DIR}/Modules" _rocwasm_at)
+    if(_rocwasm_at EQUAL -1)
+        list(APPEND CMAKE_MODULE_PATH "${CMAKE_CURRENT_LIST_DIR}/Modules")
+    endif()
+    unset(_rocwasm_at)
+    include(rocprofiler-sdk-utilities)
+endif()
+"#
+    } else {
+        ""
+    };
     format!(
         r#"# {name} on rocwasm (written by `rocwasm sdk prefix`).
 get_filename_component(_rocwasm_prefix "${{CMAKE_CURRENT_LIST_DIR}}/../../.." ABSOLUTE)
@@ -144,8 +183,9 @@ set({name}_FOUND TRUE)
 set({name}_VERSION "{VERSION}")
 set({name}_INCLUDE_DIR "${{_rocwasm_prefix}}/include")
 set({name}_LIBRARY {name}::{name})
+set({name}_ROOT_DIR "${{_rocwasm_prefix}}")
 unset(_rocwasm_prefix)
-"#
+{modules}"#
     )
 }
 
