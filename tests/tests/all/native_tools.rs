@@ -14,12 +14,17 @@
 //!   code objects and kernel names, external-correlation requests) built
 //!   with CMake's `find_package(rocprofiler-sdk)`, all loaded into one run:
 //!   each reports `ok` and counts that agree with the run's
-//!   `kernel_trace.csv`, the sample's own counts and each other.
+//!   `kernel_trace.csv`, the sample's own counts and each other;
+//! - the fifth, `serialize_json`, which writes every record it traces as
+//!   JSON through the SDK's `cxx/serialization.hpp` and cereal: the document
+//!   parses, and its records carry the C field names with the values of the
+//!   run's CSV traces; the CMake package's helpers (`rocprofiler_sdk_get_gfx_architectures`,
+//!   `Findlibdw.cmake`) answer for the simulated GPU.
 //!
 //! Needs `cargo xtask build-sim`, `cargo xtask build-plugins` (the default
-//! chain), C and C++ compilers, `pkg-config` and `cmake` (`cargo xtask
-//! setup` installs the last two); a missing one fails the test with the
-//! package to install.
+//! chain), C and C++ compilers, `pkg-config`, `cmake`, cereal and libdw's
+//! headers (`cargo xtask setup` installs the last four); a missing one fails
+//! the test with the package to install.
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -74,6 +79,9 @@ fn sdk_prefix(dir: &Path) -> PathBuf {
         "lib/librocprofiler-sdk.so",
         "lib/pkgconfig/rocprofiler-sdk.pc",
         "lib/cmake/rocprofiler-sdk/rocprofiler-sdk-config.cmake",
+        "lib/cmake/rocprofiler-sdk/Modules/rocprofiler-sdk-utilities.cmake",
+        "lib/cmake/rocprofiler-sdk/Modules/Findlibdw.cmake",
+        "include/rocprofiler-sdk/cxx/serialization.hpp",
     ] {
         assert!(prefix.join(rel).exists(), "the prefix has no {rel}");
     }
@@ -410,7 +418,8 @@ fn cxx_tools_build_with_cmake_and_run() {
         Command::new(&cmake)
             .arg("--build")
             .arg(&build)
-            .args(["-j", "2"]),
+            .args(["-j", "2", "--target"])
+            .args(CXX_TOOLS),
         "cmake --build of examples/native-tools/cxx",
     );
     let libraries: Vec<PathBuf> = CXX_TOOLS
@@ -570,6 +579,283 @@ fn cxx_tools_build_with_cmake_and_run() {
     assert!(e.n("dispatch_requests") >= e.n("dispatches"), "{el}");
     assert_eq!(e.n("pushpop"), 1, "{el}");
     assert_eq!(e.n("drops"), 0, "{el}");
+}
+
+/// The rows of a CSV file as column name -> value.
+fn csv_table(path: &Path) -> Vec<BTreeMap<String, String>> {
+    let mut r = csv::Reader::from_path(path)
+        .unwrap_or_else(|e| panic!("cannot read {}: {e}", path.display()));
+    let headers: Vec<String> = r.headers().unwrap().iter().map(String::from).collect();
+    r.records()
+        .map(|rec| {
+            let rec = rec.unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            headers
+                .iter()
+                .cloned()
+                .zip(rec.iter().map(String::from))
+                .collect()
+        })
+        .collect()
+}
+
+/// `value[path…]` as an unsigned number; fails showing the value.
+fn json_u64(value: &serde_json::Value, path: &[&str]) -> u64 {
+    let mut v = value;
+    for key in path {
+        v = v
+            .get(key)
+            .unwrap_or_else(|| panic!("no key {key:?} (of {path:?}) in {v}"));
+    }
+    v.as_u64()
+        .unwrap_or_else(|| panic!("{path:?} is not an unsigned number: {v}"))
+}
+
+/// The array `value[key]`.
+fn json_array<'a>(value: &'a serde_json::Value, key: &str) -> &'a Vec<serde_json::Value> {
+    value
+        .get(key)
+        .and_then(|v| v.as_array())
+        .unwrap_or_else(|| panic!("no array {key:?} in the document"))
+}
+
+/// A C++ tool that includes `rocprofiler-sdk/cxx/serialization.hpp` and
+/// writes every record with cereal's JSONOutputArchive builds against the
+/// prefix with CMake (whose package also answers
+/// `rocprofiler_sdk_get_gfx_architectures` with the simulated GPU and finds
+/// libdw through the shipped `Findlibdw.cmake`) and runs: the JSON parses,
+/// the struct members are under their C names, and the dispatches, copies
+/// and HIP calls are the run's CSV traces, value for value.
+#[test]
+fn cxx_tool_writes_every_record_as_json() {
+    let sim = sim_dir();
+    let cmake = program("cmake", "cmake");
+    program("c++", "g++");
+    let tmp = tempfile::tempdir().unwrap();
+    let prefix = sdk_prefix(tmp.path());
+
+    let build = tmp.path().join("build");
+    let source = workspace().join("examples/native-tools/cxx");
+    let configured = run_ok(
+        Command::new(&cmake)
+            .arg("-S")
+            .arg(&source)
+            .arg("-B")
+            .arg(&build)
+            .arg(format!("-DCMAKE_PREFIX_PATH={}", prefix.display()))
+            .env_remove("ROCWASM_SIM_SCENARIO")
+            .env_remove("ROCWASM_SIM_ARCH")
+            .env_remove("ROCWASM_SIM_DEVICES"),
+        "cmake configure of examples/native-tools/cxx",
+    );
+    let log = text(&configured.stdout);
+    assert!(
+        log.contains("System architectures: gfx90a"),
+        "rocprofiler_sdk_get_gfx_architectures names the simulated GPU:\n{log}"
+    );
+    assert!(
+        log.contains("Found libdw"),
+        "find_package(libdw) uses the package's Findlibdw.cmake (Debian's libdw-dev; \
+         `cargo xtask setup` installs it):\n{log}"
+    );
+    assert!(
+        !log.contains("cereal not found"),
+        "cereal's headers are missing: install libcereal-dev (`cargo xtask setup`):\n{log}"
+    );
+    run_ok(
+        Command::new(&cmake).arg("--build").arg(&build).args([
+            "-j",
+            "2",
+            "--target",
+            "serialize_json",
+        ]),
+        "cmake --build --target serialize_json",
+    );
+    let library = build.join("libserialize_json.so");
+    assert!(library.is_file(), "cmake built no {}", library.display());
+
+    let out_dir = tmp.path().join("out");
+    let json_path = tmp.path().join("records.json");
+    let result = tmp.path().join("tools.txt");
+    let app = sim.join("bin/multi_kernel");
+    let run = rocwasm_with_env(
+        &[
+            "run",
+            "--sim",
+            "--kernel-trace",
+            "--memory-copy-trace",
+            "--hip-trace",
+            "-d",
+            out_dir.to_str().unwrap(),
+            "--",
+            app.to_str().unwrap(),
+        ],
+        tmp.path(),
+        &[
+            ("ROCP_TOOL_LIBRARIES", library.to_str().unwrap()),
+            ("ROCWASM_JSON_OUT", json_path.to_str().unwrap()),
+            ("ROCWASM_TOOL_OUT", result.to_str().unwrap()),
+        ],
+    );
+    assert_success(&run, "rocwasm run --sim with serialize_json");
+    let lines = tool_lines(&result, &run);
+    let line = &lines["serialize_json"];
+    assert_eq!(line.status, "ok", "{}", line.line);
+    assert_eq!(line.n("drops"), 0, "{}", line.line);
+
+    let text_json = std::fs::read_to_string(&json_path)
+        .unwrap_or_else(|e| panic!("no {}: {e}", json_path.display()));
+    let doc: serde_json::Value = serde_json::from_str(&text_json)
+        .unwrap_or_else(|e| panic!("{} is not JSON: {e}", json_path.display()));
+    let doc = &doc["rocprofiler-sdk-json-tool"];
+    let buffered = &doc["buffer_records"];
+    let called = &doc["callback_records"];
+
+    // The agents, with the newest layout's size and the simulated GPU's values.
+    let agents = json_array(doc, "agents");
+    let gpu = agents
+        .iter()
+        .find(|a| a["name"] == "gfx90a")
+        .unwrap_or_else(|| panic!("no gfx90a agent in {agents:?}"));
+    assert_eq!(
+        json_u64(gpu, &["size"]),
+        312,
+        "sizeof(rocprofiler_agent_v0_t)"
+    );
+    assert_eq!(json_u64(gpu, &["cu_count"]), 104);
+    assert!(gpu.get("uuid").is_some() && gpu.get("runtime_visibility").is_some());
+
+    // Kernel symbols (by kernel_id) in a loaded code object.
+    let code_objects: Vec<u64> = json_array(called, "code_objects")
+        .iter()
+        .map(|c| {
+            assert!(
+                c["payload"]["uri"].as_str().is_some_and(|u| !u.is_empty()),
+                "a code object's uri: {c}"
+            );
+            json_u64(c, &["payload", "code_object_id"])
+        })
+        .collect();
+    assert!(!code_objects.is_empty(), "no code object loads");
+    let symbols: BTreeMap<u64, String> = json_array(called, "kernel_symbols")
+        .iter()
+        .map(|k| {
+            assert!(
+                code_objects.contains(&json_u64(k, &["payload", "code_object_id"])),
+                "{k}"
+            );
+            assert_eq!(
+                json_u64(k, &["kind"]),
+                json_u64(&code_objects_kind(called), &[])
+            );
+            (
+                json_u64(k, &["payload", "kernel_id"]),
+                k["payload"]["kernel_name"]
+                    .as_str()
+                    .unwrap_or_default()
+                    .to_string(),
+            )
+        })
+        .collect();
+
+    // Every dispatch of kernel_trace.csv, member for member.
+    let csv = csv_table(&run_file(&out_dir, "kernel_trace.csv"));
+    let dispatches = json_array(buffered, "kernel_dispatch");
+    assert_eq!(
+        dispatches.len(),
+        csv.len(),
+        "one JSON record per kernel_trace.csv row"
+    );
+    assert!(!csv.is_empty());
+    let by_id: BTreeMap<u64, &serde_json::Value> = dispatches
+        .iter()
+        .map(|d| (json_u64(d, &["dispatch_info", "dispatch_id"]), d))
+        .collect();
+    let num = |row: &BTreeMap<String, String>, col: &str| -> u64 {
+        row[col]
+            .parse()
+            .unwrap_or_else(|_| panic!("{col} of {row:?}"))
+    };
+    for row in &csv {
+        let d = by_id
+            .get(&num(row, "Dispatch_Id"))
+            .unwrap_or_else(|| panic!("no JSON dispatch for {row:?}"));
+        for (col, path) in [
+            ("Kernel_Id", &["dispatch_info", "kernel_id"][..]),
+            ("Correlation_Id", &["correlation_id", "internal"][..]),
+            ("Start_Timestamp", &["start_timestamp"][..]),
+            ("End_Timestamp", &["end_timestamp"][..]),
+            ("Agent_Id", &["dispatch_info", "agent_id", "handle"][..]),
+            ("Queue_Id", &["dispatch_info", "queue_id", "handle"][..]),
+            (
+                "Workgroup_Size_X",
+                &["dispatch_info", "workgroup_size", "x"][..],
+            ),
+            ("Grid_Size_X", &["dispatch_info", "grid_size", "x"][..]),
+        ] {
+            assert_eq!(json_u64(d, path), num(row, col), "{col} of {row:?}: {d}");
+        }
+        let kernel = &symbols[&json_u64(d, &["dispatch_info", "kernel_id"])];
+        let function = row["Kernel_Name"].split('(').next().unwrap();
+        assert!(
+            kernel.contains(function),
+            "kernel {kernel} is {function} of kernel_trace.csv"
+        );
+    }
+
+    // The same copies and HIP runtime calls as the CSV traces.
+    let copies: Vec<(u64, u64)> = json_array(buffered, "memory_copies")
+        .iter()
+        .map(|c| {
+            (
+                json_u64(c, &["start_timestamp"]),
+                json_u64(c, &["end_timestamp"]),
+            )
+        })
+        .collect();
+    let mut csv_copies: Vec<(u64, u64)> = csv_table(&run_file(&out_dir, "memory_copy_trace.csv"))
+        .iter()
+        .map(|r| (num(r, "Start_Timestamp"), num(r, "End_Timestamp")))
+        .collect();
+    let mut sorted = copies.clone();
+    sorted.sort();
+    csv_copies.sort();
+    assert!(!csv_copies.is_empty());
+    assert_eq!(
+        sorted, csv_copies,
+        "memory copies: JSON vs memory_copy_trace.csv"
+    );
+
+    let mut hip: Vec<u64> = json_array(buffered, "hip_api_traces")
+        .iter()
+        .map(|h| json_u64(h, &["correlation_id", "internal"]))
+        .collect();
+    let mut csv_hip: Vec<u64> = csv_table(&run_file(&out_dir, "hip_api_trace.csv"))
+        .iter()
+        .filter(|r| r["Domain"] == "HIP_RUNTIME_API")
+        .map(|r| num(r, "Correlation_Id"))
+        .collect();
+    hip.sort();
+    csv_hip.sort();
+    assert!(!csv_hip.is_empty());
+    assert_eq!(hip, csv_hip, "HIP runtime calls: JSON vs hip_api_trace.csv");
+
+    // The name tables, as the SDK's name_info serializes them.
+    let names = json_array(buffered, "names");
+    assert!(
+        names.iter().any(|n| n["kind"] == "KERNEL_DISPATCH"
+            && n["operations"].as_array().is_some_and(|o| !o.is_empty())),
+        "the buffer tracing names list KERNEL_DISPATCH and its operations"
+    );
+}
+
+/// The CODE_OBJECT callback kind's value, from the document's own name table.
+fn code_objects_kind(called: &serde_json::Value) -> serde_json::Value {
+    let names = json_array(called, "names");
+    let index = names
+        .iter()
+        .position(|n| n["kind"] == "CODE_OBJECT")
+        .unwrap_or_else(|| panic!("no CODE_OBJECT in the callback names"));
+    serde_json::Value::from(index as u64)
 }
 
 /// A site policy with `capabilities.native_tools = false` refuses a run
