@@ -21,8 +21,9 @@ use rocwasm_core::{
 };
 
 use crate::abi::{
-    c_offsetof, c_sizeof, CallbackTracingRecord, CodeObjectLoadData, Handle, HsaAgent,
-    KernelDispatchData, KernelSymbolRegisterData, MemoryCopyData, UserData,
+    c_offsetof, c_sizeof, CallbackTracingRecord, CodeObjectLoadData, Dim3, Handle,
+    HostKernelSymbolRegisterData, HsaAgent, KernelDispatchData, KernelSymbolRegisterData,
+    MemoryCopyData, RuntimeInitializationData, UserData,
 };
 use crate::buffer::{engine_operations, slice};
 use crate::guard::{guard, quietly};
@@ -56,8 +57,10 @@ enum Payload {
     Bytes(Vec<u64>),
     CodeObject(Box<CodeObjectLoadData>),
     Symbol(Box<KernelSymbolRegisterData>),
+    HostSymbol(Box<HostKernelSymbolRegisterData>),
     Dispatch(Box<KernelDispatchData>),
     Copy(Box<MemoryCopyData>),
+    RuntimeInit(Box<RuntimeInitializationData>),
 }
 
 /// A code object's URI or a kernel's name as a C string that lives as long
@@ -85,8 +88,10 @@ impl Payload {
             Payload::Bytes(b) => b.as_mut_ptr() as *mut c_void,
             Payload::CodeObject(c) => &mut **c as *mut CodeObjectLoadData as *mut c_void,
             Payload::Symbol(s) => &mut **s as *mut KernelSymbolRegisterData as *mut c_void,
+            Payload::HostSymbol(s) => &mut **s as *mut HostKernelSymbolRegisterData as *mut c_void,
             Payload::Dispatch(d) => &mut **d as *mut KernelDispatchData as *mut c_void,
             Payload::Copy(c) => &mut **c as *mut MemoryCopyData as *mut c_void,
+            Payload::RuntimeInit(r) => &mut **r as *mut RuntimeInitializationData as *mut c_void,
         }
     }
 }
@@ -182,6 +187,31 @@ fn payload_of(record: &CallbackRecord) -> Payload {
                 kernel_address: k.kernel_address,
             });
             Payload::Symbol(data)
+        }
+        CallbackPayload::HostKernelSymbolRegister(h) => {
+            let dim3 = |[x, y, z]: [u32; 3]| Dim3 { x, y, z };
+            Payload::HostSymbol(Box::new(HostKernelSymbolRegisterData {
+                size: std::mem::size_of::<HostKernelSymbolRegisterData>() as u64,
+                host_function_id: h.host_function_id,
+                kernel_id: h.kernel_id,
+                code_object_id: h.code_object_id,
+                host_function: h.host_function,
+                modules: h.modules,
+                device_function: lasting(&h.device_function),
+                thread_limit: h.thread_limit,
+                thread_ids: dim3(h.thread_ids),
+                block_ids: dim3(h.block_ids),
+                block_dims: dim3(h.block_dims),
+                grid_dims: dim3(h.grid_dims),
+                workgroup_size: h.workgroup_size,
+            }))
+        }
+        CallbackPayload::RuntimeInitialization { version, instance } => {
+            Payload::RuntimeInit(Box::new(RuntimeInitializationData {
+                size: std::mem::size_of::<RuntimeInitializationData>() as u64,
+                version: *version,
+                instance: *instance,
+            }))
         }
         CallbackPayload::KernelDispatch(k) => Payload::Dispatch(Box::new(KernelDispatchData {
             size: std::mem::size_of::<KernelDispatchData>() as u64,

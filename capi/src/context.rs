@@ -33,7 +33,10 @@ pub unsafe extern "C" fn rocprofiler_create_context(context_id: *mut Handle) -> 
 #[no_mangle]
 pub extern "C" fn rocprofiler_start_context(context_id: Handle) -> Code {
     guard("rocprofiler_start_context", || {
-        engine()?.start_context(ContextId(context_id.handle))
+        let ctx = ContextId(context_id.handle);
+        engine()?.start_context(ctx)?;
+        crate::dispatch_counting::note_start(ctx);
+        Ok(())
     })
 }
 

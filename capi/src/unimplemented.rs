@@ -6,7 +6,9 @@
 //! implemented nor listed here.
 //!
 //! They are hardware services (counters, PC sampling) and OpenMP (OMPT),
-//! which no runtime rocwasm intercepts provides. The
+//! which no runtime rocwasm intercepts provides. Configuring dispatch
+//! counting is accepted ([`crate::dispatch_counting`]), as the SDK accepts
+//! it, so that tools configuring every service run. The
 //! stubs declare no parameters: on the x86-64 System V ABI the caller
 //! passes arguments in registers and cleans up after itself, so a function
 //! that ignores its arguments may be defined without them.
@@ -31,8 +33,6 @@ macro_rules! not_implemented {
 }
 
 not_implemented! {
-    rocprofiler_configure_buffer_dispatch_counting_service,
-    rocprofiler_configure_callback_dispatch_counting_service,
     rocprofiler_configure_device_counting_service,
     rocprofiler_configure_pc_sampling_service,
     rocprofiler_create_counter,

@@ -96,12 +96,57 @@ pub enum CallbackPayload {
     CodeObjectLoad(CodeObject),
     /// A kernel symbol was registered (ENTER) or is being unregistered (EXIT).
     KernelSymbolRegister(KernelSymbol),
-    /// A kernel dispatch completed (phase NONE): the record its buffers get.
+    /// HIP registered a host function for a loaded kernel symbol (ENTER).
+    HostKernelSymbolRegister(HostKernelSymbol),
+    /// A kernel dispatch: at ENQUEUE (ENTER and EXIT) its dispatch info
+    /// with no timestamps; at COMPLETE (phase NONE) the record its buffers
+    /// get.
     KernelDispatch(KernelDispatch),
-    /// A memory copy completed (phase NONE): the record its buffers get.
+    /// A memory copy: at submission (ENTER) its agents, size and addresses
+    /// with no timestamps; at completion (EXIT) the record its buffers get.
     MemoryCopy(MemoryCopy),
-    /// No payload: runtime initialisation and the other async completions.
+    /// A runtime came up (phase NONE): `version` = 10000·major +
+    /// 100·minor + patch; `instance` counts earlier loads of it.
+    RuntimeInitialization {
+        /// The runtime's version number.
+        version: u64,
+        /// How many times the runtime was loaded before.
+        instance: u64,
+    },
+    /// No payload.
     None,
+}
+
+/// What HIP registered for a kernel (`__hipRegisterFunction`), reported
+/// with the device symbol it names when its code object is loaded (the
+/// SDK's `…_host_kernel_symbol_register_data_t`).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostKernelSymbol {
+    /// Numbers host registrations as they are reported, from 1.
+    pub host_function_id: u64,
+    /// The device symbol's kernel id.
+    pub kernel_id: u64,
+    /// The device symbol's code object.
+    pub code_object_id: u64,
+    /// The host stub's address (what `hipLaunchKernel` is given).
+    pub host_function: u64,
+    /// The fat binary's module handle the program registered it with.
+    pub modules: u64,
+    /// The device function's name as registered.
+    pub device_function: String,
+    /// `threadLimit` as registered.
+    pub thread_limit: u32,
+    /// The `tid`, `bid`, `blockDim` and `gridDim` the program registered
+    /// (zeros where it passed none, as compilers do).
+    pub thread_ids: [u32; 3],
+    /// See `thread_ids`.
+    pub block_ids: [u32; 3],
+    /// See `thread_ids`.
+    pub block_dims: [u32; 3],
+    /// See `thread_ids`.
+    pub grid_dims: [u32; 3],
+    /// `wSize` as registered (0 where none).
+    pub workgroup_size: u64,
 }
 
 /// The phase of a callback, `None` for async completions (the SDK's

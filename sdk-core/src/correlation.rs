@@ -1,13 +1,13 @@
 //! Correlation ids: internal ids and their ancestry, async references and
 //! retirement, and external ids pushed by tools.
 //!
-//! - **Internal ids** come from one counter per profiler ([`IdSource`]),
-//!   which threads draw from in blocks of [`ID_BLOCK`]: an id is unique in
-//!   the run, ids of one thread increase in call order, and a traced call
-//!   pays no atomic read-modify-write for its id (the shared counter cost
-//!   ~9 ns a call, a fifth of tracing). A single-threaded program sees the
-//!   SDK's dense 1, 2, 3, …; with several threads the ids interleave by
-//!   block, so order records by timestamp, not by id.
+//! - **Internal ids** come from one counter per profiler ([`IdSource`]), one
+//!   atomic add per id, as the SDK hands them out: ids are unique and dense
+//!   (1, 2, 3, … across every thread, with no gaps), and the ids of one
+//!   thread increase in call order. AMD's own validators require the dense
+//!   range; threads drawing blocks of ids instead (what rocwasm did before)
+//!   left gaps at every thread's last block. An id is drawn only for an
+//!   event some context traces.
 //! - Each thread keeps a stack of the traced calls it is inside ([`enter`]):
 //!   the top of the stack is the `ancestor` of the next call, and the id an
 //!   async operation (a kernel launch, an async copy) inherits.
@@ -32,24 +32,22 @@ use std::sync::Mutex;
 
 use crate::buffer::chunks::{self, NO_SLOT};
 
-/// Ids a thread takes from an [`IdSource`] at a time.
-pub(crate) const ID_BLOCK: u64 = 64;
-
 /// The internal-id counter of one profiler.
 pub(crate) struct IdSource {
-    /// Tells this source's blocks from another profiler's in the same thread.
-    serial: u64,
     next: AtomicU64,
 }
-
-static SERIALS: AtomicU64 = AtomicU64::new(1);
 
 impl IdSource {
     pub(crate) fn new() -> IdSource {
         IdSource {
-            serial: SERIALS.fetch_add(1, Relaxed),
             next: AtomicU64::new(1),
         }
+    }
+
+    /// The next id: 1, 2, 3, … in the order threads ask.
+    #[inline]
+    fn draw(&self) -> u64 {
+        self.next.fetch_add(1, Relaxed)
     }
 }
 
@@ -86,10 +84,6 @@ pub(crate) struct ThreadState {
     /// Traced calls this thread is inside; the first [`MAX_DEPTH`] are kept.
     depth: Cell<usize>,
     frames: [Cell<Frame>; MAX_DEPTH],
-    /// The block this thread draws ids from: `[next, end)` of source `serial`.
-    serial: Cell<u64>,
-    next: Cell<u64>,
-    end: Cell<u64>,
     /// The thread's chunk slot index in every buffer (`buffer::chunks`),
     /// claimed when the thread becomes live and released at its teardown.
     slot: Cell<u32>,
@@ -136,20 +130,6 @@ impl ThreadState {
         }
     }
 
-    #[inline]
-    fn new_id(&self, ids: &IdSource) -> u64 {
-        let next = self.next.get();
-        if next != self.end.get() && self.serial.get() == ids.serial {
-            self.next.set(next + 1);
-            return next;
-        }
-        let start = ids.next.fetch_add(ID_BLOCK, Relaxed);
-        self.serial.set(ids.serial);
-        self.next.set(start + 1);
-        self.end.set(start + ID_BLOCK);
-        start
-    }
-
     /// The innermost kept frame.
     #[inline]
     fn top(&self) -> Option<&Cell<Frame>> {
@@ -166,7 +146,7 @@ impl ThreadState {
         if !self.usable() {
             return None;
         }
-        let id = self.new_id(ids);
+        let id = ids.draw();
         let ancestor = self.top().map_or(0, |f| f.get().id);
         let depth = self.depth.get();
         if let Some(frame) = self.frames.get(depth) {
@@ -214,9 +194,6 @@ thread_local! {
             tid: Cell::new(0),
             depth: Cell::new(0),
             frames: [const { Cell::new(Frame { id: 0, has_children: false }) }; MAX_DEPTH],
-            serial: Cell::new(0),
-            next: Cell::new(0),
-            end: Cell::new(0),
             slot: Cell::new(NO_SLOT),
         }
     };
@@ -261,7 +238,7 @@ pub(crate) fn producer_slot() -> u32 {
 /// A new id from `ids` for an event outside any call (an async operation
 /// started where nothing is traced).
 pub(crate) fn new_id(ids: &IdSource) -> u64 {
-    THREAD.with(|t| t.new_id(ids))
+    ids.draw()
 }
 
 /// The id of the innermost traced call on this thread, if any.
@@ -269,17 +246,33 @@ pub(crate) fn current() -> Option<u64> {
     THREAD.with(|t| t.top().map(|f| f.get().id))
 }
 
-/// Marks the innermost call as having an async child; returns its id and
-/// whether this is its first child.
-pub(crate) fn adopt_child() -> Option<(u64, bool)> {
+/// The innermost call an async child adopts: its id, whether this is its
+/// first child, and its own ancestor.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Adopted {
+    pub id: u64,
+    pub first: bool,
+    pub ancestor: u64,
+}
+
+/// Marks the innermost call as having an async child and returns it.
+pub(crate) fn adopt_child() -> Option<Adopted> {
     THREAD.with(|t| {
+        let kept = t.depth.get().min(MAX_DEPTH);
         let top = t.top()?;
         let frame = top.get();
         top.set(Frame {
             has_children: true,
             ..frame
         });
-        Some((frame.id, !frame.has_children))
+        let ancestor = kept
+            .checked_sub(2)
+            .map_or(0, |below| t.frames[below].get().id);
+        Some(Adopted {
+            id: frame.id,
+            first: !frame.has_children,
+            ancestor,
+        })
     })
 }
 
@@ -381,8 +374,15 @@ mod tests {
         assert_eq!(outer.tid, crate::clock::thread_id());
         let inner = enter(&ids).unwrap();
         assert_eq!((inner.id, inner.ancestor), (2, 1));
-        assert_eq!(adopt_child(), Some((2, true)));
-        assert_eq!(adopt_child(), Some((2, false)));
+        let adopted = |id, first, ancestor| {
+            Some(Adopted {
+                id,
+                first,
+                ancestor,
+            })
+        };
+        assert_eq!(adopt_child(), adopted(2, true, 1));
+        assert_eq!(adopt_child(), adopted(2, false, 1));
         assert!(leave());
         assert_eq!(current(), Some(1));
         assert!(!leave());
@@ -394,7 +394,14 @@ mod tests {
         let ids = IdSource::new();
         let outer: Vec<_> = (0..MAX_DEPTH + 5).map(|_| enter(&ids).unwrap()).collect();
         // Async work deep inside goes to the deepest kept frame.
-        assert_eq!(adopt_child(), Some((outer[MAX_DEPTH - 1].id, true)));
+        assert_eq!(
+            adopt_child(),
+            Some(Adopted {
+                id: outer[MAX_DEPTH - 1].id,
+                first: true,
+                ancestor: outer[MAX_DEPTH - 2].id,
+            })
+        );
         for _ in 0..5 {
             assert!(!leave());
         }
@@ -436,7 +443,7 @@ mod tests {
     }
 
     #[test]
-    fn ids_are_unique_across_threads_and_increase_per_thread() {
+    fn ids_are_dense_unique_across_threads_and_increase_per_thread() {
         let ids = std::sync::Arc::new(IdSource::new());
         let threads: Vec<_> = (0..4)
             .map(|_| {
@@ -454,8 +461,8 @@ mod tests {
         all.sort_unstable();
         all.dedup();
         assert_eq!(all.len(), n, "unique");
-        assert!(all[0] >= 1, "0 means no id");
-        // A second profiler's ids start over, even on a thread holding a block.
+        assert_eq!(all, (1..=n as u64).collect::<Vec<_>>(), "dense: 1..=N");
+        // A second profiler's ids start over.
         let other = IdSource::new();
         assert_eq!(new_id(&other), 1);
     }

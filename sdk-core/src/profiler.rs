@@ -197,11 +197,16 @@ struct ContextConfig {
         Vec<ExternalCorrelationKind>,
         Arc<dyn ExternalCorrelationSink>,
     )>,
+    /// Dispatch counting was configured (into this buffer, or by callback).
+    counting: Option<Option<BufferId>>,
 }
 
 impl ContextConfig {
     fn has_services(&self) -> bool {
-        !self.buffer.is_empty() || !self.callback.is_empty() || self.external.is_some()
+        !self.buffer.is_empty()
+            || !self.callback.is_empty()
+            || self.external.is_some()
+            || self.counting.is_some()
     }
 }
 
@@ -234,10 +239,15 @@ pub struct AsyncOp {
     domain: Domain,
     operation: u32,
     internal: u64,
+    /// The ancestor of the call the operation belongs to (0 when none).
+    ancestor: u64,
     thread_id: u64,
     /// Enqueue time, CLOCK_BOOTTIME ns (for clamping device timestamps).
     pub enqueue_time: u64,
     externals: Vec<(ContextId, u64)>,
+    /// The contexts called back at submission (a memory copy's ENTER),
+    /// with the user data each kept: the same contexts get the EXIT.
+    entered: Vec<(ContextId, u64)>,
     /// The external ids are still to be asked for
     /// ([`Profiler::begin_async_unconfirmed`]).
     externals_pending: bool,
@@ -381,16 +391,6 @@ impl Profiler {
             record_gate: Arc::default(),
             regions: Regions::default(),
         }
-    }
-}
-
-/// Buffer kinds a context may configure: the ones some domain produces.
-fn check_buffer_kind(kind: BufferTracingKind) -> Result<(), Status> {
-    match kind {
-        // Callback-only in the SDK.
-        BufferTracingKind::HipStream => Err(Status::KindNotFound),
-        k if Domain::from_buffer_kind(k).is_some() => Ok(()),
-        _ => Err(Status::NotImplemented),
     }
 }
 

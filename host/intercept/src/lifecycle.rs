@@ -118,7 +118,11 @@ fn start_with(config: RunPlan) {
 /// The work runs on a thread of its own: `exit()` destroys the exiting
 /// thread's thread-locals before it runs `atexit` handlers, and finishing
 /// the chain calls into wasmtime (and the plugins' `fini`), which need a
-/// thread whose thread-locals are intact.
+/// thread whose thread-locals are intact. That thread acts for the one
+/// that finalizes ([`rocwasm_core::clock::act_for_thread`]): the SDK runs
+/// a native tool's `finalize` on the exiting thread, and a tool that
+/// pushed an external correlation id there pops it in `finalize` by that
+/// thread's id.
 pub fn finalize() {
     if FINALIZED.swap(true, Ordering::AcqRel) {
         return;
@@ -126,7 +130,9 @@ pub fn finalize() {
     let Some(s) = session::active() else {
         return;
     };
+    let exiting = rocwasm_core::clock::thread_id();
     let work = move || {
+        rocwasm_core::clock::act_for_thread(exiting);
         if std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| s.finalize())).is_err() {
             eprintln!("rocwasm: finalization panicked; outputs may be incomplete");
         }

@@ -303,6 +303,13 @@ impl Session {
         Domain::from_buffer_kind(kind).is_some_and(|d| self.profiler().is_tracing(d))
     }
 
+    /// True when some context, started or not, configured `kind`'s domain:
+    /// what must be set up when the runtime comes up (copy timing,
+    /// intercept queues) asks this, so a context started later is served.
+    pub fn configured(&self, kind: BufferTracingKind) -> bool {
+        Domain::from_buffer_kind(kind).is_some_and(|d| self.profiler().is_configured(d))
+    }
+
     /// The run's agents, code objects and kernel symbols, which records
     /// refer to by id; the sinks and plugins read the same table.
     pub fn symbols(&self) -> &rocwasm_core::SymbolTable {
@@ -328,6 +335,22 @@ impl Session {
     pub fn confirm_async(&self, token: &mut AsyncToken) {
         if let Some(t) = token {
             self.profiler().confirm_async(t);
+        }
+    }
+
+    /// A kernel dispatch's packet is being written: its ENQUEUE callbacks
+    /// (see `Profiler::enqueue_kernel_dispatch`).
+    pub fn enqueue_kernel_dispatch(&self, token: &mut AsyncToken, record: &KernelDispatch) {
+        if let Some(t) = token {
+            self.profiler().enqueue_kernel_dispatch(t, record);
+        }
+    }
+
+    /// An async copy is being submitted: its ENTER callbacks (see
+    /// `Profiler::submit_memory_copy`).
+    pub fn submit_memory_copy(&self, token: &mut AsyncToken, record: &MemoryCopy) {
+        if let Some(t) = token {
+            self.profiler().submit_memory_copy(t, record);
         }
     }
 
@@ -394,6 +417,37 @@ impl Session {
     pub fn kernel_symbol_register(&self, k: &KernelSymbol) {
         self.profiler().emit_kernel_symbol_register(k.clone());
         self.run.journal_symbols();
+    }
+
+    /// HIP registered a host function for the kernel symbol `k` just
+    /// registered: `CODE_OBJECT` / `HOST_KERNEL_SYMBOL_REGISTER` (ENTER).
+    pub fn host_kernel_symbol_register(
+        &self,
+        host: &crate::hip::kernels::HostKernel,
+        k: &KernelSymbol,
+    ) {
+        static HOST_FUNCTION_IDS: std::sync::atomic::AtomicU64 =
+            std::sync::atomic::AtomicU64::new(1);
+        if !self.profiler().is_tracing(Domain::CodeObject) {
+            return;
+        }
+        let r = host.registered;
+        self.profiler()
+            .emit_host_kernel_symbol_register(rocwasm_core::HostKernelSymbol {
+                host_function_id: HOST_FUNCTION_IDS
+                    .fetch_add(1, std::sync::atomic::Ordering::Relaxed),
+                kernel_id: k.id,
+                code_object_id: k.code_object_id,
+                host_function: host.host_fn as u64,
+                modules: r.modules,
+                device_function: host.mangled.clone(),
+                thread_limit: r.thread_limit,
+                thread_ids: r.thread_ids,
+                block_ids: r.block_ids,
+                block_dims: r.block_dims,
+                grid_dims: r.grid_dims,
+                workgroup_size: r.workgroup_size,
+            });
     }
 
     /// A kernel symbol is being unregistered: the same operation's EXIT.

@@ -377,9 +377,13 @@ pub fn callback_record_to_wit(r: &rc::CallbackRecord) -> wit::CallbackRecord {
             }
             // The WIT callback record has no dispatch or copy payload:
             // plugins read completed operations from their buffers.
+            // Nor host-function registrations or runtime versions (the
+            // published WIT has no case for them).
             rc::CallbackPayload::None
             | rc::CallbackPayload::KernelDispatch(_)
-            | rc::CallbackPayload::MemoryCopy(_) => wit::CallbackPayload::None,
+            | rc::CallbackPayload::MemoryCopy(_)
+            | rc::CallbackPayload::HostKernelSymbolRegister(_)
+            | rc::CallbackPayload::RuntimeInitialization { .. } => wit::CallbackPayload::None,
         },
     }
 }

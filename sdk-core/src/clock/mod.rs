@@ -48,13 +48,35 @@ pub fn span(start: Reading, end: Reading) -> (u64, u64) {
 }
 
 thread_local! {
-    static TID: u64 = rustix::thread::gettid().as_raw_nonzero().get() as u64;
+    /// The calling thread's id, 0 until first asked.
+    static TID: std::cell::Cell<u64> = const { std::cell::Cell::new(0) };
 }
 
-/// The kernel thread id of the calling thread.
+/// The kernel thread id of the calling thread (or of the thread it acts
+/// for, see [`act_for_thread`]).
 #[inline]
 pub fn thread_id() -> u64 {
-    TID.with(|t| *t)
+    TID.with(|t| match t.get() {
+        0 => {
+            let tid = rustix::thread::gettid().as_raw_nonzero().get() as u64;
+            t.set(tid);
+            tid
+        }
+        tid => tid,
+    })
+}
+
+/// From now on the calling thread reports `tid` as its thread id
+/// ([`thread_id`]), for work it does on behalf of that thread; call it
+/// before the thread's first traced event.
+///
+/// The tool library finalizes on a thread of its own (the exiting thread's
+/// thread-locals are gone by the time `atexit` handlers run), while the SDK
+/// runs a tool's `finalize` on the exiting thread: acting for it, the
+/// finalizer's `rocprofiler_get_thread_id` names the thread whose external
+/// correlation stack the tool pushed onto, as on the SDK.
+pub fn act_for_thread(tid: u64) {
+    TID.with(|t| t.set(tid));
 }
 
 /// The process id, which is also the kernel thread id of the main thread.

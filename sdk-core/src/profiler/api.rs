@@ -20,6 +20,16 @@ impl Profiler {
         self.active.load(Relaxed) & domain.bit() != 0
     }
 
+    /// True when some context, started or not, has configured a service of
+    /// `domain` (buffer or callback tracing). What must be set up when a
+    /// runtime comes up — copy timing, intercept queues — asks this, not
+    /// [`Profiler::is_tracing`]: the SDK sets them up for every registered
+    /// context, and a tool may start its context only later (PyTorch's
+    /// profiler configures in `initialize` and starts at `startTrace`).
+    pub fn is_configured(&self, domain: Domain) -> bool {
+        !self.routes().domains[domain.index()].is_empty()
+    }
+
     /// The external id of `entry`'s context for this event.
     #[inline]
     pub(super) fn external_id(

@@ -32,24 +32,26 @@ impl Profiler {
                 domain,
                 operation: op,
                 internal: 0,
+                ancestor: 0,
                 thread_id: 0,
                 enqueue_time: clock::now(),
                 externals: Vec::new(),
+                entered: Vec::new(),
                 externals_pending: false,
                 region: None,
                 suppressed: true,
             });
         }
         let tid = clock::thread_id();
-        let internal = match correlation::adopt_child() {
-            Some((id, first)) => {
-                self.pending.add_child(id, first);
-                id
+        let (internal, ancestor) = match correlation::adopt_child() {
+            Some(call) => {
+                self.pending.add_child(call.id, call.first);
+                (call.id, call.ancestor)
             }
             None => {
                 let id = correlation::new_id(&self.ids);
                 self.pending.add_child(id, false);
-                id
+                (id, 0)
             }
         };
         let region = match self.dispatch_filter.get() {
@@ -63,9 +65,11 @@ impl Profiler {
             domain,
             operation: op,
             internal,
+            ancestor,
             thread_id: tid,
             enqueue_time: clock::now(),
             externals: Vec::new(),
+            entered: Vec::new(),
             externals_pending: true,
             region,
             suppressed: false,
@@ -152,18 +156,31 @@ impl Profiler {
     }
 
     /// Writes `record(context's external id)` to every active context that
-    /// buffers `op` of `domain`, then fires COMPLETE callbacks (phase NONE).
+    /// buffers `op` of `domain`, then makes the completion callbacks, as
+    /// the SDK does: a kernel dispatch's COMPLETE (phase NONE) to every
+    /// active context that traces it; a memory copy's EXIT, with the user
+    /// data its ENTER left, to the contexts that got the ENTER
+    /// ([`Profiler::submit_memory_copy`]).
     pub(super) fn complete(&self, op: &AsyncOp, record_op: u32, record: impl Fn(u64) -> Record) {
         let routes = self.routes();
+        let copy = op.domain == Domain::MemoryCopy;
         for e in &routes.domains[op.domain.index()] {
-            if !e.ctx.is_active() {
+            let entered = op.entered.iter().find(|(c, _)| *c == e.ctx.id);
+            if !e.ctx.is_active() && entered.is_none() {
                 continue;
             }
             let external = op.external_id(e.ctx.id);
             let done = record(external);
-            if let Some(b) = e.buffers(record_op) {
-                b.push(&done);
+            if e.ctx.is_active() {
+                if let Some(b) = e.buffers(record_op) {
+                    b.push(&done);
+                }
             }
+            let (phase, mut user_data) = match (copy, entered) {
+                (false, _) => (None, 0),
+                (true, Some(&(_, data))) => (Some(CallbackPhase::Exit), data),
+                (true, None) => continue,
+            };
             if let (Some(sink), Some(kind)) = (e.calls_back(record_op), op.domain.callback_kind()) {
                 let payload = match done {
                     Record::KernelDispatch(k) => CallbackPayload::KernelDispatch(k),
@@ -174,18 +191,112 @@ impl Profiler {
                     context: e.ctx.id,
                     kind,
                     operation: record_op,
-                    phase: None,
+                    phase,
                     correlation: Correlation {
                         internal: op.internal,
                         external,
-                        ancestor: 0,
+                        ancestor: op.ancestor,
                     },
                     thread_id: op.thread_id,
                     timestamp: clock::now(),
                     payload,
                 };
-                sink.on_callback(&rec, &mut 0);
+                sink.on_callback(&rec, &mut user_data);
             }
+        }
+    }
+
+    /// A kernel dispatch is being enqueued (its packet is written), on the
+    /// launching thread or the runtime's: the KERNEL_DISPATCH / ENQUEUE
+    /// callbacks, ENTER then EXIT with the same user data, to every active
+    /// context that calls back ENQUEUE. The payload is the dispatch as
+    /// known then: its dispatch info, no timestamps (0), as the SDK's.
+    pub fn enqueue_kernel_dispatch(&self, op: &mut AsyncOp, dispatch: &KernelDispatch) {
+        if op.suppressed || !self.is_tracing(Domain::KernelDispatch) {
+            return;
+        }
+        self.confirm_async(op);
+        let routes = self.routes();
+        for e in &routes.domains[Domain::KernelDispatch.index()] {
+            if !e.ctx.is_active() {
+                continue;
+            }
+            let Some(sink) = e.calls_back(kernel_dispatch::ENQUEUE) else {
+                continue;
+            };
+            let external = op.external_id(e.ctx.id);
+            let mut rec = CallbackRecord {
+                context: e.ctx.id,
+                kind: CallbackTracingKind::KernelDispatch,
+                operation: kernel_dispatch::ENQUEUE,
+                phase: Some(CallbackPhase::Enter),
+                correlation: Correlation {
+                    internal: op.internal,
+                    external,
+                    ancestor: op.ancestor,
+                },
+                thread_id: op.thread_id,
+                timestamp: clock::now(),
+                payload: CallbackPayload::KernelDispatch(KernelDispatch {
+                    correlation_id: op.internal,
+                    external_correlation_id: external,
+                    thread_id: op.thread_id,
+                    start: 0,
+                    end: 0,
+                    ..*dispatch
+                }),
+            };
+            let mut user_data = 0;
+            sink.on_callback(&rec, &mut user_data);
+            rec.phase = Some(CallbackPhase::Exit);
+            rec.timestamp = clock::now();
+            sink.on_callback(&rec, &mut user_data);
+        }
+    }
+
+    /// An async memory copy is being submitted, on the submitting thread:
+    /// the MEMORY_COPY ENTER callbacks (operation = direction) to every
+    /// active context that calls it back, with the copy's agents, size and
+    /// addresses and no timestamps (0), as the SDK's; each context's user
+    /// data is kept for its EXIT at completion.
+    pub fn submit_memory_copy(&self, op: &mut AsyncOp, copy: &MemoryCopy) {
+        if op.suppressed || !self.is_tracing(Domain::MemoryCopy) {
+            return;
+        }
+        self.confirm_async(op);
+        let routes = self.routes();
+        for e in &routes.domains[Domain::MemoryCopy.index()] {
+            if !e.ctx.is_active() {
+                continue;
+            }
+            let Some(sink) = e.calls_back(copy.operation) else {
+                continue;
+            };
+            let external = op.external_id(e.ctx.id);
+            let rec = CallbackRecord {
+                context: e.ctx.id,
+                kind: CallbackTracingKind::MemoryCopy,
+                operation: copy.operation,
+                phase: Some(CallbackPhase::Enter),
+                correlation: Correlation {
+                    internal: op.internal,
+                    external,
+                    ancestor: op.ancestor,
+                },
+                thread_id: op.thread_id,
+                timestamp: clock::now(),
+                payload: CallbackPayload::MemoryCopy(MemoryCopy {
+                    correlation_id: op.internal,
+                    external_correlation_id: external,
+                    thread_id: op.thread_id,
+                    start: 0,
+                    end: 0,
+                    ..*copy
+                }),
+            };
+            let mut user_data = 0;
+            sink.on_callback(&rec, &mut user_data);
+            op.entered.push((e.ctx.id, user_data));
         }
     }
 
@@ -388,11 +499,12 @@ impl Profiler {
             })
         });
         if self.is_tracing(Domain::RuntimeInitialization) {
+            // Phase NONE and correlation ids 0, as the SDK's.
             self.code_object_like_callback(
                 Domain::RuntimeInitialization,
                 op,
-                Some(CallbackPhase::Enter),
-                CallbackPayload::None,
+                None,
+                CallbackPayload::RuntimeInitialization { version, instance },
             );
         }
     }
@@ -420,11 +532,9 @@ impl Profiler {
                     kind,
                     operation: op,
                     phase,
-                    correlation: Correlation {
-                        internal: correlation::current().unwrap_or(0),
-                        external: 0,
-                        ancestor: 0,
-                    },
+                    // The SDK's code-object and runtime-initialisation
+                    // records carry no correlation ids.
+                    correlation: Correlation::default(),
                     thread_id: clock::thread_id(),
                     timestamp: clock::now(),
                     payload: payload.clone(),
@@ -476,6 +586,21 @@ impl Profiler {
                 code_object::DEVICE_KERNEL_SYMBOL_REGISTER,
                 Some(CallbackPhase::Enter),
                 CallbackPayload::KernelSymbolRegister(symbol),
+            );
+        }
+    }
+
+    /// A kernel symbol that HIP registered a host function for was
+    /// loaded: CODE_OBJECT / HOST_KERNEL_SYMBOL_REGISTER (ENTER), right
+    /// after the symbol's DEVICE_KERNEL_SYMBOL_REGISTER, as the SDK does.
+    /// Host registrations are never unregistered (nor are they by the SDK).
+    pub fn emit_host_kernel_symbol_register(&self, symbol: HostKernelSymbol) {
+        if self.is_tracing(Domain::CodeObject) {
+            self.code_object_like_callback(
+                Domain::CodeObject,
+                code_object::HOST_KERNEL_SYMBOL_REGISTER,
+                Some(CallbackPhase::Enter),
+                CallbackPayload::HostKernelSymbolRegister(symbol),
             );
         }
     }

@@ -209,7 +209,10 @@ impl Profiler {
         if !cfg.contexts.contains_key(&ctx) {
             return Err(Status::ContextNotFound);
         }
-        check_buffer_kind(kind)?;
+        // Every kind the headers declare is accepted, as by the SDK; one
+        // that no runtime rocwasm intercepts produces (OMPT, KFD events,
+        // rocDecode's argument records, …) yields no records, as on a
+        // machine without that runtime.
         registry::check_operations(kind, ops)?;
         let buf = cfg.buffers.get(&buffer).ok_or(Status::BufferNotFound)?;
         if buf.context() != ctx {
@@ -234,9 +237,8 @@ impl Profiler {
     ) -> Result<(), Status> {
         let mut cfg = self.configurable()?;
         let services = &mut cfg.contexts.get_mut(&ctx).ok_or(Status::ContextNotFound)?.1;
-        if Domain::from_callback_kind(kind).is_none() {
-            return Err(Status::NotImplemented);
-        }
+        // As for buffers: a kind nothing here produces is accepted and
+        // never called back.
         registry::check_operations(kind, ops)?;
         if services.callback.contains_key(&kind) {
             return Err(Status::ServiceAlreadyConfigured);
@@ -267,6 +269,38 @@ impl Profiler {
         services.external = Some((kinds, sink));
         self.rebuild(&cfg);
         Ok(())
+    }
+
+    /// Dispatch counting for `ctx`, into `buffer` (the buffered service) or
+    /// by callback (`None`). Accepted as the SDK accepts it, so a tool that
+    /// configures every service runs; no counter records are produced yet
+    /// (rocwasm does not collect counters): see
+    /// [`Profiler::counts_dispatches`].
+    pub fn configure_dispatch_counting(
+        &self,
+        ctx: ContextId,
+        buffer: Option<BufferId>,
+    ) -> Result<(), Status> {
+        let mut cfg = self.configurable()?;
+        if let Some(b) = buffer {
+            if !cfg.buffers.contains_key(&b) {
+                return Err(Status::BufferNotFound);
+            }
+        }
+        let services = &mut cfg.contexts.get_mut(&ctx).ok_or(Status::ContextInvalid)?.1;
+        if services.counting.is_some() {
+            return Err(Status::ServiceAlreadyConfigured);
+        }
+        services.counting = Some(buffer);
+        Ok(())
+    }
+
+    /// True when `ctx` configured dispatch counting.
+    pub fn counts_dispatches(&self, ctx: ContextId) -> bool {
+        self.config()
+            .contexts
+            .get(&ctx)
+            .is_some_and(|(_, services)| services.counting.is_some())
     }
 
     /// After every tool's initialization: later configuration fails with

@@ -95,6 +95,7 @@ macro_rules! hip_interposers {
                     /// `real` is the runtime's function of this name.
                     #[inline(always)]
                     pub unsafe fn traced(real: unsafe extern "C" fn($($ty),*) -> $ret, $($arg: $ty),*) -> $ret {
+                        $crate::hip::runtime_up();
                         around!($name, ($($arg),*), {
                             $crate::tracer::api_call(
                                 &OP,
@@ -166,9 +167,21 @@ macro_rules! hip_kind_name {
 macro_rules! around {
     // `__hipRegisterFunction(modules, host_fn, device_fn, device_name, …)`:
     // the program registers each kernel's host stub at start-up.
-    (__hipRegisterFunction, ($m:ident, $host:ident, $devfn:ident, $devname:ident $(, $rest:ident)*), $body:block) => {{
+    (__hipRegisterFunction, ($m:ident, $host:ident, $devfn:ident, $devname:ident, $limit:ident, $tid:ident, $bid:ident, $bdim:ident, $gdim:ident, $wsize:ident), $body:block) => {{
         let r = $body;
-        $crate::hip::kernels::register($host as usize, $devname, $devfn as *const std::ffi::c_char);
+        // SAFETY: the compiler-generated registration's arguments: each
+        // pointer null or valid for reading its `uint3`/`dim3`/`int`.
+        let extra = unsafe {
+            $crate::hip::kernels::Registered::read(
+                $m as u64, $limit, $tid, $bid, $bdim, $gdim, $wsize,
+            )
+        };
+        $crate::hip::kernels::register(
+            $host as usize,
+            $devname,
+            $devfn as *const std::ffi::c_char,
+            extra,
+        );
         r
     }};
     // Launches by host stub: note which kernel this thread is launching, so

@@ -23,6 +23,69 @@ pub struct HostKernel {
     pub demangled: String,
     /// Its id in the symbol table (host registrations have code object 0).
     pub symbol_id: u64,
+    /// The rest of what the program registered.
+    pub registered: Registered,
+}
+
+/// What `__hipRegisterFunction` is given besides the names, for the SDK's
+/// host-kernel-symbol records.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct Registered {
+    /// The fat binary's module handle (`modules`).
+    pub modules: u64,
+    /// `threadLimit`.
+    pub thread_limit: u32,
+    /// `*tid`, `*bid`, `*blockDim`, `*gridDim` (zeros for null pointers,
+    /// which is what compilers pass).
+    pub thread_ids: [u32; 3],
+    /// See `thread_ids`.
+    pub block_ids: [u32; 3],
+    /// See `thread_ids`.
+    pub block_dims: [u32; 3],
+    /// See `thread_ids`.
+    pub grid_dims: [u32; 3],
+    /// `*wSize` (0 for null).
+    pub workgroup_size: u64,
+}
+
+impl Registered {
+    /// Reads the registration's optional arguments.
+    ///
+    /// # Safety
+    /// Each pointer is null or valid for reading three `u32`s (`tid`, `bid`,
+    /// `blockDim`, `gridDim`) or one `i32` (`wsize`).
+    pub unsafe fn read(
+        modules: u64,
+        thread_limit: u32,
+        tid: *mut std::ffi::c_void,
+        bid: *mut std::ffi::c_void,
+        block_dim: *mut std::ffi::c_void,
+        grid_dim: *mut std::ffi::c_void,
+        wsize: *mut std::ffi::c_void,
+    ) -> Registered {
+        let dim3 = |p: *mut std::ffi::c_void| {
+            if p.is_null() {
+                [0; 3]
+            } else {
+                // SAFETY: the caller's guarantee: three readable u32s.
+                unsafe { *(p as *const [u32; 3]) }
+            }
+        };
+        Registered {
+            modules,
+            thread_limit,
+            thread_ids: dim3(tid),
+            block_ids: dim3(bid),
+            block_dims: dim3(block_dim),
+            grid_dims: dim3(grid_dim),
+            workgroup_size: if wsize.is_null() {
+                0
+            } else {
+                // SAFETY: the caller's guarantee: a readable i32.
+                u64::try_from(unsafe { *(wsize as *const i32) }).unwrap_or(0)
+            },
+        }
+    }
 }
 
 /// Kernel symbol ids, shared with code-object tracing so ids never collide.
@@ -35,7 +98,12 @@ fn table() -> &'static RwLock<HashMap<usize, Arc<HostKernel>>> {
 
 /// Records a registration; `name` is the device name, `fallback` the device
 /// function string (clang passes the mangled name in both).
-pub fn register(host_fn: usize, name: *const c_char, fallback: *const c_char) {
+pub fn register(
+    host_fn: usize,
+    name: *const c_char,
+    fallback: *const c_char,
+    registered: Registered,
+) {
     let pick = if name.is_null() { fallback } else { name };
     if pick.is_null() {
         return;
@@ -51,6 +119,7 @@ pub fn register(host_fn: usize, name: *const c_char, fallback: *const c_char) {
         host_fn,
         demangled: demangle(&mangled),
         mangled,
+        registered,
     });
     table()
         .write()
@@ -76,6 +145,19 @@ pub fn lookup(host_fn: usize) -> Option<Arc<HostKernel>> {
         .read()
         .unwrap_or_else(|e| e.into_inner())
         .get(&host_fn)
+        .cloned()
+}
+
+/// The registration of the device function named `name` (its symbol
+/// name, as the code object's loader reports it), if the program made one.
+pub fn by_device_name(name: &str) -> Option<Arc<HostKernel>> {
+    let name = name.strip_suffix(".kd").unwrap_or(name);
+    table()
+        .read()
+        .unwrap_or_else(|e| e.into_inner())
+        .values()
+        .filter(|k| k.mangled == name)
+        .min_by_key(|k| k.symbol_id)
         .cloned()
 }
 
@@ -139,7 +221,13 @@ mod tests {
     #[test]
     fn registration_and_launch_notes() {
         let name = c"_Z6kernelv";
-        register(0x1234, name.as_ptr(), std::ptr::null());
+        register(
+            0x1234,
+            name.as_ptr(),
+            std::ptr::null(),
+            Registered::default(),
+        );
+        assert_eq!(by_device_name("_Z6kernelv.kd").unwrap().host_fn, 0x1234);
         let k = lookup(0x1234).unwrap();
         assert_eq!(
             (k.mangled.as_str(), k.demangled.as_str()),

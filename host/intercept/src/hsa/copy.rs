@@ -66,39 +66,6 @@ struct Pending {
     record: MemoryCopy,
 }
 
-thread_local! {
-    static PREPARED: std::cell::RefCell<Option<AsyncToken>> = const { std::cell::RefCell::new(None) };
-}
-
-/// Before the traced `hsa_amd_memory_async_copy` frame: start the async
-/// operation in the caller's frame (the HIP copy), on this thread.
-pub fn prepare(src_agent: u64, dst_agent: u64) {
-    prepare_direction(direction(
-        agents::is_gpu(src_agent),
-        agents::is_gpu(dst_agent),
-    ));
-}
-
-/// [`prepare`] for `hsa_amd_memory_async_copy_rect`, which names a direction
-/// instead of two agents.
-pub fn prepare_rect(dir: i32) {
-    if let Some(d) = rect_direction(dir) {
-        prepare_direction(d);
-    }
-}
-
-fn prepare_direction(direction: MemoryCopyDirection) {
-    let Some(session) = session::active().filter(|s| s.wants(BufferTracingKind::MemoryCopy)) else {
-        return;
-    };
-    let op = direction as u32;
-    // Unconfirmed until the copy is issued (a prepared copy may never be).
-    let token = session.begin_async_unconfirmed(BufferTracingKind::MemoryCopy, op);
-    if let Some(old) = PREPARED.with(|p| p.borrow_mut().replace(token)) {
-        session.cancel_async(old);
-    }
-}
-
 /// The wrapped `hsa_amd_memory_async_copy`.
 ///
 /// # Safety
@@ -172,9 +139,6 @@ pub unsafe fn async_copy_rect(
         (rect_direction(dir), shape)
     else {
         // The runtime refuses it; pass the refusal on, untraced.
-        if let (Some(s), Some(t)) = (session::active(), PREPARED.with(|p| p.borrow_mut().take())) {
-            s.cancel_async(t);
-        }
         return issue(app_signal);
     };
     let host = agents::host().map_or(0, |a| a.handle);
@@ -215,26 +179,23 @@ unsafe fn read<T: Copy>(p: *const T) -> Option<T> {
 /// Issues a copy on a tool-owned completion signal (`issue(signal)`) and
 /// records it when it completes; without a session that wants copies, or
 /// without a signal, issues it on the application's signal untraced.
+///
+/// Runs inside the traced `hsa_amd_memory_async_copy*` frame, so the copy
+/// carries that call's correlation id, whose ancestor is the HIP call that
+/// asked for it (the SDK's ids); with HSA calls untraced, the HIP call's.
+/// The ENTER callbacks come before the copy is issued, the EXIT ones at
+/// completion.
 fn traced_copy(record: MemoryCopy, app_signal: u64, issue: impl FnOnce(u64) -> i32) -> i32 {
     let session = session::active().filter(|s| s.wants(BufferTracingKind::MemoryCopy));
     let signal = session.and_then(|_| rt::new_signal());
     let (Some(session), Some(signal)) = (session, signal) else {
-        if let (Some(s), Some(t)) = (session, PREPARED.with(|p| p.borrow_mut().take())) {
-            s.cancel_async(t);
-        }
         return issue(app_signal);
     };
-    // Begun before the traced HSA frame was entered (see `prepare`), so the
-    // copy carries the id of the HIP call that asked for it.
-    let token = PREPARED
-        .with(|p| p.borrow_mut().take())
-        .unwrap_or_else(|| session.begin_async(BufferTracingKind::MemoryCopy, record.operation));
+    let mut token =
+        session.begin_async_unconfirmed(BufferTracingKind::MemoryCopy, record.operation);
+    session.submit_memory_copy(&mut token, &record);
     // The caller's copy, completing on our signal instead of theirs.
     let status = issue(signal);
-    let mut token = token;
-    if status == 0 {
-        session.confirm_async(&mut token);
-    }
     if status != 0 {
         session.cancel_async(token);
         // SAFETY: our signal; the failed copy never saw it.

@@ -146,6 +146,9 @@ pub fn on_freeze(exe: u64) {
                 .insert(k.kernel_object, k.id);
             if let Some(s) = session::active() {
                 s.kernel_symbol_register(&k);
+                if let Some(host) = crate::hip::kernels::by_device_name(&k.name) {
+                    s.host_kernel_symbol_register(&host, &k);
+                }
             }
             loaded.kernels.push(k);
         }

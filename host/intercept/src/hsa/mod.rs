@@ -163,7 +163,9 @@ fn announce(s: &crate::session::Session) {
     if ANNOUNCED.swap(true, Ordering::AcqRel) {
         return;
     }
-    if s.wants(BufferTracingKind::MemoryCopy) {
+    // Every context that configured copy tracing, started or not, as the
+    // SDK does: one started after the runtime came up gets timed copies.
+    if s.configured(BufferTracingKind::MemoryCopy) {
         // SAFETY: a plain runtime setting.
         if unsafe { rt::hsa_amd_profiling_async_copy_enable(true) } != Some(0) {
             eprintln!("rocwasm: cannot enable async copy profiling; copies are not timed");

@@ -123,7 +123,9 @@ pub unsafe fn create(
     group: u32,
     queue: *mut c_void,
 ) -> i32 {
-    let wanted = session::active().is_some_and(|s| s.wants(BufferTracingKind::KernelDispatch));
+    // Any context that configured dispatch tracing, started or not: one
+    // started after this queue was made still gets its dispatches timed.
+    let wanted = session::active().is_some_and(|s| s.configured(BufferTracingKind::KernelDispatch));
     if !wanted {
         // SAFETY: forwarding the caller's arguments.
         return unsafe { real(agent, size, ty, callback, data, private, group, queue) };
@@ -279,13 +281,16 @@ fn instrument(
     };
     // Noted at reservation on the launching thread; else (a runtime that
     // reserved some other way) here, with this thread's context.
-    let token = match noted {
+    let mut token = match noted {
         Some(n) => n.token,
         None => session.begin_async(
             BufferTracingKind::KernelDispatch,
             rocwasm_core::registry::kernel_dispatch::ENQUEUE,
         ),
     };
+    // The SDK's ENQUEUE callbacks (ENTER, EXIT) come as the packet is
+    // written, with its dispatch info.
+    session.enqueue_kernel_dispatch(&mut token, &record);
     let enqueue = token
         .as_ref()
         .map_or_else(rocwasm_core::clock::now, |t| t.enqueue_time);

@@ -80,7 +80,6 @@ macro_rules! hsa_tables {
                     // SAFETY: `next` is the runtime's function of this slot,
                     // whose signature the generator read from hsa_api_trace.h.
                     let real: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { std::mem::transmute(next) };
-                    before_hsa!($name, ($($arg),*));
                     let r = $crate::tracer::api_call(
                         &OP,
                         &|_a: &mut $crate::call_arguments::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* },
@@ -142,17 +141,6 @@ macro_rules! around_hsa {
 
 #[allow(unused_imports)]
 use crate::hsa::table::Table;
-
-/// Work before a slot's traced frame is entered (in the caller's frame).
-macro_rules! before_hsa {
-    (hsa_amd_memory_async_copy, ($dst:ident, $dst_agent:ident, $src:ident, $src_agent:ident, $size:ident, $n:ident, $deps:ident, $sig:ident)) => {
-        $crate::hsa::copy::prepare($src_agent, $dst_agent)
-    };
-    (hsa_amd_memory_async_copy_rect, ($dst:ident, $dst_off:ident, $src:ident, $src_off:ident, $range:ident, $agent:ident, $dir:ident, $n:ident, $deps:ident, $sig:ident)) => {
-        $crate::hsa::copy::prepare_rect($dir)
-    };
-    ($other:ident, ($($a:ident),*)) => {};
-}
 
 /// Work after a slot's call returned, outside its traced frame (so that
 /// anything it starts belongs to the enclosing call, e.g. the HIP launch).

@@ -124,17 +124,28 @@ fn check(run: &Run) {
             .unwrap_or_else(|| panic!("dispatch {k:?}"));
         assert_eq!(launch["Thread_Id"], k["Thread_Id"]);
     }
-    // Every copy carries the id of the HIP copy that asked for it.
-    let by_id: HashMap<&str, &str> = hip
+    // Every copy carries the id of the HSA async copy that issued it (as
+    // the SDK's records do), made inside the HIP copy that asked for it
+    // (that HSA call's ancestor) on the same thread.
+    let hsa_by_id: HashMap<&str, &HashMap<String, String>> = hsa
         .iter()
-        .map(|r| (r["Correlation_Id"].as_str(), r["Function"].as_str()))
+        .map(|r| (r["Correlation_Id"].as_str(), r))
         .collect();
     for c in &copies {
+        let issued = hsa_by_id
+            .get(c["Correlation_Id"].as_str())
+            .unwrap_or_else(|| panic!("no HSA call has the copy's id: {c:?}"));
         assert!(
-            by_id
-                .get(c["Correlation_Id"].as_str())
-                .is_some_and(|f| f.starts_with("hipMemcpy")),
-            "{c:?}"
+            issued["Function"].starts_with("hsa_amd_memory_async_copy"),
+            "{issued:?}"
+        );
+        let (start, end) = (num(issued, "Start_Timestamp"), num(issued, "End_Timestamp"));
+        assert!(
+            hip.iter().any(|h| h["Function"].starts_with("hipMemcpy")
+                && h["Thread_Id"] == issued["Thread_Id"]
+                && num(h, "Start_Timestamp") <= start
+                && end <= num(h, "End_Timestamp")),
+            "no hipMemcpy* encloses {issued:?}"
         );
     }
 
@@ -273,17 +284,23 @@ fn multi_kernel_with_eight_threads() {
     assert_eq!(ids.len(), kernels.len(), "one launch per dispatch");
 
     // Each worker's pitched 2D copy (hipMemcpy2DAsync → the runtime's
-    // hsa_amd_memory_async_copy_rect) is one device-to-host copy record.
-    let copy_2d: HashSet<String> = rows(&run.dir, "hip_api_trace.csv")
+    // hsa_amd_memory_async_copy_rect, whose id the record carries) is one
+    // device-to-host copy record.
+    let copy_2d = rows(&run.dir, "hip_api_trace.csv")
         .into_iter()
         .filter(|r| r["Function"] == "hipMemcpy2DAsync")
+        .count();
+    assert_eq!(copy_2d, 8);
+    let rect_ids: HashSet<String> = rows(&run.dir, "hsa_api_trace.csv")
+        .into_iter()
+        .filter(|r| r["Function"] == "hsa_amd_memory_async_copy_rect")
         .map(|r| r["Correlation_Id"].clone())
         .collect();
-    assert_eq!(copy_2d.len(), 8);
+    assert_eq!(rect_ids.len(), 8);
     let copies = rows(&run.dir, "memory_copy_trace.csv");
     let rect: Vec<_> = copies
         .iter()
-        .filter(|c| copy_2d.contains(&c["Correlation_Id"]))
+        .filter(|c| rect_ids.contains(&c["Correlation_Id"]))
         .collect();
     assert_eq!(rect.len(), 8, "one record per 2D copy");
     assert!(rect
