@@ -74,16 +74,29 @@ pub fn query_agents(profiler: &Profiler) -> i32 {
         }
         0
     }
-    let size = c_sizeof(AGENT).unwrap_or(0);
-    // SAFETY: `each` has the callback's signature; the profiler outlives the call.
-    unsafe {
-        rocprofiler_sdk_sys::api::rocprofiler_query_available_agents(
-            rocprofiler_sdk_sys::enums::rocprofiler_agent_version::ROCPROFILER_AGENT_INFO_VERSION_0
-                as c_int,
-            each,
-            size,
-            profiler as *const Profiler as *mut c_void,
-        )
+    let query = |size: usize| {
+        // SAFETY: `each` has the callback's signature; the profiler outlives the call.
+        unsafe {
+            rocprofiler_sdk_sys::api::rocprofiler_query_available_agents(
+                rocprofiler_sdk_sys::enums::rocprofiler_agent_version::ROCPROFILER_AGENT_INFO_VERSION_0
+                    as c_int,
+                each,
+                size,
+                profiler as *const Profiler as *mut c_void,
+            )
+        }
+    };
+    let status = query(c_sizeof(AGENT).unwrap_or(0));
+    if i64::from(status)
+        != rocprofiler_sdk_sys::enums::rocprofiler_status::ROCPROFILER_STATUS_ERROR_INCOMPATIBLE_ABI
+    {
+        return status;
+    }
+    // An SDK of ROCm 7.0, whose agent struct ends with an 8-byte uuid (ours
+    // has 16): everything read here lies before it, at the same offsets.
+    match c_offsetof(&format!("{AGENT}.uuid")) {
+        Some(uuid) => query(uuid + 8),
+        None => status,
     }
 }
 
