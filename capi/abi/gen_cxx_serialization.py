@@ -26,7 +26,7 @@ with these exceptions, which follow AMD's JSON keys: the memory-allocation `addr
 hex string (utility::as_hex(handle, 16)), rocprofiler_counter_info_v1_t's
 `dimensions_instances` is written as `instances`.
 
-`load` reads back what `save` wrote for every type without pointers other than strings
+`load` reads back what `save` wrote, but for pointers other than strings and const members
 (loaded strings are allocated with new[] and owned by the caller).
 
 usage: python3 capi/abi/gen_cxx_serialization.py   (from anywhere; needs gcc, pycparser)
@@ -174,9 +174,11 @@ def field_plan(types, owner, decls, out):
         tn = type_name(t)
         if tn is None:
             continue  # inline struct/union member
+        # a const member is written but never loaded
+        const = "const" if "const" in (t.quals or []) else None
         rname, k = types.resolve(tn)
         if k is None or k[0] in ("enum", "scalar") or tn in INTEGRAL:
-            out.append(("value", m, key, None))
+            out.append(("value", m, key, const))
         elif k[0] == "record":
             body = k[1]
             if rname == "rocprofiler_user_data_t":
@@ -190,7 +192,7 @@ def field_plan(types, owner, decls, out):
                 else:
                     out.append(("value", m, key, None))
             else:
-                out.append(("value", m, key, None))
+                out.append(("value", m, key, const))
     return out
 
 
@@ -480,6 +482,8 @@ def render_load(recs):
         else:
             lines = []
             for how, m, key, extra in plan:
+                if extra == "const":
+                    continue
                 if how == "value":
                     lines.append("    ROCP_SDK_LOAD_DATA_FIELD(%s);\n" % m if key == m else
                                  '    ROCP_SDK_LOAD_DATA_VALUE("%s", %s);\n' % (key, m))

@@ -317,3 +317,58 @@ fn every_header_compiles_alone() {
         failures.join("\n")
     );
 }
+
+/// `cxx/serialization.hpp` instantiates for every type it declares a `save` of: each
+/// is written to and read back from cereal's JSON archives and written to its binary
+/// archive (compiled only; nothing is linked or run).
+#[test]
+fn serializers_instantiate_for_every_type() {
+    let include = crate_root().join("include");
+    let save = std::fs::read_to_string(include.join("rocprofiler-sdk/cxx/serialization/save.hpp"))
+        .expect("cxx/serialization/save.hpp");
+    let types: Vec<&str> = save
+        .lines()
+        .filter_map(|l| l.strip_prefix("save(ArchiveT& ar, const "))
+        .filter_map(|l| l.strip_suffix("& data)"))
+        .filter(|t| !t.contains("::"))
+        .collect();
+    assert!(types.len() > 100, "only {} types in save.hpp", types.len());
+    let mut src = String::from(
+        "#include <rocprofiler-sdk/cxx/serialization.hpp>\n#include <sstream>\n\
+         template <typename T> void round_trip() {\n\
+         T value{};\n std::stringstream text;\n\
+         { cereal::JSONOutputArchive out{text}; out(cereal::make_nvp(\"v\", value)); }\n\
+         T back{};\n { cereal::JSONInputArchive in{text}; in(cereal::make_nvp(\"v\", back)); }\n\
+         std::stringstream bytes;\n { cereal::BinaryOutputArchive out{bytes}; out(value); }\n}\n\
+         void every_type() {\n",
+    );
+    for t in &types {
+        src.push_str(&format!("    round_trip<{t}>();\n"));
+    }
+    src.push_str("}\n");
+    let dir = scratch("serialize");
+    let file = dir.join("every_type.cpp");
+    std::fs::write(&file, src).unwrap();
+    let cxx = tool("CXX", "c++");
+    let out = Command::new(&cxx)
+        .args(["-std=c++17", "-c", "-Wall", "-Werror"])
+        .args([
+            "-DROCPROFILER_SDK_USE_SYSTEM_HSA=0",
+            "-DROCPROFILER_SDK_USE_SYSTEM_HSAKMT=0",
+        ])
+        .arg("-I")
+        .arg(&include)
+        .arg(&file)
+        .arg("-o")
+        .arg(dir.join("every_type.o"))
+        .output()
+        .unwrap_or_else(|e| panic!("cannot run `{cxx}`: {e}"));
+    let _ = std::fs::remove_dir_all(&dir);
+    assert!(
+        out.status.success(),
+        "instantiating the serializers of {} types failed (cereal's headers: libcereal-dev, \
+         `cargo xtask setup`):\n{}",
+        types.len(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -201,7 +201,6 @@ load(ArchiveT& ar, rocprofiler_client_id_t& data)
 {
     ROCP_SDK_LOAD_DATA_FIELD(size);
     ROCP_SDK_LOAD_DATA_CSTR(name);
-    ROCP_SDK_LOAD_DATA_FIELD(handle);
 }
 
 template <typename ArchiveT>
