@@ -7,7 +7,8 @@
 # the TOML file named by ROCWASM_SIM_SCENARIO (each [[devices]] table's `arch`, gfx90a
 # when a table has none, one gfx90a GPU when the file describes none), resized by
 # ROCWASM_SIM_DEVICES (growing repeats the last GPU), every one renamed by
-# ROCWASM_SIM_ARCH. The environment is read when the function is called.
+# ROCWASM_SIM_ARCH. The environment is read when the function is called. Only devices
+# written as [[devices]] tables are read; an inline `devices = [...]` array is not.
 
 include_guard(GLOBAL)
 
