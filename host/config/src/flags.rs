@@ -158,7 +158,7 @@ impl Chain {
         chain.apply_flags(flags)?;
         if chain.stages.is_empty() && chain.output.trace.is_empty() {
             return Err(ConfigError::Invalid {
-                message: "nothing to profile: give a chain with -c, or at least one of --kernel-trace, --hip-trace, --hsa-trace, --memory-copy-trace, --memory-allocation-trace, --marker-trace, --scratch-memory-trace, -r/--runtime-trace, -s/--sys-trace, --stats, -D/--summary-per-domain (or name native rocprofiler-sdk tools in ROCP_TOOL_LIBRARIES)".into(),
+                message: "nothing to profile: give a chain with -c, or at least one of --kernel-trace, --hip-trace, --hsa-trace, --memory-copy-trace, --memory-allocation-trace, --marker-trace, --scratch-memory-trace, -r/--runtime-trace, -s/--sys-trace, --stats, -D/--summary-per-domain (or name native rocprofiler-sdk tools in ROCP_TOOL_LIBRARIES, or link one into the program)".into(),
             });
         }
         Ok(chain)

@@ -23,6 +23,7 @@ mod rocpd_live;
 mod rocpd_merge;
 mod rocprofv3_options;
 mod rocprofv3_recordings;
+mod sdk_fidelity;
 mod selected_regions;
 mod site_policy;
 mod summary_options;

@@ -33,7 +33,7 @@ use std::process::{Command, Output};
 use rocwasm_tests::*;
 
 /// `name` on `PATH`; fails naming the Debian package that provides it.
-fn program(name: &str, package: &str) -> PathBuf {
+pub(super) fn program(name: &str, package: &str) -> PathBuf {
     std::env::var_os("PATH")
         .and_then(|paths| {
             std::env::split_paths(&paths)
@@ -49,7 +49,7 @@ fn program(name: &str, package: &str) -> PathBuf {
 }
 
 /// Runs `cmd`, requiring success; its output.
-fn run_ok(cmd: &mut Command, what: &str) -> Output {
+pub(super) fn run_ok(cmd: &mut Command, what: &str) -> Output {
     let out = cmd
         .output()
         .unwrap_or_else(|e| panic!("cannot run {what}: {e}"));
@@ -57,13 +57,13 @@ fn run_ok(cmd: &mut Command, what: &str) -> Output {
     out
 }
 
-fn text(bytes: &[u8]) -> String {
+pub(super) fn text(bytes: &[u8]) -> String {
     String::from_utf8_lossy(bytes).into_owned()
 }
 
 /// `rocwasm sdk prefix --into <dir>/sdk`: the prefix, checked to hold what
 /// build systems look for.
-fn sdk_prefix(dir: &Path) -> PathBuf {
+pub(super) fn sdk_prefix(dir: &Path) -> PathBuf {
     let prefix = dir.join("sdk");
     let out = rocwasm(&["sdk", "prefix", "--into", prefix.to_str().unwrap()], dir);
     assert_success(&out, "rocwasm sdk prefix --into");
@@ -241,6 +241,16 @@ fn assert_summary_names_tool(dir: &Path, run: &Output, library: &Path) {
 /// `cc -shared -fPIC tool.c $(pkg-config --cflags --libs rocprofiler-sdk)`
 /// against the prefix `rocwasm sdk prefix` writes under `dir`.
 fn build_c_tool(dir: &Path) -> PathBuf {
+    build_c_library(
+        dir,
+        &workspace().join("examples/native-tools/c-tool/tool.c"),
+        "libctool.so",
+    )
+}
+
+/// `cc -shared -fPIC SOURCE $(pkg-config --cflags --libs rocprofiler-sdk)
+/// -o DIR/LIBRARY` against the prefix `rocwasm sdk prefix` writes in `dir`.
+pub(super) fn build_c_library(dir: &Path, source: &Path, library: &str) -> PathBuf {
     let cc = program("cc", "gcc");
     let pkg_config = program("pkg-config", "pkg-config");
     let prefix = sdk_prefix(dir);
@@ -256,16 +266,15 @@ fn build_c_tool(dir: &Path) -> PathBuf {
             && flags.contains("-lrocprofiler-sdk"),
         "pkg-config names the prefix's headers and library: {flags}"
     );
-    let library = dir.join("libctool.so");
-    let source = workspace().join("examples/native-tools/c-tool/tool.c");
+    let library = dir.join(library);
     run_ok(
         Command::new(&cc)
             .args(["-shared", "-fPIC"])
-            .arg(&source)
+            .arg(source)
             .args(flags.split_whitespace())
             .arg("-o")
             .arg(&library),
-        "cc -shared -fPIC tool.c $(pkg-config --cflags --libs rocprofiler-sdk)",
+        "cc -shared -fPIC <tool>.c $(pkg-config --cflags --libs rocprofiler-sdk)",
     );
     library
 }

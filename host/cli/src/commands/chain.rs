@@ -7,6 +7,7 @@ use rocwasm_config::{Chain, LoadOptions, TraceFlags};
 use rocwasm_plan::RunPlan;
 use rocwasm_policy::{admit, Admission, SitePolicy};
 
+use crate::commands::linked_tool::links_tool;
 use crate::failure::{Failure, Result};
 
 /// The standard plugin search path of this `rocwasm` binary.
@@ -21,7 +22,8 @@ pub fn load_options() -> LoadOptions {
 }
 
 /// Loads `file` (if any), applies `flags`, resolves stock plugins.
-pub fn chain_for(file: Option<&Path>, flags: &TraceFlags) -> Result<Chain> {
+/// `program`: the program a live run starts (`None` for a replay).
+pub fn chain_for(file: Option<&Path>, flags: &TraceFlags, program: Option<&str>) -> Result<Chain> {
     let options = load_options();
     let chain = match file {
         Some(file) => {
@@ -29,11 +31,19 @@ pub fn chain_for(file: Option<&Path>, flags: &TraceFlags) -> Result<Chain> {
             chain.apply_flags(flags)?;
             chain
         }
-        // Native rocprofiler-sdk tools (`ROCP_TOOL_LIBRARIES`) are enough to
-        // profile: the run then has our default outputs of nothing traced
-        // and the tools' own.
-        None if flags.is_empty() && native_tools_requested() => Chain::empty(),
-        None => Chain::from_flags(flags)?,
+        None => match Chain::from_flags(flags) {
+            // Native rocprofiler-sdk tools are enough to profile, named in
+            // `ROCP_TOOL_LIBRARIES` or linked into the program (as AMD's
+            // samples are): the run then has the flags' settings (output
+            // directory, …), nothing of ours traced, and the tools' own
+            // records.
+            Err(_) if native_tools_requested() || program.is_some_and(links_tool) => {
+                let mut chain = Chain::empty();
+                chain.apply_flags(flags)?;
+                chain
+            }
+            chain => chain?,
+        },
     };
     let mut chain = chain;
     chain.resolve_plugins(&options.plugin_path)?;

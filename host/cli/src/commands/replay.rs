@@ -60,7 +60,7 @@ pub fn replay(args: ReplayArgs) -> Result {
     if args.chain.is_none() {
         flags.stats = true;
     }
-    let mut chain = chain_for(args.chain.as_deref(), &flags)?;
+    let mut chain = chain_for(args.chain.as_deref(), &flags, None)?;
     if args.chain.is_none() {
         // A recording holds whatever was traced: the API statistics cover
         // every runtime's calls (HSA too), not only a live run's defaults.

@@ -54,7 +54,11 @@ use crate::failure::{Failure, Result};
 pub(crate) const TOOL_LIB: &str = "librocwasm_intercept.so";
 
 pub fn run(args: RunArgs) -> Result {
-    let chain = chain_for(args.chain.as_deref(), &args.flags())?;
+    let chain = chain_for(
+        args.chain.as_deref(),
+        &args.flags(),
+        args.app.first().map(String::as_str),
+    )?;
     // A live run's summaries need traced domains (a replay's have the
     // recording's).
     chain.check_summary_has_data()?;
