@@ -22,8 +22,11 @@ mod hsa;
 mod memory;
 mod misc;
 mod module;
+mod objects;
 mod pool;
 mod stream;
+mod synchronize;
+mod transfer;
 mod stubs {
     //! Generated: exports this simulation does not implement.
     include!(concat!(env!("OUT_DIR"), "/stubs.rs"));

@@ -8,18 +8,23 @@
 //! every range registered with `hipHostRegister`) is an [`Object`]; memory
 //! that is none is *pageable*. Copies between device memory and pinned
 //! memory (objects) are one HSA copy; copies with pageable memory on one
-//! side are staged or pinned in chunks ([`Transfer`]); copies with no device
-//! memory on either side are done by the CPU. `sim/README.md` ("Copies of
+//! side are staged or pinned in chunks
+//! ([`Transfer`](crate::transfer::Transfer)); copies with no device memory
+//! on either side are done by the CPU. `sim/README.md` ("Copies of
 //! pageable memory") has the rules and where they come from.
+//!
+//! The top memory layer: uses `objects` (the allocation table), `transfer`
+//! (copy plans), `stream` (where copies run) and `pool` (`hipFree` of
+//! stream-ordered memory); none of them uses this module.
 
-use std::collections::BTreeMap;
 use std::ffi::{c_int, c_uint, c_void};
-use std::sync::{Mutex, OnceLock};
 
 use crate::device::{self, runtime, write_out};
 use crate::error::*;
 use crate::hsa::{self, Handle};
+use crate::objects::{add_object, find_object, pool_allocate, pool_free, remove_object, Object};
 use crate::stream::{self, hipStream_t};
+use crate::transfer::transfer;
 
 // `hipMemcpyKind` (`hipMemcpyHostToHost` = 0 …): the HIP API's copy
 // directions, not ROCprofiler's copy operations (`rocwasm_ids::ops::copy`,
@@ -29,82 +34,6 @@ const HIP_MEMCPY_HOST_TO_DEVICE: c_int = 1;
 const HIP_MEMCPY_DEVICE_TO_HOST: c_int = 2;
 const HIP_MEMCPY_DEVICE_TO_DEVICE: c_int = 3;
 const HIP_MEMCPY_DEFAULT: c_int = 4;
-
-/// What a runtime allocation (or registered range) is, for planning copies.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Object {
-    /// Device memory (`hipMalloc`, `hipMallocAsync`, …).
-    Device,
-    /// Pinned host memory the runtime allocated (`hipHostMalloc`,
-    /// `hipMallocManaged`).
-    Host,
-    /// Application memory pinned with `hipHostRegister`.
-    Registered,
-}
-
-impl Object {
-    fn is_device(self) -> bool {
-        self == Object::Device
-    }
-}
-
-/// Live objects: base address → (size, what).
-static OBJECTS: Mutex<BTreeMap<usize, (usize, Object)>> = Mutex::new(BTreeMap::new());
-
-fn objects() -> std::sync::MutexGuard<'static, BTreeMap<usize, (usize, Object)>> {
-    OBJECTS.lock().unwrap_or_else(|p| p.into_inner())
-}
-
-pub fn add_object(base: *mut c_void, size: usize, what: Object) {
-    objects().insert(base as usize, (size, what));
-}
-
-pub fn remove_object(base: *mut c_void) -> Option<(usize, Object)> {
-    objects().remove(&(base as usize))
-}
-
-/// The object containing `ptr`: (its base, its size, what it is).
-pub fn find_object(ptr: *const c_void) -> Option<(usize, usize, Object)> {
-    let p = ptr as usize;
-    objects()
-        .range(..=p)
-        .next_back()
-        .filter(|(&base, &(size, _))| p < base + size.max(1))
-        .map(|(&base, &(size, what))| (base, size, what))
-}
-
-/// Allocates `size` bytes from an HSA pool (null for 0 bytes) and records it
-/// as `what`.
-pub fn pool_allocate(pool: Handle, size: usize, what: Object) -> Result<*mut c_void, hipError_t> {
-    if size == 0 {
-        return Ok(std::ptr::null_mut());
-    }
-    let mut mem: *mut c_void = std::ptr::null_mut();
-    // SAFETY: valid pool handle and out-pointer.
-    let status = unsafe { hsa::hsa_amd_memory_pool_allocate(pool, size, 0, &mut mem) };
-    if status != hsa::SUCCESS {
-        return Err(hipErrorOutOfMemory);
-    }
-    add_object(mem, size, what);
-    Ok(mem)
-}
-
-/// Returns an allocation to its HSA pool and forgets the object.
-pub fn pool_free(ptr: *mut c_void) -> hipError_t {
-    if matches!(find_object(ptr), Some((_, _, Object::Registered))) {
-        // Registered memory is the application's: hipHostUnregister it.
-        return hipErrorInvalidValue;
-    }
-    // SAFETY: freeing a pointer the application got from an allocation call
-    // (HSA refuses anything else).
-    match unsafe { hsa::hsa_amd_memory_pool_free(ptr) } {
-        hsa::SUCCESS => {
-            remove_object(ptr);
-            hipSuccess
-        }
-        _ => hipErrorInvalidValue,
-    }
-}
 
 fn allocate(pool: Handle, ptr: *mut *mut c_void, size: usize, what: Object) -> hipError_t {
     if ptr.is_null() {
@@ -180,93 +109,6 @@ pub extern "C" fn hipFree(ptr: *mut c_void) -> hipError_t {
 
 pub extern "C" fn hipHostFree(ptr: *mut c_void) -> hipError_t {
     api!("hipHostFree", { free(ptr) })
-}
-
-/// The real runtime's transfer settings for copies of pageable memory
-/// (`sim/README.md`, "Copies of pageable memory"), read once from the same
-/// environment variables.
-#[derive(Clone, Copy, Debug)]
-pub struct Transfer {
-    /// Bytes of one staging slot, and the most one staged copy moves.
-    pub stage: usize,
-    /// Copies of more bytes than this pin the pageable memory in place
-    /// instead of staging it.
-    pub pin_min: usize,
-    /// The most bytes pinned (and copied) at once.
-    pub pin_chunk: usize,
-}
-
-const MIB: usize = 1 << 20;
-/// The page size pinning works in.
-const PIN_ALIGN: usize = 4096;
-
-impl Transfer {
-    /// The settings for `GPU_STAGING_BUFFER_SIZE` and
-    /// `GPU_PINNED_MIN_XFER_SIZE` (MiB, `None`: unset).
-    pub fn from_flags(staging_mib: Option<usize>, pinned_min_mib: Option<usize>) -> Transfer {
-        let pin_chunk = pinned_min_mib.unwrap_or(128) * MIB;
-        let pin_min = pinned_min_mib.unwrap_or(1) * MIB;
-        let stage = staging_mib.unwrap_or(1) * MIB;
-        Transfer {
-            stage: stage.max(pin_min + 4096),
-            pin_min,
-            pin_chunk: pin_chunk.max(pin_min),
-        }
-    }
-
-    fn from_env() -> Transfer {
-        let mib = |name: &str| {
-            let value = std::env::var(name).ok()?;
-            match value.trim().parse::<usize>() {
-                Ok(v) if v <= 1 << 20 => Some(v),
-                _ => {
-                    eprintln!("sim-hip: ignoring {name}={value:?} (not a number of MiB)");
-                    None
-                }
-            }
-        };
-        Transfer::from_flags(
-            mib("GPU_STAGING_BUFFER_SIZE"),
-            mib("GPU_PINNED_MIN_XFER_SIZE"),
-        )
-    }
-
-    /// How a copy of `size` bytes between device memory and pageable memory
-    /// at `host` is done: `(offset, length, staged)` pieces in order.
-    pub fn plan(&self, host: usize, size: usize) -> Vec<(usize, usize, bool)> {
-        let mut pieces = Vec::new();
-        if size > self.pin_min && size <= self.pin_chunk {
-            // Pinned in place at once: one copy.
-            pieces.push((0, size, false));
-            return pieces;
-        }
-        let mut offset = 0;
-        let pin = self.pin_chunk.min(size);
-        if pin > 0 && size > self.pin_min {
-            // Pinned a chunk at a time; the first chunk ends on a page
-            // boundary of the host memory.
-            let partial = host % PIN_ALIGN;
-            let first = (pin + partial).div_ceil(PIN_ALIGN) * PIN_ALIGN - partial;
-            let mut chunk = first;
-            while offset < size {
-                let len = chunk.min(size - offset);
-                pieces.push((offset, len, false));
-                offset += len;
-                chunk = pin;
-            }
-        }
-        while offset < size {
-            let len = self.stage.min(size - offset);
-            pieces.push((offset, len, true));
-            offset += len;
-        }
-        pieces
-    }
-}
-
-pub fn transfer() -> &'static Transfer {
-    static T: OnceLock<Transfer> = OnceLock::new();
-    T.get_or_init(Transfer::from_env)
 }
 
 /// Queues a copy on `stream`; `wait` makes it synchronous (copies with
@@ -671,59 +513,4 @@ pub extern "C" fn hipHostGetDevicePointer(
             None => hipErrorInvalidValue,
         }
     })
-}
-
-#[cfg(test)]
-mod tests {
-    use super::Transfer;
-
-    const MIB: usize = 1 << 20;
-
-    #[test]
-    fn default_settings_are_the_real_runtimes() {
-        let t = Transfer::from_flags(None, None);
-        assert_eq!(
-            (t.stage, t.pin_min, t.pin_chunk),
-            (MIB + 4096, MIB, 128 * MIB)
-        );
-        // Up to 1 MiB: one staged copy; up to 128 MiB: one pinned copy.
-        assert_eq!(t.plan(16, MIB), vec![(0, MIB, true)]);
-        assert_eq!(t.plan(16, MIB + 1), vec![(0, MIB + 1, false)]);
-        assert_eq!(t.plan(16, 128 * MIB), vec![(0, 128 * MIB, false)]);
-        // Beyond: 128 MiB chunks, the first ending on a page boundary.
-        let size = 300 * MIB;
-        let first = 128 * MIB + 4096 - 16;
-        assert_eq!(
-            t.plan(0x7000_0010, size),
-            vec![
-                (0, first, false),
-                (first, 128 * MIB, false),
-                (first + 128 * MIB, size - first - 128 * MIB, false)
-            ]
-        );
-        assert_eq!(t.plan(0x7000_0000, 256 * MIB).len(), 2);
-    }
-
-    #[test]
-    fn pinning_off_stages_in_chunks() {
-        let t = Transfer::from_flags(Some(2), Some(0));
-        assert_eq!((t.stage, t.pin_min, t.pin_chunk), (2 * MIB, 0, 0));
-        let plan = t.plan(16, 5 * MIB + 3);
-        assert_eq!(
-            plan,
-            vec![
-                (0, 2 * MIB, true),
-                (2 * MIB, 2 * MIB, true),
-                (4 * MIB, MIB + 3, true)
-            ]
-        );
-        // The staging size never drops below the pinning threshold + 4 KiB.
-        let t = Transfer::from_flags(Some(1), Some(4));
-        assert_eq!(
-            (t.stage, t.pin_min, t.pin_chunk),
-            (4 * MIB + 4096, 4 * MIB, 4 * MIB)
-        );
-        assert_eq!(t.plan(0, 4 * MIB), vec![(0, 4 * MIB, true)]);
-        assert_eq!(t.plan(0, 9 * MIB).len(), 3);
-    }
 }

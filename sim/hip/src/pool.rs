@@ -15,6 +15,11 @@
 //!   its marker has completed and: a stream, event or device sync runs
 //!   (down to the pool's release threshold, default 0), `hipMemPoolTrimTo`
 //!   asks, or the free list grows beyond the blocks in use.
+//!
+//! Uses `objects` (the allocation table and HSA pool primitives) and
+//! `stream` (markers, syncs). `memory` (`hipFree`: [`forget`]),
+//! `synchronize` and `event` (syncs: [`release_freed`]) use it, never the
+//! other way round.
 
 use std::ffi::{c_int, c_void};
 use std::sync::{Arc, Mutex, OnceLock};
@@ -22,7 +27,7 @@ use std::sync::{Arc, Mutex, OnceLock};
 use crate::device::{self, runtime, write_out};
 use crate::error::*;
 use crate::hsa::Handle;
-use crate::memory::{self, Object};
+use crate::objects::{self, Object};
 use crate::stream::{self, hipStream_t};
 
 pub type hipMemPool_t = *mut c_void;
@@ -116,7 +121,7 @@ impl State {
             }
             let block = self.free.remove(i);
             free -= block.size as u64;
-            memory::pool_free(block.ptr as *mut c_void);
+            objects::pool_free(block.ptr as *mut c_void);
         }
     }
 }
@@ -156,7 +161,7 @@ impl Pool {
             }
             None => {
                 let pool = device::device(self.device)?.pool;
-                let mem = memory::pool_allocate(pool, size, Object::Device)?;
+                let mem = objects::pool_allocate(pool, size, Object::Device)?;
                 (mem as usize, size, Vec::new())
             }
         };
@@ -329,10 +334,10 @@ pub extern "C" fn hipFreeAsync(ptr: *mut c_void, stream: hipStream_t) -> hipErro
         }
         // Not pool memory: like the real runtime, an ordinary (synchronous)
         // free, which knows whether the pointer is an allocation.
-        match memory::find_object(ptr) {
+        match objects::find_object(ptr) {
             Some((base, _, _)) if base == ptr as usize => {
                 stream::synchronize_device(device::current());
-                memory::pool_free(ptr)
+                objects::pool_free(ptr)
             }
             _ => hipErrorInvalidValue,
         }

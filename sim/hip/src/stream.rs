@@ -16,6 +16,11 @@
 //! synchronisation with other streams); `hipDeviceSynchronize` waits for all
 //! streams of the device. Completed signals and kernel-argument buffers are
 //! reclaimed when the stream is synchronised or grows a backlog.
+//!
+//! Uses `device`, `hsa` and `transfer` (the staging slot size) only: the
+//! modules that queue work (`memory`, `pool`, `event`, `module`) build on
+//! it, and the syncs that also hand freed pool memory back
+//! (`hipStreamSynchronize`, `hipDeviceSynchronize`) are in `synchronize.rs`.
 
 use std::collections::HashMap;
 use std::ffi::{c_int, c_uint, c_void};
@@ -326,7 +331,7 @@ impl Stream {
     /// needed): waits for the copy that last used the next slot of the ring.
     /// Returns the slot's index and address.
     fn acquire_slot(&self, state: &mut State, len: usize) -> Result<(usize, usize), hipError_t> {
-        let slot = crate::memory::transfer().stage;
+        let slot = crate::transfer::transfer().stage;
         if len > slot {
             return Err(hipErrorInvalidValue);
         }
@@ -634,21 +639,6 @@ pub extern "C" fn hipStreamDestroy(stream: hipStream_t) -> hipError_t {
     })
 }
 
-pub extern "C" fn hipStreamSynchronize(stream: hipStream_t) -> hipError_t {
-    api!("hipStreamSynchronize", {
-        match resolve(stream) {
-            Ok(s) => {
-                s.synchronize();
-                // Like the real runtime: a sync returns the memory freed
-                // with hipFreeAsync to the system (`pool::release_freed`).
-                crate::pool::release_freed(s.device);
-                hipSuccess
-            }
-            Err(e) => e,
-        }
-    })
-}
-
 pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
     api!("hipStreamQuery", {
         match resolve(stream) {
@@ -661,17 +651,6 @@ pub extern "C" fn hipStreamQuery(stream: hipStream_t) -> hipError_t {
 
 pub extern "C" fn hipGetStreamDeviceId(stream: hipStream_t) -> c_int {
     resolve(stream).map_or(-1, |s| s.device as c_int)
-}
-
-pub extern "C" fn hipDeviceSynchronize() -> hipError_t {
-    api!("hipDeviceSynchronize", {
-        if let Err(e) = runtime() {
-            return e;
-        }
-        synchronize_device(device::current());
-        crate::pool::release_freed(device::current());
-        hipSuccess
-    })
 }
 
 pub extern "C" fn hipDeviceReset() -> hipError_t {
