@@ -213,9 +213,16 @@ pub unsafe extern "C" fn rocprofiler_query_available_agents(
             return Ok(());
         }
         let mut agents = build()?;
-        // SAFETY: the tool's callback with an array of `agents.len()`
-        // pointers to agent structs that live as long as the process.
-        answer = Some(unsafe { callback(version, agents.as_mut_ptr(), agents.len(), user_data) });
+        let (list, n) = (agents.as_mut_ptr(), agents.len());
+        answer = crate::foreign::call_tool("a native tool's agent query callback", || {
+            // SAFETY: the tool's callback with an array of `n` pointers to
+            // agent structs that live as long as the process.
+            unsafe { callback(version, list, n, user_data) }
+        });
+        // An exception: the query fails.
+        if answer.is_none() {
+            return Err(Status::Error);
+        }
         Ok(())
     });
     answer
@@ -240,7 +247,7 @@ mod tests {
         assert_eq!(gfx_target_version("AMD EPYC"), 0);
     }
 
-    unsafe extern "C" fn count_agents(
+    unsafe extern "C-unwind" fn count_agents(
         _version: c_int,
         _agents: *mut *const c_void,
         n: usize,

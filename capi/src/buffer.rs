@@ -43,22 +43,29 @@ impl BufferSink for CBufferSink {
         quietly("a native tool's buffer delivery", || {
             let mut delivery = Delivery::new(&batch);
             let (headers, n) = delivery.headers();
-            // SAFETY: the tool's callback with the documented arguments; the
-            // headers and records live in `delivery` until it returns.
-            unsafe {
-                (self.callback)(
-                    Handle {
-                        handle: info.context.0,
-                    },
-                    Handle {
-                        handle: info.buffer.0,
-                    },
-                    headers,
-                    n,
-                    self.data as *mut c_void,
-                    info.drop_count,
-                )
-            };
+            let (context, buffer) = (
+                Handle {
+                    handle: info.context.0,
+                },
+                Handle {
+                    handle: info.buffer.0,
+                },
+            );
+            crate::foreign::call_tool("a native tool's buffer callback", || {
+                // SAFETY: the tool's callback with the documented arguments;
+                // the headers and records live in `delivery` until it
+                // returns.
+                unsafe {
+                    (self.callback)(
+                        context,
+                        buffer,
+                        headers,
+                        n,
+                        self.data as *mut c_void,
+                        info.drop_count,
+                    )
+                }
+            });
         });
     }
 }
@@ -202,7 +209,7 @@ pub(crate) unsafe fn slice<'a, T>(ptr: *const T, len: usize) -> &'a [T] {
 }
 
 /// `rocprofiler_internal_thread_library_cb_t`.
-pub type ThreadHook = unsafe extern "C" fn(library: i32, data: *mut c_void);
+pub type ThreadHook = unsafe extern "C-unwind" fn(library: i32, data: *mut c_void);
 
 /// One registration: `(precreate, postcreate, libraries mask, data)`.
 type ThreadHooks = (Option<ThreadHook>, Option<ThreadHook>, i32, usize);
@@ -240,9 +247,11 @@ fn run_thread_hooks(post: bool) {
             continue;
         }
         if let Some(f) = if post { postc } else { pre } {
-            // SAFETY: the tool's hook with the documented arguments.
-            quietly("a native tool's thread hook", || unsafe {
-                f(library, data as *mut c_void)
+            quietly("a native tool's thread hook", || {
+                crate::foreign::call_tool("a native tool's thread hook", || {
+                    // SAFETY: the tool's hook with the documented arguments.
+                    unsafe { f(library, data as *mut c_void) }
+                });
             });
         }
     }

@@ -26,6 +26,7 @@ use crate::abi::{
     MemoryCopyData, RuntimeInitializationData, UserData,
 };
 use crate::buffer::{engine_operations, slice};
+use crate::foreign::call_tool;
 use crate::guard::{guard, quietly};
 use crate::operations;
 use crate::records::correlation_of;
@@ -253,17 +254,14 @@ impl CallbackSink for CCallbackSink {
                 payload: payload.pointer(),
             };
             let before = CURRENT.with(|cur| cur.replace(record as *const CallbackRecord));
-            // SAFETY: the tool's callback with the documented arguments;
-            // `user_data` is this call's 64-bit slot (a `u64` has the
-            // union's size and alignment) and outlives the call, as does
-            // the payload.
-            unsafe {
-                (self.callback)(
-                    c,
-                    user_data as *mut u64 as *mut UserData,
-                    self.data as *mut c_void,
-                )
-            };
+            let user_data = user_data as *mut u64 as *mut UserData;
+            call_tool("a native tool's tracing callback", || {
+                // SAFETY: the tool's callback with the documented arguments;
+                // `user_data` is this call's 64-bit slot (a `u64` has the
+                // union's size and alignment) and outlives the call, as does
+                // the payload.
+                unsafe { (self.callback)(c, user_data, self.data as *mut c_void) }
+            });
             CURRENT.with(|cur| cur.set(before));
         });
     }
@@ -378,20 +376,24 @@ fn call_arg(
         None if !a.bytes.is_empty() => a.bytes.as_ptr() as *const c_void,
         None => std::ptr::null(),
     };
-    // SAFETY: the tool's callback with the documented arguments; the
-    // strings live until it returns.
-    unsafe {
-        callback(
-            record.kind,
-            record.operation as u32,
-            i,
-            address,
-            indirection,
-            ty.as_ptr(),
-            name.as_ptr(),
-            value.as_ptr(),
-            0,
-            data,
-        )
-    }
+    call_tool("a native tool's argument callback", || {
+        // SAFETY: the tool's callback with the documented arguments; the
+        // strings live until it returns.
+        unsafe {
+            callback(
+                record.kind,
+                record.operation as u32,
+                i,
+                address,
+                indirection,
+                ty.as_ptr(),
+                name.as_ptr(),
+                value.as_ptr(),
+                0,
+                data,
+            )
+        }
+    })
+    // An exception ends the iteration.
+    .unwrap_or(1)
 }

@@ -33,22 +33,27 @@ impl ExternalCorrelationSink for CRequestSink {
         let mut value = UserData { value: 0 };
         let answered =
             crate::guard::catching("a native tool's external-correlation request", || {
-                // SAFETY: the tool's callback with the documented arguments;
-                // `value` outlives the call.
-                unsafe {
-                    (self.callback)(
-                        r.thread_id,
-                        Handle {
-                            handle: r.context.0,
-                        },
-                        r.kind.raw() as c_int,
-                        op,
-                        r.internal_correlation_id,
-                        &mut value,
-                        self.data as *mut c_void,
-                    )
-                }
-            });
+                let context = Handle {
+                    handle: r.context.0,
+                };
+                let value = &mut value as *mut UserData;
+                crate::foreign::call_tool("a native tool's external-correlation request", || {
+                    // SAFETY: the tool's callback with the documented
+                    // arguments; `value` outlives the call.
+                    unsafe {
+                        (self.callback)(
+                            r.thread_id,
+                            context,
+                            r.kind.raw() as c_int,
+                            op,
+                            r.internal_correlation_id,
+                            value,
+                            self.data as *mut c_void,
+                        )
+                    }
+                })
+            })
+            .flatten();
         // 0: the tool set a value; non-zero: use the pushed one.
         // SAFETY: reading the union's number, which covers all 64 bits.
         (answered == Some(0)).then_some(unsafe { value.value })

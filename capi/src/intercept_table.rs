@@ -21,7 +21,7 @@ use crate::guard::{guard, quietly};
 use crate::status::Code;
 
 /// `rocprofiler_intercept_library_cb_t`.
-pub type TableCallback = unsafe extern "C" fn(
+pub type TableCallback = unsafe extern "C-unwind" fn(
     kind: c_int,
     lib_version: u64,
     lib_instance: u64,
@@ -74,19 +74,22 @@ fn call(reg: &Registration, seen: &Seen) {
         return;
     }
     let mut tables = [ptr as *mut c_void];
+    let tables = tables.as_mut_ptr();
     quietly("a native tool's intercept-table callback", || {
-        // SAFETY: the tool's callback with the documented arguments; one
-        // table pointer, as the runtime handed it to us.
-        unsafe {
-            callback(
-                bit as c_int,
-                version,
-                instance,
-                tables.as_mut_ptr(),
-                1,
-                data as *mut c_void,
-            )
-        }
+        crate::foreign::call_tool("a native tool's intercept-table callback", || {
+            // SAFETY: the tool's callback with the documented arguments;
+            // one table pointer, as the runtime handed it to us.
+            unsafe {
+                callback(
+                    bit as c_int,
+                    version,
+                    instance,
+                    tables,
+                    1,
+                    data as *mut c_void,
+                )
+            }
+        });
     });
 }
 

@@ -42,6 +42,7 @@ pub mod callback_tracing;
 pub mod context;
 pub mod dispatch_counting;
 pub mod external_correlation;
+pub mod foreign;
 mod guard;
 pub mod intercept_table;
 pub mod names;

@@ -243,13 +243,17 @@ pub unsafe extern "C" fn rocprofiler_query_intercept_table_name(
 }
 
 /// A kind iteration callback.
-pub type KindCallback = unsafe extern "C" fn(kind: c_int, data: *mut c_void) -> c_int;
+pub type KindCallback = unsafe extern "C-unwind" fn(kind: c_int, data: *mut c_void) -> c_int;
 pub use crate::abi::OperationCallback;
 
 fn iterate_kinds(kinds: &[(i64, &str)], callback: KindCallback, data: *mut c_void) {
     for (v, _) in kinds {
-        // SAFETY: the tool's callback with the documented arguments.
-        if unsafe { callback(*v as c_int, data) } != 0 {
+        let go_on = crate::foreign::call_tool("a native tool's kind iteration callback", || {
+            // SAFETY: the tool's callback with the documented arguments.
+            unsafe { callback(*v as c_int, data) }
+        });
+        // Non-zero, or an exception, ends the iteration.
+        if go_on != Some(0) {
             break;
         }
     }
@@ -262,8 +266,13 @@ fn iterate_operations(
     data: *mut c_void,
 ) {
     for (v, _) in ops {
-        // SAFETY: the tool's callback with the documented arguments.
-        if unsafe { callback(kind, *v, data) } != 0 {
+        let go_on =
+            crate::foreign::call_tool("a native tool's operation iteration callback", || {
+                // SAFETY: the tool's callback with the documented arguments.
+                unsafe { callback(kind, *v, data) }
+            });
+        // Non-zero, or an exception, ends the iteration.
+        if go_on != Some(0) {
             break;
         }
     }

@@ -139,11 +139,18 @@ pub fn configure_tools(profiler: &Arc<Profiler>, allowed: bool) -> Vec<String> {
         let priority = tool.index as u32;
         let result = crate::guard::catching(&tool.name, || {
             state::with_current(tool.index, || {
-                // SAFETY: `configure` is the tool's exported
-                // `rocprofiler_configure` (the signature the SDK documents);
-                // the version string is static and `client` lives as long
-                // as the process (TOOLS is never freed).
-                unsafe { configure(VERSION, VERSION_STRING.as_ptr(), priority, client) }
+                crate::foreign::call_tool(
+                    &format!("native tool {}'s rocprofiler_configure", tool.name),
+                    || {
+                        // SAFETY: `configure` is the tool's exported
+                        // `rocprofiler_configure` (the signature the SDK
+                        // documents); the version string is static and `client`
+                        // lives as long as the process (TOOLS is never freed).
+                        unsafe { configure(VERSION, VERSION_STRING.as_ptr(), priority, client) }
+                    },
+                )
+                // An exception: as if it returned NULL (opted out).
+                .unwrap_or(std::ptr::null_mut())
             })
         });
         match result {
@@ -171,9 +178,17 @@ pub fn configure_tools(profiler: &Arc<Profiler>, allowed: bool) -> Vec<String> {
             .result
             .as_ref()
             .map_or(std::ptr::null_mut(), |r| r.tool_data);
-        // SAFETY: the tool's initialize function, called once with the
-        // finalize callback and the tool's own data, as documented.
-        let status = state::with_current(tool.index, || unsafe { init(client_finalize, data) });
+        let site = format!("native tool {}'s initialize", tool.name);
+        let status = state::with_current(tool.index, || {
+            crate::foreign::call_tool(&site, || {
+                // SAFETY: the tool's initialize function, called once with
+                // the finalize callback and the tool's own data, as
+                // documented.
+                unsafe { init(client_finalize, data) }
+            })
+            // An exception: initialize failed.
+            .unwrap_or(-1)
+        });
         let contexts = tool.owned.contexts.lock().map_or(0, |c| c.len());
         let buffers = tool.owned.buffers.lock().map_or(0, |b| b.len());
         if status != 0 {
@@ -198,7 +213,8 @@ pub fn configure_tools(profiler: &Arc<Profiler>, allowed: bool) -> Vec<String> {
 }
 
 /// Finalizes every tool not yet finalized (see the module docs); returns
-/// lines for the report (records that reached a tool after its finalize).
+/// lines for the report (records that reached a tool after its finalize,
+/// C++ exceptions tools let escape).
 pub fn finalize_tools() -> Vec<String> {
     if INIT_STATUS.load(Ordering::Acquire) != 1
         || FINI_STATUS
@@ -217,7 +233,9 @@ pub fn finalize_tools() -> Vec<String> {
         finalize_tool(i);
     }
     FINI_STATUS.store(1, Ordering::Release);
-    undelivered_lines()
+    let mut lines = undelivered_lines();
+    lines.extend(crate::foreign::caught_lines());
+    lines
 }
 
 /// Lines for each tool whose buffers received records after its finalize,
@@ -283,8 +301,10 @@ fn finalize_tool(index: usize) {
             FINI_STATUS.store(-1, Ordering::Release);
         }
         crate::guard::quietly(&format!("the finalize of native tool {name}"), || {
-            // SAFETY: the tool's finalize function with its own data, once.
-            unsafe { f(data) }
+            crate::foreign::call_tool(&format!("native tool {name}'s finalize"), || {
+                // SAFETY: the tool's finalize function with its own data, once.
+                unsafe { f(data) }
+            });
         });
         if before == 0 {
             FINI_STATUS.store(0, Ordering::Release);

@@ -34,8 +34,13 @@ pub struct VersionTriplet {
 pub mod api;
 pub mod records;
 
+// The function pointers a tool hands the SDK are `"C-unwind"`: a tool
+// written in C++ may let an exception escape them, and the caller (rocwasm's
+// C API) catches it at its boundary (`rocwasm_capi::foreign`) instead of
+// letting it abort the process inside Rust frames.
+
 /// `rocprofiler_callback_tracing_operation_args_cb_t`.
-pub type ArgCallback = unsafe extern "C" fn(
+pub type ArgCallback = unsafe extern "C-unwind" fn(
     kind: c_int,
     operation: u32,
     arg_number: u32,
@@ -49,7 +54,7 @@ pub type ArgCallback = unsafe extern "C" fn(
 ) -> c_int;
 
 /// `rocprofiler_query_available_agents_cb_t`.
-pub type AgentsCallback = unsafe extern "C" fn(
+pub type AgentsCallback = unsafe extern "C-unwind" fn(
     version: c_int,
     agents: *mut *const c_void,
     num_agents: usize,
@@ -57,7 +62,7 @@ pub type AgentsCallback = unsafe extern "C" fn(
 ) -> c_int;
 
 /// `rocprofiler_buffer_tracing_cb_t`.
-pub type BufferCallback = unsafe extern "C" fn(
+pub type BufferCallback = unsafe extern "C-unwind" fn(
     context: Handle,
     buffer: Handle,
     headers: *mut *mut RecordHeader,
@@ -67,7 +72,7 @@ pub type BufferCallback = unsafe extern "C" fn(
 );
 
 /// `rocprofiler_external_correlation_id_request_cb_t`.
-pub type RequestCallback = unsafe extern "C" fn(
+pub type RequestCallback = unsafe extern "C-unwind" fn(
     thread_id: u64,
     context_id: Handle,
     kind: c_int,
@@ -79,10 +84,10 @@ pub type RequestCallback = unsafe extern "C" fn(
 
 /// An operation iteration callback.
 pub type OperationCallback =
-    unsafe extern "C" fn(kind: c_int, operation: i32, data: *mut c_void) -> c_int;
+    unsafe extern "C-unwind" fn(kind: c_int, operation: i32, data: *mut c_void) -> c_int;
 
 /// `rocprofiler_callback_tracing_cb_t`.
-pub type TracingCallback = unsafe extern "C" fn(
+pub type TracingCallback = unsafe extern "C-unwind" fn(
     record: CallbackTracingRecord,
     user_data: *mut UserData,
     data: *mut c_void,
@@ -237,10 +242,10 @@ pub struct ClientId {
 pub type ClientFinalize = extern "C" fn(ClientId);
 
 /// `rocprofiler_tool_initialize_t`.
-pub type ToolInitialize = unsafe extern "C" fn(ClientFinalize, *mut c_void) -> c_int;
+pub type ToolInitialize = unsafe extern "C-unwind" fn(ClientFinalize, *mut c_void) -> c_int;
 
 /// `rocprofiler_tool_finalize_t`.
-pub type ToolFinalize = unsafe extern "C" fn(*mut c_void);
+pub type ToolFinalize = unsafe extern "C-unwind" fn(*mut c_void);
 
 /// `rocprofiler_tool_configure_result_t`.
 #[repr(C)]
@@ -258,7 +263,7 @@ pub struct ToolConfigureResult {
 
 /// `rocprofiler_configure_func_t` (the tool's exported `rocprofiler_configure`).
 pub type ConfigureFn =
-    unsafe extern "C" fn(u32, *const c_char, u32, *mut ClientId) -> *mut ToolConfigureResult;
+    unsafe extern "C-unwind" fn(u32, *const c_char, u32, *mut ClientId) -> *mut ToolConfigureResult;
 
 /// The C types of an API callback-tracing kind's payload: the
 /// `…_api_data_t` struct, and the argument union inside it. `kind` is a

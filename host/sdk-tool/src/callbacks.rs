@@ -167,7 +167,7 @@ unsafe fn payload_of(
 
 /// The call's arguments, as the SDK renders them.
 fn arguments(record: &CallbackTracingRecord) -> Vec<Argument> {
-    unsafe extern "C" fn each(
+    unsafe extern "C-unwind" fn each(
         _kind: c_int,
         _op: u32,
         _n: u32,

@@ -121,24 +121,27 @@ pub unsafe extern "C" fn rocprofiler_configure(
 }
 
 /// `initialize`: starts the run and configures the SDK (module docs, 2).
-unsafe extern "C" fn initialize(_fini: ClientFinalize, _data: *mut c_void) -> c_int {
-    let started = start().and_then(|tool| {
-        let context = tool.context;
-        // Published before the context starts: its first delivery, request
-        // or callback may come at once, on any thread.
-        let _ = TOOL.set(tool);
-        // SAFETY: the context this tool created and configured.
-        check("start the context", unsafe {
-            api::rocprofiler_start_context(context)
-        })
-    });
-    match started {
-        Ok(()) => 0,
-        Err(e) => {
-            eprintln!("rocwasm: the rocprofiler-sdk back end cannot start: {e}");
-            -1
+unsafe extern "C-unwind" fn initialize(_fini: ClientFinalize, _data: *mut c_void) -> c_int {
+    contained("its initialize", || {
+        let started = start().and_then(|tool| {
+            let context = tool.context;
+            // Published before the context starts: its first delivery, request
+            // or callback may come at once, on any thread.
+            let _ = TOOL.set(tool);
+            // SAFETY: the context this tool created and configured.
+            check("start the context", unsafe {
+                api::rocprofiler_start_context(context)
+            })
+        });
+        match started {
+            Ok(()) => 0,
+            Err(e) => {
+                eprintln!("rocwasm: the rocprofiler-sdk back end cannot start: {e}");
+                -1
+            }
         }
-    }
+    })
+    .unwrap_or(-1)
 }
 
 fn check(what: &str, status: api::Status) -> Result<(), String> {
@@ -309,7 +312,7 @@ fn start() -> Result<Tool, String> {
 }
 
 /// The SDK's buffer delivered: import every record.
-unsafe extern "C" fn on_buffer(
+unsafe extern "C-unwind" fn on_buffer(
     _context: Handle,
     _buffer: Handle,
     headers: *mut *mut RecordHeader,
@@ -317,44 +320,55 @@ unsafe extern "C" fn on_buffer(
     _data: *mut c_void,
     drop_count: u64,
 ) {
-    let Some(tool) = TOOL.get() else {
-        return;
-    };
-    tool.dropped.fetch_add(drop_count, Ordering::Relaxed);
-    // SAFETY: the SDK's `n` headers and their records, valid for this call.
-    let skipped = unsafe { records::import_all(tool.run.profiler(), &tool.ops, headers, n) };
-    tool.skipped.fetch_add(skipped.kinds, Ordering::Relaxed);
+    contained("its buffer callback", || {
+        let Some(tool) = TOOL.get() else {
+            return;
+        };
+        tool.dropped.fetch_add(drop_count, Ordering::Relaxed);
+        // SAFETY: the SDK's `n` headers and their records, valid for this call.
+        let skipped = unsafe { records::import_all(tool.run.profiler(), &tool.ops, headers, n) };
+        tool.skipped.fetch_add(skipped.kinds, Ordering::Relaxed);
+    })
+    .unwrap_or_default()
 }
 
 /// An API call's ENTER or EXIT, or a completion, for the chain's stages.
-unsafe extern "C" fn on_callback(
+unsafe extern "C-unwind" fn on_callback(
     record: CallbackTracingRecord,
     user_data: *mut UserData,
     _data: *mut c_void,
 ) {
-    let Some(tool) = TOOL.get() else {
-        return;
-    };
-    // SAFETY: the SDK's record and user-data slot, valid for the callback.
-    unsafe { callbacks::on_callback(tool.run.profiler(), &tool.ops, &record, user_data) };
+    contained("its tracing callback", || {
+        let Some(tool) = TOOL.get() else {
+            return;
+        };
+        // SAFETY: the SDK's record and user-data slot, valid for the callback.
+        unsafe { callbacks::on_callback(tool.run.profiler(), &tool.ops, &record, user_data) };
+    })
+    .unwrap_or_default()
 }
 
 /// A code object or kernel symbol was loaded or unloaded.
-unsafe extern "C" fn on_code_object(
+unsafe extern "C-unwind" fn on_code_object(
     record: CallbackTracingRecord,
     _user_data: *mut UserData,
     _data: *mut c_void,
 ) {
-    let Some(tool) = TOOL.get() else {
-        return;
-    };
-    // SAFETY: the SDK's CODE_OBJECT record with its operation's payload.
-    unsafe { symbols::on_code_object(tool.run.profiler(), &record, || tool.run.journal_symbols()) };
+    contained("its code-object callback", || {
+        let Some(tool) = TOOL.get() else {
+            return;
+        };
+        // SAFETY: the SDK's CODE_OBJECT record with its operation's payload.
+        unsafe {
+            symbols::on_code_object(tool.run.profiler(), &record, || tool.run.journal_symbols())
+        };
+    })
+    .unwrap_or_default()
 }
 
 /// The SDK asks, on the application's thread, for the external id of a
 /// call or dispatch: the chain's request services answer.
-unsafe extern "C" fn on_request(
+unsafe extern "C-unwind" fn on_request(
     thread_id: u64,
     _context: Handle,
     kind: c_int,
@@ -363,101 +377,119 @@ unsafe extern "C" fn on_request(
     external: *mut UserData,
     _data: *mut c_void,
 ) -> c_int {
-    let Some(tool) = TOOL.get() else {
-        return 0;
-    };
-    let Some(domain) = u32::try_from(kind)
-        .ok()
-        .and_then(ExternalCorrelationKind::from_raw)
-        .and_then(Domain::from_external_kind)
-    else {
-        return 0;
-    };
-    let op = match domain.buffer_kind() {
-        Some(k) if domain.is_api() => tool.ops.engine_quiet(k, operation),
-        _ => u32::try_from(operation).ok(),
-    };
-    let Some(op) = op else {
-        return 0;
-    };
-    let id = tool
-        .run
-        .profiler()
-        .request_external_id(domain, op, internal, thread_id);
-    if !external.is_null() {
-        // SAFETY: the SDK's out-parameter for this request.
-        unsafe { (*external).value = id };
-    }
-    0
+    contained("its external-correlation request callback", || {
+        let Some(tool) = TOOL.get() else {
+            return 0;
+        };
+        let Some(domain) = u32::try_from(kind)
+            .ok()
+            .and_then(ExternalCorrelationKind::from_raw)
+            .and_then(Domain::from_external_kind)
+        else {
+            return 0;
+        };
+        let op = match domain.buffer_kind() {
+            Some(k) if domain.is_api() => tool.ops.engine_quiet(k, operation),
+            _ => u32::try_from(operation).ok(),
+        };
+        let Some(op) = op else {
+            return 0;
+        };
+        let id = tool
+            .run
+            .profiler()
+            .request_external_id(domain, op, internal, thread_id);
+        if !external.is_null() {
+            // SAFETY: the SDK's out-parameter for this request.
+            unsafe { (*external).value = id };
+        }
+        0
+    })
+    .unwrap_or_default()
 }
 
 /// `finalize`, once: flush the SDK's buffer, finish the run (module docs, 4).
-unsafe extern "C" fn finalize(_data: *mut c_void) {
-    let Some(tool) = TOOL.get() else {
-        return;
-    };
-    // A forked child's copy of the run is not its run: the parent finishes
-    // it (and its journal) once.
-    if std::process::id() != tool.pid || tool.finished.swap(true, Ordering::AcqRel) {
-        return;
-    }
-    // SAFETY: the buffer and context this tool created.
-    let flushed = check("flush its buffer", unsafe {
-        api::rocprofiler_flush_buffer(tool.buffer)
-    });
-    if let Err(e) = flushed {
-        // What it still held never reaches the journal: said at the end.
-        tool.problems
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(format!(
-                "the SDK could not {e}: its last records are missing"
-            ));
-    }
-    // SAFETY: as above. Stopping only ends the deliveries; its status
-    // changes nothing that was recorded.
-    let _ = unsafe { api::rocprofiler_stop_context(tool.context) };
-    let Some(report) = tool.run.finish() else {
-        return;
-    };
-    if tool.run.plan().writes_nothing() {
-        return;
-    }
-    for p in &report.plugins.problems {
-        eprintln!("rocwasm: {p}");
-    }
-    let mut problems = report.problems;
-    problems.extend(
-        tool.problems
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .drain(..),
-    );
-    problems.extend(tool.ops.unmapped());
-    let dropped = tool.dropped.load(Ordering::Relaxed);
-    if dropped > 0 {
-        problems.push(format!(
+unsafe extern "C-unwind" fn finalize(_data: *mut c_void) {
+    contained("its finalize", || {
+        let Some(tool) = TOOL.get() else {
+            return;
+        };
+        // A forked child's copy of the run is not its run: the parent finishes
+        // it (and its journal) once.
+        if std::process::id() != tool.pid || tool.finished.swap(true, Ordering::AcqRel) {
+            return;
+        }
+        // SAFETY: the buffer and context this tool created.
+        let flushed = check("flush its buffer", unsafe {
+            api::rocprofiler_flush_buffer(tool.buffer)
+        });
+        if let Err(e) = flushed {
+            // What it still held never reaches the journal: said at the end.
+            tool.problems
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .push(format!(
+                    "the SDK could not {e}: its last records are missing"
+                ));
+        }
+        // SAFETY: as above. Stopping only ends the deliveries; its status
+        // changes nothing that was recorded.
+        let _ = unsafe { api::rocprofiler_stop_context(tool.context) };
+        let Some(report) = tool.run.finish() else {
+            return;
+        };
+        if tool.run.plan().writes_nothing() {
+            return;
+        }
+        for p in &report.plugins.problems {
+            eprintln!("rocwasm: {p}");
+        }
+        let mut problems = report.problems;
+        problems.extend(
+            tool.problems
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .drain(..),
+        );
+        problems.extend(tool.ops.unmapped());
+        let dropped = tool.dropped.load(Ordering::Relaxed);
+        if dropped > 0 {
+            problems.push(format!(
             "the rocprofiler-sdk buffer dropped {dropped} record(s) before rocwasm received them"
         ));
+        }
+        let skipped = tool.skipped.load(Ordering::Relaxed);
+        if skipped > 0 {
+            problems.push(format!(
+                "{skipped} record(s) of kinds rocwasm does not record were not imported"
+            ));
+        }
+        tool.run.end_journal(&ProcessEnd {
+            plugin_text: report.plugins.render(),
+            no_plugin_tables: report.plugins.tables.iter().all(|(_, t)| t.is_empty()),
+            lines: vec![format!(
+                "pid {} — records from rocprofiler-sdk (--backend rocprofiler-sdk); {} {}",
+                report.meta.pid,
+                report.plugins.tables.len(),
+                RunPlan::PLUGINS_RAN
+            )],
+            problems,
+            notes: report.notes,
+            end_ns: report.meta.end_ns,
+            stage_files: Vec::new(),
+        });
+    })
+    .unwrap_or_default()
+}
+
+/// Runs the body of a function the SDK calls: a panic in rocwasm's code is
+/// reported and turned into the function's default answer, never unwound
+/// into the SDK (the functions are `"C-unwind"`, the type the SDK's
+/// callbacks have, so nothing else stops it); `None` after a panic.
+fn contained<R>(what: &str, body: impl FnOnce() -> R) -> Option<R> {
+    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)).ok();
+    if r.is_none() {
+        eprintln!("rocwasm: the rocprofiler-sdk tool panicked in {what}; the application goes on");
     }
-    let skipped = tool.skipped.load(Ordering::Relaxed);
-    if skipped > 0 {
-        problems.push(format!(
-            "{skipped} record(s) of kinds rocwasm does not record were not imported"
-        ));
-    }
-    tool.run.end_journal(&ProcessEnd {
-        plugin_text: report.plugins.render(),
-        no_plugin_tables: report.plugins.tables.iter().all(|(_, t)| t.is_empty()),
-        lines: vec![format!(
-            "pid {} — records from rocprofiler-sdk (--backend rocprofiler-sdk); {} {}",
-            report.meta.pid,
-            report.plugins.tables.len(),
-            RunPlan::PLUGINS_RAN
-        )],
-        problems,
-        notes: report.notes,
-        end_ns: report.meta.end_ns,
-        stage_files: Vec::new(),
-    });
+    r
 }

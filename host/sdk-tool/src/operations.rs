@@ -45,7 +45,7 @@ impl OperationMaps {
                 continue;
             }
             let mut ops: Vec<i32> = Vec::new();
-            unsafe extern "C" fn collect(_kind: c_int, op: i32, data: *mut c_void) -> c_int {
+            unsafe extern "C-unwind" fn collect(_kind: c_int, op: i32, data: *mut c_void) -> c_int {
                 // SAFETY: `data` is the `Vec` passed below, alive for the call.
                 unsafe { &mut *(data as *mut Vec<i32>) }.push(op);
                 0

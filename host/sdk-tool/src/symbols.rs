@@ -54,7 +54,7 @@ unsafe fn text(agent: *const u8, name: &str) -> String {
 /// Every agent the SDK lists, into `profiler`'s symbol table; the SDK's
 /// status (0: success).
 pub fn query_agents(profiler: &Profiler) -> i32 {
-    unsafe extern "C" fn each(
+    unsafe extern "C-unwind" fn each(
         _version: c_int,
         agents: *mut *const c_void,
         n: usize,

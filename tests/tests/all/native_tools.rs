@@ -249,9 +249,14 @@ fn build_c_tool(dir: &Path) -> PathBuf {
 }
 
 /// `cc -shared -fPIC SOURCE $(pkg-config --cflags --libs rocprofiler-sdk)
-/// -o DIR/LIBRARY` against the prefix `rocwasm sdk prefix` writes in `dir`.
+/// -o DIR/LIBRARY` against the prefix `rocwasm sdk prefix` writes in `dir`
+/// (`c++` for a `.cpp` source).
 pub(super) fn build_c_library(dir: &Path, source: &Path, library: &str) -> PathBuf {
-    let cc = program("cc", "gcc");
+    let cc = if source.extension().is_some_and(|e| e == "cpp") {
+        program("c++", "g++")
+    } else {
+        program("cc", "gcc")
+    };
     let pkg_config = program("pkg-config", "pkg-config");
     let prefix = sdk_prefix(dir);
     let flags = run_ok(

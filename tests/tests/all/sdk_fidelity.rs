@@ -483,3 +483,88 @@ int main(void) {
         text(&refused.stderr)
     );
 }
+
+/// A C++ tool that throws where `THROW_IN` says: from `initialize`, or from
+/// its tracing and buffer callbacks.
+const THROWING_TOOL: &str = r#"
+#include <rocprofiler-sdk/registration.h>
+#include <rocprofiler-sdk/rocprofiler.h>
+#include <cstdlib>
+#include <cstring>
+#include <stdexcept>
+
+namespace {
+rocprofiler_context_id_t ctx;
+rocprofiler_buffer_id_t  buffer;
+bool throws_in(const char* where) {
+    const char* t = std::getenv("THROW_IN");
+    return t != nullptr && std::strcmp(t, where) == 0;
+}
+void on_callback(rocprofiler_callback_tracing_record_t, rocprofiler_user_data_t*, void*) {
+    throw std::runtime_error("boom from a tracing callback");
+}
+void on_buffer(rocprofiler_context_id_t, rocprofiler_buffer_id_t, rocprofiler_record_header_t**,
+               size_t, void*, uint64_t) {
+    throw 42;  // not a std::exception
+}
+int init(rocprofiler_client_finalize_t, void*) {
+    if (throws_in("init")) throw std::runtime_error("boom from initialize");
+    rocprofiler_create_context(&ctx);
+    rocprofiler_configure_callback_tracing_service(ctx, ROCPROFILER_CALLBACK_TRACING_HIP_RUNTIME_API,
+                                                   nullptr, 0, on_callback, nullptr);
+    rocprofiler_create_buffer(ctx, 1 << 16, 1 << 15, ROCPROFILER_BUFFER_POLICY_LOSSLESS, on_buffer,
+                              nullptr, &buffer);
+    rocprofiler_configure_buffer_tracing_service(ctx, ROCPROFILER_BUFFER_TRACING_KERNEL_DISPATCH,
+                                                 nullptr, 0, buffer);
+    rocprofiler_start_context(ctx);
+    return 0;
+}
+void fini(void*) { rocprofiler_flush_buffer(buffer); }
+}  // namespace
+
+extern "C" rocprofiler_tool_configure_result_t*
+rocprofiler_configure(uint32_t, const char*, uint32_t, rocprofiler_client_id_t* id) {
+    id->name = "throwing";
+    static rocprofiler_tool_configure_result_t result = {
+        sizeof(rocprofiler_tool_configure_result_t), init, fini, nullptr};
+    return &result;
+}
+"#;
+
+#[test]
+fn a_cxx_exception_from_a_tool_is_caught_and_the_application_runs_on() {
+    sim_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path();
+    let source = dir.join("throwing.cpp");
+    std::fs::write(&source, THROWING_TOOL).unwrap();
+    let library = build_c_library(dir, &source, "libthrowing.so");
+    let app = sim_dir().join("bin/multi_kernel");
+    for (place, said) in [
+        ("init", "libthrowing.so's initialize threw a C++ exception (boom from initialize)"),
+        (
+            "callbacks",
+            "a native tool's tracing callback threw a C++ exception (boom from a tracing callback)",
+        ),
+        (
+            "callbacks",
+            "a native tool's buffer callback threw a C++ exception (an exception not derived from std::exception)",
+        ),
+    ] {
+        let run = rocwasm_with_env(
+            &["run", "--sim", "--", app.to_str().unwrap(), "--threads", "1"],
+            dir,
+            &[
+                ("ROCP_TOOL_LIBRARIES", library.to_str().unwrap()),
+                ("THROW_IN", place),
+            ],
+        );
+        assert_success(&run, "a run with a throwing tool");
+        assert!(text(&run.stdout).contains("RESULT PASS"));
+        assert!(
+            text(&run.stderr).contains(said),
+            "THROW_IN={place}: {said:?} not in\n{}",
+            text(&run.stderr)
+        );
+    }
+}
