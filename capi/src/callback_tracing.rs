@@ -191,20 +191,21 @@ fn payload_of(record: &CallbackRecord) -> Payload {
         }
         CallbackPayload::HostKernelSymbolRegister(h) => {
             let dim3 = |[x, y, z]: [u32; 3]| Dim3 { x, y, z };
+            let r = &h.registration;
             Payload::HostSymbol(Box::new(HostKernelSymbolRegisterData {
                 size: std::mem::size_of::<HostKernelSymbolRegisterData>() as u64,
                 host_function_id: h.host_function_id,
                 kernel_id: h.kernel_id,
                 code_object_id: h.code_object_id,
                 host_function: h.host_function,
-                modules: h.modules,
+                modules: r.modules,
                 device_function: lasting(&h.device_function),
-                thread_limit: h.thread_limit,
-                thread_ids: dim3(h.thread_ids),
-                block_ids: dim3(h.block_ids),
-                block_dims: dim3(h.block_dims),
-                grid_dims: dim3(h.grid_dims),
-                workgroup_size: h.workgroup_size,
+                thread_limit: r.thread_limit,
+                thread_ids: dim3(r.thread_ids),
+                block_ids: dim3(r.block_ids),
+                block_dims: dim3(r.block_dims),
+                grid_dims: dim3(r.grid_dims),
+                workgroup_size: r.workgroup_size,
             }))
         }
         CallbackPayload::RuntimeInitialization { version, instance } => {

@@ -130,14 +130,22 @@ pub struct HostKernelSymbol {
     pub code_object_id: u64,
     /// The host stub's address (what `hipLaunchKernel` is given).
     pub host_function: u64,
-    /// The fat binary's module handle the program registered it with.
-    pub modules: u64,
     /// The device function's name as registered.
     pub device_function: String,
-    /// `threadLimit` as registered.
+    /// The rest of what the program registered.
+    pub registration: HostRegistration,
+}
+
+/// What `__hipRegisterFunction` is given besides the host stub and the
+/// names.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize)]
+pub struct HostRegistration {
+    /// The fat binary's module handle (`modules`).
+    pub modules: u64,
+    /// `threadLimit`.
     pub thread_limit: u32,
-    /// The `tid`, `bid`, `blockDim` and `gridDim` the program registered
-    /// (zeros where it passed none, as compilers do).
+    /// `*tid`, `*bid`, `*blockDim` and `*gridDim` (zeros where the
+    /// program passed none, as compilers do).
     pub thread_ids: [u32; 3],
     /// See `thread_ids`.
     pub block_ids: [u32; 3],
@@ -145,7 +153,7 @@ pub struct HostKernelSymbol {
     pub block_dims: [u32; 3],
     /// See `thread_ids`.
     pub grid_dims: [u32; 3],
-    /// `wSize` as registered (0 where none).
+    /// `*wSize` (0 where none).
     pub workgroup_size: u64,
 }
 

@@ -431,7 +431,6 @@ impl Session {
         if !self.profiler().is_tracing(Domain::CodeObject) {
             return;
         }
-        let r = host.registered;
         self.profiler()
             .emit_host_kernel_symbol_register(rocwasm_core::HostKernelSymbol {
                 host_function_id: HOST_FUNCTION_IDS
@@ -439,14 +438,8 @@ impl Session {
                 kernel_id: k.id,
                 code_object_id: k.code_object_id,
                 host_function: host.host_fn as u64,
-                modules: r.modules,
                 device_function: host.mangled.clone(),
-                thread_limit: r.thread_limit,
-                thread_ids: r.thread_ids,
-                block_ids: r.block_ids,
-                block_dims: r.block_dims,
-                grid_dims: r.grid_dims,
-                workgroup_size: r.workgroup_size,
+                registration: host.registered,
             });
     }
 

@@ -212,46 +212,27 @@ impl Profiler {
     /// context that calls back ENQUEUE. The payload is the dispatch as
     /// known then: its dispatch info, no timestamps (0), as the SDK's.
     pub fn enqueue_kernel_dispatch(&self, op: &mut AsyncOp, dispatch: &KernelDispatch) {
-        if op.suppressed || !self.is_tracing(Domain::KernelDispatch) {
-            return;
-        }
-        self.confirm_async(op);
-        let routes = self.routes();
-        for e in &routes.domains[Domain::KernelDispatch.index()] {
-            if !e.ctx.is_active() {
-                continue;
-            }
-            let Some(sink) = e.calls_back(kernel_dispatch::ENQUEUE) else {
-                continue;
-            };
-            let external = op.external_id(e.ctx.id);
-            let mut rec = CallbackRecord {
-                context: e.ctx.id,
-                kind: CallbackTracingKind::KernelDispatch,
-                operation: kernel_dispatch::ENQUEUE,
-                phase: Some(CallbackPhase::Enter),
-                correlation: Correlation {
-                    internal: op.internal,
-                    external,
-                    ancestor: op.ancestor,
-                },
-                thread_id: op.thread_id,
-                timestamp: clock::now(),
-                payload: CallbackPayload::KernelDispatch(KernelDispatch {
-                    correlation_id: op.internal,
-                    external_correlation_id: external,
-                    thread_id: op.thread_id,
-                    start: 0,
-                    end: 0,
-                    ..*dispatch
-                }),
-            };
-            let mut user_data = 0;
-            sink.on_callback(&rec, &mut user_data);
-            rec.phase = Some(CallbackPhase::Exit);
-            rec.timestamp = clock::now();
-            sink.on_callback(&rec, &mut user_data);
-        }
+        let (internal, thread_id) = (op.internal, op.thread_id);
+        let payload = |external| {
+            CallbackPayload::KernelDispatch(KernelDispatch {
+                correlation_id: internal,
+                external_correlation_id: external,
+                thread_id,
+                start: 0,
+                end: 0,
+                ..*dispatch
+            })
+        };
+        self.submission_callbacks(
+            op,
+            kernel_dispatch::ENQUEUE,
+            payload,
+            |rec, sink, user_data| {
+                rec.phase = Some(CallbackPhase::Exit);
+                rec.timestamp = clock::now();
+                sink.on_callback(rec, user_data);
+            },
+        );
     }
 
     /// An async memory copy is being submitted, on the submitting thread:
@@ -260,23 +241,55 @@ impl Profiler {
     /// addresses and no timestamps (0), as the SDK's; each context's user
     /// data is kept for its EXIT at completion.
     pub fn submit_memory_copy(&self, op: &mut AsyncOp, copy: &MemoryCopy) {
-        if op.suppressed || !self.is_tracing(Domain::MemoryCopy) {
+        let (internal, thread_id) = (op.internal, op.thread_id);
+        let payload = |external| {
+            CallbackPayload::MemoryCopy(MemoryCopy {
+                correlation_id: internal,
+                external_correlation_id: external,
+                thread_id,
+                start: 0,
+                end: 0,
+                ..*copy
+            })
+        };
+        let mut entered = Vec::new();
+        self.submission_callbacks(op, copy.operation, payload, |rec, _, user_data| {
+            entered.push((rec.context, *user_data));
+        });
+        op.entered = entered;
+    }
+
+    /// The ENTER callbacks of async operation `op` (`record_op` of its
+    /// domain) as it is submitted, to every active context that calls that
+    /// operation back, with `payload(context's external id)`; then `after`
+    /// with the record, the sink and the user data the ENTER left.
+    fn submission_callbacks(
+        &self,
+        op: &mut AsyncOp,
+        record_op: u32,
+        payload: impl Fn(u64) -> CallbackPayload,
+        mut after: impl FnMut(&mut CallbackRecord, &dyn CallbackSink, &mut u64),
+    ) {
+        let Some(kind) = op.domain.callback_kind() else {
+            return;
+        };
+        if op.suppressed || !self.is_tracing(op.domain) {
             return;
         }
         self.confirm_async(op);
         let routes = self.routes();
-        for e in &routes.domains[Domain::MemoryCopy.index()] {
+        for e in &routes.domains[op.domain.index()] {
             if !e.ctx.is_active() {
                 continue;
             }
-            let Some(sink) = e.calls_back(copy.operation) else {
+            let Some(sink) = e.calls_back(record_op) else {
                 continue;
             };
             let external = op.external_id(e.ctx.id);
-            let rec = CallbackRecord {
+            let mut rec = CallbackRecord {
                 context: e.ctx.id,
-                kind: CallbackTracingKind::MemoryCopy,
-                operation: copy.operation,
+                kind,
+                operation: record_op,
                 phase: Some(CallbackPhase::Enter),
                 correlation: Correlation {
                     internal: op.internal,
@@ -285,18 +298,11 @@ impl Profiler {
                 },
                 thread_id: op.thread_id,
                 timestamp: clock::now(),
-                payload: CallbackPayload::MemoryCopy(MemoryCopy {
-                    correlation_id: op.internal,
-                    external_correlation_id: external,
-                    thread_id: op.thread_id,
-                    start: 0,
-                    end: 0,
-                    ..*copy
-                }),
+                payload: payload(external),
             };
             let mut user_data = 0;
             sink.on_callback(&rec, &mut user_data);
-            op.entered.push((e.ctx.id, user_data));
+            after(&mut rec, sink.as_ref(), &mut user_data);
         }
     }
 

@@ -12,6 +12,8 @@ use std::collections::HashMap;
 use std::ffi::{c_char, CStr};
 use std::sync::{Arc, OnceLock, RwLock};
 
+use rocwasm_core::HostRegistration;
+
 /// One registered kernel.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct HostKernel {
@@ -24,67 +26,44 @@ pub struct HostKernel {
     /// Its id in the symbol table (host registrations have code object 0).
     pub symbol_id: u64,
     /// The rest of what the program registered.
-    pub registered: Registered,
+    pub registered: HostRegistration,
 }
 
-/// What `__hipRegisterFunction` is given besides the names, for the SDK's
-/// host-kernel-symbol records.
-#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
-pub struct Registered {
-    /// The fat binary's module handle (`modules`).
-    pub modules: u64,
-    /// `threadLimit`.
-    pub thread_limit: u32,
-    /// `*tid`, `*bid`, `*blockDim`, `*gridDim` (zeros for null pointers,
-    /// which is what compilers pass).
-    pub thread_ids: [u32; 3],
-    /// See `thread_ids`.
-    pub block_ids: [u32; 3],
-    /// See `thread_ids`.
-    pub block_dims: [u32; 3],
-    /// See `thread_ids`.
-    pub grid_dims: [u32; 3],
-    /// `*wSize` (0 for null).
-    pub workgroup_size: u64,
-}
-
-impl Registered {
-    /// Reads the registration's optional arguments.
-    ///
-    /// # Safety
-    /// Each pointer is null or valid for reading three `u32`s (`tid`, `bid`,
-    /// `blockDim`, `gridDim`) or one `i32` (`wsize`).
-    pub unsafe fn read(
-        modules: u64,
-        thread_limit: u32,
-        tid: *mut std::ffi::c_void,
-        bid: *mut std::ffi::c_void,
-        block_dim: *mut std::ffi::c_void,
-        grid_dim: *mut std::ffi::c_void,
-        wsize: *mut std::ffi::c_void,
-    ) -> Registered {
-        let dim3 = |p: *mut std::ffi::c_void| {
-            if p.is_null() {
-                [0; 3]
-            } else {
-                // SAFETY: the caller's guarantee: three readable u32s.
-                unsafe { *(p as *const [u32; 3]) }
-            }
-        };
-        Registered {
-            modules,
-            thread_limit,
-            thread_ids: dim3(tid),
-            block_ids: dim3(bid),
-            block_dims: dim3(block_dim),
-            grid_dims: dim3(grid_dim),
-            workgroup_size: if wsize.is_null() {
-                0
-            } else {
-                // SAFETY: the caller's guarantee: a readable i32.
-                u64::try_from(unsafe { *(wsize as *const i32) }).unwrap_or(0)
-            },
+/// Reads the registration's optional arguments.
+///
+/// # Safety
+/// Each pointer is null or valid for reading three `u32`s (`tid`, `bid`,
+/// `blockDim`, `gridDim`) or one `i32` (`wsize`).
+pub unsafe fn registration(
+    modules: u64,
+    thread_limit: u32,
+    tid: *mut std::ffi::c_void,
+    bid: *mut std::ffi::c_void,
+    block_dim: *mut std::ffi::c_void,
+    grid_dim: *mut std::ffi::c_void,
+    wsize: *mut std::ffi::c_void,
+) -> HostRegistration {
+    let dim3 = |p: *mut std::ffi::c_void| {
+        if p.is_null() {
+            [0; 3]
+        } else {
+            // SAFETY: the caller's guarantee: three readable u32s.
+            unsafe { *(p as *const [u32; 3]) }
         }
+    };
+    HostRegistration {
+        modules,
+        thread_limit,
+        thread_ids: dim3(tid),
+        block_ids: dim3(bid),
+        block_dims: dim3(block_dim),
+        grid_dims: dim3(grid_dim),
+        workgroup_size: if wsize.is_null() {
+            0
+        } else {
+            // SAFETY: the caller's guarantee: a readable i32.
+            u64::try_from(unsafe { *(wsize as *const i32) }).unwrap_or(0)
+        },
     }
 }
 
@@ -102,7 +81,7 @@ pub fn register(
     host_fn: usize,
     name: *const c_char,
     fallback: *const c_char,
-    registered: Registered,
+    registered: HostRegistration,
 ) {
     let pick = if name.is_null() { fallback } else { name };
     if pick.is_null() {
@@ -225,7 +204,7 @@ mod tests {
             0x1234,
             name.as_ptr(),
             std::ptr::null(),
-            Registered::default(),
+            HostRegistration::default(),
         );
         assert_eq!(by_device_name("_Z6kernelv.kd").unwrap().host_fn, 0x1234);
         let k = lookup(0x1234).unwrap();
