@@ -172,9 +172,7 @@ macro_rules! around {
         // SAFETY: the compiler-generated registration's arguments: each
         // pointer null or valid for reading its `uint3`/`dim3`/`int`.
         let extra = unsafe {
-            $crate::hip::kernels::registration(
-                $m as u64, $limit, $tid, $bid, $bdim, $gdim, $wsize,
-            )
+            $crate::hip::kernels::registration($m as u64, $limit, $tid, $bid, $bdim, $gdim, $wsize)
         };
         $crate::hip::kernels::register(
             $host as usize,
