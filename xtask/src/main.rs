@@ -4,6 +4,7 @@
 //! both first make sure the machine has what they need (see [`setup`]), so a
 //! fresh Debian 12 machine with a Rust toolchain runs them as they are.
 
+mod architecture;
 mod bench;
 mod facts;
 mod features;
@@ -71,7 +72,9 @@ enum Command {
     Test,
     /// Fail if `cargo xtask demo` would build a dependency with other features than `cargo xtask test` (so it compiles twice).
     CheckFeatures,
-    /// Fail if any crate has an import cycle between its modules.
+    /// Fail if any crate has an import cycle between its modules, or (for the
+    /// repository) docs/ARCHITECTURE.md's flow diagram names a folder that is
+    /// not there or misses a crate folder.
     CheckLayers {
         /// Check the crates under this directory instead of the repository.
         #[arg(long, value_name = "DIR")]
@@ -129,7 +132,8 @@ fn main() -> Result<()> {
             let plugins = test_plugins_natively();
             // The structure rules (docs/ARCHITECTURE.md): reported after the
             // tests so a broken rule never hides a test result.
-            let layers = layers::check(&util::root());
+            let layers = layers::check(&util::root())
+                .and(architecture::check(&util::root()).map_err(anyhow::Error::msg));
             let facts = facts::check(&util::root());
             let features = features::check();
             host.and(xtask)
@@ -154,7 +158,10 @@ fn main() -> Result<()> {
             all_rows,
         ),
         Command::CheckFeatures => features::check(),
-        Command::CheckLayers { root } => layers::check(&root.unwrap_or_else(util::root)),
+        Command::CheckLayers { root: Some(root) } => layers::check(&root),
+        // The repository's own tree: its architecture diagram too.
+        Command::CheckLayers { root: None } => layers::check(&util::root())
+            .and(architecture::check(&util::root()).map_err(anyhow::Error::msg)),
         Command::CheckFacts { root } => facts::check(&root.unwrap_or_else(util::root)),
     }
 }
