@@ -99,17 +99,13 @@ macro_rules! columns {
             /// its length (a `u64`) and its values, native byte order (see
             /// [`crate::batch_bytes`]).
             pub(crate) fn encode_columns(&self, out: &mut Vec<u8>) {
-                use zerocopy::IntoBytes;
-                $(
-                    out.extend_from_slice(&(self.$field.len() as u64).to_ne_bytes());
-                    out.extend_from_slice(self.$field.as_bytes());
-                )+
+                $(crate::column_bytes::put(&self.$field, out);)+
             }
 
             /// Reads back what [`Self::encode_columns`] wrote at the front
             /// of `bytes`, leaving `bytes` after it.
             pub(crate) fn decode_columns(bytes: &mut &[u8]) -> std::io::Result<Self> {
-                Ok(Self { $($field: crate::batch_bytes::column(bytes)?,)+ })
+                Ok(Self { $($field: crate::column_bytes::take(bytes)?,)+ })
             }
         }
 

@@ -31,6 +31,7 @@ pub mod buffer;
 pub mod callback;
 mod callback_thread;
 pub mod clock;
+mod column_bytes;
 mod correlation;
 pub mod kind;
 pub mod naming;

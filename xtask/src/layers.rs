@@ -23,9 +23,11 @@
 //! a module in `b.rs`: a `use` (`use crate::b::X`, `use super::X`,
 //! `use super::b::*`), a path in code, a type, a pattern or a macro's
 //! arguments (`crate::b::f()`, `b::X::new()` for a child module `b`,
-//! `format!("{}", b::NAME)`, `$crate::b::f()` in a `macro_rules!` body,
-//! which counts for the file defining the macro unless it is
-//! `#[macro_export]`ed for other crates), or a name imported by a `use`. A path leads to the deepest module it names:
+//! `format!("{}", b::NAME)`, `S { x: crate::b::X }` inside `vec![…]`;
+//! `crate::b::f()` or `$crate::b::f()` in a `macro_rules!` body, also
+//! after a field's `$field: `, which counts for the file defining the macro
+//! unless it is `#[macro_export]`ed for other crates), or a name imported
+//! by a `use`. A path leads to the deepest module it names:
 //! `crate::hsa::agents::Agent` to `hsa/agents.rs`, `super::Thing` from
 //! `hsa/agents.rs` to `hsa/mod.rs`. Imports and re-exports are followed to
 //! the module that defines the item: if `lib.rs` says `pub use a::Y;`, then
@@ -325,6 +327,59 @@ mod tests {
             cycles,
             ["src: cycle between b.rs and lib.rs (b.rs:1 uses crate::Config; lib.rs:5 uses crate::b::g)"]
         );
+    }
+
+    /// `a.rs`'s `macro_rules!` body names `crate::b::column` after a
+    /// field's `:` (as `rocwasm-core`'s `columns!` did): the macro is
+    /// expanded in `a.rs`, so `a.rs` uses `b.rs`, and with `b.rs` using
+    /// `a.rs` that is a cycle, which fails the check.
+    #[test]
+    fn a_planted_cycle_through_a_macro_body_fails_the_check() {
+        let lib = "mod a;\nmod b;\n";
+        let a = "macro_rules! table {\n    ($($field:ident),+) => {\n        \
+                 pub struct T { $(pub $field: Vec<u64>,)+ }\n        \
+                 impl T {\n            pub fn decode(bytes: &[u8]) -> T {\n                \
+                 T { $($field: crate::b::column(bytes),)+ }\n            }\n        }\n    };\n}\n\
+                 table!(x, y);\n";
+        let b = "pub fn column(_: &[u8]) -> Vec<u64> { Vec::new() }\n\
+                 pub fn len(t: &crate::a::T) -> usize { t.x.len() }\n";
+        let cycles = cycles_in(&[("lib.rs", lib), ("a.rs", a), ("b.rs", b)]);
+        assert_eq!(
+            cycles,
+            ["src: cycle between a.rs and b.rs (a.rs:6 uses crate::b::column; b.rs:2 uses crate::a::T)"]
+        );
+        let dir = plant(&[("lib.rs", lib), ("a.rs", a), ("b.rs", b)]);
+        let err = check(dir.path()).unwrap_err().to_string();
+        assert_eq!(err, "1 import cycle(s) between modules; see above");
+
+        // The same body naming a lower module (`c.rs`, which uses neither):
+        // one way, no cycle.
+        let lib = "mod a;\nmod b;\nmod c;\n";
+        let a = a.replace("crate::b::column", "crate::c::column");
+        let b = "pub fn len(t: &crate::a::T) -> usize { t.x.len() }\n";
+        let c = "pub fn column(_: &[u8]) -> Vec<u64> { Vec::new() }\n";
+        let files = [("lib.rs", lib), ("a.rs", &a), ("b.rs", b), ("c.rs", c)];
+        assert!(cycles_in(&files).is_empty());
+        check(plant(&files).path()).unwrap();
+    }
+
+    /// A macro invocation's arguments are paths of the module invoking it,
+    /// after a field's `:` too; a path after `::` is another crate's.
+    #[test]
+    fn field_paths_in_macro_arguments_count() {
+        let lib = "mod a;\nmod b;\n";
+        let a = "pub struct Y;\npub fn f() {\n    let _ = vec![crate::b::X { y: 0 }];\n}\n";
+        let b = "pub struct X { pub y: u8 }\n\
+                 pub fn g() {\n    let _ = format!(\"{:?}\", S { y: crate::a::Y });\n}\n";
+        let cycles = cycles_in(&[("lib.rs", lib), ("a.rs", a), ("b.rs", b)]);
+        assert_eq!(
+            cycles,
+            ["src: cycle between a.rs and b.rs (a.rs:3 uses crate::b::X; b.rs:3 uses crate::a::Y)"]
+        );
+        let b = "pub struct X { pub y: u8 }\n\
+                 pub fn g() {\n    let _ = format!(\"{:?}\", S { y: ::a::Y });\n}\n";
+        let cycles = cycles_in(&[("lib.rs", lib), ("a.rs", a), ("b.rs", b)]);
+        assert!(cycles.is_empty(), "{cycles:?}");
     }
 
     #[test]

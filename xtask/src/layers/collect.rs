@@ -3,7 +3,7 @@
 //! arguments). Items under `#[cfg(test)]` are skipped: test code may reach
 //! anywhere.
 
-use proc_macro2::{Span, TokenStream, TokenTree};
+use proc_macro2::{Spacing, Span, TokenStream, TokenTree};
 use syn::punctuated::Punctuated;
 use syn::visit::{self, Visit};
 use syn::{Attribute, ImplItem, Item, Meta, Token, UseTree, Visibility};
@@ -150,11 +150,20 @@ impl Paths<'_> {
 
     /// Paths inside a macro's arguments or a `macro_rules!` body, which syn
     /// leaves as tokens: `a::b` sequences of two or more segments not
-    /// preceded by `.`, `::` or `$` (a metavariable), except `$crate::a::b`,
-    /// which counts as `crate::a::b` written where the macro is defined.
+    /// preceded by `.`, `::` (a path into another crate) or `$` (a
+    /// metavariable), except `$crate::a::b`, which counts as `crate::a::b`
+    /// written where the macro is defined. A single `:` before a path is a
+    /// field's or a fragment's (`$field: crate::a::f(…)`, `S { x: a::X }`):
+    /// the path after it counts.
     fn tokens(&mut self, tokens: TokenStream) {
         let toks: Vec<TokenTree> = tokens.into_iter().collect();
         let punct = |i: usize, c: char| matches!(toks.get(i), Some(TokenTree::Punct(p)) if p.as_char() == c);
+        // `::` is two `:` tokens, the first joined to the second.
+        let path_sep_before = |i: usize| {
+            i >= 2
+                && punct(i - 1, ':')
+                && matches!(&toks[i - 2], TokenTree::Punct(p) if p.as_char() == ':' && p.spacing() == Spacing::Joint)
+        };
         let mut i = 0;
         while i < toks.len() {
             match &toks[i] {
@@ -163,7 +172,7 @@ impl Paths<'_> {
                     let dollar_crate = i > 0 && punct(i - 1, '$') && first == "crate";
                     let after_prefix = i > 0
                         && !dollar_crate
-                        && (punct(i - 1, '$') || punct(i - 1, '.') || punct(i - 1, ':'));
+                        && (punct(i - 1, '$') || punct(i - 1, '.') || path_sep_before(i));
                     let mut segs = vec![first.to_string()];
                     while punct(i + 1, ':') && punct(i + 2, ':') {
                         match toks.get(i + 3) {
