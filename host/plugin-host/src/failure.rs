@@ -5,12 +5,19 @@
 //! instance: a component instance that trapped must not be entered again, so
 //! the instance is dropped with its store (and its memory). Nothing outside
 //! the plugin is affected; the stage's [`FailurePolicy`] decides what comes next.
+//!
+//! `classify` (a child module) tells which [`FailureCause`] a wasmtime error
+//! is, with the guest's backtrace.
 
 use std::fmt;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 pub use rocwasm_plan::FailurePolicy;
+
+mod classify;
+
+pub(crate) use classify::{classify, CallResult, Failed};
 
 /// Why a plugin call failed.
 #[derive(Debug, Clone, PartialEq, Eq)]

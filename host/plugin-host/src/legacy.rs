@@ -22,7 +22,7 @@
 //! `typed` checks the types on each call (the generated bindings check once
 //! per instance): a small, constant cost per call that only older plugins
 //! pay, except on `deliver-batch`, the frequent one, whose typed function
-//! is kept with the instance (as `crate::plugin` keeps today's).
+//! is kept with the instance (as `crate::plugin::instance` keeps today's).
 
 use wasmtime::component::{
     ComponentExportIndex, ComponentType, Func, Instance, InstancePre, Lower, TypedFunc,
@@ -162,7 +162,7 @@ impl LegacyPre {
 }
 
 /// `deliver-batch` of a 0.1.0 analysis; the `'static` lifetimes only name
-/// the type (see `crate::plugin`'s `DeliverBatch`).
+/// the type (see `crate::plugin::instance`'s `DeliverBatch`).
 type DeliverBatch = TypedFunc<(DeliveryInfoV0_1_0, BatchView<'static>), ()>;
 
 /// A live instance of an earlier-version component: its export functions.
@@ -211,7 +211,8 @@ impl LegacyInstance {
         Ok(f.call(s, ())?.0)
     }
 
-    /// `deliver-batch` with the selected columns (see `plugin::deliver_view`).
+    /// `deliver-batch` with the selected columns (see `crate::plugin::instance`'s
+    /// `Analysis::deliver`).
     pub(crate) fn deliver(
         &self,
         s: &mut Store<PluginState>,

@@ -35,11 +35,11 @@
 //! 1. The vocabulary: `bindings` (generated from the WIT), `env`
 //!    ([`HostEnv`]: what the embedder gives every plugin, and the run's
 //!    [`Processes`]), `convert` (core batches to WIT and back), [`filter`],
-//!    [`failure`], [`spec`], [`world`], `guest_log` (a guest's text in the
-//!    host's log, rate-limited: the `log` interface's gate, WASI
-//!    stdout/stderr), [`sandbox`], [`summary_caps`], `owned_files` (the
-//!    trust rule and atomic write of the cache's files), [`digest_memo`]
-//!    and [`cache`].
+//!    `guest_log` (a guest's text in the host's log, rate-limited: the `log`
+//!    interface's gate, WASI stdout/stderr), [`sandbox`], [`failure`] (and
+//!    its `classify`: which cause a wasmtime error is), [`spec`], [`world`],
+//!    [`summary_caps`], `owned_files` (the trust rule and atomic write of
+//!    the cache's files), [`digest_memo`] and [`cache`].
 //! 2. `host`: the WIT imports, one small struct per interface, each knowing
 //!    only its own state; the profiler imports reach their stage through a
 //!    link the stage hands them, not by naming it.
@@ -48,7 +48,10 @@
 //!    package version's names and every earlier one's); `legacy`: the
 //!    exports of components built against an earlier version.
 //! 4. [`engine`]: the engine, the cache and the linkers; compiled plugins.
-//! 5. `plugin`: one instance, its store and its failure policy.
+//! 5. `plugin`: one instance, its store and its failure policy; its
+//!    children: `instance` (the store and the instance of either world),
+//!    `recovery` (the policy applied after a failure), `lifecycle` and
+//!    `delivery` (the calls a stage makes).
 //! 6. `stage`: a plugin behind its lock, and the engine's sinks into it.
 //! 7. [`chain`]: the stages of a run and their shared delivery.
 
