@@ -3,19 +3,18 @@
 //! module adds is the delivery into a C callback ([`CBufferSink`]).
 
 use std::ffi::c_void;
-use std::sync::atomic::Ordering;
 use std::sync::Arc;
 
 use rocwasm_core::{
-    Batch, BufferId, BufferPolicy, BufferSink, BufferTracingKind, CallbackThreadId, ContextId,
-    DeliveryInfo, Status,
+    Batch, BufferId, BufferPolicy, BufferSink, BufferTracingKind, CallbackThreadId, Client,
+    ContextId, DeliveryInfo, Status,
 };
 
 use crate::abi::{enums, Handle};
 use crate::guard::{guard, quietly};
 use crate::operations;
 use crate::records::Delivery;
-use crate::state::{self, engine, Owned};
+use crate::state::{self, engine};
 use crate::status::Code;
 
 pub use crate::abi::BufferCallback;
@@ -24,16 +23,14 @@ pub use crate::abi::BufferCallback;
 struct CBufferSink {
     callback: BufferCallback,
     data: usize,
-    owner: Option<Arc<Owned>>,
+    owner: Option<Arc<Client>>,
 }
 
 impl BufferSink for CBufferSink {
     fn deliver(&self, info: DeliveryInfo, batch: Batch) {
         if let Some(owner) = &self.owner {
-            if owner.finalized.load(Ordering::Acquire) {
-                owner
-                    .undelivered
-                    .fetch_add(batch.len() as u64, Ordering::Relaxed);
+            if owner.is_finalized() {
+                owner.count_undelivered(batch.len() as u64);
                 return;
             }
         }
@@ -109,14 +106,11 @@ pub unsafe extern "C" fn rocprofiler_create_buffer(
             data: callback_data as usize,
             owner: owner.clone(),
         });
-        let id = engine.create_buffer(
-            ContextId(context.handle),
-            size as u64,
-            watermark as u64,
-            policy,
-            sink,
-        )?;
-        state::owns_buffer(id);
+        let (ctx, size, watermark) = (ContextId(context.handle), size as u64, watermark as u64);
+        let id = match &owner {
+            Some(tool) => tool.create_buffer(engine, ctx, size, watermark, policy, sink)?,
+            None => engine.create_buffer(ctx, size, watermark, policy, sink)?,
+        };
         // SAFETY: checked non-null; the caller passes a writable handle.
         unsafe { (*buffer_id).handle = id.0 };
         Ok(())

@@ -21,8 +21,12 @@ pub unsafe extern "C" fn rocprofiler_create_context(context_id: *mut Handle) -> 
         if context_id.is_null() {
             return Err(Status::InvalidArgument);
         }
-        let ctx = engine()?.create_context()?;
-        state::owns_context(ctx);
+        // A tool's own while it configures; otherwise (a tool calling from
+        // elsewhere) the engine's.
+        let ctx = match state::current_tool() {
+            Some(tool) => tool.create_context(engine()?)?,
+            None => engine()?.create_context()?,
+        };
         // SAFETY: checked non-null; the caller passes a writable handle.
         unsafe { (*context_id).handle = ctx.0 };
         Ok(())

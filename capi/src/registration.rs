@@ -21,8 +21,9 @@ use std::sync::{Arc, Mutex};
 use rocwasm_core::Profiler;
 
 use crate::abi::{ClientId, ConfigureFn, ToolConfigureResult};
-use crate::state::{self, Owned};
+use crate::state;
 use crate::status::{code, Code, SUCCESS};
+use rocwasm_core::Client;
 
 /// The environment variable naming tool libraries to load.
 pub const TOOL_LIBRARIES_ENV: &str = "ROCP_TOOL_LIBRARIES";
@@ -37,7 +38,7 @@ struct Tool {
     /// Keeps `client.name` alive.
     _client_name: CString,
     result: Option<ToolConfigureResult>,
-    owned: Arc<Owned>,
+    owned: Arc<Client>,
     index: usize,
 }
 
@@ -189,8 +190,8 @@ pub fn configure_tools(profiler: &Arc<Profiler>, allowed: bool) -> Vec<String> {
             // An exception: initialize failed.
             .unwrap_or(-1)
         });
-        let contexts = tool.owned.contexts.lock().map_or(0, |c| c.len());
-        let buffers = tool.owned.buffers.lock().map_or(0, |b| b.len());
+        let contexts = tool.owned.contexts().len();
+        let buffers = tool.owned.buffers().len();
         if status != 0 {
             lines.push(format!(
                 "native tool {}: initialize returned {status}; its {contexts} context(s) are stopped",
@@ -247,7 +248,7 @@ pub fn undelivered_lines() -> Vec<String> {
         .unwrap_or_else(|e| e.into_inner())
         .iter()
         .filter_map(|t| {
-            let n = t.owned.undelivered.load(Ordering::Acquire);
+            let n = t.owned.undelivered();
             (n > 0).then(|| {
                 format!(
                     "native tool {}: {n} record(s) reached its buffers after its finalize and were not delivered",
@@ -281,18 +282,15 @@ fn finalize_tool(index: usize) {
             t.name.clone(),
         )
     };
-    if owned.finalized.load(Ordering::Acquire) {
+    if owned.is_finalized() {
         return;
     }
     if let Ok(engine) = state::engine() {
-        let buffers = owned.buffers.lock().map(|b| b.clone()).unwrap_or_default();
-        for b in buffers {
-            // BUSY when a tool finalizes itself from its own buffer's
-            // callback: that delivery is under way already.
-            let _ = engine.flush_buffer(b);
-        }
+        // A buffer is BUSY when a tool finalizes itself from its own
+        // buffer's callback: that delivery is under way already.
+        owned.flush_buffers(engine);
     }
-    if !state::finalize_once(&owned) {
+    if !owned.finalize_once() {
         return;
     }
     if let Some(f) = finalize {
@@ -313,11 +311,9 @@ fn finalize_tool(index: usize) {
     stop_contexts(&owned);
 }
 
-fn stop_contexts(owned: &Owned) {
+fn stop_contexts(owned: &Client) {
     if let Ok(engine) = state::engine() {
-        for ctx in owned.contexts.lock().map(|c| c.clone()).unwrap_or_default() {
-            let _ = engine.stop_context(ctx);
-        }
+        owned.stop_contexts(engine);
     }
 }
 

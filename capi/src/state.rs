@@ -7,15 +7,14 @@
 //! as the SDK does outside the configure/initialize window.
 //!
 //! While a tool's `configure` or `initialize` runs, [`current_tool`] names
-//! it, so the contexts and buffers it creates are its own: its `finalize`
-//! comes after its buffers were flushed, and records that reach a finalized
-//! tool's buffer are counted, not delivered.
+//! its [`Client`], so the contexts and buffers it creates are its own: its
+//! `finalize` comes after its buffers were flushed, and records that reach a
+//! finalized tool's buffer are counted, not delivered.
 
 use std::cell::Cell;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Mutex, OnceLock};
 
-use rocwasm_core::{BufferId, ContextId, Profiler, Status};
+use rocwasm_core::{Client, Profiler, Status};
 
 static ENGINE: OnceLock<Arc<Profiler>> = OnceLock::new();
 
@@ -34,33 +33,19 @@ pub fn engine_if_bound() -> Option<&'static Arc<Profiler>> {
     ENGINE.get()
 }
 
-/// What one tool owns: its contexts and buffers, and whether it has been
-/// finalized (its buffers then count what still arrives instead of
-/// delivering it).
-#[derive(Debug, Default)]
-pub struct Owned {
-    /// Contexts the tool created.
-    pub contexts: Mutex<Vec<ContextId>>,
-    /// Buffers the tool created.
-    pub buffers: Mutex<Vec<BufferId>>,
-    /// Set once the tool's `finalize` has run (or is running).
-    pub finalized: AtomicBool,
-    /// Records that arrived after `finalized` and were not delivered.
-    pub undelivered: AtomicU64,
-}
-
 thread_local! {
     static CURRENT: Cell<Option<usize>> = const { Cell::new(None) };
 }
 
-static OWNERS: Mutex<Vec<Arc<Owned>>> = Mutex::new(Vec::new());
+/// Each native tool's [`Client`]: what it owns in the engine.
+static OWNERS: Mutex<Vec<Arc<Client>>> = Mutex::new(Vec::new());
 
-/// Registers a tool's resource list; returns its index for [`with_current`].
-pub fn new_owner() -> (usize, Arc<Owned>) {
+/// Registers a tool's client; returns its index for [`with_current`].
+pub fn new_owner() -> (usize, Arc<Client>) {
     let mut owners = OWNERS.lock().unwrap_or_else(|e| e.into_inner());
-    let owned = Arc::new(Owned::default());
-    owners.push(owned.clone());
-    (owners.len() - 1, owned)
+    let client = Client::new();
+    owners.push(client.clone());
+    (owners.len() - 1, client)
 }
 
 /// Runs `f` with tool `index` as the one being configured on this thread.
@@ -71,38 +56,12 @@ pub fn with_current<R>(index: usize, f: impl FnOnce() -> R) -> R {
     r
 }
 
-/// The resources of the tool being configured on this thread, if any.
-pub fn current_tool() -> Option<Arc<Owned>> {
+/// The client of the tool being configured on this thread, if any.
+pub fn current_tool() -> Option<Arc<Client>> {
     let index = CURRENT.with(Cell::get)?;
     OWNERS
         .lock()
         .unwrap_or_else(|e| e.into_inner())
         .get(index)
         .cloned()
-}
-
-/// Notes that the current tool created `ctx`.
-pub fn owns_context(ctx: ContextId) {
-    if let Some(t) = current_tool() {
-        t.contexts
-            .lock()
-            .unwrap_or_else(|e| e.into_inner())
-            .push(ctx);
-    }
-}
-
-/// Notes that the current tool created `buffer`; returns its owner's record
-/// (for the buffer's delivery to check `finalized`).
-pub fn owns_buffer(buffer: BufferId) -> Option<Arc<Owned>> {
-    let t = current_tool()?;
-    t.buffers
-        .lock()
-        .unwrap_or_else(|e| e.into_inner())
-        .push(buffer);
-    Some(t)
-}
-
-/// Marks `owned` finalized (true the first time).
-pub fn finalize_once(owned: &Owned) -> bool {
-    !owned.finalized.swap(true, Ordering::AcqRel)
 }
