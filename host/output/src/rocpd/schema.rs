@@ -402,7 +402,7 @@ tables! {
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
     /// `rocpd_memory_allocate`: allocations, frees and scratch events (see
-    /// [`super::MemoryOperation`]).
+    /// [`MemoryOperation`]).
     memory_allocate = "rocpd_memory_allocate" {
         ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",

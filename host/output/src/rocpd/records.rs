@@ -1,0 +1,224 @@
+//! Mapping a batch's records to rows: API calls to regions, kernel
+//! dispatches, memory copies, allocations and scratch events to their
+//! tables, each with its event row; the agents, kernels, queues and streams
+//! they refer to are noted for [`super::info`].
+
+use anyhow::Result;
+use rocwasm_core::{Batch, BufferTracingKind};
+use rusqlite::types::Value;
+
+use super::run::{int, Run, NID};
+use super::schema::{EventExtdata, MemoryOperation};
+
+use crate::sink::SinkContext;
+
+/// One `rocpd_memory_allocate` row's values.
+struct Allocate<'a> {
+    tid: i64,
+    agent: u64,
+    ty: Option<&'a str>,
+    level: &'a str,
+    start: u64,
+    end: u64,
+    address: u64,
+    size: u64,
+    queue: Option<u64>,
+    event: i64,
+    extdata: EventExtdata,
+}
+
+impl Run {
+    /// Maps a batch to rows and writes them (inside the caller's
+    /// transaction); on an error nothing of the batch stays pending.
+    pub(super) fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
+        let mapped = self.map_batch(batch, ctx);
+        let written = mapped.and_then(|()| Ok(self.sql.flush(&self.conn)?));
+        if written.is_err() {
+            self.sql.discard();
+        }
+        written
+    }
+
+    fn map_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
+        let (nid, pid) = (Value::Integer(NID), Value::Integer(self.pid));
+
+        let a = &batch.api_calls;
+        for i in 0..a.len() {
+            let category = self.kind_id(a.kind[i])?;
+            let name = self.operation_id(a.kind[i], a.operation[i], ctx)?;
+            let tid = self.thread_row(a.thread_id[i])?;
+            let event = self.event(
+                category,
+                a.correlation_id[i],
+                a.ancestor[i],
+                a.external_correlation_id[i],
+            );
+            self.sql.region.push([
+                nid.clone(),
+                pid.clone(),
+                Value::Integer(tid),
+                int(a.start[i]),
+                int(a.end[i]),
+                Value::Integer(name),
+                Value::Integer(event),
+            ]);
+            self.sql.flush_full(&self.conn)?;
+        }
+
+        let k = &batch.kernel_dispatches;
+        if !k.is_empty() {
+            let category = self.kind_id(BufferTracingKind::KernelDispatch.raw())?;
+            for i in 0..k.len() {
+                let (tid, event) = self.async_event(
+                    category,
+                    k.thread_id[i],
+                    k.correlation_id[i],
+                    k.external_correlation_id[i],
+                )?;
+                self.agents.insert(k.agent_id[i]);
+                self.kernels.insert(k.kernel_id[i]);
+                self.queues.insert(k.queue_id[i]);
+                self.streams.insert(k.stream_id[i]);
+                self.sql.kernel_dispatch.push([
+                    nid.clone(),
+                    pid.clone(),
+                    Value::Integer(tid),
+                    int(k.agent_id[i]),
+                    int(k.kernel_id[i]),
+                    int(k.dispatch_id[i]),
+                    int(k.queue_id[i]),
+                    int(k.stream_id[i]),
+                    int(k.start[i]),
+                    int(k.end[i]),
+                    Value::from(k.private_segment_size[i]),
+                    Value::from(k.group_segment_size[i]),
+                    Value::from(k.workgroup_x[i]),
+                    Value::from(k.workgroup_y[i]),
+                    Value::from(k.workgroup_z[i]),
+                    Value::from(k.grid_x[i]),
+                    Value::from(k.grid_y[i]),
+                    Value::from(k.grid_z[i]),
+                    Value::Integer(self.no_region),
+                    Value::Integer(event),
+                ]);
+                self.sql.flush_full(&self.conn)?;
+            }
+        }
+
+        let c = &batch.memory_copies;
+        if !c.is_empty() {
+            let kind = BufferTracingKind::MemoryCopy.raw();
+            let category = self.kind_id(kind)?;
+            for i in 0..c.len() {
+                let name = self.operation_id(kind, c.operation[i], ctx)?;
+                let (tid, event) = self.async_event(
+                    category,
+                    c.thread_id[i],
+                    c.correlation_id[i],
+                    c.external_correlation_id[i],
+                )?;
+                self.agents.insert(c.src_agent_id[i]);
+                self.agents.insert(c.dst_agent_id[i]);
+                self.streams.insert(c.stream_id[i]);
+                self.sql.memory_copy.push([
+                    nid.clone(),
+                    pid.clone(),
+                    Value::Integer(tid),
+                    int(c.start[i]),
+                    int(c.end[i]),
+                    Value::Integer(name),
+                    int(c.dst_agent_id[i]),
+                    int(c.dst_address[i]),
+                    int(c.src_agent_id[i]),
+                    int(c.src_address[i]),
+                    int(c.bytes[i]),
+                    int(c.stream_id[i]),
+                    Value::Integer(event),
+                ]);
+                self.sql.flush_full(&self.conn)?;
+            }
+        }
+
+        let m = &batch.memory_allocations;
+        if !m.is_empty() {
+            let category = self.kind_id(BufferTracingKind::MemoryAllocation.raw())?;
+            for i in 0..m.len() {
+                let (ty, level) = MemoryOperation::Allocation(m.operation[i]).type_and_level();
+                let (tid, event) = self.async_event(
+                    category,
+                    m.thread_id[i],
+                    m.correlation_id[i],
+                    m.external_correlation_id[i],
+                )?;
+                self.agents.insert(m.agent_id[i]);
+                self.allocate_row(Allocate {
+                    tid,
+                    agent: m.agent_id[i],
+                    ty,
+                    level,
+                    start: m.start[i],
+                    end: m.end[i],
+                    address: m.address[i],
+                    size: m.allocation_size[i],
+                    queue: None,
+                    event,
+                    extdata: EventExtdata::default(),
+                });
+                self.sql.flush_full(&self.conn)?;
+            }
+        }
+
+        let s = &batch.scratch_memory;
+        if !s.is_empty() {
+            let category = self.kind_id(BufferTracingKind::ScratchMemory.raw())?;
+            for i in 0..s.len() {
+                let (ty, level) = MemoryOperation::Scratch(s.operation[i]).type_and_level();
+                let (tid, event) = self.async_event(
+                    category,
+                    s.thread_id[i],
+                    s.correlation_id[i],
+                    s.external_correlation_id[i],
+                )?;
+                self.agents.insert(s.agent_id[i]);
+                self.queues.insert(s.queue_id[i]);
+                self.allocate_row(Allocate {
+                    tid,
+                    agent: s.agent_id[i],
+                    ty,
+                    level,
+                    start: s.start[i],
+                    end: s.end[i],
+                    address: 0,
+                    size: s.allocation_size[i],
+                    queue: Some(s.queue_id[i]),
+                    event,
+                    extdata: EventExtdata {
+                        external: 0,
+                        flags: Some(u64::from(s.flags[i])),
+                    },
+                });
+                self.sql.flush_full(&self.conn)?;
+            }
+        }
+        Ok(())
+    }
+
+    fn allocate_row(&mut self, a: Allocate<'_>) {
+        let extdata = a.extdata.to_json();
+        self.sql.memory_allocate.push([
+            Value::Integer(NID),
+            Value::Integer(self.pid),
+            Value::Integer(a.tid),
+            int(a.agent),
+            a.ty.map_or(Value::Null, |t| Value::Text(t.to_string())),
+            Value::Text(a.level.to_string()),
+            int(a.start),
+            int(a.end),
+            int(a.address),
+            int(a.size),
+            a.queue.map_or(Value::Null, int),
+            Value::Integer(a.event),
+            Value::Text(extdata.unwrap_or_else(|| "{}".to_string())),
+        ]);
+    }
+}
