@@ -34,13 +34,12 @@
 //! as a [`StageLink`] once the plugin is in place, and they outlive any
 //! restart.
 
-use std::collections::BTreeSet;
 use std::sync::Arc;
 
 use rocwasm_core::{
     BufferId, BufferPolicy, BufferSink, BufferTracingKind, CallbackSink, CallbackThreadId,
-    CallbackTracingKind, ContextId, ExternalCorrelationKind, ExternalCorrelationSink, Profiler,
-    Status,
+    CallbackTracingKind, Client, ContextId, ExternalCorrelationKind, ExternalCorrelationSink,
+    Profiler, Status,
 };
 
 use crate::bindings::analysis::rocwasm::plugin::profiler as wit_profiler;
@@ -80,7 +79,8 @@ pub(crate) struct StageLink {
 }
 
 /// The `profiler` imports of one plugin: the shared engine, the plugin's
-/// setup mode and log, the ids it owns, and its link to its stage.
+/// setup mode and log, its [`Client`] (what it owns), and its link to its
+/// stage.
 pub(crate) struct ProfilerHost {
     profiler: Arc<Profiler>,
     /// `None` until the plugin's stage links itself in, which happens before
@@ -90,9 +90,8 @@ pub(crate) struct ProfilerHost {
     /// closes it around `init`.
     pub mode: SetupMode,
     log: Vec<(&'static str, Result<u64, Status>)>,
-    contexts: BTreeSet<u64>,
-    buffers: BTreeSet<u64>,
-    threads: BTreeSet<u64>,
+    /// What the plugin owns in the engine; a restarted instance shares it.
+    client: Arc<Client>,
     /// The synchronous services this stage is granted.
     services: Services,
     /// The first refusal of a service not granted, until the plugin takes
@@ -110,9 +109,7 @@ impl ProfilerHost {
             stage: None,
             mode: SetupMode::Locked,
             log: Vec::new(),
-            contexts: BTreeSet::new(),
-            buffers: BTreeSet::new(),
-            threads: BTreeSet::new(),
+            client: Client::new(),
             services,
             refusal: None,
             refusal_reported: false,
@@ -156,9 +153,7 @@ impl ProfilerHost {
             stage: self.stage.clone(),
             mode: SetupMode::Locked,
             log: self.log.clone(),
-            contexts: self.contexts.clone(),
-            buffers: self.buffers.clone(),
-            threads: self.threads.clone(),
+            client: self.client.clone(),
             services: self.services,
             refusal: None,
             // Reported once per run, not once per instance.
@@ -190,10 +185,7 @@ impl ProfilerHost {
     }
 
     fn context(&self, id: u64) -> Result<ContextId, Status> {
-        self.contexts
-            .contains(&id)
-            .then_some(ContextId(id))
-            .ok_or(Status::ContextNotFound)
+        self.client.context(ContextId(id))
     }
 
     /// A context of this plugin's, or the chain's shared one (for the verbs
@@ -207,10 +199,7 @@ impl ProfilerHost {
     }
 
     fn buffer(&self, id: u64) -> Result<BufferId, Status> {
-        self.buffers
-            .contains(&id)
-            .then_some(BufferId(id))
-            .ok_or(Status::BufferNotFound)
+        self.client.buffer(BufferId(id))
     }
 
     /// The stage's link, for the verbs that give the engine a sink.
@@ -226,9 +215,7 @@ fn w<T>(r: Result<T, Status>) -> Result<T, wit::Status> {
 impl wit_profiler::Host for ProfilerHost {
     fn create_context(&mut self) -> Result<u64, wit::Status> {
         w(self.setup("create-context", |l| {
-            let id = l.profiler.create_context()?.0;
-            l.contexts.insert(id);
-            Ok(id)
+            Ok(l.client.create_context(&l.profiler)?.0)
         }))
     }
 
@@ -263,12 +250,10 @@ impl wit_profiler::Host for ProfilerHost {
         };
         w(self.setup("create-buffer", |l| {
             let ctx = l.context(context)?;
-            let id = l
-                .profiler
-                .create_buffer(ctx, size, watermark, policy, l.link()?.buffers.clone())?
-                .0;
-            l.buffers.insert(id);
-            Ok(id)
+            let sink = l.link()?.buffers.clone();
+            Ok(l.client
+                .create_buffer(&l.profiler, ctx, size, watermark, policy, sink)?
+                .0)
         }))
     }
 
@@ -282,9 +267,7 @@ impl wit_profiler::Host for ProfilerHost {
 
     fn create_callback_thread(&mut self) -> Result<u64, wit::Status> {
         w(self.setup("create-callback-thread", |l| {
-            let id = l.profiler.create_callback_thread()?.0;
-            l.threads.insert(id);
-            Ok(id)
+            Ok(l.client.create_callback_thread(&l.profiler)?.0)
         }))
     }
 
@@ -292,12 +275,11 @@ impl wit_profiler::Host for ProfilerHost {
         w(self
             .setup("assign-callback-thread", |l| {
                 let b = l.buffer(buffer)?;
-                if thread != CallbackThreadId::DEFAULT.0 && !l.threads.contains(&thread) {
+                let thread = CallbackThreadId(thread);
+                if thread != CallbackThreadId::DEFAULT && !l.client.owns_thread(thread) {
                     return Err(Status::ThreadNotFound);
                 }
-                l.profiler
-                    .assign_callback_thread(b, CallbackThreadId(thread))
-                    .map(|_| 0)
+                l.profiler.assign_callback_thread(b, thread).map(|_| 0)
             })
             .map(drop))
     }
