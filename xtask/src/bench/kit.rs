@@ -15,7 +15,7 @@ use std::process::Command;
 
 use anyhow::{Context, Result};
 
-use super::parse;
+use super::load;
 use super::table::{Quantity, Row};
 use super::trace;
 use crate::util::root;
@@ -132,15 +132,7 @@ fn measure(tools: &Tools<'_>, dir: &Path, trace: &Path, lang: &str) -> Result<Me
     let size = std::fs::metadata(&wasm)
         .with_context(|| format!("{} was not built", wasm.display()))?
         .len();
-    let out = (tools.run)(
-        Command::new(tools.load)
-            .arg("--plugin")
-            .arg(&wasm)
-            .args(["--json", "--cold", &tools.load_runs.0.to_string()])
-            .args(["--warm", &tools.load_runs.1.to_string()]),
-    )?;
-    let v = parse::json(&out, "load")?;
-    let ms = |p: &str| parse::number(&v, p, "load").map(Quantity::Ms);
+    let ms = load::bench(tools.run, tools.load, &wasm, tools.load_runs)?;
     let tested = kit(Command::new(rocwasm)
         .args(["plugin", "test"])
         .arg(&wasm)
