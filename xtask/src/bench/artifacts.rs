@@ -8,7 +8,7 @@ use std::process::{Command, Stdio};
 
 use anyhow::{ensure, Context, Result};
 
-use super::Build;
+use super::sizes::Build;
 use crate::util::root;
 
 /// The packages of the release build: the tool library and the benches.

@@ -13,8 +13,8 @@ use anyhow::{ensure, Context, Result};
 use super::artifacts::Built;
 use super::command::{or_unmeasured, output, output_and_errors};
 use super::parse;
+use super::sizes::Sizes;
 use super::table::{median, Quantity, Row, Target};
-use super::Sizes;
 use crate::util::root;
 
 const HIP_WALL_CSV: &str = "HIP call at max rate, wall: traced (CSV) vs untraced";

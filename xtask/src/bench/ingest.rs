@@ -6,8 +6,8 @@ use std::process::Command;
 use super::artifacts::Built;
 use super::command::{or_unmeasured, output};
 use super::parse;
+use super::sizes::Sizes;
 use super::table::{self, Quantity, Row};
-use super::Sizes;
 
 pub(super) fn rows(built: &Built, sizes: &Sizes) -> Vec<Row> {
     let n = sizes.ingest_records;

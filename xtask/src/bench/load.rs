@@ -9,8 +9,8 @@ use anyhow::Result;
 use super::artifacts::Built;
 use super::command::{or_unmeasured, output};
 use super::parse;
+use super::sizes::Sizes;
 use super::table::{Quantity, Row, Target};
-use super::Sizes;
 use crate::util::root;
 
 /// The plugin each guest language is measured with (a built stock or

@@ -41,6 +41,7 @@ mod parse;
 mod producer;
 mod ranks;
 mod report;
+mod sizes;
 mod table;
 mod trace;
 mod writers;
@@ -51,71 +52,9 @@ use anyhow::{bail, Context, Result};
 
 use crate::util::root;
 use command::{output, why};
+pub use sizes::Build;
+use sizes::{FULL, QUICK};
 use table::Row;
-
-/// How much each bench does.
-struct Sizes {
-    /// Untraced/traced pairs of the sustained HIP run.
-    sustained_runs: usize,
-    /// Calls of one sustained run.
-    sustained_calls: u64,
-    /// Calls of the short run timed from start to exit.
-    exit_calls: u64,
-    /// Burst pairs of the paired HIP measurement.
-    paired_bursts: u32,
-    /// Records of the replay ingest file.
-    ingest_records: u64,
-    /// Cold and warm plugin loads.
-    load_runs: (u32, u32),
-    /// Records through each writer, and runs (best of).
-    writer_records: u64,
-    writer_runs: u32,
-    /// Dispatches of the kit samples' trace (`plugin test`).
-    kit_records: u64,
-    /// Processes and dispatches per process of the many-rank replay, and
-    /// its timed runs.
-    ranks: (u64, u64, usize),
-    /// Dispatches of the end-to-end run, and runs of each kind.
-    e2e: (u64, usize),
-}
-
-const QUICK: Sizes = Sizes {
-    sustained_runs: 3,
-    sustained_calls: 200_000,
-    exit_calls: 100_000,
-    paired_bursts: 51,
-    ingest_records: 100_000,
-    load_runs: (1, 5),
-    writer_records: 200_000,
-    writer_runs: 1,
-    kit_records: 5_000,
-    ranks: (8, 5_000, 1),
-    e2e: (20_000, 1),
-};
-
-const FULL: Sizes = Sizes {
-    sustained_runs: 7,
-    sustained_calls: 200_000,
-    exit_calls: 100_000,
-    paired_bursts: 301,
-    ingest_records: 1_000_000,
-    load_runs: (3, 20),
-    writer_records: 2_000_000,
-    writer_runs: 3,
-    kit_records: 200_000,
-    ranks: (64, 50_000, 3),
-    e2e: (1_000_000, 3),
-};
-
-/// Which build the benches measure.
-#[derive(Clone, Copy, PartialEq, Eq)]
-pub enum Build {
-    /// `cargo build --release` of the benched packages: the figures.
-    Release,
-    /// The test build's profile and selection (`target/debug`): a check
-    /// that every row runs, not figures.
-    Debug,
-}
 
 /// Runs every bench and prints the table.
 pub fn run(quick: bool, only: Option<&str>, build: Build, all_rows: bool) -> Result<()> {

@@ -9,8 +9,8 @@ use anyhow::Result;
 use super::artifacts::Built;
 use super::command::{or_unmeasured, output};
 use super::parse;
+use super::sizes::Sizes;
 use super::table::{Quantity, Row, Target};
-use super::Sizes;
 
 /// Each format, its name in the table, and its rate target on one core
 /// (issue 32: CSV and Parquet 10 M records/s, JSON and Perfetto 5 M; rocpd
