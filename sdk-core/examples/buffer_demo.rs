@@ -68,12 +68,7 @@ fn main() -> ExitCode {
                         Domain::HipRuntimeApi,
                         launch,
                         Vec::new,
-                        || {
-                            p.begin_async(
-                                Domain::KernelDispatch,
-                                registry::kernel_dispatch::ENQUEUE,
-                            )
-                        },
+                        || p.begin_async(Domain::KernelDispatch, ops::kernel_dispatch::ENQUEUE),
                         |_| String::new(),
                     );
                     if let Some(op) = op {

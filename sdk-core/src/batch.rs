@@ -324,7 +324,7 @@ columns! {
 /// type beside it: which kind and operation a row has and when it happened.
 /// [`Batch::retain_kinds`], [`Batch::retain_spans`], [`Batch::earliest`]
 /// and the plugin host's per-stage filters are written once over every
-/// table with it (and [`batch_tables!`]).
+/// table with it (and [`crate::batch_tables!`]).
 pub trait TableRow {
     /// The one kind every row of the table has; `None` for the API calls,
     /// whose rows each name their kind.
@@ -377,7 +377,7 @@ table_row!(
     KernelDispatch,
     |r| {
         let _ = r;
-        crate::registry::kernel_dispatch::COMPLETE
+        crate::ops::kernel_dispatch::COMPLETE
     },
     (r.start, r.end)
 );

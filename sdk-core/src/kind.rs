@@ -2,7 +2,6 @@
 //! defined once in `rocwasm-ids` and re-exported here.
 
 pub use rocwasm_ids::kind::{
-    buffer, callback, external_correlation, phase, BufferPolicy, BufferTracingKind, CallbackPhase,
-    CallbackTracingKind, ExternalCorrelationKind,
+    BufferPolicy, BufferTracingKind, CallbackPhase, CallbackTracingKind, ExternalCorrelationKind,
 };
 pub use rocwasm_ids::Status;

@@ -4,58 +4,81 @@
 //! `host/intercept`), the plugin runtime (`host/plugin-host`) and replay
 //! (`host/replay`) share. It contains no `unsafe` code.
 //!
-//! - [`kind`]: buffer- and callback-tracing kinds, phases, status codes, and
-//!   [`registry`]: operation names and numbers of every kind — both defined
-//!   once in `rocwasm-ids` and re-exported here.
-//! - [`batch`]: columnar batches, the unit of delivery.
-//! - [`batch_bytes`]: a batch as bytes, for a process's own spool.
-//! - [`symbols`]: agents, code objects and kernel symbols by id;
-//!   [`naming`]: how kernels are named (`-T`, `-M`).
+//! Each item has one path: the modules that hold the model's types are
+//! private and their items are listed below, at the crate root; the modules
+//! that stay public ([`buffer`], [`batch_bytes`], [`clock`], [`selection`])
+//! have functions and types of their own besides.
+//!
+//! - kinds, phases, status codes (from `rocwasm-ids`), and [`ops`]:
+//!   operation names and numbers of every kind — both defined once in
+//!   `rocwasm-ids` and re-exported here.
+//! - columnar batches, the unit of delivery ([`Batch`] and its tables);
+//!   [`batch_bytes`]: a batch as bytes, for a process's own spool.
+//! - agents, code objects and kernel symbols by id ([`SymbolTable`]); how
+//!   kernels are named (`-T`, `-M`: [`KernelNaming`]).
 //! - [`selection`]: the engine's gate for kernel dispatches (rocprofv3's
 //!   kernel filters and `--kernel-rename`), the roctx ranges it reads, and
 //!   the gate of every delivery (`-P/--collection-period`).
-//! - [`profiler`]: the engine — contexts, services, correlation ids, and the
-//!   producer entry points interception calls.
+//! - [`Profiler`]: the engine — contexts, services, correlation ids, and the
+//!   producer entry points interception calls; a [`Client`] is what one tool
+//!   owns in it.
 //! - [`buffer`]: the two-half record buffers (its module doc explains the
-//!   concurrency design); [`callback_thread`] delivers them.
-//! - [`callback`]: callback records, requests, and the sink traits.
+//!   concurrency design); a callback thread delivers them.
+//! - callback records, requests, and the sink traits ([`CallbackRecord`],
+//!   [`BufferSink`], …).
 //! - [`domain`]: record sources tying buffer, callback and external kinds
 //!   together (also from `rocwasm-ids`).
 //! - [`clock`]: CLOCK_BOOTTIME timestamps and thread ids.
 
 #![forbid(unsafe_code)]
 
-pub mod batch;
+mod batch;
 pub mod batch_bytes;
 pub mod buffer;
-pub mod callback;
-pub mod client;
+mod callback;
 mod callback_thread;
+mod client;
 pub mod clock;
 mod column_bytes;
 mod correlation;
-pub mod kind;
-pub mod naming;
-pub mod profiler;
-pub mod record;
+mod kind;
+mod naming;
+mod profiler;
+mod record;
 pub mod selection;
-pub mod symbols;
+mod symbols;
 
 /// Record sources (defined in `rocwasm-ids`).
 pub use rocwasm_ids::domain;
 /// Operation numbers and names of every kind (defined in `rocwasm-ids`).
-pub use rocwasm_ids::ops as registry;
+pub use rocwasm_ids::ops;
 pub use rocwasm_ids::ApiFamily;
 
-pub use batch::*;
+pub use batch::{
+    ApiCall, ApiCallColumns, Batch, KernelDispatch, KernelDispatchColumns, MemoryAllocation,
+    MemoryAllocationColumns, MemoryAllocationOperation, MemoryCopy, MemoryCopyColumns,
+    MemoryCopyDirection, Retirement, RetirementColumns, RuntimeInitialization,
+    RuntimeInitializationColumns, RuntimeLibrary, ScratchMemory, ScratchMemoryColumns,
+    ScratchMemoryOperation, TableRow,
+};
 pub use buffer::{Buffer, Pushed};
-pub use callback::*;
+pub use callback::{
+    Argument, BufferId, BufferSink, CallbackPayload, CallbackRecord, CallbackSink,
+    CallbackThreadId, ContextId, Correlation, DeliveryInfo, ExternalCorrelationRequest,
+    ExternalCorrelationSink, HostKernelSymbol, HostRegistration, Phase,
+};
 pub use client::Client;
 pub use domain::Domain;
-pub use kind::*;
+pub use kind::{
+    BufferPolicy, BufferTracingKind, CallbackPhase, CallbackTracingKind, ExternalCorrelationKind,
+    Status,
+};
 pub use naming::{demangle, truncate_kernel_name, KernelNaming};
+pub use ops::{operation_by_name, operation_name, operations, OperationKind};
 pub use profiler::{AsyncOp, Profiler};
 pub use record::Record;
-pub use registry::{operation_by_name, operation_name, operations, OperationKind};
 pub use selection::{DispatchFilter, RecordGate, RegionsReport};
-pub use symbols::*;
+pub use symbols::{
+    unknown_kernel_name, AgentInfo, AgentProperties, AgentType, CodeObject, CodeObjectStorage,
+    InsertedSymbols, KernelSymbol, SymbolKey, SymbolTable, RENAMED_KERNEL_IDS,
+};

@@ -64,8 +64,8 @@ use crate::kind::{
     BufferPolicy, BufferTracingKind, CallbackPhase, CallbackTracingKind, ExternalCorrelationKind,
     Status,
 };
+use crate::ops::{code_object, kernel_dispatch};
 use crate::record::Record;
-use crate::registry::{self, code_object, kernel_dispatch};
 use crate::selection::{self, DispatchFilter, RecordGate, Regions, RegionsReport};
 use crate::symbols::{CodeObject, KernelSymbol, SymbolTable};
 

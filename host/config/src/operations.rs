@@ -1,12 +1,12 @@
 //! Operation names in `operations = { kind = ["name", …] }`, checked against
-//! sdk-core's kind/operation registry ([`rocwasm_core::registry`]).
+//! sdk-core's kind/operation registry ([`rocwasm_core::ops`]).
 //!
 //! Matching follows the registry: the exact name first, then
 //! case-insensitively, then with the kind's name as a prefix (so
 //! `HOST_TO_DEVICE` finds `MEMORY_COPY_HOST_TO_DEVICE`). The validated chain
 //! keeps the registry's spelling and number.
 
-use rocwasm_core::registry::{self, OperationKind};
+use rocwasm_core::ops::{self, OperationKind};
 use rocwasm_core::BufferTracingKind;
 
 /// The answer for one operation name of one kind.
@@ -25,8 +25,8 @@ pub fn lookup(kind: BufferTracingKind, name: &str) -> Lookup {
     if kind.operation_names().is_empty() {
         return Lookup::NoOperations;
     }
-    match registry::operation_by_name(kind, name) {
-        Some(id) => Lookup::Found(id, registry::operation_name(kind, id).unwrap_or("")),
+    match ops::operation_by_name(kind, name) {
+        Some(id) => Lookup::Found(id, ops::operation_name(kind, id).unwrap_or("")),
         None => Lookup::Unknown,
     }
 }

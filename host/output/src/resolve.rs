@@ -131,7 +131,7 @@ impl Resolver {
         if !self.kernels.contains_key(&id) {
             let Some(s) = symbols.kernel(id) else {
                 return self.unknown_kernel.insert(KernelFacts {
-                    name: Arc::from(rocwasm_core::symbols::unknown_kernel_name(id)),
+                    name: Arc::from(rocwasm_core::unknown_kernel_name(id)),
                     vgpr: 0,
                     accum_vgpr: 0,
                     sgpr: 0,

@@ -177,7 +177,7 @@ impl StatsAccumulator {
 /// the symbol is unknown.
 pub fn kernel_display_name(symbols: &SymbolTable, id: u64) -> String {
     symbols.kernel(id).map_or_else(
-        || rocwasm_core::symbols::unknown_kernel_name(id),
+        || rocwasm_core::unknown_kernel_name(id),
         |k| k.display_name(),
     )
 }

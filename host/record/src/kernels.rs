@@ -148,9 +148,8 @@ impl DispatchFilter for KernelSelection {
                 let Some(k) = symbols.kernel(dispatch.kernel_id) else {
                     // Not (yet) known: its placeholder name, not cached (a
                     // symbol registered later must still be found).
-                    let name: Arc<str> = Arc::from(rocwasm_core::symbols::unknown_kernel_name(
-                        dispatch.kernel_id,
-                    ));
+                    let name: Arc<str> =
+                        Arc::from(rocwasm_core::unknown_kernel_name(dispatch.kernel_id));
                     let verdict = self.filters.by_name(&name);
                     return self.finish(&mut s, name, verdict);
                 };

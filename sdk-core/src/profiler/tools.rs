@@ -213,7 +213,7 @@ impl Profiler {
         // that no runtime rocwasm intercepts produces (OMPT, KFD events,
         // rocDecode's argument records, …) yields no records, as on a
         // machine without that runtime.
-        registry::check_operations(kind, ops)?;
+        crate::ops::check_operations(kind, ops)?;
         let buf = cfg.buffers.get(&buffer).ok_or(Status::BufferNotFound)?;
         if buf.context() != ctx {
             return Err(Status::InvalidArgument);
@@ -239,7 +239,7 @@ impl Profiler {
         let services = &mut cfg.contexts.get_mut(&ctx).ok_or(Status::ContextNotFound)?.1;
         // As for buffers: a kind nothing here produces is accepted and
         // never called back.
-        registry::check_operations(kind, ops)?;
+        crate::ops::check_operations(kind, ops)?;
         if services.callback.contains_key(&kind) {
             return Err(Status::ServiceAlreadyConfigured);
         }

@@ -105,10 +105,7 @@ fn status_codes() {
     );
 
     // KIND_NOT_FOUND: raw numbers outside the headers' kinds.
-    assert_eq!(
-        registry::buffer_kind_from_raw(9999),
-        Err(Status::KindNotFound)
-    );
+    assert_eq!(ops::buffer_kind_from_raw(9999), Err(Status::KindNotFound));
     // Every declared kind is accepted, as by the SDK, even one nothing
     // here produces (it yields no records) and the callback-only HIP_STREAM.
     assert_eq!(
@@ -371,7 +368,7 @@ fn async_children_keep_the_launcher_id_and_retire_after_the_last() {
         noop,
         || {
             let a = p
-                .begin_async(Domain::KernelDispatch, registry::kernel_dispatch::ENQUEUE)
+                .begin_async(Domain::KernelDispatch, ops::kernel_dispatch::ENQUEUE)
                 .unwrap();
             let b = p
                 .begin_async(Domain::MemoryCopy, MemoryCopyDirection::HostToDevice as u32)
@@ -453,10 +450,10 @@ fn settling_waits_for_late_completions_and_counts_the_rest() {
     let (ctx, buf, out) = buffered(&p, &[BufferTracingKind::KernelDispatch]);
     p.start_context(ctx).unwrap();
     let late = p
-        .begin_async(Domain::KernelDispatch, registry::kernel_dispatch::ENQUEUE)
+        .begin_async(Domain::KernelDispatch, ops::kernel_dispatch::ENQUEUE)
         .unwrap();
     let cancelled = p
-        .begin_async(Domain::KernelDispatch, registry::kernel_dispatch::ENQUEUE)
+        .begin_async(Domain::KernelDispatch, ops::kernel_dispatch::ENQUEUE)
         .unwrap();
     p.cancel_async(cancelled);
     let p2 = p.clone();
@@ -479,7 +476,7 @@ fn settling_waits_for_late_completions_and_counts_the_rest() {
 
     // One that never completes: the wait ends and counts it.
     let _never = p
-        .begin_async(Domain::KernelDispatch, registry::kernel_dispatch::ENQUEUE)
+        .begin_async(Domain::KernelDispatch, ops::kernel_dispatch::ENQUEUE)
         .unwrap();
     assert_eq!(p.settle_async(std::time::Duration::from_millis(20)), 1);
 }
@@ -651,7 +648,7 @@ fn code_objects_memory_and_runtime_events() {
     let log = log.lock().unwrap();
     let order: Vec<(u32, Option<CallbackPhase>)> =
         log.iter().map(|r| (r.operation, r.phase)).collect();
-    use registry::code_object::*;
+    use ops::code_object::*;
     assert_eq!(
         order,
         vec![

@@ -22,7 +22,7 @@ use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 use std::process::Output;
 
-use rocwasm_core::registry::copy;
+use rocwasm_core::ops::copy;
 use rocwasm_tests::*;
 
 const THREADS: &str = "4";

@@ -3,7 +3,7 @@
 
 use comfy_table::{presets::UTF8_FULL_CONDENSED, Table};
 use rocwasm_config::domains;
-use rocwasm_core::registry::{self, OperationKind};
+use rocwasm_core::ops::{self, OperationKind};
 use rocwasm_core::{BufferTracingKind, CallbackTracingKind};
 
 use crate::cli::KindsArgs;
@@ -88,7 +88,7 @@ fn print_kinds<K: OperationKind>(
         let mut row = vec![
             number(k).to_string(),
             k.kind_name().to_ascii_lowercase(),
-            registry::operation_count(k).to_string(),
+            ops::operation_count(k).to_string(),
         ];
         row.extend(extra.map(|(_, f)| f(k).to_string()));
         table.add_row(row);
@@ -97,7 +97,7 @@ fn print_kinds<K: OperationKind>(
 }
 
 fn print_operations<K: OperationKind>(kind: K) {
-    let ops: Vec<_> = registry::operations(kind).collect();
+    let ops: Vec<_> = ops::operations(kind).collect();
     println!(
         "{} ({} operations):",
         kind.kind_name().to_ascii_lowercase(),

@@ -260,7 +260,7 @@ fn operations_are_kept_per_kind() {
         "canonical spelling, no duplicates"
     );
     assert_eq!(
-        rocwasm_core::registry::operation_name(HipRuntimeApi, ops[0].id),
+        rocwasm_core::ops::operation_name(HipRuntimeApi, ops[0].id),
         Some("hipMemcpy")
     );
     assert!(!c.stages[0].operations.contains_key(&KernelDispatch));

@@ -97,7 +97,7 @@ pub fn on_reserve(queue: *const c_void, first: u64, count: u64) {
         // then holds a barrier packet was asked about too.
         let token = session.begin_async(
             BufferTracingKind::KernelDispatch,
-            rocwasm_core::registry::kernel_dispatch::ENQUEUE,
+            rocwasm_core::ops::kernel_dispatch::ENQUEUE,
         );
         if let Some(old) = pending.insert(index, Noted { token, host_kernel }) {
             session.cancel_async(old.token);
@@ -285,7 +285,7 @@ fn instrument(
         Some(n) => n.token,
         None => session.begin_async(
             BufferTracingKind::KernelDispatch,
-            rocwasm_core::registry::kernel_dispatch::ENQUEUE,
+            rocwasm_core::ops::kernel_dispatch::ENQUEUE,
         ),
     };
     // The SDK's ENQUEUE callbacks (ENTER, EXIT) come as the packet is

@@ -14,7 +14,7 @@ use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
-use rocwasm_core::registry::kernel_dispatch;
+use rocwasm_core::ops::kernel_dispatch;
 use rocwasm_core::{AgentType, Batch, BufferTracingKind, CodeObjectStorage};
 use serde::Serialize;
 

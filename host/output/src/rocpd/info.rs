@@ -246,7 +246,7 @@ impl Run {
                 )?;
                 let sql = insert_sql(k::TABLE, &s, &columns[..6]);
                 for id in undescribed {
-                    let name = rocwasm_core::symbols::unknown_kernel_name(id);
+                    let name = rocwasm_core::unknown_kernel_name(id);
                     self.conn
                         .execute(&sql, params![id as i64, NID, pid, placeholder, name, name])?;
                 }

@@ -69,7 +69,7 @@
 //! some rocprofv3 versions write) is one run. Nullable columns read as 0 or
 //! empty; an `extdata` that is not the JSON expected reads as empty.
 
-use rocwasm_core::registry::{allocation, scratch};
+use rocwasm_core::ops::{allocation, scratch};
 use rusqlite::Connection;
 use serde::de::DeserializeOwned;
 use serde::{Deserialize, Deserializer, Serialize};

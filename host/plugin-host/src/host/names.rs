@@ -10,7 +10,7 @@
 
 use std::sync::Arc;
 
-use rocwasm_core::{registry, BufferTracingKind, CallbackTracingKind, Domain};
+use rocwasm_core::{ops, BufferTracingKind, CallbackTracingKind, Domain};
 
 use crate::bindings::analysis::rocwasm::plugin::names;
 use crate::env::OperationNameTable;
@@ -34,7 +34,7 @@ impl NamesHost {
 
     /// Registry operations of `kind` plus the table's, sorted, deduplicated.
     fn buffer_operations(&self, kind: BufferTracingKind) -> Vec<u32> {
-        let mut ops: Vec<u32> = registry::operations(kind).map(|(n, _)| n).collect();
+        let mut ops: Vec<u32> = ops::operations(kind).map(|(n, _)| n).collect();
         if let Some(t) = self.table() {
             ops.extend(t.operations(kind.raw()));
         }
@@ -46,7 +46,7 @@ impl NamesHost {
     fn buffer_op_name(&self, kind: BufferTracingKind, op: u32) -> Option<String> {
         self.table()
             .and_then(|t| t.operation_name(kind.raw(), op))
-            .or_else(|| registry::operation_name(kind, op).map(str::to_string))
+            .or_else(|| ops::operation_name(kind, op).map(str::to_string))
     }
 }
 
@@ -83,13 +83,13 @@ impl names::Host for NamesHost {
         };
         match (buffer_twin(k), self.table()) {
             (Some(b), Some(_)) => self.buffer_operations(b),
-            _ => registry::operations(k).map(|(n, _)| n).collect(),
+            _ => ops::operations(k).map(|(n, _)| n).collect(),
         }
     }
     fn callback_operation_name(&mut self, kind: u32, op: u32) -> Option<String> {
         let k = CallbackTracingKind::from_raw(kind)?;
         let from_table =
             buffer_twin(k).and_then(|b| self.table().and_then(|t| t.operation_name(b.raw(), op)));
-        from_table.or_else(|| registry::operation_name(k, op).map(str::to_string))
+        from_table.or_else(|| ops::operation_name(k, op).map(str::to_string))
     }
 }
