@@ -956,3 +956,75 @@ fn a_site_policy_can_forbid_native_tools() {
         "{summary}"
     );
 }
+
+/// A `ROCP_TOOL_LIBRARIES` entry naming no file: `rocwasm run` refuses it
+/// before the application starts (status 2, the path and the variable
+/// named); the tool library on its own still says so in its summary.
+#[test]
+fn a_missing_tool_library_is_refused_before_the_start() {
+    let sim = sim_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let missing = tmp.path().join("no-such-tool.so");
+    let app = sim.join("bin/multi_kernel");
+    let out = tmp.path().join("out");
+    let refused = rocwasm_with_env(
+        &[
+            "run",
+            "--sim",
+            "--kernel-trace",
+            "-d",
+            out.to_str().unwrap(),
+            "--",
+            app.to_str().unwrap(),
+        ],
+        tmp.path(),
+        &[("ROCP_TOOL_LIBRARIES", missing.to_str().unwrap())],
+    );
+    let stderr = text(&refused.stderr);
+    assert_eq!(refused.status.code(), Some(2), "{stderr}");
+    assert!(
+        stderr.contains("ROCP_TOOL_LIBRARIES") && stderr.contains(missing.to_str().unwrap()),
+        "{stderr}"
+    );
+    assert!(
+        !text(&refused.stdout).contains("kernels"),
+        "the application ran: {refused:?}"
+    );
+    assert!(!out.exists(), "a refused run left {}", out.display());
+
+    // The tool library on its own (no launcher): the run goes on and its
+    // summary names the library it could not load.
+    let by_hand = tmp.path().join("by-hand");
+    let plan = tmp.path().join("plan.json");
+    std::fs::write(
+        &plan,
+        format!(
+            r#"{{"version":3,"output":{{"directory":"{}","formats":["csv"],"kinds":["HIP_RUNTIME_API"]}},"buffer":{{"size":1048576,"watermark":524288,"policy":"Lossless"}}}}"#,
+            by_hand.display()
+        ),
+    )
+    .unwrap();
+    let tool_library = rocwasm_bin()
+        .parent()
+        .unwrap()
+        .join("librocwasm_intercept.so");
+    let ran = Command::new(&app)
+        .env("LD_PRELOAD", &tool_library)
+        .env("LD_LIBRARY_PATH", sim.join("lib"))
+        .env("ROCWASM_RUN", &plan)
+        .env("ROCP_TOOL_LIBRARIES", &missing)
+        .output()
+        .unwrap();
+    assert_success(
+        &ran,
+        "multi_kernel with the tool library and a missing tool",
+    );
+    let summary = std::fs::read_to_string(by_hand.join("rocwasm-summary.txt")).unwrap();
+    assert!(
+        summary.contains(&format!(
+            "ROCP_TOOL_LIBRARIES: cannot load {}",
+            missing.display()
+        )),
+        "{summary}"
+    );
+}

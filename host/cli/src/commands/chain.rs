@@ -57,6 +57,34 @@ fn native_tools_requested() -> bool {
     std::env::var_os("ROCP_TOOL_LIBRARIES").is_some_and(|v| !v.is_empty())
 }
 
+/// Refuses, before the application starts, a `ROCP_TOOL_LIBRARIES` entry
+/// naming a file that does not exist (status 2): the tool library would
+/// only report it in the summary after the run. Entries without a `/` are
+/// looked up by the loader (`LD_LIBRARY_PATH`, …) and left to it.
+pub fn check_tool_libraries() -> Result<()> {
+    let Some(list) = std::env::var_os("ROCP_TOOL_LIBRARIES") else {
+        return Ok(());
+    };
+    let list = list.to_string_lossy();
+    let missing: Vec<&str> = list
+        .split(':')
+        .filter(|p| p.contains('/') && !Path::new(p).exists())
+        .collect();
+    if missing.is_empty() {
+        return Ok(());
+    }
+    Err(Failure::usage(format!(
+        "ROCP_TOOL_LIBRARIES names {} that does not exist: {} (fix or unset the variable; \
+         nothing was started)",
+        if missing.len() == 1 {
+            "a native tool library"
+        } else {
+            "native tool libraries"
+        },
+        missing.join(", ")
+    )))
+}
+
 /// Holds `plan` against the site policy in force (`/etc/rocwasm/policy.toml`,
 /// see `rocwasm_policy::policy`) before anything starts: a malformed policy
 /// or a refused plan is status 2, with the sentence that names the plugin,

@@ -54,6 +54,13 @@ use crate::failure::{Failure, Result};
 pub(crate) const TOOL_LIB: &str = "librocwasm_intercept.so";
 
 pub fn run(args: RunArgs) -> Result {
+    // rocprofv3's options rocwasm does not support: one sentence, status 2.
+    if let Some(refusal) = args.refused.refusal() {
+        return Err(Failure::usage(refusal));
+    }
+    if args.list_avail {
+        return list_avail();
+    }
     let chain = chain_for(
         args.chain.as_deref(),
         &args.flags(),
@@ -148,6 +155,7 @@ pub fn run(args: RunArgs) -> Result {
             )));
         }
     }
+    crate::commands::chain::check_tool_libraries()?;
     // The journal directory, last before the start: an error before it
     // leaves nothing behind. The plan beside the journals is for `rocwasm
     // write-journal`, should they outlive this run.
@@ -196,10 +204,17 @@ pub fn run(args: RunArgs) -> Result {
         } => amd_sdk.clone(),
         _ => tool.clone(),
     };
-    cmd.env(
-        "LD_PRELOAD",
-        prepend_list(&preload, std::env::var_os("LD_PRELOAD"), ':'),
-    );
+    // --preload's libraries (a sanitizer's runtime) come first, as rocprofv3 puts them.
+    let ld_preload = args
+        .preload
+        .iter()
+        .filter(|lib| !lib.is_empty())
+        .rev()
+        .fold(
+            prepend_list(&preload, std::env::var_os("LD_PRELOAD"), ':'),
+            |rest, lib| prepend_list(Path::new(lib), Some(rest), ':'),
+        );
+    cmd.env("LD_PRELOAD", ld_preload);
     if preload == tool {
         cmd.env(
             "HSA_TOOLS_LIB",
@@ -610,6 +625,21 @@ fn write_run_file(plan: &RunPlan) -> Result<PathBuf> {
 }
 
 /// `first` then the existing list (`sep`-separated), without duplicating `first`.
+/// `rocwasm run -L` (rocprofv3's `--list-avail`): rocprofv3 lists
+/// counters and PC sampling configurations; rocwasm has neither yet, so it
+/// says so and lists what it can trace.
+fn list_avail() -> Result {
+    println!(
+        "rocwasm: hardware counters and PC sampling are not implemented yet; \
+         these are the tracing kinds it can record:"
+    );
+    crate::commands::kinds::kinds(crate::cli::KindsArgs {
+        buffer: true,
+        callback: false,
+        kind: None,
+    })
+}
+
 fn prepend_list(first: &Path, existing: Option<OsString>, sep: char) -> OsString {
     let mut out = OsString::from(first.as_os_str());
     if let Some(rest) = existing {
