@@ -394,6 +394,18 @@ fn a_context_configured_in_initialize_and_started_later_gets_timed_copies() {
     }
 }
 
+/// Linker arguments for the simulated `libamdhip64.so.5` (and its HSA
+/// beside it): the program is built against the runtime it runs on, not
+/// Debian's, whose HSA dependency the simulated one cannot stand in for at
+/// link time.
+fn simulated_hip() -> Vec<String> {
+    let lib = sim_dir().join("lib");
+    vec![
+        lib.join("libamdhip64.so.5").display().to_string(),
+        format!("-Wl,-rpath-link,{}", lib.display()),
+    ]
+}
+
 #[test]
 fn a_program_that_links_its_tool_is_profiled_without_options() {
     // AMD's samples link their tool into the program and are run with no
@@ -433,8 +445,11 @@ int main(void) {
             .arg(format!("-Wl,--no-as-needed,-rpath,{}", dir.display()))
             .arg(format!("-Wl,-rpath-link,{}", dir.join("sdk/lib").display()))
             .arg(&library)
-            .arg("-lamdhip64"),
-        "cc app.c librecord_all.so -lamdhip64",
+            .args(simulated_hip())
+            // The linker also searches LD_LIBRARY_PATH for the libraries'
+            // own dependencies: only the simulated runtime's, as above.
+            .env_remove("LD_LIBRARY_PATH"),
+        "cc app.c librecord_all.so <the simulated libamdhip64>",
     );
     let out = dir.join("record_all.jsonl");
     let run = rocwasm_with_env(
@@ -472,8 +487,9 @@ int main(void) {
             .arg(&source)
             .arg("-o")
             .arg(&plain)
-            .arg("-lamdhip64"),
-        "cc app.c -lamdhip64",
+            .args(simulated_hip())
+            .env_remove("LD_LIBRARY_PATH"),
+        "cc app.c <the simulated libamdhip64>",
     );
     let refused = rocwasm(&["run", "--sim", "--", plain.to_str().unwrap()], dir);
     assert_eq!(refused.status.code(), Some(2), "{}", text(&refused.stderr));
