@@ -15,6 +15,7 @@ use rocwasm_plan::RunPlan;
 
 use rocwasm_output::OutputSummary;
 use rocwasm_plan::Placement;
+use rocwasm_record::journal::SdkState;
 use rocwasm_record::live::write_audit;
 use rocwasm_record::stages::placed;
 use rocwasm_record::{admit_under_policy, JournalMeta, ProcessEnd};
@@ -284,10 +285,7 @@ impl JournalOutputs {
         }
         let mut end = end.unwrap_or_else(|| ProcessEnd {
             no_plugin_tables: true,
-            lines: vec![format!(
-                "pid {} did not reach its end of run: the in-process stages' tables are missing",
-                head.meta.pid
-            )],
+            lines: lost_lines(plan, dir, head.meta.pid),
             end_ns: ended_ns,
             ..ProcessEnd::default()
         });
@@ -329,4 +327,31 @@ impl JournalOutputs {
             finished,
         })
     }
+}
+
+/// What a process that never reached its end of run lost: the in-process
+/// stages' tables (with the placement that keeps them), and under the
+/// rocprofiler-sdk back end the records the SDK's buffer still held.
+fn lost_lines(plan: &RunPlan, journal_dir: &Path, pid: u32) -> Vec<String> {
+    let in_process: Vec<&str> = plan
+        .stages
+        .iter()
+        .filter(|s| s.placement == Placement::Application)
+        .map(|s| s.name.as_str())
+        .collect();
+    let mut lines = vec![if in_process.is_empty() {
+        format!("pid {pid} did not reach its end of run: the in-process stages' tables are missing")
+    } else {
+        format!(
+            "pid {pid} did not reach its end of run: the in-process stages' tables are missing \
+             ({}); a stage with placement = \"rocwasm\" in the chain file runs in the launcher \
+             on the record journal and keeps its tables when the application crashes \
+             (docs/ARCHITECTURE.md)",
+            in_process.join(", ")
+        )
+    }];
+    if let Some(state) = SdkState::read(journal_dir, pid) {
+        lines.push(state.loss_sentence());
+    }
+    lines
 }

@@ -60,6 +60,79 @@ pub struct ProcessEnd {
     pub stage_files: Vec<(PathBuf, String)>,
 }
 
+/// What the rocprofiler-sdk back end's tool knows of the SDK's buffer,
+/// kept beside the journal (`<pid>.sdk-state`) and rewritten after each
+/// delivery: when the process dies, the launcher says from it what was
+/// lost (the records the SDK still held are never delivered, and the SDK
+/// does not say how many there were).
+#[derive(Debug, Clone, Default, Serialize, Deserialize)]
+pub struct SdkState {
+    /// The SDK buffer's size, bytes.
+    pub buffer_bytes: u64,
+    /// Its watermark (it is delivered when this full), bytes.
+    pub watermark_bytes: u64,
+    /// Deliveries of that buffer so far.
+    pub deliveries: u64,
+    /// Records delivered.
+    pub delivered: u64,
+    /// Of those, the records imported into the engine (the rest are of
+    /// kinds rocwasm does not record).
+    pub imported: u64,
+    /// Records the SDK reported dropped (0 under its LOSSLESS policy).
+    pub dropped: u64,
+}
+
+impl SdkState {
+    /// The file beside a journal directory's journals for process `pid`.
+    pub fn path(journal_dir: &Path, pid: u32) -> PathBuf {
+        journal_dir.join(format!("{pid}.sdk-state"))
+    }
+
+    /// Writes the state (a new file renamed over the old one: a process
+    /// dying in the middle leaves the previous state whole).
+    pub fn write(&self, journal_dir: &Path, pid: u32) -> std::io::Result<()> {
+        let path = Self::path(journal_dir, pid);
+        let tmp = path.with_extension("sdk-state.new");
+        let json = serde_json::to_vec(self).expect("the SDK state serialises");
+        std::fs::write(&tmp, json)?;
+        std::fs::rename(&tmp, &path)
+    }
+
+    /// The state a process left, if it ran under the SDK back end.
+    pub fn read(journal_dir: &Path, pid: u32) -> Option<SdkState> {
+        let bytes = std::fs::read(Self::path(journal_dir, pid)).ok()?;
+        serde_json::from_slice(&bytes).ok()
+    }
+
+    /// What a process that died without finishing lost under the SDK back
+    /// end, in one sentence: only what is known, never a guessed count.
+    pub fn loss_sentence(&self) -> String {
+        let held = if self.deliveries == 0 {
+            format!(
+                "the SDK never delivered its buffer ({} bytes) before the process died, so every \
+                 record it made is lost",
+                self.buffer_bytes
+            )
+        } else {
+            format!(
+                "the SDK delivered its buffer {} time(s) ({} records, {} imported and kept), and \
+                 the records it made after its last delivery (up to the {}-byte buffer, delivered \
+                 at {} bytes) were still in the SDK's buffer and are lost",
+                self.deliveries,
+                self.delivered,
+                self.imported,
+                self.buffer_bytes,
+                self.watermark_bytes
+            )
+        };
+        format!(
+            "records lost in the crash (--backend rocprofiler-sdk): {held}; the SDK does not say \
+             how many that buffer held, so their number is unknown. --backend builtin keeps every \
+             completed record of a crashed process (record journal and durable buffer halves)"
+        )
+    }
+}
+
 /// A live run's sinks when the plan has a journal: see the module docs.
 pub struct JournalSink {
     writer: JournalWriter,

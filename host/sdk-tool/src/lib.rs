@@ -54,7 +54,7 @@ use rocprofiler_sdk_sys::{
 };
 use rocwasm_core::{BufferTracingKind, Domain, ExternalCorrelationKind};
 use rocwasm_plan::{ProcessInfo, RunPlan};
-use rocwasm_record::journal::ProcessEnd;
+use rocwasm_record::journal::{ProcessEnd, SdkState};
 use rocwasm_record::{LiveHooks, LiveRun};
 
 mod callbacks;
@@ -74,6 +74,9 @@ struct Tool {
     dropped: AtomicU64,
     /// Records of kinds rocwasm does not record.
     skipped: AtomicU64,
+    /// What is known of the SDK's buffer, kept beside the journal for the
+    /// launcher should the process die (`SdkState`).
+    state: Mutex<SdkState>,
     /// What this back end cannot do for this chain, said at the end.
     problems: Mutex<Vec<String>>,
     finished: AtomicBool,
@@ -298,6 +301,14 @@ fn start() -> Result<Tool, String> {
     for p in &problems {
         eprintln!("rocwasm: {p}");
     }
+    let state = SdkState {
+        buffer_bytes: size as u64,
+        watermark_bytes: watermark.min(size) as u64,
+        ..SdkState::default()
+    };
+    if let Some(dir) = &run.plan().journal {
+        let _ = state.write(dir, std::process::id());
+    }
     Ok(Tool {
         run,
         ops,
@@ -305,6 +316,7 @@ fn start() -> Result<Tool, String> {
         buffer,
         dropped: AtomicU64::new(0),
         skipped: AtomicU64::new(0),
+        state: Mutex::new(state),
         problems: Mutex::new(problems),
         finished: AtomicBool::new(false),
         pid: std::process::id(),
@@ -328,8 +340,26 @@ unsafe extern "C-unwind" fn on_buffer(
         // SAFETY: the SDK's `n` headers and their records, valid for this call.
         let skipped = unsafe { records::import_all(tool.run.profiler(), &tool.ops, headers, n) };
         tool.skipped.fetch_add(skipped.kinds, Ordering::Relaxed);
+        note_delivery(tool, n as u64, skipped.kinds, drop_count);
     })
     .unwrap_or_default()
+}
+
+/// Counts a delivery in the state kept beside the journal (the process's
+/// own: a forked child does not write the parent's).
+fn note_delivery(tool: &Tool, delivered: u64, skipped: u64, dropped: u64) {
+    let Some(dir) = &tool.run.plan().journal else {
+        return;
+    };
+    if std::process::id() != tool.pid {
+        return;
+    }
+    let mut state = tool.state.lock().unwrap_or_else(|e| e.into_inner());
+    state.deliveries += 1;
+    state.delivered += delivered;
+    state.imported += delivered.saturating_sub(skipped);
+    state.dropped += dropped;
+    let _ = state.write(dir, tool.pid);
 }
 
 /// An API call's ENTER or EXIT, or a completion, for the chain's stages.

@@ -173,6 +173,19 @@ fn the_sdk_back_end_finishes_once_on_every_exit_path_and_reports_a_crash() {
                 summary.contains("did not reach its end of run"),
                 "{mode}: the loss is reported:\n{summary}"
             );
+            // What the SDK back end lost, said as far as it is known (the
+            // SDK does not count what its buffer held), and the way out.
+            assert!(
+                summary.contains("records lost in the crash (--backend rocprofiler-sdk)")
+                    && summary.contains("their number is unknown")
+                    && summary.contains("--backend builtin keeps every completed record"),
+                "{mode}: the SDK's loss is said:\n{summary}"
+            );
+            assert!(
+                summary.contains("the SDK delivered its buffer")
+                    || summary.contains("the SDK never delivered its buffer"),
+                "{mode}: what the SDK delivered:\n{summary}"
+            );
         }
     }
 }

@@ -257,6 +257,50 @@ placement = "rocwasm"
     assert_eq!(cells.get(1), Some(&"300"), "{fill}\n{context}");
 }
 
+/// A killed application with an in-process stage: the summary says its
+/// tables are lost and names the placement that keeps them; a built-in
+/// run says nothing of the SDK back end's losses.
+#[test]
+fn a_crash_with_in_process_stages_suggests_placing_them_in_the_launcher() {
+    plugins_dir(&["kernel-stats"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let chain = tmp.path().join("chain.toml");
+    std::fs::write(
+        &chain,
+        "version = 1\n\n[[stage]]\nname = \"kernel-stats\"\nplugin = \"kernel-stats\"\ndomains = [\"kernel_dispatch\"]\n",
+    )
+    .unwrap();
+    let app = sim_dir()
+        .join("bin/crash_after_kernels")
+        .display()
+        .to_string();
+    let out = rocwasm(
+        &[
+            "run",
+            "--sim",
+            "-c",
+            chain.to_str().unwrap(),
+            "--output-format",
+            "csv",
+            "-d",
+            "out",
+            "--",
+            &app,
+            "300",
+            "kill",
+        ],
+        tmp.path(),
+    );
+    assert_eq!(out.status.code(), Some(137), "{out:?}");
+    let summary = std::fs::read_to_string(tmp.path().join("out/rocwasm-summary.txt")).unwrap();
+    assert!(
+        summary.contains("the in-process stages' tables are missing (kernel-stats)")
+            && summary.contains("placement = \"rocwasm\""),
+        "{summary}"
+    );
+    assert!(!summary.contains("--backend rocprofiler-sdk"), "{summary}");
+}
+
 /// `rocwasm write-journal` on a directory no run left: one clear error.
 #[test]
 fn write_journal_refuses_a_directory_that_is_not_a_journal() {
