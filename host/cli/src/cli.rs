@@ -24,7 +24,7 @@ EXAMPLES:
 
 Exit status: 0 success, 1 failure at run time, 2 bad usage or configuration.
 Logging: -v (info), -vv (debug), -vvv (trace), or RUST_LOG=<filter>.")]
-pub struct Cli {
+pub struct CliArgs {
     /// More log output on stderr (repeat for more); RUST_LOG overrides.
     #[arg(short, long, action = clap::ArgAction::Count, global = true)]
     pub verbose: u8,
@@ -33,10 +33,151 @@ pub struct Cli {
     pub command: Command,
 }
 
+/// The command line `main` parses: [`CliArgs`], whose
+/// [`Parser::parse`] adds what rocprofv3's users need: a refused rocprofv3
+/// option is refused in one sentence whatever else is wrong with the line,
+/// a forgotten `--` before the program is named as the fix, and
+/// `--log-level` sets the verbosity.
+#[derive(Debug)]
+pub struct Cli {
+    pub verbose: u8,
+    pub command: Command,
+}
+
+impl clap::CommandFactory for Cli {
+    fn command() -> clap::Command {
+        CliArgs::command()
+    }
+
+    fn command_for_update() -> clap::Command {
+        CliArgs::command_for_update()
+    }
+}
+
+impl clap::FromArgMatches for Cli {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let CliArgs { verbose, command } = CliArgs::from_arg_matches(m)?;
+        Ok(Cli { verbose, command })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Parser for Cli {
+    fn parse() -> Cli {
+        let args: Vec<String> = std::env::args_os()
+            .map(|a| a.to_string_lossy().into_owned())
+            .collect();
+        match <Cli as Parser>::try_parse_from(&args) {
+            Ok(mut cli) => {
+                if let Command::Run(run) = &cli.command {
+                    if let Some(level) = run.log_level {
+                        cli.verbose = cli.verbose.max(level.verbosity());
+                    }
+                }
+                cli
+            }
+            Err(e) => {
+                if let Some(message) = run_usage_error(&e, &args) {
+                    eprint!("{message}");
+                    std::process::exit(2);
+                }
+                e.exit()
+            }
+        }
+    }
+}
+
+/// The message of a `rocwasm run` line clap refused, when rocwasm can say
+/// better: a refused rocprofv3 option given, or the program without `--`.
+fn run_usage_error(e: &clap::Error, args: &[String]) -> Option<String> {
+    use clap::error::{ContextKind, ContextValue, ErrorKind};
+    let options: &[String] = match args.iter().position(|a| a == "--") {
+        Some(end) => &args[1..end],
+        None => args.get(1..).unwrap_or_default(),
+    };
+    let run = options.iter().position(|a| !a.starts_with('-'))?;
+    if options[run] != "run" {
+        return None;
+    }
+    let options = &options[run + 1..];
+    if let Some(refusal) = options.iter().find_map(|a| refused_option(a)) {
+        return Some(format!("error: {refusal}\n"));
+    }
+    let program_follows = args.iter().any(|a| a == "--");
+    if program_follows
+        || !matches!(
+            e.kind(),
+            ErrorKind::UnknownArgument | ErrorKind::MissingRequiredArgument
+        )
+    {
+        return None;
+    }
+    let invalid = match e.get(ContextKind::InvalidArg) {
+        Some(ContextValue::String(s)) => Some(s.as_str()),
+        _ => None,
+    };
+    match invalid {
+        // The program itself, or its first argument, taken for rocwasm's.
+        Some(token) if e.kind() == ErrorKind::UnknownArgument => {
+            let at = options.iter().position(|a| a == token)?;
+            let fixed: Vec<&str> = options[..at]
+                .iter()
+                .map(String::as_str)
+                .chain(["--"])
+                .chain(options[at..].iter().map(String::as_str))
+                .collect();
+            if token.starts_with('-') {
+                Some(format!(
+                    "{}tip: if `{token}` is an option of the program, the program and its \
+                     arguments follow `--`: rocwasm run [OPTIONS] -- <APP> [APP ARGS]...\n",
+                    e.render()
+                ))
+            } else {
+                Some(format!(
+                    "error: `{token}` is not an option of rocwasm run: the program to profile \
+                     and its arguments follow `--`:\n    rocwasm run {}\n",
+                    fixed.join(" ")
+                ))
+            }
+        }
+        _ => Some(format!(
+            "{}tip: the program to profile and its arguments follow `--`: \
+             rocwasm run [OPTIONS] -- <APP> [APP ARGS]...\n",
+            e.render()
+        )),
+    }
+}
+
+/// The refusal of `arg` when it names a refused rocprofv3 option
+/// (`--pmc`, `--pmc=…`, `-i`, `--att`).
+fn refused_option(arg: &str) -> Option<String> {
+    let r = REFUSED.iter().find(|r| {
+        let long = |name: &str| {
+            arg.strip_prefix("--").is_some_and(|a| {
+                a == name || a.strip_prefix(name).is_some_and(|v| v.starts_with('='))
+            })
+        };
+        long(r.long)
+            || r.aliases.iter().any(|a| long(a))
+            || r.short.is_some_and(|s| arg == format!("-{s}"))
+    })?;
+    RefusedArgs {
+        given: vec![r.long],
+    }
+    .refusal()
+}
+
 #[derive(Debug, Subcommand)]
 pub enum Command {
     /// Run an application with the profiler injected.
-    #[command(after_help = RUN_EXAMPLES)]
+    #[command(
+        after_help = RUN_EXAMPLES,
+        override_usage = "rocwasm run [OPTIONS] -- <APP> [APP ARGS]...\n       rocwasm run -L"
+    )]
     Run(RunArgs),
     /// Analyse a recorded rocprofv3 trace (CSV, JSON or rocpd) with a chain.
     #[command(after_help = REPLAY_EXAMPLES)]
@@ -81,92 +222,130 @@ pub enum SdkCommand {
     },
 }
 
+// `run --help` groups its options under rocprofv3's group names (in
+// rocprofv3's order), then rocwasm's own.
+const IO: &str = "I/O options";
+const AGGREGATE: &str = "Aggregate tracing options";
+const BASIC: &str = "Basic tracing options";
+const GRANULAR: &str = "Granular tracing options";
+const POST: &str = "Post-processing tracing options";
+const SUMMARY: &str = "Summary options";
+const NAMING: &str = "Kernel naming options";
+const FILTER: &str = "Filtering options";
+const DISPLAY: &str = "Display options";
+const ADVANCED: &str = "Advanced options";
+const ROCWASM: &str = "rocwasm options";
+
 /// rocprofv3-style tracing options (`run` only: replay reads what was recorded).
 #[derive(Debug, Args, Clone, Default)]
 pub struct TraceArgs {
-    /// Trace HIP runtime and compiler API calls.
-    #[arg(long)]
-    pub hip_trace: bool,
-    /// Trace HSA API calls (core, AMD extension, image, finalizer).
-    #[arg(long)]
-    pub hsa_trace: bool,
-    /// Trace kernel dispatches.
-    #[arg(long)]
-    pub kernel_trace: bool,
-    /// Trace asynchronous memory copies.
-    #[arg(long)]
-    pub memory_copy_trace: bool,
-    /// Trace memory pool allocations and frees (the agent, address, size).
-    #[arg(long)]
-    pub memory_allocation_trace: bool,
-    /// Trace roctx markers and ranges.
-    #[arg(long)]
-    pub marker_trace: bool,
-    /// Trace scratch memory allocations, frees and reclaims.
-    #[arg(long)]
-    pub scratch_memory_trace: bool,
     /// As rocprofv3: HIP runtime API, markers, kernels, memory copies,
     /// allocations and scratch memory, RCCL, rocDecode and rocJPEG (not the
     /// HIP compiler API, not HSA).
-    #[arg(short = 'r', long)]
+    #[arg(short = 'r', long, help_heading = AGGREGATE)]
     pub runtime_trace: bool,
     /// As rocprofv3: everything --runtime-trace traces, plus the HIP
     /// compiler API and the HSA API.
-    #[arg(short = 's', long)]
+    #[arg(short = 's', long, help_heading = AGGREGATE)]
     pub sys_trace: bool,
-    /// As rocprofv3: record only between roctxProfilerResume(0) and
-    /// roctxProfilerPause(0), starting paused (the pause and resume calls
-    /// themselves are always recorded). Events outside are counted in the
-    /// summary. Not with -P/--collection-period (chain file:
-    /// `[collection] selected_regions`).
-    #[arg(long)]
-    pub selected_regions: bool,
+    /// Trace HIP runtime and compiler API calls.
+    #[arg(long, help_heading = BASIC)]
+    pub hip_trace: bool,
+    /// Trace roctx markers and ranges.
+    #[arg(long, help_heading = BASIC)]
+    pub marker_trace: bool,
+    /// Trace kernel dispatches.
+    #[arg(long, help_heading = BASIC)]
+    pub kernel_trace: bool,
+    /// Trace asynchronous memory copies.
+    #[arg(long, help_heading = BASIC)]
+    pub memory_copy_trace: bool,
+    /// Trace memory pool allocations and frees (the agent, address, size).
+    #[arg(long, help_heading = BASIC)]
+    pub memory_allocation_trace: bool,
+    /// Trace scratch memory allocations, frees and reclaims.
+    #[arg(long, help_heading = BASIC)]
+    pub scratch_memory_trace: bool,
+    /// Trace HSA API calls (core, AMD extension, image, finalizer).
+    #[arg(long, help_heading = BASIC)]
+    pub hsa_trace: bool,
+    /// Trace RCCL API calls (RCCL_API). rocwasm's built-in interception
+    /// does not record RCCL calls: a live run writes no rows for it.
+    #[arg(long, help_heading = BASIC)]
+    pub rccl_trace: bool,
+    /// Trace rocDecode API calls (ROCDECODE_API); not recorded by the
+    /// built-in interception.
+    #[arg(long, help_heading = BASIC)]
+    pub rocdecode_trace: bool,
+    /// Trace rocJPEG API calls (ROCJPEG_API); not recorded by the built-in
+    /// interception.
+    #[arg(long, help_heading = BASIC)]
+    pub rocjpeg_trace: bool,
+    /// Trace the HIP runtime API only (HIP_RUNTIME_API: hipMalloc, …).
+    #[arg(long, help_heading = GRANULAR)]
+    pub hip_runtime_trace: bool,
+    /// Trace the HIP compiler API only (HIP_COMPILER_API: __hipRegisterFatBinary, …).
+    #[arg(long, help_heading = GRANULAR)]
+    pub hip_compiler_trace: bool,
+    /// Trace the HSA core API only (HSA_CORE_API: hsa_init, …).
+    #[arg(long, help_heading = GRANULAR)]
+    pub hsa_core_trace: bool,
+    /// Trace the HSA AMD extension API only (HSA_AMD_EXT_API: hsa_amd_…).
+    #[arg(long, help_heading = GRANULAR)]
+    pub hsa_amd_trace: bool,
+    /// Trace the HSA image extension API only (HSA_IMAGE_EXT_API: hsa_ext_image_…).
+    #[arg(long, help_heading = GRANULAR)]
+    pub hsa_image_trace: bool,
+    /// Trace the HSA finalizer extension API only (HSA_FINALIZE_EXT_API: hsa_ext_program_…).
+    #[arg(long, help_heading = GRANULAR)]
+    pub hsa_finalizer_trace: bool,
 }
 
 /// Output options shared by `run` and `replay`.
 #[derive(Debug, Args, Clone, Default)]
 pub struct OutputArgs {
-    /// Add statistics stages (kernel-stats, api-stats, memcpy-bandwidth) and print their tables.
-    #[arg(long)]
-    pub stats: bool,
-    /// As rocprofv3: print a summary per tracing domain at the end (the
-    /// statistics stages of --stats, without their files).
-    #[arg(short = 'D', long)]
-    pub summary_per_domain: bool,
-    /// As rocprofv3: print one summary of every traced domain at the end
-    /// (per kernel, API function and copy direction: calls, total, average,
-    /// share, min, max, stddev). Chain file: `[summary] all`.
-    #[arg(short = 'S', long)]
-    pub summary: bool,
-    /// As rocprofv3: one summary per regular expression, of the traced
-    /// domains it matches whole (KERNEL_DISPATCH, HIP_API, HSA_API,
-    /// MARKER_API, MEMORY_COPY), e.g. 'KERNEL_DISPATCH|MEMORY_COPY' or
-    /// '.*_API'. Chain file: `[summary] groups`.
-    #[arg(long, value_name = "REGULAR_EXPRESSION", num_args = 1..)]
-    pub summary_groups: Vec<String>,
-    /// Where -S and --summary-groups go: stdout, stderr (default) or a file
-    /// NAME in the output directory (NAME.txt, after -o's prefix).
-    #[arg(long, value_name = "NAME")]
-    pub summary_output_file: Option<String>,
-    /// Time unit of -S and --summary-groups: sec, msec, usec or nsec
-    /// (default).
-    #[arg(short = 'u', long, value_name = "UNIT")]
-    pub summary_units: Option<String>,
     /// Output directory; may use %hostname%, %pid%, %rank%, %job%, %env{NAME}% …
-    #[arg(short = 'd', long, value_name = "DIR")]
+    #[arg(short = 'd', long, value_name = "DIR", help_heading = IO)]
     pub output_directory: Option<String>,
     /// Output file name prefix (same keys as -d).
-    #[arg(short = 'o', long, value_name = "NAME")]
+    #[arg(short = 'o', long, value_name = "NAME", help_heading = IO)]
     pub output_file: Option<String>,
-    /// Host output formats, comma-separated: csv, json, rocpd, pftrace, parquet.
-    #[arg(long, value_name = "FORMATS", value_delimiter = ',', value_parser = parse_format)]
+    /// Host output formats, comma- or space-separated: csv, json, rocpd,
+    /// pftrace, parquet.
+    #[arg(short = 'f', long, value_name = "FORMATS", value_delimiter = ',', num_args = 1.., value_parser = parse_format, help_heading = IO)]
     pub output_format: Option<Vec<OutputFormat>>,
     /// Write the output files as records reach the record journal, instead
     /// of after the application ended: the files grow during the run (the
     /// application never waits for them either way). A replay always writes
     /// as it reads. Chain file: `[output] write = "during-run"`.
-    #[arg(long)]
+    #[arg(long, help_heading = IO)]
     pub write_during_run: bool,
+    /// Add statistics stages (kernel-stats, api-stats, memcpy-bandwidth) and print their tables.
+    #[arg(long, help_heading = POST)]
+    pub stats: bool,
+    /// As rocprofv3: print a summary per tracing domain at the end (the
+    /// statistics stages of --stats, without their files).
+    #[arg(short = 'D', long, help_heading = POST)]
+    pub summary_per_domain: bool,
+    /// As rocprofv3: print one summary of every traced domain at the end
+    /// (per kernel, API function and copy direction: calls, total, average,
+    /// share, min, max, stddev). Chain file: `[summary] all`.
+    #[arg(short = 'S', long, help_heading = POST)]
+    pub summary: bool,
+    /// As rocprofv3: one summary per regular expression, of the traced
+    /// domains it matches whole (KERNEL_DISPATCH, HIP_API, HSA_API,
+    /// MARKER_API, MEMORY_COPY), e.g. 'KERNEL_DISPATCH|MEMORY_COPY' or
+    /// '.*_API'. Chain file: `[summary] groups`.
+    #[arg(long, value_name = "REGULAR_EXPRESSION", num_args = 1.., help_heading = POST)]
+    pub summary_groups: Vec<String>,
+    /// Where -S and --summary-groups go: stdout, stderr (default) or a file
+    /// NAME in the output directory (NAME.txt, after -o's prefix).
+    #[arg(long, value_name = "NAME", help_heading = SUMMARY)]
+    pub summary_output_file: Option<String>,
+    /// Time unit of -S and --summary-groups: sec, msec, usec or nsec
+    /// (default).
+    #[arg(short = 'u', long, value_name = "UNIT", help_heading = SUMMARY)]
+    pub summary_units: Option<String>,
 }
 
 /// rocprofv3's collection period, shared by `run` and `replay` (chain
@@ -177,11 +356,11 @@ pub struct CollectionArgs {
     /// start (a replay: the recording's): wait START, collect for STOP,
     /// REPEAT times (0: forever); several periods separated by `;` follow
     /// one another. A record is kept when it lies inside a window.
-    #[arg(short = 'P', long, value_name = "START:STOP:REPEAT")]
+    #[arg(short = 'P', long, value_name = "START:STOP:REPEAT", help_heading = FILTER)]
     pub collection_period: Option<String>,
     /// The unit of --collection-period: hour, min, sec (default), msec,
     /// usec or nsec.
-    #[arg(long, value_name = "UNIT")]
+    #[arg(long, value_name = "UNIT", help_heading = FILTER)]
     pub collection_period_unit: Option<String>,
 }
 
@@ -189,37 +368,39 @@ pub struct CollectionArgs {
 /// `[kernels]`). Dropped dispatches are counted in the summary.
 #[derive(Debug, Args, Clone, Default)]
 pub struct KernelArgs {
-    /// Keep only dispatches of kernels whose name matches this regular
-    /// expression (searched anywhere in the name, as rocprofv3).
-    #[arg(long, value_name = "REGEX")]
-    pub kernel_include_regex: Option<String>,
-    /// Drop dispatches of kernels whose name matches this regular expression.
-    #[arg(long, value_name = "REGEX")]
-    pub kernel_exclude_regex: Option<String>,
-    /// Keep only these iterations of each kernel (counted per kernel name
-    /// from 1, among the dispatches the name filters keep), e.g. `[1-3]`,
-    /// `[2,5-7]`.
-    #[arg(long, value_name = "RANGE")]
-    pub kernel_iteration_range: Option<String>,
     /// Truncate kernel names before their argument list (`scale(float*,
     /// int)` → `scale`).
-    #[arg(short = 'T', long)]
+    #[arg(short = 'T', long, help_heading = NAMING)]
     pub truncate_kernels: bool,
     /// Keep kernel names mangled, as the code object has them.
-    #[arg(short = 'M', long)]
+    #[arg(short = 'M', long, help_heading = NAMING)]
     pub mangled_kernels: bool,
     /// Name each dispatch after the innermost roctx range (roctxRangePush)
     /// enclosing its launch on the launching thread (live runs only: a
     /// recording holds no range names).
-    #[arg(long)]
+    #[arg(long, help_heading = NAMING)]
     pub kernel_rename: bool,
+    /// Keep only dispatches of kernels whose name matches this regular
+    /// expression (searched anywhere in the name, as rocprofv3).
+    #[arg(long, value_name = "REGEX", help_heading = FILTER)]
+    pub kernel_include_regex: Option<String>,
+    /// Drop dispatches of kernels whose name matches this regular expression.
+    #[arg(long, value_name = "REGEX", help_heading = FILTER)]
+    pub kernel_exclude_regex: Option<String>,
+    /// Keep only these iterations of each kernel (counted per kernel name
+    /// from 1, among the dispatches the name filters keep), e.g. `[1-3]`,
+    /// `[2,5-7]`.
+    #[arg(long, value_name = "RANGE", help_heading = FILTER)]
+    pub kernel_iteration_range: Option<String>,
 }
 
 #[derive(Debug, Args)]
 pub struct RunArgs {
-    /// The chain file; flags amend it. Without it, the flags alone describe the run.
-    #[arg(short = 'c', long = "config", value_name = "CHAIN")]
-    pub chain: Option<PathBuf>,
+    /// As rocprofv3's log level: info is -v, trace is -vvv; fatal, error
+    /// and warning are the default (warnings and errors); env leaves it to
+    /// RUST_LOG (which always wins); config is info.
+    #[arg(long, value_name = "LEVEL", value_enum, ignore_case = true, help_heading = IO)]
+    pub log_level: Option<LogLevel>,
     #[command(flatten)]
     pub trace: TraceArgs,
     #[command(flatten)]
@@ -228,24 +409,195 @@ pub struct RunArgs {
     pub kernels: KernelArgs,
     #[command(flatten)]
     pub collection: CollectionArgs,
+    /// As rocprofv3: record only between roctxProfilerResume(0) and
+    /// roctxProfilerPause(0), starting paused (the pause and resume calls
+    /// themselves are always recorded). Events outside are counted in the
+    /// summary. Not with -P/--collection-period (chain file:
+    /// `[collection] selected_regions`).
+    #[arg(long, help_heading = FILTER)]
+    pub selected_regions: bool,
+    /// List what can be collected: hardware counters and PC sampling are
+    /// not implemented yet, so the tracing kinds (as `rocwasm kinds`). No
+    /// program needed.
+    #[arg(short = 'L', long, help_heading = DISPLAY)]
+    pub list_avail: bool,
+    /// Libraries to put first in the application's LD_PRELOAD (before
+    /// rocwasm's tool library), e.g. a sanitizer's runtime; colon- or
+    /// space-separated.
+    #[arg(long, value_name = "LIB", num_args = 1.., value_delimiter = ':', help_heading = ADVANCED)]
+    pub preload: Vec<String>,
+    /// The chain file; flags amend it. Without it, the flags alone describe the run.
+    #[arg(short = 'c', long = "config", value_name = "CHAIN", help_heading = ROCWASM)]
+    pub chain: Option<PathBuf>,
     /// Run on the simulated AMD runtime (no GPU needed).
-    #[arg(long)]
+    #[arg(long, help_heading = ROCWASM)]
     pub sim: bool,
     /// Who measures the run: `builtin` (rocwasm's interception),
     /// `rocprofiler-sdk` (a rocprofiler-sdk library, AMD's where installed,
     /// else rocwasm's, with rocwasm's chain and outputs as its tool) or
     /// `auto` (the SDK when AMD's is installed and the application's HIP
     /// registers with it). Overrides `[settings] backend`.
-    #[arg(long, value_name = "BACKEND", value_parser = parse_backend)]
+    #[arg(long, value_name = "BACKEND", value_parser = parse_backend, help_heading = ROCWASM)]
     pub backend: Option<rocwasm_plan::Backend>,
     /// Under an MPI launcher, profile only these ranks (e.g. `0,2`); the
     /// others run the application untouched. The rank is read as `%rank%`
     /// is: Open MPI, MPICH/PMI, PMIx, Slurm or MVAPICH variables.
-    #[arg(long, value_name = "RANKS", value_delimiter = ',')]
+    #[arg(long, value_name = "RANKS", value_delimiter = ',', help_heading = ROCWASM)]
     pub profile_mpi_ranks: Option<Vec<u32>>,
-    /// The application and its arguments, after `--`.
-    #[arg(last = true, required = true, value_name = "APP")]
+    /// rocprofv3's options rocwasm refuses (hidden; see [`REFUSED`]).
+    #[command(flatten)]
+    pub refused: RefusedArgs,
+    /// The program to profile and its arguments, after `--`
+    /// (`rocwasm run [OPTIONS] -- ./app ARGS…`).
+    #[arg(
+        last = true,
+        required_unless_present = "list_avail",
+        value_name = "APP"
+    )]
     pub app: Vec<String>,
+}
+
+/// rocprofv3's `--log-level` values.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, clap::ValueEnum)]
+pub enum LogLevel {
+    Fatal,
+    Error,
+    Warning,
+    Info,
+    Trace,
+    Env,
+    Config,
+}
+
+impl LogLevel {
+    /// The `-v` count it stands for.
+    pub fn verbosity(self) -> u8 {
+        match self {
+            LogLevel::Fatal | LogLevel::Error | LogLevel::Warning | LogLevel::Env => 0,
+            LogLevel::Info | LogLevel::Config => 1,
+            LogLevel::Trace => 3,
+        }
+    }
+}
+
+/// A rocprofv3 option rocwasm does not support: its names and why (the end of "rocwasm does not support
+/// --NAME: …"). docs/ROCPROFV3_OPTIONS.md lists the same options.
+pub struct Refused {
+    pub long: &'static str,
+    pub short: Option<char>,
+    pub aliases: &'static [&'static str],
+    pub reason: &'static str,
+}
+
+const COUNTERS: &str = "hardware counters are not implemented yet (rocwasm traces APIs, kernels and memory operations; `rocwasm run -L` lists what it can trace)";
+const PC_SAMPLING: &str = "PC sampling is not implemented yet";
+const PERFETTO: &str = "rocwasm writes its Perfetto trace itself after the application ended (--output-format pftrace), with no Perfetto buffer, shared memory or daemon to size or choose";
+const THREAD_TRACE: &str = "advanced thread trace (ATT) is not implemented yet";
+const SDK_LOCATION: &str = "rocwasm finds rocprofiler-sdk itself (--backend rocprofiler-sdk: AMD's where installed, else rocwasm's own)";
+
+/// Every rocprofv3 option `rocwasm run` refuses, in rocprofv3's order.
+pub const REFUSED: &[Refused] = &[
+    Refused { long: "input", short: Some('i'), aliases: &[], reason: "rocprofv3 input files (JSON, YAML or text with pmc: lines) are not read yet: give the options on the command line, or write a chain file (-c)" },
+    Refused { long: "output-config", short: None, aliases: &[], reason: "rocwasm writes no configuration file (`rocwasm check CHAIN` shows what a chain runs)" },
+    Refused { long: "extra-counters", short: Some('E'), aliases: &[], reason: COUNTERS },
+    Refused { long: "kokkos-trace", short: None, aliases: &[], reason: "rocwasm ships no Kokkos Tools library (--marker-trace --kernel-rename with a Kokkos Tools connector that emits roctx ranges gives the same records)" },
+    Refused { long: "pmc", short: None, aliases: &[], reason: COUNTERS },
+    Refused { long: "pc-sampling-beta-enabled", short: None, aliases: &[], reason: PC_SAMPLING },
+    Refused { long: "pc-sampling-unit", short: None, aliases: &[], reason: PC_SAMPLING },
+    Refused { long: "pc-sampling-method", short: None, aliases: &[], reason: PC_SAMPLING },
+    Refused { long: "pc-sampling-interval", short: None, aliases: &[], reason: PC_SAMPLING },
+    Refused { long: "perfetto-backend", short: None, aliases: &[], reason: PERFETTO },
+    Refused { long: "perfetto-buffer-size", short: None, aliases: &[], reason: PERFETTO },
+    Refused { long: "perfetto-buffer-fill-policy", short: None, aliases: &[], reason: PERFETTO },
+    Refused { long: "perfetto-shmem-size-hint", short: None, aliases: &[], reason: PERFETTO },
+    Refused { long: "group-by-queue", short: None, aliases: &[], reason: "its outputs cannot be regrouped by HIP stream yet" },
+    Refused { long: "rocm-root", short: None, aliases: &[], reason: SDK_LOCATION },
+    Refused { long: "sdk-soversion", short: None, aliases: &[], reason: SDK_LOCATION },
+    Refused { long: "sdk-version", short: None, aliases: &[], reason: SDK_LOCATION },
+    Refused { long: "readlink", short: None, aliases: &[], reason: "it is an internal option of rocprofv3's launcher script" },
+    Refused { long: "realpath", short: None, aliases: &[], reason: "it is an internal option of rocprofv3's launcher script" },
+    Refused { long: "benchmark-mode", short: None, aliases: &[], reason: "rocprofiler-sdk's overhead benchmarks are not rocwasm's (`cargo xtask bench` measures rocwasm)" },
+    Refused { long: "agent-index", short: Some('A'), aliases: &[], reason: "agents are numbered one way only (the outputs' agent ids)" },
+    Refused { long: "suppress-marker-preload", short: None, aliases: &[], reason: "rocwasm preloads no roctx library" },
+    Refused { long: "echo", short: None, aliases: &[], reason: "it is an internal option of rocprofv3's launcher script" },
+    Refused { long: "disable-signal-handlers", short: None, aliases: &[], reason: "the tool library's crash handling (which keeps the records of a crashed application) cannot be turned off" },
+    Refused { long: "minimum-output-data", short: None, aliases: &[], reason: "every output file of the traced domains is written, whatever its size" },
+    Refused { long: "pid", short: Some('p'), aliases: &[], reason: "attaching to a running process is not implemented (rocwasm starts the program itself)" },
+    Refused { long: "advanced-thread-trace", short: None, aliases: &["att"], reason: THREAD_TRACE },
+    Refused { long: "att-library-path", short: None, aliases: &[], reason: THREAD_TRACE },
+    Refused { long: "att-target-cu", short: None, aliases: &[], reason: THREAD_TRACE },
+    Refused { long: "att-simd-select", short: None, aliases: &[], reason: THREAD_TRACE },
+    Refused { long: "att-buffer-size", short: None, aliases: &[], reason: THREAD_TRACE },
+    Refused { long: "att-shader-engine-mask", short: None, aliases: &[], reason: THREAD_TRACE },
+    Refused { long: "att-gpu-index", short: None, aliases: &[], reason: THREAD_TRACE },
+    Refused { long: "att-perfcounters", short: None, aliases: &[], reason: THREAD_TRACE },
+    Refused { long: "att-perfcounter-ctrl", short: None, aliases: &[], reason: THREAD_TRACE },
+    Refused { long: "att-activity", short: None, aliases: &[], reason: THREAD_TRACE },
+    Refused { long: "att-serialize-all", short: None, aliases: &[], reason: THREAD_TRACE },
+];
+
+/// The refused rocprofv3 options a command line gave. They are parsed
+/// (any values), hidden from the help, and refused by `run` with the
+/// sentence of [`RefusedArgs::refusal`], never by clap (which would call
+/// them unexpected, or suggest another flag).
+#[derive(Debug, Clone, Default)]
+pub struct RefusedArgs {
+    /// Long names, in [`REFUSED`]'s order.
+    pub given: Vec<&'static str>,
+}
+
+impl RefusedArgs {
+    /// "rocwasm does not support --NAME: REASON" for the first refused
+    /// option given.
+    pub fn refusal(&self) -> Option<String> {
+        let long = self.given.first()?;
+        let r = REFUSED.iter().find(|r| r.long == *long)?;
+        let name = match r.short {
+            Some(s) => format!("-{s}/--{}", r.long),
+            None => format!("--{}", r.long),
+        };
+        Some(format!(
+            "rocwasm does not support {name}: {} (see docs/ROCPROFV3_OPTIONS.md)",
+            r.reason
+        ))
+    }
+}
+
+impl clap::FromArgMatches for RefusedArgs {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let given = REFUSED
+            .iter()
+            .filter(|r| m.value_source(r.long) == Some(clap::parser::ValueSource::CommandLine))
+            .map(|r| r.long)
+            .collect();
+        Ok(RefusedArgs { given })
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = Self::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for RefusedArgs {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        REFUSED.iter().fold(cmd, |cmd, r| {
+            let mut arg = clap::Arg::new(r.long)
+                .long(r.long)
+                .aliases(r.aliases.iter().copied())
+                .num_args(0..)
+                .action(clap::ArgAction::Append)
+                .hide(true);
+            if let Some(s) = r.short {
+                arg = arg.short(s);
+            }
+            cmd.arg(arg)
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
 }
 
 #[derive(Debug, Args)]
@@ -485,12 +837,15 @@ pub enum PluginCommand {
 
 impl RunArgs {
     pub fn flags(&self) -> TraceFlags {
-        to_flags(
-            Some(&self.trace),
-            &self.output,
-            &self.kernels,
-            &self.collection,
-        )
+        TraceFlags {
+            selected_regions: self.selected_regions,
+            ..to_flags(
+                Some(&self.trace),
+                &self.output,
+                &self.kernels,
+                &self.collection,
+            )
+        }
     }
 }
 
@@ -509,6 +864,15 @@ fn to_flags(
     let t = trace.cloned().unwrap_or_default();
     TraceFlags {
         hip_trace: t.hip_trace,
+        hip_runtime_trace: t.hip_runtime_trace,
+        hip_compiler_trace: t.hip_compiler_trace,
+        hsa_core_trace: t.hsa_core_trace,
+        hsa_amd_trace: t.hsa_amd_trace,
+        hsa_image_trace: t.hsa_image_trace,
+        hsa_finalizer_trace: t.hsa_finalizer_trace,
+        rccl_trace: t.rccl_trace,
+        rocdecode_trace: t.rocdecode_trace,
+        rocjpeg_trace: t.rocjpeg_trace,
         hsa_trace: t.hsa_trace,
         kernel_trace: t.kernel_trace,
         memory_copy_trace: t.memory_copy_trace,
@@ -531,7 +895,7 @@ fn to_flags(
         kernel_rename: kernels.kernel_rename,
         collection_period: collection.collection_period.clone(),
         collection_period_unit: collection.collection_period_unit.clone(),
-        selected_regions: t.selected_regions,
+        selected_regions: false,
         summary: output.summary,
         summary_groups: output.summary_groups.clone(),
         summary_output_file: output.summary_output_file.clone(),
@@ -582,7 +946,10 @@ EXAMPLES:
     rocwasm run --kernel-trace --kernel-include-regex '^gemm' \\
         --kernel-iteration-range '[2-4]' -T -- ./app
 
-Without -c, at least one --*-trace flag (or -r, -s), --stats or -D is needed.";
+The program and its arguments follow `--`, as with rocprofv3. Without -c, at
+least one --*-trace flag (or -r, -s), --stats or -D is needed. rocprofv3's
+options rocwasm does not support (--pmc, -i, PC sampling, thread trace, …) are
+refused with the reason; docs/ROCPROFV3_OPTIONS.md lists every option.";
 
 const REPLAY_EXAMPLES: &str = "\
 EXAMPLES:

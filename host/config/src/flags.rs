@@ -10,6 +10,9 @@
 //! | `--memory-copy-trace` | `MEMORY_COPY` added to `trace` |
 //! | `--memory-allocation-trace` | `MEMORY_ALLOCATION` added to `trace` |
 //! | `--scratch-memory-trace` | `SCRATCH_MEMORY` added to `trace` |
+//! | `--hip-runtime-trace`, `--hip-compiler-trace` | `HIP_RUNTIME_API`, resp. `HIP_COMPILER_API` alone |
+//! | `--hsa-core-trace`, `--hsa-amd-trace`, `--hsa-image-trace`, `--hsa-finalizer-trace` | `HSA_CORE_API`, `HSA_AMD_EXT_API`, `HSA_IMAGE_EXT_API`, resp. `HSA_FINALIZE_EXT_API` alone |
+//! | `--rccl-trace`, `--rocdecode-trace`, `--rocjpeg-trace` | `RCCL_API`, `ROCDECODE_API`, resp. `ROCJPEG_API` (rocwasm's built-in interception records none of them: see docs/ROCPROFV3_OPTIONS.md) |
 //! | `-r/--runtime-trace` | the `runtime` alias added to `trace` (rocprofv3's set: HIP runtime API, markers, kernels, copies, allocations, scratch memory, RCCL, rocDecode, rocJPEG) |
 //! | `-s/--sys-trace` | the `sys` alias added to `trace` (`runtime` plus the HIP compiler API and HSA) |
 //! | `--stats` | stock stages for the traced domains — `kernel-stats` (kernels), `api-stats` (HIP/HSA/marker), `memcpy-bandwidth` (copies) — each with `output = true`, and `summary = true`. With no trace flag and no `trace` in the chain, the stats cover HIP, markers, kernels and copies. |
@@ -47,6 +50,27 @@ pub struct TraceFlags {
     pub marker_trace: bool,
     /// `--scratch-memory-trace`: trace `SCRATCH_MEMORY`.
     pub scratch_memory_trace: bool,
+    /// `--hip-runtime-trace`: trace `HIP_RUNTIME_API` only.
+    pub hip_runtime_trace: bool,
+    /// `--hip-compiler-trace`: trace `HIP_COMPILER_API` only.
+    pub hip_compiler_trace: bool,
+    /// `--hsa-core-trace`: trace `HSA_CORE_API` only.
+    pub hsa_core_trace: bool,
+    /// `--hsa-amd-trace`: trace `HSA_AMD_EXT_API` only.
+    pub hsa_amd_trace: bool,
+    /// `--hsa-image-trace`: trace `HSA_IMAGE_EXT_API` only.
+    pub hsa_image_trace: bool,
+    /// `--hsa-finalizer-trace`: trace `HSA_FINALIZE_EXT_API` only.
+    pub hsa_finalizer_trace: bool,
+    /// `--rccl-trace`: trace `RCCL_API` (the built-in interception records
+    /// no RCCL calls).
+    pub rccl_trace: bool,
+    /// `--rocdecode-trace`: trace `ROCDECODE_API` (not recorded by the
+    /// built-in interception).
+    pub rocdecode_trace: bool,
+    /// `--rocjpeg-trace`: trace `ROCJPEG_API` (not recorded by the
+    /// built-in interception).
+    pub rocjpeg_trace: bool,
     /// `-r/--runtime-trace`: trace the kinds of the `runtime` alias.
     pub runtime_trace: bool,
     /// `-s/--sys-trace`: trace the kinds of the `sys` alias.
@@ -138,6 +162,21 @@ impl TraceFlags {
         add(self.scratch_memory_trace, "scratch_memory");
         add(self.runtime_trace, "runtime");
         add(self.sys_trace, "sys");
+        for (on, kind) in [
+            (self.hip_runtime_trace, HipRuntimeApi),
+            (self.hip_compiler_trace, HipCompilerApi),
+            (self.hsa_core_trace, HsaCoreApi),
+            (self.hsa_amd_trace, HsaAmdExtApi),
+            (self.hsa_image_trace, HsaImageExtApi),
+            (self.hsa_finalizer_trace, HsaFinalizeExtApi),
+            (self.rccl_trace, RcclApi),
+            (self.rocdecode_trace, RocdecodeApi),
+            (self.rocjpeg_trace, RocjpegApi),
+        ] {
+            if on {
+                kinds.push(kind);
+            }
+        }
         kinds.sort();
         kinds.dedup();
         kinds
@@ -158,7 +197,7 @@ impl Chain {
         chain.apply_flags(flags)?;
         if chain.stages.is_empty() && chain.output.trace.is_empty() {
             return Err(ConfigError::Invalid {
-                message: "nothing to profile: give a chain with -c, or at least one of --kernel-trace, --hip-trace, --hsa-trace, --memory-copy-trace, --memory-allocation-trace, --marker-trace, --scratch-memory-trace, -r/--runtime-trace, -s/--sys-trace, --stats, -D/--summary-per-domain (or name native rocprofiler-sdk tools in ROCP_TOOL_LIBRARIES, or link one into the program)".into(),
+                message: "nothing to profile: give a chain with -c, or at least one of --kernel-trace, --hip-trace, --hsa-trace, --memory-copy-trace, --memory-allocation-trace, --marker-trace, --scratch-memory-trace, -r/--runtime-trace, -s/--sys-trace, a granular --hip-runtime-trace, --hsa-core-trace …, --stats, -D/--summary-per-domain (or name native rocprofiler-sdk tools in ROCP_TOOL_LIBRARIES, or link one into the program)".into(),
             });
         }
         Ok(chain)
@@ -363,6 +402,37 @@ mod tests {
             !c.stages[1].domains.contains(&HsaCoreApi),
             "HSA is not in the default set"
         );
+    }
+
+    #[test]
+    fn granular_trace_flags_name_one_kind_each() {
+        let one = |f: fn(&mut TraceFlags)| {
+            let mut flags = TraceFlags::default();
+            f(&mut flags);
+            Chain::from_flags(&flags).unwrap().output.trace
+        };
+        assert_eq!(one(|f| f.hip_runtime_trace = true), [HipRuntimeApi]);
+        assert_eq!(one(|f| f.hip_compiler_trace = true), [HipCompilerApi]);
+        assert_eq!(one(|f| f.hsa_core_trace = true), [HsaCoreApi]);
+        assert_eq!(one(|f| f.hsa_amd_trace = true), [HsaAmdExtApi]);
+        assert_eq!(one(|f| f.hsa_image_trace = true), [HsaImageExtApi]);
+        assert_eq!(one(|f| f.hsa_finalizer_trace = true), [HsaFinalizeExtApi]);
+        assert_eq!(one(|f| f.rccl_trace = true), [RcclApi]);
+        assert_eq!(one(|f| f.rocdecode_trace = true), [RocdecodeApi]);
+        assert_eq!(one(|f| f.rocjpeg_trace = true), [RocjpegApi]);
+        // The pair is --hip-trace, the four are --hsa-trace.
+        let hip = one(|f| {
+            f.hip_runtime_trace = true;
+            f.hip_compiler_trace = true
+        });
+        assert_eq!(hip, one(|f| f.hip_trace = true));
+        let hsa = one(|f| {
+            f.hsa_core_trace = true;
+            f.hsa_amd_trace = true;
+            f.hsa_image_trace = true;
+            f.hsa_finalizer_trace = true
+        });
+        assert_eq!(hsa, one(|f| f.hsa_trace = true));
     }
 
     #[test]
