@@ -12,13 +12,14 @@ use std::process::Command;
 
 use rocwasm_tests::*;
 
-/// The guide's `sh` blocks, in order.
-fn blocks(guide: &str) -> Vec<String> {
+/// A document's blocks fenced with ```` ```LANG ````, in order.
+pub(super) fn fenced(doc: &str, lang: &str) -> Vec<String> {
+    let open = format!("```{lang}");
     let mut blocks = Vec::new();
     let mut current: Option<String> = None;
-    for line in guide.lines() {
+    for line in doc.lines() {
         match (&mut current, line.trim_end()) {
-            (None, "```sh") => current = Some(String::new()),
+            (None, l) if l == open => current = Some(String::new()),
             (Some(_), "```") => blocks.push(current.take().unwrap()),
             (Some(b), l) => {
                 b.push_str(l);
@@ -27,8 +28,61 @@ fn blocks(guide: &str) -> Vec<String> {
             (None, _) => {}
         }
     }
-    assert!(current.is_none(), "an unclosed ```sh block in the guide");
+    assert!(current.is_none(), "an unclosed ```{lang} block");
     blocks
+}
+
+/// The guide's `sh` blocks, in order.
+fn blocks(guide: &str) -> Vec<String> {
+    fenced(guide, "sh")
+}
+
+/// Runs a document's `sh` block as the module docs say (bash with `set
+/// -euo pipefail` in `dir`, `rocwasm` on `PATH`, `ROCWASM_REPO`, the
+/// plugins and a cache of its own), fails naming `what` unless it succeeds
+/// and prints every `# expect: TEXT` of the block; returns what it printed.
+pub(super) fn run_block(block: &str, dir: &std::path::Path, what: &str) -> String {
+    let repo = workspace();
+    let bin_dir = rocwasm_bin().parent().unwrap().to_path_buf();
+    let path = format!(
+        "{}:{}",
+        bin_dir.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let target = repo.join("target");
+    let out = Command::new("bash")
+        .arg("-c")
+        .arg(format!("set -euo pipefail\n{block}"))
+        .current_dir(dir)
+        .env("PATH", &path)
+        .env("ROCWASM_REPO", &repo)
+        .env("ROCWASM_PLUGIN_PATH", target.join("plugins"))
+        .env("ROCWASM_TOOLS_DIR", &target)
+        .env("ROCWASM_CARGO_TARGET_DIR", target.join("plugin-kit-rust"))
+        .env("XDG_CACHE_HOME", dir.join(".cache"))
+        .output()
+        .unwrap();
+    let said = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(
+        out.status.success(),
+        "{what} failed ({}):\n{block}\n--- output:\n{said}",
+        out.status
+    );
+    for expect in block
+        .lines()
+        .filter_map(|l| l.trim().strip_prefix("# expect:"))
+    {
+        assert!(
+            said.contains(expect.trim()),
+            "{what} did not print `{}`:\n{block}\n--- output:\n{said}",
+            expect.trim()
+        );
+    }
+    said
 }
 
 #[test]
@@ -42,49 +96,9 @@ fn every_command_of_the_first_plugin_guide_works() {
         blocks.len()
     );
     plugins_dir(&["kernel-stats"]);
-    let bin_dir = rocwasm_bin().parent().unwrap().to_path_buf();
-    let path = format!(
-        "{}:{}",
-        bin_dir.display(),
-        std::env::var("PATH").unwrap_or_default()
-    );
-    let target = repo.join("target");
     let tmp = tempfile::tempdir().unwrap();
     for (n, block) in blocks.iter().enumerate() {
-        let out = Command::new("bash")
-            .arg("-c")
-            .arg(format!("set -euo pipefail\n{block}"))
-            .current_dir(tmp.path())
-            .env("PATH", &path)
-            .env("ROCWASM_REPO", &repo)
-            .env("ROCWASM_PLUGIN_PATH", target.join("plugins"))
-            .env("ROCWASM_TOOLS_DIR", &target)
-            .env("ROCWASM_CARGO_TARGET_DIR", target.join("plugin-kit-rust"))
-            .env("XDG_CACHE_HOME", tmp.path().join(".cache"))
-            .output()
-            .unwrap();
-        let said = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        assert!(
-            out.status.success(),
-            "guide block {} failed ({}):\n{block}\n--- output:\n{said}",
-            n + 1,
-            out.status
-        );
-        for expect in block
-            .lines()
-            .filter_map(|l| l.trim().strip_prefix("# expect:"))
-        {
-            assert!(
-                said.contains(expect.trim()),
-                "guide block {} did not print `{}`:\n{block}\n--- output:\n{said}",
-                n + 1,
-                expect.trim()
-            );
-        }
+        run_block(block, tmp.path(), &format!("guide block {}", n + 1));
     }
     // What the guide built and shipped is there.
     assert!(tmp

@@ -1028,3 +1028,37 @@ fn a_missing_tool_library_is_refused_before_the_start() {
         "{summary}"
     );
 }
+
+/// `docs/NATIVE_TOOLS.md`'s minimal tool compiles as written and runs on
+/// the simulated GPU: its ```` ```c ```` block saved as `mini_tool.c`, the
+/// build-and-run ```` ```sh ```` block after it run as written (`./app` is
+/// `multi_kernel`), the tool's line naming every dispatch.
+#[test]
+fn the_minimal_tool_of_the_docs_builds_and_runs() {
+    let doc = std::fs::read_to_string(workspace().join("docs/NATIVE_TOOLS.md")).unwrap();
+    let section = &doc[doc
+        .find("## A minimal tool")
+        .expect("the minimal tool's section")..];
+    let section = &section[..section.find("\n## ").unwrap_or(section.len())];
+    let c = crate::guide::fenced(section, "c");
+    let sh = crate::guide::fenced(section, "sh");
+    assert_eq!((c.len(), sh.len()), (1, 1), "{section}");
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(tmp.path().join("mini_tool.c"), &c[0]).unwrap();
+    std::os::unix::fs::symlink(sim_dir().join("bin/multi_kernel"), tmp.path().join("app")).unwrap();
+    let said = crate::guide::run_block(&sh[0], tmp.path(), "the minimal tool's commands");
+    let line = said
+        .lines()
+        .find(|l| l.starts_with("mini-tool: "))
+        .unwrap_or_else(|| panic!("no line of the tool:\n{said}"));
+    let n: u64 = line
+        .trim_start_matches("mini-tool: ")
+        .trim_end_matches(" kernel dispatches")
+        .parse()
+        .unwrap_or_else(|e| panic!("{line}: {e}"));
+    let kernels = sample_counts(&said)["kernels"];
+    assert!(
+        n > 0 && n == kernels,
+        "{line}: the sample launched {kernels}\n{said}"
+    );
+}
