@@ -437,3 +437,265 @@ fn plugin_inspect_shows_world_and_digest_of_a_stock_plugin() {
         "{text}"
     );
 }
+
+/// The chain a `rocwasm run` line describes: the indented lines of the
+/// `chain:` log record `-v` prints before the launch (the program does not
+/// exist, so nothing runs).
+fn run_plan(flags: &[&str]) -> Vec<String> {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut args = vec!["-v", "run"];
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["--", "./no-such-app"]);
+    let out = rocwasm(&args, tmp.path());
+    let err = stderr(&out);
+    let plan: Vec<String> = err
+        .lines()
+        .skip_while(|l| !l.ends_with("INFO chain:"))
+        .skip(1)
+        .take_while(|l| !l.contains(" INFO "))
+        .filter(|l| l.starts_with("  "))
+        .map(str::to_string)
+        .collect();
+    assert!(!plan.is_empty(), "{flags:?}: no chain in\n{err}");
+    plan
+}
+
+fn traced(plan: &[String]) -> String {
+    plan.iter()
+        .find_map(|l| l.trim().strip_prefix("traced to files: "))
+        .unwrap_or_default()
+        .to_string()
+}
+
+#[test]
+fn rocprofv3_granular_spellings_plan_as_their_equivalents() {
+    assert_eq!(
+        run_plan(&["--hip-runtime-trace", "--hip-compiler-trace"]),
+        run_plan(&["--hip-trace"])
+    );
+    assert_eq!(
+        run_plan(&[
+            "--hsa-core-trace",
+            "--hsa-amd-trace",
+            "--hsa-image-trace",
+            "--hsa-finalizer-trace"
+        ]),
+        run_plan(&["--hsa-trace"])
+    );
+    for (flag, kind) in [
+        ("--hip-runtime-trace", "hip_runtime_api"),
+        ("--hip-compiler-trace", "hip_compiler_api"),
+        ("--hsa-core-trace", "hsa_core_api"),
+        ("--hsa-amd-trace", "hsa_amd_ext_api"),
+        ("--hsa-image-trace", "hsa_image_ext_api"),
+        ("--hsa-finalizer-trace", "hsa_finalize_ext_api"),
+        ("--rccl-trace", "rccl_api"),
+        ("--rocdecode-trace", "rocdecode_api"),
+        ("--rocjpeg-trace", "rocjpeg_api"),
+    ] {
+        assert_eq!(traced(&run_plan(&[flag])), kind, "{flag}");
+    }
+    // rocprofv3's -f and its space-separated formats.
+    assert_eq!(
+        run_plan(&["--kernel-trace", "-f", "csv", "json"]),
+        run_plan(&["--kernel-trace", "--output-format", "csv,json"])
+    );
+    // --log-level info is -v: the chain is logged without -v.
+    let tmp = tempfile::tempdir().unwrap();
+    let out = rocwasm(
+        &[
+            "run",
+            "--log-level",
+            "INFO",
+            "--kernel-trace",
+            "--",
+            "./no-such-app",
+        ],
+        tmp.path(),
+    );
+    assert!(stderr(&out).contains("INFO chain:"), "{}", stderr(&out));
+}
+
+/// A refused rocprofv3 option: status 2, one line saying why, before
+/// anything runs, with or without the program, whatever else the line has.
+fn assert_refused(args: &[&str], option: &str) {
+    let tmp = tempfile::tempdir().unwrap();
+    let out = rocwasm(args, tmp.path());
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(2), "{args:?}: {err}");
+    assert!(
+        err.starts_with(&format!("error: rocwasm does not support {option}: ")),
+        "{args:?}: {err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{args:?}: {err}");
+    for clap_words in ["unexpected argument", "similar", "tip:"] {
+        assert!(!err.contains(clap_words), "{args:?}: {err}");
+    }
+    assert!(
+        std::fs::read_dir(tmp.path()).unwrap().next().is_none(),
+        "{args:?} wrote something"
+    );
+}
+
+#[test]
+fn refused_rocprofv3_options_exit_2_with_the_reason() {
+    assert_refused(
+        &["run", "--pmc", "SQ_WAVES", "GRBM_COUNT", "--", "./app"],
+        "--pmc",
+    );
+    let tmp = tempfile::tempdir().unwrap();
+    let out = rocwasm(&["run", "--pmc", "SQ_WAVES", "--", "./app"], tmp.path());
+    assert!(
+        stderr(&out).contains("hardware counters are not implemented yet"),
+        "{}",
+        stderr(&out)
+    );
+    // Without the program, or `--`, or with a clap error elsewhere.
+    assert_refused(&["run", "--pmc", "SQ_WAVES"], "--pmc");
+    assert_refused(&["run", "--pmc=SQ_WAVES", "./app"], "--pmc");
+    assert_refused(&["run", "--no-such-flag", "--pmc"], "--pmc");
+    assert_refused(
+        &["run", "--kernel-trace", "-i", "input.yaml", "--", "./app"],
+        "-i/--input",
+    );
+    assert_refused(
+        &["run", "--minimum-output-data", "4", "--", "./app"],
+        "--minimum-output-data",
+    );
+    assert_refused(&["run", "--att", "--", "./app"], "--advanced-thread-trace");
+    assert_refused(
+        &["-v", "run", "--kokkos-trace", "--", "./app"],
+        "--kokkos-trace",
+    );
+}
+
+#[test]
+fn a_program_without_double_dash_is_named_with_the_fix() {
+    let dir = config_dir();
+    let out = rocwasm(&["run", "--kernel-trace", "./app", "-n", "1"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert_eq!(
+        stderr(&out),
+        "error: `./app` is not an option of rocwasm run: the program to profile and its \
+         arguments follow `--`:\n    rocwasm run --kernel-trace -- ./app -n 1\n"
+    );
+    // No program at all: clap's message, and where the program goes.
+    let out = rocwasm(&["run", "--kernel-trace"], &dir);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        stderr(&out).contains("the program to profile and its arguments follow `--`"),
+        "{}",
+        stderr(&out)
+    );
+    // A rocprofv3 spelling is never answered with another flag.
+    for flag in ["--hip-runtime-trace", "--hsa-core-trace", "--rccl-trace"] {
+        let out = rocwasm(&["run", flag, "./app"], &dir);
+        assert!(!stderr(&out).contains("similar"), "{}", stderr(&out));
+        assert!(stderr(&out).contains(&format!("run {flag} -- ./app")));
+    }
+}
+
+#[test]
+fn list_avail_says_counters_are_missing_and_lists_the_kinds() {
+    let out = rocwasm(&["run", "-L"], &config_dir());
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    let text = stdout(&out);
+    assert!(
+        text.contains("hardware counters and PC sampling are not implemented yet"),
+        "{text}"
+    );
+    assert!(text.contains("kernel_dispatch"), "{text}");
+}
+
+/// `run --help` in rocprofv3's groups, in rocprofv3's order, then rocwasm's.
+#[test]
+fn run_help_has_rocprofv3_groups() {
+    let help = stdout(&rocwasm(&["run", "--help"], &config_dir()));
+    let headings = [
+        "I/O options:",
+        "Aggregate tracing options:",
+        "Basic tracing options:",
+        "Granular tracing options:",
+        "Post-processing tracing options:",
+        "Summary options:",
+        "Kernel naming options:",
+        "Filtering options:",
+        "Display options:",
+        "Advanced options:",
+        "rocwasm options:",
+    ];
+    let at: Vec<usize> = headings
+        .iter()
+        .map(|h| {
+            help.lines()
+                .position(|l| l == *h)
+                .unwrap_or_else(|| panic!("no {h} in\n{help}"))
+        })
+        .collect();
+    assert!(at.windows(2).all(|w| w[0] < w[1]), "{help}");
+    assert!(help.contains("rocwasm run [OPTIONS] -- <APP>"), "{help}");
+}
+
+/// Whether a `--help` text defines the option `name` (one of the names
+/// an option line of the help starts with).
+fn defines_option(help: &str, name: &str) -> bool {
+    help.lines().any(|l| {
+        l.trim_start()
+            .split([' ', ','])
+            .filter(|w| !w.is_empty())
+            .take_while(|w| w.starts_with('-'))
+            .any(|w| w.trim_end_matches('.') == name)
+    })
+}
+
+/// docs/ROCPROFV3_OPTIONS.md's table is the binary's truth: every option
+/// it calls accepted is in `run --help`, every refused one is refused.
+#[test]
+fn rocprofv3_options_table_matches_the_binary() {
+    let doc = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../docs/ROCPROFV3_OPTIONS.md"),
+    )
+    .unwrap();
+    let dir = config_dir();
+    let help = stdout(&rocwasm(&["run", "--help"], &dir));
+    let top_help = stdout(&rocwasm(&["--help"], &dir));
+    let mut rows = 0;
+    for line in doc.lines().filter(|l| l.starts_with("| ")) {
+        let cells: Vec<&str> = line.split('|').map(str::trim).collect();
+        let (option, status) = (cells[2], cells[3]);
+        if option == "option" {
+            continue;
+        }
+        let names: Vec<&str> = option.split('`').filter(|s| s.starts_with('-')).collect();
+        assert!(!names.is_empty(), "no option in {line}");
+        rows += 1;
+        match status {
+            "accepted" | "accepted, with a note" => {
+                for name in names {
+                    assert!(
+                        defines_option(&help, name) || defines_option(&top_help, name),
+                        "{name} is accepted in the table but not in run --help"
+                    );
+                }
+            }
+            "refused" => {
+                for name in names {
+                    let out = rocwasm(&["run", name, "--", "./no-such-app"], &dir);
+                    assert_eq!(out.status.code(), Some(2), "{name}: {}", stderr(&out));
+                    assert!(
+                        stderr(&out).starts_with("error: rocwasm does not support "),
+                        "{name}: {}",
+                        stderr(&out)
+                    );
+                    assert!(
+                        !defines_option(&help, name),
+                        "{name} is refused but in the help"
+                    );
+                }
+            }
+            other => panic!("unknown status `{other}` in {line}"),
+        }
+    }
+    // rocprofv3's options, hidden ones included.
+    assert!(rows >= 75, "only {rows} options in the table");
+}
