@@ -591,3 +591,36 @@ fn the_tool_library_refuses_a_hand_made_plan_the_policy_forbids() {
     // The plugin never ran: no statistics of its.
     assert!(!dir.join("made/kernel_stats.csv").exists());
 }
+
+/// `docs/POLICY.md` cannot rot: every ```` ```sh ```` block of it runs, in
+/// order, in one empty directory (`crate::guide::run_block`: `rocwasm` on
+/// `PATH`, `ROCWASM_REPO`, each `# expect:` checked) — a strict policy
+/// refusing the stock plugins, then admitting them signed and by digest.
+#[test]
+fn every_command_of_the_policy_guide_works() {
+    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth", "report"]);
+    sim_dir();
+    let doc = std::fs::read_to_string(workspace().join("docs/POLICY.md")).unwrap();
+    let blocks = crate::guide::fenced(&doc, "sh");
+    assert!(blocks.len() >= 3, "only {} sh blocks", blocks.len());
+    let tmp = tempfile::tempdir().unwrap();
+    for (n, block) in blocks.iter().enumerate() {
+        // Each block is a shell of its own: the policy it exports is not
+        // inherited by the next, which sets its own.
+        crate::guide::run_block(block, tmp.path(), &format!("POLICY.md block {}", n + 1));
+    }
+    // The signed copies verify; the build tree's plugins were not touched.
+    assert!(tmp.path().join("site-plugins/kernel-stats.wasm").is_file());
+    let vet = rocwasm(
+        &[
+            "plugin",
+            "vet",
+            workspace()
+                .join("target/plugins/kernel-stats.wasm")
+                .to_str()
+                .unwrap(),
+        ],
+        tmp.path(),
+    );
+    assert!(text(&vet).0.contains("signers:     none"), "{vet:?}");
+}
