@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use anyhow::{Context, Result};
 use rocwasm_core::Batch;
 
-use crate::claims::OutputClaims;
+use crate::claims::{OutputClaims, Producer};
 use crate::csv::CsvSink;
 use crate::json::JsonSink;
 use crate::parquet::ParquetSink;
@@ -95,9 +95,12 @@ pub struct OutputSummary {
     /// refused claim of an output file (a sentence naming the file and both
     /// producers).
     pub errors: Vec<anyhow::Error>,
-    /// Sentences about who wrote what when a host output left a file to a
-    /// stage (`kernel_stats.csv was written by stage `kernel-stats`, …`),
-    /// and about a spool that could not be used.
+    /// The files a host output left to the stage that had written them
+    /// (`--stats`: `kernel_stats.csv`, by stage `kernel-stats`), with that
+    /// stage: to be listed with the files written, not as news.
+    pub left_to_stages: Vec<(PathBuf, Producer)>,
+    /// Sentences about records an output format could not hold and a
+    /// spool that could not be used.
     pub notes: Vec<String>,
 }
 
@@ -249,7 +252,7 @@ impl Outputs {
 
     /// Finishes every sink (flush, close, write the files that need the whole
     /// run) and collects the files, the summary statistics, every error and
-    /// the claims' notes. Call it after the last batch, with
+    /// the files left to stages. Call it after the last batch, with
     /// [`RunMetadata::end_ns`](crate::RunMetadata::end_ns) set.
     pub fn finish(mut self, ctx: &SinkContext<'_>) -> OutputSummary {
         self.drain_spool(ctx);
@@ -267,9 +270,9 @@ impl Outputs {
         let claims = self.claims.take_report();
         self.errors
             .extend(claims.refusals.into_iter().map(anyhow::Error::new));
-        self.notes.extend(claims.notes);
         OutputSummary {
             files,
+            left_to_stages: claims.left_to_stages,
             stats: self.summary.report(ctx.symbols, ctx.names),
             errors: self.errors,
             notes: self.notes,

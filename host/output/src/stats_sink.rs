@@ -6,7 +6,7 @@
 //! when a stage — typically the stock `kernel-stats` or `api-stats` that
 //! `--stats` adds — has already written the same file, that file stands and
 //! this sink does not write a second copy. Both compute with `rocwasm-stats`,
-//! so nothing is lost; the run's summary notes who wrote it. Stages write in
+//! so nothing is lost; the run's list of files names the stage that wrote it. Stages write in
 //! `fini`, which runs before the sinks finish, so the order is always the
 //! same. The report (and with it the terminal summary) is computed either
 //! way.

@@ -24,7 +24,7 @@
 //! The stock statistics stages compute them with the same `rocwasm-stats`
 //! code, so when a stage has already written one, its file stands and the
 //! host's statistics sink writes no second copy ([`OutputClaims::claim_or_defer`],
-//! noted in the run's summary). That is how `--stats`, which adds those
+//! listed with the stage among the run's files written). That is how `--stats`, which adds those
 //! stages *and* turns the host's statistics sink on, writes each file once.
 //!
 //! Paths are compared by their canonical directory plus file name, so
@@ -112,15 +112,18 @@ pub enum Claim {
 pub struct ClaimReport {
     /// Each refused claim once (the first of repeated attempts).
     pub refusals: Vec<ClaimRefused>,
-    /// One sentence per file a host output left to a stage.
-    pub notes: Vec<String>,
+    /// The files a host output left to the stage that wrote them, with
+    /// that stage: the designed outcome, not a problem, so no sentence of
+    /// its own: the run's list of files written names the stage
+    /// (`kernel_stats.csv (stage `kernel-stats`)`).
+    pub left_to_stages: Vec<(PathBuf, Producer)>,
 }
 
 #[derive(Debug, Default)]
 struct Registry {
     holders: BTreeMap<PathBuf, Producer>,
     refusals: Vec<ClaimRefused>,
-    notes: Vec<String>,
+    left_to_stages: Vec<(PathBuf, Producer)>,
 }
 
 /// The registry of a run's output files: canonical path → producer. Cheap
@@ -170,16 +173,18 @@ impl OutputClaims {
 
     /// [`OutputClaims::claim`] for a host output that duplicates what a
     /// stage may compute (the statistics files): a file a *stage* already
-    /// holds is left to it, with a note for the run's report, instead of
-    /// being refused. Another sink holding it is still a refusal.
+    /// holds is left to it (listed once in the run's report, with the
+    /// stage), instead of being refused. Another sink holding it is still a
+    /// refusal.
     pub fn claim_or_defer(&self, path: &Path, by: &Producer) -> Result<Claim, ClaimRefused> {
         if let Some(stage @ Producer::Stage(_)) = self.holder(path) {
             if &stage != by {
-                let file = path.file_name().unwrap_or(path.as_os_str());
-                self.lock().notes.push(format!(
-                    "{} was written by {stage}, so {by} did not write it too",
-                    file.to_string_lossy()
-                ));
+                let mut registry = self.lock();
+                if !registry.left_to_stages.iter().any(|(p, _)| p == path) {
+                    registry
+                        .left_to_stages
+                        .push((path.to_path_buf(), stage.clone()));
+                }
                 return Ok(Claim::LeftTo(stage));
             }
         }
@@ -217,13 +222,13 @@ impl OutputClaims {
             .collect()
     }
 
-    /// The refusals and notes so far, taken out of the registry (so each is
-    /// reported once); the claims themselves stay.
+    /// The refusals and the files left to stages so far, taken out of the
+    /// registry (so each is reported once); the claims themselves stay.
     pub fn take_report(&self) -> ClaimReport {
         let mut registry = self.lock();
         ClaimReport {
             refusals: std::mem::take(&mut registry.refusals),
-            notes: std::mem::take(&mut registry.notes),
+            left_to_stages: std::mem::take(&mut registry.left_to_stages),
         }
     }
 }
@@ -305,11 +310,15 @@ mod tests {
         claims.claim(&trace, &Producer::Sink("CSV")).unwrap();
         let refused = claims.claim_or_defer(&trace, &STATS).unwrap_err();
         assert_eq!(refused.holder, Producer::Sink("CSV"));
+        // Asked again (a second flush), still one entry.
+        assert_eq!(
+            claims.claim_or_defer(&kernel, &STATS),
+            Ok(Claim::LeftTo(stage("kernel-stats")))
+        );
         let report = claims.take_report();
         assert_eq!(
-            report.notes,
-            ["kernel_stats.csv was written by stage `kernel-stats`, \
-              so the host's statistics sink did not write it too"]
+            report.left_to_stages,
+            [(kernel.clone(), stage("kernel-stats"))]
         );
         assert_eq!(report.refusals, [refused]);
     }

@@ -374,22 +374,30 @@ impl ReadReport {
     }
 }
 
-impl fmt::Display for ReadReport {
-    /// `read N record(s) from F file(s): M replayed, L not mapped` and one
-    /// line per file with anything to say.
-    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        write!(
-            f,
+impl ReadReport {
+    /// The counts alone, one line: `read N record(s) from F file(s): M
+    /// replayed, L not mapped[, D file(s) cut short]` (the reasons are
+    /// [`ReadReport::lines`]).
+    pub fn counts(&self) -> String {
+        let mut line = format!(
             "read {} record(s) from {} file(s): {} replayed, {} not mapped",
             self.read(),
             self.files.len(),
             self.mapped(),
             self.lost()
-        )?;
+        );
         let damaged = self.damaged().count();
         if damaged > 0 {
-            write!(f, ", {damaged} file(s) cut short")?;
+            line.push_str(&format!(", {damaged} file(s) cut short"));
         }
+        line
+    }
+}
+
+impl fmt::Display for ReadReport {
+    /// [`ReadReport::counts`] and one line per file with anything to say.
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}", self.counts())?;
         for file in &self.files {
             if file.issues.is_empty() && file.damage.is_none() {
                 continue;

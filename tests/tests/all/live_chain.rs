@@ -564,6 +564,46 @@ fn in_stats_format(column: &str, cell: &str) -> bool {
     }
 }
 
+/// rocprofv3 prints a summary only with -S/-D: a trace flag alone prints
+/// no table, and -D (the stages without files) prints the stage's, once.
+#[test]
+fn a_trace_flag_alone_prints_no_summary_table() {
+    plugins_dir(&["kernel-stats"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let out = run_sim_app(
+        &["--kernel-trace"],
+        "out",
+        "vector_add",
+        &["2"],
+        tmp.path(),
+        &[],
+    );
+    assert_success(&out, "rocwasm run --kernel-trace");
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.matches('┌').count(), 0, "{stdout}");
+    assert!(!stdout.contains("KERNEL_DISPATCH ("), "{stdout}");
+    assert!(stdout.contains("rocwasm: wrote "), "{stdout}");
+
+    let out = run_sim_app(
+        &["--kernel-trace", "-D"],
+        "per-domain",
+        "vector_add",
+        &["2"],
+        tmp.path(),
+        &[],
+    );
+    assert_success(&out, "rocwasm run --kernel-trace -D");
+    let stdout = text(&out.stdout);
+    assert_eq!(stdout.matches('┌').count(), 1, "{stdout}");
+    assert_eq!(
+        stdout
+            .matches("[kernel-stats] Kernel dispatch statistics")
+            .count(),
+        1,
+        "{stdout}"
+    );
+}
+
 #[test]
 fn stats_without_an_output_name_writes_each_statistics_file_once_in_one_format() {
     plugins_dir(&["kernel-stats"]);
@@ -589,16 +629,25 @@ fn stats_without_an_output_name_writes_each_statistics_file_once_in_one_format()
         .collect();
     stats_files.sort();
     assert_eq!(stats_files, ["domain_stats.csv", "kernel_stats.csv"]);
+    // Who wrote kernel_stats.csv is said once, in the list of files.
     assert!(
-        stdout.contains(
-            "rocwasm: kernel_stats.csv was written by stage `kernel-stats`, \
-             so the host's statistics sink did not write it too"
-        ),
+        stdout.contains(&format!(
+            "rocwasm: wrote {} (stage `kernel-stats`)\n",
+            dir.join("kernel_stats.csv").display()
+        )),
         "who wrote kernel_stats.csv is said:\n{stdout}"
     );
+    assert!(!stdout.contains("did not write it too"), "{stdout}");
     assert!(!stdout.contains("output error"), "{stdout}");
-    // The terminal summary still shows the host's statistics.
-    assert!(stdout.contains("KERNEL_DISPATCH (2 distinct)"), "{stdout}");
+    // One table per --stats: the stage's, not the host's copy of it.
+    assert_eq!(
+        stdout
+            .matches("[kernel-stats] Kernel dispatch statistics")
+            .count(),
+        1,
+        "{stdout}"
+    );
+    assert!(!stdout.contains("KERNEL_DISPATCH ("), "{stdout}");
 
     // One number format in both files, whoever wrote them.
     for file in &stats_files {

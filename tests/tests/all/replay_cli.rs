@@ -15,7 +15,7 @@ fn stderr(o: &std::process::Output) -> String {
 }
 
 #[test]
-fn replay_without_a_chain_runs_the_stats_plugins_and_stats_adds_the_host_tables() {
+fn replay_without_a_chain_runs_the_stats_plugins_and_stats_prints_each_table_once() {
     plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth"]);
     let tmp = tempfile::tempdir().unwrap();
     let sample = workspace().join("examples/traces/sample");
@@ -51,8 +51,33 @@ fn replay_without_a_chain_runs_the_stats_plugins_and_stats_adds_the_host_tables(
     );
     assert_success(&o, "rocwasm replay --stats");
     let text = stdout(&o);
-    assert!(text.contains("host statistics (--stats)"), "{text}");
-    assert!(text.contains("KERNEL_DISPATCH (6 distinct)"), "{text}");
+    // One table per domain: the stages', not the host's copy of them.
+    for title in [
+        "[kernel-stats] Kernel dispatch statistics (6 row(s))",
+        "[api-stats] HIP API statistics",
+        "[memcpy-bandwidth] Memory copies by direction",
+    ] {
+        assert_eq!(text.matches(title).count(), 1, "{title:?} in\n{text}");
+    }
+    // Every table drawn is a stage's: as many tops as `[stage]` titles.
+    assert_eq!(
+        text.matches('┌').count(),
+        text.matches(" row(s))\n").count(),
+        "{text}"
+    );
+    assert!(!text.contains("host statistics (--stats)"), "{text}");
+    assert!(!text.contains("KERNEL_DISPATCH ("), "{text}");
+    assert!(!text.contains("did not write it too"), "{text}");
+    // The recording's statistics files, not read (recomputed): said once,
+    // on stderr; stdout keeps the counts line.
+    let err = stderr(&o);
+    let note = "sample_kernel_stats.csv: 6 row(s) of statistics (recomputed from the traces by --stats) not read";
+    assert_eq!(err.matches(note).count(), 1, "{err}");
+    assert!(!text.contains("row(s) of statistics"), "{text}");
+    assert!(
+        text.contains("read 343 record(s) from 13 file(s): 343 replayed, 0 not mapped\n"),
+        "{text}"
+    );
     // The host's stats file and the plugin's agree with the recorded one.
     let recorded = read_stats(&sample.join("sample_kernel_stats.csv"));
     let dir = tmp.path().join("stats");

@@ -11,7 +11,7 @@
 //! names kept under new numbers) and where a file cut short stops are
 //! printed on stderr, one line per reason and file
 //! (`rocwasm: hip_api_trace.csv: 17 record(s) of domain HIP_FOO_API not
-//! mapped (first at line 2)`), and counted in the summary on stdout.
+//! mapped (first at line 2)`), and counted in one line on stdout.
 //!
 //! Exit status: 2 when PATH does not exist or the chain is invalid, and
 //! with `--strict` when a record cannot be mapped or a file is cut short
@@ -138,7 +138,9 @@ pub fn replay(args: ReplayArgs) -> Result {
             }
         }
     }
-    if host_stats {
+    // One table per domain: the statistics stages print theirs; the host's
+    // (the same numbers) only when no stage printed one.
+    if host_stats && !stage_tables(summary, &report) {
         println!("host statistics (--stats):");
         print!("{}", report.outputs.stats.render_summary(STATS_TOP));
     }
@@ -246,7 +248,7 @@ fn replay_many(
         for line in p.read.lines() {
             eprintln!("rocwasm: {}: {line}", p.name);
         }
-        println!("  {}: {} record(s); {}", p.name, p.records, p.read);
+        println!("  {}: {} record(s); {}", p.name, p.records, p.read.counts());
     }
     if summary {
         for (stage, tables) in &report.run.plugins.tables {
@@ -255,7 +257,7 @@ fn replay_many(
             }
         }
     }
-    if host_stats {
+    if host_stats && !stage_tables(summary, &report.run) {
         println!("host statistics (--stats), all processes:");
         print!("{}", report.run.outputs.stats.render_summary(STATS_TOP));
     }
@@ -341,10 +343,15 @@ fn report_problems(report: &RunReport) -> Result {
     }
 }
 
-/// The reader's counts, after the `replayed …` line: one line when every
-/// record was replayed as recorded, else the counts per file and reason.
+/// The reader's counts, after the `replayed …` line: one line (the
+/// reasons, per file, went to stderr: each is said once).
 fn print_read_report(read: &ReadReport) {
-    println!("{read}");
+    println!("{}", read.counts());
+}
+
+/// True when the summary printed a stage's table.
+fn stage_tables(summary: bool, report: &RunReport) -> bool {
+    summary && report.plugins.tables.iter().any(|(_, t)| !t.is_empty())
 }
 
 fn format_name(f: rocwasm_replay::TraceFormat) -> &'static str {
