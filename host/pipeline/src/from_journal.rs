@@ -296,7 +296,7 @@ impl JournalOutputs {
         }
         let mut end = end.unwrap_or_else(|| ProcessEnd {
             no_plugin_tables: true,
-            lines: lost_lines(plan, dir, head.meta.pid, journaled + recovered),
+            lines: lost_lines(plan, dir, head.meta.pid),
             end_ns: ended_ns,
             ..ProcessEnd::default()
         });
@@ -342,9 +342,8 @@ impl JournalOutputs {
 
 /// What a process that never reached its end of run lost: the in-process
 /// stages' tables (with the placement that keeps them), and under the
-/// rocprofiler-sdk back end the records the SDK's buffer still held
-/// (`kept`: the records read from the journal and the buffer files).
-fn lost_lines(plan: &RunPlan, journal_dir: &Path, pid: u32, kept: u64) -> Vec<String> {
+/// rocprofiler-sdk back end the records the SDK's buffer still held.
+fn lost_lines(plan: &RunPlan, journal_dir: &Path, pid: u32) -> Vec<String> {
     let in_process: Vec<&str> = plan
         .stages
         .iter()
@@ -363,7 +362,7 @@ fn lost_lines(plan: &RunPlan, journal_dir: &Path, pid: u32, kept: u64) -> Vec<St
         )
     }];
     if let Some(state) = SdkState::read(journal_dir, pid) {
-        lines.push(state.loss_sentence(kept));
+        lines.push(state.loss_sentence());
     }
     lines
 }
