@@ -106,7 +106,9 @@ impl SdkState {
 
     /// What a process that died without finishing lost under the SDK back
     /// end, in one sentence: only what is known, never a guessed count.
-    pub fn loss_sentence(&self) -> String {
+    /// `kept`: the records the launcher read from its journal and buffer
+    /// files.
+    pub fn loss_sentence(&self, kept: u64) -> String {
         let held = if self.deliveries == 0 {
             format!(
                 "the SDK never delivered its buffer ({} bytes) before the process died, so every \
@@ -114,20 +116,27 @@ impl SdkState {
                 self.buffer_bytes
             )
         } else {
-            format!(
-                "the SDK delivered its buffer {} time(s) ({} records, {} imported and kept), and \
-                 the records it made after its last delivery (up to the {}-byte buffer, delivered \
-                 at {} bytes) were still in the SDK's buffer and are lost",
-                self.deliveries,
-                self.delivered,
-                self.imported,
-                self.buffer_bytes,
-                self.watermark_bytes
-            )
+            let mut s = format!(
+                "the SDK delivered its buffer {} time(s) ({} records, {} imported into rocwasm's \
+                 buffers; {kept} reached the record journal and are kept",
+                self.deliveries, self.delivered, self.imported
+            );
+            if self.imported > kept {
+                s.push_str(&format!(
+                    ", so at least {} imported records were still in rocwasm's buffers and are lost",
+                    self.imported - kept
+                ));
+            }
+            s.push_str(&format!(
+                "), and the records it made after its last delivery (up to its {}-byte buffer, \
+                 delivered at {} bytes) were still in the SDK's buffer and are lost",
+                self.buffer_bytes, self.watermark_bytes
+            ));
+            s
         };
         format!(
             "records lost in the crash (--backend rocprofiler-sdk): {held}; the SDK does not say \
-             how many that buffer held, so their number is unknown. --backend builtin keeps every \
+             how many its buffer held, so that number is unknown. --backend builtin keeps every \
              completed record of a crashed process (record journal and durable buffer halves)"
         )
     }
