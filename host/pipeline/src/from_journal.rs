@@ -24,10 +24,16 @@ use crate::pipeline::{Pipeline, Recording};
 use crate::replay::TraceNames;
 use crate::sinks::registry_names;
 
-/// The summary file's text: the stages' tables, the host's statistics when
-/// asked for or when no stage printed any, the process's lines, then what
-/// was written and what went wrong. `ended` is how the process ended, when
-/// the launcher knows it.
+/// The summary file's text: the stages' tables, the process's lines, then
+/// what was written and what went wrong. `ended` is how the process ended,
+/// when the launcher knows it.
+///
+/// One table per domain: with `stats` (`--stats`) the statistics stages
+/// print theirs, and the host's statistics (the same numbers) are shown
+/// only when no stage printed a table (the stages failed, or the process
+/// died with them). Without `stats` no statistics table at all: a trace
+/// flag alone prints no summary, as rocprofv3 prints one only with
+/// `-S`/`-D`.
 pub fn summary_text(
     end: &ProcessEnd,
     outputs: &OutputSummary,
@@ -35,7 +41,7 @@ pub fn summary_text(
     ended: Option<&str>,
 ) -> String {
     let mut text = end.plugin_text.clone();
-    if stats || end.no_plugin_tables {
+    if stats && end.no_plugin_tables {
         if !text.is_empty() {
             text.push('\n');
         }
@@ -50,6 +56,11 @@ pub fn summary_text(
     }
     for f in &outputs.files {
         text.push_str(&format!("rocwasm: wrote {}\n", f.display()));
+    }
+    // A statistics file a stage wrote instead of the host's sink: the
+    // designed outcome of `--stats`, listed with its writer.
+    for (f, by) in &outputs.left_to_stages {
+        text.push_str(&format!("rocwasm: wrote {} ({by})\n", f.display()));
     }
     for e in &outputs.errors {
         text.push_str(&format!("rocwasm: output error: {e:#}\n"));
@@ -355,4 +366,58 @@ fn lost_lines(plan: &RunPlan, journal_dir: &Path, pid: u32, kept: u64) -> Vec<St
         lines.push(state.loss_sentence(kept));
     }
     lines
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocwasm_output::{StatRow, StatsDomain};
+
+    /// The host's statistics over one kernel, as the sinks leave them.
+    fn outputs() -> OutputSummary {
+        let mut outputs = OutputSummary::default();
+        outputs.stats.tables.insert(
+            StatsDomain::Kernel,
+            vec![StatRow {
+                name: "vector_add".into(),
+                calls: 2,
+                total_ns: 8,
+                average_ns: 4.0,
+                percentage: 100.0,
+                min_ns: 4,
+                max_ns: 4,
+                stddev: 0.0,
+            }],
+        );
+        outputs
+    }
+
+    fn host_tables(text: &str) -> usize {
+        text.matches("KERNEL_DISPATCH (1 distinct)").count()
+    }
+
+    #[test]
+    fn stats_print_one_table_per_domain_and_a_trace_flag_alone_none() {
+        let staged = ProcessEnd {
+            plugin_text: "[kernel-stats] Kernel dispatch statistics (1 row(s))\n".into(),
+            no_plugin_tables: false,
+            ..ProcessEnd::default()
+        };
+        let bare = ProcessEnd {
+            no_plugin_tables: true,
+            ..ProcessEnd::default()
+        };
+        // --stats: the stage's table, not the host's copy of it.
+        let text = summary_text(&staged, &outputs(), true, None);
+        assert_eq!(text.matches("Kernel dispatch statistics").count(), 1);
+        assert_eq!(host_tables(&text), 0, "{text}");
+        // --stats whose stages printed nothing (failed, or died with the
+        // process): the host's tables stand in, once.
+        assert_eq!(host_tables(&summary_text(&bare, &outputs(), true, None)), 1);
+        // --kernel-trace alone (no --stats, no stage tables): no summary
+        // table, as rocprofv3 without -S/-D.
+        let text = summary_text(&bare, &outputs(), false, None);
+        assert_eq!(host_tables(&text), 0, "{text}");
+        assert!(!text.contains("Name"), "{text}");
+    }
 }
