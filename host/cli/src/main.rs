@@ -22,7 +22,8 @@ fn main() -> ExitCode {
     }
 }
 
-/// Logs go to stderr; `RUST_LOG` wins over `-v`.
+/// Logs go to stderr; `RUST_LOG` wins over `-v`. In colour only on a
+/// terminal, and never with `NO_COLOR` set (<https://no-color.org>).
 fn init_logging(verbose: u8) {
     use tracing_subscriber::EnvFilter;
     let default = match verbose {
@@ -36,5 +37,29 @@ fn init_logging(verbose: u8) {
         .with_env_filter(filter)
         .with_writer(std::io::stderr)
         .with_target(false)
+        .with_ansi(colour(
+            std::io::IsTerminal::is_terminal(&std::io::stderr()),
+            std::env::var_os("NO_COLOR"),
+        ))
         .init();
+}
+
+/// Whether stderr gets ANSI colour: a terminal, and no `NO_COLOR` with a
+/// value (an empty one does not count, as the convention says).
+fn colour(terminal: bool, no_color: Option<std::ffi::OsString>) -> bool {
+    terminal && no_color.is_none_or(|v| v.is_empty())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::colour;
+
+    #[test]
+    fn colour_only_on_a_terminal_without_no_color() {
+        assert!(colour(true, None));
+        assert!(colour(true, Some("".into())));
+        assert!(!colour(true, Some("1".into())));
+        assert!(!colour(false, None));
+        assert!(!colour(false, Some("1".into())));
+    }
 }

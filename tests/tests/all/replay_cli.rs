@@ -93,6 +93,26 @@ fn replay_without_a_chain_runs_the_stats_plugins_and_stats_prints_each_table_onc
     );
 }
 
+/// Logs on a pipe carry no ANSI colour codes (stderr is not a terminal
+/// here), and NO_COLOR changes nothing there either.
+#[test]
+fn logs_on_a_pipe_are_not_coloured() {
+    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let sample = workspace().join("examples/traces/sample");
+    for env in [&[][..], &[("NO_COLOR", "1")][..]] {
+        let o = rocwasm_with_env(
+            &["-v", "replay", sample.to_str().unwrap(), "-d", "out"],
+            tmp.path(),
+            env,
+        );
+        assert_success(&o, "rocwasm -v replay");
+        let err = stderr(&o);
+        assert!(err.contains("INFO"), "an info line is logged: {err}");
+        assert!(!err.contains('\x1b'), "{err:?}");
+    }
+}
+
 #[test]
 fn a_bad_field_is_reported_and_strict_refuses_it_naming_file_and_row() {
     let tmp = tempfile::tempdir().unwrap();
