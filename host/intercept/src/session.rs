@@ -461,6 +461,18 @@ impl Session {
             (h.before_finalize)();
         }
         let tool_lines = rocwasm_capi::finalize_tools();
+        // The kernels the engine knows, by name: from the code objects
+        // loaded (`hipModuleLoad`, a fat binary's) and from HIP's host-side
+        // registration (`__hipRegisterFunction`), which a program that only
+        // loads modules never calls. One kernel has a symbol per agent and
+        // per source; it counts once.
+        let kernels: std::collections::BTreeSet<String> = self
+            .profiler()
+            .symbols()
+            .kernels()
+            .into_iter()
+            .map(|k| k.name)
+            .collect();
         let Some(report) = self.run.finish() else {
             return;
         };
@@ -473,12 +485,11 @@ impl Session {
         for p in &report.plugins.problems {
             eprintln!("rocwasm: {p}");
         }
-        let host_kernels = crate::hip::kernels::all().len();
         let mut lines = vec![
             format!(
-                "pid {} — records from rocwasm's interception (--backend builtin); {} kernels registered by HIP; {} {}",
+                "pid {} — records from rocwasm's interception (--backend builtin); {} kernel(s) loaded; {} {}",
                 report.meta.pid,
-                host_kernels,
+                kernels.len(),
                 report.plugins.tables.len(),
                 RunPlan::PLUGINS_RAN
             ),

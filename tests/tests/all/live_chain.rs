@@ -583,6 +583,22 @@ fn a_trace_flag_alone_prints_no_summary_table() {
     assert_eq!(stdout.matches('┌').count(), 0, "{stdout}");
     assert!(!stdout.contains("KERNEL_DISPATCH ("), "{stdout}");
     assert!(stdout.contains("rocwasm: wrote "), "{stdout}");
+    // vector_add loads its two kernels with hipModuleLoad (no
+    // __hipRegisterFunction): both are counted.
+    assert!(stdout.contains("; 2 kernel(s) loaded; "), "{stdout}");
+    // multi_kernel's four `<<<>>>` kernels are registered by HIP and
+    // loaded from its fat binary: each counts once.
+    let out = run_sim_app(
+        &["--kernel-trace"],
+        "registered",
+        "multi_kernel",
+        &[],
+        tmp.path(),
+        &[],
+    );
+    assert_success(&out, "rocwasm run --kernel-trace multi_kernel");
+    let stdout = text(&out.stdout);
+    assert!(stdout.contains("; 4 kernel(s) loaded; "), "{stdout}");
 
     let out = run_sim_app(
         &["--kernel-trace", "-D"],
