@@ -624,7 +624,6 @@ fn write_run_file(plan: &RunPlan) -> Result<PathBuf> {
     Ok(path)
 }
 
-/// `first` then the existing list (`sep`-separated), without duplicating `first`.
 /// `rocwasm run -L` (rocprofv3's `--list-avail`): rocprofv3 lists
 /// counters and PC sampling configurations; rocwasm has neither yet, so it
 /// says so and lists what it can trace.
@@ -640,6 +639,7 @@ fn list_avail() -> Result {
     })
 }
 
+/// `first` then the existing list (`sep`-separated), without duplicating `first`.
 fn prepend_list(first: &Path, existing: Option<OsString>, sep: char) -> OsString {
     let mut out = OsString::from(first.as_os_str());
     if let Some(rest) = existing {
