@@ -202,9 +202,8 @@ fn a_program_started_by_exec_keeps_its_records() {
 fn a_stage_placed_in_the_launcher_covers_a_killed_application() {
     plugins_dir(&["kernel-stats"]);
     let tmp = tempfile::tempdir().unwrap();
-    let chain = tmp.path().join("chain.toml");
-    std::fs::write(
-        &chain,
+    let out = killed_after_300_kernels(
+        tmp.path(),
         r#"
 version = 1
 
@@ -214,28 +213,6 @@ plugin = "kernel-stats"
 domains = ["kernel_dispatch"]
 placement = "rocwasm"
 "#,
-    )
-    .unwrap();
-    let app = sim_dir()
-        .join("bin/crash_after_kernels")
-        .display()
-        .to_string();
-    let out = rocwasm(
-        &[
-            "run",
-            "--sim",
-            "-c",
-            chain.to_str().unwrap(),
-            "--output-format",
-            "csv",
-            "-d",
-            "out",
-            "--",
-            &app,
-            "300",
-            "kill",
-        ],
-        tmp.path(),
     );
     let stdout = String::from_utf8_lossy(&out.stdout);
     let stderr = String::from_utf8_lossy(&out.stderr);
@@ -264,32 +241,9 @@ placement = "rocwasm"
 fn a_crash_with_in_process_stages_suggests_placing_them_in_the_launcher() {
     plugins_dir(&["kernel-stats"]);
     let tmp = tempfile::tempdir().unwrap();
-    let chain = tmp.path().join("chain.toml");
-    std::fs::write(
-        &chain,
-        "version = 1\n\n[[stage]]\nname = \"kernel-stats\"\nplugin = \"kernel-stats\"\ndomains = [\"kernel_dispatch\"]\n",
-    )
-    .unwrap();
-    let app = sim_dir()
-        .join("bin/crash_after_kernels")
-        .display()
-        .to_string();
-    let out = rocwasm(
-        &[
-            "run",
-            "--sim",
-            "-c",
-            chain.to_str().unwrap(),
-            "--output-format",
-            "csv",
-            "-d",
-            "out",
-            "--",
-            &app,
-            "300",
-            "kill",
-        ],
+    let out = killed_after_300_kernels(
         tmp.path(),
+        "version = 1\n\n[[stage]]\nname = \"kernel-stats\"\nplugin = \"kernel-stats\"\ndomains = [\"kernel_dispatch\"]\n",
     );
     assert_eq!(out.status.code(), Some(137), "{out:?}");
     let summary = std::fs::read_to_string(tmp.path().join("out/rocwasm-summary.txt")).unwrap();
@@ -312,4 +266,33 @@ fn write_journal_refuses_a_directory_that_is_not_a_journal() {
         stderr.contains("plan.json") && stderr.contains("record journal directory"),
         "{stderr}"
     );
+}
+
+/// `rocwasm run --sim -c <chain> --output-format csv -d out --
+/// crash_after_kernels 300 kill` in `dir`, the chain file holding `toml`:
+/// the application is killed after its 300 kernels.
+fn killed_after_300_kernels(dir: &std::path::Path, toml: &str) -> std::process::Output {
+    let chain = dir.join("chain.toml");
+    std::fs::write(&chain, toml).unwrap();
+    let app = sim_dir()
+        .join("bin/crash_after_kernels")
+        .display()
+        .to_string();
+    rocwasm(
+        &[
+            "run",
+            "--sim",
+            "-c",
+            chain.to_str().unwrap(),
+            "--output-format",
+            "csv",
+            "-d",
+            "out",
+            "--",
+            &app,
+            "300",
+            "kill",
+        ],
+        dir,
+    )
 }

@@ -917,28 +917,15 @@ fn a_site_policy_can_forbid_native_tools() {
 
     // The tool library on its own, with a plan written by hand.
     let out = tmp.path().join("by-hand");
-    let plan = tmp.path().join("plan.json");
-    std::fs::write(
-        &plan,
-        format!(
-            r#"{{"version":3,"output":{{"directory":"{}","formats":["csv"],"kinds":["HIP_RUNTIME_API"]}},"buffer":{{"size":1048576,"watermark":524288,"policy":"Lossless"}}}}"#,
-            out.display()
-        ),
-    )
-    .unwrap();
-    let tool_library = rocwasm_bin()
-        .parent()
-        .unwrap()
-        .join("librocwasm_intercept.so");
-    let ran = Command::new(&app)
-        .env("LD_PRELOAD", &tool_library)
-        .env("LD_LIBRARY_PATH", sim.join("lib"))
-        .env("ROCWASM_RUN", &plan)
-        .env("ROCWASM_TEST_POLICY", &policy)
-        .env("ROCP_TOOL_LIBRARIES", &library)
-        .env("C_TOOL_OUT", &result)
-        .output()
-        .unwrap();
+    let ran = run_by_hand(
+        &app,
+        &out,
+        &[
+            ("ROCWASM_TEST_POLICY", policy.as_os_str()),
+            ("ROCP_TOOL_LIBRARIES", library.as_os_str()),
+            ("C_TOOL_OUT", result.as_os_str()),
+        ],
+    );
     assert_success(
         &ran,
         "multi_kernel with the tool library and a hand-made plan",
@@ -955,6 +942,32 @@ fn a_site_policy_can_forbid_native_tools() {
         )),
         "{summary}"
     );
+}
+
+/// Runs `app` on the simulated runtime with the tool library preloaded and
+/// a plan written by hand (HIP calls as CSV into `out`, the plan beside it),
+/// `env` added: the tool library without the launcher.
+fn run_by_hand(app: &Path, out: &Path, env: &[(&str, &std::ffi::OsStr)]) -> Output {
+    let plan = out.with_extension("plan.json");
+    std::fs::write(
+        &plan,
+        format!(
+            r#"{{"version":3,"output":{{"directory":"{}","formats":["csv"],"kinds":["HIP_RUNTIME_API"]}},"buffer":{{"size":1048576,"watermark":524288,"policy":"Lossless"}}}}"#,
+            out.display()
+        ),
+    )
+    .unwrap();
+    let tool_library = rocwasm_bin()
+        .parent()
+        .unwrap()
+        .join("librocwasm_intercept.so");
+    Command::new(app)
+        .env("LD_PRELOAD", &tool_library)
+        .env("LD_LIBRARY_PATH", sim_dir().join("lib"))
+        .env("ROCWASM_RUN", &plan)
+        .envs(env.iter().copied())
+        .output()
+        .unwrap()
 }
 
 /// A `ROCP_TOOL_LIBRARIES` entry naming no file: `rocwasm run` refuses it
@@ -995,26 +1008,11 @@ fn a_missing_tool_library_is_refused_before_the_start() {
     // The tool library on its own (no launcher): the run goes on and its
     // summary names the library it could not load.
     let by_hand = tmp.path().join("by-hand");
-    let plan = tmp.path().join("plan.json");
-    std::fs::write(
-        &plan,
-        format!(
-            r#"{{"version":3,"output":{{"directory":"{}","formats":["csv"],"kinds":["HIP_RUNTIME_API"]}},"buffer":{{"size":1048576,"watermark":524288,"policy":"Lossless"}}}}"#,
-            by_hand.display()
-        ),
-    )
-    .unwrap();
-    let tool_library = rocwasm_bin()
-        .parent()
-        .unwrap()
-        .join("librocwasm_intercept.so");
-    let ran = Command::new(&app)
-        .env("LD_PRELOAD", &tool_library)
-        .env("LD_LIBRARY_PATH", sim.join("lib"))
-        .env("ROCWASM_RUN", &plan)
-        .env("ROCP_TOOL_LIBRARIES", &missing)
-        .output()
-        .unwrap();
+    let ran = run_by_hand(
+        &app,
+        &by_hand,
+        &[("ROCP_TOOL_LIBRARIES", missing.as_os_str())],
+    );
     assert_success(
         &ran,
         "multi_kernel with the tool library and a missing tool",
