@@ -3,7 +3,7 @@
 //! wrong, one `rocwasm:` line each. A live run writes it into
 //! `rocwasm-summary.txt`; `rocwasm replay` prints it.
 
-use comfy_table::{presets::UTF8_FULL_CONDENSED, ContentArrangement, Table};
+use comfy_table::{presets::UTF8_FULL_CONDENSED, ColumnConstraint, ContentArrangement, Table};
 use rocwasm_plugin_host::{Chain, ChainOutcome, FailureReport, SummaryTable};
 
 /// What the end of a chain leaves for the summary.
@@ -101,6 +101,12 @@ pub fn render_table(stage: &str, t: &SummaryTable) -> String {
         }
         table.add_row(row);
     }
+    // The first column names the row (a kernel, an API function): it is
+    // never wrapped, so a name can be read, and searched for, whole; the
+    // other columns give way to fit the width.
+    if let Some(first) = table.column_mut(0) {
+        first.set_constraint(ColumnConstraint::ContentWidth);
+    }
     format!("[{stage}] {} ({} row(s))\n{table}", t.title, t.rows.len())
 }
 
@@ -131,5 +137,26 @@ mod tests {
         let problem = text.find("rocwasm: plugin `trap`").unwrap();
         assert!(head < cell && cell < problem, "{text}");
         assert!(text.contains("Calls"), "{text}");
+    }
+
+    #[test]
+    fn a_row_name_is_never_wrapped() {
+        // Eight wide columns do not fit 120 characters: the others give way.
+        let name = "hipGetDevicePropertiesR0600";
+        let wide = "604282271.601172".to_string();
+        let t = SummaryTable {
+            title: "HIP API statistics".into(),
+            columns: [
+                "Name", "Calls", "Total", "Average", "Percent", "Min", "Max", "StdDev",
+            ]
+            .map(String::from)
+            .to_vec(),
+            rows: vec![[name.to_string()]
+                .into_iter()
+                .chain(std::iter::repeat_n(wide, 7))
+                .collect()],
+        };
+        let text = render_table("api-stats", &t);
+        assert!(text.contains(name), "{text}");
     }
 }
