@@ -95,7 +95,12 @@ macro_rules! hip_interposers {
                     /// `real` is the runtime's function of this name.
                     #[inline(always)]
                     pub unsafe fn traced(real: unsafe extern "C" fn($($ty),*) -> $ret, $($arg: $ty),*) -> $ret {
-                        $crate::hip::runtime_up();
+                        // At a runtime call only: a compiler call (`__hipRegister*`)
+                        // runs in the program's static initialisation, where
+                        // asking the runtime its version would initialise it.
+                        if matches!(hip_kind!($kind), rocwasm_core::BufferTracingKind::HipRuntimeApi) {
+                            $crate::hip::runtime_up();
+                        }
                         around!($name, ($($arg),*), {
                             $crate::tracer::api_call(
                                 &OP,

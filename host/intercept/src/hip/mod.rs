@@ -31,10 +31,13 @@ include!("generated.rs");
 /// Set once HIP's RUNTIME_INITIALIZATION was recorded.
 static HIP_ANNOUNCED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
-/// Called by every traced HIP call: the first one made while a session is
-/// live records HIP's RUNTIME_INITIALIZATION (the SDK records it when it
-/// wraps HIP's dispatch table, before the program's first HIP call), so a
-/// tool hears that HIP is up before it sees a HIP record.
+/// Called by every traced HIP runtime call: the first one made while a
+/// session is live records HIP's RUNTIME_INITIALIZATION (the SDK records it
+/// when it wraps HIP's dispatch table, before the program's first HIP
+/// call), so a tool hears that HIP is up before it sees a HIP runtime
+/// record. Not from compiler calls (`__hipRegisterFunction`, …): they run
+/// during the program's static initialisation, and the version query
+/// initialises the runtime.
 #[inline]
 pub fn runtime_up() {
     if !HIP_ANNOUNCED.load(std::sync::atomic::Ordering::Relaxed) {
