@@ -30,6 +30,9 @@ const DEMO_PACKAGES: &[&str] = &[
     // The simulated runtime's C samples (xtask/src/sim.rs) are built with gcc;
     // a machine with only rustup's toolchain may lack it.
     "gcc",
+    // The C API's exception boundary (capi/shim/catching.cpp, built by
+    // capi/build.rs) is C++, and the tool library links it.
+    "g++",
 ];
 
 /// The packages only the tests need (on top of [`DEMO_PACKAGES`]).
@@ -54,10 +57,9 @@ const TEST_PACKAGES: &[&str] = &[
     // CMake's find_package and pkg-config (tests/tests/all/native_tools.rs).
     "cmake",
     "pkg-config",
-    // The C API's header checks compile C++17 (capi/tests/abi.rs); the
-    // SDK back end's test reads the tool library's symbols with `nm`
-    // (tests/tests/all/backend.rs).
-    "g++",
+    // The C API's header checks compile C++17 (capi/tests/abi.rs, with the
+    // demo's g++); the SDK back end's test reads the tool library's symbols
+    // with `nm` (tests/tests/all/backend.rs).
     "binutils",
     // A native C++ tool writes every record as JSON through the SDK's
     // cxx/serialization.hpp over cereal (examples/native-tools/cxx), and the
