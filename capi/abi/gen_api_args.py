@@ -6,7 +6,7 @@ struct per function that rocwasm intercepts, its fields the function's parameter
 order. (The marker union, eight functions, is written by hand in marker/api_args.h.)
 
 The functions and parameters come from the interposer lists the tool library is built
-from (host/intercept/src/hip/generated.rs and hsa/generated.rs, ROCm 5.2's
+from (host/process/intercept/src/hip/generated.rs and hsa/generated.rs, ROCm 5.2's
 declarations), so the headers describe exactly the bytes the tool library captures.
 The headers must compile without HIP's headers and, for HSA, without the system HSA
 headers, so the runtimes' own types are replaced by types of the same size and

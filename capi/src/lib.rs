@@ -6,7 +6,7 @@
 //! `rocprofiler_*` functions. This crate defines those functions
 //! (`#[no_mangle]`, C ABI) on the same [`rocwasm_core::Profiler`] the Wasm
 //! chain configures, so native tools and plugins see the same records in
-//! one run. It is linked into the tool library (`host/intercept`), whose
+//! one run. It is linked into the tool library (`host/process/intercept`), whose
 //! SONAME is `librocprofiler-sdk.so.1`: a tool that links
 //! `-lrocprofiler-sdk` resolves to it.
 //!

@@ -1,5 +1,5 @@
 //! What a buffered `trace_api` adds to a call, measured the way
-//! `host/intercept/bench/overhead.sh` does it but without HIP or a sink that
+//! `host/process/intercept/bench/overhead.sh` does it but without HIP or a sink that
 //! writes anything: in one process, bursts of a trivial call alternate with
 //! bursts of the same call traced into a LOSSLESS buffer, each burst followed
 //! by a pause; prints the median of the per-pair differences in the calling

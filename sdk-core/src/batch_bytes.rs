@@ -1,5 +1,5 @@
 //! A [`Batch`] as bytes: the frame in which a process keeps its own batches
-//! on disk for a while (the output spool of `rocwasm-output`), and reads
+//! on disk for a while (the output spool of `rocwasm-formats`), and reads
 //! them back.
 //!
 //! This is **not a file format**: values are in the writing machine's byte

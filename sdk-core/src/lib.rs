@@ -1,8 +1,8 @@
 //! `rocwasm-core`: the tool-facing model of ROCprofiler-SDK in pure Rust.
 //!
 //! No FFI and no wasmtime live here: this crate is what interception (in
-//! `host/intercept`), the plugin runtime (`host/plugin-host`) and replay
-//! (`host/replay`) share. It contains no `unsafe` code.
+//! `host/process/intercept`), the plugin runtime (`host/plugin-runtime/plugin-host`) and replay
+//! (`host/launcher/replay`) share. It contains no `unsafe` code.
 //!
 //! Each item has one path: the modules that hold the model's types are
 //! private and their items are listed below, at the crate root; the modules

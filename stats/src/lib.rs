@@ -2,7 +2,7 @@
 //! writes them, in one place.
 //!
 //! Two parts of rocwasm produce the `*_stats.csv` files: the host's
-//! statistics sink (`rocwasm-output`, native) and the stock `kernel-stats`
+//! statistics sink (`rocwasm-formats`, native) and the stock `kernel-stats`
 //! and `api-stats` plugins (through the plugin SDK, on wasm32). Both use this
 //! crate, so a kernel's row is the same number, written the same way,
 //! whoever writes it. It has no dependencies, which is what lets it build

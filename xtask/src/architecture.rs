@@ -104,10 +104,10 @@ mod tests {
 
     #[test]
     fn a_missing_crate_or_a_folder_that_is_not_there_is_reported() {
-        let doc = "## The data flow\n\n```\nhost/cli ─> ids/ ─> host/nowhere\n```\n";
+        let doc = "## The data flow\n\n```\nhost/launcher/cli ─> ids/ ─> host/nowhere\n```\n";
         let members = vec![
             "ids".to_string(),
-            "host/cli".to_string(),
+            "host/launcher/cli".to_string(),
             "sim/hip".to_string(),
         ];
         let p = problems(doc, &members, &root());

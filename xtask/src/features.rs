@@ -9,7 +9,7 @@
 //! `cargo tree` for the demo's selection ([`crate::util::DEMO_BUILD`]) and
 //! for the test build's, and fails naming each package whose features
 //! differ, so the fix (asking for the same features in a normal
-//! dependency, see `host/plugin-host/Cargo.toml`) is one look away.
+//! dependency, see `host/plugin-runtime/plugin-host/Cargo.toml`) is one look away.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::process::Command;
@@ -35,7 +35,7 @@ pub fn check() -> Result<()> {
         bail!(
             "{} package(s) are built with other features by `cargo xtask demo` than by `cargo xtask test`, \
              so everything above them compiles twice; ask for the test build's features in a normal \
-             dependency (see host/plugin-host/Cargo.toml)",
+             dependency (see host/plugin-runtime/plugin-host/Cargo.toml)",
             differing.len()
         );
     }

@@ -1,11 +1,11 @@
 //! `cargo xtask gen-intercept`: generates the HIP interposers of
-//! `host/intercept` from the real headers and the real library.
+//! `host/process/intercept` from the real headers and the real library.
 //!
 //! Why a checked-in generated file instead of a `build.rs`: building the tool
 //! library must not require libclang or the ROCm headers (a user's machine may
 //! have a different ROCm, or none), and the set of interposed functions must be
 //! reviewable in a diff. The generator is run when the target ROCm changes; a
-//! test in `host/intercept` checks that the generated set still equals the
+//! test in `host/process/intercept` checks that the generated set still equals the
 //! library's export list when the library is installed.
 //!
 //! How it works:
@@ -22,7 +22,7 @@
 //! 4. Each C type maps to an ABI-identical Rust type: every pointer is a
 //!    `*mut`/`*const c_void` (or `c_char` for strings, so they render as
 //!    text), enums are `i32` (C ints), and the few structs passed by value get
-//!    `#[repr(C)]` twins in `host/intercept/src/hip/types.rs`. An unknown type
+//!    `#[repr(C)]` twins in `host/process/intercept/src/hip/types.rs`. An unknown type
 //!    is an error, so a new by-value struct cannot slip through with a wrong ABI.
 
 use std::collections::{BTreeMap, BTreeSet};
@@ -43,7 +43,7 @@ const HEADERS: &[&str] = &[
     "hip/hiprtc.h",
     "hip/amd_detail/hip_runtime_prof.h",
 ];
-const OUTPUT: &str = "host/intercept/src/hip/generated.rs";
+const OUTPUT: &str = "host/process/intercept/src/hip/generated.rs";
 
 /// Functions a header does not declare: name, return type, (parameter, type)s.
 type Undeclared = &'static [(
@@ -216,7 +216,7 @@ fn write_formatted(rel: &str, text: &str) -> Result<()> {
 
 // ---------------------------------------------------------------- HSA tables
 
-const HSA_OUTPUT: &str = "host/intercept/src/hsa/generated.rs";
+const HSA_OUTPUT: &str = "host/process/intercept/src/hsa/generated.rs";
 
 /// The tables `OnLoad` receives whose every slot is wrapped for API tracing.
 const HSA_TABLES: &[(&str, &str)] = &[("CoreApiTable", "core_api"), ("AmdExtTable", "amd_ext_api")];

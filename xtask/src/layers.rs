@@ -49,7 +49,7 @@
 //!
 //! Each cycle is one line naming its files and every dependency between
 //! them, each at the first place one file uses the other, e.g.
-//! `host/output/src: cycle between csv_sink.rs and stats.rs (csv_sink.rs:12
+//! `host/formats/src: cycle between csv_sink.rs and stats.rs (csv_sink.rs:12
 //! uses stats::KernelStats; stats.rs:40 uses csv_sink::write_row)`. Decide
 //! which module is the lower layer and make the other edge go away:
 //! - move the shared item down: to the module that should own it, or to a

@@ -40,7 +40,7 @@ enum Command {
     },
     /// Regenerate rocwasm-ids's operation-name and HSA slot lists from the Debian ROCm 5.2 headers and libraries.
     GenNames,
-    /// Regenerate host/intercept's HIP interposers from the Debian ROCm 5.2 headers and library.
+    /// Regenerate host/process/intercept's HIP interposers from the Debian ROCm 5.2 headers and library.
     GenIntercept,
     /// Build the simulated AMD runtime and the sample applications into target/sim/.
     BuildSim,

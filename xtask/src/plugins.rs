@@ -5,7 +5,7 @@
 //! into its own target directory (`plugins/target`), never the host's: the
 //! two may use different compilers. The toolchain recipes — which route
 //! (rustup's wasm32 target, or Debian's rustc with `-Zbuild-std`), which
-//! linker, which flags — live in [`rocwasm_kit`] (`host/kit`), shared with
+//! linker, which flags — live in [`rocwasm_kit`] (`host/plugin-runtime/kit`), shared with
 //! `rocwasm plugin build`; this module decides *what* to build and where it
 //! goes, and installs the Debian packages ([`crate::setup`]) when the kit
 //! reports a tool missing, which the CLI never does.

@@ -84,7 +84,7 @@ fn missing(packages: impl Iterator<Item = &'static str>) -> Vec<&'static str> {
 /// Python packages the tests use as real clients of our files: DuckDB's
 /// and Arrow's readers of the Parquet output (`tests/tests/all/mpi.rs`),
 /// Perfetto's own protobuf schema for the Perfetto trace
-/// (`host/output/tests/all/perfetto_decode.rs`). Each: its pip
+/// (`host/formats/tests/all/perfetto_decode.rs`). Each: its pip
 /// requirements, and the module whose import shows they work.
 ///
 /// The `perfetto` package's generated schema checks the protobuf runtime

@@ -1,5 +1,5 @@
 //! `rocwasm run --backend rocprofiler-sdk`: rocwasm's chain and outputs as
-//! a rocprofiler-sdk tool (`host/sdk-tool`), measured by rocwasm's own
+//! a rocprofiler-sdk tool (`capi/tool`), measured by rocwasm's own
 //! librocprofiler-sdk on the simulated runtime (no AMD library here).
 //!
 //! - the same program gives the same calls per kernel and per HIP function,
@@ -308,7 +308,7 @@ fn a_forked_child_leaves_the_parents_outputs_whole_on_both_back_ends() {
     let exe = tmp.path().join("exit_paths");
     let cc = std::process::Command::new("gcc")
         .args(["-D__HIP_PLATFORM_AMD__", "-O1"])
-        .arg(workspace().join("host/intercept/tests/programs/exit_paths.c"))
+        .arg(workspace().join("host/process/intercept/tests/programs/exit_paths.c"))
         .arg("-o")
         .arg(&exe)
         .arg(format!("-L{}", sim.join("lib").display()))

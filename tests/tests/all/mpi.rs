@@ -403,14 +403,14 @@ fn profile_mpi_ranks_profiles_only_the_listed_ranks() {
 /// `--output-format csv,parquet` under `mpirun`: DuckDB and pyarrow (the
 /// Python packages `cargo xtask setup` installs, real clients) read every
 /// rank's Parquet files. pyarrow finds in each file the columns
-/// `rocwasm_output::parquet::schema` documents; DuckDB's SQL over all
+/// `rocwasm_formats::parquet::schema` documents; DuckDB's SQL over all
 /// ranks' `kernel_trace.parquet` at once gives, per kernel, the calls and
 /// total nanoseconds of our own `--stats` (`kernel_stats.csv`), summed over
 /// the ranks, and one process per rank with that rank's own count.
 #[test]
 fn duckdb_over_every_ranks_parquet_gives_our_kernel_statistics() {
-    use rocwasm_output::csv::TraceFile;
-    use rocwasm_output::parquet::schema;
+    use rocwasm_formats::csv::TraceFile;
+    use rocwasm_formats::parquet::schema;
 
     let tmp = tempfile::tempdir().unwrap();
     let out = mpirun(

@@ -4,7 +4,7 @@
 //! it, its `range_kernel_time.csv` compared with kernel time per roctx range
 //! computed here from the trace's own `marker_api_trace.csv` and
 //! `kernel_trace.csv`. (The JS plugin's copy sizes need a `bytes` column the
-//! sample's CSV does not have; `host/plugin-host/tests/all/python_js_plugins.rs`
+//! sample's CSV does not have; `host/plugin-runtime/plugin-host/tests/all/python_js_plugins.rs`
 //! tests it on records built in the test.)
 //!
 //! Needs `cargo xtask build-plugins`.

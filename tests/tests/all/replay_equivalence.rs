@@ -14,8 +14,8 @@
 use std::collections::BTreeMap;
 use std::path::Path;
 
-use rocwasm_output::synthetic::sample_run;
-use rocwasm_output::{CsvSink, JsonSink, OperationNames, RocpdSink, Sink, SinkContext};
+use rocwasm_formats::synthetic::sample_run;
+use rocwasm_formats::{CsvSink, JsonSink, OperationNames, RocpdSink, Sink, SinkContext};
 use rocwasm_tests::*;
 
 const KERNEL_STATS_CHAIN: &str = r#"

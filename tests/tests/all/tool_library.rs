@@ -19,7 +19,7 @@ const NOT_IN_THE_APPLICATION: &[&str] = &[
     "oci-client",
     "reqwest",
     "csv",
-    "rocwasm-output",
+    "rocwasm-formats",
     "rocwasm-replay",
     "rocwasm-registry",
     "rocwasm-pipeline",

@@ -16,7 +16,7 @@ const PACKAGES: [&str; 5] = [
     "rocwasm-intercept",
     "rocwasm-core",
     "rocwasm-plugin-host",
-    "rocwasm-output",
+    "rocwasm-formats",
     "rocwasm-replay",
 ];
 

@@ -1,4 +1,4 @@
-//! HIP calls on the simulated runtime: `host/intercept/bench/overhead.c`
+//! HIP calls on the simulated runtime: `host/process/intercept/bench/overhead.c`
 //! run untraced and traced (CSV, the default outputs, the default chain,
 //! `--write-during-run`, a native rocprofiler-sdk tool), a whole short run
 //! from start to exit, and the tool library's size and load cost.
@@ -55,7 +55,7 @@ pub(super) fn rows(built: &Built, sizes: &Sizes, work: &Path) -> Vec<Row> {
     )
 }
 
-/// What `host/intercept/bench/overhead.sh` does, with the figures kept:
+/// What `host/process/intercept/bench/overhead.sh` does, with the figures kept:
 /// `overhead.c` built against the simulated runtime, run without the tool
 /// and preloaded with it, tracing HIP_RUNTIME_API.
 fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
@@ -65,13 +65,15 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
     crate::util::run(
         Command::new("gcc")
             .args(["-O2", "-D__HIP_PLATFORM_AMD__"])
-            .arg(root.join("host/intercept/bench/overhead.c"))
+            .arg(root.join("host/process/intercept/bench/overhead.c"))
             .arg(format!("-L{}", sim.display()))
             .args(["-lamdhip64", "-ldl", "-o"])
             .arg(&exe)
             .env_remove("LD_LIBRARY_PATH"),
     )
-    .context("building host/intercept/bench/overhead.c (needs gcc and the ROCm HIP headers)")?;
+    .context(
+        "building host/process/intercept/bench/overhead.c (needs gcc and the ROCm HIP headers)",
+    )?;
     let out = work.join("out");
     let config = |name: &str, formats: &str, write: &str| -> Result<PathBuf> {
         let path = work.join(name);
@@ -193,18 +195,18 @@ fn measure_hip(built: &Built, sizes: &Sizes, work: &Path) -> Result<Vec<Row>> {
     let (direct, traced, _added) = parse::overhead_paired(&run(Some(&csv), &paired)?)?;
 
     // The same bursts traced by a native rocprofiler-sdk tool
-    // (`host/intercept/bench/native_tool.c`: HIP_RUNTIME_API buffered into
+    // (`host/process/intercept/bench/native_tool.c`: HIP_RUNTIME_API buffered into
     // the same 1 MiB LOSSLESS buffer) and no output of ours.
     let tool = work.join("libnative_bench_tool.so");
     crate::util::run(
         Command::new("gcc")
             .args(["-O2", "-shared", "-fPIC"])
-            .arg(root.join("host/intercept/bench/native_tool.c"))
+            .arg(root.join("host/process/intercept/bench/native_tool.c"))
             .arg(format!("-I{}", root.join("capi/include").display()))
             .arg("-o")
             .arg(&tool),
     )
-    .context("building host/intercept/bench/native_tool.c")?;
+    .context("building host/process/intercept/bench/native_tool.c")?;
     let native_plan = work.join("native.json");
     std::fs::write(
         &native_plan,

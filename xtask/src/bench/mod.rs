@@ -15,11 +15,11 @@
 //!
 //! | rows | measured by |
 //! |---|---|
-//! | HIP call at the maximum call rate | `host/intercept/bench/overhead.c` on the simulated runtime, run here as `overhead.sh` runs it |
+//! | HIP call at the maximum call rate | `host/process/intercept/bench/overhead.c` on the simulated runtime, run here as `overhead.sh` runs it |
 //! | producer cost per record | `cargo bench -p rocwasm-core --bench producer` |
-//! | plugin delivery | `cargo bench -p rocwasm-plugin-host --bench deliver`, against `-p rocwasm-output --bench native_stats` |
+//! | plugin delivery | `cargo bench -p rocwasm-plugin-host --bench deliver`, against `-p rocwasm-formats --bench native_stats` |
 //! | plugin load | `cargo bench -p rocwasm-plugin-host --bench load` |
-//! | output writers | `cargo bench -p rocwasm-output --bench writers` |
+//! | output writers | `cargo bench -p rocwasm-formats --bench writers` |
 //! | replay ingest | `cargo bench -p rocwasm-replay --bench ingest` |
 //! | plugin kit, per language | the kit's sample in Rust, C, Python, JS: `rocwasm plugin build`, the `load` bench, `rocwasm plugin test` (see `kit`) |
 //!

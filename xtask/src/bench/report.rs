@@ -7,7 +7,7 @@ use crate::util::root;
 
 /// How each group of rows is measured, printed under the table.
 pub(super) const LEGEND: &str = "\
-HIP call: host/intercept/bench/overhead.c on the simulated runtime (hipGetDevice; the runtime built
+HIP call: host/process/intercept/bench/overhead.c on the simulated runtime (hipGetDevice; the runtime built
   optimised, target/sim/lib-release, as the end-to-end rows use it too). Max rate: one burst
   without pauses, median of runs, untraced and traced alternating. Bursts: 4000 calls, 1 ms pauses,
   traced call and the runtime's own alternating in one process. Default outputs: CSV, rocpd, Perfetto;
@@ -16,7 +16,7 @@ HIP call: host/intercept/bench/overhead.c on the simulated runtime (hipGetDevice
   grows (the row says so). Run and exit: the whole process, 100 k calls, untraced vs traced with the
   journal handed to a launcher (the plan names the journal directory) or written at exit. Library:
   the file's size; start: /bin/true with it preloaded (no plan) vs not, median of 20. Default chain: rocwasm run --sim -c examples/chains/default.toml (its four
-  plugins, its outputs, its 4 MiB buffer). Native tool: host/intercept/bench/native_tool.c loaded with
+  plugins, its outputs, its 4 MiB buffer). Native tool: host/process/intercept/bench/native_tool.c loaded with
   ROCP_TOOL_LIBRARIES, buffering HIP_RUNTIME_API into a 1 MiB LOSSLESS buffer, no output of ours.
   CPU: the calling thread's CPU time per call.
 producer: cargo bench -p rocwasm-core --bench producer (push, LOSSLESS, 64-byte records; CPU ns).
@@ -25,14 +25,14 @@ producer: cargo bench -p rocwasm-core --bench producer (push, LOSSLESS, 64-byte 
   CLOCK_BOOTTIME, of which a traced call reads two. Floor: what tracing adds to a paired HIP call
   against two clock reads plus one record pushed (1 thread, no delivery), from this run's rows.
 delivery: cargo bench -p rocwasm-plugin-host --bench deliver (kernel-stats, 3 columns selected; median
-  round) against cargo bench -p rocwasm-output --bench native_stats (the plugin's loop,
+  round) against cargo bench -p rocwasm-formats --bench native_stats (the plugin's loop,
   IdSums::add_durations, compiled natively and called directly: no delivery path). Floors: cargo bench
   -p rocwasm-plugin-host --bench call_floor (an empty component, bump realloc, the plugin engine's
   configuration; 256 records in 3 of 64 u64 columns, passed as today's record of 64 lists, a record
   of 64 option lists, or the 3 lists alone).
 plugin load: cargo bench -p rocwasm-plugin-host --bench load (PluginEngine::compile, fresh engine;
   warm: once the artifact has settled, as a later run finds it).
-writers: cargo bench -p rocwasm-output --bench writers (a synthetic run through Outputs, one format;
+writers: cargo bench -p rocwasm-formats --bench writers (a synthetic run through Outputs, one format;
   together: the three default formats in one Outputs, a thread per sink and batch; record journal:
   what a profiled process writes under rocwasm run, each batch appended to its journal file; size
   on disk: the bytes of the files each format wrote for that run, per million records; raw SQLite:

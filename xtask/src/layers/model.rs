@@ -6,8 +6,8 @@ use std::collections::{BTreeMap, BTreeSet};
 /// One module tree: a crate's library, or one of its binaries.
 pub struct Tree {
     /// How reports name the tree: its root file's directory relative to the
-    /// scanned root (`host/output/src`), plus the root file when a crate has
-    /// more than one tree (`host/cli/src (main.rs)`).
+    /// scanned root (`host/formats/src`), plus the root file when a crate has
+    /// more than one tree (`host/launcher/cli/src (main.rs)`).
     pub label: String,
     /// Its source files as reports name them (relative to the root file's
     /// directory); index 0 is the root file.

@@ -1,0 +1,68 @@
+//! `rocwasm-formats`: where a run's records end up.
+//!
+//! Outputs are **native host sinks**, not Wasm plugins. They write files,
+//! SQLite databases and protobuf streams at full speed, and their formats are
+//! the ones other tools trust (rocprofv3 CSV/JSON, rocpd, Perfetto): they are
+//! part of the trusted host, like the reader of a chain file. Plugins analyse;
+//! sinks persist. A plugin that wants its own file uses the host `output`
+//! interface instead.
+//!
+//! - [`sink`]: the [`Sink`] trait, [`RunMetadata`], [`SinkContext`].
+//! - [`claims`]: who writes which file of the output directory
+//!   ([`OutputClaims`]): sinks and plugin stages claim names, a second
+//!   producer of one name is refused and reported.
+//! - [`names`]: operation names of a run ([`OperationNames`]).
+//! - [`stats`]: the native statistics accumulator (`--stats`, the summary table).
+//! - [`summary`]: rocprofv3's `-S`/`--summary-groups` tables over those
+//!   statistics.
+//! - [`csv`], [`json`], [`rocpd`]: the rocprofv3 formats, one module each.
+//!   Each holds the format's one schema ([`csv::columns`],
+//!   [`json::schema`], [`rocpd::schema`]) and its sink; the format's reader
+//!   in `rocwasm-replay` reads through the same schema, so writer and
+//!   reader cannot disagree on a name.
+//! - [`perfetto`]: the Perfetto trace (written, never read back).
+//! - [`parquet`]: Apache Parquet files, one per trace table, with the CSV
+//!   files' columns plus the writing process's identity (written, never
+//!   read back).
+//! - `resolve`: kernel, agent and operation names as the trace files
+//!   print them (shared by CSV and Parquet).
+//! - `decimal`: unsigned integers in decimal, appended in place (shared by
+//!   CSV and JSON, where numbers are most of the bytes).
+//! - [`outputs`]: building the sinks of `--output-format` and driving them.
+//! - `spool`: a live run's batches kept on disk until the run ends, so that
+//!   the application never waits for a format ([`WriteTiming::AtEnd`]).
+//! - [`synthetic`]: a deterministic sample run for tests, fixtures and benchmarks.
+
+pub mod claims;
+pub mod csv;
+pub(crate) mod decimal;
+pub mod json;
+pub mod names;
+pub mod outputs;
+pub mod parquet;
+pub mod paths;
+pub mod perfetto;
+mod registry_bridge;
+pub(crate) mod resolve;
+pub mod rocpd;
+pub mod sink;
+mod spool;
+pub mod stats;
+pub mod stats_by_rank;
+pub mod stats_sink;
+pub mod summary;
+pub mod synthetic;
+mod unfiled;
+
+pub use crate::csv::{CsvSink, TraceFile};
+pub use claims::{ClaimRefused, OutputClaims, Producer};
+pub use json::JsonSink;
+pub use names::{kind_name, OperationNames};
+pub use outputs::{OutputFormat, OutputOptions, OutputSummary, Outputs, WriteTiming};
+pub use parquet::ParquetSink;
+pub use paths::output_path;
+pub use perfetto::PerfettoSink;
+pub use rocpd::RocpdSink;
+pub use sink::{RunMetadata, Sink, SinkContext};
+pub use stats::{StatRow, StatsAccumulator, StatsDomain, StatsReport};
+pub use stats_sink::StatsSink;
