@@ -8,18 +8,24 @@
 //! interface instead.
 //!
 //! - [`sink`]: the [`Sink`] trait, [`RunMetadata`], [`SinkContext`].
-//! - [`claims`]: who writes which file of the output directory
-//!   ([`OutputClaims`]): sinks and plugin stages claim names, a second
-//!   producer of one name is refused and reported.
+//! - [`OutputClaims`] (from `rocwasm_plan::claims`): who writes which
+//!   file of the output directory: sinks and plugin stages claim names, a
+//!   second producer of one name is refused and reported. Every sink
+//!   claims through one helper (`sink::claim_file`).
 //! - [`names`]: operation names of a run ([`OperationNames`]).
 //! - [`stats`]: the native statistics accumulator (`--stats`, the summary table).
 //! - [`summary`]: rocprofv3's `-S`/`--summary-groups` tables over those
 //!   statistics.
-//! - [`csv`], [`json`], [`rocpd`]: the rocprofv3 formats, one module each.
-//!   Each holds the format's one schema ([`csv::columns`],
-//!   [`json::schema`], [`rocpd::schema`]) and its sink; the format's reader
-//!   in `rocwasm-replay` reads through the same schema, so writer and
-//!   reader cannot disagree on a name.
+//! - [`table`]: every format once ([`FORMATS`]): what it writes and how its
+//!   sink is made; the dispatcher and the CLI's help read it.
+//! - [`csv`], [`json`], [`rocpd`]: the rocprofv3 formats, one folder each,
+//!   holding the format's one schema ([`csv::schema`], [`json::schema`],
+//!   [`rocpd::schema`]), its writer (the sink) and its reader, which reads
+//!   through the same schema, so writer and reader cannot disagree on a
+//!   name.
+//! - [`replay`]: a recorded trace opened ([`replay::open_with`]) and read
+//!   by its format's reader into the batches of a live run, with a report
+//!   of what could not be mapped.
 //! - [`perfetto`]: the Perfetto trace (written, never read back).
 //! - [`parquet`]: Apache Parquet files, one per trace table, with the CSV
 //!   files' columns plus the writing process's identity (written, never
@@ -33,7 +39,6 @@
 //!   the application never waits for a format ([`WriteTiming::AtEnd`]).
 //! - [`synthetic`]: a deterministic sample run for tests, fixtures and benchmarks.
 
-pub mod claims;
 pub mod csv;
 pub(crate) mod decimal;
 pub mod json;
@@ -43,6 +48,7 @@ pub mod parquet;
 pub mod paths;
 pub mod perfetto;
 mod registry_bridge;
+pub mod replay;
 pub(crate) mod resolve;
 pub mod rocpd;
 pub mod sink;
@@ -52,10 +58,10 @@ pub mod stats_by_rank;
 pub mod stats_sink;
 pub mod summary;
 pub mod synthetic;
+pub mod table;
 mod unfiled;
 
 pub use crate::csv::{CsvSink, TraceFile};
-pub use claims::{ClaimRefused, OutputClaims, Producer};
 pub use json::JsonSink;
 pub use names::{kind_name, OperationNames};
 pub use outputs::{OutputFormat, OutputOptions, OutputSummary, Outputs, WriteTiming};
@@ -63,6 +69,8 @@ pub use parquet::ParquetSink;
 pub use paths::output_path;
 pub use perfetto::PerfettoSink;
 pub use rocpd::RocpdSink;
+pub use rocwasm_plan::claims::{ClaimRefused, OutputClaims, Producer};
 pub use sink::{RunMetadata, Sink, SinkContext};
 pub use stats::{StatRow, StatsAccumulator, StatsDomain, StatsReport};
 pub use stats_sink::StatsSink;
+pub use table::{Format, FORMATS};

@@ -6,16 +6,11 @@ use std::sync::Mutex;
 use anyhow::{Context, Result};
 use rocwasm_core::Batch;
 
-use crate::claims::{OutputClaims, Producer};
-use crate::csv::CsvSink;
-use crate::json::JsonSink;
-use crate::parquet::ParquetSink;
-use crate::perfetto::PerfettoSink;
-use crate::rocpd::RocpdSink;
 use crate::sink::{Sink, SinkContext};
 use crate::spool::Spool;
 use crate::stats::{StatsAccumulator, StatsReport};
 use crate::stats_sink::StatsSink;
+use rocwasm_plan::claims::{OutputClaims, Producer};
 
 /// An output format of `--output-format`, and when a live run writes the
 /// formats (both defined once in `rocwasm-plan`).
@@ -110,13 +105,7 @@ impl Outputs {
         let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
         for f in &opts.formats {
             let (dir, name) = (opts.dir.clone(), opts.name.clone());
-            sinks.push(match f {
-                OutputFormat::Csv => Box::new(CsvSink::new(dir, name)),
-                OutputFormat::Json => Box::new(JsonSink::new(dir, name)),
-                OutputFormat::Rocpd => Box::new(RocpdSink::new(dir, name)),
-                OutputFormat::Pftrace => Box::new(PerfettoSink::new(dir, name)),
-                OutputFormat::Parquet => Box::new(ParquetSink::new(dir, name)),
-            });
+            sinks.push((crate::table::format(*f).sink)(&dir, name));
         }
         if opts.stats {
             sinks.push(Box::new(StatsSink::new(

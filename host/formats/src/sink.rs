@@ -1,12 +1,12 @@
 //! The [`Sink`] contract and what every sink is told about the run.
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use rocwasm_core::{Batch, SymbolTable};
 
-use crate::claims::OutputClaims;
 use crate::names::OperationNames;
+use rocwasm_plan::claims::{OutputClaims, Producer};
 
 pub use rocwasm_journal::RunMetadata;
 
@@ -64,6 +64,26 @@ pub trait Sink: Send {
     fn notes(&mut self) -> Vec<String> {
         Vec::new()
     }
+}
+
+/// Claims `path` for the sink `who` in the run's registry and, when the
+/// claim is granted, creates the file's folder and opens it with `open`.
+/// `Ok(None)`: another producer has the name (the registry has said so,
+/// once) and the sink writes nothing there. Every sink claims its files
+/// through here, so a file is never created before it is claimed.
+pub(crate) fn claim_file<T>(
+    claims: &OutputClaims,
+    path: &Path,
+    who: &'static str,
+    open: impl FnOnce(&Path) -> Result<T>,
+) -> Result<Option<T>> {
+    if claims.claim(path, &Producer::Sink(who)).is_err() {
+        return Ok(None);
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
+    }
+    open(path).map(Some)
 }
 
 /// FNV-1a, 64 bit: a stable hash (unlike `DefaultHasher`, which may change

@@ -13,7 +13,7 @@
 //! same name (one kernel loaded on two agents has two ids) merge. The series
 //! are exact integer sums, so the report does not depend on record order: a
 //! trace replayed in any order gives bit-identical numbers. That is what the
-//! round-trip tests of `rocwasm-replay` rely on. For the same reason the
+//! round-trip tests of `replay` rely on. For the same reason the
 //! per-domain totals of `domain_stats.csv` are not counted separately: they
 //! are the merge of the domain's series.
 //!

@@ -16,9 +16,9 @@ use std::path::PathBuf;
 use anyhow::{Context, Result};
 use rocwasm_core::Batch;
 
-use crate::claims::{Claim, OutputClaims, Producer};
 use crate::sink::{Sink, SinkContext};
 use crate::stats::{write_stats_file, StatsAccumulator, StatsReport};
+use rocwasm_plan::claims::{Claim, OutputClaims, Producer};
 
 /// This sink in claims and messages.
 const PRODUCER: Producer = Producer::Sink("statistics");

@@ -20,7 +20,6 @@ const NOT_IN_THE_APPLICATION: &[&str] = &[
     "reqwest",
     "csv",
     "rocwasm-formats",
-    "rocwasm-replay",
     "rocwasm-registry",
     "rocwasm-pipeline",
 ];

@@ -12,12 +12,11 @@ use super::sizes::Build;
 use crate::util::root;
 
 /// The packages of the release build: the tool library and the benches.
-const PACKAGES: [&str; 5] = [
+const PACKAGES: [&str; 4] = [
     "rocwasm-intercept",
     "rocwasm-core",
     "rocwasm-plugin-host",
     "rocwasm-formats",
-    "rocwasm-replay",
 ];
 
 /// The bench binaries the table reads, by name.

@@ -20,7 +20,7 @@
 //! | plugin delivery | `cargo bench -p rocwasm-plugin-host --bench deliver`, against `-p rocwasm-formats --bench native_stats` |
 //! | plugin load | `cargo bench -p rocwasm-plugin-host --bench load` |
 //! | output writers | `cargo bench -p rocwasm-formats --bench writers` |
-//! | replay ingest | `cargo bench -p rocwasm-replay --bench ingest` |
+//! | replay ingest | `cargo bench -p rocwasm-formats --bench ingest` |
 //! | plugin kit, per language | the kit's sample in Rust, C, Python, JS: `rocwasm plugin build`, the `load` bench, `rocwasm plugin test` (see `kit`) |
 //!
 //! A row whose bench fails, or that no bench measures yet, prints

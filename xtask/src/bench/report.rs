@@ -38,7 +38,7 @@ writers: cargo bench -p rocwasm-formats --bench writers (a synthetic run through
   on disk: the bytes of the files each format wrote for that run, per million records; raw SQLite:
   the rocpd writer's own rows read back, inserted into a fresh database of the same schema with its
   pragmas, 64 rows a prepared statement, one transaction).
-replay ingest: cargo bench -p rocwasm-replay --bench ingest.
+replay ingest: cargo bench -p rocwasm-formats --bench ingest.
 end-to-end: multi_kernel --dispatches N (N 4 µs kernels on one stream) untraced, and under rocwasm run
   --sim -c examples/chains/default.toml (outputs written after the run, or with --write-during-run as
   the journal grows), and under rocwasm run --sim --kernel-trace (no chain, one CSV file); wall time,

@@ -26,7 +26,7 @@
 //! agents' names. A replayed CSV trace reads those as 0 (or as
 //! placeholders: `agent 2`).
 //!
-//! # Reading (`rocwasm-replay`)
+//! # Reading ([`crate::replay`])
 //!
 //! The reader finds every field by its header name ([`Column::spellings`]),
 //! never by position, which is what lets it read the column sets older
@@ -47,8 +47,9 @@
 //! - A file's family comes from its name ([`TraceFile::from_path`]) or,
 //!   failing that, from its header ([`TraceFile::from_header`]).
 
-pub mod columns;
-mod sink;
+pub(crate) mod reader;
+pub mod schema;
+mod writer;
 
-pub use columns::{Column, TraceFile};
-pub use sink::CsvSink;
+pub use schema::{Column, TraceFile};
+pub use writer::CsvSink;

@@ -27,7 +27,7 @@
 //! left out.
 //!
 //! Every object is a type of [`schema`], which both the writer
-//! ([`JsonSink`]) and the reader (`rocwasm-replay`) use. Records carry the
+//! ([`JsonSink`]) and the reader ([`crate::replay`]) use. Records carry the
 //! SDK's C field names (`correlation_id: {internal, external}`,
 //! `start_timestamp`, `dispatch_info: {agent_id: {handle}, …}`) and kinds
 //! and operations as numbers; the `strings` tables name them, which is how a
@@ -37,7 +37,7 @@
 //! `operations`. Unlike the CSV files, the JSON file keeps every field of
 //! every record, the symbol tables and the agents.
 //!
-//! # Reading (`rocwasm-replay`)
+//! # Reading ([`crate::replay`])
 //!
 //! The document is parsed straight into the schema's types (never a generic
 //! value tree). Tolerated, so that rocprofv3's files of older and newer
@@ -60,8 +60,9 @@
 //! first process's.
 
 mod fast;
+pub(crate) mod reader;
 pub mod schema;
-mod sink;
+mod writer;
 
 pub use schema::Document;
-pub use sink::JsonSink;
+pub use writer::JsonSink;

@@ -1,5 +1,5 @@
 //! The schema of `results.json`: one set of serde types that the writer
-//! ([`super::JsonSink`]) serializes and the reader (`rocwasm-replay`)
+//! ([`super::JsonSink`]) serializes and the reader ([`crate::replay`])
 //! deserializes.
 //!
 //! Field names are the SDK's C field names, as rocprofv3 writes them.

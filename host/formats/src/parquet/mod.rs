@@ -24,7 +24,7 @@
 //! and job `0` outside MPI and batch jobs, as `%rank%` and `%job%`
 //! expand): rows of different processes never collide on their ids. Then
 //! come the columns of the CSV file of the same table, under the same names
-//! and in the same order ([`crate::csv::columns`]), with names resolved as
+//! and in the same order ([`crate::csv::schema`]), with names resolved as
 //! the CSV spells them (demangled kernel names, `hipMemcpy`,
 //! `HIP_RUNTIME_API`, `MEMORY_COPY_HOST_TO_DEVICE`). Names are UTF-8
 //! strings; ids, timestamps (ns), sizes and addresses are unsigned 64- or
@@ -48,6 +48,6 @@
 
 mod arrays;
 pub mod schema;
-mod sink;
+mod writer;
 
-pub use sink::{ParquetSink, ROW_GROUP_BYTES, ROW_GROUP_ROWS};
+pub use writer::{ParquetSink, ROW_GROUP_BYTES, ROW_GROUP_ROWS};

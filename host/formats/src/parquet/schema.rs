@@ -1,6 +1,6 @@
 //! The Parquet files' schema: which files, which columns, which types.
 //!
-//! Built from the CSV schema ([`crate::csv::columns`]), not written a
+//! Built from the CSV schema ([`crate::csv::schema`]), not written a
 //! second time: a Parquet file has the columns of the CSV file of the same
 //! table, under the same names and in the same order, after the four
 //! [`IDENTITY`] columns that say which process wrote the row. What this

@@ -42,13 +42,14 @@ use prost::Message;
 use rocwasm_core::{ApiCall, Batch, BufferTracingKind};
 use rustc_hash::FxHashMap as HashMap;
 
-use crate::claims::{OutputClaims, Producer};
 use crate::names::kind_name;
 use crate::paths::output_path;
+use crate::sink::claim_file;
 use crate::sink::{hash_ids, RunMetadata, Sink, SinkContext};
 use crate::stats::kernel_display_name;
 use crate::unfiled::Unfiled;
 use proto::*;
+use rocwasm_plan::claims::OutputClaims;
 use wire::{Arg, SliceEncoder};
 
 /// Bytes gathered before one `write(2)` to the file.
@@ -376,19 +377,13 @@ impl Sink for PerfettoSink {
     }
 
     fn begin(&mut self, ctx: &SinkContext<'_>) -> Result<()> {
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        if self
-            .claims
-            .claim(&self.path, &Producer::Sink("Perfetto"))
-            .is_err()
-        {
+        let opened = claim_file(&self.claims, &self.path, "Perfetto", |p| {
+            File::create(p).with_context(|| format!("creating {}", p.display()))
+        })?;
+        let Some(f) = opened else {
             self.refused = true;
             return Ok(());
-        }
-        let f = File::create(&self.path)
-            .with_context(|| format!("creating {}", self.path.display()))?;
+        };
         self.out = Some(f);
         self.buf = Vec::with_capacity(WRITE_CHUNK + (64 << 10));
         self.seed = ctx.meta.process_hash();

@@ -7,7 +7,7 @@
 //! separate files the same way (`rocwasm merge`).
 //!
 //! The tables, their columns and the values below are [`schema`]'s, which
-//! the reader of `rocwasm-replay` uses too. Mapping from batches:
+//! the reader of `replay` uses too. Mapping from batches:
 //! - API calls → `rocpd_region` (name = function name) with an event whose
 //!   category is the kind name (`HIP_RUNTIME_API`, …) and which holds the
 //!   correlation id;
@@ -48,6 +48,7 @@
 mod info;
 mod inserts;
 pub mod merge;
+pub(crate) mod reader;
 mod records;
 mod rows;
 mod run;
@@ -63,10 +64,11 @@ use inserts::RECORD_TABLES;
 use run::Run;
 use schema::{insert_sql, metadata};
 
-use crate::claims::{OutputClaims, Producer};
 use crate::paths::output_path;
+use crate::sink::claim_file;
 use crate::sink::{hash_ids, Sink, SinkContext};
 use crate::unfiled::Unfiled;
+use rocwasm_plan::claims::OutputClaims;
 
 /// Writes (or adds a run to) a rocpd database. See the module docs.
 pub struct RocpdSink {
@@ -136,19 +138,13 @@ impl Sink for RocpdSink {
     }
 
     fn begin(&mut self, ctx: &SinkContext<'_>) -> Result<()> {
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
-        if self
-            .claims
-            .claim(&self.path, &Producer::Sink("rocpd"))
-            .is_err()
-        {
+        let opened = claim_file(&self.claims, &self.path, "rocpd", |p| {
+            Connection::open(p).with_context(|| format!("opening {}", p.display()))
+        })?;
+        let Some(conn) = opened else {
             self.refused = true;
             return Ok(());
-        }
-        let conn = Connection::open(&self.path)
-            .with_context(|| format!("opening {}", self.path.display()))?;
+        };
         conn.set_prepared_statement_cache_capacity(rows::statement_cache_capacity(RECORD_TABLES));
         // Records come before the symbols they refer to (those are complete
         // only at the end): foreign keys are declared, and checked by the

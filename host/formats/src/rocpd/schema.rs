@@ -1,7 +1,7 @@
 //! The rocpd schema (version 3): every table, its columns and their SQL
 //! declarations, defined once. The writer ([`super::RocpdSink`]) creates the
 //! tables and inserts rows through these names; the reader
-//! (`rocwasm-replay`) selects through them.
+//! ([`crate::replay`]) selects through them.
 //!
 //! # Layout
 //!

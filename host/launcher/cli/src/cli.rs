@@ -46,12 +46,33 @@ pub struct Cli {
 
 impl clap::CommandFactory for Cli {
     fn command() -> clap::Command {
-        CliArgs::command()
+        with_format_help(CliArgs::command())
     }
 
     fn command_for_update() -> clap::Command {
-        CliArgs::command_for_update()
+        with_format_help(CliArgs::command_for_update())
     }
+}
+
+/// Every `--output-format` lists the formats from the format table
+/// (`rocwasm_formats::FORMATS`), so a new format reaches the help by itself.
+fn with_format_help(cmd: clap::Command) -> clap::Command {
+    let names: Vec<String> = cmd
+        .get_subcommands()
+        .map(|c| c.get_name().to_string())
+        .collect();
+    let mut cmd = cmd;
+    for name in names {
+        cmd = cmd.mut_subcommand(name, with_format_help);
+    }
+    if cmd.get_arguments().any(|a| a.get_id() == "output_format") {
+        let help = format!(
+            "Host output formats, comma- or space-separated (default: the chain file's): {}",
+            rocwasm_formats::table::help_list()
+        );
+        cmd = cmd.mut_arg("output_format", |a| a.help(help));
+    }
+    cmd
 }
 
 impl clap::FromArgMatches for Cli {
@@ -310,8 +331,8 @@ pub struct OutputArgs {
     /// Output file name prefix (same keys as -d).
     #[arg(short = 'o', long, value_name = "NAME", help_heading = IO)]
     pub output_file: Option<String>,
-    /// Host output formats, comma- or space-separated: csv, json, rocpd,
-    /// pftrace, parquet.
+    /// Host output formats (the list is the format table's, see
+    /// `with_format_help`).
     #[arg(short = 'f', long, value_name = "FORMATS", value_delimiter = ',', num_args = 1.., value_parser = parse_format, help_heading = IO)]
     pub output_format: Option<Vec<OutputFormat>>,
     /// Write the output files as records reach the record journal, instead
@@ -635,7 +656,8 @@ pub struct DemoArgs {
     /// Output directory of the demo run.
     #[arg(short = 'd', long, value_name = "DIR")]
     pub output_directory: Option<String>,
-    /// Host output formats, comma-separated: csv, json, rocpd, pftrace, parquet (default: csv,rocpd,perfetto).
+    /// Host output formats (the list is the format table's, see
+    /// `with_format_help`).
     #[arg(long, value_name = "FORMATS", value_delimiter = ',', value_parser = parse_format)]
     pub output_format: Option<Vec<OutputFormat>>,
 }

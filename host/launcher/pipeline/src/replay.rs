@@ -2,7 +2,7 @@
 //! rocpd) read batch by batch into a [`Pipeline`], as if the run were live.
 //!
 //! ```text
-//! rocwasm-replay ──batch──> Chain::deliver ──final batch──> host sinks
+//! formats::replay ──batch──> Chain::deliver ──final batch──> host sinks
 //!   (CSV dir / JSON /        (transforms, then               (CSV, JSON, rocpd,
 //!    rocpd), symbols           analyses)                      Perfetto, --stats)
 //! ```
@@ -27,7 +27,8 @@ use anyhow::Result;
 use rocwasm_core::SymbolTable;
 use rocwasm_plan::{ProcessInfo, RunPlan};
 use rocwasm_plugin_host::OperationNameTable;
-use rocwasm_replay::{OperationNames, ReplaySource};
+use rocwasm_formats::replay::ReplaySource;
+use rocwasm_formats::OperationNames;
 
 use crate::pipeline::{Pipeline, Recording, RunReport};
 

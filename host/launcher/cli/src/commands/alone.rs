@@ -2,7 +2,7 @@
 //! --trace` and `rocwasm plugin test` both measure.
 //!
 //! The recording (rocprofv3 CSV directory, JSON or rocpd) is read batch by
-//! batch by rocwasm-replay and every batch is delivered to a chain of this
+//! batch by the replay readers (`rocwasm_formats::replay`) and every batch is delivered to a chain of this
 //! one stage, as a replay would. Its files go to a scratch directory that
 //! is listed, then removed, so a plugin that writes behaves as in a run.
 //! The engine decides what is counted: with `consume_fuel`, every Wasm
@@ -15,11 +15,11 @@ use std::time::{Duration, Instant};
 
 use anyhow::Context;
 use rocwasm_core::{BufferId, ContextId, DeliveryInfo, Profiler};
+use rocwasm_formats::replay::ReplayOptions;
 use rocwasm_pipeline::SymbolSync;
 use rocwasm_plugin_host::{
     Chain, HostEnv, PluginEngine, StageMetrics, StageSpec, SummaryTable, World,
 };
-use rocwasm_replay::ReplayOptions;
 
 /// What one run of the plugin over the trace left.
 pub struct Measured {
@@ -50,7 +50,7 @@ pub fn measure(
     trace: &Path,
     config: &[String],
 ) -> anyhow::Result<Measured> {
-    let mut source = rocwasm_replay::open_with(trace, &ReplayOptions::default())?;
+    let mut source = rocwasm_formats::replay::open_with(trace, &ReplayOptions::default())?;
     let profiler = Arc::new(Profiler::new());
     let env = HostEnv::new(profiler.clone()).with_replay(true);
     let mut spec = StageSpec::new(name, file);
@@ -110,7 +110,7 @@ fn run_alone(
     env: HostEnv,
     profiler: &Profiler,
     spec: StageSpec,
-    source: &mut rocwasm_replay::ReplaySource,
+    source: &mut rocwasm_formats::replay::ReplaySource,
 ) -> anyhow::Result<Run> {
     // The trace's kernel symbols, as a replay hands them to the engine, so
     // the plugin's name lookups answer.

@@ -27,11 +27,11 @@ use std::time::{Instant, SystemTime};
 use indicatif::{ProgressBar, ProgressDrawTarget, ProgressStyle};
 use rocwasm_config::PlanOptions;
 use rocwasm_core::{ApiFamily, BufferTracingKind, Domain};
+use rocwasm_formats::replay::{ReadReport, ReplayError, ReplayOptions};
 use rocwasm_formats::stats_by_rank;
 use rocwasm_pipeline::{render_table, ManyReplay, ProcessRecording, Replay, RunReport};
 use rocwasm_plan::ProcessInfo;
 use rocwasm_plugin_host::EngineConfig;
-use rocwasm_replay::{ReadReport, ReplayError, ReplayOptions};
 
 use crate::cli::ReplayArgs;
 use crate::commands::chain::{admit_plan, chain_for};
@@ -85,13 +85,14 @@ pub fn replay(args: ReplayArgs) -> Result {
 
     let strict = args.strict;
     let refused = refusal(strict);
-    let inputs = rocwasm_replay::discover(&args.paths).map_err(|e| Failure::Usage(e.into()))?;
+    let inputs =
+        rocwasm_formats::replay::discover(&args.paths).map_err(|e| Failure::Usage(e.into()))?;
     if inputs.len() > 1 || args.summary_by_rank {
         return replay_many(&args, chain, inputs, host_stats);
     }
     let path = &inputs[0].path;
     let mut source =
-        rocwasm_replay::open_with(path, &ReplayOptions::default()).map_err(&refused)?;
+        rocwasm_formats::replay::open_with(path, &ReplayOptions::default()).map_err(&refused)?;
     source.set_strict(strict);
     tracing::info!(path = %path.display(), format = ?source.format, "replaying");
     let format = source.format;
@@ -164,7 +165,7 @@ pub fn replay(args: ReplayArgs) -> Result {
 fn replay_many(
     args: &ReplayArgs,
     chain: rocwasm_config::Chain,
-    inputs: Vec<rocwasm_replay::Input>,
+    inputs: Vec<rocwasm_formats::replay::Input>,
     host_stats: bool,
 ) -> Result {
     let started = Instant::now();
@@ -213,7 +214,8 @@ fn replay_many(
     let mut recordings = Vec::new();
     let mut total = Some(0u64);
     for input in &inputs {
-        let mut source = rocwasm_replay::open_with(&input.path, &options).map_err(&refused)?;
+        let mut source =
+            rocwasm_formats::replay::open_with(&input.path, &options).map_err(&refused)?;
         source.set_strict(strict);
         total = total.zip(source.estimated_records()).map(|(a, b)| a + b);
         recordings.push(ProcessRecording {
@@ -354,11 +356,11 @@ fn stage_tables(summary: bool, report: &RunReport) -> bool {
     summary && report.plugins.tables.iter().any(|(_, t)| !t.is_empty())
 }
 
-fn format_name(f: rocwasm_replay::TraceFormat) -> &'static str {
+fn format_name(f: rocwasm_formats::replay::TraceFormat) -> &'static str {
     match f {
-        rocwasm_replay::TraceFormat::Csv => "rocprofv3 CSV",
-        rocwasm_replay::TraceFormat::Json => "rocprofv3 JSON",
-        rocwasm_replay::TraceFormat::Rocpd => "rocpd",
+        rocwasm_formats::replay::TraceFormat::Csv => "rocprofv3 CSV",
+        rocwasm_formats::replay::TraceFormat::Json => "rocprofv3 JSON",
+        rocwasm_formats::replay::TraceFormat::Rocpd => "rocpd",
     }
 }
 

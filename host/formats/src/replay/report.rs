@@ -315,7 +315,7 @@ impl ReadReport {
     }
 
     /// The first thing `--strict` refuses, as the error it becomes.
-    pub(crate) fn strict_error(&self) -> Option<crate::ReplayError> {
+    pub(crate) fn strict_error(&self) -> Option<crate::replay::ReplayError> {
         for f in &self.files {
             if let Some(i) = f.issues.iter().find(|i| i.reason.is_strict_error()) {
                 let line = match i.reason {
@@ -341,7 +341,7 @@ impl ReadReport {
                         format!("{what}, which this build does not read")
                     }
                 };
-                return Some(crate::ReplayError::new(
+                return Some(crate::replay::ReplayError::new(
                     &f.path,
                     line,
                     format!("{what} (--strict)"),
@@ -352,7 +352,7 @@ impl ReadReport {
                 if let Some(c) = d.column {
                     message = format!("column {c}: {message}");
                 }
-                return Some(crate::ReplayError::new(
+                return Some(crate::replay::ReplayError::new(
                     &f.path,
                     d.line,
                     format!("{message} (--strict refuses a damaged recording)"),

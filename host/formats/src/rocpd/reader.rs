@@ -1,6 +1,6 @@
 //! rocpd SQLite databases (schema version 3).
 //!
-//! Every table, column and value is `rocwasm_formats::rocpd::schema`'s, the
+//! Every table, column and value is `crate::rocpd::schema`'s, the
 //! schema the rocpd sink writes; its docs say what is tolerated.
 //!
 //! Symbols, agents, threads and strings are loaded when the file is opened.
@@ -20,19 +20,19 @@ use std::path::Path;
 use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
+use crate::rocpd::schema::{
+    self, column_list, event, info_agent, info_kernel_symbol, info_node, info_process, info_thread,
+    kernel_dispatch, memory_allocate, memory_copy, region, string, EventExtdata, MemoryOperation,
+};
+use crate::OperationNames;
 use rocwasm_core::{
     AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, KernelDispatch, KernelSymbol,
     MemoryAllocation, MemoryCopy, ScratchMemory,
 };
-use rocwasm_formats::rocpd::schema::{
-    self, column_list, event, info_agent, info_kernel_symbol, info_node, info_process, info_thread,
-    kernel_dispatch, memory_allocate, memory_copy, region, string, EventExtdata, MemoryOperation,
-};
-use rocwasm_formats::OperationNames;
 use rusqlite::{Connection, OpenFlags, Row};
 
-use crate::error::{ReplayError, Result};
-use crate::reader::{BatchReader, State};
+use crate::replay::error::{ReplayError, Result};
+use crate::replay::reader::{BatchReader, State};
 
 pub(crate) struct RocpdReader {
     rx: Receiver<Result<Batch>>,
@@ -492,7 +492,10 @@ fn read_records(
         let (kind, operation) = *ops.entry(key).or_insert_with(|| {
             let (name, category) = (string(key.0), string(key.1));
             let kind = region_kind(category, name);
-            (kind.raw(), crate::reader::operation(names, kind, name).0)
+            (
+                kind.raw(),
+                crate::replay::reader::operation(names, kind, name).0,
+            )
         });
         let c = correlation(r, 5).map_err(&e)?;
         batch.api_calls.push(ApiCall {

@@ -1,6 +1,6 @@
 //! rocprofv3 `results.json` (ours and the real tool's).
 //!
-//! The document is parsed into the types of `rocwasm_formats::json::schema`,
+//! The document is parsed into the types of `crate::json::schema`,
 //! the ones the JSON sink writes (never a generic value tree); that schema's
 //! docs say what is tolerated. Kinds are mapped through the file's own
 //! `strings.buffer_records` name table when it has one (record kind numbers
@@ -24,19 +24,17 @@ use std::collections::HashMap;
 use std::io::BufReader;
 use std::path::Path;
 
+use crate::json::schema::{category, Document, Process, Strings, STORAGE_FILE, STORAGE_MEMORY};
 use rocwasm_core::{
     AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, CodeObject, CodeObjectStorage,
     KernelDispatch, KernelSymbol, MemoryAllocation, MemoryCopy, Retirement, RuntimeInitialization,
     ScratchMemory,
 };
-use rocwasm_formats::json::schema::{
-    category, Document, Process, Strings, STORAGE_FILE, STORAGE_MEMORY,
-};
 use rocwasm_ids::recorded::recorded_kind;
 
-use crate::error::{ReplayError, Result};
-use crate::reader::{names_are_functions, operation, BatchReader, State};
-use crate::report::{FileReport, Reason};
+use crate::replay::error::{ReplayError, Result};
+use crate::replay::reader::{names_are_functions, operation, BatchReader, State};
+use crate::replay::report::{FileReport, Reason};
 
 /// Maps the file's kind/operation numbers to this build's.
 struct KindMap {

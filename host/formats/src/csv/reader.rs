@@ -1,7 +1,7 @@
 //! rocprofv3 CSV trace files, read by column name.
 //!
 //! The files, their columns and every spelling of a column a reader accepts
-//! are `rocwasm_formats::csv`'s schema (its module docs say what is tolerated);
+//! are `crate::csv`'s schema (its module docs say what is tolerated);
 //! this reader only maps the columns it finds onto records.
 //!
 //! A directory is read file by file in [`TraceFile::ALL`] order (kernels
@@ -27,18 +27,18 @@ use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::{Path, PathBuf};
 
+use crate::csv::{Column, TraceFile};
 use rocwasm_core::MemoryAllocationOperation as Op;
 use rocwasm_core::{
     AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, KernelDispatch, KernelSymbol,
     MemoryAllocation, MemoryCopy, ScratchMemory,
 };
-use rocwasm_formats::csv::{Column, TraceFile};
 use rocwasm_ids::recorded::{hsa_kind_of_function, recorded_kind};
 use rocwasm_ids::{operation_by_name, ApiFamily};
 
-use crate::error::{ReplayError, Result};
-use crate::reader::{names_are_functions, operation, BatchReader, State};
-use crate::report::{Damage, Reason};
+use crate::replay::error::{ReplayError, Result};
+use crate::replay::reader::{names_are_functions, operation, BatchReader, State};
+use crate::replay::report::{Damage, Reason};
 
 pub(crate) struct CsvReader {
     files: Vec<(PathBuf, TraceFile)>,

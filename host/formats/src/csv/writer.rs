@@ -13,13 +13,14 @@ use std::path::{Path, PathBuf};
 use anyhow::{Context, Result};
 use rocwasm_core::{Batch, BufferTracingKind};
 
-use super::columns::TraceFile;
-use crate::claims::{OutputClaims, Producer};
+use super::schema::TraceFile;
 use crate::names::kind_name;
 use crate::paths::output_path;
 use crate::resolve::{ByOperation, Resolver, UNCACHED_OP};
+use crate::sink::claim_file;
 use crate::sink::{Sink, SinkContext};
 use crate::unfiled::Unfiled;
+use rocwasm_plan::claims::OutputClaims;
 
 /// One trace file's rows, in rocprofv3's CSV dialect: text fields quoted
 /// (a `"` inside doubled), numbers bare, `\n` after each row.
@@ -55,10 +56,6 @@ const FLUSH_AT: usize = 1 << 18;
 
 impl TraceWriter {
     fn create(path: &Path, header: &[&str]) -> Result<TraceWriter> {
-        if let Some(parent) = path.parent() {
-            std::fs::create_dir_all(parent)
-                .with_context(|| format!("creating {}", parent.display()))?;
-        }
         let f = File::create(path).with_context(|| format!("creating {}", path.display()))?;
         let mut w = TraceWriter {
             out: Some(f),
@@ -255,10 +252,10 @@ impl Files {
         let slot = &mut self.writers[file as usize];
         if slot.is_none() {
             let path = output_path(&self.dir, self.name.as_deref(), file.file_name());
-            let w = match self.claims.claim(&path, &Producer::Sink("CSV")) {
-                Ok(()) => TraceWriter::create(&path, file.header())?,
-                Err(_) => TraceWriter::refused(file.columns().len()),
-            };
+            let w = claim_file(&self.claims, &path, "CSV", |p| {
+                TraceWriter::create(p, file.header())
+            })?
+            .unwrap_or_else(|| TraceWriter::refused(file.columns().len()));
             *slot = Some((path, w));
         }
         Ok(&mut slot.as_mut().expect("created above").1)

@@ -17,7 +17,7 @@
 
 use std::path::{Path, PathBuf};
 
-use crate::error::{ReplayError, Result};
+use crate::replay::error::{ReplayError, Result};
 
 /// One process's recording, as found.
 #[derive(Debug, Clone, PartialEq, Eq)]

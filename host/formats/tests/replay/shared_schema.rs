@@ -6,9 +6,9 @@
 use std::path::Path;
 
 use rocwasm_core::{ApiCall, Batch, KernelDispatch, MemoryAllocation, MemoryCopy, ScratchMemory};
+use rocwasm_formats::replay::{open_with, ReplayOptions, ReplaySource};
 use rocwasm_formats::synthetic::{sample_run, SampleRun};
 use rocwasm_formats::{CsvSink, JsonSink, OperationNames, RocpdSink, Sink};
-use rocwasm_replay::{open_with, ReplayOptions, ReplaySource};
 
 fn sample() -> (SampleRun, OperationNames) {
     let names = OperationNames::new();

@@ -1,4 +1,4 @@
-//! `rocwasm-replay`: recorded rocprofv3 traces as the batches of a live run.
+//! Replay: recorded rocprofv3 traces as the batches of a live run.
 //!
 //! [`open`] takes a rocprofv3 CSV file, a directory of them, a `results.json`
 //! or a rocpd `.db` file and returns a [`ReplaySource`]: run metadata, a
@@ -10,11 +10,11 @@
 //! Kinds and operations are matched **by name** (numbers shift between SDK
 //! releases). A name this build does not know is not dropped: it is
 //! registered in the source's [`OperationNames`] under a synthetic number and
-//! every sink prints the original name again (see [`rocwasm_formats::names`]).
+//! every sink prints the original name again (see [`crate::names`]).
 //!
 //! Each format's schema (CSV file and column names, the JSON types, rocpd
 //! tables and columns) is `rocwasm-formats`'s, the one its sink writes
-//! (`rocwasm_formats::{csv::columns, json::schema, rocpd::schema}`); the
+//! (`crate::{csv::schema, json::schema, rocpd::schema}`); the
 //! readers here only map what they read onto batches. What each format
 //! keeps:
 //! - CSV: the columns rocprofv3 writes, read by header name (older column sets
@@ -43,24 +43,21 @@
 //! Unreadable input yields a [`ReplayError`] naming the file and line, never
 //! a panic.
 
-mod csv_reader;
 mod discover;
-mod error;
-mod json_reader;
-mod progress;
-mod reader;
-mod report;
-mod rocpd_reader;
+pub(crate) mod error;
+pub(crate) mod progress;
+pub(crate) mod reader;
+pub(crate) mod report;
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use crate::{OperationNames, RunMetadata};
 pub use discover::{discover, Input};
 pub use error::{ReplayError, Result};
 use reader::{BatchReader, State};
 pub use report::{Damage, FileReport, Issue, ReadReport, Reason};
 use rocwasm_core::{Batch, SymbolTable};
-pub use rocwasm_formats::{OperationNames, RunMetadata};
 
 /// Which recorded format a path holds.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -77,7 +74,7 @@ pub enum TraceFormat {
 /// Support for the ingest benchmark (not a stable API).
 #[doc(hidden)]
 pub mod bench_support {
-    pub use crate::rocpd_reader::record_queries;
+    pub use crate::rocpd::reader::record_queries;
 }
 
 /// Knobs of [`open_with`].
@@ -228,9 +225,9 @@ pub fn open_with(path: impl AsRef<Path>, opts: &ReplayOptions) -> Result<ReplayS
         report: ReadReport::default(),
     };
     let reader: Box<dyn BatchReader> = match format {
-        TraceFormat::Csv => Box::new(csv_reader::CsvReader::open(path, &mut state)?),
-        TraceFormat::Json => Box::new(json_reader::JsonReader::open(path, &mut state)?),
-        TraceFormat::Rocpd => Box::new(rocpd_reader::RocpdReader::open(path, &mut state)?),
+        TraceFormat::Csv => Box::new(crate::csv::reader::CsvReader::open(path, &mut state)?),
+        TraceFormat::Json => Box::new(crate::json::reader::JsonReader::open(path, &mut state)?),
+        TraceFormat::Rocpd => Box::new(crate::rocpd::reader::RocpdReader::open(path, &mut state)?),
     };
     if opts.progress {
         state.progress = progress::Progress::new(state.progress.total());

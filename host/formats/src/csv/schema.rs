@@ -4,7 +4,7 @@
 //! This is the one place the column names are spelled. The writer
 //! ([`super::CsvSink`]) writes [`TraceFile::header`] as the first line of
 //! each file and then its fields in [`TraceFile::columns`] order; the reader
-//! (`rocwasm-replay`) finds each field by [`Column::spellings`] in whatever
+//! ([`crate::replay`]) finds each field by [`Column::spellings`] in whatever
 //! header the file has, and recognises a file by [`TraceFile::from_path`] or
 //! [`TraceFile::from_header`].
 

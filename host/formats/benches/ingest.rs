@@ -4,16 +4,16 @@
 //! row, and the `sqlite3` command-line tool writing them to /dev/null), all
 //! measured in one run so the ratios are meaningful.
 //!
-//! `cargo bench -p rocwasm-replay --bench ingest` (set `INGEST_RECORDS` to
+//! `cargo bench -p rocwasm-formats --bench ingest` (set `INGEST_RECORDS` to
 //! change the size). Timing lives here, never in tests.
 
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
+use rocwasm_formats::replay::bench_support::record_queries;
+use rocwasm_formats::replay::{open_with, ReplayOptions};
 use rocwasm_formats::synthetic::sample_run;
 use rocwasm_formats::{OperationNames, RocpdSink, Sink, StatsAccumulator, StatsDomain};
-use rocwasm_replay::bench_support::record_queries;
-use rocwasm_replay::{open_with, ReplayOptions};
 use rusqlite::types::ValueRef;
 
 /// Average records per launch of the sample run (API calls, dispatch,

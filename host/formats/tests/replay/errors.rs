@@ -3,7 +3,7 @@
 
 use std::path::Path;
 
-use rocwasm_replay::{open_with, ReadReport, Reason, ReplayError, ReplayOptions};
+use rocwasm_formats::replay::{open_with, ReadReport, Reason, ReplayError, ReplayOptions};
 
 fn replay_err(path: &Path) -> String {
     replay_err_with(path, false)

@@ -20,12 +20,13 @@ use rocwasm_core::Batch;
 
 use super::arrays::tables;
 use super::schema::{file_name, schema, unique_per_row};
-use crate::claims::{OutputClaims, Producer};
 use crate::csv::TraceFile;
 use crate::paths::output_path;
 use crate::resolve::Resolver;
+use crate::sink::claim_file;
 use crate::sink::{Sink, SinkContext};
 use crate::unfiled::Unfiled;
+use rocwasm_plan::claims::OutputClaims;
 
 /// Rows after which a table's row group is written out.
 pub const ROW_GROUP_ROWS: usize = 1 << 20;
@@ -69,10 +70,7 @@ impl ParquetSink {
         let slot = &mut self.tables[file as usize];
         if slot.is_none() {
             let path = output_path(&self.dir, self.name.as_deref(), &file_name(file));
-            let writer = match self.claims.claim(&path, &Producer::Sink("Parquet")) {
-                Ok(()) => Some(open(&path, file)?),
-                Err(_) => None,
-            };
+            let writer = claim_file(&self.claims, &path, "Parquet", |p| open(p, file))?;
             *slot = Some(Table { path, writer });
         }
         Ok(slot.as_mut().expect("created above"))
@@ -81,10 +79,6 @@ impl ParquetSink {
 
 /// Creates `path` and a writer of `file`'s schema into it.
 fn open(path: &Path, file: TraceFile) -> Result<ArrowWriter<File>> {
-    if let Some(parent) = path.parent() {
-        std::fs::create_dir_all(parent)
-            .with_context(|| format!("creating {}", parent.display()))?;
-    }
     let out = File::create(path).with_context(|| format!("creating {}", path.display()))?;
     let mut props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)

@@ -2,8 +2,8 @@
 //! header name. The header lists are facts taken from published rocprofv3
 //! outputs; the rows are made up.
 
+use rocwasm_formats::replay::{open_with, ReplayOptions};
 use rocwasm_formats::{StatsAccumulator, StatsDomain};
-use rocwasm_replay::{open_with, ReplayOptions};
 
 /// ROCm 7.0: quoted headers and strings, `Agent_Id` written as "Agent N"
 /// (`--agent-index` relative/absolute).

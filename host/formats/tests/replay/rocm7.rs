@@ -8,7 +8,7 @@ use std::collections::BTreeMap;
 use std::path::Path;
 
 use rocwasm_core::BufferTracingKind as K;
-use rocwasm_replay::{open_with, ReadReport, Reason, ReplayOptions};
+use rocwasm_formats::replay::{open_with, ReadReport, Reason, ReplayOptions};
 
 /// The header rocprofv3 (ROCm 7.0) writes for the API trace files.
 const API_HEADER: &str = "\"Domain\",\"Function\",\"Process_Id\",\"Thread_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"";

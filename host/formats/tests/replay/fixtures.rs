@@ -3,19 +3,19 @@
 //! statistics of that run.
 //!
 //! Regenerate them with `ROCWASM_REGEN_FIXTURES=1 cargo test -p
-//! rocwasm-replay --test fixtures`.
+//! rocwasm-formats --test replay -- fixtures`.
 
 use std::path::PathBuf;
 
+use rocwasm_formats::replay::{open_with, ReplayOptions};
 use rocwasm_formats::synthetic::{sample_run, SampleRun};
 use rocwasm_formats::{
     CsvSink, JsonSink, OperationNames, PerfettoSink, RocpdSink, Sink, StatsAccumulator,
     StatsReport, StatsSink,
 };
-use rocwasm_replay::{open_with, ReplayOptions};
 
 fn fixture_dir() -> PathBuf {
-    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../../examples/traces/sample")
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../examples/traces/sample")
 }
 
 fn sample() -> (SampleRun, OperationNames) {

@@ -26,11 +26,12 @@ use super::schema::{
     Strings, SyntheticOperation, AGENT_TYPE_CPU, AGENT_TYPE_GPU, CATEGORIES, STORAGE_FILE,
     STORAGE_MEMORY, STORAGE_NONE,
 };
-use crate::claims::{OutputClaims, Producer};
 use crate::names::SYNTHETIC_BASE;
 use crate::paths::output_path;
+use crate::sink::claim_file;
 use crate::sink::{Sink, SinkContext};
 use crate::unfiled::Unfiled;
+use rocwasm_plan::claims::OutputClaims;
 
 /// One category's spill file: records separated by commas.
 struct Spill {
@@ -120,15 +121,9 @@ impl Sink for JsonSink {
     }
 
     fn begin(&mut self, _ctx: &SinkContext<'_>) -> Result<()> {
-        if let Some(dir) = self.path.parent() {
-            std::fs::create_dir_all(dir).with_context(|| format!("creating {}", dir.display()))?;
-        }
         // Claimed now although written at the end, so no stage takes the
         // name in between.
-        self.refused = self
-            .claims
-            .claim(&self.path, &Producer::Sink("JSON"))
-            .is_err();
+        self.refused = claim_file(&self.claims, &self.path, "JSON", |_| Ok(()))?.is_none();
         Ok(())
     }
 

@@ -5,14 +5,14 @@
 
 use std::sync::Arc;
 
+use crate::names::SYNTHETIC_BASE;
+use crate::{OperationNames, RunMetadata};
 use rocwasm_core::{ApiFamily, Batch, BufferTracingKind, SymbolTable};
-use rocwasm_formats::names::SYNTHETIC_BASE;
-use rocwasm_formats::{OperationNames, RunMetadata};
 use rocwasm_ids::recorded::recorded_operation;
 
-use crate::error::Result;
-use crate::progress;
-use crate::report::ReadReport;
+use crate::replay::error::Result;
+use crate::replay::progress;
+use crate::replay::report::ReadReport;
 
 /// What a format reader produces, one batch at a time.
 pub(crate) trait BatchReader: Send {

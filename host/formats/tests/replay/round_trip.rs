@@ -3,11 +3,11 @@
 
 use std::path::Path;
 
+use rocwasm_formats::replay::{open_with, ReplayOptions, TraceFormat};
 use rocwasm_formats::synthetic::{sample_run, SampleRun};
 use rocwasm_formats::{
     CsvSink, JsonSink, OperationNames, RocpdSink, Sink, StatsAccumulator, StatsDomain, StatsReport,
 };
-use rocwasm_replay::{open_with, ReplayOptions, TraceFormat};
 
 fn write(run: &SampleRun, names: &OperationNames, sink: &mut dyn Sink) {
     let ctx = run.context(names);
@@ -349,7 +349,7 @@ fn a_json_category_this_build_does_not_read_is_counted_and_strict_refuses_it() {
     let issue = &report.files[0].issues[0];
     assert_eq!(
         issue.reason,
-        rocwasm_replay::Reason::UnknownCategory {
+        rocwasm_formats::replay::Reason::UnknownCategory {
             name: "counter_collection".into()
         }
     );
