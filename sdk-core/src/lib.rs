@@ -2,7 +2,7 @@
 //!
 //! No FFI and no wasmtime live here: this crate is what interception (in
 //! `host/process/intercept`), the plugin runtime (`host/plugin-runtime/plugin-host`) and replay
-//! (`host/launcher/replay`) share. It contains no `unsafe` code.
+//! (`host/formats/src/replay`) share. It contains no `unsafe` code.
 //!
 //! Each item has one path: the modules that hold the model's types are
 //! private and their items are listed below, at the crate root; the modules
