@@ -13,23 +13,29 @@
 //! that payload (`docs/NATIVE_TOOLS.md`).
 
 use std::cell::Cell;
-use std::ffi::{c_char, c_int, c_void, CString};
+use std::ffi::{c_int, c_void, CString};
 use std::sync::Arc;
 
+use rocwasm_capi_convert::callbacks::{
+    api_data_to_c, copy_data_to_c, dispatch_data_to_c, record_to_c,
+    runtime_initialization_data_to_c,
+};
+use rocwasm_capi_convert::symbols::{
+    code_object_to_c, host_kernel_symbol_to_c, kernel_symbol_to_c,
+};
 use rocwasm_core::{
     Argument, CallbackPayload, CallbackRecord, CallbackSink, CallbackTracingKind, ContextId, Status,
 };
 
 use crate::abi::{
-    c_offsetof, c_sizeof, CallbackTracingRecord, CodeObjectLoadData, Dim3, Handle,
-    HostKernelSymbolRegisterData, HsaAgent, KernelDispatchData, KernelSymbolRegisterData,
-    MemoryCopyData, RuntimeInitializationData, UserData,
+    c_offsetof, CallbackTracingRecord, CodeObjectLoadData, Handle, HostKernelSymbolRegisterData,
+    KernelDispatchData, KernelSymbolRegisterData, MemoryCopyData, RuntimeInitializationData,
+    UserData,
 };
 use crate::buffer::{engine_operations, slice};
 use crate::foreign::call_tool;
 use crate::guard::{guard, quietly};
 use crate::operations;
-use crate::records::correlation_of;
 use crate::state::engine;
 use crate::status::Code;
 
@@ -64,24 +70,6 @@ enum Payload {
     RuntimeInit(Box<RuntimeInitializationData>),
 }
 
-/// A code object's URI or a kernel's name as a C string that lives as long
-/// as the process: tools keep the `kernel_name` and `uri` pointers of the
-/// records they are given (AMD's samples read them when later dispatch
-/// records arrive), as the SDK keeps them valid until the code object is
-/// unloaded. Each distinct string is kept once.
-fn lasting(text: &str) -> *const c_char {
-    static KEPT: std::sync::OnceLock<
-        std::sync::Mutex<std::collections::HashMap<String, &'static std::ffi::CStr>>,
-    > = std::sync::OnceLock::new();
-    let mut kept = KEPT
-        .get_or_init(Default::default)
-        .lock()
-        .unwrap_or_else(|e| e.into_inner());
-    kept.entry(text.to_string())
-        .or_insert_with(|| Box::leak(CString::new(text).unwrap_or_default().into_boxed_c_str()))
-        .as_ptr()
-}
-
 impl Payload {
     fn pointer(&mut self) -> *mut c_void {
         match self {
@@ -97,34 +85,18 @@ impl Payload {
     }
 }
 
+/// The C payload of an engine callback (each struct written by
+/// `rocwasm_capi_convert`, beside the tool's way back).
 fn payload_of(record: &CallbackRecord) -> Payload {
     match &record.payload {
-        CallbackPayload::Api { retval, .. } => {
-            let Some(ty) = api_data_type(record.kind) else {
+        CallbackPayload::Api { args, retval } => {
+            let Some(mut bytes) = api_data_to_c(record.kind, retval.as_deref()) else {
                 return Payload::None;
             };
-            let Some(size) = c_sizeof(ty) else {
-                return Payload::None;
-            };
-            let mut bytes = vec![0u8; size.div_ceil(8) * 8];
-            bytes[..8].copy_from_slice(&(size as u64).to_ne_bytes());
-            let number = retval.as_deref().and_then(|v| {
-                v.parse::<i64>().ok().or_else(|| {
-                    v.strip_prefix("0x")
-                        .and_then(|h| i64::from_str_radix(h, 16).ok())
-                })
-            });
-            if let (Some(n), Some(off)) = (number, c_offsetof(&format!("{ty}.retval"))) {
-                if let Some(dst) = bytes.get_mut(off..off + 8) {
-                    dst.copy_from_slice(&n.to_ne_bytes());
-                }
-            }
-            if let (CallbackPayload::Api { args, .. }, Some(off)) =
-                (&record.payload, c_offsetof(&format!("{ty}.args")))
-            {
-                if let Some(union) = bytes.get_mut(off..) {
-                    crate::api_args::fill(record.kind, record.operation, args, union);
-                }
+            let args_at =
+                api_data_type(record.kind).and_then(|ty| c_offsetof(&format!("{ty}.args")));
+            if let Some(union) = args_at.and_then(|off| bytes.get_mut(off..)) {
+                crate::api_args::fill(record.kind, record.operation, args, union);
             }
             Payload::Bytes(
                 bytes
@@ -133,108 +105,18 @@ fn payload_of(record: &CallbackRecord) -> Payload {
                     .collect(),
             )
         }
-        CallbackPayload::CodeObjectLoad(co) => {
-            use crate::abi::enums::rocprofiler_code_object_storage_type as storage;
-            let (storage_type, a, b) = match co.storage {
-                rocwasm_core::CodeObjectStorage::None => {
-                    (storage::ROCPROFILER_CODE_OBJECT_STORAGE_TYPE_NONE, 0, 0)
-                }
-                rocwasm_core::CodeObjectStorage::File { fd } => (
-                    storage::ROCPROFILER_CODE_OBJECT_STORAGE_TYPE_FILE,
-                    fd as u32 as u64,
-                    0,
-                ),
-                rocwasm_core::CodeObjectStorage::Memory { base, size } => (
-                    storage::ROCPROFILER_CODE_OBJECT_STORAGE_TYPE_MEMORY,
-                    base,
-                    size,
-                ),
-            };
-            let storage_type = storage_type as c_int;
-            let data = Box::new(CodeObjectLoadData {
-                size: std::mem::size_of::<CodeObjectLoadData>() as u64,
-                code_object_id: co.id,
-                agent_id: Handle {
-                    handle: co.agent_id,
-                },
-                // The engine keeps agents by rocprofiler id; the HSA handle
-                // is not recorded (0, documented in docs/NATIVE_TOOLS.md).
-                hsa_agent: HsaAgent { handle: 0 },
-                uri: lasting(&co.uri),
-                load_base: co.load_base,
-                load_size: co.load_size,
-                load_delta: co.load_delta,
-                storage_type,
-                storage_a: a,
-                storage_b: b,
-            });
-            Payload::CodeObject(data)
-        }
+        CallbackPayload::CodeObjectLoad(co) => Payload::CodeObject(Box::new(code_object_to_c(co))),
         CallbackPayload::KernelSymbolRegister(k) => {
-            let data = Box::new(KernelSymbolRegisterData {
-                size: std::mem::size_of::<KernelSymbolRegisterData>() as u64,
-                kernel_id: k.id,
-                code_object_id: k.code_object_id,
-                kernel_name: lasting(&k.name),
-                kernel_object: k.kernel_object,
-                kernarg_segment_size: k.kernarg_segment_size,
-                kernarg_segment_alignment: k.kernarg_segment_alignment,
-                group_segment_size: k.group_segment_size,
-                private_segment_size: k.private_segment_size,
-                sgpr_count: k.sgpr_count,
-                arch_vgpr_count: k.arch_vgpr_count,
-                accum_vgpr_count: k.accum_vgpr_count,
-                kernel_code_entry_byte_offset: k.kernel_code_entry_byte_offset,
-                kernel_address: k.kernel_address,
-            });
-            Payload::Symbol(data)
+            Payload::Symbol(Box::new(kernel_symbol_to_c(k)))
         }
         CallbackPayload::HostKernelSymbolRegister(h) => {
-            let dim3 = |[x, y, z]: [u32; 3]| Dim3 { x, y, z };
-            let r = &h.registration;
-            Payload::HostSymbol(Box::new(HostKernelSymbolRegisterData {
-                size: std::mem::size_of::<HostKernelSymbolRegisterData>() as u64,
-                host_function_id: h.host_function_id,
-                kernel_id: h.kernel_id,
-                code_object_id: h.code_object_id,
-                host_function: h.host_function,
-                modules: r.modules,
-                device_function: lasting(&h.device_function),
-                thread_limit: r.thread_limit,
-                thread_ids: dim3(r.thread_ids),
-                block_ids: dim3(r.block_ids),
-                block_dims: dim3(r.block_dims),
-                grid_dims: dim3(r.grid_dims),
-                workgroup_size: r.workgroup_size,
-            }))
+            Payload::HostSymbol(Box::new(host_kernel_symbol_to_c(h)))
         }
-        CallbackPayload::RuntimeInitialization { version, instance } => {
-            Payload::RuntimeInit(Box::new(RuntimeInitializationData {
-                size: std::mem::size_of::<RuntimeInitializationData>() as u64,
-                version: *version,
-                instance: *instance,
-            }))
-        }
-        CallbackPayload::KernelDispatch(k) => Payload::Dispatch(Box::new(KernelDispatchData {
-            size: std::mem::size_of::<KernelDispatchData>() as u64,
-            start_timestamp: k.start,
-            end_timestamp: k.end,
-            dispatch_info: crate::records::dispatch_info(k),
-        })),
-        CallbackPayload::MemoryCopy(c) => Payload::Copy(Box::new(MemoryCopyData {
-            size: std::mem::size_of::<MemoryCopyData>() as u64,
-            start_timestamp: c.start,
-            end_timestamp: c.end,
-            dst_agent_id: Handle {
-                handle: c.dst_agent_id,
-            },
-            src_agent_id: Handle {
-                handle: c.src_agent_id,
-            },
-            bytes: c.bytes,
-            dst_address: c.dst_address,
-            src_address: c.src_address,
-        })),
+        CallbackPayload::RuntimeInitialization { version, instance } => Payload::RuntimeInit(
+            Box::new(runtime_initialization_data_to_c(*version, *instance)),
+        ),
+        CallbackPayload::KernelDispatch(k) => Payload::Dispatch(Box::new(dispatch_data_to_c(k))),
+        CallbackPayload::MemoryCopy(c) => Payload::Copy(Box::new(copy_data_to_c(c))),
         CallbackPayload::None => Payload::None,
     }
 }
@@ -243,17 +125,8 @@ impl CallbackSink for CCallbackSink {
     fn on_callback(&self, record: &CallbackRecord, user_data: &mut u64) {
         quietly("a native tool's tracing callback", || {
             let mut payload = payload_of(record);
-            let c = CallbackTracingRecord {
-                context_id: Handle {
-                    handle: record.context.0,
-                },
-                thread_id: record.thread_id,
-                correlation_id: correlation_of(&record.correlation),
-                kind: record.kind.raw() as c_int,
-                operation: operations::callback(record.kind).to_sdk(record.operation),
-                phase: record.phase.map_or(0, |p| p.raw() as c_int),
-                payload: payload.pointer(),
-            };
+            let operation = operations::callback(record.kind).to_sdk(record.operation);
+            let c = record_to_c(record, operation, payload.pointer());
             let before = CURRENT.with(|cur| cur.replace(record as *const CallbackRecord));
             let user_data = user_data as *mut u64 as *mut UserData;
             call_tool("a native tool's tracing callback", || {

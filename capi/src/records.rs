@@ -7,68 +7,22 @@
 //! the SDK, a tool must copy what it keeps. Records are ordered by the time
 //! they completed (`end`, or the timestamp of point events), which is the
 //! order the SDK's buffer stores them in: the batch's tables are merged
-//! back into one sequence.
+//! back into one sequence. Each struct's fields are written by
+//! `rocwasm_capi_convert::records`, beside the tool's way back.
 
 use std::ffi::c_void;
 
+use rocwasm_capi_convert::records::{
+    allocation_to_c, api_to_c, copy_to_c, dispatch_to_c, retirement_to_c,
+    runtime_initialization_to_c, scratch_to_c,
+};
 use rocwasm_core::{Batch, BufferTracingKind};
 
 use crate::abi::records::*;
-use crate::abi::{
-    enums, AsyncCorrelationId, CorrelationId, Dim3, Handle, KernelDispatchInfo, RecordHeader,
-    UserData,
-};
+use crate::abi::{enums, RecordHeader};
 use crate::operations;
 
 const TRACING: u32 = enums::rocprofiler_buffer_category::ROCPROFILER_BUFFER_CATEGORY_TRACING as u32;
-
-fn correlation(internal: u64, external: u64, ancestor: u64) -> CorrelationId {
-    CorrelationId {
-        internal,
-        external: UserData { value: external },
-        ancestor,
-    }
-}
-
-/// The SDK's `rocprofiler_kernel_dispatch_info_t` of a dispatch.
-pub fn dispatch_info(r: &rocwasm_core::KernelDispatch) -> KernelDispatchInfo {
-    KernelDispatchInfo {
-        size: size_of::<KernelDispatchInfo>(),
-        agent_id: Handle { handle: r.agent_id },
-        queue_id: Handle { handle: r.queue_id },
-        kernel_id: r.kernel_id,
-        dispatch_id: r.dispatch_id,
-        private_segment_size: r.private_segment_size,
-        group_segment_size: r.group_segment_size,
-        workgroup_size: Dim3 {
-            x: r.workgroup_x,
-            y: r.workgroup_y,
-            z: r.workgroup_z,
-        },
-        grid_size: Dim3 {
-            x: r.grid_x,
-            y: r.grid_y,
-            z: r.grid_z,
-        },
-        reserved_padding: [0; 56],
-    }
-}
-
-/// The SDK's correlation ids of an engine callback record.
-pub fn correlation_of(c: &rocwasm_core::Correlation) -> CorrelationId {
-    correlation(c.internal, c.external, c.ancestor)
-}
-
-fn async_correlation(internal: u64, external: u64) -> AsyncCorrelationId {
-    AsyncCorrelationId {
-        internal,
-        external: UserData { value: external },
-    }
-}
-
-fn size_of<T>() -> u64 {
-    std::mem::size_of::<T>() as u64
-}
 
 /// Every record struct of one delivery and the header array pointing at them.
 #[derive(Default)]
@@ -105,19 +59,7 @@ impl Delivery {
                 table: 0,
                 row: d.api.len(),
             });
-            d.api.push(ApiRecord {
-                size: size_of::<ApiRecord>(),
-                kind: r.kind as i32,
-                operation,
-                correlation_id: correlation(
-                    r.correlation_id,
-                    r.external_correlation_id,
-                    r.ancestor,
-                ),
-                start_timestamp: r.start,
-                end_timestamp: r.end,
-                thread_id: r.thread_id,
-            });
+            d.api.push(api_to_c(&r, operation));
         }
         for r in batch.kernel_dispatches.rows() {
             slots.push(Slot {
@@ -125,16 +67,7 @@ impl Delivery {
                 table: 1,
                 row: d.dispatches.len(),
             });
-            d.dispatches.push(KernelDispatchRecord {
-                size: size_of::<KernelDispatchRecord>(),
-                kind: BufferTracingKind::KernelDispatch.raw() as i32,
-                operation: rocwasm_ids::ops::kernel_dispatch::COMPLETE as i32,
-                correlation_id: async_correlation(r.correlation_id, r.external_correlation_id),
-                thread_id: r.thread_id,
-                start_timestamp: r.start,
-                end_timestamp: r.end,
-                dispatch_info: dispatch_info(&r),
-            });
+            d.dispatches.push(dispatch_to_c(&r));
         }
         for r in batch.memory_copies.rows() {
             slots.push(Slot {
@@ -142,24 +75,8 @@ impl Delivery {
                 table: 2,
                 row: d.copies.len(),
             });
-            d.copies.push(MemoryCopyRecord {
-                size: size_of::<MemoryCopyRecord>(),
-                kind: BufferTracingKind::MemoryCopy.raw() as i32,
-                operation: operations::buffer(BufferTracingKind::MemoryCopy).to_sdk(r.operation),
-                correlation_id: async_correlation(r.correlation_id, r.external_correlation_id),
-                thread_id: r.thread_id,
-                start_timestamp: r.start,
-                end_timestamp: r.end,
-                dst_agent_id: Handle {
-                    handle: r.dst_agent_id,
-                },
-                src_agent_id: Handle {
-                    handle: r.src_agent_id,
-                },
-                bytes: r.bytes,
-                dst_address: r.dst_address,
-                src_address: r.src_address,
-            });
+            let op = operations::buffer(BufferTracingKind::MemoryCopy).to_sdk(r.operation);
+            d.copies.push(copy_to_c(&r, op));
         }
         for r in batch.memory_allocations.rows() {
             slots.push(Slot {
@@ -167,19 +84,8 @@ impl Delivery {
                 table: 3,
                 row: d.allocations.len(),
             });
-            d.allocations.push(MemoryAllocationRecord {
-                size: size_of::<MemoryAllocationRecord>(),
-                kind: BufferTracingKind::MemoryAllocation.raw() as i32,
-                operation: operations::buffer(BufferTracingKind::MemoryAllocation)
-                    .to_sdk(r.operation),
-                correlation_id: correlation(r.correlation_id, r.external_correlation_id, 0),
-                thread_id: r.thread_id,
-                start_timestamp: r.start,
-                end_timestamp: r.end,
-                agent_id: Handle { handle: r.agent_id },
-                address: r.address,
-                allocation_size: r.allocation_size,
-            });
+            let op = operations::buffer(BufferTracingKind::MemoryAllocation).to_sdk(r.operation);
+            d.allocations.push(allocation_to_c(&r, op));
         }
         for r in batch.scratch_memory.rows() {
             slots.push(Slot {
@@ -187,19 +93,8 @@ impl Delivery {
                 table: 4,
                 row: d.scratch.len(),
             });
-            d.scratch.push(ScratchMemoryRecord {
-                size: size_of::<ScratchMemoryRecord>(),
-                kind: BufferTracingKind::ScratchMemory.raw() as i32,
-                operation: operations::buffer(BufferTracingKind::ScratchMemory).to_sdk(r.operation),
-                correlation_id: correlation(r.correlation_id, r.external_correlation_id, 0),
-                agent_id: Handle { handle: r.agent_id },
-                queue_id: Handle { handle: r.queue_id },
-                thread_id: r.thread_id,
-                start_timestamp: r.start,
-                end_timestamp: r.end,
-                flags: r.flags as i32,
-                allocation_size: r.allocation_size,
-            });
+            let op = operations::buffer(BufferTracingKind::ScratchMemory).to_sdk(r.operation);
+            d.scratch.push(scratch_to_c(&r, op));
         }
         for r in batch.retirements.rows() {
             slots.push(Slot {
@@ -207,12 +102,7 @@ impl Delivery {
                 table: 5,
                 row: d.retirements.len(),
             });
-            d.retirements.push(RetirementRecord {
-                size: size_of::<RetirementRecord>(),
-                kind: BufferTracingKind::CorrelationIdRetirement.raw() as i32,
-                timestamp: r.timestamp,
-                internal_correlation_id: r.correlation_id,
-            });
+            d.retirements.push(retirement_to_c(&r));
         }
         for r in batch.runtime_initializations.rows() {
             slots.push(Slot {
@@ -220,17 +110,9 @@ impl Delivery {
                 table: 6,
                 row: d.initializations.len(),
             });
-            d.initializations.push(RuntimeInitializationRecord {
-                size: size_of::<RuntimeInitializationRecord>(),
-                kind: BufferTracingKind::RuntimeInitialization.raw() as i32,
-                operation: operations::buffer(BufferTracingKind::RuntimeInitialization)
-                    .to_sdk(r.operation),
-                correlation_id: correlation(0, 0, 0),
-                thread_id: r.thread_id,
-                timestamp: r.timestamp,
-                version: r.version,
-                instance: r.instance,
-            });
+            let op =
+                operations::buffer(BufferTracingKind::RuntimeInitialization).to_sdk(r.operation);
+            d.initializations.push(runtime_initialization_to_c(&r, op));
         }
         // Stable: records completing at the same time keep table order.
         slots.sort_by_key(|s| s.time);

@@ -6,16 +6,23 @@
 //! own, kept from an API call's ENTER to its EXIT. The SDK keeps one
 //! `rocprofiler_user_data_t` per call for this tool: at ENTER it holds a
 //! boxed slot array for the engine's contexts, taken back at EXIT.
+//!
+//! The SDK's record and payloads are read by `rocwasm_capi_convert`
+//! (`callbacks`), beside the C API's way there; the record's context and
+//! external id are the engine's to set per context (`import_callback`).
 
-use std::ffi::{c_char, c_int, c_void, CStr};
+use std::ffi::{c_char, c_int, c_void};
 
 use rocprofiler_sdk_sys::enums::rocprofiler_callback_phase as phase;
 use rocprofiler_sdk_sys::{
-    api, c_offsetof, CallbackTracingRecord, KernelDispatchData, MemoryCopyData, UserData,
+    api, CallbackTracingRecord, KernelDispatchData, MemoryCopyData, UserData,
+};
+use rocwasm_capi_convert::callbacks::{
+    api_retval_from_c, copy_data_from_c, dispatch_data_from_c, kind_from_c, phase_from_c,
+    record_from_c,
 };
 use rocwasm_core::{
-    Argument, CallbackPayload, CallbackPhase, CallbackRecord, CallbackTracingKind, ContextId,
-    Correlation, Domain, MemoryCopy, Profiler,
+    Argument, CallbackPayload, CallbackPhase, CallbackTracingKind, Domain, Phase, Profiler,
 };
 
 use crate::operations::OperationMaps;
@@ -35,10 +42,7 @@ pub unsafe fn on_callback(
     record: &CallbackTracingRecord,
     user_data: *mut UserData,
 ) {
-    let Some(kind) = u32::try_from(record.kind)
-        .ok()
-        .and_then(CallbackTracingKind::from_raw)
-    else {
+    let Some(kind) = kind_from_c(record) else {
         return;
     };
     let Some(domain) = Domain::from_callback_kind(kind) else {
@@ -55,32 +59,11 @@ pub unsafe fn on_callback(
     let Some(op) = op else {
         return;
     };
-    let sdk_phase = i64::from(record.phase);
-    let phase = if sdk_phase == phase::ROCPROFILER_CALLBACK_PHASE_ENTER {
-        Some(CallbackPhase::Enter)
-    } else if sdk_phase == phase::ROCPROFILER_CALLBACK_PHASE_EXIT {
-        Some(CallbackPhase::Exit)
-    } else {
-        None
-    };
+    let phase = phase_from_c(record.phase);
     // SAFETY: the payload of the record's kind, valid for the callback.
-    let payload = unsafe { payload_of(domain, record, phase) };
-    // SAFETY: the id is a number for requests this tool answered.
-    let external = unsafe { record.correlation_id.external.value };
-    let mut rec = CallbackRecord {
-        context: ContextId(0),
-        kind,
-        operation: op,
-        phase,
-        correlation: Correlation {
-            internal: record.correlation_id.internal,
-            external,
-            ancestor: record.correlation_id.ancestor,
-        },
-        thread_id: record.thread_id,
-        timestamp: rocwasm_core::clock::now(),
-        payload,
-    };
+    let payload = unsafe { payload_of(domain, kind, record, phase) };
+    let mut rec = record_from_c(record, kind, op, payload, rocwasm_core::clock::now());
+    let external = rec.correlation.external;
     let slots = profiler.callback_slots(domain);
     match phase {
         Some(CallbackPhase::Enter) if !user_data.is_null() => {
@@ -116,8 +99,9 @@ pub unsafe fn on_callback(
 /// `record.payload` is NULL or the payload of the record's kind.
 unsafe fn payload_of(
     domain: Domain,
+    kind: CallbackTracingKind,
     record: &CallbackTracingRecord,
-    phase: Option<CallbackPhase>,
+    phase: Phase,
 ) -> CallbackPayload {
     if record.payload.is_null() {
         return CallbackPayload::None;
@@ -126,39 +110,18 @@ unsafe fn payload_of(
         Domain::KernelDispatch => {
             // SAFETY: the kind's payload struct.
             let d = unsafe { &*(record.payload as *const KernelDispatchData) };
-            CallbackPayload::KernelDispatch(crate::records::dispatch(
-                record.correlation_id.internal,
-                // SAFETY: a number for requests this tool answered.
-                unsafe { record.correlation_id.external.value },
-                record.thread_id,
-                (d.start_timestamp, d.end_timestamp),
-                &d.dispatch_info,
-            ))
+            CallbackPayload::KernelDispatch(dispatch_data_from_c(record, d))
         }
         Domain::MemoryCopy => {
             // SAFETY: the kind's payload struct.
             let c = unsafe { &*(record.payload as *const MemoryCopyData) };
-            CallbackPayload::MemoryCopy(MemoryCopy {
-                operation: record.operation as u32,
-                correlation_id: record.correlation_id.internal,
-                // SAFETY: as above.
-                external_correlation_id: unsafe { record.correlation_id.external.value },
-                thread_id: record.thread_id,
-                start: c.start_timestamp,
-                end: c.end_timestamp,
-                dst_agent_id: c.dst_agent_id.handle,
-                src_agent_id: c.src_agent_id.handle,
-                stream_id: 0,
-                bytes: c.bytes,
-                dst_address: c.dst_address,
-                src_address: c.src_address,
-            })
+            CallbackPayload::MemoryCopy(copy_data_from_c(record, c))
         }
         _ if domain.is_api() => CallbackPayload::Api {
             args: arguments(record),
             retval: (phase == Some(CallbackPhase::Exit))
                 // SAFETY: the API payload of the record's kind.
-                .then(|| unsafe { retval(record) })
+                .then(|| unsafe { api_retval_from_c(kind, record.payload) })
                 .flatten(),
         },
         _ => CallbackPayload::None,
@@ -179,14 +142,8 @@ fn arguments(record: &CallbackTracingRecord) -> Vec<Argument> {
         _dereferences: i32,
         data: *mut c_void,
     ) -> c_int {
-        let text = |p: *const c_char| {
-            if p.is_null() {
-                String::new()
-            } else {
-                // SAFETY: NUL-terminated strings the SDK keeps for the call.
-                unsafe { CStr::from_ptr(p) }.to_string_lossy().into_owned()
-            }
-        };
+        // SAFETY: NULL or NUL-terminated strings the SDK keeps for the call.
+        let text = |p: *const c_char| unsafe { rocwasm_capi_convert::strings::from_c(p) };
         // SAFETY: `data` is the vector passed below, alive for the call.
         let args = unsafe { &mut *(data as *mut Vec<Argument>) };
         args.push(Argument::new(text(name), text(ty), text(value)));
@@ -204,19 +161,4 @@ fn arguments(record: &CallbackTracingRecord) -> Vec<Argument> {
         )
     };
     args
-}
-
-/// The call's return value at EXIT, as the `int` member of the payload's
-/// return-value union (the `hipError_t` / `hsa_status_t` most calls
-/// return).
-///
-/// # Safety
-/// `record.payload` is the API payload of the record's kind.
-unsafe fn retval(record: &CallbackTracingRecord) -> Option<String> {
-    let (ty, _) = rocprofiler_sdk_sys::api_data_types(i64::from(record.kind))?;
-    let off = c_offsetof(&format!("{ty}.retval"))?;
-    // SAFETY: the return-value union lies at `off` in the payload struct.
-    let v =
-        unsafe { std::ptr::read_unaligned((record.payload as *const u8).add(off) as *const i32) };
-    Some(v.to_string())
 }
