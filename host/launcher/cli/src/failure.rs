@@ -5,6 +5,7 @@
 use std::process::ExitCode;
 
 use rocwasm_config::ConfigError;
+use rocwasm_launch::LaunchError;
 
 /// Why a command failed, and so which status it exits with.
 #[derive(Debug)]
@@ -49,5 +50,15 @@ impl From<ConfigError> for Failure {
 impl From<anyhow::Error> for Failure {
     fn from(e: anyhow::Error) -> Self {
         Failure::Runtime(e)
+    }
+}
+
+/// The launcher library's errors keep their status: usage is 2, run time 1.
+impl From<LaunchError> for Failure {
+    fn from(e: LaunchError) -> Self {
+        match e {
+            LaunchError::Usage(e) => Failure::Usage(e),
+            LaunchError::Runtime(e) => Failure::Runtime(e),
+        }
     }
 }

@@ -3,11 +3,15 @@
 //! - `cli`: every argument (clap derive).
 //! - `commands/`: one module per subcommand; logic lives in the libraries.
 //! - `failure`: how errors become exit statuses and one `error:` line.
-//! - `stages`: chain stages → the plugin runtime's stage specs.
+//! - `terminal`: the launcher library's console on stdout and stderr.
+//!
+//! `run` and `replay` are `rocwasm-launch`'s; their modules here only turn
+//! the arguments into its requests.
 
 mod cli;
 mod commands;
 mod failure;
+mod terminal;
 
 use std::process::ExitCode;
 

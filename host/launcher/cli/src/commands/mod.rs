@@ -7,7 +7,6 @@ mod check;
 mod demo;
 mod kinds;
 mod kit;
-mod linked_tool;
 mod merge;
 mod plugin;
 mod replay;

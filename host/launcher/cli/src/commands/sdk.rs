@@ -56,13 +56,15 @@ pub fn prefix(into: Option<&Path>) -> Result {
             .join("sdk")
             .join(VERSION),
     };
-    let tool = super::run::find_tool_library().ok_or_else(|| {
-        Failure::runtime(format!(
-            "cannot find {} next to the rocwasm binary or in the target directory \
+    let tool = rocwasm_launch::Install::current_exe()
+        .tool_library()
+        .ok_or_else(|| {
+            Failure::runtime(format!(
+                "cannot find {} next to the rocwasm binary or in the target directory \
              (build it with `cargo xtask build-sdk`, or set ROCWASM_INTERCEPT_LIB)",
-            super::run::TOOL_LIB
-        ))
-    })?;
+                rocwasm_launch::TOOL_LIB
+            ))
+        })?;
     write_prefix(&dir, &tool, roctx_library().as_deref()).map_err(|e| {
         Failure::runtime(format!(
             "cannot write the SDK prefix {}: {e}",
