@@ -104,7 +104,7 @@ fn check_prints_the_stages_of_a_good_chain() {
     assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
     let text = stdout(&out);
     assert!(
-        text.starts_with("../../examples/chains/default.toml: ok, 4 stage(s)"),
+        text.starts_with("../../../examples/chains/default.toml: ok, 4 stage(s)"),
         "{text}"
     );
     for name in [
