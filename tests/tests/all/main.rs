@@ -15,6 +15,7 @@ mod native_tools;
 mod path_templates;
 mod plugin_kit;
 mod python_js_plugins;
+mod readme;
 mod registry;
 mod replay_cli;
 mod replay_equivalence;

@@ -3,7 +3,7 @@
  * 64-byte record's eight stores into a 1 MiB ring, like a traced call's
  * record), a GAP_US sleep after each burst; prints the median burst's CPU ns
  * per iteration. Compare GAP_US 1000 and 5000: the difference is the warm-up
- * the machine charges for memory written after a gap (README, Performance).
+ * the machine charges for memory written after a gap (docs/PERFORMANCE.md).
  *
  *   gcc -O2 host/process/intercept/bench/store_gap.c -o /tmp/store_gap
  *   /tmp/store_gap GAP_US BURST STORES      # e.g. 5000 4000 1
