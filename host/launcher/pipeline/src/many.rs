@@ -35,9 +35,9 @@ use std::thread;
 
 use anyhow::Result;
 use rocwasm_core::{Batch, SymbolTable};
+use rocwasm_formats::replay::{ReadReport, ReplayError, ReplaySource};
 use rocwasm_formats::{OperationNames, RunMetadata, StatsAccumulator, StatsReport};
 use rocwasm_plan::{ProcessInfo, RunPlan};
-use rocwasm_formats::replay::{ReadReport, ReplayError, ReplaySource};
 
 use crate::pipeline::{Pipeline, Recording, RunReport};
 use crate::replay::TraceNames;

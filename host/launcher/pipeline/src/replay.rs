@@ -25,10 +25,10 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use rocwasm_core::SymbolTable;
-use rocwasm_plan::{ProcessInfo, RunPlan};
-use rocwasm_plugin_host::OperationNameTable;
 use rocwasm_formats::replay::ReplaySource;
 use rocwasm_formats::OperationNames;
+use rocwasm_plan::{ProcessInfo, RunPlan};
+use rocwasm_plugin_host::OperationNameTable;
 
 use crate::pipeline::{Pipeline, Recording, RunReport};
 
