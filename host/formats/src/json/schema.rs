@@ -160,7 +160,7 @@ pub struct Agent {
     pub node_id: u32,
     /// Marketing name (`AMD Instinct MI210`).
     pub product_name: String,
-    /// Size of the C struct (written as 0).
+    /// Size of the C struct (read leniently; written as this build's).
     #[serde(deserialize_with = "lenient")]
     pub size: u32,
     /// [`AGENT_TYPE_CPU`] or [`AGENT_TYPE_GPU`]; read also as a name
@@ -259,6 +259,25 @@ fn is_zero_u64(v: &u64) -> bool {
 }
 
 impl Agent {
+    /// The engine's agent as rocprofiler-sdk's agent struct is written
+    /// (`results.json`'s `agents`, rocpd's `rocpd_info_agent.extdata`).
+    pub fn of(a: &rocwasm_core::AgentInfo) -> Self {
+        Agent {
+            id: Handle::from(a.id),
+            logical_node_id: Some(a.node_id),
+            name: a.name.clone(),
+            node_id: a.node_id,
+            product_name: a.product_name.clone(),
+            size: struct_size::agent(),
+            agent_type: match a.agent_type {
+                rocwasm_core::AgentType::Cpu => AGENT_TYPE_CPU,
+                rocwasm_core::AgentType::Gpu => AGENT_TYPE_GPU,
+            }
+            .into(),
+            hardware: AgentHardware::from(&a.properties, &a.agent_type),
+        }
+    }
+
     /// Whether `type` says GPU, as a number or a name.
     pub fn is_gpu(&self) -> bool {
         match &self.agent_type {
@@ -332,7 +351,7 @@ pub struct CodeObject {
     /// The agent it is loaded on.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub rocp_agent: Option<Handle>,
-    /// Size of the C struct (written as 0).
+    /// Size of the C struct (read leniently; written as this build's).
     #[serde(deserialize_with = "lenient")]
     pub size: u32,
     /// With [`STORAGE_FILE`]: the file descriptor (else -1).
@@ -344,6 +363,31 @@ pub struct CodeObject {
 }
 
 impl CodeObject {
+    /// The engine's code object as rocprofiler-sdk's load record is
+    /// written (`results.json`, rocpd's `rocpd_info_code_object.extdata`).
+    pub fn of(c: &rocwasm_core::CodeObject) -> Self {
+        use rocwasm_core::CodeObjectStorage as S;
+        let (storage_type, storage_file, memory_base, memory_size) = match c.storage {
+            S::None => (STORAGE_NONE, -1, 0, 0),
+            S::File { fd } => (STORAGE_FILE, fd, 0, 0),
+            S::Memory { base, size } => (STORAGE_MEMORY, -1, base, size),
+        };
+        CodeObject {
+            agent_id: None,
+            code_object_id: c.id,
+            load_base: c.load_base,
+            load_delta: c.load_delta,
+            load_size: c.load_size,
+            memory_base,
+            memory_size,
+            rocp_agent: Some(Handle::from(c.agent_id)),
+            size: struct_size::code_object(),
+            storage_file,
+            storage_type,
+            uri: c.uri.clone(),
+        }
+    }
+
     /// The agent: `rocp_agent`, else `agent_id`, else 0.
     pub fn agent(&self) -> u64 {
         self.rocp_agent.or(self.agent_id).unwrap_or_default().handle
@@ -384,11 +428,58 @@ pub struct KernelSymbol {
     pub private_segment_size: u32,
     /// Scalar registers.
     pub sgpr_count: u32,
-    /// Size of the C struct (written as 0).
+    /// Size of the C struct (read leniently; written as this build's).
     #[serde(deserialize_with = "lenient")]
     pub size: u32,
     /// Demangled name without arguments.
     pub truncated_kernel_name: String,
+}
+
+impl KernelSymbol {
+    /// The engine's kernel symbol as rocprofv3 writes it: the SDK's
+    /// register record plus the formatted, demangled and truncated names
+    /// (`results.json`, rocpd's `rocpd_info_kernel_symbol.extdata`).
+    pub fn of(k: &rocwasm_core::KernelSymbol) -> Self {
+        KernelSymbol {
+            accum_vgpr_count: k.accum_vgpr_count,
+            arch_vgpr_count: k.arch_vgpr_count,
+            code_object_id: k.code_object_id,
+            demangled_kernel_name: k.demangled_name.clone(),
+            formatted_kernel_name: k.display_name(),
+            group_segment_size: k.group_segment_size,
+            kernarg_segment_alignment: k.kernarg_segment_alignment,
+            kernarg_segment_size: k.kernarg_segment_size,
+            kernel_address: Handle::from(k.kernel_address),
+            kernel_code_entry_byte_offset: k.kernel_code_entry_byte_offset,
+            kernel_id: k.id,
+            kernel_name: k.name.clone(),
+            kernel_object: k.kernel_object,
+            private_segment_size: k.private_segment_size,
+            sgpr_count: k.sgpr_count,
+            size: struct_size::kernel_symbol(),
+            truncated_kernel_name: rocwasm_core::truncate_kernel_name(&k.demangled_name)
+                .to_string(),
+        }
+    }
+}
+
+/// The `size` fields: the C structs' sizes as this build's headers lay
+/// them out (`rocprofiler-sdk-sys`, checked against AMD's ABI table), as
+/// rocprofv3 writes its own SDK's.
+mod struct_size {
+    use rocprofiler_sdk_sys::{c_sizeof, CodeObjectLoadData, KernelSymbolRegisterData};
+
+    pub(super) fn agent() -> u32 {
+        c_sizeof("rocprofiler_agent_v0_t").unwrap_or(0) as u32
+    }
+
+    pub(super) fn code_object() -> u32 {
+        std::mem::size_of::<CodeObjectLoadData>() as u32
+    }
+
+    pub(super) fn kernel_symbol() -> u32 {
+        std::mem::size_of::<KernelSymbolRegisterData>() as u32
+    }
 }
 
 /// The `buffer_records` object: one array per category, in

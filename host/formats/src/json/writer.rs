@@ -15,16 +15,15 @@ use std::path::{Path, PathBuf};
 
 use anyhow::{Context, Result};
 use rocwasm_core::ops::kernel_dispatch;
-use rocwasm_core::{AgentType, Batch, BufferTracingKind, CodeObjectStorage};
+use rocwasm_core::{Batch, BufferTracingKind};
 use serde::Serialize;
 
 use super::fast::FastJson;
 use super::schema::{
-    api_category, category, Agent, AgentHardware, AllocationRecord, ApiCorrelation, ApiRecord,
-    CodeObject, CopyRecord, Correlation, Dim3, DispatchInfo, DispatchRecord, Document, Handle,
-    KernelSymbol, KindNames, Metadata, Process, RetirementRecord, RuntimeInitRecord, ScratchRecord,
-    Strings, SyntheticOperation, AGENT_TYPE_CPU, AGENT_TYPE_GPU, CATEGORIES, STORAGE_FILE,
-    STORAGE_MEMORY, STORAGE_NONE,
+    api_category, category, Agent, AllocationRecord, ApiCorrelation, ApiRecord, CodeObject,
+    CopyRecord, Correlation, Dim3, DispatchInfo, DispatchRecord, Document, Handle, KernelSymbol,
+    KindNames, Metadata, Process, RetirementRecord, RuntimeInitRecord, ScratchRecord, Strings,
+    SyntheticOperation, CATEGORIES,
 };
 use crate::names::SYNTHETIC_BASE;
 use crate::paths::output_path;
@@ -320,20 +319,7 @@ impl JsonSink {
             .symbols
             .agents()
             .into_iter()
-            .map(|a| Agent {
-                id: Handle::from(a.id),
-                logical_node_id: Some(a.node_id),
-                name: a.name,
-                node_id: a.node_id,
-                product_name: a.product_name,
-                size: 0,
-                agent_type: match a.agent_type {
-                    AgentType::Cpu => AGENT_TYPE_CPU,
-                    AgentType::Gpu => AGENT_TYPE_GPU,
-                }
-                .into(),
-                hardware: AgentHardware::from(&a.properties, &a.agent_type),
-            })
+            .map(|a| Agent::of(&a))
             .collect();
         serde_json::to_writer(&mut out, &agents)?;
         write!(out, ",\"{strings}\":")?;
@@ -348,27 +334,7 @@ impl JsonSink {
             .symbols
             .code_objects()
             .into_iter()
-            .map(|c| {
-                let (storage_type, storage_file, memory_base, memory_size) = match c.storage {
-                    CodeObjectStorage::None => (STORAGE_NONE, -1, 0, 0),
-                    CodeObjectStorage::File { fd } => (STORAGE_FILE, fd, 0, 0),
-                    CodeObjectStorage::Memory { base, size } => (STORAGE_MEMORY, -1, base, size),
-                };
-                CodeObject {
-                    agent_id: None,
-                    code_object_id: c.id,
-                    load_base: c.load_base,
-                    load_delta: c.load_delta,
-                    load_size: c.load_size,
-                    memory_base,
-                    memory_size,
-                    rocp_agent: Some(Handle::from(c.agent_id)),
-                    size: 0,
-                    storage_file,
-                    storage_type,
-                    uri: c.uri,
-                }
-            })
+            .map(|c| CodeObject::of(&c))
             .collect();
         serde_json::to_writer(&mut out, &code_objects)?;
         write!(out, ",\"{kernel_symbols}\":")?;
@@ -376,25 +342,7 @@ impl JsonSink {
             .symbols
             .kernels()
             .into_iter()
-            .map(|k| KernelSymbol {
-                accum_vgpr_count: k.accum_vgpr_count,
-                arch_vgpr_count: k.arch_vgpr_count,
-                code_object_id: k.code_object_id,
-                demangled_kernel_name: k.demangled_name.clone(),
-                formatted_kernel_name: k.demangled_name.clone(),
-                group_segment_size: k.group_segment_size,
-                kernarg_segment_alignment: k.kernarg_segment_alignment,
-                kernarg_segment_size: k.kernarg_segment_size,
-                kernel_address: Handle::from(k.kernel_address),
-                kernel_code_entry_byte_offset: k.kernel_code_entry_byte_offset,
-                kernel_id: k.id,
-                kernel_name: k.name,
-                kernel_object: k.kernel_object,
-                private_segment_size: k.private_segment_size,
-                sgpr_count: k.sgpr_count,
-                size: 0,
-                truncated_kernel_name: k.demangled_name,
-            })
+            .map(|k| KernelSymbol::of(&k))
             .collect();
         serde_json::to_writer(&mut out, &kernels)?;
         write!(out, ",\"{}\":{{", Process::RECORDS_FIELD)?;

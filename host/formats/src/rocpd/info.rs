@@ -15,6 +15,7 @@ use super::schema::{
     info_stream, insert_or_ignore_sql, insert_sql,
 };
 
+use crate::json::schema as json;
 use crate::sink::SinkContext;
 
 /// Writes the run's node row (tables `suffix`): the machine the run is on.
@@ -27,17 +28,45 @@ pub(super) fn write_node(conn: &Connection, suffix: &str, ctx: &SinkContext<'_>)
         &insert_sql(
             n::TABLE,
             suffix,
-            &[n::ID, n::HASH, n::MACHINE_ID, n::HOSTNAME, n::SYSTEM_NAME],
+            &[
+                n::ID,
+                n::HASH,
+                n::MACHINE_ID,
+                n::HOSTNAME,
+                n::SYSTEM_NAME,
+                n::RELEASE,
+                n::VERSION,
+                n::HARDWARE_NAME,
+                n::DOMAIN_NAME,
+            ],
         ),
         params![
             NID,
             ctx.meta.process_hash() as i64,
             machine_id,
             ctx.meta.hostname,
-            "Linux"
+            "Linux",
+            kernel("osrelease"),
+            kernel("version"),
+            std::env::consts::ARCH,
+            kernel("domainname"),
         ],
     )?;
     Ok(())
+}
+
+/// `uname`'s field `name` as Linux publishes it under
+/// `/proc/sys/kernel/` (`osrelease`: the release, `version`, `domainname`);
+/// `None` where it cannot be read.
+fn kernel(name: &str) -> Option<String> {
+    std::fs::read_to_string(format!("/proc/sys/kernel/{name}"))
+        .ok()
+        .map(|s| s.trim_end().to_string())
+}
+
+/// `value` as the JSON rocprofv3 writes into an `extdata` column.
+fn extdata(value: &impl serde::Serialize) -> Result<String> {
+    Ok(serde_json::to_string(value)?)
 }
 
 impl Run {
@@ -107,9 +136,13 @@ impl Run {
                     a::ABSOLUTE_INDEX,
                     a::LOGICAL_INDEX,
                     a::TYPE_INDEX,
+                    a::UUID,
                     a::NAME,
                     a::MODEL_NAME,
+                    a::VENDOR_NAME,
                     a::PRODUCT_NAME,
+                    a::USER_NAME,
+                    a::EXTDATA,
                 ],
             );
             for a in ctx.symbols.agents() {
@@ -119,6 +152,9 @@ impl Run {
                     AgentType::Gpu => schema::AGENT_GPU,
                 };
                 let index = a.node_id;
+                // Only AMD's GPUs are agents a HIP/HSA run names; a CPU's
+                // vendor is not in the engine's agent.
+                let vendor = (a.agent_type == AgentType::Gpu).then_some("AMD");
                 self.conn.execute(
                     &sql,
                     params![
@@ -129,9 +165,14 @@ impl Run {
                         index,
                         index,
                         index,
+                        // As rocprofv3: the PCI device id.
+                        a.properties.chip_id,
                         a.name,
                         a.name,
-                        a.product_name
+                        vendor,
+                        a.product_name,
+                        a.product_name,
+                        extdata(&json::Agent::of(&a))?
                     ],
                 )?;
             }
@@ -159,6 +200,7 @@ impl Run {
                     c::LOAD_SIZE,
                     c::LOAD_DELTA,
                     c::STORAGE_TYPE,
+                    c::EXTDATA,
                 ],
             );
             for c in &code_objects {
@@ -178,7 +220,8 @@ impl Run {
                         c.load_base as i64,
                         c.load_size as i64,
                         c.load_delta,
-                        storage
+                        storage,
+                        extdata(&json::CodeObject::of(c))?
                     ],
                 )?;
             }
@@ -205,6 +248,7 @@ impl Run {
                 k::SGPR_COUNT,
                 k::ARCH_VGPR_COUNT,
                 k::ACCUM_VGPR_COUNT,
+                k::EXTDATA,
             ];
             let sql = insert_sql(k::TABLE, &s, &columns);
             for k in &kernels {
@@ -226,7 +270,8 @@ impl Run {
                         k.private_segment_size,
                         k.sgpr_count,
                         k.arch_vgpr_count,
-                        k.accum_vgpr_count
+                        k.accum_vgpr_count,
+                        extdata(&json::KernelSymbol::of(k))?
                     ],
                 )?;
             }

@@ -7,5 +7,6 @@ mod csv_headers;
 mod outputs;
 mod parquet_memory;
 mod perfetto_decode;
+mod rocpd_fields;
 mod rocpd_integrity;
 mod rocpd_sqlite3;
