@@ -116,7 +116,7 @@ impl Pipeline {
         let claims = outputs.claims();
         let profiler = Arc::new(Profiler::new());
         let kernels = KernelSelection::install(&plan.kernels, &profiler)?;
-        let specs = stage_specs(&plan, &dir);
+        let specs = stage_specs(&plan, process);
         let meta = recording.meta.clone();
         // Windows count from the recording's start.
         let collection = CollectionGate::install(&plan.collection, meta.start_ns, &profiler)?;

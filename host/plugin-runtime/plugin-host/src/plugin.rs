@@ -105,6 +105,7 @@ impl Plugin {
         let output = OutputHost::new(
             name.clone(),
             spec.output_dir.clone(),
+            spec.file_prefix.clone(),
             spec.limits.output_bytes,
             env.output_claim.clone(),
         );

@@ -10,7 +10,7 @@ use std::path::{Path, PathBuf};
 
 use rocwasm_core::BufferTracingKind;
 pub use rocwasm_plan::{BufferSettings, Limits, Services};
-use rocwasm_plan::{StagePlan, World};
+use rocwasm_plan::{OutputGrant, StagePlan, World};
 
 use crate::failure::FailurePolicy;
 use crate::filter::KindFilter;
@@ -32,6 +32,12 @@ pub struct StageSpec {
     pub failure: FailurePolicy,
     /// The directory `output` writes into; `None` = every write fails.
     pub output_dir: Option<PathBuf>,
+    /// Put before every file name the plugin writes, with `_`
+    /// (`myrun_kernel_stats.csv`): the run's file prefix (rocprofv3's `-o`)
+    /// when it is explicit and the grant is the run's output directory,
+    /// which the host's sinks write with the same prefix. `None`: the
+    /// plugin's names as they are.
+    pub file_prefix: Option<String>,
     /// The world the chain expects; `None` = whatever the component is.
     pub world: Option<World>,
     /// Kinds the host traces *for* the plugin (the chain file's `domains`).
@@ -56,9 +62,16 @@ pub struct StageSpec {
 
 impl StageSpec {
     /// The spec of a planned stage, for a process whose expanded output
-    /// directory is `run_dir` (grants become directories in it), with the
-    /// chain's `buffer`.
-    pub fn from_plan(plan: &StagePlan, buffer: BufferSettings, run_dir: &Path) -> Self {
+    /// directory is `run_dir` (grants become directories in it) and whose
+    /// expanded file prefix is `file_prefix` (the run's, when explicit:
+    /// applied to the files of a grant of the run's directory itself, not
+    /// of a subdirectory), with the chain's `buffer`.
+    pub fn from_plan(
+        plan: &StagePlan,
+        buffer: BufferSettings,
+        run_dir: &Path,
+        file_prefix: Option<&str>,
+    ) -> Self {
         StageSpec {
             name: plan.name.clone(),
             wasm: plan.wasm.clone(),
@@ -70,6 +83,12 @@ impl StageSpec {
             limits: plan.limits,
             failure: plan.failure,
             output_dir: plan.output.directory(run_dir),
+            file_prefix: match plan.output {
+                OutputGrant::RunDirectory => {
+                    file_prefix.filter(|p| !p.is_empty()).map(str::to_string)
+                }
+                _ => None,
+            },
             world: plan.world,
             domains: plan.domains.clone(),
             operations: plan.operations.clone(),
@@ -89,6 +108,7 @@ impl StageSpec {
             limits: Limits::default(),
             failure: FailurePolicy::default(),
             output_dir: None,
+            file_prefix: None,
             world: None,
             domains: Vec::new(),
             operations: BTreeMap::new(),
@@ -107,6 +127,13 @@ impl StageSpec {
     /// preopened directory: their files go through `output` too).
     pub fn with_output_dir(mut self, dir: impl Into<PathBuf>) -> Self {
         self.output_dir = Some(dir.into());
+        self
+    }
+
+    /// Puts `prefix` and `_` before every file name the plugin writes
+    /// (see [`Self::file_prefix`]).
+    pub fn with_file_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.file_prefix = Some(prefix.into());
         self
     }
 

@@ -143,9 +143,9 @@ impl LiveRun {
         });
         // The stages placed in the launcher read the journal: the kinds
         // they trace are journaled besides the outputs'.
-        let specs = stage_specs(&placed(&plan, Placement::Application), &dir);
+        let specs = stage_specs(&placed(&plan, Placement::Application), process);
         let launcher_kinds: Vec<BufferTracingKind> =
-            traced_by_chain(&stage_specs(&placed(&plan, Placement::Rocwasm), &dir))
+            traced_by_chain(&stage_specs(&placed(&plan, Placement::Rocwasm), process))
                 .into_keys()
                 .collect();
         let mut meta = RunMetadata::for_current_process(plan.command.clone());

@@ -2,18 +2,21 @@
 //! traces for them.
 
 use std::collections::BTreeMap;
-use std::path::Path;
 
 use rocwasm_core::BufferTracingKind;
-use rocwasm_plan::{Placement, RunPlan};
+use rocwasm_plan::{Placement, ProcessInfo, RunPlan};
 use rocwasm_plugin_host::{StageSpec, World};
 
-/// One spec per planned stage, in order; output grants are resolved under
-/// `run_dir`, the process's expanded output directory.
-pub fn stage_specs(plan: &RunPlan, run_dir: &Path) -> Vec<StageSpec> {
+/// One spec per planned stage, in order, for `process`: output grants are
+/// resolved under its expanded output directory, and a grant of that
+/// directory itself names its files with the run's file prefix when the
+/// plan has one (an explicit `-o`/`file_prefix`), as the sinks do.
+pub fn stage_specs(plan: &RunPlan, process: &ProcessInfo) -> Vec<StageSpec> {
+    let run_dir = plan.run_dir(process);
+    let prefix = plan.file_prefix(process);
     plan.stages
         .iter()
-        .map(|s| StageSpec::from_plan(s, plan.buffer, run_dir))
+        .map(|s| StageSpec::from_plan(s, plan.buffer, &run_dir, prefix.as_deref()))
         .collect()
 }
 
@@ -119,6 +122,15 @@ mod tests {
         }
     }
 
+    /// Process `pid` on node `n`.
+    fn process(pid: u32) -> ProcessInfo {
+        ProcessInfo {
+            hostname: "n".into(),
+            pid,
+            ..ProcessInfo::default()
+        }
+    }
+
     /// The plan as the tool reads it: through its file format.
     fn read_back(plan: &RunPlan) -> RunPlan {
         RunPlan::from_json(&plan.to_json()).unwrap()
@@ -137,7 +149,7 @@ mod tests {
         s.operations.insert(K::MemoryCopy, vec![h2d, d2h]);
         s.config.insert("a.b".into(), "1".into());
         let plan = read_back(&plan(vec![s]));
-        let spec = &stage_specs(&plan, Path::new("/out/7"))[0];
+        let spec = &stage_specs(&plan, &process(7))[0];
         assert_eq!(spec.name, "bw");
         assert_eq!(spec.wasm, PathBuf::from("/p/x.wasm"));
         assert_eq!(spec.world, Some(World::Analysis));
@@ -160,6 +172,7 @@ mod tests {
             }
         );
         assert_eq!(spec.output_dir, Some(PathBuf::from("/out/7/bandwidth")));
+        assert_eq!(spec.file_prefix, None);
         assert_eq!(spec.buffer.size, 4 << 20);
         assert_eq!(spec.buffer.watermark, 3 << 20);
         assert_eq!(spec.buffer.policy, BufferPolicy::Discard);
@@ -170,15 +183,34 @@ mod tests {
         let mut s = stage("t");
         s.output = OutputGrant::RunDirectory;
         s.world = Some(World::Transform);
-        let spec = &stage_specs(&read_back(&plan(vec![s.clone()])), Path::new("/out"))[0];
-        assert_eq!(spec.output_dir, Some(PathBuf::from("/out")));
+        let spec = &stage_specs(&read_back(&plan(vec![s.clone()])), &process(3))[0];
+        assert_eq!(spec.output_dir, Some(PathBuf::from("/out/3")));
         assert_eq!(spec.world, Some(World::Transform));
         s.output = OutputGrant::None;
         s.world = None;
-        let spec = &stage_specs(&read_back(&plan(vec![s])), Path::new("/out"))[0];
+        let spec = &stage_specs(&read_back(&plan(vec![s])), &process(3))[0];
         assert_eq!(spec.output_dir, None);
         assert_eq!(spec.world, None);
         assert!(spec.kinds.is_all());
+    }
+
+    #[test]
+    fn an_explicit_file_prefix_names_the_files_of_the_run_directory_only() {
+        let mut top = stage("top");
+        top.output = OutputGrant::RunDirectory;
+        let sub = stage("sub");
+        let mut p = plan(vec![top, sub]);
+        // No prefix (`-o` not given): the plugins' names as they are.
+        let specs = stage_specs(&read_back(&p), &process(9));
+        assert_eq!(specs[0].file_prefix, None);
+        // `-o run_%pid%`: expanded per process, for the run directory's
+        // grant; a subdirectory is the plugin's own.
+        p.output.file_prefix = Some(PathTemplate::parse("run_%pid%").unwrap());
+        let specs = stage_specs(&read_back(&p), &process(9));
+        assert_eq!(specs[0].output_dir, Some(PathBuf::from("/out/9")));
+        assert_eq!(specs[0].file_prefix.as_deref(), Some("run_9"));
+        assert_eq!(specs[1].output_dir, Some(PathBuf::from("/out/9/bandwidth")));
+        assert_eq!(specs[1].file_prefix, None);
     }
 
     #[test]

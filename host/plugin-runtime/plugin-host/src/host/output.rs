@@ -2,7 +2,10 @@
 //!
 //! A plugin names files, the host places them. A name must be a plain file
 //! name: no `/`, no `\`, not `.` or `..`, no NUL, not empty, at most 255
-//! bytes. Files are opened with `O_NOFOLLOW`, so a symlink planted in the
+//! bytes. When the run names its files with a prefix (rocprofv3's `-o
+//! myrun`, given explicitly) and the grant is the run's output directory,
+//! the file is `<prefix>_<name>` (`myrun_kernel_stats.csv`), as the host's
+//! sinks name theirs; the plugin never sees the prefix. Files are opened with `O_NOFOLLOW`, so a symlink planted in the
 //! directory cannot redirect a write elsewhere. The bytes a plugin writes in
 //! one run are capped: a write that would pass the cap is refused (the
 //! plugin gets the error and runs on) and the first refusal is reported once
@@ -35,6 +38,9 @@ pub(crate) struct OutputHost {
     /// The stage name, which the claim check is asked about.
     plugin: Arc<str>,
     dir: Option<PathBuf>,
+    /// Put, with `_`, before every name the plugin writes (the run's
+    /// explicit file prefix).
+    prefix: Option<String>,
     cap: u64,
     written: u64,
     /// The run's check of output files; `None`: every free name is granted.
@@ -49,16 +55,19 @@ pub(crate) struct OutputHost {
 
 impl OutputHost {
     /// Stage `plugin` may write up to `cap` bytes into `dir` (`None`: every
-    /// write fails), each new name checked by `claim` first.
+    /// write fails), each name as `<prefix>_<name>` when there is a
+    /// `prefix`, each new file checked by `claim` first.
     pub fn new(
         plugin: Arc<str>,
         dir: Option<PathBuf>,
+        prefix: Option<String>,
         cap: u64,
         claim: Option<OutputClaim>,
     ) -> Self {
         OutputHost {
             plugin,
             dir,
+            prefix: prefix.filter(|p| !p.is_empty()),
             cap,
             written: 0,
             claim,
@@ -72,7 +81,7 @@ impl OutputHost {
     /// instance takes it over: the bytes already written still count
     /// against the cap, and claimed names are not asked about again.
     pub fn take(&mut self) -> Self {
-        let nothing = OutputHost::new(self.plugin.clone(), None, 0, None);
+        let nothing = OutputHost::new(self.plugin.clone(), None, None, 0, None);
         std::mem::replace(self, nothing)
     }
 
@@ -100,9 +109,13 @@ impl OutputHost {
             }
             return Err(msg);
         }
+        let path = match &self.prefix {
+            Some(prefix) => dir.join(format!("{prefix}_{name}")),
+            None => dir.join(name),
+        };
         if let Some(claim) = &self.claim {
             if !self.claimed.contains(name) {
-                claim(&dir.join(name), &self.plugin)?;
+                claim(&path, &self.plugin)?;
                 self.claimed.insert(name.to_string());
             }
         }
@@ -113,9 +126,7 @@ impl OutputHost {
         } else {
             opts.write(true).truncate(true);
         }
-        let mut f = opts
-            .open(dir.join(name))
-            .map_err(|e| format!("{name}: {e}"))?;
+        let mut f = opts.open(&path).map_err(|e| format!("{name}: {e}"))?;
         f.write_all(contents).map_err(|e| format!("{name}: {e}"))?;
         self.written += len;
         Ok(())
@@ -152,7 +163,13 @@ mod tests {
 
     /// A grant of `cap` bytes in `dir` for stage `recorder`.
     fn grant(dir: Option<&std::path::Path>, cap: u64, claim: Option<OutputClaim>) -> OutputHost {
-        OutputHost::new("recorder".into(), dir.map(|d| d.to_path_buf()), cap, claim)
+        OutputHost::new(
+            "recorder".into(),
+            dir.map(|d| d.to_path_buf()),
+            None,
+            cap,
+            claim,
+        )
     }
 
     #[test]
@@ -227,5 +244,49 @@ mod tests {
             *asked.lock().unwrap(),
             [host_file, dir.path().join("recorder.json")]
         );
+    }
+
+    #[test]
+    fn a_prefix_names_every_file_and_its_claim_but_not_the_plugins_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let asked = std::sync::Arc::new(std::sync::Mutex::new(Vec::new()));
+        let claim: OutputClaim = {
+            let asked = asked.clone();
+            std::sync::Arc::new(move |path: &std::path::Path, _stage: &str| {
+                asked.lock().unwrap().push(path.to_path_buf());
+                Ok(())
+            })
+        };
+        let mut g = OutputHost::new(
+            "kernel-stats".into(),
+            Some(dir.path().to_path_buf()),
+            Some("myrun".into()),
+            100,
+            Some(claim),
+        );
+        g.write_file("kernel_stats.csv", b"a", false).unwrap();
+        g.write_file("kernel_stats.csv", b"b", true).unwrap();
+        assert_eq!(
+            std::fs::read(dir.path().join("myrun_kernel_stats.csv")).unwrap(),
+            b"ab"
+        );
+        assert!(!dir.path().join("kernel_stats.csv").exists());
+        // The claim is asked about the file as written, once.
+        assert_eq!(
+            *asked.lock().unwrap(),
+            [dir.path().join("myrun_kernel_stats.csv")]
+        );
+        // The name the plugin gives is still checked as it is.
+        assert!(g.write_file("../x", b"x", false).is_err());
+        // An empty prefix is none.
+        let mut plain = OutputHost::new(
+            "report".into(),
+            Some(dir.path().to_path_buf()),
+            Some(String::new()),
+            100,
+            None,
+        );
+        plain.write_file("report.html", b"<p>", false).unwrap();
+        assert!(dir.path().join("report.html").is_file());
     }
 }
