@@ -4,7 +4,8 @@
 //! Every API-call record (HIP, HSA, marker/roctx, and RCCL, rocDecode,
 //! rocJPEG when delivered) is counted under its domain and its function name
 //! (the operation name from the host's `names` interface). Per domain with at
-//! least one call, it writes `<domain>_api_stats.csv` — `hip_api_stats.csv`,
+//! least one call, it writes (when the stage has an output grant)
+//! `<domain>_api_stats.csv` — `hip_api_stats.csv`,
 //! `hsa_api_stats.csv`, `marker_api_stats.csv` — with the columns
 //! `Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDev`
 //! (percentages of the domain's total, sorted by total descending) and returns
@@ -56,9 +57,7 @@ impl AnalysisPlugin for ApiStats {
             .by_domain(|kind, op| names.buffer_operation(kind, op).to_string())
         {
             let file = format!("{domain}_api_stats.csv");
-            if let Err(e) = output::write(&file, table.to_csv()) {
-                warn!("api-stats: cannot write {file}: {e}");
-            }
+            output::write_result("api-stats", &file, table.to_csv());
             tables.push(table.to_summary(&format!("{} API statistics", domain.to_uppercase())));
         }
         info!("api-stats: {} API calls", self.calls.count());

@@ -29,7 +29,8 @@
 //! `ranges.<name>`. Start/stop ranges (`roctxRangeStartA`) are not nested and
 //! are ignored.
 //!
-//! Report: `correlation_tags.csv` and a summary table with, per range, its
+//! Report: `correlation_tags.csv` (when the stage has an output grant) and
+//! a summary table with, per range, its
 //! value and the requests answered with it, plus the requests left to the
 //! pushed value; if the stage also receives kernel-dispatch batches, how many
 //! carried one of its values.
@@ -154,9 +155,7 @@ impl AnalysisPlugin for CorrelationTagger {
                 table.title, self.tagged_dispatches_seen, self.dispatches_seen
             );
         }
-        if let Err(e) = output::write("correlation_tags.csv", table.to_csv()) {
-            warn!("correlation-tagger: cannot write correlation_tags.csv: {e}");
-        }
+        output::write_result("correlation-tagger", "correlation_tags.csv", table.to_csv());
         vec![table]
     }
 }

@@ -3,9 +3,11 @@
 //!
 //! For every kernel name: `Calls`, `TotalDurationNs`, `AverageNs`,
 //! `Percentage` (of all kernels' total), `MinNs`, `MaxNs`, `StdDev` (sample),
-//! sorted by total duration, largest first. Written as `kernel_stats.csv`
-//! through the host's `output` interface and returned from `fini` as the
-//! summary table "Kernel dispatch statistics".
+//! sorted by total duration, largest first. Returned from `fini` as the
+//! summary table "Kernel dispatch statistics", and written as
+//! `kernel_stats.csv` through the host's `output` interface when the stage
+//! has an output grant (`output::write_result`: without one, no file and no
+//! warning).
 //!
 //! Records: kernel dispatches. When the stage names `domains` in the chain
 //! file the host delivers those; when it names none, the plugin sets up its
@@ -71,9 +73,7 @@ impl AnalysisPlugin for KernelStats {
             table.len()
         );
         if !self.file.is_empty() {
-            if let Err(e) = output::write(&self.file, table.to_csv()) {
-                warn!("kernel-stats: cannot write {}: {e}", self.file);
-            }
+            output::write_result("kernel-stats", &self.file, table.to_csv());
         }
         vec![table.to_summary("Kernel dispatch statistics")]
     }

@@ -10,7 +10,8 @@
 //! copy with zero duration adds bytes but no rate. Rows are sorted by bytes,
 //! largest first.
 //!
-//! Files: `memcpy_bandwidth_by_direction.csv` (`Direction`, …) and
+//! Files (when the stage has an output grant):
+//! `memcpy_bandwidth_by_direction.csv` (`Direction`, …) and
 //! `memcpy_bandwidth_by_agents.csv` (`SrcAgent`, `DstAgent`, …); the same two
 //! tables are returned from `fini`. Agents are labelled `GPU 1 (gfx90a)`,
 //! `CPU 0` from the host's agent table.
@@ -71,9 +72,7 @@ impl AnalysisPlugin for MemcpyBandwidth {
             ),
         ];
         for (file, table) in &tables {
-            if let Err(e) = output::write(file, table.to_csv()) {
-                warn!("memcpy-bandwidth: cannot write {file}: {e}");
-            }
+            output::write_result("memcpy-bandwidth", file, table.to_csv());
         }
         tables.into_iter().map(|(_, t)| t).collect()
     }

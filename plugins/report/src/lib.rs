@@ -226,13 +226,20 @@ impl AnalysisPlugin for Report {
     fn fini(&mut self) -> Vec<SummaryTable> {
         let page = self.page();
         let doc = html::render(&page);
-        match output::write(&self.file, &doc) {
+        match output::try_write(&self.file, &doc) {
             Ok(()) => info!(
                 "report: wrote {} ({} bytes, {} of {} intervals drawn)",
                 self.file,
                 doc.len(),
                 page.intervals.len(),
                 page.seen
+            ),
+            // The page is all this plugin makes: a stage without a grant
+            // is a chain that forgot `output = true`, worth a warning.
+            Err(OutputError::NotGranted) => warn!(
+                "report: the stage has no output directory, so {} is not written; \
+                 give it `output = true` in the chain file",
+                self.file
             ),
             Err(e) => warn!("report: cannot write {}: {e}", self.file),
         }

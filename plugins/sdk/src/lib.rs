@@ -20,7 +20,9 @@
 //! - [`stats`] (exact duration series, [`stats::IdSums`] for per-id hot
 //!   loops, and rocprofv3 `--stats` tables: the `rocwasm-stats` crate the
 //!   host uses too), [`output`]
-//!   (CSV and files), [`config`] (typed stage configuration), logging macros
+//!   (CSV and files; [`output::write_result`] for a file that repeats a
+//!   summary table, silent when the chain grants the stage no output
+//!   directory), [`config`] (typed stage configuration), logging macros
 //!   ([`info!`], [`warn!`], …), kind constants ([`kind`]) and
 //!   [`services::trace_buffers`] for the usual `init`.
 //!
@@ -138,7 +140,7 @@ pub mod prelude {
     pub use crate::delivery::select_columns;
     pub use crate::kind::*;
     pub use crate::names::OperationNames;
-    pub use crate::output::{self, CsvWriter};
+    pub use crate::output::{self, CsvWriter, OutputError};
     pub use crate::profiler;
     pub use crate::rows::*;
     pub use crate::services::{self, StatusContext};

@@ -5,6 +5,17 @@
 //! (no grant, no files: every call returns an error). Names are plain file
 //! names such as `kernel_stats.csv`.
 //!
+//! A stage gets a directory only when its `[[stage]]` says `output = true`
+//! (or names a subdirectory); a chain that only wants the summary tables
+//! leaves it out. The 0.2.0 interface has no call that asks about the
+//! grant: the first write's answer tells ([`NOT_GRANTED`]). [`try_write`]
+//! and [`try_append`] turn that answer into [`OutputError::NotGranted`]
+//! (and, once it came, no longer call the host), so a plugin can tell "the
+//! chain wants no files" from a write that failed. A plugin that returns
+//! the same data as a summary table writes with [`write_result`], which is
+//! silent about a missing grant (one info-level line) and warns about
+//! anything else: what every stock plugin does.
+//!
 //! [`CsvWriter`] builds RFC 4180 CSV in memory (kernel names contain commas,
 //! so cells are quoted when they need it):
 //!
@@ -15,19 +26,131 @@
 //! assert_eq!(csv.finish(), "Name,Calls\n\"void k<int, 2>(int*)\",3\n");
 //! ```
 
-use std::fmt::Display;
+use std::fmt::{self, Display};
+use std::sync::atomic::{AtomicBool, Ordering};
 
 use crate::bindings::rocwasm::plugin::output as host;
 use crate::types::SummaryTable;
 
+/// The host's answer to every `output` call of a stage the chain grants no
+/// output directory (WIT 0.2.0, `output` interface: "Without a grant every
+/// call fails").
+pub const NOT_GRANTED: &str = "no output directory is granted to this plugin";
+
+/// Why the host wrote nothing.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum OutputError {
+    /// The chain grants this stage no output directory: it wants no files
+    /// from it. Not a failure; the same for every later call of the run.
+    NotGranted,
+    /// The host refused or failed this write (a name that is not a plain
+    /// file name, the stage's byte cap, a file another producer writes, an
+    /// I/O error): its sentence.
+    Refused(String),
+}
+
+impl OutputError {
+    /// Classifies the host's error sentence.
+    pub fn from_host(message: String) -> Self {
+        if message == NOT_GRANTED {
+            OutputError::NotGranted
+        } else {
+            OutputError::Refused(message)
+        }
+    }
+}
+
+impl Display for OutputError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            OutputError::NotGranted => f.write_str(NOT_GRANTED),
+            OutputError::Refused(message) => f.write_str(message),
+        }
+    }
+}
+
+impl std::error::Error for OutputError {}
+
+impl From<OutputError> for String {
+    fn from(e: OutputError) -> String {
+        e.to_string()
+    }
+}
+
+/// Set once the host answered [`NOT_GRANTED`]: a stage's grant does not
+/// change while its instance lives, so later writes are not even tried.
+static NOT_GRANTED_SEEN: AtomicBool = AtomicBool::new(false);
+/// Set once [`write_result`] said so (one line per instance).
+static NOT_GRANTED_SAID: AtomicBool = AtomicBool::new(false);
+
+/// Whether the stage may write files: `Some(false)` once the host answered
+/// that it grants no output directory, `None` while no write told (the
+/// interface cannot be asked without writing).
+pub fn granted() -> Option<bool> {
+    NOT_GRANTED_SEEN.load(Ordering::Relaxed).then_some(false)
+}
+
+fn call(
+    name: &str,
+    contents: &[u8],
+    f: impl FnOnce(&str, &[u8]) -> Result<(), String>,
+) -> Result<(), OutputError> {
+    if NOT_GRANTED_SEEN.load(Ordering::Relaxed) {
+        return Err(OutputError::NotGranted);
+    }
+    f(name, contents).map_err(|message| {
+        let e = OutputError::from_host(message);
+        if e == OutputError::NotGranted {
+            NOT_GRANTED_SEEN.store(true, Ordering::Relaxed);
+        }
+        e
+    })
+}
+
 /// Creates or replaces `name` in the granted output directory.
-pub fn write(name: &str, contents: impl AsRef<[u8]>) -> Result<(), String> {
-    host::write(name, contents.as_ref())
+pub fn try_write(name: &str, contents: impl AsRef<[u8]>) -> Result<(), OutputError> {
+    call(name, contents.as_ref(), host::write)
 }
 
 /// Appends to `name`, creating it if needed.
+pub fn try_append(name: &str, contents: impl AsRef<[u8]>) -> Result<(), OutputError> {
+    call(name, contents.as_ref(), host::append)
+}
+
+/// [`try_write`] with the host's sentence as the error.
+pub fn write(name: &str, contents: impl AsRef<[u8]>) -> Result<(), String> {
+    try_write(name, contents).map_err(String::from)
+}
+
+/// [`try_append`] with the host's sentence as the error.
 pub fn append(name: &str, contents: impl AsRef<[u8]>) -> Result<(), String> {
-    host::append(name, contents.as_ref())
+    try_append(name, contents).map_err(String::from)
+}
+
+/// Writes `name`, a file holding what the plugin also returns as a summary
+/// table, the way the stock plugins do; `true` when it was written.
+///
+/// Without an output grant the chain asked for the tables only: nothing is
+/// written and, once per plugin instance, an info-level line says so
+/// (`plugin` names the plugin in it). Any other refusal is a warning naming
+/// the file and the host's reason.
+pub fn write_result(plugin: &str, name: &str, contents: impl AsRef<[u8]>) -> bool {
+    match try_write(name, contents) {
+        Ok(()) => true,
+        Err(OutputError::NotGranted) => {
+            if !NOT_GRANTED_SAID.swap(true, Ordering::Relaxed) {
+                crate::info!(
+                    "{plugin}: the stage has no output directory (no `output` in its chain \
+                     stage), so no files; its tables are in the summary"
+                );
+            }
+            false
+        }
+        Err(e) => {
+            crate::warn!("{plugin}: cannot write {name}: {e}");
+            false
+        }
+    }
 }
 
 /// An in-memory CSV document with a fixed header.
@@ -145,6 +268,35 @@ mod tests {
             csv.finish(),
             "a,b,c\nplain,\"has \"\"quote\"\"\",\"line\nbreak\"\n1,2,\n1,2,3\n"
         );
+    }
+
+    #[test]
+    fn the_hosts_no_grant_answer_is_its_own_variant() {
+        assert_eq!(
+            OutputError::from_host(NOT_GRANTED.to_string()),
+            OutputError::NotGranted
+        );
+        let cap = "output cap of 10 bytes reached (0 written, 11 more asked)";
+        assert_eq!(
+            OutputError::from_host(cap.to_string()),
+            OutputError::Refused(cap.to_string())
+        );
+        // The host's sentence survives the conversion back to a string.
+        assert_eq!(String::from(OutputError::NotGranted), NOT_GRANTED);
+    }
+
+    #[test]
+    fn no_grant_is_remembered_and_not_asked_again() {
+        let mut calls = 0;
+        let mut host = |_: &str, _: &[u8]| {
+            calls += 1;
+            Err(NOT_GRANTED.to_string())
+        };
+        assert_eq!(granted(), None);
+        assert_eq!(call("a.csv", b"x", &mut host), Err(OutputError::NotGranted));
+        assert_eq!(call("b.csv", b"x", &mut host), Err(OutputError::NotGranted));
+        assert_eq!(calls, 1, "the host is asked once");
+        assert_eq!(granted(), Some(false));
     }
 
     #[test]

@@ -107,3 +107,84 @@ fn every_command_of_the_first_plugin_guide_works() {
         .is_file());
     assert!(tmp.path().join("store/slow-kernels/index.json").is_file());
 }
+
+/// The guide's chain runs stock plugins in stages without an `output`
+/// grant (a chain that wants only the summary tables). A stock plugin then
+/// writes no file and says nothing above info level: every replay of the
+/// guide's chain used to print `WARN kernel-stats: cannot write
+/// kernel_stats.csv: no output directory is granted to this plugin`.
+#[test]
+fn the_guides_chain_without_output_grants_replays_without_warnings() {
+    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+    let tmp = tempfile::tempdir().unwrap();
+    // As the guide's chain.toml, with the other stock plugins that write a
+    // file beside their tables; no stage says `output`.
+    std::fs::write(
+        tmp.path().join("chain.toml"),
+        r#"version = 1
+
+[output]
+summary = true
+
+[[stage]]
+name = "kernel-stats"
+plugin = "kernel-stats"
+domains = ["kernel_dispatch"]
+
+[[stage]]
+name = "api-stats"
+plugin = "api-stats"
+domains = ["hip"]
+
+[[stage]]
+name = "memcpy-bandwidth"
+plugin = "memcpy-bandwidth"
+domains = ["memory_copy"]
+"#,
+    )
+    .unwrap();
+    let sample = workspace().join("examples/traces/sample");
+    let out = rocwasm(
+        &[
+            "replay",
+            sample.to_str().unwrap(),
+            "-c",
+            "chain.toml",
+            "-d",
+            "replayed",
+        ],
+        tmp.path(),
+    );
+    assert_success(&out, "rocwasm replay -c chain.toml");
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    for table in [
+        "Kernel dispatch statistics",
+        "HIP API statistics",
+        "Memory copies by direction",
+    ] {
+        assert!(
+            stdout.contains(table),
+            "the summary has no `{table}` table:\n{stdout}\n--- stderr\n{stderr}"
+        );
+    }
+    let complaints: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.contains("WARN") || l.contains("ERROR") || l.contains("cannot write"))
+        .collect();
+    assert!(
+        complaints.is_empty(),
+        "a stage without an output grant is not a problem, yet stderr says:\n{}",
+        complaints.join("\n")
+    );
+    for file in [
+        "kernel_stats.csv",
+        "hip_api_stats.csv",
+        "memcpy_bandwidth_by_direction.csv",
+    ] {
+        assert!(
+            !tmp.path().join("replayed").join(file).exists(),
+            "{file} was written without a grant"
+        );
+    }
+}
