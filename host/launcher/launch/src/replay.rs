@@ -85,8 +85,10 @@ pub struct ReplayOutcome {
     pub batches: u64,
     /// Recordings replayed (one per process).
     pub processes: usize,
-    /// The files written: the sinks', then those the plugins wrote into
-    /// the output directory during the replay.
+    /// The files written, each once: the sinks', then the plugins'
+    /// (`report.html` among them), then any other file of the output
+    /// directory written during the replay (the audit line, the
+    /// statistics by rank).
     pub files: Vec<PathBuf>,
     /// The chain's tables and problems, the outputs' summary (statistics,
     /// errors, notes).
@@ -226,7 +228,7 @@ pub fn replay(request: &ReplayRequest, console: &mut dyn Console) -> Result<Repl
             report.outputs.stats.render_summary(STATS_TOP)
         );
     }
-    let files = output_files(&run_dir, report.outputs.files.clone(), since);
+    let files = output_files(&run_dir, sink_and_stage_files(&report), since);
     print_files(&run_dir, &files, console);
     for note in &report.outputs.notes {
         outln!(console, "{note}");
@@ -356,7 +358,7 @@ fn replay_many(
             report.run.outputs.stats.render_summary(STATS_TOP)
         );
     }
-    let mut files = report.run.outputs.files.clone();
+    let mut files = sink_and_stage_files(&report.run);
     if request.summary_by_rank {
         let ranked: Vec<(&str, &rocwasm_formats::StatsReport)> = report
             .processes
@@ -462,13 +464,24 @@ fn format_name(f: TraceFormat) -> &'static str {
     }
 }
 
-/// The files the sinks wrote, then the files the plugins wrote into the
-/// output directory during this replay (modified since it started).
-fn output_files(run_dir: &Path, sink_files: Vec<PathBuf>, since: SystemTime) -> Vec<PathBuf> {
-    let mut seen: BTreeSet<PathBuf> = sink_files.iter().cloned().collect();
-    let mut files = sink_files;
+/// The files the sinks wrote, then those the stages wrote.
+fn sink_and_stage_files(report: &RunReport) -> Vec<PathBuf> {
+    let mut files = report.outputs.files.clone();
+    files.extend(report.stage_files.iter().map(|(f, _)| f.clone()));
+    files
+}
+
+/// `known` (the sinks' and the stages' files), then any other file written
+/// into the output directory during this replay (modified since it
+/// started), each once.
+fn output_files(run_dir: &Path, known: Vec<PathBuf>, since: SystemTime) -> Vec<PathBuf> {
+    let mut seen = BTreeSet::new();
+    let mut files: Vec<PathBuf> = known
+        .into_iter()
+        .filter(|f| seen.insert(f.clone()))
+        .collect();
     let mut stack = vec![run_dir.to_path_buf()];
-    let mut plugin_files = Vec::new();
+    let mut others = Vec::new();
     while let Some(dir) = stack.pop() {
         let Ok(entries) = std::fs::read_dir(&dir) else {
             continue;
@@ -479,12 +492,12 @@ fn output_files(run_dir: &Path, sink_files: Vec<PathBuf>, since: SystemTime) -> 
             if meta.is_dir() {
                 stack.push(path);
             } else if meta.modified().is_ok_and(|m| m >= since) && seen.insert(path.clone()) {
-                plugin_files.push(path);
+                others.push(path);
             }
         }
     }
-    plugin_files.sort();
-    files.extend(plugin_files);
+    others.sort();
+    files.extend(others);
     files
 }
 

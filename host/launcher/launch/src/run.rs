@@ -21,7 +21,8 @@
 //! 5. once it has ended, however it ended (exit, a crash, SIGKILL), write
 //!    every output format from each journal and the records its buffers
 //!    still held, print the summary (the plugins' tables, the host's
-//!    statistics, how the application ended, failures), remove the journal
+//!    statistics, how the application ended, every file written, the
+//!    plugins' with their stage, failures), remove the journal
 //!    directory, and return how the application ended (the CLI exits with
 //!    its status; a signal becomes 128 + its number, as shells do).
 //!
@@ -143,6 +144,19 @@ impl RunOutcome {
     /// 0", "was ended by signal 9 (SIGKILL)").
     pub fn ended(&self) -> String {
         describe_exit(self.status)
+    }
+    /// Every file the run wrote, each once: per process (the application
+    /// and those it started, in the order of their journals) the sinks'
+    /// files, then the plugins' (`report.html` among them), as each
+    /// process's summary lists them (`rocwasm: wrote …`).
+    pub fn files(&self) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = Vec::new();
+        for f in self.processes.iter().flat_map(|p| &p.files) {
+            if !files.contains(f) {
+                files.push(f.clone());
+            }
+        }
+        files
     }
 }
 

@@ -25,8 +25,9 @@ use crate::replay::TraceNames;
 use crate::sinks::registry_names;
 
 /// The summary file's text: the stages' tables, the process's lines, then
-/// what was written and what went wrong. `ended` is how the process ended,
-/// when the launcher knows it.
+/// what was written (the sinks' files, then the stages', each with its
+/// stage; each file once) and what went wrong. `ended` is how the process
+/// ended, when the launcher knows it.
 ///
 /// One table per domain: with `stats` (`--stats`) the statistics stages
 /// print theirs, and the host's statistics (the same numbers) are shown
@@ -37,6 +38,7 @@ use crate::sinks::registry_names;
 pub fn summary_text(
     end: &ProcessEnd,
     outputs: &OutputSummary,
+    stage_files: &[(PathBuf, String)],
     stats: bool,
     ended: Option<&str>,
 ) -> String {
@@ -57,10 +59,16 @@ pub fn summary_text(
     for f in &outputs.files {
         text.push_str(&format!("rocwasm: wrote {}\n", f.display()));
     }
-    // A statistics file a stage wrote instead of the host's sink: the
-    // designed outcome of `--stats`, listed with its writer.
-    for (f, by) in &outputs.left_to_stages {
-        text.push_str(&format!("rocwasm: wrote {} ({by})\n", f.display()));
+    // The plugins' files, each with its writer (a statistics file a stage
+    // wrote instead of the host's sink, the designed outcome of `--stats`,
+    // among them).
+    for (f, stage) in stage_files {
+        if !outputs.files.contains(f) {
+            text.push_str(&format!(
+                "rocwasm: wrote {} (stage `{stage}`)\n",
+                f.display()
+            ));
+        }
     }
     for e in &outputs.errors {
         text.push_str(&format!("rocwasm: output error: {e:#}\n"));
@@ -80,6 +88,9 @@ pub struct FromJournal {
     pub dir: PathBuf,
     /// The summary file's text.
     pub summary: String,
+    /// The files written: the sinks', then the stages' (in the launcher
+    /// and, as the process reported them, in the process), each once.
+    pub files: Vec<PathBuf>,
     /// Records read from the journal's batches.
     pub journaled: u64,
     /// Records recovered from the durable halves.
@@ -323,7 +334,19 @@ impl JournalOutputs {
             end.plugin_text.push_str(&launcher_text);
         }
         end.no_plugin_tables &= report.plugins.tables.iter().all(|(_, t)| t.is_empty());
-        let summary = summary_text(&end, &report.outputs, plan.output.stats, ended);
+        let summary = summary_text(
+            &end,
+            &report.outputs,
+            &report.stage_files,
+            plan.output.stats,
+            ended,
+        );
+        let mut files = report.outputs.files.clone();
+        for (f, _) in &report.stage_files {
+            if !files.contains(f) {
+                files.push(f.clone());
+            }
+        }
         std::fs::create_dir_all(&dir)
             .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
         let file = dir.join(RunPlan::SUMMARY_FILE);
@@ -333,6 +356,7 @@ impl JournalOutputs {
             pid: head.meta.pid,
             dir,
             summary,
+            files,
             journaled,
             recovered,
             finished,
@@ -408,16 +432,42 @@ mod tests {
             ..ProcessEnd::default()
         };
         // --stats: the stage's table, not the host's copy of it.
-        let text = summary_text(&staged, &outputs(), true, None);
+        let text = summary_text(&staged, &outputs(), &[], true, None);
         assert_eq!(text.matches("Kernel dispatch statistics").count(), 1);
         assert_eq!(host_tables(&text), 0, "{text}");
         // --stats whose stages printed nothing (failed, or died with the
         // process): the host's tables stand in, once.
-        assert_eq!(host_tables(&summary_text(&bare, &outputs(), true, None)), 1);
+        assert_eq!(
+            host_tables(&summary_text(&bare, &outputs(), &[], true, None)),
+            1
+        );
         // --kernel-trace alone (no --stats, no stage tables): no summary
         // table, as rocprofv3 without -S/-D.
-        let text = summary_text(&bare, &outputs(), false, None);
+        let text = summary_text(&bare, &outputs(), &[], false, None);
         assert_eq!(host_tables(&text), 0, "{text}");
         assert!(!text.contains("Name"), "{text}");
+    }
+
+    #[test]
+    fn every_file_written_is_listed_once_the_stages_with_their_names() {
+        let mut outputs = outputs();
+        outputs.files = vec!["/o/kernel_trace.csv".into()];
+        let stage_files = vec![
+            (PathBuf::from("/o/kernel_stats.csv"), "kernel-stats".into()),
+            (PathBuf::from("/o/report.html"), "report".into()),
+            (PathBuf::from("/o/bw/by_agents.csv"), "bw".into()),
+        ];
+        let text = summary_text(&ProcessEnd::default(), &outputs, &stage_files, false, None);
+        let wrote: Vec<&str> = text.lines().filter(|l| l.contains(" wrote ")).collect();
+        assert_eq!(
+            wrote,
+            [
+                "rocwasm: wrote /o/kernel_trace.csv",
+                "rocwasm: wrote /o/kernel_stats.csv (stage `kernel-stats`)",
+                "rocwasm: wrote /o/report.html (stage `report`)",
+                "rocwasm: wrote /o/bw/by_agents.csv (stage `bw`)",
+            ],
+            "{text}"
+        );
     }
 }

@@ -78,6 +78,11 @@ pub struct RunReport {
     pub problems: Vec<String>,
     /// What the sinks wrote.
     pub outputs: OutputSummary,
+    /// The files the stages wrote (through the plugins' `output`, here or,
+    /// for a journaled process, in the process), with the stage's name,
+    /// in path order; each exists. A statistics file the host's sink left
+    /// to a stage is among them.
+    pub stage_files: Vec<(PathBuf, String)>,
     /// The run's metadata.
     pub meta: RunMetadata,
 }
@@ -342,11 +347,32 @@ impl Pipeline {
                 &failures,
             ));
         }
+        let stage_files = self.stage_files();
         Some(RunReport {
             plugins,
             problems,
             outputs,
+            stage_files,
             meta,
         })
+    }
+
+    /// The files the stages hold in the run's registry and that exist,
+    /// spelt under [`Self::dir`] as the sinks spell theirs (the registry
+    /// keeps canonical paths).
+    fn stage_files(&self) -> Vec<(PathBuf, String)> {
+        let canonical_dir = std::fs::canonicalize(&self.dir).ok();
+        self.claims
+            .stage_files()
+            .into_iter()
+            .filter(|(path, _)| path.is_file())
+            .map(|(path, stage)| {
+                let spelt = canonical_dir
+                    .as_deref()
+                    .and_then(|d| path.strip_prefix(d).ok())
+                    .map(|rel| self.dir.join(rel));
+                (spelt.unwrap_or(path), stage)
+            })
+            .collect()
     }
 }

@@ -155,3 +155,79 @@ fn an_output_name_names_the_plugins_files_in_a_live_run_and_each_is_written_once
     assert!(!said.contains("output error"), "{said}");
     assert!(!said.contains("may not write it too"), "{said}");
 }
+
+/// Every file below `dir`, by its path, but rocwasm's own bookkeeping (the
+/// summary, the audit line).
+fn files_below(dir: &Path) -> BTreeSet<PathBuf> {
+    let mut found = BTreeSet::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().map(|e| e.unwrap()) {
+            let kind = e.file_type().unwrap();
+            if kind.is_dir() {
+                stack.push(e.path());
+            } else if !rocwasm_own(&e.file_name().to_string_lossy()) {
+                found.insert(e.path());
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn a_live_run_lists_every_file_it_wrote_once_the_plugins_with_their_stage() {
+    let out = tempfile::tempdir().unwrap();
+    let dir = out.path().join("chained");
+    rocwasm_tests::plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth", "report"]);
+    let sim = rocwasm_tests::sim_dir();
+    let request = RunRequest {
+        program: sim.join("bin/multi_kernel").display().to_string(),
+        chain: Some(workspace().join("examples/chains/default.toml")),
+        flags: TraceFlags {
+            output_directory: Some(dir.display().to_string()),
+            ..TraceFlags::default()
+        },
+        runtime: Runtime::Simulated,
+        backend: Some(Backend::Builtin),
+        install: Install::default()
+            .with_tool_library(rocwasm_tests::rocwasm_bin().with_file_name(TOOL_LIB))
+            .with_sim_libs(sim.join("lib"))
+            .with_plugin_dir(workspace().join("target/plugins")),
+        ..RunRequest::default()
+    };
+    let mut console = Captured::new();
+    let outcome = run(&request, &mut console)
+        .unwrap_or_else(|e| panic!("run failed: {e}\n{}", console.err_text()));
+    let said = format!("{}\n{}", console.out_text(), console.err_text());
+    assert!(outcome.status.success(), "{said}");
+
+    // The list, as printed: each file once, the plugins' with their stage.
+    let printed = console.out_text();
+    let wrote: Vec<&str> = printed
+        .lines()
+        .filter_map(|l| l.strip_prefix("rocwasm: wrote "))
+        .collect();
+    let listed: Vec<PathBuf> = wrote
+        .iter()
+        .map(|l| PathBuf::from(l.split(" (stage `").next().unwrap()))
+        .collect();
+    let unique: BTreeSet<PathBuf> = listed.iter().cloned().collect();
+    assert_eq!(unique.len(), listed.len(), "a file listed twice:\n{said}");
+    for (file, stage) in [
+        ("report.html", "report"),
+        ("kernel_stats.csv", "kernel-stats"),
+        (
+            "bandwidth/memcpy_bandwidth_by_direction.csv",
+            "memcpy-bandwidth",
+        ),
+    ] {
+        let line = format!("{} (stage `{stage}`)", dir.join(file).display());
+        assert!(wrote.contains(&line.as_str()), "not listed: {line}\n{said}");
+    }
+    // Everything on disk is listed, and nothing else.
+    assert_eq!(unique, files_below(&dir), "{said}");
+    // The outcome says the same.
+    let files = outcome.files();
+    assert_eq!(files, listed, "{said}");
+    assert_written(&files);
+}
