@@ -92,6 +92,51 @@ fn replay_without_a_chain_runs_the_stats_plugins_and_stats_prints_each_table_onc
     assert_eq!(text.matches("  s_kernel_stats.csv\n").count(), 1, "{text}");
 }
 
+/// Without -d a replay writes into ./rocwasm-replay/<the recording's
+/// name>/, the same at every replay, and says so; `replay --help` too.
+#[test]
+fn a_replay_without_an_output_directory_writes_beside_the_user_under_the_recordings_name() {
+    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let sample = workspace().join("examples/traces/sample");
+    let o = rocwasm(&["replay", sample.to_str().unwrap()], tmp.path());
+    assert_success(&o, "rocwasm replay (no -d)");
+    let text = stdout(&o);
+    let dir = tmp.path().join("rocwasm-replay/sample");
+    assert!(
+        text.contains(&format!("outputs in {}:\n", dir.display())),
+        "{text}"
+    );
+    assert!(dir.join("kernel_trace.csv").is_file(), "{text}");
+    assert!(dir.join("kernel_stats.csv").is_file(), "{text}");
+    // Nothing else beside the user.
+    let made: Vec<String> = std::fs::read_dir(tmp.path())
+        .unwrap()
+        .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+        .collect();
+    assert_eq!(made, ["rocwasm-replay"]);
+    // A database: named after the file.
+    let o = rocwasm(
+        &[
+            "replay",
+            sample.join("sample_results.db").to_str().unwrap(),
+            "--stats",
+        ],
+        tmp.path(),
+    );
+    assert_success(&o, "rocwasm replay DB (no -d)");
+    let db_dir = tmp.path().join("rocwasm-replay/sample_results");
+    assert!(db_dir.join("kernel_stats.csv").is_file(), "{}", stdout(&o));
+
+    let o = rocwasm(&["replay", "--help"], tmp.path());
+    assert_success(&o, "rocwasm replay --help");
+    assert!(
+        stdout(&o).contains("Without -d the outputs go to ./rocwasm-replay/NAME/"),
+        "{}",
+        stdout(&o)
+    );
+}
+
 /// Logs on a pipe carry no ANSI colour codes (stderr is not a terminal
 /// here), and NO_COLOR changes nothing there either.
 #[test]

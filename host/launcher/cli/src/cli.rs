@@ -987,6 +987,12 @@ EXAMPLES:
     # every rank of an MPI job (out/0, out/1, …) through one chain, totals and per rank
     rocwasm replay out/ --stats --summary-by-rank -d all
 
+Without -d the outputs go to ./rocwasm-replay/NAME/ (NAME: the recording's
+directory name, or its file name without the extension: `rocwasm replay
+node01/4242/` writes into ./rocwasm-replay/4242/), the same directory at every
+replay of it; a chain file's [output] directory names a live run's processes
+and is not used. The replay ends with the list of the files it wrote.
+
 Kinds and operations are matched by name, so traces from other ROCm versions work.";
 
 const DEMO_EXAMPLES: &str = "\

@@ -76,5 +76,5 @@ pub use exit::{describe_exit, shell_status};
 pub use install::{Install, SDK_TOOL_LIB, SIM_HIP_LIB, TOOL_LIB};
 pub use journal::write_journal;
 pub use linked_tool::links_tool;
-pub use replay::{replay, ReplayOutcome, ReplayRequest};
+pub use replay::{replay, ReplayOutcome, ReplayRequest, REPLAY_DIR};
 pub use run::{run, RunOutcome, RunRequest, Runtime};

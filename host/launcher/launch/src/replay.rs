@@ -48,6 +48,10 @@ const STATS_TOP: usize = 20;
 /// The stock stage `--stats` adds for API calls.
 const API_STATS: &str = "api-stats";
 
+/// Where a replay without an output directory writes, under the current
+/// directory: `rocwasm-replay/<the recording's name>/`.
+pub const REPLAY_DIR: &str = "rocwasm-replay";
+
 /// Everything `rocwasm replay` is asked.
 #[derive(Debug, Clone, Default)]
 pub struct ReplayRequest {
@@ -61,7 +65,11 @@ pub struct ReplayRequest {
     pub chain: Option<PathBuf>,
     /// rocprofv3's options (output directory, file name, formats,
     /// summaries, kernel filters); `stats` asks for the host's own
-    /// statistics too.
+    /// statistics too. Without an output directory the files go to
+    /// `rocwasm-replay/<NAME>/` under the current directory
+    /// ([`REPLAY_DIR`]; NAME: the recording's file or directory name), not
+    /// to the chain file's `[output] directory`, whose keys (`%pid%`, …)
+    /// name a live run's processes.
     pub flags: TraceFlags,
     /// Refuse the recording at the first record that cannot be mapped or
     /// at a file cut short (a usage error), instead of replaying the rest.
@@ -136,6 +144,12 @@ pub fn replay(request: &ReplayRequest, console: &mut dyn Console) -> Result<Repl
         }
     }
     let mut flags = request.flags.clone();
+    // Without -d: a directory beside the user named after the recording,
+    // the same at every replay of it (the chain's `[output] directory`
+    // names a live run's processes: `%pid%` here would be this process's).
+    if flags.output_directory.is_none() {
+        flags.output_directory = Some(default_output_directory(&request.paths));
+    }
     // `--stats` asked for the host's own statistics (files and tables) too.
     let host_stats = flags.stats;
     // Replay has no --*-trace flags: without a chain, the useful default is
@@ -396,6 +410,36 @@ fn replay_many(
     })
 }
 
+/// The output directory of a replay without one: [`REPLAY_DIR`]`/<NAME>`,
+/// NAME the recording's file name without its extension or its directory's
+/// name (`sample`, `4242_results`), several recordings' names joined by
+/// `+` (each once); as a template (a `%` in a name is a literal one).
+fn default_output_directory(paths: &[PathBuf]) -> String {
+    let mut names: Vec<String> = Vec::new();
+    for path in paths {
+        // `.`, `..` and `out/` have their name in the absolute path.
+        let absolute = std::path::absolute(path).unwrap_or_else(|_| path.clone());
+        let resolved = std::fs::canonicalize(&absolute).unwrap_or(absolute);
+        let name = if resolved.is_dir() {
+            resolved.file_name()
+        } else {
+            resolved.file_stem()
+        };
+        let name = name
+            .map(|n| n.to_string_lossy().into_owned())
+            .filter(|n| !n.is_empty())
+            .unwrap_or_else(|| "recording".to_string());
+        if !names.contains(&name) {
+            names.push(name);
+        }
+    }
+    let mut joined = names.join("+");
+    if joined.len() > 100 {
+        joined = format!("{}+{}-more", names[0], names.len() - 1);
+    }
+    format!("{REPLAY_DIR}/{}", joined.replace('%', "%%"))
+}
+
 /// How a recording's error ends the command: a usage error under
 /// `strict` (the recording is refused), else a run-time one (it could not
 /// be read).
@@ -523,6 +567,32 @@ mod tests {
         std::fs::write(&sink, "rows").unwrap();
         let files = output_files(dir.path(), vec![sink.clone()], SystemTime::UNIX_EPOCH);
         assert_eq!(files, [sink, old, dir.path().join("sub/b.txt")]);
+    }
+
+    #[test]
+    fn a_replay_without_a_directory_writes_beside_the_user_under_the_recordings_name() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        std::fs::create_dir_all(root.join("node01/4242")).unwrap();
+        std::fs::write(root.join("node01/4242/4242_kernel_trace.csv"), "").unwrap();
+        std::fs::write(root.join("a_results.db"), "").unwrap();
+        std::fs::write(root.join("100%.db"), "").unwrap();
+        let name = |paths: &[&str]| {
+            default_output_directory(&paths.iter().map(|p| root.join(p)).collect::<Vec<_>>())
+        };
+        assert_eq!(name(&["node01/4242"]), "rocwasm-replay/4242");
+        assert_eq!(name(&["node01/4242/"]), "rocwasm-replay/4242");
+        assert_eq!(name(&["node01/4242/."]), "rocwasm-replay/4242");
+        assert_eq!(
+            name(&["node01/4242/4242_kernel_trace.csv"]),
+            "rocwasm-replay/4242_kernel_trace"
+        );
+        assert_eq!(
+            name(&["a_results.db", "node01", "a_results.db"]),
+            "rocwasm-replay/a_results+node01"
+        );
+        // A template: the `%` of a name stays one.
+        assert_eq!(name(&["100%.db"]), "rocwasm-replay/100%%");
     }
 
     #[test]
