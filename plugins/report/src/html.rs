@@ -8,6 +8,12 @@
 //! `<rect class="iv">` in the timeline's SVG; the element
 //! `#timeline-count` states how many are drawn (`data-kept`) of how many
 //! the run had (`data-seen`).
+//!
+//! The timeline spans the drawn intervals, from the first one's start to
+//! the last one's end (not the API calls around them, which would squeeze
+//! the GPU's work into a corner), and its axis reads time since the run's
+//! first record. A slice is drawn at least [`MIN_SLICE_PX`] wide: a 4 µs
+//! kernel in a 40 ms run would be a twentieth of a pixel.
 
 use std::fmt::Write;
 
@@ -192,6 +198,8 @@ fn meta(h: &mut String, page: &Page) {
 const WIDTH: f64 = 1200.0;
 const LABEL_W: f64 = 220.0;
 const LANE_H: f64 = 22.0;
+/// The narrowest a timeline slice is drawn, in pixels.
+pub const MIN_SLICE_PX: f64 = 3.0;
 
 fn timeline(h: &mut String, page: &Page) {
     h.push_str("<section id=\"timeline\"><h2>Timeline of kernels and memory copies</h2>");
@@ -215,10 +223,26 @@ fn timeline(h: &mut String, page: &Page) {
         );
     }
     h.push_str("</p>");
-    let Some((t0, t1)) = page.span.filter(|_| kept > 0) else {
+    let Some((origin, _)) = page.span.filter(|_| kept > 0) else {
         h.push_str("<p>No kernels or copies were recorded.</p></section>\n");
         return;
     };
+    // The drawn intervals' extent.
+    let t0 = page
+        .intervals
+        .iter()
+        .map(|d| d.start)
+        .min()
+        .unwrap_or(origin);
+    let t1 = page.intervals.iter().map(|d| d.end).max().unwrap_or(t0);
+    let _ = write!(
+        h,
+        "<p id=\"timeline-window\" class=\"note\">From {} to {} after the run's first record: \
+         its first kernel or copy to its last. Slices shorter than {MIN_SLICE_PX} px are drawn \
+         {MIN_SLICE_PX} px wide; hover one for its name and duration.</p>",
+        human_ns(t0.saturating_sub(origin)),
+        human_ns(t1.saturating_sub(origin)),
+    );
     let mut lanes: Vec<&str> = page.intervals.iter().map(|d| d.lane.as_str()).collect();
     lanes.sort_unstable();
     lanes.dedup();
@@ -244,8 +268,9 @@ fn timeline(h: &mut String, page: &Page) {
     }
     for d in &page.intervals {
         let lane = lanes.binary_search(&d.lane.as_str()).unwrap_or(0);
-        let x0 = x(d.start);
-        let w = (x(d.end) - x0).max(0.5);
+        let w = (x(d.end) - x(d.start)).max(MIN_SLICE_PX);
+        // A widened slice at the end still ends on the plot.
+        let x0 = x(d.start).min(LABEL_W + plot - w);
         let _ = write!(
             h,
             "<rect class=\"iv\" x=\"{x0:.2}\" y=\"{:.1}\" width=\"{w:.2}\" height=\"{:.1}\" fill=\"{}\"><title>{} — {}</title></rect>",
@@ -270,7 +295,7 @@ fn timeline(h: &mut String, page: &Page) {
             } else {
                 "middle"
             },
-            human_ns(t)
+            human_ns(t0 + t - origin)
         );
     }
     h.push_str("</svg></section>\n");
@@ -393,6 +418,53 @@ mod tests {
         for id in ["meta", "timeline", "top-kernels", "top-apis", "bandwidth"] {
             assert!(h.contains(&format!("<section id=\"{id}\">")), "{id}");
         }
+    }
+
+    /// The `width` attributes of the timeline's rects.
+    fn slice_widths(h: &str) -> Vec<f64> {
+        h.split("<rect class=\"iv\"")
+            .skip(1)
+            .map(|r| {
+                let at = r.find(" width=\"").unwrap() + 8;
+                r[at..at + r[at..].find('"').unwrap()].parse().unwrap()
+            })
+            .collect()
+    }
+
+    #[test]
+    fn short_slices_stay_visible_and_the_timeline_spans_the_gpus_work() {
+        // A 40 ms run whose 4 µs kernels all come in its second half.
+        let kernel = |start: u64| Drawn {
+            lane: "GPU 1 · queue 0".into(),
+            label: "k".into(),
+            start,
+            end: start + 4_000,
+            color: "red".into(),
+        };
+        let page = Page {
+            span: Some((0, 40_000_000)),
+            intervals: vec![kernel(20_000_000), kernel(25_000_000), kernel(30_000_000)],
+            seen: 3,
+            limit: 10,
+            ..Default::default()
+        };
+        let h = render(&page);
+        let widths = slice_widths(&h);
+        assert_eq!(widths.len(), 3);
+        assert!(widths.iter().all(|&w| w >= MIN_SLICE_PX), "{widths:?}");
+        // The axis runs from the first kernel to the last, in time since
+        // the run's first record.
+        assert!(
+            h.contains("From 20.000 ms to 30.004 ms after the run"),
+            "{h}"
+        );
+        assert!(h.contains(">20.000 ms</text>") && h.contains(">30.004 ms</text>"));
+        // The last slice, widened, still ends on the plot.
+        let last_x: f64 = {
+            let r = h.rsplit("<rect class=\"iv\" x=\"").next().unwrap();
+            r[..r.find('"').unwrap()].parse().unwrap()
+        };
+        assert!(last_x + MIN_SLICE_PX <= WIDTH - 10.0 + 1e-9, "{last_x}");
     }
 
     #[test]

@@ -3,13 +3,19 @@
 //! The page (inline CSS and SVG; no scripts, nothing fetched when it is
 //! viewed) has five sections:
 //!
-//! - `meta`: what the plugin knows of the run — rocwasm's and the runtime's
-//!   versions, stage name, live or replay, records per table, batches,
-//!   records the host dropped, the time span;
+//! - `meta`: what the plugin knows of the run — the program (from its
+//!   kernels' code objects), its arguments, the runtime (simulated AMD
+//!   runtime, AMD ROCm runtime or a replayed recording) and its version,
+//!   the back end, the GPUs, host and process, each fact the plugin
+//!   interface does not deliver said to be so ([`run`]); then rocwasm's
+//!   version, the stage name, records per table, batches, records the host
+//!   dropped, the time span;
 //! - `timeline`: kernel dispatches per (agent, queue) and memory copies per
-//!   stream, one SVG rect each, time on x. Only the `max_intervals` longest
-//!   are kept (default 5000), and the page says how many of how many it
-//!   draws;
+//!   stream, one SVG rect each, time on x from the first kernel or copy to
+//!   the last (labelled as time since the run's first record), each at
+//!   least 3 px wide so the shortest stay visible. Only the `max_intervals`
+//!   longest are kept (default 5000), and the page says how many of how
+//!   many it draws;
 //! - `top-kernels` and `top-apis`: the `top` (default 15) kernels and API
 //!   functions by total time, as bar charts;
 //! - `bandwidth`: copies, bytes, time and GB/s per copy direction.
@@ -27,9 +33,10 @@
 
 pub mod html;
 pub mod model;
+pub mod run;
 
 use rocwasm_plugin_sdk::prelude::*;
-use rocwasm_plugin_sdk::symbols;
+use rocwasm_plugin_sdk::{symbols, types};
 
 use html::{Bar, Direction, Page};
 use model::Model;
@@ -52,13 +59,38 @@ impl Default for Report {
     }
 }
 
-/// `10000·major + 100·minor + patch` as `major.minor.patch`.
-fn version(v: u32) -> String {
-    if v == 0 {
-        "unknown".to_string()
-    } else {
-        format!("{}.{}.{}", v / 10000, v / 100 % 100, v % 100)
+/// Most kernel ids whose code objects are looked up for the program's name.
+const CODE_OBJECT_LOOKUPS: usize = 256;
+
+/// The URIs of the code objects of `kernel_ids`' kernels, each code object
+/// once (two host calls per kernel id, at most [`CODE_OBJECT_LOOKUPS`]).
+fn code_object_uris(kernel_ids: &[u64]) -> Vec<String> {
+    let mut seen = std::collections::HashSet::new();
+    let mut uris = Vec::new();
+    for &id in kernel_ids.iter().take(CODE_OBJECT_LOOKUPS) {
+        let Some(symbol) = symbols::lookup_kernel_symbol(id) else {
+            continue;
+        };
+        if !seen.insert(symbol.code_object_id) {
+            continue;
+        }
+        if let Some(co) = symbols::lookup_code_object(symbol.code_object_id) {
+            uris.push(co.uri);
+        }
     }
+    uris
+}
+
+/// The host's agents, as [`run`] reads them.
+fn agents() -> Vec<run::Agent> {
+    symbols::agents()
+        .into_iter()
+        .map(|a| run::Agent {
+            gpu: matches!(a.agent_type, types::AgentType::Gpu),
+            name: a.name,
+            product: a.product_name,
+        })
+        .collect()
 }
 
 /// The `n` largest sums, labelled.
@@ -92,20 +124,22 @@ fn direction_name(op: u32) -> String {
 impl Report {
     fn page(&mut self) -> Page {
         let m = &mut self.model;
-        let mut meta = Vec::new();
+        // Kernel ids in order: the code objects' lookups and the names below.
+        let mut ids: Vec<u64> = m.kernels.keys().copied().collect();
+        ids.sort_unstable();
+        let facts = run::Facts {
+            replay: self.info.as_ref().is_some_and(|i| i.replay),
+            runtime_version: self.info.as_ref().map_or(0, |i| i.runtime_version),
+            runtimes: m.runtimes.clone(),
+            agents: agents(),
+            code_object_uris: code_object_uris(&ids),
+            processes: m.processes.clone(),
+            processes_capped: m.processes_capped,
+        };
+        let mut meta = run::rows(&facts);
         if let Some(info) = &self.info {
-            meta.push(("rocwasm".to_string(), version(info.version)));
-            meta.push(("Runtime".to_string(), version(info.runtime_version)));
+            meta.push(("rocwasm".to_string(), run::version(info.version.into())));
             meta.push(("Stage".to_string(), info.name.clone()));
-            meta.push((
-                "Source".to_string(),
-                if info.replay {
-                    "replay of a recorded trace"
-                } else {
-                    "live run"
-                }
-                .to_string(),
-            ));
         }
         meta.push(("Records".to_string(), m.record_count().to_string()));
         for (table, n) in m.records.iter().filter(|(_, n)| *n > 0) {
@@ -124,8 +158,6 @@ impl Report {
         }
 
         // Kernel names: the top kernels' and the drawn intervals' only.
-        let mut ids: Vec<u64> = m.kernels.keys().copied().collect();
-        ids.sort_unstable();
         let mut names = KernelNames::new();
         names.resolve(&ids);
         // Rows per kernel *name*, as kernel-stats: the same kernel on two
@@ -221,6 +253,7 @@ impl AnalysisPlugin for Report {
 
     fn deliver_batch(&mut self, info: &DeliveryInfo, batch: &Batch) {
         self.model.add(batch, info.drop_count);
+        self.model.saw_process(&info.process);
     }
 
     fn fini(&mut self) -> Vec<SummaryTable> {

@@ -9,6 +9,9 @@
 use std::collections::HashMap;
 
 use rocwasm_plugin_sdk::rows::Batch;
+use rocwasm_plugin_sdk::types::ProcessInfo;
+
+use crate::run::Process;
 
 /// Calls and total duration of one group.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
@@ -84,7 +87,17 @@ pub struct Model {
     pub dropped: u64,
     /// Earliest start and latest end of any timed record.
     pub span: Option<(u64, u64)>,
+    /// The processes deliveries named, in order (at most [`PROCESSES_KEPT`]).
+    pub processes: Vec<Process>,
+    /// A delivery named a process beyond the kept ones.
+    pub processes_capped: bool,
+    /// Runtime initialisations delivered: (operation, version), distinct.
+    pub runtimes: Vec<(u32, u64)>,
 }
+
+/// Most distinct processes the model keeps (an MPI job's replay delivers
+/// one per rank).
+pub const PROCESSES_KEPT: usize = 4096;
 
 impl Model {
     pub fn new(limit: usize) -> Self {
@@ -170,6 +183,32 @@ impl Model {
                 .add(a.duration());
             self.widen(a.start, a.end);
         }
+        for r in batch.runtime_initializations().iter() {
+            if !self.runtimes.contains(&(r.operation, r.version)) {
+                self.runtimes.push((r.operation, r.version));
+            }
+        }
+    }
+
+    /// Notes the process a delivery names.
+    pub fn saw_process(&mut self, p: &ProcessInfo) {
+        let same = |q: &Process| {
+            q.pid == p.pid && q.hostname == p.hostname && q.rank == p.rank && q.job == p.job
+        };
+        // Deliveries of one process come in runs: the last one first.
+        if self.processes.last().is_some_and(same) || self.processes.iter().any(same) {
+            return;
+        }
+        if self.processes.len() >= PROCESSES_KEPT {
+            self.processes_capped = true;
+            return;
+        }
+        self.processes.push(Process {
+            hostname: p.hostname.clone(),
+            pid: p.pid,
+            rank: p.rank,
+            job: p.job.clone(),
+        });
     }
 
     /// The kept intervals (at most `limit`), in start order.
@@ -220,6 +259,33 @@ mod tests {
         assert_eq!(m.kernels[&0].calls + m.kernels[&1].calls, 20);
         assert_eq!(m.span, Some((0, 19_019)));
         assert_eq!(m.record_count(), 20);
+    }
+
+    #[test]
+    fn processes_and_runtimes_are_noted_once() {
+        let mut m = Model::new(10);
+        let p = |pid, rank| ProcessInfo {
+            hostname: "n".into(),
+            pid,
+            rank,
+            job: None,
+        };
+        for info in [p(1, Some(0)), p(1, Some(0)), p(2, Some(1)), p(1, Some(0))] {
+            m.saw_process(&info);
+        }
+        let pids: Vec<(u32, Option<u32>)> = m.processes.iter().map(|q| (q.pid, q.rank)).collect();
+        assert_eq!(pids, [(1, Some(0)), (2, Some(1))]);
+        let mut b = Batch::default();
+        for _ in 0..2 {
+            b.runtime_initializations
+                .push(rocwasm_plugin_sdk::rows::RuntimeInitialization {
+                    operation: 2,
+                    version: 50_201,
+                    ..Default::default()
+                });
+        }
+        m.add(&b, 0);
+        assert_eq!(m.runtimes, [(2, 50_201)]);
     }
 
     #[test]

@@ -171,10 +171,23 @@ fn the_default_chain_runs_in_the_process_and_agrees_with_the_runs_traces() {
         "no plugin failed:\n{stdout}\n{stderr}"
     );
 
-    // The report stage's page (its content: tests/tests/all/report.rs).
+    // The report stage's page (its content: tests/tests/all/report.rs):
+    // it names the simulated runtime, and its 4 µs kernels are visible in
+    // a run of tens of milliseconds.
     assert!(
         dir.join("report.html").is_file(),
         "the default chain wrote no report.html"
+    );
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    assert!(
+        super::report::meta_row(&page, "Runtime").starts_with("simulated AMD runtime"),
+        "{}",
+        super::report::meta_row(&page, "Runtime")
+    );
+    let widths = super::report::slice_widths(&page);
+    assert!(
+        !widths.is_empty() && widths.iter().all(|w| *w >= super::report::VISIBLE_PX),
+        "timeline slices too thin to see: {widths:?}"
     );
 
     // kernel-stats == the statistics of kernel_trace.csv.

@@ -1,10 +1,14 @@
 //! The `report` plugin's page in a real browser: a replay of
-//! `examples/traces/sample` through the default chain writes `report.html`;
+//! `examples/traces/sample` (its `results.json`, which records the agents
+//! and code objects too) through the default chain writes `report.html`;
 //! headless Chromium (Debian's `chromium`, installed by `cargo xtask test`)
-//! renders it. The rendered DOM must have every section, one timeline rect
-//! per kept interval (as many as the page states, and as the trace has
-//! kernels and copies) and the top kernel's name; a screenshot must not be
-//! blank. A missing `chromium` fails the test, it never skips.
+//! renders it. The rendered DOM must have every section, the run's facts
+//! (the program its code objects name, the runtime, the GPUs; what the
+//! plugin interface does not deliver said so, never "unknown"), one
+//! timeline rect per kept interval (as many as the page states, and as the
+//! trace has kernels and copies), each wide enough to see, and the top
+//! kernel's name; a screenshot must not be blank. A missing `chromium`
+//! fails the test, it never skips.
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
@@ -73,6 +77,32 @@ fn attr(dom: &str, attr: &str) -> u64 {
     dom[at..at + len].parse().unwrap()
 }
 
+/// The `width` of every timeline slice (`<rect class="iv" …>`) of a page.
+pub(super) fn slice_widths(page: &str) -> Vec<f64> {
+    page.split("<rect class=\"iv\"")
+        .skip(1)
+        .map(|rect| {
+            let at = rect.find(" width=\"").expect("a slice without a width") + 8;
+            let len = rect[at..].find('"').unwrap();
+            rect[at..at + len].parse().expect("a numeric width")
+        })
+        .collect()
+}
+
+/// The narrowest a slice may be drawn and still be seen, in CSS pixels
+/// (the page's SVG is drawn 1:1).
+pub(super) const VISIBLE_PX: f64 = 2.0;
+
+/// The text of the `#meta` row headed `key`.
+pub(super) fn meta_row<'a>(page: &'a str, key: &str) -> &'a str {
+    let head = format!("<th>{key}</th><td>");
+    let at = page
+        .find(&head)
+        .unwrap_or_else(|| panic!("no `{key}` row in the page's #meta"))
+        + head.len();
+    &page[at..at + page[at..].find("</td>").unwrap()]
+}
+
 fn copies_in(path: &Path) -> u64 {
     csv::Reader::from_path(path).unwrap().records().count() as u64
 }
@@ -83,11 +113,12 @@ fn the_report_renders_in_headless_chromium() {
     plugins_dir(&["report", "kernel-stats", "api-stats", "memcpy-bandwidth"]);
     let tmp = tempfile::tempdir().unwrap();
     let sample = workspace().join("examples/traces/sample");
+    let recording = sample.join("sample_results.json");
     let chain = workspace().join("examples/chains/default.toml");
     let o = rocwasm(
         &[
             "replay",
-            sample.to_str().unwrap(),
+            recording.to_str().unwrap(),
             "-c",
             chain.to_str().unwrap(),
             "-d",
@@ -148,6 +179,39 @@ fn the_report_renders_in_headless_chromium() {
         "the top API calls name hipLaunchKernel"
     );
     assert!(dom.contains("HOST_TO_DEVICE"), "bandwidth per direction");
+
+    // The run's facts: what results.json records (command /opt/app/bin/app,
+    // the code objects file:///opt/app/bin/app#…, two MI210s, node01, pid
+    // 4266) as far as the host delivers it to plugins.
+    let meta = &dom[dom.find("<section id=\"meta\">").unwrap()..];
+    let meta = &meta[..meta.find("</section>").unwrap()];
+    assert!(
+        meta_row(meta, "Program").starts_with("/opt/app/bin/app "),
+        "the program its code objects name: {meta}"
+    );
+    assert!(
+        meta_row(meta, "Runtime")
+            .starts_with("replayed recording of a run on the AMD ROCm runtime"),
+        "{meta}"
+    );
+    assert!(meta_row(meta, "Arguments").starts_with("not delivered to plugins"));
+    assert!(meta_row(meta, "Back end").contains("recording"));
+    assert_eq!(meta_row(meta, "GPUs"), "2 × gfx90a (AMD Instinct MI210)");
+    assert_eq!(meta_row(meta, "Host"), "node01");
+    assert_eq!(meta_row(meta, "Process"), "pid 4266");
+    assert!(!meta.contains("unknown"), "no fact is `unknown`: {meta}");
+
+    // Every slice visible: the sample's 1.2 µs kernels in a 5.3 ms run
+    // would be a fifth of a pixel wide.
+    let widths = slice_widths(&dom);
+    assert_eq!(widths.len() as u64, rects);
+    let thin: Vec<&f64> = widths.iter().filter(|w| **w < VISIBLE_PX).collect();
+    assert!(
+        thin.is_empty(),
+        "{} of {} timeline slices are narrower than {VISIBLE_PX} px: {thin:?}",
+        thin.len(),
+        widths.len()
+    );
 
     // A screenshot that is not blank.
     let png = tmp.path().join("report.png");
