@@ -137,6 +137,70 @@ fn a_replay_without_an_output_directory_writes_beside_the_user_under_the_recordi
     );
 }
 
+/// A fixed `-d` used again: `replay` and `run` warn that the earlier run's
+/// files stay beside the new ones; `--strict` refuses the directory with
+/// one line and status 2, before anything runs.
+#[test]
+fn an_earlier_runs_directory_is_warned_about_and_strict_refuses_it() {
+    plugins_dir(&["kernel-stats", "api-stats", "memcpy-bandwidth"]);
+    let app = sim_dir().join("bin/multi_kernel");
+    let tmp = tempfile::tempdir().unwrap();
+    let sample = workspace().join("examples/traces/sample");
+    let out = tmp.path().join("out");
+    let o = rocwasm(
+        &["replay", sample.to_str().unwrap(), "-d", "out"],
+        tmp.path(),
+    );
+    assert_success(&o, "rocwasm replay -d out");
+    assert!(!stderr(&o).contains("warning"), "{}", stderr(&o));
+
+    let o = rocwasm(
+        &["replay", sample.to_str().unwrap(), "-d", "out"],
+        tmp.path(),
+    );
+    assert_success(&o, "rocwasm replay -d out, again");
+    let warning = format!("rocwasm: warning: {} already holds ", out.display());
+    assert_eq!(stderr(&o).matches(&warning).count(), 1, "{}", stderr(&o));
+
+    let o = rocwasm(
+        &["replay", sample.to_str().unwrap(), "--strict", "-d", "out"],
+        tmp.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with(&format!("error: {} already holds ", out.display())),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert_eq!(stdout(&o), "");
+
+    let o = rocwasm(
+        &[
+            "run",
+            "--strict",
+            "--sim",
+            "--kernel-trace",
+            "-d",
+            "out",
+            "--",
+            app.to_str().unwrap(),
+        ],
+        tmp.path(),
+    );
+    assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));
+    let err = stderr(&o);
+    assert!(
+        err.starts_with(&format!("error: {} already holds ", out.display())),
+        "{err}"
+    );
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(!stdout(&o).contains("DEVICES"), "the application ran");
+
+    let help = stdout(&rocwasm(&["run", "--help"], tmp.path()));
+    assert!(help.contains("--strict"), "{help}");
+}
+
 /// Logs on a pipe carry no ANSI colour codes (stderr is not a terminal
 /// here), and NO_COLOR changes nothing there either.
 #[test]
@@ -188,9 +252,11 @@ fn a_bad_field_is_reported_and_strict_refuses_it_naming_file_and_row() {
     );
     assert!(stdout(&o).contains(", 1 not mapped"), "{}", stdout(&o));
 
-    // --strict refuses it: one line naming the file and row, status 2.
+    // --strict refuses it: one line naming the file and row, status 2 (in
+    // a directory of its own: --strict refuses `out`, where the replay
+    // above wrote, before reading anything).
     let o = rocwasm(
-        &["replay", "bad_kernel_trace.csv", "--strict", "-d", "out"],
+        &["replay", "bad_kernel_trace.csv", "--strict", "-d", "strict"],
         tmp.path(),
     );
     assert_eq!(o.status.code(), Some(2), "{}", stderr(&o));

@@ -465,6 +465,14 @@ pub struct RunArgs {
     /// is: Open MPI, MPICH/PMI, PMIx, Slurm or MVAPICH variables.
     #[arg(long, value_name = "RANKS", value_delimiter = ',', help_heading = ROCWASM)]
     pub profile_mpi_ranks: Option<Vec<u32>>,
+    /// Refuse (status 2, before the application starts) an output
+    /// directory that already holds an earlier run's output files (CSV,
+    /// rocpd, results.json, Perfetto, Parquet, report.html, rocwasm's
+    /// summary), instead of warning that they stay beside this run's and
+    /// that a replay of the directory would read both. A directory with
+    /// %pid% in its template is new for every process and not checked.
+    #[arg(long, help_heading = ROCWASM)]
+    pub strict: bool,
     /// rocprofv3's options rocwasm refuses (hidden; see [`REFUSED`]).
     #[command(flatten)]
     pub refused: RefusedArgs,
@@ -635,7 +643,10 @@ pub struct ReplayArgs {
     /// Refuse the recording (status 2) at the first record that cannot be
     /// mapped (unknown domain, unreadable field, unknown column) or at a
     /// file cut short, instead of replaying the rest and reporting what was
-    /// skipped.
+    /// skipped; and refuse, before anything is written, an output directory
+    /// that already holds an earlier run's output files (CSV, rocpd,
+    /// results.json, Perfetto, Parquet, report.html, rocwasm's summary),
+    /// instead of warning that they stay beside this replay's.
     #[arg(long)]
     pub strict: bool,
     /// With --stats: the statistics per process too (its rank when the

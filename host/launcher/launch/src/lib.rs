@@ -60,6 +60,7 @@ mod console;
 
 mod backend;
 mod chain;
+mod earlier;
 mod error;
 mod exit;
 mod install;

@@ -15,8 +15,10 @@
 //! mapped (first at line 2)`), and counted in one line on stdout.
 //!
 //! Errors: usage (status 2) when a path does not exist or the chain is
-//! invalid, and with [`ReplayRequest::strict`] when a record cannot be
-//! mapped or a file is cut short (one line: `FILE:LINE: what`); run time
+//! invalid, and with [`ReplayRequest::strict`] when the output directory
+//! already holds an earlier run's output files (otherwise a warning), a
+//! record cannot be mapped or a file is cut short (one line: `FILE:LINE:
+//! what`); run time
 //! (status 1) when the trace cannot be read at all (one line: `FILE:LINE:
 //! what is wrong`), a plugin cannot be loaded, or a stage with `on_failure
 //! = "abort"` fails. A replay that ran to its end with a failed plugin or an
@@ -72,7 +74,10 @@ pub struct ReplayRequest {
     /// name a live run's processes.
     pub flags: TraceFlags,
     /// Refuse the recording at the first record that cannot be mapped or
-    /// at a file cut short (a usage error), instead of replaying the rest.
+    /// at a file cut short (a usage error), instead of replaying the rest;
+    /// and refuse, before anything is written, an output directory that
+    /// already holds an earlier run's output files, instead of warning
+    /// that they stay beside this replay's.
     pub strict: bool,
     /// The statistics per process too (`--summary-by-rank`).
     pub summary_by_rank: bool,
@@ -202,8 +207,10 @@ pub fn replay(request: &ReplayRequest, console: &mut dyn Console) -> Result<Repl
         command: Vec::new(),
     });
     admit_plan(&plan)?;
+    let process = ProcessInfo::current();
+    crate::earlier::check(&plan, Some(&process), strict, console)?;
     let summary = plan.output.summary;
-    let mut replay = Replay::start(plan, &ProcessInfo::current(), &mut source)?;
+    let mut replay = Replay::start(plan, &process, &mut source)?;
     let run_dir = replay.pipeline().dir().to_path_buf();
     // A corrupt trace is one `FILE:LINE: …` line; an `abort` policy stops
     // here too (status 1).
@@ -307,6 +314,8 @@ fn replay_many(
         )));
     }
     admit_plan(&plan)?;
+    let process = ProcessInfo::current();
+    crate::earlier::check(&plan, Some(&process), strict, console)?;
     let summary = plan.output.summary;
     let names = ManyReplay::names();
     let options = ReplayOptions {
@@ -328,7 +337,7 @@ fn replay_many(
     console.progress_start(inputs.len(), total);
     let report = ManyReplay::run(
         plan,
-        &ProcessInfo::current(),
+        &process,
         names,
         recordings,
         request.summary_by_rank,

@@ -6,6 +6,8 @@
 //!
 //! 1. resolve the chain (chain file amended by flags, or the flags alone) and
 //!    validate it — a bad chain fails with status 2 before anything starts;
+//!    an output directory that already holds an earlier run's output files
+//!    is warned about (refused with [`RunRequest::strict`]);
 //! 2. write the run plan (`ROCWASM_RUN`, a [`RunPlan`] from
 //!    `Chain::to_plan`, the same plan `replay` runs) with the traced kinds,
 //!    output directory template, formats, and the chain's stages;
@@ -97,6 +99,10 @@ pub struct RunRequest {
     /// Pulls shipped plugins (`oci://…`) the chain names; `None` refuses
     /// them.
     pub fetcher: Option<Fetcher>,
+    /// Refuse (a usage error, before the application starts) an output
+    /// directory that already holds an earlier run's output files, instead
+    /// of warning that they stay beside this run's (`--strict`).
+    pub strict: bool,
 }
 
 impl RunRequest {
@@ -279,6 +285,9 @@ pub fn run(request: &RunRequest, console: &mut dyn Console) -> Result<RunOutcome
         }
     }
     check_tool_libraries()?;
+    // An earlier run's files where this one writes: said (or refused)
+    // before anything starts.
+    crate::earlier::check(&plan, None, request.strict, console)?;
     // The journal directory, last before the start: an error before it
     // leaves nothing behind. The plan beside the journals is for `rocwasm
     // write-journal`, should they outlive this run.

@@ -133,6 +133,12 @@ impl PathTemplate {
         }
     }
 
+    /// True when the template names the process (`%pid%`): each process
+    /// gets a path of its own.
+    pub fn names_pid(&self) -> bool {
+        self.parts.contains(&Part::Pid)
+    }
+
     /// The template as written.
     pub fn as_str(&self) -> &str {
         &self.text
@@ -315,6 +321,16 @@ mod tests {
         );
         assert_eq!(t.expand(&process(&[("MV2_COMM_WORLD_RANK", "6")])), "6");
         assert_eq!(t.expand(&process(&[("PMIX_RANK", "4")])), "4");
+    }
+
+    #[test]
+    fn a_template_names_the_process_with_pid_only() {
+        assert!(PathTemplate::parse("out/%hostname%/%pid%")
+            .unwrap()
+            .names_pid());
+        for t in ["out", "out/%ppid%/%rank%", "%%pid%%", "%env{pid}%"] {
+            assert!(!PathTemplate::parse(t).unwrap().names_pid(), "{t}");
+        }
     }
 
     #[test]

@@ -45,6 +45,7 @@ fn request(args: RunArgs) -> RunRequest {
         preload: args.preload,
         install: Install::current_exe(),
         fetcher: crate::commands::shipping::fetcher(),
+        strict: args.strict,
     }
 }
 

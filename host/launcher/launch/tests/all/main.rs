@@ -8,6 +8,7 @@
 //! that builds what is missing. The tool library is built fresh by the
 //! end-to-end tests' support library (`rocwasm_tests::rocwasm_bin`).
 
+mod earlier_run;
 mod output_names;
 mod replay;
 mod run;
