@@ -66,6 +66,13 @@ pub const MARKER_NAME_API: &[&str] = &[
 pub const MARKER_CORE_RANGE_API: &[&str] =
     &["roctxMarkA", "roctxThreadRangeA", "roctxProcessRangeA"];
 
+/// A `MARKER_CORE_RANGE_API` record names its marker's message, not the
+/// roctx function: each distinct message of a run gets an operation number
+/// from here up (the engine's symbol table interns them), and every format
+/// prints the message where it prints a function name, as rocprofv3 does.
+/// Below the synthetic numbers a replay gives unknown names (`0x4000_0000`).
+pub const MARKER_MESSAGE_BASE: u32 = 0x2000_0000;
+
 /// Declares a module of operation numbers for an event kind, and its name
 /// list (`<KIND>_<OPERATION>`, the SDK enumerator without `ROCPROFILER_`).
 /// Numbers must run 1, 2, 3…: a test checks it.

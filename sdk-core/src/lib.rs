@@ -42,6 +42,7 @@ pub mod clock;
 mod column_bytes;
 mod correlation;
 mod kind;
+mod marker_ranges;
 mod naming;
 mod profiler;
 mod record;

@@ -72,6 +72,7 @@ use crate::symbols::{CodeObject, KernelSymbol, SymbolTable};
 mod api;
 mod events;
 mod import;
+mod markers;
 mod routes;
 mod tools;
 
@@ -314,6 +315,10 @@ pub struct Profiler {
     record_gate: Arc<OnceLock<Arc<dyn RecordGate>>>,
     /// rocprofv3's `--selected-regions` ([`crate::selection::Regions`]).
     regions: Regions,
+    /// `roctxRangeStartA` ranges not stopped yet ([`markers`]).
+    process_ranges: crate::marker_ranges::ProcessRanges,
+    /// Marker ranges begun and not ended yet, of every thread.
+    open_ranges: AtomicU64,
 }
 
 /// A buffer's sink behind the engine's [`RecordGate`]: a delivery the gate
@@ -390,6 +395,8 @@ impl Profiler {
             dispatch_filter: OnceLock::new(),
             record_gate: Arc::default(),
             regions: Regions::default(),
+            process_ranges: Default::default(),
+            open_ranges: AtomicU64::new(0),
         }
     }
 }

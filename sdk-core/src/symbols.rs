@@ -6,7 +6,7 @@
 //! their own copy.
 
 use std::collections::{BTreeMap, HashMap};
-use std::sync::RwLock;
+use std::sync::{Arc, RwLock};
 
 use serde::{Deserialize, Serialize};
 
@@ -204,6 +204,16 @@ pub struct SymbolTable {
     /// insertion once ([`SymbolTable::inserted_since`]) instead of copying
     /// the whole table each time it grows.
     log: RwLock<Vec<SymbolKey>>,
+    /// Marker messages: each distinct text's operation number
+    /// ([`rocwasm_ids::ops::MARKER_MESSAGE_BASE`] up), both ways.
+    markers: RwLock<Markers>,
+}
+
+/// Marker messages by text and by operation number.
+#[derive(Debug, Default)]
+struct Markers {
+    by_text: HashMap<Arc<str>, u32>,
+    by_op: BTreeMap<u32, Arc<str>>,
 }
 
 /// Which entry of a [`SymbolTable`] an insertion added or replaced.
@@ -215,6 +225,8 @@ pub enum SymbolKey {
     CodeObject(u64),
     /// A kernel symbol, by id.
     Kernel(u64),
+    /// A marker message, by its operation number.
+    Marker(u32),
 }
 
 /// The entries a table gained (or replaced) since a reader's cursor, each
@@ -227,12 +239,17 @@ pub struct InsertedSymbols {
     pub code_objects: Vec<CodeObject>,
     /// Kernel symbols added or replaced.
     pub kernels: Vec<KernelSymbol>,
+    /// Marker messages interned: (operation number, text).
+    pub markers: Vec<(u32, String)>,
 }
 
 impl InsertedSymbols {
     /// True when nothing was inserted.
     pub fn is_empty(&self) -> bool {
-        self.agents.is_empty() && self.code_objects.is_empty() && self.kernels.is_empty()
+        self.agents.is_empty()
+            && self.code_objects.is_empty()
+            && self.kernels.is_empty()
+            && self.markers.is_empty()
     }
 }
 
@@ -279,12 +296,63 @@ impl SymbolTable {
                 SymbolKey::Agent(id) => out.agents.extend(self.agent(id)),
                 SymbolKey::CodeObject(id) => out.code_objects.extend(self.code_object(id)),
                 SymbolKey::Kernel(id) => out.kernels.extend(self.kernel(id)),
+                SymbolKey::Marker(op) => out
+                    .markers
+                    .extend(self.marker(op).map(|t| (op, t.to_string()))),
             }
         }
         out.agents.reverse();
         out.code_objects.reverse();
         out.kernels.reverse();
+        out.markers.reverse();
         (out, next)
+    }
+
+    /// The operation number of marker message `text` (a
+    /// `MARKER_CORE_RANGE_API` record's operation), interned the first time
+    /// it is seen. A known message costs one read lock and a hash lookup.
+    pub fn intern_marker(&self, text: &str) -> u32 {
+        if let Some(&op) = read(&self.markers).by_text.get(text) {
+            return op;
+        }
+        let op = {
+            let mut m = write(&self.markers);
+            if let Some(&op) = m.by_text.get(text) {
+                return op;
+            }
+            let op = rocwasm_ids::ops::MARKER_MESSAGE_BASE + m.by_text.len() as u32;
+            let text: Arc<str> = Arc::from(text);
+            m.by_text.insert(text.clone(), op);
+            m.by_op.insert(op, text);
+            op
+        };
+        self.logged(SymbolKey::Marker(op));
+        op
+    }
+
+    /// Adds marker message `text` under `op` (a recording's journal).
+    pub fn insert_marker(&self, op: u32, text: &str) {
+        {
+            let mut m = write(&self.markers);
+            let text: Arc<str> = Arc::from(text);
+            m.by_text.entry(text.clone()).or_insert(op);
+            m.by_op.insert(op, text);
+        }
+        self.logged(SymbolKey::Marker(op));
+    }
+
+    /// Every marker message, by operation number.
+    pub fn markers(&self) -> Vec<(u32, Arc<str>)> {
+        read(&self.markers)
+            .by_op
+            .iter()
+            .map(|(op, t)| (*op, t.clone()))
+            .collect()
+    }
+
+    /// The marker message of operation `op` of `MARKER_CORE_RANGE_API`.
+    pub fn marker(&self, op: u32) -> Option<Arc<str>> {
+        read(&self.markers).by_op.get(&op).cloned()
     }
 
     /// Adds `co`, replacing any entry with the same id.

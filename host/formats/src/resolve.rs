@@ -101,10 +101,10 @@ impl Resolver {
     /// The name of operation `op` of `kind`.
     pub(crate) fn op_name(&mut self, ctx: &SinkContext<'_>, kind: u32, op: u32) -> Arc<str> {
         if op >= UNCACHED_OP {
-            return ctx.names.name(kind, op);
+            return ctx.op_name(kind, op);
         }
         self.ops
-            .get_or_insert_with(kind, op, || ctx.names.name(kind, op))
+            .get_or_insert_with(kind, op, || ctx.op_name(kind, op))
             .clone()
     }
 
@@ -112,11 +112,11 @@ impl Resolver {
     /// a reference count).
     pub(crate) fn op_name_ref(&mut self, ctx: &SinkContext<'_>, kind: u32, op: u32) -> &str {
         if op >= UNCACHED_OP {
-            let name = ctx.names.name(kind, op);
+            let name = ctx.op_name(kind, op);
             return &self.last_uncached.insert((kind, op, name)).2;
         }
         self.ops
-            .get_or_insert_with(kind, op, || ctx.names.name(kind, op))
+            .get_or_insert_with(kind, op, || ctx.op_name(kind, op))
     }
 
     /// The kernel `id`'s name and register counts.

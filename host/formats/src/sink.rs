@@ -24,6 +24,20 @@ pub struct SinkContext<'a> {
     pub names: &'a OperationNames,
 }
 
+impl SinkContext<'_> {
+    /// The name of operation `op` of `kind`, as files print it: for
+    /// `MARKER_CORE_RANGE_API`, the marker's message the symbol table
+    /// interned; else [`OperationNames::name`].
+    pub fn op_name(&self, kind: u32, op: u32) -> std::sync::Arc<str> {
+        if kind == rocwasm_core::BufferTracingKind::MarkerCoreRangeApi as u32 {
+            if let Some(message) = self.symbols.marker(op) {
+                return message;
+            }
+        }
+        self.names.name(kind, op)
+    }
+}
+
 /// A native output: receives every batch of a run in delivery order.
 ///
 /// Life cycle: `begin` once, `write_batch` for each batch, `finish` once;

@@ -152,7 +152,7 @@ impl StatsAccumulator {
             tables
                 .entry(domain)
                 .or_default()
-                .merge(names.name(kind, op).to_string(), series);
+                .merge(op_name(symbols, names, kind, op), series);
         }
         for (op, series) in self.copies.iter() {
             let copy = BufferTracingKind::MemoryCopy.raw();
@@ -274,6 +274,17 @@ pub(crate) fn write_stats_file(path: &Path, rows: &[StatRow]) -> Result<()> {
             .with_context(|| format!("creating {}", parent.display()))?;
     }
     std::fs::write(path, to_csv(rows)).with_context(|| format!("writing {}", path.display()))
+}
+
+/// An API operation's name; a marker's message for
+/// `MARKER_CORE_RANGE_API` (see [`crate::SinkContext::op_name`]).
+fn op_name(symbols: &SymbolTable, names: &OperationNames, kind: u32, op: u32) -> String {
+    if kind == BufferTracingKind::MarkerCoreRangeApi.raw() {
+        if let Some(message) = symbols.marker(op) {
+            return message.to_string();
+        }
+    }
+    names.name(kind, op).to_string()
 }
 
 #[cfg(test)]

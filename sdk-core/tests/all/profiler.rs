@@ -671,3 +671,84 @@ fn code_objects_memory_and_runtime_events() {
         (RuntimeLibrary::Hip as u32, 50203)
     );
 }
+
+/// rocprofv3's markers: a mark is one record (start = end), a push…pop one
+/// record on its thread, a start…stop one record across threads, each named
+/// by its message (an interned operation) with the opening correlation id
+/// and thread; an open range gives no record and is counted.
+#[test]
+fn marker_ranges_are_records_of_their_message() {
+    let p = Arc::new(Profiler::new());
+    let (ctx, buf, sink) = buffered(&p, &[BufferTracingKind::MarkerCoreRangeApi]);
+    p.start_context(ctx).unwrap();
+
+    p.marker_mark("mark");
+    p.marker_push("outer");
+    p.marker_push("inner");
+    p.marker_pop();
+    p.marker_start("across", 7, clock::now());
+    let q = p.clone();
+    std::thread::spawn(move || {
+        q.marker_pop(); // nothing open on this thread: no record
+        q.marker_push("other thread");
+        q.marker_pop();
+        q.marker_stop(7);
+        q.marker_stop(8); // never started: no record
+    })
+    .join()
+    .unwrap();
+    p.marker_pop();
+    p.marker_push("left open");
+    p.marker_start("also open", 9, clock::now());
+    assert_eq!(p.unclosed_marker_ranges(), 2);
+    p.flush_buffer(buf).unwrap();
+
+    let b = sink.0.lock().unwrap();
+    let mut rows: Vec<ApiCall> = b.api_calls.rows().collect();
+    rows.sort_by_key(|r| (r.end, r.start));
+    let name = |r: &ApiCall| p.symbols().marker(r.operation).unwrap().to_string();
+    let names: Vec<String> = rows.iter().map(name).collect();
+    assert_eq!(names, ["mark", "inner", "other thread", "across", "outer"]);
+    let kind = BufferTracingKind::MarkerCoreRangeApi as u32;
+    assert!(rows.iter().all(|r| r.kind == kind));
+    assert_eq!(rows[0].start, rows[0].end, "a mark is a point");
+    let me = clock::thread_id();
+    let (inner, other, across, outer) = (&rows[1], &rows[2], &rows[3], &rows[4]);
+    assert!(
+        outer.start <= inner.start && inner.end <= outer.end,
+        "nesting kept"
+    );
+    assert_eq!(
+        (outer.thread_id, inner.thread_id, across.thread_id),
+        (me, me, me)
+    );
+    assert_ne!(other.thread_id, me);
+    assert!(
+        across.end >= other.end,
+        "stopped on the other thread, after its range"
+    );
+    assert!(
+        outer.correlation_id < inner.correlation_id,
+        "the opening call's id"
+    );
+    let mut ids: Vec<u64> = rows.iter().map(|r| r.correlation_id).collect();
+    ids.dedup();
+    assert_eq!(ids.len(), 5);
+    assert_eq!(
+        p.symbols().intern_marker("outer"),
+        outer.operation,
+        "one operation per message"
+    );
+}
+
+/// Without a context tracing `MARKER_CORE_RANGE_API` nothing is kept.
+#[test]
+fn markers_untraced_cost_nothing() {
+    let p = Profiler::new();
+    let (ctx, _, _) = buffered(&p, &[BufferTracingKind::MarkerCoreApi]);
+    p.start_context(ctx).unwrap();
+    p.marker_push("x");
+    p.marker_start("y", 1, clock::now());
+    assert_eq!(p.unclosed_marker_ranges(), 0);
+    assert!(p.symbols().marker(ops::MARKER_MESSAGE_BASE).is_none());
+}

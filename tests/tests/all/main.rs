@@ -10,6 +10,7 @@ mod hostile;
 mod kernel_filter_chain;
 mod kernel_options;
 mod live_chain;
+mod markers;
 mod mpi;
 mod native_tools;
 mod path_templates;

@@ -380,9 +380,9 @@ fn string_tables(ctx: &SinkContext<'_>) -> Vec<KindNames> {
                 .max()
                 .unwrap_or(0);
             let operations: Vec<String> = (0..dense_len)
-                .map(|op| ctx.names.name(kind, op).to_string())
+                .map(|op| ctx.op_name(kind, op).to_string())
                 .collect();
-            let synthetic_operations = ops
+            let mut synthetic_operations: Vec<SyntheticOperation> = ops
                 .iter()
                 .filter(|(op, _)| *op >= SYNTHETIC_BASE)
                 .map(|(op, name)| SyntheticOperation {
@@ -390,6 +390,15 @@ fn string_tables(ctx: &SinkContext<'_>) -> Vec<KindNames> {
                     operation: *op,
                 })
                 .collect();
+            // Markers' messages, interned by the live run's symbol table.
+            if kind == BufferTracingKind::MarkerCoreRangeApi.raw() {
+                synthetic_operations.extend(ctx.symbols.markers().into_iter().map(
+                    |(op, message)| SyntheticOperation {
+                        name: message.to_string(),
+                        operation: op,
+                    },
+                ));
+            }
             let name = BufferTracingKind::from_raw(kind)
                 .map(|k| k.name())
                 .unwrap_or("NONE");

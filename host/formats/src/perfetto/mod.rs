@@ -245,7 +245,7 @@ impl PerfettoSink {
         if let Some(&iid) = self.op_names.get(&(kind, operation)) {
             return iid;
         }
-        let iid = self.slices.name(&ctx.names.name(kind, operation));
+        let iid = self.slices.name(&ctx.op_name(kind, operation));
         self.op_names.insert((kind, operation), iid);
         iid
     }
@@ -459,7 +459,7 @@ impl Sink for PerfettoSink {
                 c.src_agent_id[i]
             };
             let agent = self.agent_track(ctx, agent_id)?;
-            let direction = ctx.names.name(copy_kind, c.operation[i]);
+            let direction = ctx.op_name(copy_kind, c.operation[i]);
             let track = self.child_track(
                 agent,
                 T_COPY,

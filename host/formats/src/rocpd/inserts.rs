@@ -8,7 +8,8 @@ use rusqlite::Connection;
 
 use super::rows::TableRows;
 use super::schema::{
-    event, info_thread, insert_sql, kernel_dispatch, memory_allocate, memory_copy, region, string,
+    event, info_thread, insert_sql, kernel_dispatch, memory_allocate, memory_copy, region, sample,
+    string, track,
 };
 
 /// The single-row `INSERT`s of the rows written when first seen, and the
@@ -17,15 +18,17 @@ use super::schema::{
 pub(super) struct Inserts {
     pub(super) string: String,
     pub(super) thread: String,
+    pub(super) track: String,
     pub(super) event: TableRows,
     pub(super) region: TableRows,
+    pub(super) sample: TableRows,
     pub(super) kernel_dispatch: TableRows,
     pub(super) memory_copy: TableRows,
     pub(super) memory_allocate: TableRows,
 }
 
 /// The record tables of [`Inserts`].
-pub(super) const RECORD_TABLES: usize = 5;
+pub(super) const RECORD_TABLES: usize = 6;
 
 impl Inserts {
     pub(super) fn new(s: &str) -> Self {
@@ -51,7 +54,24 @@ impl Inserts {
                     event::STACK_ID,
                     event::PARENT_STACK_ID,
                     event::CORRELATION_ID,
+                    event::EXTDATA,
                 ],
+            ),
+            track: insert_sql(
+                track::TABLE,
+                s,
+                &[
+                    track::ID,
+                    track::NID,
+                    track::PID,
+                    track::TID,
+                    track::NAME_ID,
+                ],
+            ),
+            sample: TableRows::new(
+                sample::TABLE,
+                s,
+                &[sample::TRACK_ID, sample::TIMESTAMP, sample::EVENT_ID],
             ),
             region: {
                 use region as r;
@@ -150,6 +170,7 @@ impl Inserts {
         [
             &mut self.event,
             &mut self.region,
+            &mut self.sample,
             &mut self.kernel_dispatch,
             &mut self.memory_copy,
             &mut self.memory_allocate,

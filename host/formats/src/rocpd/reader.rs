@@ -22,7 +22,8 @@ use std::sync::Arc;
 
 use crate::rocpd::schema::{
     self, column_list, event, info_agent, info_kernel_symbol, info_node, info_process, info_thread,
-    kernel_dispatch, memory_allocate, memory_copy, region, string, EventExtdata, MemoryOperation,
+    kernel_dispatch, memory_allocate, memory_copy, region, sample, string, track, EventExtdata,
+    MemoryOperation,
 };
 use crate::OperationNames;
 use rocwasm_core::{
@@ -327,6 +328,42 @@ fn load_run(
 /// allocations), each joined to its event by primary key. Public for the
 /// ingest benchmark, which times SQLite alone on exactly these queries.
 ///
+/// The samples a run's markers left (rocprofv3's marks): thread, time and
+/// category, then the event's correlation columns (as [`record_queries`]).
+fn sample_query(s: &str) -> String {
+    let correlation = column_list(
+        "e",
+        &[
+            event::CORRELATION_ID,
+            event::EXTDATA,
+            event::STACK_ID,
+            event::PARENT_STACK_ID,
+        ],
+    );
+    format!(
+        "SELECT t.\"{}\", x.\"{}\", e.\"{}\", {correlation} FROM \"{}{s}\" x \
+         JOIN \"{}{s}\" t ON t.\"{}\" = x.\"{}\" \
+         LEFT JOIN \"{}{s}\" e ON e.\"{}\" = x.\"{}\" ORDER BY x.\"{}\"",
+        track::TID,
+        sample::TIMESTAMP,
+        event::CATEGORY_ID,
+        sample::TABLE,
+        track::TABLE,
+        track::ID,
+        sample::TRACK_ID,
+        event::TABLE,
+        event::ID,
+        sample::EVENT_ID,
+        sample::ID,
+    )
+}
+
+/// The message of a marker event's `extdata` (`{"message": …}`).
+fn marker_message(extdata: Option<&str>) -> Option<String> {
+    let v: serde_json::Value = serde_json::from_str(extdata?).ok()?;
+    Some(v.get("message")?.as_str()?.to_string())
+}
+
 /// `read_records` reads the columns by position: the select lists below
 /// are in the order it expects.
 pub fn record_queries(s: &str) -> [String; 4] {
@@ -485,11 +522,12 @@ fn read_records(
 
     // API calls and markers. (name, category) → (kind, op), resolved once.
     let mut ops: HashMap<(Option<i64>, Option<i64>), (u32, u32)> = HashMap::new();
+    let marker = BufferTracingKind::MarkerCoreRangeApi;
     let mut stmt = conn.prepare(&record_queries(s)[0]).map_err(&e)?;
     let mut rows = stmt.query([]).map_err(&e)?;
     while let Some(r) = rows.next().map_err(&e)? {
         let key: (Option<i64>, Option<i64>) = (r.get(3).map_err(&e)?, r.get(4).map_err(&e)?);
-        let (kind, operation) = *ops.entry(key).or_insert_with(|| {
+        let (mut kind, mut operation) = *ops.entry(key).or_insert_with(|| {
             let (name, category) = (string(key.0), string(key.1));
             let kind = region_kind(category, name);
             (
@@ -497,6 +535,14 @@ fn read_records(
                 crate::replay::reader::operation(names, kind, name).0,
             )
         });
+        // rocprofv3 names a marker range by its roctx operation and keeps
+        // the message in the event's extdata: the message names it here.
+        if kind == marker.raw() {
+            let extdata: Option<String> = r.get(6).map_err(&e)?;
+            if let Some(m) = marker_message(extdata.as_deref()) {
+                (kind, operation) = (kind, names.resolve_or_register(kind, &m));
+            }
+        }
         let c = correlation(r, 5).map_err(&e)?;
         batch.api_calls.push(ApiCall {
             kind,
@@ -511,6 +557,34 @@ fn read_records(
         push_done(&mut batch, &mut rows_in_batch, emit)?;
     }
     drop(rows);
+
+    // Markers' marks (start = end): samples, named by their message.
+    if let Ok(mut stmt) = conn.prepare(&sample_query(s)) {
+        let mut rows = stmt.query([]).map_err(&e)?;
+        while let Some(r) = rows.next().map_err(&e)? {
+            let category = string(r.get(2).map_err(&e)?);
+            let Some(kind) = rocwasm_ids::recorded::recorded_kind(category) else {
+                continue;
+            };
+            let extdata: Option<String> = r.get(4).map_err(&e)?;
+            let Some(message) = marker_message(extdata.as_deref()) else {
+                continue;
+            };
+            let c = correlation(r, 3).map_err(&e)?;
+            let at = u(r, 1).map_err(&e)?;
+            batch.api_calls.push(ApiCall {
+                kind: kind.raw(),
+                operation: names.resolve_or_register(kind.raw(), &message),
+                correlation_id: c.internal,
+                external_correlation_id: c.external,
+                ancestor: c.ancestor,
+                thread_id: tid(r.get(0).map_err(&e)?),
+                start: at,
+                end: at,
+            });
+            push_done(&mut batch, &mut rows_in_batch, emit)?;
+        }
+    }
 
     let mut stmt = conn.prepare(&record_queries(s)[1]).map_err(&e)?;
     let mut rows = stmt.query([]).map_err(&e)?;

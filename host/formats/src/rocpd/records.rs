@@ -43,16 +43,33 @@ impl Run {
         let (nid, pid) = (Value::Integer(NID), Value::Integer(self.pid));
 
         let a = &batch.api_calls;
+        let marker = BufferTracingKind::MarkerCoreRangeApi.raw();
         for i in 0..a.len() {
             let category = self.kind_id(a.kind[i])?;
             let name = self.operation_id(a.kind[i], a.operation[i], ctx)?;
             let tid = self.thread_row(a.thread_id[i])?;
-            let event = self.event(
+            // rocprofv3: a marker's message in its event's extdata, and a
+            // mark (start = end) a sample on its thread's track.
+            let is_marker = a.kind[i] == marker;
+            let extdata =
+                is_marker.then(|| marker_extdata(&ctx.op_name(a.kind[i], a.operation[i])));
+            let event = self.event_with(
                 category,
                 a.correlation_id[i],
                 a.ancestor[i],
                 a.external_correlation_id[i],
+                extdata,
             );
+            if is_marker && a.start[i] == a.end[i] {
+                let track = self.track_row(tid, category)?;
+                self.sql.sample.push([
+                    Value::Integer(track),
+                    int(a.start[i]),
+                    Value::Integer(event),
+                ]);
+                self.sql.flush_full(&self.conn)?;
+                continue;
+            }
             self.sql.region.push([
                 nid.clone(),
                 pid.clone(),
@@ -221,4 +238,9 @@ impl Run {
             Value::Text(extdata.unwrap_or_else(|| "{}".to_string())),
         ]);
     }
+}
+
+/// A marker event's `extdata`, as rocprofv3 writes it: `{"message": …}`.
+pub(super) fn marker_extdata(message: &str) -> String {
+    serde_json::json!({ "message": message }).to_string()
 }

@@ -28,6 +28,8 @@ pub(super) struct Run {
     operation_names: HashMap<(u32, u32), i64>,
     kind_names: HashMap<u32, i64>,
     threads: HashSet<u64>,
+    /// `rocpd_track` ids by (thread row, category string id).
+    tracks: HashMap<(i64, i64), i64>,
     /// The process row's id: the OS pid.
     pub(super) pid: i64,
     pub(super) ppid: i64,
@@ -59,6 +61,7 @@ impl Run {
             operation_names: HashMap::new(),
             kind_names: HashMap::new(),
             threads: HashSet::new(),
+            tracks: HashMap::new(),
             pid: i64::from(ctx.meta.pid),
             ppid: i64::from(ctx.meta.ppid),
             no_region: 0,
@@ -96,6 +99,21 @@ impl Run {
         Ok(id)
     }
 
+    /// The `rocpd_track` of thread row `tid` and category `category` (a
+    /// string id), written the first time a sample needs it (as rocprofv3:
+    /// a mark's track is its thread's, named by its category).
+    pub(super) fn track_row(&mut self, tid: i64, category: i64) -> Result<i64> {
+        if let Some(&id) = self.tracks.get(&(tid, category)) {
+            return Ok(id);
+        }
+        let id = self.tracks.len() as i64 + 1;
+        self.conn
+            .prepare_cached(&self.sql.track)?
+            .execute(params![id, NID, self.pid, tid, category])?;
+        self.tracks.insert((tid, category), id);
+        Ok(id)
+    }
+
     /// The string id of `kind`'s name.
     pub(super) fn kind_id(&mut self, kind: u32) -> Result<i64> {
         if let Some(&id) = self.kind_names.get(&kind) {
@@ -116,7 +134,7 @@ impl Run {
         if let Some(&id) = self.operation_names.get(&(kind, op)) {
             return Ok(id);
         }
-        let id = self.string_id(&ctx.names.name(kind, op))?;
+        let id = self.string_id(&ctx.op_name(kind, op))?;
         self.operation_names.insert((kind, op), id);
         Ok(id)
     }
@@ -131,6 +149,18 @@ impl Run {
         ancestor: u64,
         external: u64,
     ) -> i64 {
+        self.event_with(category, internal, ancestor, external, None)
+    }
+
+    /// [`Self::event`] with its `extdata` (`{}` when `None`).
+    pub(super) fn event_with(
+        &mut self,
+        category: i64,
+        internal: u64,
+        ancestor: u64,
+        external: u64,
+        extdata: Option<String>,
+    ) -> i64 {
         self.next_event += 1;
         let id = self.next_event;
         self.sql.event.push([
@@ -139,6 +169,7 @@ impl Run {
             int(internal),
             int(ancestor),
             int(external),
+            Value::Text(extdata.unwrap_or_else(|| "{}".into())),
         ]);
         id
     }

@@ -278,7 +278,8 @@ tables! {
         ACCUM_VGPR_COUNT = "accum_vgpr_count" "INTEGER",
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
-    /// `rocpd_track`: timeline tracks (not written by rocwasm).
+    /// `rocpd_track`: timeline tracks (a thread's marks, named by their
+    /// category).
     track = "rocpd_track" {
         ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
@@ -304,7 +305,8 @@ tables! {
         CORRELATION_ID = "correlation_id" "INTEGER",
         CALL_STACK = "call_stack" "JSONB NOT NULL DEFAULT '{}'",
         LINE_INFO = "line_info" "JSONB NOT NULL DEFAULT '{}'",
-        /// `{}`; older rocwasm databases: [`super::EventExtdata`] as JSON.
+        /// `{}`, a marker's `{"message": …}`; older rocwasm databases:
+        /// [`super::EventExtdata`] as JSON.
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
     /// `rocpd_arg`: call arguments (not written by rocwasm).
@@ -342,8 +344,8 @@ tables! {
         EVENT_ID = "event_id" "INTEGER" => "rocpd_event",
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
-    /// `rocpd_sample`: instantaneous events on a track (not written by
-    /// rocwasm).
+    /// `rocpd_sample`: instantaneous events on a track (markers' marks,
+    /// whose start is their end).
     sample = "rocpd_sample" {
         ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",

@@ -369,3 +369,98 @@ fn a_json_category_this_build_does_not_read_is_counted_and_strict_refuses_it() {
         .to_string();
     assert!(e.contains("counter_collection"), "{e}");
 }
+
+/// Markers as rocprofv3 records them (`MARKER_CORE_RANGE_API`, named by
+/// their message, which the live run's symbol table interned) are written
+/// by every format under their message and replay to the same records; in
+/// rocpd the message is the event's `{"message": …}` and a mark is a sample.
+#[test]
+fn marker_messages_are_written_and_replayed_by_every_format() {
+    use rocwasm_core::{ApiCall, Batch, BufferTracingKind};
+    let dir = tempfile::tempdir().unwrap();
+    let names = OperationNames::new();
+    let mut run = sample_run(6, 16, 512, &names);
+    let kind = BufferTracingKind::MarkerCoreRangeApi.raw();
+    let marker = |text: &str, id: u64, start: u64, end: u64| ApiCall {
+        kind,
+        operation: run.symbols.intern_marker(text),
+        correlation_id: id,
+        thread_id: 7,
+        start,
+        end,
+        ..Default::default()
+    };
+    let want = [
+        marker("outer range", 900_001, 100, 400),
+        marker("inner range", 900_002, 150, 250),
+        marker("a mark", 900_003, 300, 300),
+    ];
+    let mut extra = Batch::default();
+    want.iter().for_each(|m| extra.api_calls.push(*m));
+    run.batches.push(extra);
+
+    for (format, path) in [
+        (TraceFormat::Csv, dir.path().to_path_buf()),
+        (TraceFormat::Json, dir.path().join("results.json")),
+        (TraceFormat::Rocpd, dir.path().join("results.db")),
+    ] {
+        let mut sink: Box<dyn Sink> = match format {
+            TraceFormat::Csv => Box::new(CsvSink::new(dir.path(), None)),
+            TraceFormat::Json => Box::new(JsonSink::new(dir.path(), None)),
+            TraceFormat::Rocpd => Box::new(RocpdSink::at_path(&path)),
+        };
+        write(&run, &names, sink.as_mut());
+        let opts = ReplayOptions {
+            chunk_rows: 1000,
+            progress: false,
+            names: None,
+        };
+        let mut src = open_with(&path, &opts).unwrap();
+        let mut got = Vec::new();
+        while let Some(b) = src.next_batch().unwrap() {
+            for r in b.api_calls.rows().filter(|r| r.kind == kind) {
+                got.push((
+                    src.names().name(kind, r.operation).to_string(),
+                    r.start,
+                    r.end,
+                ));
+            }
+        }
+        got.sort_by_key(|g| (g.1, g.2));
+        assert_eq!(
+            got,
+            [
+                ("outer range".to_string(), 100, 400),
+                ("inner range".to_string(), 150, 250),
+                ("a mark".to_string(), 300, 300),
+            ],
+            "{format:?}"
+        );
+    }
+    let csv = std::fs::read_to_string(dir.path().join("marker_api_trace.csv")).unwrap();
+    assert!(
+        csv.lines()
+            .any(|l| l.contains("\"MARKER_CORE_RANGE_API\"") && l.contains("\"inner range\"")),
+        "{csv}"
+    );
+
+    // AMD's markers summary: the message from the event's extdata, over
+    // regions and samples of a MARKER_ category.
+    let db = rusqlite::Connection::open(dir.path().join("results.db")).unwrap();
+    let query = |table: &str| -> Vec<String> {
+        let sql = format!(
+            "SELECT JSON_EXTRACT(e.extdata, '$.message') FROM {table} x \
+             JOIN rocpd_event e ON e.id = x.event_id \
+             JOIN rocpd_string c ON c.id = e.category_id \
+             WHERE c.string LIKE 'MARKER_%' ORDER BY 1"
+        );
+        let mut stmt = db.prepare(&sql).unwrap();
+        // The sample run's roctx calls (MARKER_CORE_API) carry no message.
+        let rows = stmt
+            .query_map([], |r| r.get::<_, Option<String>>(0))
+            .unwrap();
+        rows.filter_map(Result::unwrap).collect()
+    };
+    assert_eq!(query("rocpd_region"), ["inner range", "outer range"]);
+    assert_eq!(query("rocpd_sample"), ["a mark"]);
+}

@@ -68,7 +68,7 @@ impl PluginState {
             limiter: MemoryCap::new(spec.limits.memory_usize()),
             profiler,
             delivery: DeliveryHost::new(name.clone()),
-            names: NamesHost::new(env.operation_names.clone()),
+            names: NamesHost::new(env.operation_names.clone()).with_markers(env.profiler.clone()),
             symbols: SymbolsHost::new(env.profiler.clone()),
             clock: ClockHost,
             log: LogHost::new(name, spec.limits.log_per_second),

@@ -8,6 +8,12 @@
 //! the thread's range stack in the engine (`rocwasm_core::selection`), the
 //! names `--kernel-rename` gives dispatches.
 //!
+//! What the application marked, as rocprofv3's `--marker-trace` records it
+//! (`MARKER_CORE_RANGE_API`: a mark, a push…pop range of a thread, a
+//! start…stop range of the process, named by the message), is the
+//! engine's (`Profiler::marker_*`); when no context records that kind it
+//! costs one relaxed load.
+//!
 //! `roctxProfilerPause(tid)` / `roctxProfilerResume(tid)` (MARKER_CONTROL_API)
 //! pause and resume the engine's collection when the run asks for
 //! `--selected-regions` (`rocwasm_core::selection`), for the whole process
@@ -16,20 +22,20 @@
 
 use std::ffi::{c_char, CStr};
 
-use rocwasm_core::{selection, BufferTracingKind};
+use rocwasm_core::{selection, BufferTracingKind, Domain};
 
 use crate::next_symbol::NextFn;
 use crate::tracer::{api_call, ApiOp};
 
 macro_rules! roctx {
-    ($($kind:ident $name:ident($($arg:ident: $ty:ty = $cty:literal),*) -> $ret:ty = $missing:expr $(=> $hook:expr)?;)*) => {$(
+    ($($kind:ident $name:ident($($arg:ident: $ty:ty = $cty:literal),*) -> $ret:ty = $missing:expr $(=> $hook:stmt)? $(, then $after:expr)?;)*) => {$(
         #[doc = concat!(
             "Interposer for roctx's `", stringify!($name), "`: traced as a `", stringify!($kind),
             "` call, then forwarded to the next definition; without one, returns `",
             stringify!($missing), "`."
         )]
         #[no_mangle]
-        #[allow(non_snake_case, clippy::missing_safety_doc, clippy::unused_unit)]
+        #[allow(non_snake_case, clippy::missing_safety_doc, clippy::unused_unit, redundant_semicolons)]
         pub unsafe extern "C" fn $name($($arg: $ty),*) -> $ret {
             static NEXT: NextFn = NextFn::new(match CStr::from_bytes_with_nul(concat!(stringify!($name), "\0").as_bytes()) {
                 Ok(c) => c,
@@ -43,20 +49,23 @@ macro_rules! roctx {
             $($hook;)?
             // SAFETY: the next definition of this roctx function, same C signature.
             let real: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { std::mem::transmute(next) };
-            api_call(&OP, &|_a: &mut crate::call_arguments::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* }, || {
+            let ret = api_call(&OP, &|_a: &mut crate::call_arguments::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* }, || {
                 // SAFETY: the caller's arguments, passed on unchanged.
                 unsafe { real($($arg),*) }
-            })
+            });
+            $(($after)(ret);)?
+            ret
         }
     )*};
 }
 
 roctx! {
-    MarkerCoreApi roctxMarkA(message: *const c_char = "const char *") -> () = ();
+    MarkerCoreApi roctxMarkA(message: *const c_char = "const char *") -> () = () => mark(message);
     MarkerCoreApi roctxRangePushA(message: *const c_char = "const char *") -> i32 = -1 => push_range(message);
-    MarkerCoreApi roctxRangePop() -> i32 = -1 => selection::pop_range();
-    MarkerCoreApi roctxRangeStartA(message: *const c_char = "const char *") -> u64 = 0;
-    MarkerCoreApi roctxRangeStop(id: u64 = "roctx_range_id_t") -> () = ();
+    MarkerCoreApi roctxRangePop() -> i32 = -1 => pop_range();
+    MarkerCoreApi roctxRangeStartA(message: *const c_char = "const char *") -> u64 = 0
+        => let start = rocwasm_core::clock::now(), then |id| start_range(message, id, start);
+    MarkerCoreApi roctxRangeStop(id: u64 = "roctx_range_id_t") -> () = () => stop_range(id);
     MarkerControlApi roctxProfilerPause(tid: u64 = "roctx_thread_id_t") -> i32 = -1 => collect(false);
     MarkerControlApi roctxProfilerResume(tid: u64 = "roctx_thread_id_t") -> i32 = -1 => collect(true);
 }
@@ -69,17 +78,61 @@ fn collect(on: bool) {
     }
 }
 
+/// The engine when some context records markers as rocprofv3 does
+/// (`MARKER_CORE_RANGE_API`): one relaxed load otherwise.
+fn markers() -> Option<&'static rocwasm_core::Profiler> {
+    crate::session::active()
+        .map(|s| s.profiler())
+        .filter(|p| p.is_tracing(Domain::MarkerCoreRangeApi))
+}
+
+/// The text of a roctx message (a null message is an empty text, so pops
+/// stay paired).
+fn text(message: *const c_char) -> std::borrow::Cow<'static, str> {
+    if message.is_null() {
+        return "".into();
+    }
+    // SAFETY: roctx's contract: `message` is a NUL-terminated string, valid
+    // for the duration of the call (the text is copied before it returns).
+    let s = unsafe { CStr::from_ptr(message) };
+    s.to_string_lossy().into_owned().into()
+}
+
+/// `roctxMarkA(message)`: a mark.
+fn mark(message: *const c_char) {
+    if let Some(p) = markers() {
+        p.marker_mark(&text(message));
+    }
+}
+
 /// `roctxRangePushA(message)`: the message onto the thread's range stack
-/// (a null message pushes an empty name, so pops stay paired).
+/// (`--kernel-rename`) and the engine's open thread ranges.
 fn push_range(message: *const c_char) {
-    let name = if message.is_null() {
-        String::new()
-    } else {
-        // SAFETY: roctx's contract: `message` is a NUL-terminated string,
-        // valid for the duration of the call.
-        unsafe { CStr::from_ptr(message) }
-            .to_string_lossy()
-            .into_owned()
-    };
+    let name = text(message);
     selection::push_range(&name);
+    if let Some(p) = markers() {
+        p.marker_push(&name);
+    }
+}
+
+/// `roctxRangePop()`: the thread's innermost range ends.
+fn pop_range() {
+    selection::pop_range();
+    if let Some(p) = markers() {
+        p.marker_pop();
+    }
+}
+
+/// `roctxRangeStartA(message)` returned range `id`; it began at `start`.
+fn start_range(message: *const c_char, id: u64, start: u64) {
+    if let Some(p) = markers() {
+        p.marker_start(&text(message), id, start);
+    }
+}
+
+/// `roctxRangeStop(id)`: that process range ends.
+fn stop_range(id: u64) {
+    if let Some(p) = crate::session::active() {
+        p.profiler().marker_stop(id);
+    }
 }

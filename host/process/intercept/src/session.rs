@@ -255,7 +255,7 @@ impl Session {
 
     /// The engine the interposers record into.
     #[inline]
-    fn profiler(&self) -> &Profiler {
+    pub(crate) fn profiler(&self) -> &Profiler {
         self.run.profiler()
     }
 

@@ -37,7 +37,7 @@
 //! | tag | frame | payload |
 //! |---|---|---|
 //! | 1 | [`Frame::Meta`] | JSON: who the process is (written once, first) |
-//! | 2 | [`Frame::Symbols`] | JSON: agents, code objects, kernel symbols added since the last one |
+//! | 2 | [`Frame::Symbols`] | JSON: agents, code objects, kernel symbols, marker messages added since the last one |
 //! | 3 | [`Frame::Batch`] | a `batch_bytes` frame: the records the outputs take |
 //! | 4 | [`Frame::End`] | JSON: the process's own report at its normal end |
 //!
@@ -88,7 +88,8 @@ impl Frame {
     const END: u8 = 4;
 }
 
-/// Agents, code objects and kernel symbols: what records name by id.
+/// Agents, code objects, kernel symbols and marker messages: what records
+/// name by id.
 #[derive(Debug, Default, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Symbols {
     /// Agents (devices).
@@ -100,12 +101,18 @@ pub struct Symbols {
     /// Kernel symbols.
     #[serde(default)]
     pub kernels: Vec<KernelSymbol>,
+    /// Marker messages: (operation number of `MARKER_CORE_RANGE_API`, text).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub markers: Vec<(u32, String)>,
 }
 
 impl Symbols {
     /// True when there is nothing in it.
     pub fn is_empty(&self) -> bool {
-        self.agents.is_empty() && self.code_objects.is_empty() && self.kernels.is_empty()
+        self.agents.is_empty()
+            && self.code_objects.is_empty()
+            && self.kernels.is_empty()
+            && self.markers.is_empty()
     }
 
     /// Adds everything to `table`.
@@ -118,6 +125,9 @@ impl Symbols {
         self.kernels
             .into_iter()
             .for_each(|k| table.insert_kernel_as_named(k));
+        for (op, text) in self.markers {
+            table.insert_marker(op, &text);
+        }
     }
 }
 

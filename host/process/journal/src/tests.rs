@@ -37,6 +37,7 @@ fn frames_come_back_in_order() {
     w.meta(br#"{"pid":42}"#).unwrap();
     let symbols = Symbols {
         kernels: vec![kernel(1), kernel(2)],
+        markers: vec![(rocwasm_core::ops::MARKER_MESSAGE_BASE, "a marker".into())],
         ..Symbols::default()
     };
     w.symbols(&symbols).unwrap();

@@ -199,6 +199,7 @@ impl JournalSink {
                 agents: new.agents,
                 code_objects: new.code_objects,
                 kernels: new.kernels,
+                markers: new.markers,
             };
             let r = self.writer.symbols(&new);
             self.check(r, 0);

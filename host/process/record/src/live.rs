@@ -428,6 +428,14 @@ impl LiveRun {
         if let Some(r) = self.profiler.regions_report() {
             notes.push(regions_report(&r));
         }
+        let unclosed = self.profiler.unclosed_marker_ranges();
+        if unclosed > 0 {
+            notes.push(format!(
+                "{unclosed} marker range(s) were still open when the application ended \
+                 (roctxRangePushA without its roctxRangePop, or roctxRangeStartA without its \
+                 roctxRangeStop): they have no record, as with rocprofv3"
+            ));
+        }
         let mut journal_problem = None;
         self.with_journal(|j| {
             notes.push(format!(

@@ -9,12 +9,12 @@
 //! |---|---|
 //! | `hip` | `HIP_RUNTIME_API`, `HIP_COMPILER_API` (rocprofv3 `--hip-trace`) |
 //! | `hsa` | `HSA_CORE_API`, `HSA_AMD_EXT_API`, `HSA_IMAGE_EXT_API`, `HSA_FINALIZE_EXT_API` (`--hsa-trace`) |
-//! | `marker` | `MARKER_CORE_API`, `MARKER_CONTROL_API`, `MARKER_NAME_API`, `MARKER_CORE_RANGE_API` (`--marker-trace`) |
+//! | `marker` | `MARKER_CONTROL_API`, `MARKER_CORE_RANGE_API` (`--marker-trace`: what the application marked, and its pause/resume calls; rocprofv3 records no `MARKER_CORE_API` or `MARKER_NAME_API` calls, name those kinds to trace them) |
 //! | `kernel` | `KERNEL_DISPATCH` (`--kernel-trace`) |
 //! | `memory_copy` | `MEMORY_COPY` (`--memory-copy-trace`; also the kind's own name) |
 //! | `memory_allocation` | `MEMORY_ALLOCATION` (`--memory-allocation-trace`) |
 //! | `scratch_memory` | `SCRATCH_MEMORY` (`--scratch-memory-trace`; the kind's own name) |
-//! | `runtime` | rocprofv3 `-r/--runtime-trace`: `HIP_RUNTIME_API`, the marker kinds, `KERNEL_DISPATCH`, `MEMORY_COPY`, `MEMORY_ALLOCATION`, `SCRATCH_MEMORY`, `RCCL_API`, `ROCDECODE_API`, `ROCJPEG_API` |
+//! | `runtime` | rocprofv3 `-r/--runtime-trace`: `HIP_RUNTIME_API`, `marker`'s kinds, `KERNEL_DISPATCH`, `MEMORY_COPY`, `MEMORY_ALLOCATION`, `SCRATCH_MEMORY`, `RCCL_API`, `ROCDECODE_API`, `ROCJPEG_API` |
 //! | `sys` | rocprofv3 `-s/--sys-trace`: `runtime` plus `HIP_COMPILER_API` and the four HSA kinds |
 //!
 //! Only kinds whose records travel in a columnar [`rocwasm_core::Batch`] can
@@ -31,12 +31,9 @@ pub const ALIASES: &[(&str, &[BufferTracingKind])] = &[
     ),
     (
         "marker",
-        &[
-            MarkerCoreApi,
-            MarkerControlApi,
-            MarkerNameApi,
-            MarkerCoreRangeApi,
-        ],
+        // rocprofv3 `--marker-trace`: the marks and ranges
+        // (MARKER_CORE_RANGE_API) and the pause/resume calls.
+        &[MarkerControlApi, MarkerCoreRangeApi],
     ),
     ("kernel", &[KernelDispatch]),
     ("memory_copy", &[MemoryCopy]),
@@ -49,9 +46,7 @@ pub const ALIASES: &[(&str, &[BufferTracingKind])] = &[
         "runtime",
         &[
             HipRuntimeApi,
-            MarkerCoreApi,
             MarkerControlApi,
-            MarkerNameApi,
             MemoryCopy,
             KernelDispatch,
             ScratchMemory,
@@ -73,9 +68,7 @@ pub const ALIASES: &[(&str, &[BufferTracingKind])] = &[
             HsaFinalizeExtApi,
             HipRuntimeApi,
             HipCompilerApi,
-            MarkerCoreApi,
             MarkerControlApi,
-            MarkerNameApi,
             MemoryCopy,
             KernelDispatch,
             ScratchMemory,
@@ -148,7 +141,10 @@ mod tests {
             resolve("ROCPROFILER_BUFFER_TRACING_MEMORY_COPY").unwrap(),
             vec![MemoryCopy]
         );
-        assert_eq!(resolve("marker").unwrap().len(), 4);
+        assert_eq!(
+            resolve("marker").unwrap(),
+            vec![MarkerControlApi, MarkerCoreRangeApi]
+        );
         assert!(resolve("kernels").is_none());
     }
 

@@ -6,7 +6,7 @@
 //! | `--kernel-trace` | `KERNEL_DISPATCH` added to `[output] trace` |
 //! | `--hip-trace` | `HIP_RUNTIME_API`, `HIP_COMPILER_API` added to `trace` |
 //! | `--hsa-trace` | the four `HSA_*_API` kinds added to `trace` |
-//! | `--marker-trace` | the four `MARKER_*` kinds added to `trace` |
+//! | `--marker-trace` | the `marker` alias added to `trace`: `MARKER_CORE_RANGE_API` (marks, push/pop and start/stop ranges, one record each, named by the message) and `MARKER_CONTROL_API`, as rocprofv3 records them |
 //! | `--memory-copy-trace` | `MEMORY_COPY` added to `trace` |
 //! | `--memory-allocation-trace` | `MEMORY_ALLOCATION` added to `trace` |
 //! | `--scratch-memory-trace` | `SCRATCH_MEMORY` added to `trace` |
@@ -381,7 +381,7 @@ mod tests {
         };
         let c = Chain::from_flags(&flags).unwrap();
         assert_eq!(names(&c), ["api-stats"]);
-        assert_eq!(c.stages[0].domains.len(), 2 + 4 + 4);
+        assert_eq!(c.stages[0].domains.len(), 2 + 4 + 2);
         assert!(c.stages[0].domains.contains(&HsaAmdExtApi));
         assert!(c.stages[0].domains.contains(&MarkerCoreRangeApi));
     }

@@ -6,11 +6,13 @@
 //! does not know, which the replay registered under synthetic numbers; the
 //! records carry those numbers, so plugins must be able to name them.
 //! Callback kinds share their operations with the buffer kind of the same
-//! domain, so the table (keyed by buffer kind) answers for both.
+//! domain, so the table (keyed by buffer kind) answers for both. A
+//! `MARKER_CORE_RANGE_API` operation is a marker's message, which the run's
+//! symbol table interned (`SymbolTable::intern_marker`).
 
 use std::sync::Arc;
 
-use rocwasm_core::{ops, BufferTracingKind, CallbackTracingKind, Domain};
+use rocwasm_core::{ops, BufferTracingKind, CallbackTracingKind, Domain, Profiler};
 
 use crate::bindings::analysis::rocwasm::plugin::names;
 use crate::env::OperationNameTable;
@@ -20,12 +22,31 @@ use crate::env::OperationNameTable;
 #[derive(Default)]
 pub(crate) struct NamesHost {
     table: Option<Arc<dyn OperationNameTable>>,
+    /// The run's engine, whose symbol table names markers' messages.
+    markers: Option<Arc<Profiler>>,
 }
 
 impl NamesHost {
     /// Answers from the registry, and first from `table` when there is one.
     pub fn new(table: Option<Arc<dyn OperationNameTable>>) -> Self {
-        NamesHost { table }
+        NamesHost {
+            table,
+            markers: None,
+        }
+    }
+
+    /// Names `MARKER_CORE_RANGE_API` operations by the messages `profiler`
+    /// interned.
+    pub fn with_markers(mut self, profiler: Arc<Profiler>) -> Self {
+        self.markers = Some(profiler);
+        self
+    }
+
+    /// The messages of markers, when `kind` is `MARKER_CORE_RANGE_API`.
+    fn markers(&self, kind: BufferTracingKind) -> Option<&Profiler> {
+        self.markers
+            .as_deref()
+            .filter(|_| kind == BufferTracingKind::MarkerCoreRangeApi)
     }
 
     fn table(&self) -> Option<&dyn OperationNameTable> {
@@ -38,6 +59,9 @@ impl NamesHost {
         if let Some(t) = self.table() {
             ops.extend(t.operations(kind.raw()));
         }
+        if let Some(p) = self.markers(kind) {
+            ops.extend(p.symbols().markers().into_iter().map(|(op, _)| op));
+        }
         ops.sort_unstable();
         ops.dedup();
         ops
@@ -46,6 +70,7 @@ impl NamesHost {
     fn buffer_op_name(&self, kind: BufferTracingKind, op: u32) -> Option<String> {
         self.table()
             .and_then(|t| t.operation_name(kind.raw(), op))
+            .or_else(|| Some(self.markers(kind)?.symbols().marker(op)?.to_string()))
             .or_else(|| ops::operation_name(kind, op).map(str::to_string))
     }
 }
