@@ -25,7 +25,8 @@ fn only(
         .collect()
 }
 
-/// `rocwasm replay INPUT -c CHAIN -d OUT` in `cwd`; returns OUT.
+/// `rocwasm replay INPUT -c CHAIN -d OUT -o sink` in `cwd`; returns OUT
+/// (the sinks' and the plugins' files are `sink_…`).
 fn replay(input: &Path, chain: &Path, cwd: &Path, out: &str) -> PathBuf {
     let o = rocwasm(
         &[
@@ -93,7 +94,7 @@ fn kernel_filter_before_kernel_stats_gives_statistics_of_the_filtered_kernels_on
         (sample().join("sample_results.json"), "json"),
     ] {
         let dir = replay(&input, &chain, tmp.path(), out);
-        let got = read_stats(&dir.join("kernel_stats.csv"));
+        let got = read_stats(&dir.join("sink_kernel_stats.csv"));
         for name in got.keys() {
             assert!(
                 name.contains("(float const*"),
@@ -128,7 +129,7 @@ fn the_filtered_example_chain_filters_with_the_plugins_real_keys() {
     let all = kernel_durations(&traces.join("run_kernel_trace.csv"));
     let kept = only(&all, |n| n.starts_with("Cijk_GEMM_matmul("));
     assert_eq!(kept.len(), 1);
-    let got = read_stats(&dir.join("kernel_stats.csv"));
+    let got = read_stats(&dir.join("sink_kernel_stats.csv"));
     assert_same_stats(&got, &stats_of(&kept), "filtered.toml");
 }
 
