@@ -464,3 +464,89 @@ fn marker_messages_are_written_and_replayed_by_every_format() {
     assert_eq!(query("rocpd_region"), ["inner range", "outer range"]);
     assert_eq!(query("rocpd_sample"), ["a mark"]);
 }
+
+/// rocprofv3's own files: a `marker_api_trace.csv` of MARKER_CORE_RANGE_API
+/// rows (the message as Function) replays to those ranges, and a rocpd
+/// database whose marker regions are named by the roctx operation
+/// (`roctxThreadRangeA`, as rocprofv3 names them) takes the name from the
+/// event's `{"message": …}`.
+#[test]
+fn rocprofv3s_marker_ranges_replay_under_their_message() {
+    use rocwasm_core::BufferTracingKind;
+    let dir = tempfile::tempdir().unwrap();
+    let kind = BufferTracingKind::MarkerCoreRangeApi.raw();
+    let read = |path: &Path| -> Vec<(String, u64, u64, u64)> {
+        let opts = ReplayOptions {
+            chunk_rows: 1000,
+            progress: false,
+            names: None,
+        };
+        let mut src = open_with(path, &opts).unwrap();
+        let mut got = Vec::new();
+        while let Some(b) = src.next_batch().unwrap() {
+            for r in b.api_calls.rows() {
+                assert_eq!(r.kind, kind, "{r:?}");
+                let name = src.names().name(kind, r.operation).to_string();
+                got.push((name, r.thread_id, r.start, r.end));
+            }
+        }
+        got.sort_by_key(|g| (g.2, g.3));
+        got
+    };
+    let csv = dir.path().join("marker_api_trace.csv");
+    std::fs::write(
+        &csv,
+        "\"Domain\",\"Function\",\"Process_Id\",\"Thread_Id\",\"Correlation_Id\",\"Start_Timestamp\",\"End_Timestamp\"\n\
+         \"MARKER_CORE_RANGE_API\",\"outer\",717,717,1,1000,5000\n\
+         \"MARKER_CORE_RANGE_API\",\"inner\",717,717,2,2000,3000\n\
+         \"MARKER_CORE_RANGE_API\",\"a mark\",717,718,3,4000,4000\n",
+    )
+    .unwrap();
+    let want = vec![
+        ("outer".to_string(), 717, 1000, 5000),
+        ("inner".to_string(), 717, 2000, 3000),
+        ("a mark".to_string(), 718, 4000, 4000),
+    ];
+    assert_eq!(read(&csv), want);
+
+    // Our database of the same records, its regions renamed as rocprofv3
+    // names them (by the roctx operation): the message still names them.
+    let names = OperationNames::new();
+    let mut run = sample_run(7, 1, 512, &names);
+    let mut batch = rocwasm_core::Batch::default();
+    for (i, (m, tid, start, end)) in want.iter().enumerate() {
+        batch.api_calls.push(rocwasm_core::ApiCall {
+            kind,
+            operation: run.symbols.intern_marker(m),
+            correlation_id: i as u64 + 1,
+            thread_id: *tid,
+            start: *start,
+            end: *end,
+            ..Default::default()
+        });
+    }
+    run.batches = vec![batch];
+    let db = dir.path().join("results.db");
+    write(&run, &names, &mut RocpdSink::at_path(&db));
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let table: String = conn
+        .query_row(
+            "SELECT name FROM sqlite_master WHERE type = 'table' AND name LIKE 'rocpd_string_%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let renamed = conn
+        .execute(
+            &format!(
+                "UPDATE \"{table}\" SET string = CASE string \
+                 WHEN 'outer' THEN 'roctxThreadRangeA' ELSE 'roctxProcessRangeA' END \
+                 WHERE string IN ('outer', 'inner')"
+            ),
+            [],
+        )
+        .unwrap();
+    assert_eq!(renamed, 2);
+    drop(conn);
+    assert_eq!(read(&db), want);
+}

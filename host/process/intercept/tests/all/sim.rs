@@ -18,6 +18,7 @@ const KINDS: &[&str] = &[
     "MEMORY_COPY",
     "MEMORY_ALLOCATION",
     "MARKER_CORE_API",
+    "MARKER_CORE_RANGE_API",
 ];
 
 /// The default scenario: kernels cost 4000 ns + 10 ps per work-item, copies
@@ -103,6 +104,18 @@ fn check(run: &Run) {
     );
     assert_eq!(f("roctxRangePop"), f("roctxRangePushA"));
     assert_eq!(f("roctxRangeStop"), f("roctxRangeStartA"));
+    // Beside the calls, what was marked (rocprofv3's MARKER_CORE_RANGE_API):
+    // one record per mark and per closed range, named by its message.
+    let ranges: Vec<_> = markers
+        .iter()
+        .filter(|r| r["Domain"] == "MARKER_CORE_RANGE_API")
+        .collect();
+    assert_eq!(ranges.len() as u64, run.counts["markers"], "marked ranges");
+    assert!(
+        ranges.iter().all(|r| !r["Function"].starts_with("roctx")
+            && num(r, "End_Timestamp") >= num(r, "Start_Timestamp")),
+        "{ranges:?}"
+    );
 
     // Marker callbacks carry the message (how plugins follow ranges).
     let log = std::fs::read_to_string(d.join("api_calls.txt")).unwrap();
