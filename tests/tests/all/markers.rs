@@ -260,6 +260,35 @@ fn marker_trace_records_marks_and_ranges_by_their_message() {
     assert_eq!(again, csv);
 }
 
+/// `--stats`: the marker statistics (the `api-stats` stage, which names
+/// operations through the plugin host) are per message, as rocprofv3's.
+#[test]
+fn marker_stats_are_per_message() {
+    sim_dir();
+    plugins_dir(&["api-stats"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let app = program(tmp.path());
+    let args = [
+        "run",
+        "--sim",
+        "--marker-trace",
+        "--stats",
+        "-d",
+        "out",
+        "--",
+        app.to_str().unwrap(),
+    ];
+    let o = rocwasm(&args, tmp.path());
+    assert_success(&o, &args.join(" "));
+    let stats = read_stats(&tmp.path().join("out/marker_api_stats.csv"));
+    let mut names: Vec<&str> = MARKS.iter().chain(&RANGES).copied().collect();
+    names.sort();
+    assert_eq!(stats.keys().map(String::as_str).collect::<Vec<_>>(), names);
+    assert!(stats.values().all(|s| s.calls == 1));
+    assert_eq!(stats["mark one"].total, 0, "a mark lasts nothing");
+    assert!(stats["main outer"].total > stats["main inner"].total);
+}
+
 fn sqlite3(db: &Path, sql: &str) -> String {
     let out = Command::new("sqlite3")
         .arg("-readonly")
