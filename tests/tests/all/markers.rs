@@ -218,6 +218,20 @@ fn marker_trace_records_marks_and_ranges_by_their_message() {
         "samples: the marks"
     );
     assert!(regions.values().chain(samples.values()).all(|&n| n == 1));
+    // AMD's `rocpd summary` reads them through this view.
+    let amd = sqlite3(
+        &db,
+        "SELECT JSON_EXTRACT(extdata, '$.message') AS marker_name, count(*) \
+         FROM regions_and_samples WHERE category LIKE 'MARKER_%' \
+         GROUP BY marker_name ORDER BY marker_name;",
+    );
+    let mut both: Vec<String> = regions
+        .iter()
+        .chain(&samples)
+        .map(|(m, n)| format!("{m}|{n}"))
+        .collect();
+    both.sort();
+    assert_eq!(amd.lines().collect::<Vec<_>>(), both, "the markers view");
     let outer = one("main outer");
     assert_eq!(
         sqlite3(

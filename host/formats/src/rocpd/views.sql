@@ -206,7 +206,8 @@ JOIN rocpd_arg AS arg ON arg.guid = r.guid AND arg.event_id = r.event_id
 LEFT JOIN rocpd_info_process AS proc ON proc.guid = r.guid AND proc.id = r.pid;
 
 -- samples: one row per instantaneous event on a track (a record whose start
--- is its end), named by its track (empty: rocwasm writes no samples).
+-- is its end), named by its track (rocwasm's: markers' marks, on their
+-- thread's track, the message in extdata).
 DROP VIEW IF EXISTS samples;
 CREATE VIEW samples AS
 SELECT
