@@ -952,7 +952,7 @@ EXAMPLES:
     rocwasm run --kernel-trace --stats -- ./app
 
     # HIP and copies, as a rocpd database and a Perfetto trace, one directory per rank
-    rocwasm run --hip-trace --memory-copy-trace --output-format rocpd,perfetto \\
+    rocwasm run --hip-trace --memory-copy-trace --output-format rocpd,pftrace \\
         -d 'results/%job%/%rank%' -- ./app --iterations 10
 
     # a chain of plugins, on the simulated GPU runtime
@@ -1009,7 +1009,7 @@ Kinds and operations are matched by name, so traces from other ROCm versions wor
 const DEMO_EXAMPLES: &str = "\
 EXAMPLES:
     rocwasm demo
-    rocwasm demo -d /tmp/demo --output-format csv,perfetto
+    rocwasm demo -d /tmp/demo --output-format csv,pftrace
 
 Runs the sample application on the simulated AMD runtime with
 examples/chains/default.toml (kernel-stats, api-stats, memcpy-bandwidth, report:
