@@ -56,7 +56,10 @@ impl Profiler {
         }
         Some(OpenRange {
             message: self.symbols.intern_marker(message),
-            correlation_id: correlation::new_id(&self.ids),
+            // The roctx call's own id when it is traced (as the SDK's
+            // callback record of the call carries it), else a new one.
+            correlation_id: correlation::current()
+                .unwrap_or_else(|| correlation::new_id(&self.ids)),
             thread_id: clock::thread_id(),
             start: clock::now(),
         })

@@ -752,3 +752,42 @@ fn markers_untraced_cost_nothing() {
     assert_eq!(p.unclosed_marker_ranges(), 0);
     assert!(p.symbols().marker(ops::MARKER_MESSAGE_BASE).is_none());
 }
+
+/// Inside a traced roctx call, a marker record takes that call's
+/// correlation id (the push's, for a push…pop range), as the SDK's callback
+/// record of the call carries it.
+#[test]
+fn a_marker_takes_its_traced_calls_correlation_id() {
+    let p = Profiler::new();
+    let (ctx, buf, sink) = buffered(
+        &p,
+        &[
+            BufferTracingKind::MarkerCoreApi,
+            BufferTracingKind::MarkerCoreRangeApi,
+        ],
+    );
+    p.start_context(ctx).unwrap();
+    let op = |n: &str| operation_by_name(BufferTracingKind::MarkerCoreApi, n).unwrap();
+    let call = |name: &str, f: &dyn Fn()| {
+        p.trace_api(Domain::MarkerCoreApi, op(name), noop, f, |_| String::new())
+    };
+    call("roctxRangePushA", &|| p.marker_push("range"));
+    call("roctxMarkA", &|| p.marker_mark("mark"));
+    call("roctxRangePop", &|| p.marker_pop());
+    p.flush_buffer(buf).unwrap();
+    let b = sink.0.lock().unwrap();
+    let rows: Vec<ApiCall> = b.api_calls.rows().collect();
+    let calls: Vec<&ApiCall> = rows
+        .iter()
+        .filter(|r| r.kind == BufferTracingKind::MarkerCoreApi as u32)
+        .collect();
+    let marked = |m: &str| {
+        rows.iter()
+            .find(|r| p.symbols().marker(r.operation).as_deref() == Some(m))
+            .unwrap()
+            .correlation_id
+    };
+    assert_eq!(calls.len(), 3);
+    assert_eq!(marked("range"), calls[0].correlation_id, "the push's id");
+    assert_eq!(marked("mark"), calls[1].correlation_id, "the mark's id");
+}

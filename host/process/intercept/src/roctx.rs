@@ -46,15 +46,17 @@ macro_rules! roctx {
             if next.is_null() {
                 return $missing;
             }
-            $($hook;)?
             // SAFETY: the next definition of this roctx function, same C signature.
             let real: unsafe extern "C" fn($($ty),*) -> $ret = unsafe { std::mem::transmute(next) };
-            let ret = api_call(&OP, &|_a: &mut crate::call_arguments::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* }, || {
+            // The hooks run inside the traced call: a marker record takes
+            // the call's correlation id when the call itself is traced.
+            api_call(&OP, &|_a: &mut crate::call_arguments::ArgList| { $(_a.push(stringify!($arg), $cty, &$arg);)* }, || {
+                $($hook;)?
                 // SAFETY: the caller's arguments, passed on unchanged.
-                unsafe { real($($arg),*) }
-            });
-            $(($after)(ret);)?
-            ret
+                let ret = unsafe { real($($arg),*) };
+                $(($after)(ret);)?
+                ret
+            })
         }
     )*};
 }

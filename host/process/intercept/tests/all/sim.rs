@@ -258,14 +258,32 @@ fn check(run: &Run) {
     );
 
     // No record lost or duplicated: ids unique across API records.
+    let (ranges, calls): (Vec<_>, Vec<_>) = markers
+        .iter()
+        .partition(|r| r["Domain"] == "MARKER_CORE_RANGE_API");
     let ids: Vec<&str> = hip
         .iter()
         .chain(&hsa)
-        .chain(&markers)
+        .chain(calls.iter().copied())
         .map(|r| r["Correlation_Id"].as_str())
         .collect();
     let unique: HashSet<&&str> = ids.iter().collect();
     assert_eq!(unique.len(), ids.len(), "API correlation ids are unique");
+    // A mark or range keeps the id of the roctx call that opened it.
+    let call_ids: HashMap<&str, &str> = calls
+        .iter()
+        .map(|r| (r["Correlation_Id"].as_str(), r["Function"].as_str()))
+        .collect();
+    for r in &ranges {
+        let opened_by = call_ids.get(r["Correlation_Id"].as_str());
+        assert!(
+            matches!(
+                opened_by,
+                Some(&"roctxMarkA" | &"roctxRangePushA" | &"roctxRangeStartA")
+            ),
+            "{r:?} opened by {opened_by:?}"
+        );
+    }
 }
 
 #[test]
