@@ -62,6 +62,20 @@
 //! operations become `rocpd_memory_allocate`'s `type` and `level`
 //! ([`MemoryOperation`]) and the `extdata` JSON ([`EventExtdata`]).
 //!
+//! # Columns left NULL, and why
+//!
+//! What rocprofv3's writer fills is filled (the info tables' structs in
+//! `extdata`, from which rocpd's `code_objects` and `kernel_symbols` views
+//! read sizes, storage, entry offsets and names; the node's `uname`
+//! fields; rocwasm also fills `rocpd_info_code_object.storage_type`, which
+//! rocprofv3 keeps in `extdata` only). These stay NULL or empty:
+//! - `rocpd_memory_copy.queue_id`: the SDK's memory-copy record names no
+//!   queue (a copy is the runtime's, not a user queue's), and rocprofv3
+//!   writes none either;
+//! - `rocpd_arg`: rocprofv3 writes each API call's arguments; rocwasm does
+//!   not journal arguments yet, so the table and the `*_args` views are
+//!   empty (arguments reach plugins through callbacks).
+//!
 //! # Reading
 //!
 //! A reader takes each run's tables ([`run_suffixes`]); a database with the
