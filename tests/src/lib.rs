@@ -233,6 +233,24 @@ pub struct Stat {
     pub stddev: f64,
 }
 
+/// The `sqlite3` command-line tool's answer to `sql` on `db`, opened read
+/// only, without its trailing newline; the test fails with sqlite3's
+/// message when the query does.
+pub fn sqlite3(db: &Path, sql: &str) -> String {
+    let out = Command::new("sqlite3")
+        .arg("-readonly")
+        .arg(db)
+        .arg(sql)
+        .output()
+        .expect("the sqlite3 CLI is installed by `cargo xtask setup`");
+    assert!(
+        out.status.success(),
+        "sqlite3 failed on {sql}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap().trim().to_string()
+}
+
 /// A rocprofv3 statistics file (`Name,Calls,TotalDurationNs,AverageNs,
 /// Percentage,MinNs,MaxNs,StdDev`), read by column name, keyed by name.
 pub fn read_stats(path: &Path) -> BTreeMap<String, Stat> {

@@ -23,6 +23,7 @@ mod replay_equivalence;
 mod report;
 mod rocpd_live;
 mod rocpd_merge;
+mod rocpd_summary;
 mod rocprofv3_options;
 mod rocprofv3_recordings;
 mod sdk_fidelity;

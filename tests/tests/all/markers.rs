@@ -60,7 +60,7 @@ int main(void) {
 "#;
 
 /// The program, built against the simulated HIP and roctx.
-fn program(dir: &Path) -> PathBuf {
+pub(super) fn program(dir: &Path) -> PathBuf {
     let source = dir.join("markers.c");
     std::fs::write(&source, PROGRAM).unwrap();
     let app = dir.join("markers");
@@ -301,19 +301,4 @@ fn marker_stats_are_per_message() {
     assert!(stats.values().all(|s| s.calls == 1));
     assert_eq!(stats["mark one"].total, 0, "a mark lasts nothing");
     assert!(stats["main outer"].total > stats["main inner"].total);
-}
-
-fn sqlite3(db: &Path, sql: &str) -> String {
-    let out = Command::new("sqlite3")
-        .arg("-readonly")
-        .arg(db)
-        .arg(sql)
-        .output()
-        .expect("the sqlite3 CLI is installed by `cargo xtask setup`");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
 }

@@ -18,7 +18,6 @@
 //! run when it is missing.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use rocwasm_tests::*;
 
@@ -80,21 +79,6 @@ const REGIONS: &str = "SELECT count(*) FROM rocpd_region R \
      JOIN rocpd_string S ON S.id = R.name_id AND S.guid = R.guid \
      JOIN rocpd_info_process P ON P.id = R.pid AND P.guid = R.guid \
      JOIN rocpd_info_thread T ON T.id = R.tid AND T.guid = R.guid;";
-
-fn sqlite3(db: &Path, sql: &str) -> String {
-    let out = Command::new("sqlite3")
-        .arg("-readonly")
-        .arg(db)
-        .arg(sql)
-        .output()
-        .expect("the sqlite3 CLI is installed by `cargo xtask setup`");
-    assert!(
-        out.status.success(),
-        "sqlite3 failed on {sql}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
 
 fn count(db: &Path, sql: &str) -> u64 {
     sqlite3(db, sql)

@@ -15,26 +15,10 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use rocwasm_tests::*;
 
 const PROCESSES: u32 = 4;
-
-fn sqlite3(db: &Path, sql: &str) -> String {
-    let out = Command::new("sqlite3")
-        .arg("-readonly")
-        .arg(db)
-        .arg(sql)
-        .output()
-        .expect("the sqlite3 CLI is installed by `cargo xtask setup`");
-    assert!(
-        out.status.success(),
-        "sqlite3 failed on {sql}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
-}
 
 fn count(db: &Path, sql: &str) -> u64 {
     sqlite3(db, sql)
