@@ -45,7 +45,10 @@ impl ApiAggregate {
     }
 }
 
-/// The buffer kinds to trace for `apis` = `"hip,hsa,marker"` (any subset).
+/// The buffer kinds to trace for `apis` = `"hip,hsa,marker"` (any subset;
+/// `roctx` for the raw roctx calls). `marker` is what rocprofv3's
+/// `--marker-trace` records: the application's marks and ranges, named by
+/// their message (`MARKER_CORE_RANGE_API`), and the profiler-control calls.
 pub fn kinds_for_apis(apis: &str) -> Result<Vec<u32>, String> {
     let mut kinds = Vec::new();
     for api in apis.split(',').map(str::trim).filter(|s| !s.is_empty()) {
@@ -57,14 +60,15 @@ pub fn kinds_for_apis(apis: &str) -> Result<Vec<u32>, String> {
                 buffer::HSA_IMAGE_EXT_API,
                 buffer::HSA_FINALIZE_EXT_API,
             ]),
-            "marker" | "roctx" => kinds.extend([
+            "marker" => kinds.extend([buffer::MARKER_CORE_RANGE_API, buffer::MARKER_CONTROL_API]),
+            "roctx" => kinds.extend([
                 buffer::MARKER_CORE_API,
                 buffer::MARKER_CONTROL_API,
                 buffer::MARKER_NAME_API,
             ]),
             other => {
                 return Err(format!(
-                    "config key `apis`: unknown API `{other}` (expected hip, hsa, marker)"
+                    "config key `apis`: unknown API `{other}` (expected hip, hsa, marker, roctx)"
                 ))
             }
         }
@@ -130,8 +134,9 @@ mod tests {
         assert_eq!(kinds_for_apis("hip").unwrap(), [5, 6]);
         assert_eq!(
             kinds_for_apis(" marker , HSA ").unwrap(),
-            [7, 8, 9, 1, 2, 3, 4]
+            [32, 8, 1, 2, 3, 4]
         );
+        assert_eq!(kinds_for_apis("roctx").unwrap(), [7, 8, 9]);
         assert!(kinds_for_apis("hip,cuda").unwrap_err().contains("cuda"));
     }
 }

@@ -12,9 +12,12 @@
 //! the same tables from `fini`.
 //!
 //! When the stage names no `domains`, `init` sets up tracing itself for the
-//! APIs in config key `apis` (comma-separated among `hip`, `hsa`, `marker`;
-//! default all three): HIP runtime + compiler, the four HSA tables, and the
-//! three marker tables. A kind the host cannot trace is skipped with a warning.
+//! APIs in config key `apis` (comma-separated among `hip`, `hsa`, `marker`,
+//! `roctx`; default `hip,hsa,marker`): HIP runtime + compiler, the four HSA
+//! tables, the application's marks and ranges by message as rocprofv3's
+//! `--marker-trace` records them (plus the profiler-control calls), or with
+//! `roctx` the raw roctx calls. A kind the host cannot trace is skipped with
+//! a warning.
 
 mod aggregate;
 
