@@ -257,7 +257,7 @@ static inline bool rocwasm_trace_buffers(const uint32_t *kinds, size_t count,
 
 /* Writes `bytes` to the output file `name` (needs the stage's output grant).
  * On failure returns false and logs the host's reason as a warning. */
-static inline bool rocwasm_formats_write(const char *name, const uint8_t *bytes, size_t len) {
+static inline bool rocwasm_output_write(const char *name, const uint8_t *bytes, size_t len) {
     rocwasm_string_t n = rocwasm_string_borrow(name);
     ROCWASM_W(list_u8_t) contents = {(uint8_t *)bytes, len};
     rocwasm_string_t err;

@@ -243,7 +243,7 @@ void exports_rocwasm_plugin_lifecycle_fini(rocwasm_tables_t *ret) {
     if (state.file && state.file[0]) {
         size_t len;
         uint8_t *csv = rocwasm_table_csv(&t, &len);
-        rocwasm_formats_write(state.file, csv, len);
+        rocwasm_output_write(state.file, csv, len);
         free(csv);
     }
     *ret = (rocwasm_tables_t){NULL, 0};
