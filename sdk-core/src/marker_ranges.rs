@@ -24,6 +24,7 @@ pub(crate) struct OpenRange {
 pub(crate) struct ProcessRanges(pub(crate) Mutex<HashMap<u64, OpenRange>>);
 
 thread_local! {
-    /// The calling thread's open `roctxRangePushA` ranges.
-    pub(crate) static THREAD_RANGES: RefCell<Vec<OpenRange>> = const { RefCell::new(Vec::new()) };
+    /// The calling thread's open `roctxRangePushA` ranges, one place per
+    /// push (`None`: pushed while markers were not traced).
+    pub(crate) static THREAD_RANGES: RefCell<Vec<Option<OpenRange>>> = const { RefCell::new(Vec::new()) };
 }

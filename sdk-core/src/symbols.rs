@@ -320,7 +320,13 @@ impl SymbolTable {
             if let Some(&op) = m.by_text.get(text) {
                 return op;
             }
-            let op = rocwasm_ids::ops::MARKER_MESSAGE_BASE + m.by_text.len() as u32;
+            // After the highest number in use: a recording's journal may
+            // have inserted numbers of its own (`insert_marker`).
+            let base = rocwasm_ids::ops::MARKER_MESSAGE_BASE;
+            let op = m
+                .by_op
+                .last_key_value()
+                .map_or(base, |(&k, _)| (k + 1).max(base));
             let text: Arc<str> = Arc::from(text);
             m.by_text.insert(text.clone(), op);
             m.by_op.insert(op, text);

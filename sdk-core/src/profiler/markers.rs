@@ -72,13 +72,17 @@ impl Profiler {
         }
     }
 
-    /// `roctxRangePushA(message)` on the calling thread.
+    /// `roctxRangePushA(message)` on the calling thread. Every push takes a
+    /// place on the thread's stack, traced or not, so that each pop closes
+    /// its own push even when tracing started or stopped in between; only a
+    /// push made while markers were traced gives a record at its pop.
     pub fn marker_push(&self, message: &str) {
-        if let Some(r) = self.open_marker(message) {
+        let r = self.open_marker(message);
+        if r.is_some() {
             self.open_ranges.fetch_add(1, Relaxed);
-            // A thread past its teardown keeps no stack: nothing recorded.
-            let _ = THREAD_RANGES.try_with(|s| s.borrow_mut().push(r));
         }
+        // A thread past its teardown keeps no stack: nothing recorded.
+        let _ = THREAD_RANGES.try_with(|s| s.borrow_mut().push(r));
     }
 
     /// `roctxRangePop()` on the calling thread: the record of the thread's
@@ -87,6 +91,7 @@ impl Profiler {
         let Some(r) = THREAD_RANGES
             .try_with(|s| s.borrow_mut().pop())
             .ok()
+            .flatten()
             .flatten()
         else {
             return;
@@ -113,6 +118,10 @@ impl Profiler {
 
     /// `roctxRangeStop(id)`, from any thread: the record of that range.
     pub fn marker_stop(&self, id: u64) {
+        // No range open anywhere (markers untraced): no lock taken.
+        if self.open_ranges.load(Relaxed) == 0 {
+            return;
+        }
         let r = {
             let mut open = self
                 .process_ranges

@@ -741,6 +741,32 @@ fn marker_ranges_are_records_of_their_message() {
     );
 }
 
+/// A pop closes its own push even when tracing stopped and started again
+/// between them: a push made untraced takes a place on the thread's stack
+/// and gives no record, and the traced push beneath it keeps its message.
+#[test]
+fn a_pop_closes_its_own_push_across_a_tracing_pause() {
+    let p = Profiler::new();
+    let (ctx, buf, sink) = buffered(&p, &[BufferTracingKind::MarkerCoreRangeApi]);
+    p.start_context(ctx).unwrap();
+    p.marker_push("traced");
+    p.stop_context(ctx).unwrap();
+    p.marker_push("untraced");
+    p.start_context(ctx).unwrap();
+    p.marker_pop(); // closes "untraced": no record
+    assert_eq!(p.unclosed_marker_ranges(), 1);
+    p.marker_pop(); // closes "traced"
+    assert_eq!(p.unclosed_marker_ranges(), 0);
+    p.flush_buffer(buf).unwrap();
+    let b = sink.0.lock().unwrap();
+    let names: Vec<String> = b
+        .api_calls
+        .rows()
+        .map(|r| p.symbols().marker(r.operation).unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["traced"]);
+}
+
 /// Without a context tracing `MARKER_CORE_RANGE_API` nothing is kept.
 #[test]
 fn markers_untraced_cost_nothing() {

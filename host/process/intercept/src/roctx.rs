@@ -66,7 +66,7 @@ roctx! {
     MarkerCoreApi roctxRangePushA(message: *const c_char = "const char *") -> i32 = -1 => push_range(message);
     MarkerCoreApi roctxRangePop() -> i32 = -1 => pop_range();
     MarkerCoreApi roctxRangeStartA(message: *const c_char = "const char *") -> u64 = 0
-        => let start = rocwasm_core::clock::now(), then |id| start_range(message, id, start);
+        => let start = markers().map(|_| rocwasm_core::clock::now()), then |id| start_range(message, id, start);
     MarkerCoreApi roctxRangeStop(id: u64 = "roctx_range_id_t") -> () = () => stop_range(id);
     MarkerControlApi roctxProfilerPause(tid: u64 = "roctx_thread_id_t") -> i32 = -1 => collect(false);
     MarkerControlApi roctxProfilerResume(tid: u64 = "roctx_thread_id_t") -> i32 = -1 => collect(true);
@@ -88,16 +88,17 @@ fn markers() -> Option<&'static rocwasm_core::Profiler> {
         .filter(|p| p.is_tracing(Domain::MarkerCoreRangeApi))
 }
 
-/// The text of a roctx message (a null message is an empty text, so pops
-/// stay paired).
-fn text(message: *const c_char) -> std::borrow::Cow<'static, str> {
+/// The text of a roctx message, borrowed for the duration of the call (a
+/// null message is an empty text, so pops stay paired).
+fn text<'call>(message: *const c_char) -> std::borrow::Cow<'call, str> {
     if message.is_null() {
         return "".into();
     }
     // SAFETY: roctx's contract: `message` is a NUL-terminated string, valid
-    // for the duration of the call (the text is copied before it returns).
+    // for the duration of the call; every caller below uses the text only
+    // inside the interposed call (the engine copies what it keeps).
     let s = unsafe { CStr::from_ptr(message) };
-    s.to_string_lossy().into_owned().into()
+    s.to_string_lossy()
 }
 
 /// `roctxMarkA(message)`: a mark.
@@ -108,26 +109,28 @@ fn mark(message: *const c_char) {
 }
 
 /// `roctxRangePushA(message)`: the message onto the thread's range stack
-/// (`--kernel-rename`) and the engine's open thread ranges.
+/// (`--kernel-rename`) and the engine's open thread ranges (a place on
+/// that stack even untraced, so every pop closes its own push).
 fn push_range(message: *const c_char) {
     let name = text(message);
     selection::push_range(&name);
-    if let Some(p) = markers() {
-        p.marker_push(&name);
+    if let Some(s) = crate::session::active() {
+        s.profiler().marker_push(&name);
     }
 }
 
 /// `roctxRangePop()`: the thread's innermost range ends.
 fn pop_range() {
     selection::pop_range();
-    if let Some(p) = markers() {
-        p.marker_pop();
+    if let Some(s) = crate::session::active() {
+        s.profiler().marker_pop();
     }
 }
 
-/// `roctxRangeStartA(message)` returned range `id`; it began at `start`.
-fn start_range(message: *const c_char, id: u64, start: u64) {
-    if let Some(p) = markers() {
+/// `roctxRangeStartA(message)` returned range `id`; it began at `start`,
+/// taken when markers were traced.
+fn start_range(message: *const c_char, id: u64, start: Option<u64>) {
+    if let (Some(p), Some(start)) = (markers(), start) {
         p.marker_start(&text(message), id, start);
     }
 }
