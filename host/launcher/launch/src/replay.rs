@@ -136,10 +136,20 @@ impl ReplayOutcome {
     }
 }
 
+/// The usage error of a replay given nothing to read.
+fn no_recording() -> LaunchError {
+    LaunchError::usage(
+        "no recording to replay: give a rocprofv3 CSV file or folder, a results.json or a rocpd .db",
+    )
+}
+
 /// Replays `request`'s recordings through its chain, printing to `console`
 /// what `rocwasm replay` prints (the reader's counts, the chain's tables,
 /// the files written, problems), and returns what it left.
 pub fn replay(request: &ReplayRequest, console: &mut dyn Console) -> Result<ReplayOutcome> {
+    if request.paths.is_empty() {
+        return Err(no_recording());
+    }
     for path in &request.paths {
         if !path.exists() {
             return Err(LaunchError::usage(format!(
@@ -192,7 +202,10 @@ pub fn replay(request: &ReplayRequest, console: &mut dyn Console) -> Result<Repl
     if inputs.len() > 1 || request.summary_by_rank {
         return replay_many(request, chain, inputs, host_stats, console);
     }
-    let path = &inputs[0].path;
+    let Some(first) = inputs.first() else {
+        return Err(no_recording());
+    };
+    let path = &first.path;
     let mut source = open_with(path, &ReplayOptions::default()).map_err(&refused)?;
     source.set_strict(strict);
     tracing::info!(path = %path.display(), format = ?source.format, "replaying");

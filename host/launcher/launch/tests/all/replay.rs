@@ -114,3 +114,16 @@ fn a_chain_that_does_not_load_is_a_usage_error() {
     );
     assert!(console.out.is_empty() && console.err.is_empty());
 }
+
+#[test]
+fn a_request_with_no_recording_is_a_usage_error() {
+    let request = ReplayRequest {
+        paths: Vec::new(),
+        install: Install::default(),
+        ..ReplayRequest::default()
+    };
+    let mut console = Captured::new();
+    let e = replay(&request, &mut console).unwrap_err();
+    assert_eq!(e.exit_code(), 2, "{e}");
+    assert!(e.to_string().contains("no recording to replay"), "{e}");
+}
