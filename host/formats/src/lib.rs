@@ -10,8 +10,8 @@
 //! - [`sink`]: the [`Sink`] trait, [`RunMetadata`], [`SinkContext`].
 //! - [`OutputClaims`] (from `rocwasm_plan::claims`): who writes which
 //!   file of the output directory: sinks and plugin stages claim names, a
-//!   second producer of one name is refused and reported. Every sink
-//!   claims through one helper (`sink::claim_file`).
+//!   second producer of one name is refused and reported. The five
+//!   format sinks claim through one helper (`sink::claim_file`).
 //! - [`names`]: operation names of a run ([`OperationNames`]).
 //! - [`stats`]: the native statistics accumulator (`--stats`, the summary table).
 //! - [`summary`]: rocprofv3's `-S`/`--summary-groups` tables over those

@@ -83,8 +83,9 @@ pub trait Sink: Send {
 /// Claims `path` for the sink `who` in the run's registry and, when the
 /// claim is granted, creates the file's folder and opens it with `open`.
 /// `Ok(None)`: another producer has the name (the registry has said so,
-/// once) and the sink writes nothing there. Every sink claims its files
-/// through here, so a file is never created before it is claimed.
+/// once) and the sink writes nothing there. The five format sinks claim
+/// their files through here, so none is created before it is claimed
+/// (the statistics sink defers its claims: `claim_or_defer`).
 pub(crate) fn claim_file<T>(
     claims: &OutputClaims,
     path: &Path,

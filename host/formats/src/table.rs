@@ -24,8 +24,6 @@ pub struct Format {
     pub format: OutputFormat,
     /// What it writes, a few words (the CLI's help).
     pub writes: &'static str,
-    /// Whether `rocwasm replay` reads it back.
-    pub replayable: bool,
     /// A sink writing it into a folder, its file names prefixed by the
     /// optional `-o` name.
     pub sink: fn(&Path, Option<String>) -> Box<dyn Sink>,
@@ -36,31 +34,26 @@ pub const FORMATS: &[Format] = &[
     Format {
         format: OutputFormat::Csv,
         writes: "rocprofv3's CSV files, one per kind",
-        replayable: true,
         sink: |dir, name| Box::new(CsvSink::new(dir, name)),
     },
     Format {
         format: OutputFormat::Json,
         writes: "rocprofv3's results.json",
-        replayable: true,
         sink: |dir, name| Box::new(JsonSink::new(dir, name)),
     },
     Format {
         format: OutputFormat::Rocpd,
         writes: "a rocpd SQLite database",
-        replayable: true,
         sink: |dir, name| Box::new(RocpdSink::new(dir, name)),
     },
     Format {
         format: OutputFormat::Pftrace,
         writes: "a Perfetto trace",
-        replayable: false,
         sink: |dir, name| Box::new(PerfettoSink::new(dir, name)),
     },
     Format {
         format: OutputFormat::Parquet,
         writes: "Apache Parquet, one file per kind",
-        replayable: false,
         sink: |dir, name| Box::new(ParquetSink::new(dir, name)),
     },
 ];
