@@ -126,7 +126,7 @@ pub fn agent_to_c(a: &AgentInfo, type_index: i32, size: usize) -> Vec<u64> {
     if gpu {
         b.u32("cu_count", p.compute_units);
         b.u32("simd_per_cu", p.simds_per_cu);
-        b.u32("simd_count", p.compute_units * p.simds_per_cu);
+        b.u32("simd_count", p.compute_units.saturating_mul(p.simds_per_cu));
         b.u32("max_waves_per_cu", p.max_waves_per_cu);
         if let Some(per_simd) = p.max_waves_per_cu.checked_div(p.simds_per_cu) {
             b.u32("max_waves_per_simd", per_simd);
