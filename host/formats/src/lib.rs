@@ -70,7 +70,7 @@ pub use paths::output_path;
 pub use perfetto::PerfettoSink;
 pub use rocpd::RocpdSink;
 pub use rocwasm_plan::claims::{ClaimRefused, OutputClaims, Producer};
-pub use sink::{RunMetadata, Sink, SinkContext};
+pub use sink::{CallArg, CallArgs, RunMetadata, Sink, SinkContext};
 pub use stats::{StatRow, StatsAccumulator, StatsDomain, StatsReport};
 pub use stats_sink::StatsSink;
 pub use table::{Format, FORMATS};

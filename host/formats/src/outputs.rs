@@ -6,7 +6,7 @@ use std::sync::Mutex;
 use anyhow::{Context, Result};
 use rocwasm_core::Batch;
 
-use crate::sink::{Sink, SinkContext};
+use crate::sink::{CallArgs, Sink, SinkContext};
 use crate::spool::Spool;
 use crate::stats::{StatsAccumulator, StatsReport};
 use crate::stats_sink::StatsSink;
@@ -188,6 +188,14 @@ impl Outputs {
             self.drain_spool(ctx);
         }
         self.write_now(batch, ctx);
+    }
+
+    /// Hands the arguments of calls whose records come later to every sink
+    /// (see [`Sink::call_args`]).
+    pub fn call_args(&mut self, args: &[CallArgs]) {
+        for s in &mut self.sinks {
+            s.call_args(args);
+        }
     }
 
     /// Hands every spooled batch to the sinks and stops spooling.

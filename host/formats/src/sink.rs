@@ -8,7 +8,7 @@ use rocwasm_core::{Batch, SymbolTable};
 use crate::names::OperationNames;
 use rocwasm_plan::claims::{OutputClaims, Producer};
 
-pub use rocwasm_journal::RunMetadata;
+pub use rocwasm_journal::{CallArg, CallArgs, RunMetadata};
 
 /// What a sink may consult while writing: the run, its symbols (agents, code
 /// objects, kernel names) and the operation names. Symbols grow during a live
@@ -68,6 +68,10 @@ pub trait Sink: Send {
     fn claim_for(&mut self, _batch: &Batch) -> Result<()> {
         Ok(())
     }
+    /// The arguments of API calls whose records come in a later batch (a
+    /// live run journals them when its outputs write arguments: rocpd's
+    /// `rocpd_arg`). A sink that writes no arguments ignores them.
+    fn call_args(&mut self, _args: &[CallArgs]) {}
     /// Called once after the last batch: flush, write what needs the whole
     /// run (metadata, symbol tables, statistics) and return the paths of
     /// the files written.

@@ -21,6 +21,7 @@ mod registry;
 mod replay_cli;
 mod replay_equivalence;
 mod report;
+mod rocpd_args;
 mod rocpd_live;
 mod rocpd_merge;
 mod rocpd_summary;

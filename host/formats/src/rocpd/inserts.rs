@@ -1,6 +1,6 @@
 //! The statements of a run's rows: the single-row `INSERT`s of the rows
 //! written when first seen (strings, threads), and the record tables
-//! (events, regions, dispatches, copies, allocations), whose rows are
+//! (events, arguments, regions, dispatches, copies, allocations), whose rows are
 //! gathered while a batch is mapped and written many to a statement
 //! ([`super::rows`]).
 
@@ -8,8 +8,8 @@ use rusqlite::Connection;
 
 use super::rows::TableRows;
 use super::schema::{
-    event, info_thread, insert_sql, kernel_dispatch, memory_allocate, memory_copy, region, sample,
-    string, track,
+    arg, event, info_thread, insert_sql, kernel_dispatch, memory_allocate, memory_copy, region,
+    sample, string, track,
 };
 
 /// The single-row `INSERT`s of the rows written when first seen, and the
@@ -20,6 +20,7 @@ pub(super) struct Inserts {
     pub(super) thread: String,
     pub(super) track: String,
     pub(super) event: TableRows,
+    pub(super) arg: TableRows,
     pub(super) region: TableRows,
     pub(super) sample: TableRows,
     pub(super) kernel_dispatch: TableRows,
@@ -28,7 +29,7 @@ pub(super) struct Inserts {
 }
 
 /// The record tables of [`Inserts`].
-pub(super) const RECORD_TABLES: usize = 6;
+pub(super) const RECORD_TABLES: usize = 7;
 
 impl Inserts {
     pub(super) fn new(s: &str) -> Self {
@@ -55,6 +56,17 @@ impl Inserts {
                     event::PARENT_STACK_ID,
                     event::CORRELATION_ID,
                     event::EXTDATA,
+                ],
+            ),
+            arg: TableRows::new(
+                arg::TABLE,
+                s,
+                &[
+                    arg::EVENT_ID,
+                    arg::POSITION,
+                    arg::TYPE,
+                    arg::NAME,
+                    arg::VALUE,
                 ],
             ),
             track: insert_sql(
@@ -169,6 +181,7 @@ impl Inserts {
     fn record_tables(&mut self) -> [&mut TableRows; RECORD_TABLES] {
         [
             &mut self.event,
+            &mut self.arg,
             &mut self.region,
             &mut self.sample,
             &mut self.kernel_dispatch,

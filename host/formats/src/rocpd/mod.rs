@@ -10,7 +10,8 @@
 //! the reader of `replay` uses too. Mapping from batches:
 //! - API calls → `rocpd_region` (name = function name) with an event whose
 //!   category is the kind name (`HIP_RUNTIME_API`, …) and which holds the
-//!   correlation id;
+//!   correlation id, and the call's arguments (when the run journaled them,
+//!   [`Sink::call_args`]) → `rocpd_arg`, one row per argument;
 //! - kernel dispatches → `rocpd_kernel_dispatch` (`kernel_id` = the run's
 //!   kernel id, also the `rocpd_info_kernel_symbol` row id; `region_name_id`
 //!   = the empty string: rocwasm has no kernel-rename regions yet);
@@ -66,7 +67,7 @@ use schema::{insert_sql, metadata};
 
 use crate::paths::output_path;
 use crate::sink::claim_file;
-use crate::sink::{hash_ids, Sink, SinkContext};
+use crate::sink::{hash_ids, CallArgs, Sink, SinkContext};
 use crate::unfiled::Unfiled;
 use rocwasm_plan::claims::OutputClaims;
 
@@ -196,6 +197,14 @@ impl Sink for RocpdSink {
             Err(e) => {
                 let _ = run.conn.execute_batch("ROLLBACK");
                 Err(e.context(format!("writing {}", path.display())))
+            }
+        }
+    }
+
+    fn call_args(&mut self, args: &[CallArgs]) {
+        if let Some(run) = self.run.as_mut() {
+            for a in args {
+                run.call_args.insert(a.correlation_id, a.args.clone());
             }
         }
     }

@@ -89,6 +89,7 @@ impl RocpdReader {
                 total += n as u64;
             }
             runs.push(run);
+            say_unread(&conn, path, &suffix, state);
         }
         state.progress.set_total(total);
 
@@ -124,6 +125,42 @@ impl BatchReader for RocpdReader {
         match self.rx.recv() {
             Ok(r) => r.map(Some),
             Err(_) => Ok(None), // the reader thread is done
+        }
+    }
+}
+
+/// Says what of a run's tables no batch has a place for: the API calls'
+/// arguments (`rocpd_arg`: replayed calls have none) and hardware counter
+/// values (`rocpd_pmc_event`: not replayed). A table the file lacks counts
+/// nothing.
+fn say_unread(conn: &Connection, path: &Path, suffix: &str, state: &mut State) {
+    for (table, what, loses) in [
+        (
+            schema::arg::TABLE,
+            "rocpd_arg (the API calls' arguments: replayed calls have none)",
+            false,
+        ),
+        (
+            schema::pmc_event::TABLE,
+            "rocpd_pmc_event (hardware counter values)",
+            true,
+        ),
+    ] {
+        let rows: i64 = conn
+            .query_row(
+                &format!("SELECT count(*) FROM \"{table}{suffix}\""),
+                [],
+                |r| r.get(0),
+            )
+            .unwrap_or(0);
+        if rows > 0 {
+            let what = what.to_string();
+            state.report.file(path).issue(
+                crate::replay::report::Reason::UnreadFile { what, loses },
+                None,
+                None,
+                rows as u64,
+            );
         }
     }
 }

@@ -60,6 +60,11 @@ impl Run {
                 a.external_correlation_id[i],
                 extdata,
             );
+            // rocprofv3: each argument of the call a row of `rocpd_arg`
+            // (a marker's range has the message instead).
+            if !is_marker {
+                self.args_of(a.correlation_id[i], event);
+            }
             if is_marker && a.start[i] == a.end[i] {
                 let track = self.track_row(tid, category)?;
                 self.sql.sample.push([
@@ -218,6 +223,23 @@ impl Run {
             }
         }
         Ok(())
+    }
+
+    /// The `rocpd_arg` rows of the call `correlation`, for its event
+    /// `event`, if its arguments were journaled.
+    fn args_of(&mut self, correlation: u64, event: i64) {
+        let Some(args) = self.call_args.remove(&correlation) else {
+            return;
+        };
+        for (position, a) in args.into_iter().enumerate() {
+            self.sql.arg.push([
+                Value::Integer(event),
+                Value::Integer(position as i64),
+                Value::Text(a.type_name),
+                Value::Text(a.name),
+                Value::Text(a.value),
+            ]);
+        }
     }
 
     fn allocate_row(&mut self, a: Allocate<'_>) {

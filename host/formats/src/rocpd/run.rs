@@ -12,7 +12,7 @@ use rusqlite::{params, Connection};
 use super::inserts::Inserts;
 
 use crate::names::kind_name;
-use crate::sink::SinkContext;
+use crate::sink::{CallArg, SinkContext};
 
 /// The node row id: one node per run.
 pub(super) const NID: i64 = 1;
@@ -42,6 +42,10 @@ pub(super) struct Run {
     pub(super) kernels: HashSet<u64>,
     pub(super) queues: HashSet<u64>,
     pub(super) streams: HashSet<u64>,
+    /// Arguments of API calls whose records have not come yet, by internal
+    /// correlation id (a live run journals them before the batch that
+    /// holds the record; see [`crate::Sink::call_args`]).
+    pub(super) call_args: HashMap<u64, Vec<CallArg>>,
 }
 
 /// A 64-bit id or timestamp as SQLite's integer (the same bits).
@@ -70,6 +74,7 @@ impl Run {
             kernels: HashSet::new(),
             queues: HashSet::new(),
             streams: HashSet::new(),
+            call_args: HashMap::new(),
         };
         run.no_region = run.string_id("")?;
         Ok(run)

@@ -72,9 +72,14 @@
 //! - `rocpd_memory_copy.queue_id`: the SDK's memory-copy record names no
 //!   queue (a copy is the runtime's, not a user queue's), and rocprofv3
 //!   writes none either;
-//! - `rocpd_arg`: rocprofv3 writes each API call's arguments; rocwasm does
-//!   not journal arguments yet, so the table and the `*_args` views are
-//!   empty (arguments reach plugins through callbacks).
+//! - `rocpd_arg` of a replay: a recording's arguments have no place in a
+//!   batch, so a database written by `rocwasm replay` has none (the
+//!   replay's report counts the rows it did not read). A live run fills
+//!   it: one row per argument of each traced API call (`position` from 0,
+//!   the C `type` as the API's header spells it, `name`, `value` as text),
+//!   as rocprofv3 does; a roctx range (a marker record) carries its
+//!   message in `extdata` instead. Calls whose records were still in the
+//!   application's buffers when it was killed have no arguments.
 //!
 //! # Reading
 //!
@@ -323,7 +328,7 @@ tables! {
         /// [`super::EventExtdata`] as JSON.
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
-    /// `rocpd_arg`: call arguments (not written by rocwasm).
+    /// `rocpd_arg`: API call arguments (a live run's; not a replay's).
     arg = "rocpd_arg" {
         ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",

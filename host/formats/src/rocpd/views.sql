@@ -30,22 +30,16 @@
 --   again after every run added to a file and after a merge, and replaces
 --   the views of older rocwasm versions.
 --
--- Views of rocprofv3's files that are empty in rocwasm databases, because
--- rocwasm never writes their source rows (their columns are all defined, so
--- queries written for rocprofv3 run and find no rows):
--- * `samples`, `sample_regions`: `rocpd_sample`/`rocpd_track` (rocprofv3
---   writes API records whose start equals their end there, e.g.
---   `roctxMarkA`; rocwasm writes every API record to `rocpd_region`, so
---   they are in `regions`);
--- * `region_args`, `events_args`, `stream_args`: `rocpd_arg` (no call
---   arguments are recorded);
+-- Views of rocprofv3's files whose source rows rocwasm writes only in some
+-- cases (their columns are all defined, so queries written for rocprofv3
+-- run and find what there is):
+-- * `samples`, `sample_regions`: `rocpd_sample`/`rocpd_track` hold the
+--   marks of `--marker-trace` (a `roctxMarkA`, start = end), as rocprofv3
+--   writes them;
+-- * `region_args`, `events_args`, `stream_args`: `rocpd_arg`, each traced
+--   API call's arguments in a live run's database (a replay's has none);
 -- * `pmc_info`, `pmc_events`, `counters_collection`: `rocpd_info_pmc`,
---   `rocpd_pmc_event` (no hardware counters).
--- Columns rocprofv3 reads from `extdata` JSON that rocwasm does not write
--- (`code_objects`: code_object_size, storage_type, memory_base,
--- memory_size; `kernel_symbols`: kernel_symbol_size,
--- kernel_code_entry_byte_offset, demangled_kernel_name,
--- truncated_kernel_name, kernel_address) are NULL.
+--   `rocpd_pmc_event` (no hardware counters yet: always empty).
 --
 -- Not here:
 -- * marker views: rocprofv3's marker view file (ROCm 7.0) defines no view

@@ -227,6 +227,7 @@ impl JournalOutputs {
             match frame {
                 Frame::Meta(_) => {}
                 Frame::Symbols(s) => s.insert_into(profiler.symbols()),
+                Frame::Args(args) => self.pipeline.call_args(&args),
                 Frame::Batch(b) => {
                     self.journaled += b.len() as u64;
                     self.pipeline.deliver(*b)?;

@@ -298,6 +298,12 @@ impl Pipeline {
         Ok(())
     }
 
+    /// The arguments of API calls a live run journaled, before the batch
+    /// holding their records: to the outputs that write them (rocpd).
+    pub fn call_args(&self, args: &[rocwasm_formats::CallArgs]) {
+        self.sinks.call_args(args);
+    }
+
     /// Adds a recorded process to the table deliveries name; the index to
     /// pass to [`Pipeline::deliver_observed`] for its batches.
     pub fn add_process(&self, meta: &RunMetadata) -> u32 {

@@ -5,7 +5,7 @@
 use std::sync::{Arc, Mutex};
 
 use rocwasm_core::{Batch, BufferTracingKind as K, Profiler};
-use rocwasm_formats::{OperationNames, OutputSummary, Outputs, RunMetadata, SinkContext};
+use rocwasm_formats::{CallArgs, OperationNames, OutputSummary, Outputs, RunMetadata, SinkContext};
 
 /// The outputs of one process. Symbols come from the engine's table (a
 /// replay copies the recording's into it before each batch); operation
@@ -62,6 +62,15 @@ impl Sinks {
         if let Some(o) = guard.as_mut() {
             let meta = self.meta.lock().unwrap_or_else(|e| e.into_inner()).clone();
             self.with_context(&meta, |ctx| o.write_batch(batch, ctx));
+        }
+    }
+
+    /// Hands the arguments of calls whose records come later to the
+    /// outputs (`Sink::call_args`).
+    pub fn call_args(&self, args: &[CallArgs]) {
+        let mut guard = self.outputs.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(o) = guard.as_mut() {
+            o.call_args(args);
         }
     }
 

@@ -40,6 +40,7 @@
 //! | 2 | [`Frame::Symbols`] | JSON: agents, code objects, kernel symbols, marker messages added since the last one |
 //! | 3 | [`Frame::Batch`] | a `batch_bytes` frame: the records the outputs take |
 //! | 4 | [`Frame::End`] | JSON: the process's own report at its normal end |
+//! | 5 | [`Frame::Args`] | JSON: API calls' arguments, written before the batch holding their records |
 //!
 //! A journal without an `End` frame belongs to a process that did not reach
 //! its end of run (a crash, a kill): the writer side says how it ended.
@@ -79,6 +80,10 @@ pub enum Frame {
     Batch(Box<Batch>),
     /// The process's report at its normal end, as JSON.
     End(Vec<u8>),
+    /// Arguments of API calls (rocpd's `rocpd_arg`), by internal
+    /// correlation id; a call's arguments come before the batch holding
+    /// its record.
+    Args(Vec<CallArgs>),
 }
 
 impl Frame {
@@ -86,6 +91,30 @@ impl Frame {
     const SYMBOLS: u8 = 2;
     const BATCH: u8 = 3;
     const END: u8 = 4;
+    const ARGS: u8 = 5;
+}
+
+/// The arguments one API call was made with, as the interception rendered
+/// them when the call began: the call's record has the same internal
+/// correlation id.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallArgs {
+    /// The call's internal correlation id.
+    pub correlation_id: u64,
+    /// Its arguments in declaration order (position = index).
+    pub args: Vec<CallArg>,
+}
+
+/// One argument of a [`CallArgs`].
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct CallArg {
+    /// The parameter's C type as the API's header spells it (`hipStream_t`).
+    pub type_name: String,
+    /// The parameter's name (`sizeBytes`).
+    pub name: String,
+    /// The value as text (numbers in decimal, pointers in hex or
+    /// `nullptr`, C strings as their text).
+    pub value: String,
 }
 
 /// Agents, code objects, kernel symbols and marker messages: what records

@@ -135,6 +135,9 @@ impl JournalReader {
             Frame::SYMBOLS => Frame::Symbols(
                 serde_json::from_slice::<Symbols>(&self.buf).map_err(|e| damaged(e.to_string()))?,
             ),
+            Frame::ARGS => {
+                Frame::Args(serde_json::from_slice(&self.buf).map_err(|e| damaged(e.to_string()))?)
+            }
             Frame::BATCH => {
                 let mut scratch = Vec::new();
                 match batch_bytes::decode(&mut self.buf.as_slice(), &mut scratch) {

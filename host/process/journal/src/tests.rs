@@ -41,6 +41,15 @@ fn frames_come_back_in_order() {
         ..Symbols::default()
     };
     w.symbols(&symbols).unwrap();
+    let args = vec![CallArgs {
+        correlation_id: 7,
+        args: vec![CallArg {
+            type_name: "size_t".into(),
+            name: "sizeBytes".into(),
+            value: "4096".into(),
+        }],
+    }];
+    w.args(&args).unwrap();
     w.batch(&batch(3)).unwrap();
     w.batch(&batch(5)).unwrap();
     w.end(br#"{"ok":true}"#).unwrap();
@@ -58,6 +67,10 @@ fn frames_come_back_in_order() {
             }
             Frame::Batch(b) => format!("batch {}", b.len()),
             Frame::End(e) => format!("end {}", String::from_utf8(e).unwrap()),
+            Frame::Args(a) => {
+                assert_eq!(a, args);
+                "args".into()
+            }
         });
     }
     assert_eq!(
@@ -65,6 +78,7 @@ fn frames_come_back_in_order() {
         [
             r#"meta {"pid":42}"#,
             "symbols",
+            "args",
             "batch 3",
             "batch 5",
             r#"end {"ok":true}"#

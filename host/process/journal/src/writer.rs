@@ -6,7 +6,7 @@ use std::path::{Path, PathBuf};
 
 use rocwasm_core::{batch_bytes, Batch};
 
-use crate::{Frame, Symbols, BUILD, MAGIC, VERSION};
+use crate::{CallArgs, Frame, Symbols, BUILD, MAGIC, VERSION};
 
 /// Appends frames to a new journal file. Not shared between threads by
 /// itself: its owner serialises the calls (a delivery thread at a time).
@@ -69,6 +69,12 @@ impl JournalWriter {
     pub fn symbols(&mut self, symbols: &Symbols) -> io::Result<()> {
         let json = serde_json::to_vec(symbols).map_err(io::Error::other)?;
         self.bytes_frame(Frame::SYMBOLS, &json)
+    }
+
+    /// Arguments of calls whose records come in a later batch frame.
+    pub fn args(&mut self, args: &[CallArgs]) -> io::Result<()> {
+        let json = serde_json::to_vec(args).map_err(io::Error::other)?;
+        self.bytes_frame(Frame::ARGS, &json)
     }
 
     /// Records for the outputs.

@@ -12,12 +12,15 @@
 //! journal, however the process ended.
 
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
 use rocwasm_core::{Batch, SymbolTable};
 use rocwasm_journal::RunMetadata;
 use rocwasm_journal::{JournalWriter, Symbols};
 use rocwasm_plan::ProcessInfo;
 use serde::{Deserialize, Serialize};
+
+use crate::call_args::PendingArgs;
 
 /// Who wrote a journal: its first frame.
 #[derive(Debug, Clone, Serialize, Deserialize)]
@@ -155,6 +158,9 @@ pub struct JournalSink {
     cursor: usize,
     /// The first write that failed, and records lost since.
     failed: Option<(String, u64)>,
+    /// Arguments of API calls, written before each batch (when the
+    /// outputs write them: `crate::call_args`).
+    args: Option<Arc<PendingArgs>>,
 }
 
 impl JournalSink {
@@ -179,6 +185,7 @@ impl JournalSink {
             stem,
             cursor: 0,
             failed: None,
+            args: None,
         })
     }
 
@@ -206,9 +213,22 @@ impl JournalSink {
         }
     }
 
-    /// Records for the outputs, after the symbols they name.
+    /// Journals the arguments kept in `args` before each batch from now on.
+    pub fn set_args(&mut self, args: Arc<PendingArgs>) {
+        self.args = Some(args);
+    }
+
+    /// Records for the outputs, after the symbols they name and the
+    /// arguments of their calls.
     pub fn batch(&mut self, table: &SymbolTable, batch: &Batch) {
         self.symbols(table);
+        if let Some(args) = &self.args {
+            let calls = args.take();
+            if !calls.is_empty() {
+                let r = self.writer.args(&calls);
+                self.check(r, 0);
+            }
+        }
         let r = self.writer.batch(batch);
         self.check(r, batch.len() as u64);
     }

@@ -50,6 +50,7 @@
 #![forbid(unsafe_code)]
 
 pub mod api_log;
+pub mod call_args;
 pub mod collection;
 pub mod journal;
 pub mod kernels;

@@ -10,7 +10,7 @@ use rocwasm_core::buffer::DurableMemory;
 use rocwasm_core::{clock, Batch, BufferTracingKind, DeliveryInfo, Profiler};
 use rocwasm_journal::RunMetadata;
 use rocwasm_plan::claims::OutputClaims;
-use rocwasm_plan::{Placement, ProcessInfo, RunPlan};
+use rocwasm_plan::{OutputFormat, Placement, ProcessInfo, RunPlan};
 use rocwasm_plugin_host::{
     Chain, ChainOutput, EngineConfig, HostEnv, PluginEngine, Processes, StageSpec, TracedProcess,
     World,
@@ -18,6 +18,7 @@ use rocwasm_plugin_host::{
 use rocwasm_policy::{admit, audit, Admission, SitePolicy};
 
 use crate::api_log::ApiLog;
+use crate::call_args::PendingArgs;
 use crate::collection::{regions_report, CollectionGate};
 use crate::journal::{JournalMeta, JournalSink, ProcessEnd};
 use crate::kernels::KernelSelection;
@@ -281,12 +282,27 @@ impl LiveRun {
             .map_err(|e| anyhow::anyhow!("create context: {e}"))?;
         own.trace(&profiler, &self.route.own)
             .map_err(anyhow::Error::msg)?;
-        if self.plan.api_log {
-            let log = own
-                .api_log(&profiler, &self.dir, &kinds)
-                .map_err(anyhow::Error::msg)?;
-            *self.api_log.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(log);
-        }
+        let log = if self.plan.api_log {
+            let log = Arc::new(ApiLog::new(&self.dir).map_err(anyhow::Error::msg)?);
+            *self.api_log.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(log.clone());
+            Some(log)
+        } else {
+            None
+        };
+        // rocpd writes each call's arguments (`rocpd_arg`): they are kept
+        // and journaled only for it (crate::call_args).
+        let mut journal = self.journal.lock().unwrap_or_else(|e| e.into_inner());
+        let args = match journal.as_mut() {
+            Some(j) if self.plan.output.formats.contains(&OutputFormat::Rocpd) => {
+                let args = Arc::new(PendingArgs::default());
+                j.set_args(args.clone());
+                Some(args)
+            }
+            _ => None,
+        };
+        drop(journal);
+        own.calls(&profiler, &kinds, log, args)
+            .map_err(anyhow::Error::msg)?;
         if let Some(configure) = native_tools {
             let lines = configure(&profiler, self.admission.native_tools);
             self.start_problems.extend(lines);

@@ -1,9 +1,8 @@
 //! The pipeline's own context in a live run: buffer tracing of the kinds
 //! the sinks take from no chain ([`crate::route::SinkRoute::own`]), and the
-//! API log's callbacks. Its buffer is created on first use, and the context
+//! API callbacks of the API log and of the arguments the outputs write. Its buffer is created on first use, and the context
 //! starts only if it has something to do (the engine refuses an empty one).
 
-use std::path::Path;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
@@ -14,6 +13,7 @@ use rocwasm_core::{
 };
 
 use crate::api_log::ApiLog;
+use crate::call_args::PendingArgs;
 
 /// The buffer size when the plan sets none (1 MiB).
 const DEFAULT_BUFFER: u64 = 1 << 20;
@@ -85,15 +85,20 @@ impl OwnContext {
         Ok(())
     }
 
-    /// `api_calls.txt` in `dir`: callback tracing of the API kinds among
-    /// `kinds`.
-    pub fn api_log(
+    /// Callback tracing of the API kinds among `kinds`, each call handed
+    /// to `log` (`api_calls.txt`, written at EXIT) and to `args` (the
+    /// arguments the outputs write, kept at ENTER). Nothing when both are
+    /// `None`.
+    pub fn calls(
         &self,
         profiler: &Profiler,
-        dir: &Path,
         kinds: &[BufferTracingKind],
-    ) -> Result<Arc<ApiLog>, String> {
-        let log = Arc::new(ApiLog::new(dir)?);
+        log: Option<Arc<ApiLog>>,
+        args: Option<Arc<PendingArgs>>,
+    ) -> Result<(), String> {
+        if log.is_none() && args.is_none() {
+            return Ok(());
+        }
         for &kind in kinds {
             let Some(cb) = Domain::from_buffer_kind(kind)
                 .filter(|d| d.is_api())
@@ -101,14 +106,21 @@ impl OwnContext {
             else {
                 continue;
             };
-            let log = log.clone();
-            let sink = move |r: &rocwasm_core::CallbackRecord, _: &mut u64| log.record(r);
+            let (log, args) = (log.clone(), args.clone());
+            let sink = move |r: &rocwasm_core::CallbackRecord, _: &mut u64| {
+                if let Some(log) = &log {
+                    log.record(r);
+                }
+                if let Some(args) = &args {
+                    args.record(r);
+                }
+            };
             profiler
                 .configure_callback_tracing(self.ctx, cb, &[], Arc::new(sink))
                 .map_err(|e| format!("{}: {e}", cb.name()))?;
             self.used.store(true, Ordering::Relaxed);
         }
-        Ok(log)
+        Ok(())
     }
 
     /// Starts the context if it has anything to do.
