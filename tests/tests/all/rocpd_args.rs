@@ -2,7 +2,8 @@
 //! writes them (one row per argument: the call's event, the position from
 //! 0, the C type, the name, the value as text), read through the view AMD's
 //! rocpd tool reads them from (`region_args`), and said when a replay
-//! cannot carry them.
+//! cannot carry them; and the process row's `environment`, which a replay
+//! keeps.
 //!
 //! The reference is the run's own API log (`ROCWASM_API_LOG`:
 //! `api_calls.txt`, one line per call with its correlation id and its
@@ -93,7 +94,12 @@ fn a_live_runs_database_has_every_calls_arguments_as_the_call_was_made() {
         "--",
         app.to_str().unwrap(),
     ];
-    let out = rocwasm_with_env(&args, tmp.path(), &[("ROCWASM_API_LOG", "1")]);
+    let mark = "a value; with = and spaces";
+    let out = rocwasm_with_env(
+        &args,
+        tmp.path(),
+        &[("ROCWASM_API_LOG", "1"), ("ROCWASM_TEST_MARK", mark)],
+    );
     assert_success(&out, &args.join(" "));
     let dir = tmp.path().join("out");
     let db = dir.join("results.db");
@@ -152,4 +158,14 @@ fn a_live_runs_database_has_every_calls_arguments_as_the_call_was_made() {
         sqlite3(&replayed, "SELECT count(*) FROM rocpd_arg").trim(),
         "0"
     );
+
+    // The application's environment, as rocprofv3 records it (a JSON object
+    // of the variables), in the live run's process row and in the replay's.
+    for db in [&db, &replayed] {
+        let got = sqlite3(
+            db,
+            "SELECT JSON_EXTRACT(environment, '$.ROCWASM_TEST_MARK') FROM rocpd_info_process",
+        );
+        assert_eq!(got.trim(), mark, "{}", db.display());
+    }
 }

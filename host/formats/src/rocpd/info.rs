@@ -92,6 +92,7 @@ impl Run {
                     p::START,
                     p::END,
                     p::COMMAND,
+                    p::ENVIRONMENT,
                 ],
             );
             let (start, end) = (m.start_ns as i64, m.end_ns as i64);
@@ -106,7 +107,8 @@ impl Run {
                     end,
                     start,
                     end,
-                    m.command.join(" ")
+                    m.command.join(" "),
+                    serde_json::to_string(&m.environment).expect("text serialises")
                 ],
             )?;
         }

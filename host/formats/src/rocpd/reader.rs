@@ -230,12 +230,13 @@ fn load_run(
             .prepare(&{
                 use info_process as p;
                 format!(
-                    "SELECT \"{}\", {}, {}, {}, {} FROM \"{}{s}\" ORDER BY \"{}\" LIMIT 1",
+                    "SELECT \"{}\", {}, {}, {}, {}, {} FROM \"{}{s}\" ORDER BY \"{}\" LIMIT 1",
                     p::PID,
                     or_zero(p::PPID),
                     or_empty(p::COMMAND),
                     or_zero(p::START),
                     or_zero(p::END),
+                    or_empty(p::ENVIRONMENT),
                     p::TABLE,
                     p::ID
                 )
@@ -249,6 +250,11 @@ fn load_run(
             state.meta.command = cmd.split_whitespace().map(str::to_string).collect();
             state.meta.start_ns = r.get::<_, i64>(3).map_err(&e)? as u64;
             state.meta.end_ns = r.get::<_, i64>(4).map_err(&e)? as u64;
+            // rocprofv3's and rocwasm's: a JSON object of strings; anything
+            // else reads as no environment.
+            if let rusqlite::types::Value::Text(env) = r.get(5).map_err(&e)? {
+                state.meta.environment = serde_json::from_str(&env).unwrap_or_default();
+            }
         }
         let host: Option<String> = conn
             .query_row(

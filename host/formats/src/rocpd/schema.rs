@@ -72,6 +72,10 @@
 //! - `rocpd_memory_copy.queue_id`: the SDK's memory-copy record names no
 //!   queue (a copy is the runtime's, not a user queue's), and rocprofv3
 //!   writes none either;
+//! - `rocpd_info_process.extdata`: rocprofv3 writes its own options there
+//!   (its tool's configuration); rocwasm's options are not rocprofv3's, so
+//!   it stays `{}` (the run's command line is in `command`, the
+//!   application's environment in `environment`, as rocprofv3 writes it);
 //! - `rocpd_arg` of a replay: a recording's arguments have no place in a
 //!   batch, so a database written by `rocwasm replay` has none (the
 //!   replay's report counts the rows it did not read). A live run fills

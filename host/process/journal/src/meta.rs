@@ -1,6 +1,7 @@
 //! [`RunMetadata`]: who a profiled process is, where and when; the
 //! journal's first frame carries it, and every sink writes it.
 
+use std::collections::BTreeMap;
 use std::hash::Hasher;
 
 use serde::{Deserialize, Serialize};
@@ -34,11 +35,16 @@ pub struct RunMetadata {
     /// (the variables `%job%` reads: Slurm, PBS, LSF, Flux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<String>,
+    /// The process's environment at its start (`rocpd_info_process.environment`,
+    /// as rocprofv3 writes it); empty when the source did not record it.
+    #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]
+    pub environment: BTreeMap<String, String>,
 }
 
 impl RunMetadata {
-    /// Metadata of the calling process (pid, ppid, hostname, and the MPI
-    /// rank and batch job id its environment names), for `command`.
+    /// Metadata of the calling process (pid, ppid, hostname, its
+    /// environment and the MPI rank and batch job id it names), for
+    /// `command`.
     pub fn for_current_process(command: Vec<String>) -> Self {
         let process = rocwasm_plan::ProcessInfo::current();
         let first = |names: &[&str]| {
@@ -56,6 +62,11 @@ impl RunMetadata {
             command,
             rank,
             job,
+            environment: process
+                .vars
+                .iter()
+                .map(|(k, v)| (k.clone(), v.clone()))
+                .collect(),
             ..Self::default()
         }
     }
