@@ -318,7 +318,8 @@ mod tests {
     use crate::synthetic::sample_run;
 
     /// OpenMP calls have no CSV file, Parquet table or JSON category;
-    /// retired correlation ids no rocpd table or Perfetto track: each
+    /// retired correlation ids no CSV file, Parquet table, rocpd table or
+    /// Perfetto track: each
     /// format says how many records it left out, and writes the rest.
     #[test]
     fn calls_a_format_has_no_file_for_are_counted_and_said() {
@@ -369,6 +370,8 @@ mod tests {
             ("OMPT", 3, "CSV"),
             ("OMPT", 3, "Parquet"),
             ("OMPT", 3, "JSON"),
+            ("CORRELATION_ID_RETIREMENT", 2, "CSV"),
+            ("CORRELATION_ID_RETIREMENT", 2, "Parquet"),
             ("CORRELATION_ID_RETIREMENT", 2, "rocpd"),
             ("CORRELATION_ID_RETIREMENT", 2, "Perfetto"),
         ];

@@ -2,8 +2,9 @@
 //!
 //! rocprofv3's CSV (and our Parquet tables, which follow its files) has one
 //! file per API family it writes, its JSON one category per family; OpenMP
-//! (OMPT) calls have neither; rocpd and Perfetto have no place for retired
-//! correlation ids and runtime initialisations. A sink counts the records it
+//! (OMPT) calls have neither; CSV, Parquet, rocpd and Perfetto have no
+//! place for retired correlation ids and runtime initialisations (JSON
+//! has). A sink counts the records it
 //! leaves out, per kind, and says so once at the end
 //! ([`crate::sink::Sink::notes`]) rather than dropping them without a word.
 
@@ -25,7 +26,7 @@ impl Unfiled {
 
     /// Counts the records of the tables a format that follows rocprofv3's
     /// has no place for: retired correlation ids and runtime
-    /// initialisations (rocpd, Perfetto).
+    /// initialisations (CSV, Parquet, rocpd, Perfetto).
     pub(crate) fn count_unplaced_tables(&mut self, batch: &Batch) {
         use rocwasm_core::BufferTracingKind as K;
         for (kind, n) in [

@@ -293,6 +293,7 @@ impl Sink for CsvSink {
             unfiled,
             api_prefixes,
         } = self;
+        unfiled.count_unplaced_tables(batch);
 
         let k = &batch.kernel_dispatches;
         for i in 0..k.len() {

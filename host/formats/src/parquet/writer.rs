@@ -115,6 +115,7 @@ impl Sink for ParquetSink {
     }
 
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
+        self.unfiled.count_unplaced_tables(batch);
         for (file, rows) in tables(batch, ctx, &mut self.resolve, &mut self.unfiled)? {
             let table = self.table(file)?;
             if let Some(w) = &mut table.writer {

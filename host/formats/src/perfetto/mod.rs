@@ -6,7 +6,9 @@
 //! - a thread track per OS thread, child of the process: HIP, HSA and marker
 //!   calls are slices there (nested calls nest);
 //! - an agent track per agent, child of the process, with a queue track per
-//!   queue (kernels) and a track per copy direction and stream (copies).
+//!   queue (kernels) and a track per copy direction and stream (copies);
+//! - counter tracks per agent for memory allocated and scratch memory held,
+//!   as rocprofv3 draws them ([`memory`]), written when the trace ends.
 //!
 //! Flows: a kernel or copy carries flow id `f(correlation id)`; so does the
 //! API call with that correlation id (the launch), and Perfetto draws an
@@ -29,6 +31,7 @@
 //! files of several processes can simply be concatenated (`cat a b > c`):
 //! a trace file is a bare sequence of packets.
 
+mod memory;
 pub(crate) mod proto;
 mod wire;
 
@@ -48,6 +51,7 @@ use crate::sink::claim_file;
 use crate::sink::{hash_ids, RunMetadata, Sink, SinkContext};
 use crate::stats::kernel_display_name;
 use crate::unfiled::Unfiled;
+use memory::MemoryCounters;
 use proto::*;
 use rocwasm_plan::claims::OutputClaims;
 use wire::{Arg, SliceEncoder};
@@ -103,6 +107,7 @@ const T_AGENT: u64 = 3;
 const T_QUEUE: u64 = 4;
 const T_COPY: u64 = 5;
 const FLOW: u64 = 6;
+const T_MEMORY: u64 = 7;
 
 /// Writes a `.pftrace` file. See the module docs.
 pub struct PerfettoSink {
@@ -134,6 +139,8 @@ pub struct PerfettoSink {
     slices: SliceEncoder,
     /// Records with no place in the trace: see [`Sink::notes`].
     unfiled: Unfiled,
+    /// Memory allocation and scratch memory steps, drawn at the end.
+    memory: MemoryCounters,
 }
 
 impl PerfettoSink {
@@ -165,6 +172,7 @@ impl PerfettoSink {
             kernel_names: HashMap::default(),
             slices: SliceEncoder::default(),
             unfiled: Unfiled::default(),
+            memory: MemoryCounters::default(),
         }
     }
 
@@ -327,6 +335,44 @@ impl PerfettoSink {
         Ok(uuid)
     }
 
+    /// The memory counter tracks ([`memory`]): one per agent and counter,
+    /// a child of the agent's track, one value per record.
+    fn write_memory(&mut self, ctx: &SinkContext<'_>) -> Result<()> {
+        for ((agent, counter), values) in self.memory.tracks() {
+            let parent = self.agent_track(ctx, agent)?;
+            let (uuid, new) = self.track_uuid(T_MEMORY, &[agent, counter as u64]);
+            if new {
+                let on = match ctx.symbols.agent(agent) {
+                    Some(a) => format!(
+                        "Agent [{}] ({})",
+                        a.node_id,
+                        match a.agent_type {
+                            rocwasm_core::AgentType::Cpu => "CPU",
+                            rocwasm_core::AgentType::Gpu => "GPU",
+                        }
+                    ),
+                    None => format!("agent {agent}"),
+                };
+                self.describe(TrackDescriptor {
+                    uuid: Some(uuid),
+                    parent_uuid: Some(parent),
+                    name: Some(format!("{} on {on}", counter.title())),
+                    counter: Some(CounterDescriptor {
+                        unit: Some(UNIT_SIZE_BYTES),
+                        is_incremental: Some(false),
+                    }),
+                    ..Default::default()
+                })?;
+            }
+            for (at, value) in values {
+                self.slices.counter(uuid, value);
+                self.slices.write(&mut self.buf, self.sequence_id, at);
+                self.write_out(WRITE_CHUNK)?;
+            }
+        }
+        Ok(())
+    }
+
     fn write_api(&mut self, ctx: &SinkContext<'_>, call: ApiCall, with_flow: bool) -> Result<()> {
         let track = self.thread_track(call.thread_id)?;
         let name = self.operation_name(ctx, call.kind, call.operation);
@@ -410,6 +456,7 @@ impl Sink for PerfettoSink {
             return Ok(());
         }
         self.unfiled.count_unplaced_tables(batch);
+        self.memory.add(batch);
         let dispatch_kind = BufferTracingKind::KernelDispatch.raw();
         let copy_kind = BufferTracingKind::MemoryCopy.raw();
         let k = &batch.kernel_dispatches;
@@ -492,7 +539,9 @@ impl Sink for PerfettoSink {
     }
 
     fn notes(&mut self) -> Vec<String> {
-        self.unfiled.take_notes("Perfetto")
+        let mut notes = self.unfiled.take_notes("Perfetto");
+        notes.extend(self.memory.notes());
+        notes
     }
 
     fn finish(&mut self, ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>> {
@@ -500,6 +549,7 @@ impl Sink for PerfettoSink {
             return Ok(Vec::new());
         }
         self.flush_pending(ctx, 0)?;
+        self.write_memory(ctx)?;
         self.write_out(0)?;
         self.out
             .take()

@@ -6,8 +6,8 @@
 //! (not installed on build nodes, and one more tool for every user), while
 //! this subset is a dozen fields. Field numbers and types are those of
 //! `protos/perfetto/trace/trace_packet.proto`,
-//! `track_event/track_descriptor.proto`, `process_descriptor.proto` and
-//! `thread_descriptor.proto`, checked against the descriptors shipped in the
+//! `track_event/track_descriptor.proto`, `counter_descriptor.proto`,
+//! `process_descriptor.proto` and `thread_descriptor.proto`, checked against the descriptors shipped in the
 //! PyPI `perfetto` package; the test in `tests/perfetto_decode.rs` parses our
 //! output with that decoder and rejects any unknown field.
 //!
@@ -58,7 +58,24 @@ pub struct TrackDescriptor {
     /// agent).
     #[prost(uint64, optional, tag = "5")]
     pub parent_uuid: Option<u64>,
+    /// Makes this a counter track (memory allocated, scratch memory held).
+    #[prost(message, optional, tag = "8")]
+    pub counter: Option<CounterDescriptor>,
 }
+
+/// `perfetto.protos.CounterDescriptor` (subset).
+#[derive(Clone, PartialEq, prost::Message)]
+pub struct CounterDescriptor {
+    /// The values' unit ([`UNIT_SIZE_BYTES`]).
+    #[prost(int32, optional, tag = "3")]
+    pub unit: Option<i32>,
+    /// False: each value is the track's value, not an increment.
+    #[prost(bool, optional, tag = "5")]
+    pub is_incremental: Option<bool>,
+}
+
+/// `CounterDescriptor.Unit.UNIT_SIZE_BYTES`.
+pub const UNIT_SIZE_BYTES: i32 = 3;
 
 /// `perfetto.protos.ProcessDescriptor` (subset).
 #[derive(Clone, PartialEq, prost::Message)]

@@ -33,9 +33,11 @@ const EVENT_DEBUG_ANNOTATIONS: u32 = 4;
 const EVENT_TYPE: u32 = 9;
 const EVENT_NAME_IID: u32 = 10;
 const EVENT_TRACK_UUID: u32 = 11;
+const EVENT_COUNTER_VALUE: u32 = 30;
 const EVENT_FLOW_IDS: u32 = 47;
 const TYPE_SLICE_BEGIN: u64 = 1;
 const TYPE_SLICE_END: u64 = 2;
+const TYPE_COUNTER: u64 = 4;
 
 // `DebugAnnotation` fields.
 const ARG_NAME_IID: u32 = 1;
@@ -204,6 +206,17 @@ impl SliceEncoder {
         e.clear();
         varint(e, EVENT_TYPE, TYPE_SLICE_END);
         varint(e, EVENT_TRACK_UUID, track);
+    }
+
+    /// Starts a counter event: `track` (a counter track) has `value` from
+    /// the event's time on. Then [`Self::write`].
+    pub(crate) fn counter(&mut self, track: u64, value: u64) {
+        let e = &mut self.event;
+        e.clear();
+        varint(e, EVENT_TYPE, TYPE_COUNTER);
+        varint(e, EVENT_TRACK_UUID, track);
+        // int64 on the wire: the same varint for a value below 2^63.
+        varint(e, EVENT_COUNTER_VALUE, value.min(i64::MAX as u64));
     }
 
     /// An unsigned integer argument of the event begun.

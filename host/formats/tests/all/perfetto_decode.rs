@@ -2,8 +2,10 @@
 //! `perfetto`), has no field the schema does not know, resolves every
 //! interned name as a trace processor would (on its own packet sequence,
 //! after the sequence's state was cleared, in a packet that says it needs
-//! that state), names every slice as the records do, and two processes'
-//! traces concatenate into one that still parses with summed counts.
+//! that state), names every slice as the records do, draws memory
+//! allocations and scratch memory as counter tracks with the values the
+//! records give, and two processes' traces concatenate into one that still
+//! parses with summed counts.
 
 use crate::common;
 
@@ -36,6 +38,8 @@ tracks, slices, ends, flows, seqs, procs, threads = 0, 0, 0, {}, set(), 0, 0
 # Interned strings per sequence: (names, categories, argument names); a
 # sequence has state only once a packet of it cleared it.
 state, unresolved, names = {}, 0, set()
+# Counter tracks by uuid: their names, and their (timestamp, value)s.
+counter_names, counter_values = {}, {}
 CLEARED, NEEDS = 1, 2
 for p in trace.packet:
     seq = p.trusted_packet_sequence_id
@@ -50,6 +54,8 @@ for p in trace.packet:
         for table, entries in zip(state[seq], (d.event_names, d.event_categories, d.debug_annotation_names)):
             for e in entries:
                 table[e.iid] = e.name
+    if p.HasField('track_descriptor') and p.track_descriptor.HasField('counter'):
+        counter_names[p.track_descriptor.uuid] = p.track_descriptor.name
     if p.HasField('track_descriptor'):
         tracks += 1
         procs += p.track_descriptor.HasField('process')
@@ -69,10 +75,16 @@ for p in trace.packet:
                 unresolved += 1
         elif e.type == TrackEvent.TYPE_SLICE_END:
             ends += 1
+        elif e.type == TrackEvent.TYPE_COUNTER:
+            counter_values.setdefault(e.track_uuid, []).append((p.timestamp, e.counter_value))
         for f in e.flow_ids:
             flows[f] = flows.get(f, 0) + 1
 linked = sum(1 for c in flows.values() if c >= 2)
 print("names=" + "|".join(sorted(names)))
+# Each counter track's last value in time, by name (values of a track
+# written out of order would still be read in time order).
+last = sorted(f"{counter_names.get(u, '?')}={max(v)[1]}" for u, v in counter_values.items())
+print("counters=" + "|".join(last) + f" events={sum(len(v) for v in counter_values.values())}")
 print(f"packets={len(trace.packet)} unknown={unknown(trace)} unresolved={unresolved} tracks={tracks} processes={procs} threads={threads} slices={slices} ends={ends} flows={linked} sequences={len(seqs)}")
 "#;
 
@@ -159,6 +171,75 @@ fn expected(run: &rocwasm_formats::synthetic::SampleRun) -> (usize, usize, usize
     (tracks, threads.len(), slices, async_ids.len())
 }
 
+/// The counter tracks the trace must draw, each track's last value, and
+/// the number of counter events, computed from the records: bytes
+/// allocated on each agent (an allocation adds its size, a free takes away
+/// the size of the earlier allocation of its address), and the scratch
+/// memory each agent holds at the end (the last scratch record's size, 0
+/// after a free or reclaim).
+fn expected_counters(run: &rocwasm_formats::synthetic::SampleRun) -> (String, usize) {
+    use std::collections::{BTreeMap, HashMap};
+    let agent_name = |id: u64| {
+        let a = run
+            .symbols
+            .agent(id)
+            .expect("the sample describes its agents");
+        format!("Agent [{}] (GPU)", a.node_id)
+    };
+    let mut allocs: Vec<_> = run
+        .batches
+        .iter()
+        .flat_map(|b| b.memory_allocations.rows())
+        .collect();
+    allocs.sort_by_key(|m| m.start);
+    let mut live = HashMap::new();
+    let mut last: BTreeMap<String, u64> = BTreeMap::new();
+    let mut events = 0;
+    for m in allocs {
+        match m.operation {
+            1 | 2 => {
+                live.insert(m.address, (m.agent_id, m.allocation_size));
+                *last
+                    .entry(format!("ALLOCATE BYTES on {}", agent_name(m.agent_id)))
+                    .or_default() += m.allocation_size;
+                events += 1;
+            }
+            _ => {
+                if let Some((agent, size)) = live.remove(&m.address) {
+                    *last
+                        .entry(format!("ALLOCATE BYTES on {}", agent_name(agent)))
+                        .or_default() -= size;
+                    events += 1;
+                }
+            }
+        }
+    }
+    let mut scratch: Vec<_> = run
+        .batches
+        .iter()
+        .flat_map(|b| b.scratch_memory.rows())
+        .collect();
+    scratch.sort_by_key(|s| s.start);
+    for s in scratch {
+        let held = if s.operation == 1 {
+            s.allocation_size
+        } else {
+            0
+        };
+        last.insert(
+            format!("SCRATCH MEMORY on {}", agent_name(s.agent_id)),
+            held,
+        );
+        events += 1;
+    }
+    let line = last
+        .iter()
+        .map(|(k, v)| format!("{k}={v}"))
+        .collect::<Vec<_>>()
+        .join("|");
+    (format!("counters={line} events={events}"), last.len())
+}
+
 #[test]
 fn perfetto_decoder_parses_and_two_traces_concatenate() {
     let dir = tempfile::tempdir().unwrap();
@@ -171,7 +252,15 @@ fn perfetto_decoder_parses_and_two_traces_concatenate() {
 
     let (ta, tha, sa, fa) = expected(&a);
     let (tb, thb, sb, fb) = expected(&b);
+    let (counters_a, counter_tracks_a) = expected_counters(&a);
+    let (_, counter_tracks_b) = expected_counters(&b);
+    assert!(counter_tracks_a >= 2, "{counters_a}");
+    let (ta, tb) = (ta + counter_tracks_a, tb + counter_tracks_b);
     let got_a = decode(&pa);
+    assert!(
+        got_a.lines().any(|l| l == counters_a),
+        "got {got_a}\nwant the line {counters_a}"
+    );
     let want_a = format!(
         "unknown=0 unresolved=0 tracks={ta} processes=1 threads={tha} slices={sa} ends={sa} flows={fa} sequences=1"
     );

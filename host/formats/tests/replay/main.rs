@@ -1,6 +1,7 @@
 //! The readers' integration tests, in one binary (each file a module).
 
 mod errors;
+mod every_table;
 mod fixtures;
 mod legacy_columns;
 mod rocm7;
