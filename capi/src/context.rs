@@ -27,6 +27,8 @@ pub unsafe extern "C" fn rocprofiler_create_context(context_id: *mut Handle) -> 
             Some(tool) => tool.create_context(engine()?)?,
             None => engine()?.create_context()?,
         };
+        // Its marker records are numbered as the SDK numbers them.
+        engine()?.number_markers_as_the_sdk(ctx)?;
         // SAFETY: checked non-null; the caller passes a writable handle.
         unsafe { (*context_id).handle = ctx.0 };
         Ok(())

@@ -112,6 +112,10 @@ pub(crate) struct ContextState {
     id: ContextId,
     active: AtomicBool,
     external: ExternalIds,
+    /// Its `MARKER_CORE_RANGE_API` records carry the roctx operation, as
+    /// the SDK's do, rather than the message's number
+    /// ([`Profiler::number_markers_as_the_sdk`]).
+    roctx_ops: AtomicBool,
 }
 
 impl ContextState {

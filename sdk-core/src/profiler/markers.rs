@@ -159,9 +159,16 @@ impl Profiler {
             }
             if let Some(b) = e.buffers(op) {
                 let external = self.external_id(e, DOMAIN, op, r.correlation_id, r.thread_id);
+                // The SDK's numbering for a C tool's context, the message's
+                // for everyone else.
+                let operation = if e.ctx.roctx_ops.load(Relaxed) {
+                    op
+                } else {
+                    r.message
+                };
                 b.push(&Record::Api(ApiCall {
                     kind: e.buffer_kind,
-                    operation: r.message,
+                    operation,
                     correlation_id: r.correlation_id,
                     external_correlation_id: external,
                     ancestor: 0,

@@ -35,10 +35,24 @@ impl Profiler {
             id,
             active: AtomicBool::new(false),
             external: ExternalIds::default(),
+            roctx_ops: AtomicBool::new(false),
         });
         cfg.contexts.insert(id, (state, ContextConfig::default()));
         self.rebuild(&cfg);
         Ok(id)
+    }
+
+    /// Makes `ctx`'s `MARKER_CORE_RANGE_API` records carry the roctx
+    /// operation (`roctxMarkA`, `roctxThreadRangeA`, `roctxProcessRangeA`)
+    /// as the SDK's records do, instead of the number of their message
+    /// (what the outputs and plugins name a record by): a tool written
+    /// against the SDK's C API looks the operation's name up and gets the
+    /// message from the roctx call's callback, by correlation id.
+    pub fn number_markers_as_the_sdk(&self, ctx: ContextId) -> Result<(), Status> {
+        let cfg = self.config();
+        let (state, _) = cfg.contexts.get(&ctx).ok_or(Status::ContextNotFound)?;
+        state.roctx_ops.store(true, Relaxed);
+        Ok(())
     }
 
     /// Starts delivering records for `ctx`. Allowed any time before finalize.

@@ -768,6 +768,52 @@ fn a_pop_closes_its_own_push_across_a_tracing_pause() {
 }
 
 /// Without a context tracing `MARKER_CORE_RANGE_API` nothing is kept.
+/// A C tool's context (numbered as the SDK) gets the roctx operation of
+/// each marker record, as the SDK's records carry it; another context of
+/// the same run gets the message's number.
+#[test]
+fn a_c_tools_marker_records_carry_the_roctx_operation() {
+    let p = Arc::new(Profiler::new());
+    let kinds = [BufferTracingKind::MarkerCoreRangeApi];
+    let (sdk_ctx, sdk_buf, sdk_sink) = buffered(&p, &kinds);
+    let (ctx, buf, sink) = buffered(&p, &kinds);
+    p.number_markers_as_the_sdk(sdk_ctx).unwrap();
+    p.start_context(sdk_ctx).unwrap();
+    p.start_context(ctx).unwrap();
+    p.marker_mark("mark");
+    p.marker_push("range");
+    p.marker_pop();
+    p.marker_start("process", 3, clock::now());
+    p.marker_stop(3);
+    p.flush_buffer(sdk_buf).unwrap();
+    p.flush_buffer(buf).unwrap();
+    let kind = BufferTracingKind::MarkerCoreRangeApi;
+    let op = |n: &str| operation_by_name(kind, n).unwrap();
+    let ops: Vec<u32> = sdk_sink.0.lock().unwrap().api_calls.operation.clone();
+    assert_eq!(
+        ops,
+        [
+            op("roctxMarkA"),
+            op("roctxThreadRangeA"),
+            op("roctxProcessRangeA")
+        ]
+    );
+    let names: Vec<String> = sink
+        .0
+        .lock()
+        .unwrap()
+        .api_calls
+        .operation
+        .iter()
+        .map(|&o| p.symbols().marker(o).unwrap().to_string())
+        .collect();
+    assert_eq!(names, ["mark", "range", "process"]);
+    assert_eq!(
+        p.number_markers_as_the_sdk(ContextId(999)),
+        Err(Status::ContextNotFound)
+    );
+}
+
 #[test]
 fn markers_untraced_cost_nothing() {
     let p = Profiler::new();

@@ -25,7 +25,10 @@
 //! - RUNTIME_INITIALIZATION callbacks with their payload (HSA and HIP);
 //! - `finalize` pops, on its thread, the external ids `initialize` pushed;
 //! - a context configured in `initialize` and started later (from the HIP
-//!   runtime's initialisation callback) gets timed copies and dispatches.
+//!   runtime's initialisation callback) gets timed copies and dispatches;
+//! - MARKER_CORE_RANGE_API records name the roctx operation
+//!   (`roctxMarkA`, `roctxThreadRangeA`, `roctxProcessRangeA`) and carry
+//!   the correlation id of the roctx call that opened them.
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::Path;
@@ -48,6 +51,8 @@ const BUF_MEMORY_COPY: u64 = 10;
 const BUF_KERNEL_DISPATCH: u64 = 11;
 const BUF_RETIREMENT: u64 = 13;
 const BUF_OMPT: u64 = 15;
+const BUF_MARKER_CORE: u64 = 7;
+const BUF_MARKER_CORE_RANGE: u64 = 32;
 /// ROCDECODE_API_EXT and the eight KFD kinds.
 const BUF_NO_PRODUCER: std::ops::RangeInclusive<u64> = 23..=31;
 /// The API kinds, callback and buffer numbering alike (HSA ×4, HIP ×2,
@@ -183,6 +188,30 @@ fn a_tool_that_configures_everything_sees_what_amds_validators_check() {
         );
     }
     assert!(rec.of("other").next().is_none(), "no counter records");
+
+    // Marker records as the SDK numbers them: the roctx operation, named,
+    // with the id of the roctx call that opened the range.
+    let ranges = rec.buffered(buf_ctx, BUF_MARKER_CORE_RANGE);
+    assert!(!ranges.is_empty(), "the sample's roctx ranges");
+    let roctx_calls: HashMap<u64, &Value> = rec
+        .buffered(buf_ctx, BUF_MARKER_CORE)
+        .into_iter()
+        .map(|r| (n(r, "int"), r))
+        .collect();
+    for r in &ranges {
+        let (op, name) = (n(r, "op"), r["name"].as_str().unwrap_or(""));
+        let want = ["roctxMarkA", "roctxThreadRangeA", "roctxProcessRangeA"];
+        assert!(op < 3 && name == want[op as usize], "{r}");
+        let opener = roctx_calls
+            .get(&n(r, "int"))
+            .unwrap_or_else(|| panic!("no roctx call has the id of {r}"));
+        assert!(
+            ["roctxMarkA", "roctxRangePushA", "roctxRangeStartA"]
+                .contains(&opener["name"].as_str().unwrap_or("")),
+            "{r} opened by {opener}"
+        );
+        assert!(n(r, "start") <= n(r, "end"), "{r}");
+    }
 
     // Internal correlation ids: every API record's, unique per call and
     // dense, 1..=N (AMD's validator: max == number of distinct ids).
