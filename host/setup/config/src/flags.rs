@@ -246,7 +246,7 @@ impl Chain {
                     message: format!("bad --output-file `{o}`: a file name prefix cannot contain `/` (use --output-directory)"),
                 });
             }
-            self.output.file_prefix = flag_template("--output-file", o)?;
+            self.output.file_prefix = Some(flag_template("--output-file", o)?);
         }
         if flags.write_during_run {
             self.output.write = WriteTiming::DuringRun;
@@ -550,7 +550,10 @@ mod tests {
         };
         let c = Chain::from_flags(&flags).unwrap();
         assert_eq!(c.output.directory.as_str(), "out/%rank%");
-        assert_eq!(c.output.file_prefix.as_str(), "run");
+        assert_eq!(
+            c.output.file_prefix.as_ref().map(|p| p.as_str()),
+            Some("run")
+        );
         assert_eq!(
             c.output.formats,
             vec![OutputFormat::Rocpd, OutputFormat::Pftrace]

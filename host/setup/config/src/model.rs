@@ -67,8 +67,12 @@ pub struct Settings {
 pub struct Output {
     /// The run's output directory (`directory`), expanded per process.
     pub directory: PathTemplate,
-    /// Prefix of every output file name (`file_prefix`), expanded per process.
-    pub file_prefix: PathTemplate,
+    /// Prefix of every output file name (`file_prefix`, `-o`), expanded per
+    /// process; `None` when neither sets one: rocprofv3's default prefix
+    /// ([`DEFAULT_OUTPUT_FILE`]) names the process, which a run's directory
+    /// already does, so its files keep their plain names. An explicit
+    /// `%pid%` is applied.
+    pub file_prefix: Option<PathTemplate>,
     /// Host sinks that write the chain's final batches (`formats`).
     pub formats: Vec<OutputFormat>,
     /// Domains recorded for the sinks even if no stage asks for them
@@ -87,7 +91,7 @@ impl Default for Output {
     fn default() -> Self {
         Output {
             directory: PathTemplate::parse(DEFAULT_OUTPUT_DIRECTORY).expect("valid default"),
-            file_prefix: PathTemplate::parse(DEFAULT_OUTPUT_FILE).expect("valid default"),
+            file_prefix: None,
             formats: vec![OutputFormat::Csv],
             trace: Vec::new(),
             summary: true,

@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use rocwasm_plan::{OutputPlan, PathTemplate, RunPlan, StagePlan};
 
-use crate::model::{Chain, World, DEFAULT_OUTPUT_FILE};
+use crate::model::{Chain, World};
 
 /// What the plan needs besides the chain.
 #[derive(Debug, Clone, Default)]
@@ -45,13 +45,13 @@ impl Chain {
             chain: self.file.clone(),
             output: OutputPlan {
                 directory: absolute_template(&self.output.directory),
-                // `-o` is merged into the chain's `file_prefix`. Its default
-                // (`%pid%`) is not applied to runs: their directory already
-                // names the process, and their files keep rocprofv3's plain
-                // names.
-                file_prefix: Some(&self.output.file_prefix)
-                    .filter(|p| !p.as_str().is_empty() && p.as_str() != DEFAULT_OUTPUT_FILE)
-                    .cloned(),
+                // `-o` is merged into the chain's `file_prefix`; with neither,
+                // none (see `Output::file_prefix`). An empty one is none.
+                file_prefix: self
+                    .output
+                    .file_prefix
+                    .clone()
+                    .filter(|p| !p.as_str().is_empty()),
                 formats,
                 stats: options.stats,
                 write: self.output.write,
@@ -255,5 +255,26 @@ operations = { hip_runtime_api = ["hipLaunchKernel", "hipMemcpy"] }
             plan.stages[0].output.directory(Path::new("o")).as_deref(),
             Some(Path::new("o"))
         );
+    }
+
+    /// rocprofv3's default prefix names no file; `-o` does, `%pid%` too.
+    #[test]
+    fn only_an_explicit_output_file_prefixes_the_files() {
+        let with = |output_file: Option<&str>| {
+            let chain = Chain::from_flags(&crate::TraceFlags {
+                kernel_trace: true,
+                output_file: output_file.map(str::to_string),
+                ..Default::default()
+            })
+            .unwrap();
+            chain
+                .to_plan(&PlanOptions::default())
+                .output
+                .file_prefix
+                .map(|p| p.as_str().to_string())
+        };
+        assert_eq!(with(None), None);
+        assert_eq!(with(Some("%pid%")).as_deref(), Some("%pid%"));
+        assert_eq!(with(Some("run")).as_deref(), Some("run"));
     }
 }

@@ -88,7 +88,13 @@ impl Chain {
         let b = &self.settings.buffer;
         let settings = vec![
             ("output directory".into(), self.output.directory.to_string()),
-            ("file prefix".into(), self.output.file_prefix.to_string()),
+            (
+                "file prefix".into(),
+                self.output.file_prefix.as_ref().map_or_else(
+                    || "none (files keep their plain names)".to_string(),
+                    |p| p.to_string(),
+                ),
+            ),
             (
                 "formats".into(),
                 self.output

@@ -168,7 +168,7 @@ impl Validator<'_> {
             o.directory = self.template(d, "directory")?;
         }
         if let Some(p) = &raw.file_prefix {
-            o.file_prefix = self.template(p, "file_prefix")?;
+            o.file_prefix = Some(self.template(p, "file_prefix")?);
             if p.get_ref().contains('/') {
                 return Err(self.src.error(
                     p.span(),

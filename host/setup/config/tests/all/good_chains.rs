@@ -107,7 +107,8 @@ fn defaults() {
     let c = parse("version = 1\n[output]\ntrace = ['kernel']\n").unwrap();
     assert!(c.stages.is_empty());
     assert_eq!(c.output.directory.as_str(), "%hostname%/%pid%");
-    assert_eq!(c.output.file_prefix.as_str(), "%pid%");
+    // rocprofv3's default prefix (`%pid%`) is not applied: none is set.
+    assert_eq!(c.output.file_prefix, None);
     assert_eq!(c.output.formats, [OutputFormat::Csv]);
     assert!(c.output.summary);
     assert_eq!(c.output.write, rocwasm_plan::WriteTiming::AtEnd);
@@ -279,7 +280,10 @@ fn templates_expand_per_process() {
             .collect(),
     };
     assert_eq!(c.output.directory.expand(&p), "out/123/r7");
-    assert_eq!(c.output.file_prefix.expand(&p), "gpu01_99");
+    assert_eq!(
+        c.output.file_prefix.as_ref().unwrap().expand(&p),
+        "gpu01_99"
+    );
 }
 
 #[test]
