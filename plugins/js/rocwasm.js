@@ -11,7 +11,7 @@
 // - bufferKind("MEMORY_COPY"), bufferOperationName(kind, op), … : kinds
 //   and operations by name, asked of the host once and cached;
 // - Table: a summary table for `fini` and its CSV;
-// - info/warn/error/debug, configGet, writeFile;
+// - info/warn/error/debug, configGet, writeFile, writeResult;
 // - exportAnalysis(plugin): the `lifecycle` and `analysis` export objects,
 //   with a default for every function the plugin does not define.
 //
@@ -167,6 +167,30 @@ export function configGet(key, fallback, parse = (s) => s.replace(/^"|"$/g, ""))
     throw new PluginError(`config key \`${key}\` must be a number, not \`${raw}\``);
   }
   return value;
+}
+
+/** The host's answer to every output call of a stage the chain grants no
+ *  output directory (WIT 0.2.0, `output`): the chain wants no files from it. */
+export const NOT_GRANTED = "no output directory is granted to this plugin";
+
+let notGranted = false;
+
+/** Writes `name`, a file holding what the plugin also returns as a summary
+ *  table, as the stock plugins do; true when written. Without an output
+ *  grant (the chain asked for the tables only) nothing is written and one
+ *  info-level line per instance says so; any other refusal is a warning
+ *  naming the file and the host's reason. */
+export function writeResult(pluginName, name, data) {
+  if (notGranted) return false;
+  const err = writeFile(name, data);
+  if (err === undefined) return true;
+  if (err === NOT_GRANTED) {
+    notGranted = true;
+    info(`${pluginName}: ${name} not written: the chain grants no output directory (the table is in the summary)`);
+  } else {
+    warn(`${pluginName}: cannot write ${name}: ${err}`);
+  }
+  return false;
 }
 
 /** Creates or replaces `name` in the granted output directory; undefined on

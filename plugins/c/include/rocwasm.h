@@ -255,13 +255,31 @@ static inline bool rocwasm_trace_buffers(const uint32_t *kinds, size_t count,
 }
 #endif
 
+/* The host's answer to every output call of a stage the chain grants no
+ * output directory (WIT 0.2.0, `output`): the chain wants no files from it. */
+#define ROCWASM_OUTPUT_NOT_GRANTED "no output directory is granted to this plugin"
+
 /* Writes `bytes` to the output file `name` (needs the stage's output grant).
- * On failure returns false and logs the host's reason as a warning. */
+ * Returns false when nothing was written: without a grant (the chain asked
+ * for the summary tables only) one info-level line per instance says so;
+ * any other refusal is logged as a warning with the host's reason. Meant
+ * for a file that holds what the plugin also returns as a summary table,
+ * as the stock plugins write theirs. */
 static inline bool rocwasm_output_write(const char *name, const uint8_t *bytes, size_t len) {
+    static bool not_granted = false;
+    if (not_granted) return false;
     rocwasm_string_t n = rocwasm_string_borrow(name);
     ROCWASM_W(list_u8_t) contents = {(uint8_t *)bytes, len};
     rocwasm_string_t err;
     if (rocwasm_plugin_output_write(&n, &contents, &err)) return true;
+    size_t ng = sizeof ROCWASM_OUTPUT_NOT_GRANTED - 1;
+    if (err.len == ng && memcmp(err.ptr, ROCWASM_OUTPUT_NOT_GRANTED, ng) == 0) {
+        not_granted = true;
+        rocwasm_log(ROCWASM_INFO, "no output file written: the chain grants this stage no "
+                                  "output directory (its table is in the summary)");
+        ROCWASM_W(string_free)(&err);
+        return false;
+    }
     char prefix[] = "cannot write output file: ";
     size_t p = sizeof prefix - 1;
     char *msg = (char *)rocwasm_alloc(p + err.len + 1);

@@ -86,10 +86,7 @@ const plugin = {
       const gbs = b.ns === 0n ? "-" : ratio2(b.bytes, b.ns);
       table.row(bucketLabel(k), min, max, b.copies, b.bytes, b.ns, gbs, percent(b.bytes, total));
     }
-    if (this.file) {
-      const err = rocwasm.writeFile(this.file, table.csv());
-      if (err !== undefined) rocwasm.info(`copy-histogram: cannot write ${this.file}: ${err}`);
-    }
+    if (this.file) rocwasm.writeResult("copy-histogram", this.file, table.csv());
     return [table];
   },
 };

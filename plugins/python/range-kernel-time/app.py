@@ -128,9 +128,7 @@ class RangeKernelTime(rocwasm.AnalysisPlugin):
             name = SEP.join(path) if path else NO_RANGE
             table.row(name, instances, kernels, self_ns, total_ns, f"{pct:.2f}")
         if self.file:
-            err = rocwasm.write_file(self.file, table.csv())
-            if err:
-                rocwasm.info(f"range-kernel-time: cannot write {self.file}: {err}")
+            rocwasm.write_result("range-kernel-time", self.file, table.csv())
         return [table]
 
 

@@ -22,7 +22,17 @@ The same shape as the Rust SDK (`plugins/sdk`) and the JS module
 (`plugins/js/rocwasm.js`). See `plugins/python/README.md`.
 """
 
-from .host import config_get, config_entries, debug, error, info, warn, write_file
+from .host import (
+    NOT_GRANTED,
+    config_get,
+    config_entries,
+    debug,
+    error,
+    info,
+    warn,
+    write_file,
+    write_result,
+)
 from .names import (
     buffer_kind,
     buffer_kind_name,
@@ -57,4 +67,6 @@ __all__ = [
     "select",
     "warn",
     "write_file",
+    "write_result",
+    "NOT_GRANTED",
 ]

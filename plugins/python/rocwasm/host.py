@@ -9,7 +9,10 @@
   raises `PluginError` naming the key.
 - `write_file(name, data)`: a file in the output directory the chain grants
   the stage; returns an error sentence (or None) instead of raising, since
-  a missing grant is normal.
+  a missing grant is normal (`NOT_GRANTED` is that sentence).
+- `write_result(plugin, name, data)`: the same for a file that repeats a
+  summary table: quiet (one info line) without a grant, a warning on any
+  other refusal; True when written.
 """
 
 from componentize_py_types import Err
@@ -60,6 +63,13 @@ def config_get(key, default=None, type=str):
         ) from None
 
 
+#: The host's answer to every output call of a stage the chain grants no
+#: output directory (WIT 0.2.0, `output`): the chain wants no files from it.
+NOT_GRANTED = "no output directory is granted to this plugin"
+
+_not_granted = False
+
+
 def write_file(name, data):
     """Creates or replaces `name` in the granted directory; None on
     success, else the host's sentence (e.g. no output directory granted)."""
@@ -70,3 +80,24 @@ def write_file(name, data):
     except Err as e:
         return str(e.value)
     return None
+
+
+def write_result(plugin, name, data):
+    """Writes `name`, a file holding what the plugin also returns as a
+    summary table, as the stock plugins do; True when written. Without an
+    output grant (the chain asked for the tables only) nothing is written
+    and one info-level line per instance says so; any other refusal is a
+    warning naming the file and the host's reason."""
+    global _not_granted
+    if _not_granted:
+        return False
+    err = write_file(name, data)
+    if err is None:
+        return True
+    if err == NOT_GRANTED:
+        _not_granted = True
+        info(f"{plugin}: {name} not written: the chain grants no output directory "
+             "(the table is in the summary)")
+    else:
+        warn(f"{plugin}: cannot write {name}: {err}")
+    return False
