@@ -114,3 +114,36 @@ fn the_c_plugin_computes_queue_occupancy_of_a_replayed_trace() {
         assert_eq!(have, expected, "queue {}: {row:?}", n("Queue"));
     }
 }
+
+/// A chain that wants the C plugin's table only (no `output = true`): the
+/// table is in the summary, no file is written, and the missing grant is
+/// not a warning (the C helper tells it from a refusal, as the Rust SDK
+/// does; it warned before).
+#[test]
+fn without_an_output_grant_the_c_plugin_writes_no_file_and_warns_about_nothing() {
+    plugins_dir(&["queue-occupancy"]);
+    let tmp = tempfile::tempdir().unwrap();
+    let chain = tmp.path().join("chain.toml");
+    std::fs::write(&chain, CHAIN.replace("output = true\n", "")).unwrap();
+    let trace = workspace().join("examples/traces/sample");
+    let args = [
+        "replay",
+        trace.to_str().unwrap(),
+        "-c",
+        chain.to_str().unwrap(),
+        "-d",
+        "out",
+    ];
+    let out = rocwasm(&args, tmp.path());
+    assert_success(&out, &args.join(" "));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr),
+    );
+    assert!(stdout.contains("Queue occupancy"), "the table: {stdout}");
+    assert!(
+        !stderr.contains("WARN") && !stderr.contains("cannot write"),
+        "no warning:\n{stderr}"
+    );
+    assert!(!tmp.path().join("out/queue_occupancy.csv").exists());
+}
