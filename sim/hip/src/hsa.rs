@@ -139,6 +139,12 @@ extern "C" {
         signal: Handle,
         time: *mut DispatchTime,
     ) -> Status;
+    pub fn hsa_system_get_major_extension_table(
+        extension: u16,
+        version_major: u16,
+        table_length: usize,
+        table: *mut c_void,
+    ) -> Status;
     pub fn hsa_code_object_reader_create_from_memory(
         code: *const c_void,
         size: usize,
@@ -250,4 +256,22 @@ pub fn signal_destroy(s: Handle) {
 pub fn signal_wait_done(s: Handle) {
     // SAFETY: plain call with a signal handle.
     while unsafe { hsa_signal_wait_scacquire(s, CONDITION_LT, 1, u64::MAX, 0) } >= 1 {}
+}
+
+/// `HSA_EXTENSION_AMD_LOADER`.
+pub const EXTENSION_AMD_LOADER: u16 = 0x201;
+
+/// The AMD loader extension's table (`hsa_ven_amd_loader_1_03_pfn_t`):
+/// only the entry HIP uses is typed.
+#[repr(C)]
+pub struct LoaderTable {
+    pub query_host_address: *const c_void,
+    pub query_segment_descriptors: *const c_void,
+    pub query_executable: *const c_void,
+    pub executable_iterate_loaded_code_objects: *const c_void,
+    pub loaded_code_object_get_info: *const c_void,
+    pub code_object_reader_create_from_file_with_offset_size: Option<
+        unsafe extern "C" fn(fd: i32, offset: usize, size: usize, reader: *mut Handle) -> Status,
+    >,
+    pub iterate_executables: *const c_void,
 }

@@ -34,7 +34,97 @@ pub struct Dim3 {
 /// Code objects from one fat binary or module image.
 pub struct Module {
     image: Vec<u8>,
+    /// Where the image lies in a file, when it does: its code objects are
+    /// then read from that file, so the loader names them by it
+    /// (`file:///path/app#offset=…&size=…`), as ROCm's HIP runtime does for
+    /// the code objects embedded in an executable or loaded from a file.
+    origin: Option<Origin>,
     loaded: Mutex<HashMap<usize, Arc<Loaded>>>,
+}
+
+/// A file and the offset in it where a module's image starts.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Origin {
+    path: std::path::PathBuf,
+    offset: u64,
+}
+
+/// The file mapped at `addr` in this process (`/proc/self/maps`), and the
+/// offset in that file of the byte at `addr`; `None` for anonymous memory
+/// (the heap, a stack) or a file since deleted.
+fn file_at_address(addr: usize) -> Option<Origin> {
+    let maps = std::fs::read_to_string("/proc/self/maps").ok()?;
+    maps.lines()
+        .find_map(|line| origin_in_maps_line(line, addr))
+}
+
+/// One `/proc/self/maps` line's answer for `addr`:
+/// `start-end perms offset dev inode   path`.
+fn origin_in_maps_line(line: &str, addr: usize) -> Option<Origin> {
+    let mut rest = line;
+    let mut field = || {
+        let t = rest.trim_start();
+        let end = t.find(char::is_whitespace).unwrap_or(t.len());
+        let (f, r) = t.split_at(end);
+        rest = r;
+        f
+    };
+    let (range, _perms, offset, _dev, _inode) = (field(), field(), field(), field(), field());
+    let path = rest.trim_start();
+    if !path.starts_with('/') || path.ends_with(" (deleted)") {
+        return None;
+    }
+    let (lo, hi) = range.split_once('-')?;
+    let (lo, hi) = (
+        usize::from_str_radix(lo, 16).ok()?,
+        usize::from_str_radix(hi, 16).ok()?,
+    );
+    if !(lo..hi).contains(&addr) {
+        return None;
+    }
+    let offset = u64::from_str_radix(offset, 16).ok()?;
+    Some(Origin {
+        path: path.into(),
+        offset: offset + (addr - lo) as u64,
+    })
+}
+
+/// A reader of `size` bytes at `offset` of `origin`'s file, through the
+/// HSA loader extension (as ROCm's HIP runtime reads code objects from
+/// files); `None` when the file or the extension is not there.
+fn file_reader(origin: &Origin, offset: u64, size: usize) -> Option<Handle> {
+    use std::os::fd::AsRawFd;
+    let file = std::fs::File::open(&origin.path).ok()?;
+    let mut table = std::mem::MaybeUninit::<hsa::LoaderTable>::zeroed();
+    // SAFETY: the table is a #[repr(C)] struct of pointers of the size we
+    // pass; HSA writes at most that many bytes.
+    let ok = unsafe {
+        hsa::hsa_system_get_major_extension_table(
+            hsa::EXTENSION_AMD_LOADER,
+            1,
+            std::mem::size_of::<hsa::LoaderTable>(),
+            table.as_mut_ptr().cast(),
+        ) == hsa::SUCCESS
+    };
+    if !ok {
+        return None;
+    }
+    // SAFETY: zeroed, then filled by HSA: every field is a pointer or an
+    // Option of a function pointer, for which all-zero is valid.
+    let table = unsafe { table.assume_init() };
+    let create = table.code_object_reader_create_from_file_with_offset_size?;
+    let mut reader = Handle::default();
+    // SAFETY: an open file descriptor (kept open for the call), a range of
+    // the file, and a valid out-pointer.
+    let status = unsafe {
+        create(
+            file.as_raw_fd(),
+            (origin.offset + offset) as usize,
+            size,
+            &mut reader,
+        )
+    };
+    (status == hsa::SUCCESS).then_some(reader)
 }
 
 /// A module loaded on one device.
@@ -64,9 +154,10 @@ fn registry() -> std::sync::MutexGuard<'static, Registry> {
 }
 
 impl Module {
-    fn new(image: Vec<u8>) -> Arc<Module> {
+    fn new(image: Vec<u8>, origin: Option<Origin>) -> Arc<Module> {
         Arc::new(Module {
             image,
+            origin,
             loaded: Mutex::default(),
         })
     }
@@ -84,24 +175,41 @@ impl Module {
             hipErrorInvalidImage
         })?;
         let (mut reader, mut exe) = (Handle::default(), Handle::default());
-        // SAFETY: `code` lives as long as the module (the HSA reader copies
-        // it anyway); out-pointers are valid; options are null.
-        let ok = unsafe {
-            hsa::hsa_code_object_reader_create_from_memory(
-                code.as_ptr().cast(),
-                code.len(),
-                &mut reader,
-            ) == hsa::SUCCESS
-                && hsa::hsa_executable_create_alt(0, 0, std::ptr::null(), &mut exe) == hsa::SUCCESS
-                && hsa::hsa_executable_load_agent_code_object(
-                    exe,
-                    d.agent,
-                    reader,
-                    std::ptr::null(),
-                    std::ptr::null_mut(),
+        // From the file the image is in, when it is in one; else from memory
+        // (the HSA reader copies `code`, which lives as long as the module).
+        let in_image = code.as_ptr() as u64 - self.image.as_ptr() as u64;
+        let from_file = self
+            .origin
+            .as_ref()
+            .and_then(|o| file_reader(o, in_image, code.len()));
+        let read = match from_file {
+            Some(r) => {
+                reader = r;
+                true
+            }
+            // SAFETY: `code` is `code.len()` readable bytes; `reader` is a
+            // valid out-pointer.
+            None => unsafe {
+                hsa::hsa_code_object_reader_create_from_memory(
+                    code.as_ptr().cast(),
+                    code.len(),
+                    &mut reader,
                 ) == hsa::SUCCESS
-                && hsa::hsa_executable_freeze(exe, std::ptr::null()) == hsa::SUCCESS
+            },
         };
+        // SAFETY: out-pointers are valid; options are null.
+        let ok = read
+            && unsafe {
+                hsa::hsa_executable_create_alt(0, 0, std::ptr::null(), &mut exe) == hsa::SUCCESS
+                    && hsa::hsa_executable_load_agent_code_object(
+                        exe,
+                        d.agent,
+                        reader,
+                        std::ptr::null(),
+                        std::ptr::null_mut(),
+                    ) == hsa::SUCCESS
+                    && hsa::hsa_executable_freeze(exe, std::ptr::null()) == hsa::SUCCESS
+            };
         if !ok {
             return Err(hipErrorInvalidImage);
         }
@@ -168,7 +276,9 @@ pub extern "C" fn __hipRegisterFatBinary(data: *const c_void) -> *mut *mut c_voi
     };
     // SAFETY: the bundle is `len` bytes long (computed from its header).
     let image = unsafe { std::slice::from_raw_parts(binary, len) }.to_vec();
-    let module = Module::new(image);
+    // Embedded in the executable (or a library): its code objects are
+    // read from that file, as ROCm's HIP runtime reads them.
+    let module = Module::new(image, file_at_address(binary as usize));
     let handle = Box::into_raw(Box::new(std::ptr::null_mut::<c_void>()));
     if crate::log_enabled() {
         eprintln!(
@@ -544,11 +654,11 @@ fn elf_len(ptr: *const u8) -> usize {
     (phoff + phsize * phnum).max(shoff + shsize * shnum).max(64)
 }
 
-fn new_module(image: Vec<u8>, out: *mut *mut c_void) -> hipError_t {
+fn new_module(image: Vec<u8>, origin: Option<Origin>, out: *mut *mut c_void) -> hipError_t {
     if let Err(e) = device::runtime() {
         return e;
     }
-    let module = Module::new(image);
+    let module = Module::new(image, origin);
     let handle = Arc::as_ptr(&module) as usize;
     registry().modules.insert(handle, module);
     write_out(out, handle as *mut c_void)
@@ -574,6 +684,7 @@ pub extern "C" fn hipModuleLoadData(module: *mut *mut c_void, image: *const c_vo
         // SAFETY: the image is `len` bytes long, per its own header.
         new_module(
             unsafe { std::slice::from_raw_parts(ptr, len) }.to_vec(),
+            file_at_address(ptr as usize),
             module,
         )
     })
@@ -589,7 +700,10 @@ pub extern "C" fn hipModuleLoad(module: *mut *mut c_void, fname: *const c_char) 
             .to_string_lossy()
             .into_owned();
         match std::fs::read(&path) {
-            Ok(bytes) => new_module(bytes, module),
+            Ok(bytes) => {
+                let path = std::fs::canonicalize(&path).unwrap_or_else(|_| path.into());
+                new_module(bytes, Some(Origin { path, offset: 0 }), module)
+            }
             Err(_) => hipErrorFileNotFound,
         }
     })
@@ -652,4 +766,38 @@ pub extern "C" fn hipKernelNameRefByPtr(
         .functions_by_host
         .get(&(host_function as usize))
         .map_or(std::ptr::null(), |f| f.c_name.as_ptr())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_maps_line_gives_the_file_and_offset_of_an_address() {
+        let line = "5581a000-5581c000 r--p 00003000 08:01 1234        /opt/my app/bin/app";
+        assert_eq!(
+            origin_in_maps_line(line, 0x5581_a010),
+            Some(Origin {
+                path: "/opt/my app/bin/app".into(),
+                offset: 0x3010
+            })
+        );
+        assert_eq!(origin_in_maps_line(line, 0x5581_c000), None, "end excluded");
+        let heap = "55820000-55841000 rw-p 00000000 00:00 0          [heap]";
+        assert_eq!(origin_in_maps_line(heap, 0x5582_0010), None);
+        let anon = "7f0000000000-7f0000001000 rw-p 00000000 00:00 0 ";
+        assert_eq!(origin_in_maps_line(anon, 0x7f00_0000_0010), None);
+        let gone = "7f0000000000-7f0000001000 r--p 00000000 08:01 9 /tmp/x.so (deleted)";
+        assert_eq!(origin_in_maps_line(gone, 0x7f00_0000_0010), None);
+    }
+
+    #[test]
+    fn this_test_binary_is_found_at_its_own_code() {
+        let here = this_test_binary_is_found_at_its_own_code as fn() as usize;
+        let origin = file_at_address(here).expect("code is file-backed");
+        assert_eq!(
+            std::fs::canonicalize(&origin.path).unwrap(),
+            std::fs::canonicalize(std::env::current_exe().unwrap()).unwrap()
+        );
+    }
 }

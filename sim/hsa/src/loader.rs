@@ -60,7 +60,7 @@ struct Executable {
 
 #[derive(Default)]
 struct Registry {
-    readers: HashMap<u64, Arc<Vec<u8>>>,
+    readers: HashMap<u64, Reader>,
     executables: BTreeMap<u64, Executable>,
     code_objects: HashMap<u64, LoadedCodeObject>,
     symbols: HashMap<u64, Symbol>,
@@ -84,10 +84,35 @@ pub fn kernel(kernel_object: u64) -> Option<Arc<KernelInfo>> {
     with(|r| r.kernels.get(&kernel_object).cloned())
 }
 
-fn new_reader(bytes: Vec<u8>, reader: *mut hsa_code_object_reader_t) -> hsa_status_t {
+/// A code object reader: the bytes, and the URI of the file they were
+/// read from (the loader names a code object by it, as ROCm's does:
+/// `file:///path/app#offset=8192&size=40960`); `None` for memory.
+#[derive(Clone)]
+struct Reader {
+    bytes: Arc<Vec<u8>>,
+    uri: Option<String>,
+}
+
+fn new_reader(
+    bytes: Vec<u8>,
+    uri: Option<String>,
+    reader: *mut hsa_code_object_reader_t,
+) -> hsa_status_t {
     let handle = next_handle();
-    with(|r| r.readers.insert(handle, Arc::new(bytes)));
+    let bytes = Arc::new(bytes);
+    with(|r| r.readers.insert(handle, Reader { bytes, uri }));
     out(reader, Handle { handle })
+}
+
+/// The URI of a code object read from open file `fd`: `file://` and the
+/// file's path, with the offset and size read when only part of it was.
+fn file_uri(fd: i32, part: Option<(usize, usize)>) -> Option<String> {
+    let path = std::fs::read_link(format!("/proc/self/fd/{fd}")).ok()?;
+    let mut uri = format!("file://{}", path.display());
+    if let Some((offset, size)) = part {
+        uri.push_str(&format!("#offset={offset}&size={size}"));
+    }
+    Some(uri)
 }
 
 pub extern "C" fn hsa_code_object_reader_create_from_memory(
@@ -99,7 +124,7 @@ pub extern "C" fn hsa_code_object_reader_create_from_memory(
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
     let bytes = crate::util::slice(code_object.cast::<u8>(), size).to_vec();
-    new_reader(bytes, reader)
+    new_reader(bytes, None, reader)
 }
 
 fn read_fd(fd: i32, offset: u64, size: Option<usize>) -> Option<Vec<u8>> {
@@ -127,7 +152,7 @@ pub extern "C" fn hsa_code_object_reader_create_from_file(
     reader: *mut hsa_code_object_reader_t,
 ) -> hsa_status_t {
     match read_fd(fd, 0, None) {
-        Some(bytes) => new_reader(bytes, reader),
+        Some(bytes) => new_reader(bytes, file_uri(fd, None), reader),
         None => HSA_STATUS_ERROR_INVALID_FILE,
     }
 }
@@ -139,7 +164,7 @@ extern "C" fn reader_from_file_with_offset_size(
     reader: *mut hsa_code_object_reader_t,
 ) -> hsa_status_t {
     match read_fd(fd, offset as u64, Some(size)) {
-        Some(bytes) => new_reader(bytes, reader),
+        Some(bytes) => new_reader(bytes, file_uri(fd, Some((offset, size))), reader),
         None => HSA_STATUS_ERROR_INVALID_FILE,
     }
 }
@@ -174,6 +199,7 @@ pub extern "C" fn hsa_executable_create(
 /// Copies the loadable segments of an ELF code object into new memory.
 fn load(
     bytes: &[u8],
+    uri: Option<String>,
     agent: u64,
     executable: u64,
 ) -> Result<(LoadedCodeObject, Vec<Symbol>), hsa_status_t> {
@@ -247,12 +273,14 @@ fn load(
         load_base: base as u64,
         load_size,
         load_delta,
-        uri: format!(
-            "memory://{}#offset={:#x}&size={}",
-            std::process::id(),
-            storage_base,
-            bytes.len()
-        ),
+        uri: uri.unwrap_or_else(|| {
+            format!(
+                "memory://{}#offset={:#x}&size={}",
+                std::process::id(),
+                storage_base,
+                bytes.len()
+            )
+        }),
     };
     Ok((lco, symbols))
 }
@@ -267,7 +295,7 @@ pub extern "C" fn hsa_executable_load_agent_code_object(
     if crate::agent::find(agent.handle).is_none_or(|a| !a.is_gpu()) {
         return HSA_STATUS_ERROR_INVALID_AGENT;
     }
-    let Some(bytes) = with(|r| r.readers.get(&reader.handle).cloned()) else {
+    let Some(Reader { bytes, uri }) = with(|r| r.readers.get(&reader.handle).cloned()) else {
         return HSA_STATUS_ERROR_INVALID_CODE_OBJECT_READER;
     };
     match with(|r| r.executables.get(&executable.handle).map(|e| e.frozen)) {
@@ -275,7 +303,7 @@ pub extern "C" fn hsa_executable_load_agent_code_object(
         Some(true) => return HSA_STATUS_ERROR_FROZEN_EXECUTABLE,
         Some(false) => {}
     }
-    let (lco, symbols) = match load(&bytes, agent.handle, executable.handle) {
+    let (lco, symbols) = match load(&bytes, uri, agent.handle, executable.handle) {
         Ok(loaded) => loaded,
         Err(e) => return e,
     };

@@ -172,8 +172,8 @@ fn the_default_chain_runs_in_the_process_and_agrees_with_the_runs_traces() {
     );
 
     // The report stage's page (its content: tests/tests/all/report.rs):
-    // it names the simulated runtime, and its 4 µs kernels are visible in
-    // a run of tens of milliseconds.
+    // it names the program and the simulated runtime, and its 4 µs kernels
+    // are visible in a run of tens of milliseconds.
     assert!(
         dir.join("report.html").is_file(),
         "the default chain wrote no report.html"
@@ -183,6 +183,14 @@ fn the_default_chain_runs_in_the_process_and_agrees_with_the_runs_traces() {
         super::report::meta_row(&page, "Runtime").starts_with("simulated AMD runtime"),
         "{}",
         super::report::meta_row(&page, "Runtime")
+    );
+    // The program, from the file its code objects were read from (the
+    // simulated HIP runtime reads them from the executable, as ROCm's does).
+    let program = super::report::meta_row(&page, "Program");
+    let sample = sim_dir().join("bin/multi_kernel");
+    assert!(
+        program.starts_with(&format!("{} (", sample.canonicalize().unwrap().display())),
+        "{program}"
     );
     let widths = super::report::slice_widths(&page);
     assert!(
