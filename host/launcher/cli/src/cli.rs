@@ -328,7 +328,8 @@ pub struct OutputArgs {
     /// Output directory; may use %hostname%, %pid%, %rank%, %job%, %env{NAME}% …
     #[arg(short = 'd', long, value_name = "DIR", help_heading = IO)]
     pub output_directory: Option<String>,
-    /// Output file name prefix (same keys as -d).
+    /// Output file name prefix (same keys as -d; none by default: plain
+    /// names, e.g. -o %pid% for 1234_kernel_trace.csv).
     #[arg(short = 'o', long, value_name = "NAME", help_heading = IO)]
     pub output_file: Option<String>,
     /// Host output formats (the list is the format table's, see
