@@ -1,9 +1,10 @@
-//! Each traced API call's arguments in rocpd's `rocpd_arg`, as rocprofv3
-//! writes them (one row per argument: the call's event, the position from
-//! 0, the C type, the name, the value as text), read through the view AMD's
-//! rocpd tool reads them from (`region_args`), and said when a replay
-//! cannot carry them; and the process row's `environment`, which a replay
-//! keeps.
+//! Each traced API call's arguments in rocpd's `rocpd_arg` with
+//! `--api-args`, as rocprofv3 writes them (one row per argument: the call's
+//! event, the position from 0, the C type, the name, the value as text),
+//! read through the view AMD's rocpd tool reads them from (`region_args`),
+//! and said when a replay cannot carry them; none without `--api-args`
+//! (rendering them costs a traced call several times its tracing); and the
+//! process row's `environment`, which a replay keeps.
 //!
 //! The reference is the run's own API log (`ROCWASM_API_LOG`:
 //! `api_calls.txt`, one line per call with its correlation id and its
@@ -89,6 +90,7 @@ fn a_live_runs_database_has_every_calls_arguments_as_the_call_was_made() {
         "--memory-copy-trace",
         "--output-format",
         "rocpd",
+        "--api-args",
         "-d",
         "out",
         "--",
@@ -168,4 +170,31 @@ fn a_live_runs_database_has_every_calls_arguments_as_the_call_was_made() {
         );
         assert_eq!(got.trim(), mark, "{}", db.display());
     }
+}
+
+#[test]
+fn without_api_args_no_argument_is_recorded_and_api_args_alone_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let app = sim_dir().join("bin").join("multi_kernel");
+    let app = app.to_str().unwrap();
+    let run = |extra: &[&str], dir: &str| {
+        let mut args = vec!["run", "--sim", "--hip-runtime-trace", "-d", dir];
+        args.extend_from_slice(extra);
+        args.extend(["--", app]);
+        rocwasm(&args, tmp.path())
+    };
+    let out = run(&["--output-format", "rocpd"], "plain");
+    assert_success(&out, "a rocpd run without --api-args");
+    let db = tmp.path().join("plain/results.db");
+    assert!(sqlite3(&db, "SELECT count(*) FROM regions").trim() != "0");
+    assert_eq!(sqlite3(&db, "SELECT count(*) FROM rocpd_arg").trim(), "0");
+
+    let out = run(&["--output-format", "csv", "--api-args"], "refused");
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        stderr.contains("--api-args") && stderr.contains("rocpd"),
+        "{stderr}"
+    );
+    assert!(!tmp.path().join("refused").exists(), "nothing ran");
 }

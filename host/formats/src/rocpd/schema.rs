@@ -78,8 +78,10 @@
 //!   application's environment in `environment`, as rocprofv3 writes it);
 //! - `rocpd_arg` of a replay: a recording's arguments have no place in a
 //!   batch, so a database written by `rocwasm replay` has none (the
-//!   replay's report counts the rows it did not read). A live run fills
-//!   it: one row per argument of each traced API call (`position` from 0,
+//!   replay's report counts the rows it did not read). A live run with
+//!   `--api-args` fills it (without, it stays empty: recording them costs
+//!   a traced call several times its tracing, docs/PERFORMANCE.md): one
+//!   row per argument of each traced API call (`position` from 0,
 //!   the C `type` as the API's header spells it, `name`, `value` as text),
 //!   as rocprofv3 does; a roctx range (a marker record) carries its
 //!   message in `extdata` instead. Calls whose records were still in the

@@ -37,7 +37,8 @@
 --   marks of `--marker-trace` (a `roctxMarkA`, start = end), as rocprofv3
 --   writes them;
 -- * `region_args`, `events_args`, `stream_args`: `rocpd_arg`, each traced
---   API call's arguments in a live run's database (a replay's has none);
+--   API call's arguments in the database of a live run with `--api-args`
+--   (a replay's has none);
 -- * `pmc_info`, `pmc_events`, `counters_collection`: `rocpd_info_pmc`,
 --   `rocpd_pmc_event` (no hardware counters yet: always empty).
 --

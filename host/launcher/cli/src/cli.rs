@@ -342,6 +342,13 @@ pub struct OutputArgs {
     /// as it reads. Chain file: `[output] write = "during-run"`.
     #[arg(long, help_heading = IO)]
     pub write_during_run: bool,
+    /// Record each traced API call's arguments in rocpd's rocpd_arg (needs
+    /// --output-format rocpd). rocprofv3 records them always; here they are
+    /// rendered as text in the application, which costs a traced call
+    /// several times what tracing it does, so they are asked for. Chain
+    /// file: `[output] api_args = true`.
+    #[arg(long, help_heading = IO)]
+    pub api_args: bool,
     /// Add statistics stages (kernel-stats, api-stats, memcpy-bandwidth) and print their tables.
     #[arg(long, help_heading = POST)]
     pub stats: bool,
@@ -921,6 +928,7 @@ fn to_flags(
         output_file: output.output_file.clone(),
         output_formats: output.output_format.clone(),
         write_during_run: output.write_during_run,
+        api_args: output.api_args,
         kernel_include_regex: kernels.kernel_include_regex.clone(),
         kernel_exclude_regex: kernels.kernel_exclude_regex.clone(),
         kernel_iteration_range: kernels.kernel_iteration_range.clone(),

@@ -19,6 +19,18 @@
 //!   three `some`, 61 `none`: what a batch would cost if an unread column
 //!   were `none`, which the canonical ABI lowers without a guest call.
 //!
+//! Shapes a new package version could take (issue 46; `docs/WIT.md`), each
+//! carrying only the three columns read:
+//! - `3 variant columns`: `func(b: list<column>)` with
+//!   `variant column { u64s(list<u64>), u32s(list<u32>) }`, three `u64s`:
+//!   the columns a plugin selected, pushed in its selection order.
+//! - `3 packed`: `func(b: list<u8>)`, the three columns' bytes in one list
+//!   (a header would say where each starts): one guest allocation.
+//! - `3 pulled`: `func(n: u64)` whose guest calls an imported
+//!   `column: func(i: u32) -> list<u64>` three times (a pull-style batch
+//!   resource's accessors; the host hands out `Arc<[u64]>`s, no copy on
+//!   its side).
+//!
 //! ```text
 //! cargo bench -p rocwasm-plugin-host --bench call_floor                     # 1 and 256 records
 //! cargo bench -p rocwasm-plugin-host --bench call_floor -- --records 4096
@@ -30,8 +42,10 @@
 use std::time::{Duration, Instant};
 
 use rocwasm_plugin_host::{EngineConfig, PluginEngine};
+use std::sync::Arc;
+
 use wasmtime::component::{Component, ComponentType, Linker, Lower, TypedFunc};
-use wasmtime::Store;
+use wasmtime::{Store, StoreContextMut};
 
 const COMMAND: &str = "cargo bench -p rocwasm-plugin-host --bench call_floor";
 const ROUNDS: usize = 7;
@@ -89,12 +103,14 @@ shapes! {
     c48 c49 c50 c51 c52 c53 c54 c55 c56 c57 c58 c59 c60 c61 c62 c63
 }
 
-/// The component: four exports over one core module whose functions
-/// return at once (`take` resets the bump allocator for the next call).
-/// Its memory holds the three columns of `records` records, with room to
-/// spare for the arguments' own record.
+/// The component: its exports over core modules whose functions return at
+/// once (`take` resets the bump allocator for the next call). Memory and
+/// `realloc` live in a module of their own, so the host's `column` import
+/// can be lowered into that memory before the main module is instantiated
+/// with it. The memory holds the three columns of `records` records, with
+/// room to spare for the arguments' own records.
 fn component_text(records: usize) -> String {
-    let pages = (READ * 8 * records).div_ceil(64 << 10) + 1;
+    let pages = (2 * READ * 8 * records).div_ceil(64 << 10) + 1;
     let fields = |ty: &str| -> String {
         FIELDS
             .iter()
@@ -104,9 +120,10 @@ fn component_text(records: usize) -> String {
     let (lists, options) = (fields("(list u64)"), fields("(option (list u64))"));
     format!(
         r#"(component
-  (core module $m
+  (import "column" (func $column (param "i" u32) (result (list u64))))
+  (core module $mem
     (memory (export "memory") {pages})
-    (global $top (mut i32) (i32.const 16))
+    (global $top (export "top") (mut i32) (i32.const 16))
     (func (export "realloc") (param i32 i32 i32 i32) (result i32)
       (local $p i32)
       (local.set $p (i32.and
@@ -114,26 +131,61 @@ fn component_text(records: usize) -> String {
         (i32.sub (i32.const 0) (local.get 2))))
       (global.set $top (i32.add (local.get $p) (local.get 3)))
       (local.get $p))
+  )
+  (core instance $mi (instantiate $mem))
+  (core func $lowered (canon lower (func $column)
+    (memory (core memory $mi "memory")) (realloc (core func $mi "realloc"))))
+  (core module $m
+    (import "host" "column" (func $col (param i32 i32)))
+    (import "mem" "top" (global $top (mut i32)))
     (func (export "nothing") (param i64))
     (func (export "three") (param i32 i32 i32 i32 i32 i32)
       (global.set $top (i32.const 16)))
     (func (export "take") (param i32)
       (global.set $top (i32.const 16)))
+    (func (export "take2") (param i32 i32)
+      (global.set $top (i32.const 16)))
+    (func (export "pull") (param i64)
+      (call $col (i32.const 0) (i32.const 0))
+      (call $col (i32.const 1) (i32.const 0))
+      (call $col (i32.const 2) (i32.const 0))
+      (global.set $top (i32.const 16)))
   )
-  (core instance $i (instantiate $m))
+  (core instance $i (instantiate $m
+    (with "host" (instance (export "column" (func $lowered))))
+    (with "mem" (instance $mi))))
   (type $lists' (record {lists}))
   (export $lists "list-columns" (type $lists'))
   (type $options' (record {options}))
   (export $options "option-columns" (type $options'))
+  (type $column' (variant (case "u64s" (list u64)) (case "u32s" (list u32))))
+  (export $columnv "column" (type $column'))
   (func (export "nothing") (param "x" u64) (canon lift (core func $i "nothing")))
   (func (export "three") (param "a" (list u64)) (param "b" (list u64)) (param "c" (list u64))
-    (canon lift (core func $i "three") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
+    (canon lift (core func $i "three") (memory (core memory $mi "memory")) (realloc (core func $mi "realloc"))))
   (func (export "lists") (param "b" $lists)
-    (canon lift (core func $i "take") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
+    (canon lift (core func $i "take") (memory (core memory $mi "memory")) (realloc (core func $mi "realloc"))))
   (func (export "option-lists") (param "b" $options)
-    (canon lift (core func $i "take") (memory (core memory $i "memory")) (realloc (core func $i "realloc"))))
+    (canon lift (core func $i "take") (memory (core memory $mi "memory")) (realloc (core func $mi "realloc"))))
+  (func (export "variant-columns") (param "b" (list $columnv))
+    (canon lift (core func $i "take2") (memory (core memory $mi "memory")) (realloc (core func $mi "realloc"))))
+  (func (export "packed") (param "b" (list u8))
+    (canon lift (core func $i "take2") (memory (core memory $mi "memory")) (realloc (core func $mi "realloc"))))
+  (func (export "pull") (param "n" u64) (canon lift (core func $i "pull")))
 )"#
     )
+}
+
+/// A column of the `3 variant columns` shape.
+#[derive(ComponentType, Lower)]
+#[component(variant)]
+enum Column<'a> {
+    #[component(name = "u64s")]
+    U64s(&'a [u64]),
+    /// A 32-bit column (kinds, operations): part of the type, not sent here.
+    #[allow(dead_code)]
+    #[component(name = "u32s")]
+    U32s(&'a [u32]),
 }
 
 fn main() {
@@ -163,11 +215,27 @@ fn main() {
     let most = sizes.iter().copied().max().unwrap_or(1);
     let bytes = wat::parse_str(component_text(most)).expect("the component text parses");
     let component = Component::new(engine, &bytes).expect("the component compiles");
-    let mut store = Store::new(engine, ());
+    // The host side of `3 pulled`: the columns as shared slices.
+    let mut store: Store<Vec<Arc<[u64]>>> = Store::new(engine, Vec::new());
     // The engine interrupts on epochs (a plugin's deadline); nothing here
     // runs long enough to need one.
     store.set_epoch_deadline(u64::MAX / 2);
-    let instance = Linker::new(engine)
+    let mut linker = Linker::new(engine);
+    linker
+        .root()
+        .func_wrap(
+            "column",
+            |cx: StoreContextMut<'_, Vec<Arc<[u64]>>>, (i,): (u32,)| {
+                let col = cx
+                    .data()
+                    .get(i as usize)
+                    .cloned()
+                    .unwrap_or_else(|| Arc::from([]));
+                Ok((col,))
+            },
+        )
+        .expect("the column import");
+    let instance = linker
         .instantiate(&mut store, &component)
         .expect("instantiating");
 
@@ -181,6 +249,13 @@ fn main() {
     let options: TypedFunc<(OptionLists<'_>,), ()> = instance
         .get_typed_func(&mut store, "option-lists")
         .expect("option-lists");
+    let variants: TypedFunc<(&[Column<'_>],), ()> = instance
+        .get_typed_func(&mut store, "variant-columns")
+        .expect("variant-columns");
+    let packed: TypedFunc<(&[u8],), ()> = instance
+        .get_typed_func(&mut store, "packed")
+        .expect("packed");
+    let pull: TypedFunc<(u64,), ()> = instance.get_typed_func(&mut store, "pull").expect("pull");
 
     println!("{COMMAND}");
     println!(
@@ -189,16 +264,22 @@ fn main() {
     );
     println!();
     println!(
-        "| {:>8} | {:<16} | {:>12} | {:>12} |",
+        "| {:>8} | {:<18} | {:>12} | {:>12} |",
         "records", "arguments", "ns/call med", "ns/call best"
     );
-    println!("|{:-<10}|{:-<18}|{:-<14}|{:-<14}|", "", "", "", "");
+    println!("|{:-<10}|{:-<20}|{:-<14}|{:-<14}|", "", "", "", "");
     for &n in &sizes {
         let column: Vec<u64> = (0..n as u64).collect();
         let read = [&column[..], &column[..], &column[..]];
-        let mut row = |label: &str, call: &mut dyn FnMut(&mut Store<()>)| {
+        let bytes: Vec<u8> = read
+            .iter()
+            .flat_map(|c| c.iter().flat_map(|v| v.to_le_bytes()))
+            .collect();
+        let shared: Arc<[u64]> = Arc::from(&column[..]);
+        *store.data_mut() = vec![shared.clone(), shared.clone(), shared];
+        let mut row = |label: &str, call: &mut dyn FnMut(&mut Store<Vec<Arc<[u64]>>>)| {
             let (median, best) = time(&mut store, call);
-            println!("| {n:>8} | {label:<16} | {median:>12.0} | {best:>12.0} |");
+            println!("| {n:>8} | {label:<18} | {median:>12.0} | {best:>12.0} |");
         };
         row("nothing", &mut |s| {
             nothing.call(s, (n as u64,)).expect("call")
@@ -212,11 +293,21 @@ fn main() {
         row("64 option lists", &mut |s| {
             options.call(s, (OptionLists::new(&read),)).expect("call")
         });
+        let columns = read.map(Column::U64s);
+        row("3 variant columns", &mut |s| {
+            variants.call(s, (&columns[..],)).expect("call")
+        });
+        row("3 packed", &mut |s| {
+            packed.call(s, (&bytes[..],)).expect("call")
+        });
+        row("3 pulled", &mut |s| {
+            pull.call(s, (n as u64,)).expect("call")
+        });
     }
 }
 
 /// Median and best ns per call of `call`, over [`ROUNDS`] rounds.
-fn time(store: &mut Store<()>, call: &mut dyn FnMut(&mut Store<()>)) -> (f64, f64) {
+fn time<T>(store: &mut Store<T>, call: &mut dyn FnMut(&mut Store<T>)) -> (f64, f64) {
     for _ in 0..1000 {
         call(store);
     }

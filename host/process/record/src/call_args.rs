@@ -2,8 +2,9 @@
 //! `rocpd_arg`, one row per argument of each call, as rocprofv3 writes it.
 //!
 //! Buffer records carry no arguments (rendering them costs more than most
-//! calls), so a run whose outputs include rocpd subscribes to the API
-//! kinds' callbacks on its own context ([`crate::own::OwnContext::calls`]):
+//! calls), so a run that asks for them (`--api-args`, with rocpd among its
+//! outputs) subscribes to the API kinds' callbacks on its own context
+//! ([`crate::own::OwnContext::calls`]):
 //! at each call's ENTER the interception's rendered arguments are kept
 //! here by the call's internal correlation id, and the journal writes them
 //! ([`crate::journal::JournalSink`], an `Args` frame) just before each

@@ -289,11 +289,15 @@ impl LiveRun {
         } else {
             None
         };
-        // rocpd writes each call's arguments (`rocpd_arg`): they are kept
-        // and journaled only for it (crate::call_args).
+        // rocpd writes each call's arguments (`rocpd_arg`) when the run
+        // asks (`--api-args`): they are kept and journaled only for it
+        // (crate::call_args).
         let mut journal = self.journal.lock().unwrap_or_else(|e| e.into_inner());
         let args = match journal.as_mut() {
-            Some(j) if self.plan.output.formats.contains(&OutputFormat::Rocpd) => {
+            Some(j)
+                if self.plan.output.api_args
+                    && self.plan.output.formats.contains(&OutputFormat::Rocpd) =>
+            {
                 let args = Arc::new(PendingArgs::default());
                 j.set_args(args.clone());
                 Some(args)

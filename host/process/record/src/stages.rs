@@ -104,6 +104,7 @@ mod tests {
                 write: Default::default(),
                 kinds: vec![],
                 summary: false,
+                api_args: false,
             },
             stages,
             buffer: BufferSettings {

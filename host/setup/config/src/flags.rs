@@ -90,6 +90,9 @@ pub struct TraceFlags {
     /// `--write-during-run`: `rocwasm run` writes the formats as batches
     /// reach the record journal, not after the application ended.
     pub write_during_run: bool,
+    /// `--api-args`: record each traced API call's arguments (rocpd's
+    /// `rocpd_arg`).
+    pub api_args: bool,
     /// `--kernel-include-regex`: keep only dispatches of matching kernels.
     pub kernel_include_regex: Option<String>,
     /// `--kernel-exclude-regex`: drop dispatches of matching kernels.
@@ -248,6 +251,9 @@ impl Chain {
             }
             self.output.file_prefix = Some(flag_template("--output-file", o)?);
         }
+        if flags.api_args {
+            self.output.api_args = true;
+        }
         if flags.write_during_run {
             self.output.write = WriteTiming::DuringRun;
         }
@@ -267,6 +273,12 @@ impl Chain {
         }
         if flags.summary_per_domain {
             self.add_stats_stages(OutputGrant::None);
+        }
+        if self.output.api_args && !self.output.formats.contains(&OutputFormat::Rocpd) {
+            return Err(ConfigError::Invalid {
+                message: "--api-args (`[output] api_args`) records the arguments for rocpd's                           rocpd_arg, and no rocpd output is written: add rocpd to                           --output-format (or to `formats` in [output])"
+                    .into(),
+            });
         }
         Ok(())
     }
@@ -558,6 +570,23 @@ mod tests {
             c.output.formats,
             vec![OutputFormat::Rocpd, OutputFormat::Pftrace]
         );
+        assert!(!c.output.api_args, "arguments are asked for");
+    }
+
+    #[test]
+    fn api_args_need_a_rocpd_output() {
+        let flags = |formats: Vec<OutputFormat>| TraceFlags {
+            hip_trace: true,
+            api_args: true,
+            output_formats: Some(formats),
+            ..Default::default()
+        };
+        let c = Chain::from_flags(&flags(vec![OutputFormat::Rocpd])).unwrap();
+        assert!(c.output.api_args);
+        let err = Chain::from_flags(&flags(vec![OutputFormat::Csv]))
+            .unwrap_err()
+            .to_string();
+        assert!(err.contains("--api-args") && err.contains("rocpd"), "{err}");
     }
 
     #[test]

@@ -83,6 +83,11 @@ pub struct Output {
     /// When a live run writes the formats (`write`): from a spool at the
     /// end, or as batches come.
     pub write: WriteTiming,
+    /// Record each traced API call's arguments for rocpd's `rocpd_arg`
+    /// (`api_args`, `--api-args`). Off by default: rendering every call's
+    /// arguments as text in the application costs a traced call several
+    /// times what tracing it does (docs/PERFORMANCE.md).
+    pub api_args: bool,
 }
 
 impl Default for Output {
@@ -96,6 +101,7 @@ impl Default for Output {
             trace: Vec::new(),
             summary: true,
             write: WriteTiming::default(),
+            api_args: false,
         }
     }
 }

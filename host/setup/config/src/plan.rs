@@ -57,6 +57,7 @@ impl Chain {
                 write: self.output.write,
                 kinds,
                 summary: self.output.summary,
+                api_args: self.output.api_args,
             },
             stages: self.stages.iter().map(stage_plan).collect(),
             buffer: self.settings.buffer,

@@ -85,6 +85,7 @@ pub struct RawOutput {
     pub trace: Option<Vec<S<String>>>,
     pub summary: Option<S<bool>>,
     pub write: Option<S<String>>,
+    pub api_args: Option<S<bool>>,
 }
 
 /// A stage's `operations` table: domain name → operation names, spans kept.

@@ -201,6 +201,9 @@ impl Validator<'_> {
         if let Some(s) = &raw.summary {
             o.summary = *s.get_ref();
         }
+        if let Some(a) = &raw.api_args {
+            o.api_args = *a.get_ref();
+        }
         if let Some(w) = &raw.write {
             o.write = WriteTiming::from_name(w.get_ref()).ok_or_else(|| {
                 let names: Vec<_> = WriteTiming::ALL

@@ -121,6 +121,10 @@ pub struct OutputPlan {
     /// Print the stages' summary tables at the end.
     #[serde(default)]
     pub summary: bool,
+    /// Record each traced API call's arguments for rocpd's `rocpd_arg`
+    /// (`--api-args`; needs rocpd among `formats`).
+    #[serde(default)]
+    pub api_args: bool,
 }
 
 /// One stage of the chain, resolved.
@@ -225,6 +229,7 @@ impl RunPlan {
                 write: WriteTiming::default(),
                 kinds: Vec::new(),
                 summary: false,
+                api_args: false,
             },
             stages: Vec::new(),
             buffer: BufferSettings::default(),
@@ -336,6 +341,7 @@ mod tests {
                 write: WriteTiming::DuringRun,
                 kinds: vec![BufferTracingKind::KernelDispatch],
                 summary: true,
+                api_args: false,
             },
             stages: vec![StagePlan {
                 name: "bw".into(),

@@ -458,6 +458,7 @@ mod tests {
                 write: Default::default(),
                 kinds: vec![BufferTracingKind::KernelDispatch],
                 summary: false,
+                api_args: false,
             },
             stages,
             buffer: BufferSettings {

@@ -110,6 +110,7 @@ pub fn demo(args: DemoArgs) -> Result {
             output_file: None,
             output_format: args.output_format.clone(),
             write_during_run: false,
+            api_args: false,
         },
         kernels: Default::default(),
         collection: Default::default(),

@@ -183,6 +183,7 @@ fn one_stage_plan(name: &str, file: &Path, world: Option<rocwasm_plugin_host::Wo
             write: Default::default(),
             kinds: Vec::new(),
             summary: false,
+            api_args: false,
         },
         stages: vec![StagePlan {
             name: name.to_string(),
