@@ -103,6 +103,7 @@ fn raw_sqlite(
         formats: vec![OutputFormat::Rocpd],
         stats: false,
         timing: WriteTiming::DuringRun,
+        parquet_hive_root: None,
     });
     outputs.begin(ctx);
     for b in batches {
@@ -276,6 +277,7 @@ fn main() {
                 } else {
                     WriteTiming::DuringRun
                 },
+                parquet_hive_root: None,
             };
             let t = Instant::now();
             let mut outputs = Outputs::new(&opts);

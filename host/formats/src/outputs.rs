@@ -33,6 +33,9 @@ pub struct OutputOptions {
     /// When the sinks write: from a spool at [`Outputs::finish`] (what a
     /// live run does unless told otherwise) or in [`Outputs::write_batch`].
     pub timing: WriteTiming,
+    /// Parquet files go to this Hive-partitioned dataset root instead of
+    /// `dir` (`--parquet-layout hive`; `RunPlan::parquet_hive_root`).
+    pub parquet_hive_root: Option<PathBuf>,
 }
 
 /// Every sink of a run plus an always-on statistics accumulator for the
@@ -105,7 +108,12 @@ impl Outputs {
         let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
         for f in &opts.formats {
             let (dir, name) = (opts.dir.clone(), opts.name.clone());
-            sinks.push((crate::table::format(*f).sink)(&dir, name));
+            match (&opts.parquet_hive_root, f) {
+                (Some(root), OutputFormat::Parquet) => {
+                    sinks.push(Box::new(crate::ParquetSink::hive(root, name)))
+                }
+                _ => sinks.push((crate::table::format(*f).sink)(&dir, name)),
+            }
         }
         if opts.stats {
             sinks.push(Box::new(StatsSink::new(
@@ -361,6 +369,7 @@ mod tests {
             ],
             stats: false,
             timing: WriteTiming::DuringRun,
+            parquet_hive_root: None,
         });
         outputs.begin(&ctx);
         outputs.write_batch(&batch, &ctx);
@@ -401,6 +410,7 @@ mod tests {
             formats: vec![OutputFormat::Csv],
             stats: false,
             timing: WriteTiming::AtEnd,
+            parquet_hive_root: None,
         });
         // Every write to /dev/full fails with ENOSPC, as on a full disk.
         let full = std::fs::File::options()

@@ -13,6 +13,7 @@ mod live_chain;
 mod markers;
 mod mpi;
 mod native_tools;
+mod parquet_hive;
 mod path_templates;
 mod plugin_kit;
 mod python_js_plugins;

@@ -45,6 +45,9 @@ struct Table {
 pub struct ParquetSink {
     dir: PathBuf,
     name: Option<String>,
+    /// Hive layout: the dataset's root, and (from `begin`) this process's
+    /// partition directories below each table's folder.
+    hive: Option<(PathBuf, Option<Partition>)>,
     /// Indexed by `TraceFile as usize`.
     tables: [Option<Table>; TraceFile::ALL.len()],
     resolve: Resolver,
@@ -59,6 +62,7 @@ impl ParquetSink {
         Self {
             dir: dir.into(),
             name,
+            hive: None,
             tables: Default::default(),
             resolve: Resolver::default(),
             claims: OutputClaims::new(),
@@ -66,19 +70,97 @@ impl ParquetSink {
         }
     }
 
-    fn table(&mut self, file: TraceFile) -> Result<&mut Table> {
-        let slot = &mut self.tables[file as usize];
-        if slot.is_none() {
-            let path = output_path(&self.dir, self.name.as_deref(), &file_name(file));
-            let writer = claim_file(&self.claims, &path, "Parquet", |p| open(p, file))?;
-            *slot = Some(Table { path, writer });
+    /// Files go to one Hive-partitioned dataset under `root`, shared by
+    /// every process of a run: `<root>/<table>/job=J/hostname=H/rank=R/`
+    /// `[<name>_]<pid>.parquet` (see [`Partition`]). The partition keys are
+    /// the path's, not columns of the files (readers add them from it).
+    pub fn hive(root: impl Into<PathBuf>, name: Option<String>) -> Self {
+        let root = root.into();
+        Self {
+            hive: Some((root.clone(), None)),
+            ..Self::new(root, name)
         }
-        Ok(slot.as_mut().expect("created above"))
+    }
+
+    /// The file of table `file`.
+    fn path(&self, file: TraceFile) -> Result<PathBuf> {
+        let Some((root, partition)) = &self.hive else {
+            return Ok(output_path(
+                &self.dir,
+                self.name.as_deref(),
+                &file_name(file),
+            ));
+        };
+        let p = partition
+            .as_ref()
+            .context("the Parquet sink's partition is set in begin()")?;
+        let table = file_name(file);
+        let table = table.strip_suffix(".parquet").unwrap_or(&table);
+        let dir = root.join(table).join(&p.dirs);
+        Ok(output_path(
+            &dir,
+            self.name.as_deref(),
+            &format!("{}.parquet", p.pid),
+        ))
+    }
+
+    fn table(&mut self, file: TraceFile) -> Result<&mut Table> {
+        if self.tables[file as usize].is_none() {
+            let path = self.path(file)?;
+            let hive = self.hive.is_some();
+            let writer = claim_file(&self.claims, &path, "Parquet", |p| open(p, file, hive))?;
+            self.tables[file as usize] = Some(Table { path, writer });
+        }
+        Ok(self.tables[file as usize].as_mut().expect("created above"))
     }
 }
 
+/// A process's Hive partition: `job=J/hostname=H/rank=R` (values as the
+/// flat layout's columns have them, an empty one as Hive's
+/// `__HIVE_DEFAULT_PARTITION__`, `/` and `%` escaped as `%2F`, `%25`) and
+/// its pid, the file's name.
+#[derive(Debug, Clone, PartialEq, Eq)]
+struct Partition {
+    dirs: PathBuf,
+    pid: u32,
+}
+
+impl Partition {
+    fn of(ctx: &SinkContext<'_>) -> Partition {
+        let id = super::arrays::Identity::of(ctx);
+        let value = |v: &str| {
+            if v.is_empty() {
+                "__HIVE_DEFAULT_PARTITION__".to_string()
+            } else {
+                v.replace('%', "%25").replace('/', "%2F")
+            }
+        };
+        Partition {
+            dirs: PathBuf::from(format!("job={}", value(id.job)))
+                .join(format!("hostname={}", value(id.hostname)))
+                .join(format!("rank={}", id.rank)),
+            pid: id.pid,
+        }
+    }
+}
+
+/// The columns the Hive layout leaves to the path: the partition keys.
+pub(crate) const PARTITION_KEYS: [&str; 3] = ["job", "hostname", "rank"];
+
+/// `file`'s schema, less the partition keys under the Hive layout.
+fn file_schema(file: TraceFile, hive: bool) -> arrow_schema::SchemaRef {
+    let full = schema(file);
+    if !hive {
+        return full;
+    }
+    let keep: Vec<usize> = (0..full.fields().len())
+        .filter(|&i| !PARTITION_KEYS.contains(&full.field(i).name().as_str()))
+        .collect();
+    std::sync::Arc::new(full.project(&keep).expect("indices of the schema"))
+}
+
 /// Creates `path` and a writer of `file`'s schema into it.
-fn open(path: &Path, file: TraceFile) -> Result<ArrowWriter<File>> {
+fn open(path: &Path, file: TraceFile, hive: bool) -> Result<ArrowWriter<File>> {
     let out = File::create(path).with_context(|| format!("creating {}", path.display()))?;
     let mut props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
@@ -89,7 +171,7 @@ fn open(path: &Path, file: TraceFile) -> Result<ArrowWriter<File>> {
         props = props.set_column_dictionary_enabled(ColumnPath::from(c.name()), false);
     }
     let props = props.build();
-    ArrowWriter::try_new(out, schema(file), Some(props))
+    ArrowWriter::try_new(out, file_schema(file, hive), Some(props))
         .with_context(|| format!("starting {}", path.display()))
 }
 
@@ -102,7 +184,10 @@ impl Sink for ParquetSink {
         self.claims = claims.clone();
     }
 
-    fn begin(&mut self, _ctx: &SinkContext<'_>) -> Result<()> {
+    fn begin(&mut self, ctx: &SinkContext<'_>) -> Result<()> {
+        if let Some((_, partition)) = &mut self.hive {
+            *partition = Some(Partition::of(ctx));
+        }
         std::fs::create_dir_all(&self.dir)
             .with_context(|| format!("creating {}", self.dir.display()))
     }
@@ -116,7 +201,16 @@ impl Sink for ParquetSink {
 
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
         self.unfiled.count_unplaced_tables(batch);
+        let hive = self.hive.is_some();
         for (file, rows) in tables(batch, ctx, &mut self.resolve, &mut self.unfiled)? {
+            let rows = if hive {
+                let keep: Vec<usize> = (0..rows.num_columns())
+                    .filter(|&i| !PARTITION_KEYS.contains(&rows.schema().field(i).name().as_str()))
+                    .collect();
+                rows.project(&keep)?
+            } else {
+                rows
+            };
             let table = self.table(file)?;
             if let Some(w) = &mut table.writer {
                 w.write(&rows).with_context(|| {

@@ -146,6 +146,7 @@ fn outputs_with(
         formats,
         stats,
         timing,
+        parquet_hive_root: None,
     });
     outputs.begin(ctx);
     for b in &run.batches {

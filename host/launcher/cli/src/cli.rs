@@ -8,7 +8,7 @@
 use std::path::PathBuf;
 
 use clap::{Args, Parser, Subcommand};
-use rocwasm_config::{OutputFormat, TraceFlags};
+use rocwasm_config::{OutputFormat, ParquetLayout, TraceFlags};
 
 /// Profile AMD ROCm applications with sandboxed WebAssembly analyses.
 #[derive(Debug, Parser)]
@@ -349,6 +349,13 @@ pub struct OutputArgs {
     /// file: `[output] api_args = true`.
     #[arg(long, help_heading = IO)]
     pub api_args: bool,
+    /// Where Parquet files go: flat (each process's output directory) or
+    /// hive (one dataset of Hive partitions, <root>/<table>/job=J/
+    /// hostname=H/rank=R/<pid>.parquet, the root being -d's part before its
+    /// first per-process key; pyarrow, DuckDB, Spark and Dask read the keys
+    /// as columns). Chain file: `[output] parquet_layout`.
+    #[arg(long, value_name = "LAYOUT", value_parser = parquet_layout, help_heading = IO)]
+    pub parquet_layout: Option<ParquetLayout>,
     /// Add statistics stages (kernel-stats, api-stats, memcpy-bandwidth) and print their tables.
     #[arg(long, help_heading = POST)]
     pub stats: bool,
@@ -929,6 +936,7 @@ fn to_flags(
         output_formats: output.output_format.clone(),
         write_during_run: output.write_during_run,
         api_args: output.api_args,
+        parquet_layout: output.parquet_layout,
         kernel_include_regex: kernels.kernel_include_regex.clone(),
         kernel_exclude_regex: kernels.kernel_exclude_regex.clone(),
         kernel_iteration_range: kernels.kernel_iteration_range.clone(),
@@ -1154,4 +1162,10 @@ mod tests {
         assert_eq!(e.exit_code(), 2);
         assert!(e.to_string().contains("unknown output format `xml`"));
     }
+}
+
+/// `--parquet-layout`'s value.
+fn parquet_layout(name: &str) -> Result<ParquetLayout, String> {
+    ParquetLayout::from_name(name)
+        .ok_or_else(|| format!("unknown layout `{name}` (expected flat or hive)"))
 }

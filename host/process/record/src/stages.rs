@@ -105,6 +105,7 @@ mod tests {
                 kinds: vec![],
                 summary: false,
                 api_args: false,
+                parquet_layout: Default::default(),
             },
             stages,
             buffer: BufferSettings {

@@ -93,6 +93,8 @@ pub struct TraceFlags {
     /// `--api-args`: record each traced API call's arguments (rocpd's
     /// `rocpd_arg`).
     pub api_args: bool,
+    /// `--parquet-layout`.
+    pub parquet_layout: Option<ParquetLayout>,
     /// `--kernel-include-regex`: keep only dispatches of matching kernels.
     pub kernel_include_regex: Option<String>,
     /// `--kernel-exclude-regex`: drop dispatches of matching kernels.
@@ -253,6 +255,9 @@ impl Chain {
         }
         if flags.api_args {
             self.output.api_args = true;
+        }
+        if let Some(layout) = flags.parquet_layout {
+            self.output.parquet_layout = layout;
         }
         if flags.write_during_run {
             self.output.write = WriteTiming::DuringRun;

@@ -53,9 +53,9 @@ pub use error::{ConfigError, Location};
 pub use flags::TraceFlags;
 pub use model::{
     percent_of, BufferPolicy, BufferSettings, BufferTracingKind, Chain, FailurePolicy,
-    IterationRange, KernelPlan, Limits, Operation, Output, OutputFormat, OutputGrant, PathTemplate,
-    Placement, PluginRef, Services, Settings, Stage, World, WriteTiming, DEFAULT_OUTPUT_DIRECTORY,
-    DEFAULT_OUTPUT_FILE, FORMAT_VERSION,
+    IterationRange, KernelPlan, Limits, Operation, Output, OutputFormat, OutputGrant,
+    ParquetLayout, PathTemplate, Placement, PluginRef, Services, Settings, Stage, World,
+    WriteTiming, DEFAULT_OUTPUT_DIRECTORY, DEFAULT_OUTPUT_FILE, FORMAT_VERSION,
 };
 pub use options::{Fetcher, LoadOptions, PluginFetcher};
 pub use plan::PlanOptions;

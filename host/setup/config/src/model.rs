@@ -10,7 +10,7 @@ pub use rocwasm_core::{BufferPolicy, BufferTracingKind};
 /// A stage's vocabulary, defined once in the run plan.
 pub use rocwasm_plan::{
     BufferSettings, FailurePolicy, IterationRange, KernelPlan, Limits, OutputFormat, OutputGrant,
-    PathTemplate, Placement, Services, World, WriteTiming,
+    ParquetLayout, PathTemplate, Placement, Services, World, WriteTiming,
 };
 
 /// The chain file format version this rocwasm reads.
@@ -88,6 +88,9 @@ pub struct Output {
     /// arguments as text in the application costs a traced call several
     /// times what tracing it does (docs/PERFORMANCE.md).
     pub api_args: bool,
+    /// Where Parquet files go (`parquet_layout`, `--parquet-layout`): each
+    /// process's run directory, or one Hive-partitioned dataset.
+    pub parquet_layout: ParquetLayout,
 }
 
 impl Default for Output {
@@ -102,6 +105,7 @@ impl Default for Output {
             summary: true,
             write: WriteTiming::default(),
             api_args: false,
+            parquet_layout: ParquetLayout::Flat,
         }
     }
 }

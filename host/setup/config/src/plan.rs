@@ -58,6 +58,7 @@ impl Chain {
                 kinds,
                 summary: self.output.summary,
                 api_args: self.output.api_args,
+                parquet_layout: self.output.parquet_layout,
             },
             stages: self.stages.iter().map(stage_plan).collect(),
             buffer: self.settings.buffer,

@@ -86,6 +86,7 @@ pub struct RawOutput {
     pub summary: Option<S<bool>>,
     pub write: Option<S<String>>,
     pub api_args: Option<S<bool>>,
+    pub parquet_layout: Option<S<String>>,
 }
 
 /// A stage's `operations` table: domain name → operation names, spans kept.

@@ -204,6 +204,17 @@ impl Validator<'_> {
         if let Some(a) = &raw.api_args {
             o.api_args = *a.get_ref();
         }
+        if let Some(l) = &raw.parquet_layout {
+            o.parquet_layout = ParquetLayout::from_name(l.get_ref()).ok_or_else(|| {
+                self.src.error(
+                    l.span(),
+                    format!(
+                        "unknown `parquet_layout` value `{}` in [output] (expected `flat` or `hive`)",
+                        l.get_ref()
+                    ),
+                )
+            })?;
+        }
         if let Some(w) = &raw.write {
             o.write = WriteTiming::from_name(w.get_ref()).ok_or_else(|| {
                 let names: Vec<_> = WriteTiming::ALL

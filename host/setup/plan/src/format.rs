@@ -61,6 +61,39 @@ impl OutputFormat {
     }
 }
 
+/// How the Parquet files of many processes are laid out.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
+#[serde(rename_all = "lowercase")]
+pub enum ParquetLayout {
+    /// `<run directory>/<table>.parquet`, each process in its own run
+    /// directory (`-d 'out/%rank%'`).
+    #[default]
+    Flat,
+    /// Hive partitions that pyarrow, DuckDB, Spark and Dask read with their
+    /// keys as columns: `<root>/<table>/job=J/hostname=H/rank=R/<pid>.parquet`,
+    /// the root being the part of the output directory before its first
+    /// per-process key (`out` for `-d 'out/%rank%'`).
+    Hive,
+}
+
+impl ParquetLayout {
+    /// Every layout.
+    pub const ALL: &'static [ParquetLayout] = &[ParquetLayout::Flat, ParquetLayout::Hive];
+
+    /// `flat` or `hive`.
+    pub fn name(self) -> &'static str {
+        match self {
+            ParquetLayout::Flat => "flat",
+            ParquetLayout::Hive => "hive",
+        }
+    }
+
+    /// The layout named `name`.
+    pub fn from_name(name: &str) -> Option<Self> {
+        Self::ALL.iter().copied().find(|l| l.name() == name)
+    }
+}
+
 impl fmt::Display for OutputFormat {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         f.write_str(self.name())

@@ -45,7 +45,7 @@ mod units;
 
 pub use backend::Backend;
 pub use collection::{CollectionPlan, Windows};
-pub use format::{OutputFormat, WriteTiming};
+pub use format::{OutputFormat, ParquetLayout, WriteTiming};
 pub use kernels::{IterationRange, KernelFilters, KernelOptionError, KernelPlan, Verdict};
 pub use plan::{ForkPolicy, OutputPlan, PlanError, RunPlan, StagePlan};
 pub use rocwasm_ids::{BufferPolicy, BufferTracingKind};

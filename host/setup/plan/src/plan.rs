@@ -36,7 +36,7 @@ use rocwasm_ids::BufferTracingKind;
 use serde::{Deserialize, Serialize};
 
 use crate::collection::CollectionPlan;
-use crate::format::{OutputFormat, WriteTiming};
+use crate::format::{OutputFormat, ParquetLayout, WriteTiming};
 use crate::kernels::KernelPlan;
 use crate::serde_ids::{kinds, operations};
 use crate::stage::{
@@ -125,6 +125,9 @@ pub struct OutputPlan {
     /// (`--api-args`; needs rocpd among `formats`).
     #[serde(default)]
     pub api_args: bool,
+    /// Where Parquet files go (`--parquet-layout`).
+    #[serde(default)]
+    pub parquet_layout: ParquetLayout,
 }
 
 /// One stage of the chain, resolved.
@@ -230,6 +233,7 @@ impl RunPlan {
                 kinds: Vec::new(),
                 summary: false,
                 api_args: false,
+                parquet_layout: Default::default(),
             },
             stages: Vec::new(),
             buffer: BufferSettings::default(),
@@ -306,6 +310,15 @@ impl RunPlan {
         PathBuf::from(self.output.directory.expand(process))
     }
 
+    /// The root of the Hive-partitioned Parquet dataset all processes of
+    /// the run write into (`--parquet-layout hive`): the output
+    /// directory's part before its first per-process key; `None` for the
+    /// flat layout.
+    pub fn parquet_hive_root(&self) -> Option<PathBuf> {
+        (self.output.parquet_layout == ParquetLayout::Hive)
+            .then(|| self.output.directory.fixed_prefix())
+    }
+
     /// The output file prefix of `process`, if any.
     pub fn file_prefix(&self, process: &ProcessInfo) -> Option<String> {
         self.output.file_prefix.as_ref().map(|t| t.expand(process))
@@ -342,6 +355,7 @@ mod tests {
                 kinds: vec![BufferTracingKind::KernelDispatch],
                 summary: true,
                 api_args: false,
+                parquet_layout: Default::default(),
             },
             stages: vec![StagePlan {
                 name: "bw".into(),

@@ -139,6 +139,22 @@ impl PathTemplate {
         self.parts.contains(&Part::Pid)
     }
 
+    /// The directory every expansion lies in: the literal text before the
+    /// first key, up to its last `/` (`out` for `out/r%rank%`, `.` when the
+    /// template starts with a key).
+    pub fn fixed_prefix(&self) -> std::path::PathBuf {
+        let literal = match self.parts.first() {
+            Some(Part::Literal(s)) if self.parts.len() == 1 => return s.into(),
+            Some(Part::Literal(s)) => s.as_str(),
+            _ => "",
+        };
+        match literal.rfind('/') {
+            Some(0) => "/".into(),
+            Some(i) => literal[..i].into(),
+            None => ".".into(),
+        }
+    }
+
     /// The template as written.
     pub fn as_str(&self) -> &str {
         &self.text
@@ -276,6 +292,7 @@ fn parent_pid() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::path::Path;
 
     fn process(vars: &[(&str, &str)]) -> ProcessInfo {
         ProcessInfo {
@@ -331,6 +348,18 @@ mod tests {
         for t in ["out", "out/%ppid%/%rank%", "%%pid%%", "%env{pid}%"] {
             assert!(!PathTemplate::parse(t).unwrap().names_pid(), "{t}");
         }
+    }
+
+    #[test]
+    fn the_fixed_prefix_is_the_directory_before_the_first_key() {
+        let prefix = |t: &str| PathTemplate::parse(t).unwrap().fixed_prefix();
+        assert_eq!(prefix("out/%rank%"), Path::new("out"));
+        assert_eq!(prefix("out/r%rank%/x"), Path::new("out"));
+        assert_eq!(prefix("/abs/jobs/%job%/%rank%"), Path::new("/abs/jobs"));
+        assert_eq!(prefix("/%job%"), Path::new("/"));
+        assert_eq!(prefix("%hostname%/%pid%"), Path::new("."));
+        assert_eq!(prefix("plain/dir"), Path::new("plain/dir"));
+        assert_eq!(prefix("100%%/%rank%"), Path::new("100%"));
     }
 
     #[test]

@@ -459,6 +459,7 @@ mod tests {
                 kinds: vec![BufferTracingKind::KernelDispatch],
                 summary: false,
                 api_args: false,
+                parquet_layout: Default::default(),
             },
             stages,
             buffer: BufferSettings {

@@ -111,6 +111,7 @@ pub fn demo(args: DemoArgs) -> Result {
             output_format: args.output_format.clone(),
             write_during_run: false,
             api_args: false,
+            parquet_layout: None,
         },
         kernels: Default::default(),
         collection: Default::default(),
