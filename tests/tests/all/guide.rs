@@ -60,6 +60,12 @@ pub(super) fn run_block(block: &str, dir: &std::path::Path, what: &str) -> Strin
         .env("ROCWASM_TOOLS_DIR", &target)
         .env("ROCWASM_CARGO_TARGET_DIR", target.join("plugin-kit-rust"))
         .env("XDG_CACHE_HOME", dir.join(".cache"))
+        // `mpirun` lines run as the MPI test runs them: as root in CI
+        // containers, more ranks than cores, loopback only.
+        .env("OMPI_ALLOW_RUN_AS_ROOT", "1")
+        .env("OMPI_ALLOW_RUN_AS_ROOT_CONFIRM", "1")
+        .env("OMPI_MCA_rmaps_base_oversubscribe", "1")
+        .env("OMPI_MCA_plm_rsh_agent", "false")
         .output()
         .unwrap();
     let said = format!(

@@ -13,12 +13,15 @@
 //!   and `cargo xtask test` runs this very test; CI runs `cargo xtask test`
 //!   itself (`.ci/run`), which [`the_readme_test_command_is_what_ci_runs`]
 //!   holds to;
-//! - commands that need Open MPI's `mpirun` (which refuses root without
-//!   flags a user does not type) or a program of the reader's (`./app`,
-//!   `tool.c`, a `CMakeLists.txt`): the README's MPI lines,
-//!   `docs/PARQUET.md`'s example, `docs/NATIVE_TOOLS.md`'s build recipes;
+//! - commands that need a program of the reader's (`./app`, `tool.c`, a
+//!   `CMakeLists.txt`): `docs/PARQUET.md`'s examples,
+//!   `docs/NATIVE_TOOLS.md`'s build recipes;
 //! - long measurements (`cargo xtask bench`, `docs/PERFORMANCE.md`) and
 //!   build-time figures (`docs/BUILD_TIME.md`).
+//!
+//! `mpirun` lines run as written: the shell gets Open MPI's variables for
+//! what a user types as flags only when needed (root in a CI container,
+//! more ranks than cores; `crate::guide::run_block`).
 //!
 //! README blocks are written for the repository's root after `cargo xtask
 //! demo` (`target/debug/rocwasm`, `target/sim/bin/multi_kernel`,
@@ -136,10 +139,25 @@ fn every_runnable_block_of_the_readme_works() {
         "with-tool/kernel_trace.csv",
         "all/kernel_stats_by_rank.csv",
         "all.db",
+        "out/3/kernel_trace.csv",
+        "all-ranks/kernel_stats_by_rank.csv",
         "sdk-backend/kernel_trace.csv",
     ] {
         assert!(root.path().join(rel).exists(), "{rel} missing");
     }
+    // The MPI block's four ranks, each in the replay's per-rank table.
+    let by_rank =
+        std::fs::read_to_string(root.path().join("all-ranks/kernel_stats_by_rank.csv")).unwrap();
+    let ranks: std::collections::BTreeSet<&str> = by_rank
+        .lines()
+        .skip(1)
+        .filter_map(|l| l.split(',').next())
+        .collect();
+    assert_eq!(
+        ranks.into_iter().collect::<Vec<_>>(),
+        ["\"0\"", "\"1\"", "\"2\"", "\"3\""],
+        "{by_rank}"
+    );
 }
 
 /// The subdirectories `depth` levels below `dir` (`rocwasm-demo/HOST/PID`).
