@@ -200,7 +200,9 @@ fn a_tool_that_configures_everything_sees_what_amds_validators_check() {
         .collect();
     for r in &ranges {
         let (op, name) = (n(r, "op"), r["name"].as_str().unwrap_or(""));
-        let want = ["roctxMarkA", "roctxThreadRangeA", "roctxProcessRangeA"];
+        // The SDK's MARKER_CORE_RANGE_API operations, in its enum's order;
+        // a range or mark is one of the first three.
+        let want = rocwasm_core::ops::MARKER_CORE_RANGE_API;
         assert!(op < 3 && name == want[op as usize], "{r}");
         let opener = roctx_calls
             .get(&n(r, "int"))
