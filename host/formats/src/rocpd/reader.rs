@@ -34,9 +34,31 @@ use rusqlite::{Connection, OpenFlags, Row};
 
 use crate::replay::error::{ReplayError, Result};
 use crate::replay::reader::{BatchReader, State};
+use crate::replay::report::Reason;
 
 pub(crate) struct RocpdReader {
-    rx: Receiver<Result<Batch>>,
+    rx: Receiver<Result<Read>>,
+    path: std::path::PathBuf,
+}
+
+/// What the reading thread sends: batches, and at the end of each run what
+/// it could not map.
+enum Read {
+    Batch(Batch),
+    Unmapped(Unmapped),
+}
+
+/// Rows of a run the reader could not map, by reason: how many, and the
+/// first example.
+#[derive(Default)]
+struct Unmapped(HashMap<Reason, (u64, Option<String>)>);
+
+impl Unmapped {
+    fn note(&mut self, reason: Reason, example: &str) {
+        let entry = self.0.entry(reason).or_insert((0, None));
+        entry.0 += 1;
+        entry.1.get_or_insert_with(|| example.to_string());
+    }
 }
 
 /// One run's view of the file: its table suffix and its strings/threads.
@@ -95,6 +117,7 @@ impl RocpdReader {
 
         let (tx, rx) = sync_channel(2);
         let path = path.to_path_buf();
+        let path_for_report = path.clone();
         let names = state.names.clone();
         let chunk = state.chunk_rows;
         std::thread::Builder::new()
@@ -104,10 +127,15 @@ impl RocpdReader {
                     let conn = open_conn(&path)?;
                     for run in &runs {
                         let mut emit = |b: Batch| {
-                            tx.send(Ok(b))
+                            tx.send(Ok(Read::Batch(b)))
                                 .map_err(|_| ReplayError::new(&path, None, "consumer gone"))
                         };
-                        read_records(&conn, &path, run, &names, chunk, &mut emit)?;
+                        let mut unmapped = Unmapped::default();
+                        read_records(&conn, &path, run, &names, chunk, &mut emit, &mut unmapped)?;
+                        if !unmapped.0.is_empty() {
+                            tx.send(Ok(Read::Unmapped(unmapped)))
+                                .map_err(|_| ReplayError::new(&path, None, "consumer gone"))?;
+                        }
                     }
                     Ok(())
                 })();
@@ -116,15 +144,27 @@ impl RocpdReader {
                 }
             })
             .map_err(|e| ReplayError::io(Path::new("rocpd-replay thread"), e))?;
-        Ok(Self { rx })
+        Ok(Self {
+            rx,
+            path: path_for_report,
+        })
     }
 }
 
 impl BatchReader for RocpdReader {
-    fn next_batch(&mut self, _state: &mut State) -> Result<Option<Batch>> {
-        match self.rx.recv() {
-            Ok(r) => r.map(Some),
-            Err(_) => Ok(None), // the reader thread is done
+    fn next_batch(&mut self, state: &mut State) -> Result<Option<Batch>> {
+        loop {
+            match self.rx.recv() {
+                Ok(Ok(Read::Batch(b))) => return Ok(Some(b)),
+                Ok(Ok(Read::Unmapped(u))) => {
+                    let file = state.report.file(&self.path);
+                    for (reason, (count, example)) in u.0 {
+                        file.issue(reason, None, example.as_deref(), count);
+                    }
+                }
+                Ok(Err(e)) => return Err(e),
+                Err(_) => return Ok(None), // the reader thread is done
+            }
         }
     }
 }
@@ -515,6 +555,7 @@ fn read_records(
     names: &OperationNames,
     chunk: usize,
     emit: &mut dyn FnMut(Batch) -> Result<()>,
+    unmapped: &mut Unmapped,
 ) -> Result<()> {
     let s = &run.suffix;
     let e = sql_err(path);
@@ -563,21 +604,28 @@ fn read_records(
         Ok(())
     };
 
-    // API calls and markers. (name, category) → (kind, op), resolved once.
-    let mut ops: HashMap<(Option<i64>, Option<i64>), (u32, u32)> = HashMap::new();
+    // API calls and markers. (name, category) → (kind, op), resolved once;
+    // `None`: a category this build does not know (not replayed, counted).
+    let mut ops: HashMap<(Option<i64>, Option<i64>), Option<(u32, u32)>> = HashMap::new();
     let marker = BufferTracingKind::MarkerCoreRangeApi;
     let mut stmt = conn.prepare(&record_queries(s)[0]).map_err(&e)?;
     let mut rows = stmt.query([]).map_err(&e)?;
     while let Some(r) = rows.next().map_err(&e)? {
         let key: (Option<i64>, Option<i64>) = (r.get(3).map_err(&e)?, r.get(4).map_err(&e)?);
-        let (mut kind, mut operation) = *ops.entry(key).or_insert_with(|| {
+        let resolved = *ops.entry(key).or_insert_with(|| {
             let (name, category) = (string(key.0), string(key.1));
-            let kind = region_kind(category, name);
-            (
+            let kind = region_kind(category, name)?;
+            Some((
                 kind.raw(),
                 crate::replay::reader::operation(names, kind, name).0,
-            )
+            ))
         });
+        let Some((mut kind, mut operation)) = resolved else {
+            let name = string(key.0);
+            let category = string(key.1).to_string();
+            unmapped.note(Reason::UnknownKind { name: category }, name);
+            continue;
+        };
         // rocprofv3 names a marker range by its roctx operation and keeps
         // the message in the event's extdata: the message names it here.
         if kind == marker.raw() {
@@ -607,10 +655,19 @@ fn read_records(
         while let Some(r) = rows.next().map_err(&e)? {
             let category = string(r.get(2).map_err(&e)?);
             let Some(kind) = rocwasm_ids::recorded::recorded_kind(category) else {
+                let name = category.to_string();
+                unmapped.note(Reason::UnknownKind { name }, "a sample");
                 continue;
             };
             let extdata: Option<String> = r.get(4).map_err(&e)?;
             let Some(message) = marker_message(extdata.as_deref()) else {
+                let column = format!("{} of a {category} sample", event::EXTDATA);
+                let why = format!(
+                    "a {category} sample's {} names no message: {}",
+                    event::EXTDATA,
+                    extdata.as_deref().unwrap_or("NULL")
+                );
+                unmapped.note(Reason::UnparsableField { column }, &why);
                 continue;
             };
             let c = correlation(r, 3).map_err(&e)?;
@@ -749,14 +806,20 @@ struct Correlation {
 }
 
 /// The API kind of a region: its event category when that names a kind (as
-/// any release spells it: `HIP_RUNTIME_API_EXT` is `HIP_RUNTIME_API`), else
-/// guessed from the function name.
-fn region_kind(category: &str, name: &str) -> BufferTracingKind {
+/// any release spells it: `HIP_RUNTIME_API_EXT` is `HIP_RUNTIME_API`); with
+/// no category, guessed from the function name; `None` for a category this
+/// build does not know (the region is counted, not replayed).
+fn region_kind(category: &str, name: &str) -> Option<BufferTracingKind> {
     use BufferTracingKind as K;
     if let Some(k) = rocwasm_ids::recorded::recorded_kind(category) {
-        return k;
+        return Some(k);
     }
-    if name.starts_with("hsa_amd") {
+    // A category this build does not know: not guessed.
+    if !category.is_empty() {
+        return None;
+    }
+    // No category at all (early rocwasm databases): the API by the name.
+    Some(if name.starts_with("hsa_amd") {
         K::HsaAmdExtApi
     } else if name.starts_with("hsa_") {
         K::HsaCoreApi
@@ -764,5 +827,5 @@ fn region_kind(category: &str, name: &str) -> BufferTracingKind {
         K::MarkerCoreApi
     } else {
         K::HipRuntimeApi
-    }
+    })
 }

@@ -196,3 +196,87 @@ fn empty_directory_and_missing_path() {
     let msg = replay_err(&dir.path().join("nope.csv"));
     assert!(msg.contains("nope.csv:"), "{msg}");
 }
+
+/// A rocpd database with a region of a category this build does not know
+/// and a mark whose message is missing: neither is replayed under a guessed
+/// name, both are counted and said, and `--strict` refuses the file.
+#[test]
+fn rocpd_regions_of_an_unknown_category_and_nameless_marks_are_counted_not_guessed() {
+    use rocwasm_formats::synthetic::sample_run;
+    use rocwasm_formats::{OperationNames, RocpdSink, Sink};
+    let names = OperationNames::new();
+    let run = sample_run(3, 40, 1 << 20, &names);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    let mut sink = RocpdSink::at_path(&db);
+    let ctx = run.context(&names);
+    sink.begin(&ctx).unwrap();
+    for b in &run.batches {
+        sink.write_batch(b, &ctx).unwrap();
+    }
+    // Two marks (start = end), which rocpd keeps as samples.
+    let mut marks = rocwasm_core::Batch::default();
+    for (i, text) in ["first mark", "second mark"].into_iter().enumerate() {
+        let at = run.meta.start_ns + 10 + i as u64;
+        marks.api_calls.push(rocwasm_core::ApiCall {
+            kind: rocwasm_core::BufferTracingKind::MarkerCoreRangeApi.raw(),
+            operation: run.symbols.intern_marker(text),
+            correlation_id: 800_000 + i as u64,
+            thread_id: 1,
+            start: at,
+            end: at,
+            ..Default::default()
+        });
+    }
+    sink.write_batch(&marks, &ctx).unwrap();
+    sink.finish(&ctx).unwrap();
+    let (_, before) = replay_lenient(&db);
+    assert!(before.is_clean(), "{:?}", before.lines());
+
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let suffix: String = conn
+        .query_row(
+            "SELECT substr(name, length('rocpd_region') + 1) FROM sqlite_master \
+             WHERE type = 'table' AND name LIKE 'rocpd_region_%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let marks: i64 = conn
+        .query_row(
+            &format!("SELECT count(*) FROM rocpd_sample{suffix}"),
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    assert!(marks > 0, "the sample run has marks");
+    conn.execute_batch(&format!(
+        "INSERT INTO rocpd_string{suffix} (id, string) VALUES (999999, 'FUTURE_API');
+         UPDATE rocpd_event{suffix} SET category_id = 999999 WHERE id =
+           (SELECT event_id FROM rocpd_region{suffix} ORDER BY id LIMIT 1);
+         UPDATE rocpd_event{suffix} SET extdata = '{{}}' WHERE id =
+           (SELECT event_id FROM rocpd_sample{suffix} ORDER BY id LIMIT 1);"
+    ))
+    .unwrap();
+    drop(conn);
+
+    let (_, report) = replay_lenient(&db);
+    let lines = report.lines();
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("1 record(s) of domain FUTURE_API not mapped")),
+        "{lines:?}"
+    );
+    assert!(
+        lines
+            .iter()
+            .any(|l| l.contains("extdata of a MARKER_CORE_RANGE_API sample")),
+        "{lines:?}"
+    );
+    let err = replay_err_with(&db, true);
+    assert!(
+        err.contains("FUTURE_API") || err.contains("names no message"),
+        "{err}"
+    );
+}
