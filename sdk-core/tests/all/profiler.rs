@@ -767,7 +767,6 @@ fn a_pop_closes_its_own_push_across_a_tracing_pause() {
     assert_eq!(names, ["traced"]);
 }
 
-/// Without a context tracing `MARKER_CORE_RANGE_API` nothing is kept.
 /// A C tool's context (numbered as the SDK) gets the roctx operation of
 /// each marker record, as the SDK's records carry it; another context of
 /// the same run gets the message's number.
@@ -814,6 +813,7 @@ fn a_c_tools_marker_records_carry_the_roctx_operation() {
     );
 }
 
+/// Without a context tracing `MARKER_CORE_RANGE_API` nothing is kept.
 #[test]
 fn markers_untraced_cost_nothing() {
     let p = Profiler::new();

@@ -89,12 +89,21 @@ fn origin_in_maps_line(line: &str, addr: usize) -> Option<Origin> {
     })
 }
 
-/// A reader of `size` bytes at `offset` of `origin`'s file, through the
-/// HSA loader extension (as ROCm's HIP runtime reads code objects from
-/// files); `None` when the file or the extension is not there.
-fn file_reader(origin: &Origin, offset: u64, size: usize) -> Option<Handle> {
+/// A reader of `code`, which lies at `offset` of `origin`'s file, through
+/// the HSA loader extension (as ROCm's HIP runtime reads code objects from
+/// files); `None` when the file, the extension or those bytes are not
+/// there (a file replaced since it was mapped, an image patched in memory).
+fn file_reader(origin: &Origin, offset: u64, code: &[u8]) -> Option<Handle> {
+    use std::io::{Read, Seek, SeekFrom};
     use std::os::fd::AsRawFd;
-    let file = std::fs::File::open(&origin.path).ok()?;
+    let size = code.len();
+    let mut file = std::fs::File::open(&origin.path).ok()?;
+    let mut on_disk = vec![0; size];
+    file.seek(SeekFrom::Start(origin.offset + offset)).ok()?;
+    file.read_exact(&mut on_disk).ok()?;
+    if on_disk != code {
+        return None;
+    }
     let mut table = std::mem::MaybeUninit::<hsa::LoaderTable>::zeroed();
     // SAFETY: the table is a #[repr(C)] struct of pointers of the size we
     // pass; HSA writes at most that many bytes.
@@ -181,7 +190,7 @@ impl Module {
         let from_file = self
             .origin
             .as_ref()
-            .and_then(|o| file_reader(o, in_image, code.len()));
+            .and_then(|o| file_reader(o, in_image, code));
         let read = match from_file {
             Some(r) => {
                 reader = r;

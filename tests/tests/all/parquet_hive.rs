@@ -52,7 +52,7 @@ fn pyarrow_and_duckdb_read_the_ranks_as_one_hive_dataset() {
             "--sim",
             "--kernel-trace",
             "--output-format",
-            "parquet,csv",
+            "parquet,csv,rocpd",
             "--parquet-layout",
             "hive",
             "-d",
@@ -141,5 +141,59 @@ fn pyarrow_and_duckdb_read_the_ranks_as_one_hive_dataset() {
     assert!(
         file.contains(&format!("/kernel_trace/job=4242/hostname={host}/rank=")),
         "{file}"
+    );
+
+    // A replay of rank 2's database writes rank 2's partition (the rank and
+    // job from the environment the database recorded) into another
+    // dataset; a second replay into it finds the file there and refuses to
+    // replace it.
+    let db = tmp.path().join("out/2/results.db");
+    let replay = |dir: &str| {
+        let args = [
+            "replay",
+            db.to_str().unwrap(),
+            "--output-format",
+            "parquet",
+            "--parquet-layout",
+            "hive",
+            "-d",
+            dir,
+        ];
+        rocwasm(&args, tmp.path())
+    };
+    let out = replay("again");
+    assert_success(&out, "a hive replay of rank 2's database");
+    let again = tmp.path().join(format!(
+        "again/kernel_trace/job=4242/hostname={host}/rank=2"
+    ));
+    assert!(
+        std::fs::read_dir(&again).map(|d| d.count()).unwrap_or(0) == 1,
+        "rank 2's partition in the replay's dataset: {}\n{}",
+        again.display(),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let out = replay("again");
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        !out.status.success()
+            && stderr.contains("exists: the dataset already has a file of this process"),
+        "{stderr}"
+    );
+
+    // Hive without Parquet output is a usage error.
+    let args = [
+        "replay",
+        db.to_str().unwrap(),
+        "--parquet-layout",
+        "hive",
+        "-d",
+        "x",
+    ];
+    let out = rocwasm(&args, tmp.path());
+    assert_eq!(
+        out.status.code(),
+        Some(2),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
     );
 }

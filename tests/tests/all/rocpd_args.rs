@@ -197,4 +197,10 @@ fn without_api_args_no_argument_is_recorded_and_api_args_alone_is_refused() {
         "{stderr}"
     );
     assert!(!tmp.path().join("refused").exists(), "nothing ran");
+
+    // A replay has no arguments to record.
+    let args = ["replay", db.to_str().unwrap(), "--api-args", "-d", "re"];
+    let out = rocwasm(&args, tmp.path());
+    assert_eq!(out.status.code(), Some(2), "a usage error");
+    assert!(String::from_utf8_lossy(&out.stderr).contains("--api-args"));
 }

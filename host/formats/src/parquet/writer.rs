@@ -159,9 +159,26 @@ fn file_schema(file: TraceFile, hive: bool) -> arrow_schema::SchemaRef {
     std::sync::Arc::new(full.project(&keep).expect("indices of the schema"))
 }
 
-/// Creates `path` and a writer of `file`'s schema into it.
+/// Creates `path` and a writer of `file`'s schema into it. A Hive
+/// partition's file is never replaced: it is another process's, or this
+/// process's from an earlier run or replay.
 fn open(path: &Path, file: TraceFile, hive: bool) -> Result<ArrowWriter<File>> {
-    let out = File::create(path).with_context(|| format!("creating {}", path.display()))?;
+    let out = if hive {
+        std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(path)
+            .map_err(|e| match e.kind() {
+                std::io::ErrorKind::AlreadyExists => anyhow::anyhow!(
+                    "{} exists: the dataset already has a file of this process (an earlier run or \
+                     replay of it?); remove it or write the dataset elsewhere",
+                    path.display()
+                ),
+                _ => anyhow::Error::new(e).context(format!("creating {}", path.display())),
+            })?
+    } else {
+        File::create(path).with_context(|| format!("creating {}", path.display()))?
+    };
     let mut props = WriterProperties::builder()
         .set_compression(Compression::SNAPPY)
         .set_max_row_group_row_count(Some(ROW_GROUP_ROWS))

@@ -58,6 +58,9 @@ pub(crate) struct MemoryCounters {
     unpaired_frees: (u64, Option<u64>),
     /// Records of an operation this build does not know.
     unknown: u64,
+    /// Allocations at an address still allocated (its free was not
+    /// traced): the earlier allocation is taken as freed then.
+    reallocated: u64,
 }
 
 impl MemoryCounters {
@@ -111,7 +114,14 @@ impl MemoryCounters {
         for (at, _, agent, counter, step) in steps {
             let (key, new) = match step {
                 Step::Allocate { address, size } => {
-                    live.insert(address, (agent, size));
+                    if let Some((old_agent, old_size)) = live.insert(address, (agent, size)) {
+                        self.reallocated += 1;
+                        let v = value.entry((old_agent, counter)).or_default();
+                        *v = v.saturating_sub(old_size);
+                        if old_agent != agent {
+                            out.entry((old_agent, counter)).or_default().push((at, *v));
+                        }
+                    }
                     let v = value.entry((agent, counter)).or_default();
                     *v = v.saturating_add(size);
                     ((agent, counter), *v)
@@ -147,6 +157,14 @@ impl MemoryCounters {
                  allocated before tracing began, or a null pointer the runtime frees) are not on \
                  the Perfetto trace's ALLOCATE BYTES tracks",
                 first.unwrap_or(0)
+            ));
+        }
+        if self.reallocated > 0 {
+            notes.push(format!(
+                "{} memory allocation(s) returned an address that was still allocated (its free \
+                 was not traced): the Perfetto trace's ALLOCATE BYTES tracks take the earlier \
+                 allocation as freed then",
+                self.reallocated
             ));
         }
         if self.unknown > 0 {
@@ -204,6 +222,28 @@ mod tests {
         let notes = m.notes();
         assert_eq!(notes.len(), 1, "{notes:?}");
         assert!(notes[0].starts_with("1 memory free(s)") && notes[0].contains("0x99"));
+    }
+
+    #[test]
+    fn an_address_allocated_again_without_a_traced_free_replaces_its_allocation() {
+        let mut m = MemoryCounters::default();
+        let mut b = Batch::default();
+        b.memory_allocations
+            .push(alloc(allocation::ALLOCATE, 7, 100, 0x10, 64));
+        b.memory_allocations
+            .push(alloc(allocation::ALLOCATE, 7, 200, 0x10, 32));
+        b.memory_allocations
+            .push(alloc(allocation::FREE, 0, 300, 0x10, 0));
+        m.add(&b);
+        assert_eq!(
+            m.tracks()[&(7, Counter::Allocated)],
+            [(100, 64), (200, 32), (300, 0)]
+        );
+        let notes = m.notes();
+        assert!(
+            notes[0].starts_with("1 memory allocation(s) returned an address"),
+            "{notes:?}"
+        );
     }
 
     #[test]

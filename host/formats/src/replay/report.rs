@@ -65,6 +65,13 @@ pub enum Reason {
         /// samples), rather than derived from the traces.
         loses: bool,
     },
+    /// Values the recording holds for records that are replayed, which a
+    /// batch has no place for (API call arguments): the records are
+    /// replayed without them.
+    NotCarried {
+        /// What is left behind, in words.
+        what: String,
+    },
 }
 
 impl Reason {
@@ -234,11 +241,18 @@ impl fmt::Display for Issue {
             Reason::UnreadFile { what, loses: false } => {
                 write!(f, "{n} row(s) of {what} not read")?
             }
+            Reason::NotCarried { what } => write!(
+                f,
+                "{n} row(s) of {what} not replayed: a batch has no place for them, so the replayed \
+                 records go without"
+            )?,
         }
         let first = match &self.reason {
             // A column is a header matter: its line is always 1; a file
             // that is not read has no line of its own.
-            Reason::UnknownColumn { .. } | Reason::UnreadFile { .. } => None,
+            Reason::UnknownColumn { .. }
+            | Reason::UnreadFile { .. }
+            | Reason::NotCarried { .. } => None,
             _ => self.lines.first(),
         };
         match (first, self.examples.as_slice()) {
@@ -339,6 +353,9 @@ impl ReadReport {
                     (Reason::UnknownOperation { .. }, _) => i.to_string(),
                     (Reason::UnreadFile { what, .. }, _) => {
                         format!("{what}, which this build does not read")
+                    }
+                    (Reason::NotCarried { what }, _) => {
+                        format!("{what}, which a replay cannot carry")
                     }
                 };
                 return Some(crate::replay::ReplayError::new(

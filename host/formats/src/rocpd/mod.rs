@@ -80,6 +80,9 @@ pub struct RocpdSink {
     refused: bool,
     /// Records rocpd has no table for: see [`Sink::notes`].
     unfiled: Unfiled,
+    /// API calls whose arguments came and whose record never did (a
+    /// filter left it out): said in [`Sink::notes`].
+    args_without_record: usize,
 }
 
 impl RocpdSink {
@@ -91,6 +94,7 @@ impl RocpdSink {
             claims: OutputClaims::new(),
             refused: false,
             unfiled: Unfiled::default(),
+            args_without_record: 0,
         }
     }
 
@@ -102,6 +106,7 @@ impl RocpdSink {
             claims: OutputClaims::new(),
             refused: false,
             unfiled: Unfiled::default(),
+            args_without_record: 0,
         }
     }
 
@@ -210,7 +215,15 @@ impl Sink for RocpdSink {
     }
 
     fn notes(&mut self) -> Vec<String> {
-        self.unfiled.take_notes("rocpd")
+        let mut notes = self.unfiled.take_notes("rocpd");
+        if self.args_without_record > 0 {
+            notes.push(format!(
+                "the arguments of {} API call(s) are not in rocpd_arg: their records never reached \
+                 the rocpd output (a filter, such as a collection period, left them out)",
+                self.args_without_record
+            ));
+        }
+        notes
     }
 
     fn finish(&mut self, ctx: &SinkContext<'_>) -> Result<Vec<PathBuf>> {
@@ -222,6 +235,7 @@ impl Sink for RocpdSink {
             .run
             .take()
             .context("rocpd sink finished before begin()")?;
+        self.args_without_record = run.call_args.len();
         run.conn.execute_batch("BEGIN")?;
         run.write_info(ctx)
             .with_context(|| format!("writing {}", path.display()))?;

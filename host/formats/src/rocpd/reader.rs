@@ -174,16 +174,16 @@ impl BatchReader for RocpdReader {
 /// values (`rocpd_pmc_event`: not replayed). A table the file lacks counts
 /// nothing.
 fn say_unread(conn: &Connection, path: &Path, suffix: &str, state: &mut State) {
-    for (table, what, loses) in [
+    for (table, what, records_replayed) in [
         (
             schema::arg::TABLE,
-            "rocpd_arg (the API calls' arguments: replayed calls have none)",
-            false,
+            "rocpd_arg (the API calls' arguments)",
+            true,
         ),
         (
             schema::pmc_event::TABLE,
             "rocpd_pmc_event (hardware counter values)",
-            true,
+            false,
         ),
     ] {
         let rows: i64 = conn
@@ -195,12 +195,15 @@ fn say_unread(conn: &Connection, path: &Path, suffix: &str, state: &mut State) {
             .unwrap_or(0);
         if rows > 0 {
             let what = what.to_string();
-            state.report.file(path).issue(
-                crate::replay::report::Reason::UnreadFile { what, loses },
-                None,
-                None,
-                rows as u64,
-            );
+            let reason = if records_replayed {
+                Reason::NotCarried { what }
+            } else {
+                Reason::UnreadFile { what, loses: true }
+            };
+            state
+                .report
+                .file(path)
+                .issue(reason, None, None, rows as u64);
         }
     }
 }
@@ -294,6 +297,7 @@ fn load_run(
             // else reads as no environment.
             if let rusqlite::types::Value::Text(env) = r.get(5).map_err(&e)? {
                 state.meta.environment = serde_json::from_str(&env).unwrap_or_default();
+                state.meta.rank_and_job_from_environment();
             }
         }
         let host: Option<String> = conn

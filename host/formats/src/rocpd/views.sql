@@ -184,8 +184,8 @@ LEFT JOIN rocpd_string AS cat ON cat.guid = ev.guid AND cat.id = ev.category_id
 LEFT JOIN rocpd_info_process AS proc ON proc.guid = r.guid AND proc.id = r.pid
 LEFT JOIN rocpd_info_thread AS th ON th.guid = r.guid AND th.id = r.tid;
 
--- region_args: one row per recorded argument of a region's call (empty:
--- rocwasm records no arguments).
+-- region_args: one row per recorded argument of a region's call (a live
+-- run's with --api-args; empty otherwise).
 DROP VIEW IF EXISTS region_args;
 CREATE VIEW region_args AS
 SELECT
@@ -367,8 +367,8 @@ LEFT JOIN rocpd_string AS cat ON cat.guid = ev.guid AND cat.id = ev.category_id
 LEFT JOIN rocpd_info_kernel_symbol AS ks ON ks.guid = k.guid AND ks.id = k.kernel_id
 LEFT JOIN rocpd_info_process AS proc ON proc.guid = k.guid AND proc.id = k.pid;
 
--- events_args: one row per recorded argument of an event (empty: no
--- arguments).
+-- events_args: one row per recorded argument of an event (a live run's
+-- with --api-args; empty otherwise).
 DROP VIEW IF EXISTS events_args;
 CREATE VIEW events_args AS
 SELECT
@@ -391,7 +391,7 @@ JOIN rocpd_event AS ev ON ev.guid = arg.guid AND ev.id = arg.event_id
 LEFT JOIN rocpd_string AS cat ON cat.guid = ev.guid AND cat.id = ev.category_id;
 
 -- stream_args: one row per `stream` argument of a call, with the stream it
--- names (empty: no arguments).
+-- names (a live run's with --api-args; empty otherwise).
 DROP VIEW IF EXISTS stream_args;
 CREATE VIEW stream_args AS
 SELECT

@@ -352,8 +352,9 @@ pub struct OutputArgs {
     /// Where Parquet files go: flat (each process's output directory) or
     /// hive (one dataset of Hive partitions, <root>/<table>/job=J/
     /// hostname=H/rank=R/<pid>.parquet, the root being -d's part before its
-    /// first per-process key; pyarrow, DuckDB, Spark and Dask read the keys
-    /// as columns). Chain file: `[output] parquet_layout`.
+    /// first per-process key: %hostname%, %pid%, %ppid% or %rank%; pyarrow,
+    /// DuckDB, Spark and Dask read the keys as columns). Chain file:
+    /// `[output] parquet_layout`.
     #[arg(long, value_name = "LAYOUT", value_parser = parquet_layout, help_heading = IO)]
     pub parquet_layout: Option<ParquetLayout>,
     /// Add statistics stages (kernel-stats, api-stats, memcpy-bandwidth) and print their tables.

@@ -158,6 +158,12 @@ pub fn replay(request: &ReplayRequest, console: &mut dyn Console) -> Result<Repl
             )));
         }
     }
+    if request.flags.api_args {
+        return Err(LaunchError::usage(
+            "--api-args records a live run's API call arguments; a replay's calls carry none \
+             (a batch has no place for them): drop it",
+        ));
+    }
     let mut flags = request.flags.clone();
     // Without -d: a directory beside the user named after the recording,
     // the same at every replay of it (the chain's `[output] directory`

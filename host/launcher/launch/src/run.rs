@@ -292,24 +292,35 @@ pub fn run(request: &RunRequest, console: &mut dyn Console) -> Result<RunOutcome
     // leaves nothing behind. The plan beside the journals is for `rocwasm
     // write-journal`, should they outlive this run.
     let plan_file = journal.join(RunPlan::JOURNAL_PLAN_FILE);
-    // The first directory this run creates, removed again if nothing ran.
-    let made = journal
+    // The directories this run creates, removed again if nothing ran: the
+    // journal directory (this process's own) with what it holds, then each
+    // parent this run made, only while it is empty (another rank of an
+    // MPI job may have put its files there in the meantime).
+    let made: Vec<PathBuf> = journal
         .ancestors()
+        .skip(1)
         .take_while(|d| !d.exists())
-        .last()
-        .map(Path::to_path_buf);
+        .map(Path::to_path_buf)
+        .collect();
     let unmake = || {
-        let _ = std::fs::remove_dir_all(made.as_deref().unwrap_or(&journal));
+        let _ = std::fs::remove_dir_all(&journal);
+        for dir in &made {
+            if std::fs::remove_dir(dir).is_err() {
+                break;
+            }
+        }
     };
-    std::fs::create_dir_all(&journal)
-        .and_then(|()| std::fs::write(&plan_file, plan.to_json()))
-        .with_context(|| {
+    if let Err(e) =
+        std::fs::create_dir_all(&journal).and_then(|()| std::fs::write(&plan_file, plan.to_json()))
+    {
+        unmake();
+        return Err(LaunchError::Runtime(anyhow::Error::new(e).context(
             format!(
                 "cannot create the record journal directory {}",
                 journal.display()
-            )
-        })
-        .map_err(LaunchError::Runtime)?;
+            ),
+        )));
+    }
     let run_file = match write_run_file(&plan) {
         Ok(f) => f,
         Err(e) => {

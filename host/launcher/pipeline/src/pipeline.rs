@@ -117,7 +117,7 @@ impl Pipeline {
             stats: plan.output.stats,
             // Nobody waits for these writes: as batches come.
             timing: WriteTiming::DuringRun,
-            parquet_hive_root: plan.parquet_hive_root(),
+            parquet_hive_root: plan.parquet_hive_root(process),
         });
         let claims = outputs.claims();
         let profiler = Arc::new(Profiler::new());

@@ -71,6 +71,28 @@ impl RunMetadata {
         }
     }
 
+    /// Takes the MPI rank and the batch job id from [`Self::environment`]
+    /// (the variables `%rank%` and `%job%` read) where the metadata has
+    /// none: a recording (a rocpd database) keeps the environment, not the
+    /// rank.
+    pub fn rank_and_job_from_environment(&mut self) {
+        let first = |names: &[&str]| {
+            names.iter().find_map(|n| {
+                self.environment
+                    .get(*n)
+                    .map(|v| v.trim())
+                    .filter(|v| !v.is_empty())
+                    .map(str::to_string)
+            })
+        };
+        if self.rank.is_none() {
+            self.rank = first(rocwasm_plan::template::RANK_VARIABLES).and_then(|r| r.parse().ok());
+        }
+        if self.job.is_none() {
+            self.job = first(rocwasm_plan::template::JOB_VARIABLES);
+        }
+    }
+
     /// A 64-bit identity of this process on this host. Sinks that must keep
     /// runs apart when files are merged (Perfetto track uuids and sequence
     /// ids, rocpd guids) derive their ids from it.

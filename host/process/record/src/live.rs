@@ -305,6 +305,17 @@ impl LiveRun {
             _ => None,
         };
         drop(journal);
+        let api_traced = kinds.iter().any(|k| {
+            rocwasm_core::Domain::from_buffer_kind(*k)
+                .is_some_and(|d| d.is_api() && d.callback_kind().is_some())
+        });
+        if args.is_some() && !api_traced {
+            self.problem(
+                "--api-args: no API calls are traced, so rocpd_arg stays empty (add --hip-trace, \
+                 --hsa-trace or another API trace)"
+                    .into(),
+            );
+        }
         own.calls(&profiler, &kinds, log, args)
             .map_err(anyhow::Error::msg)?;
         if let Some(configure) = native_tools {

@@ -105,7 +105,7 @@ mod tests {
                 kinds: vec![],
                 summary: false,
                 api_args: false,
-                parquet_layout: Default::default(),
+                parquet_root: None,
             },
             stages,
             buffer: BufferSettings {

@@ -281,7 +281,20 @@ impl Chain {
         }
         if self.output.api_args && !self.output.formats.contains(&OutputFormat::Rocpd) {
             return Err(ConfigError::Invalid {
-                message: "--api-args (`[output] api_args`) records the arguments for rocpd's                           rocpd_arg, and no rocpd output is written: add rocpd to                           --output-format (or to `formats` in [output])"
+                message:
+                    "--api-args (`[output] api_args`) records the arguments for rocpd's rocpd_arg, \
+                          and no rocpd output is written: add rocpd to --output-format (or to \
+                          `formats` in [output])"
+                        .into(),
+            });
+        }
+        if self.output.parquet_layout == ParquetLayout::Hive
+            && !self.output.formats.contains(&OutputFormat::Parquet)
+        {
+            return Err(ConfigError::Invalid {
+                message: "--parquet-layout hive (`[output] parquet_layout`) lays out Parquet \
+                          files, and no Parquet output is written: add parquet to \
+                          --output-format (or to `formats` in [output])"
                     .into(),
             });
         }

@@ -58,7 +58,10 @@ impl Chain {
                 kinds,
                 summary: self.output.summary,
                 api_args: self.output.api_args,
-                parquet_layout: self.output.parquet_layout,
+                // The directory's part every process shares, made absolute
+                // with it.
+                parquet_root: (self.output.parquet_layout == crate::model::ParquetLayout::Hive)
+                    .then(|| absolute_template(&self.output.directory).shared_prefix()),
             },
             stages: self.stages.iter().map(stage_plan).collect(),
             buffer: self.settings.buffer,

@@ -36,7 +36,7 @@ use rocwasm_ids::BufferTracingKind;
 use serde::{Deserialize, Serialize};
 
 use crate::collection::CollectionPlan;
-use crate::format::{OutputFormat, ParquetLayout, WriteTiming};
+use crate::format::{OutputFormat, WriteTiming};
 use crate::kernels::KernelPlan;
 use crate::serde_ids::{kinds, operations};
 use crate::stage::{
@@ -125,9 +125,13 @@ pub struct OutputPlan {
     /// (`--api-args`; needs rocpd among `formats`).
     #[serde(default)]
     pub api_args: bool,
-    /// Where Parquet files go (`--parquet-layout`).
-    #[serde(default)]
-    pub parquet_layout: ParquetLayout,
+    /// `--parquet-layout hive`: the root of the Hive-partitioned Parquet
+    /// dataset every process of the run writes into (the output
+    /// directory's [`PathTemplate::shared_prefix`], kept when a forked
+    /// child's directory replaces `directory`); `None`: each process's
+    /// Parquet files go to its output directory.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub parquet_root: Option<PathTemplate>,
 }
 
 /// One stage of the chain, resolved.
@@ -233,7 +237,7 @@ impl RunPlan {
                 kinds: Vec::new(),
                 summary: false,
                 api_args: false,
-                parquet_layout: Default::default(),
+                parquet_root: None,
             },
             stages: Vec::new(),
             buffer: BufferSettings::default(),
@@ -310,13 +314,14 @@ impl RunPlan {
         PathBuf::from(self.output.directory.expand(process))
     }
 
-    /// The root of the Hive-partitioned Parquet dataset all processes of
-    /// the run write into (`--parquet-layout hive`): the output
-    /// directory's part before its first per-process key; `None` for the
-    /// flat layout.
-    pub fn parquet_hive_root(&self) -> Option<PathBuf> {
-        (self.output.parquet_layout == ParquetLayout::Hive)
-            .then(|| self.output.directory.fixed_prefix())
+    /// The root of the Hive-partitioned Parquet dataset `process` writes
+    /// into (`--parquet-layout hive`, [`OutputPlan::parquet_root`]); `None`
+    /// for the flat layout.
+    pub fn parquet_hive_root(&self, process: &ProcessInfo) -> Option<PathBuf> {
+        self.output
+            .parquet_root
+            .as_ref()
+            .map(|t| PathBuf::from(t.expand(process)))
     }
 
     /// The output file prefix of `process`, if any.
@@ -355,7 +360,7 @@ mod tests {
                 kinds: vec![BufferTracingKind::KernelDispatch],
                 summary: true,
                 api_args: false,
-                parquet_layout: Default::default(),
+                parquet_root: None,
             },
             stages: vec![StagePlan {
                 name: "bw".into(),

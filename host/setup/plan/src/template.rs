@@ -139,20 +139,56 @@ impl PathTemplate {
         self.parts.contains(&Part::Pid)
     }
 
-    /// The directory every expansion lies in: the literal text before the
-    /// first key, up to its last `/` (`out` for `out/r%rank%`, `.` when the
-    /// template starts with a key).
-    pub fn fixed_prefix(&self) -> std::path::PathBuf {
-        let literal = match self.parts.first() {
-            Some(Part::Literal(s)) if self.parts.len() == 1 => return s.into(),
-            Some(Part::Literal(s)) => s.as_str(),
-            _ => "",
+    /// The directory every process of a job shares: the template up to
+    /// its first per-process key (`%hostname%`, `%pid%`, `%ppid%`,
+    /// `%rank%`), cut back to the last `/` before it; `%job%`, `%size%` and
+    /// `%env{NAME}%` stay (the same for a job's ranks). `out` for
+    /// `out/r%rank%`, `runs/%env{EXP}%` for `runs/%env{EXP}%/%rank%`, `.`
+    /// when the template starts with a per-process key, the template itself
+    /// when it has none.
+    pub fn shared_prefix(&self) -> PathTemplate {
+        let per_process =
+            |p: &Part| matches!(p, Part::Hostname | Part::Pid | Part::Ppid | Part::Rank);
+        let Some(first) = self.parts.iter().position(per_process) else {
+            return self.clone();
         };
-        match literal.rfind('/') {
-            Some(0) => "/".into(),
-            Some(i) => literal[..i].into(),
-            None => ".".into(),
+        let mut parts: Vec<Part> = self.parts[..first].to_vec();
+        // Back to the last `/` of the literals before the key.
+        loop {
+            match parts.pop() {
+                Some(Part::Literal(s)) => match s.rfind('/') {
+                    Some(0) if parts.is_empty() => {
+                        parts.push(Part::Literal("/".into()));
+                        break;
+                    }
+                    Some(i) => {
+                        parts.push(Part::Literal(s[..i].to_string()));
+                        break;
+                    }
+                    None => continue,
+                },
+                // A key with no `/` after it: the directory is before it.
+                Some(_) => continue,
+                None => break,
+            }
         }
+        if parts.is_empty() {
+            parts.push(Part::Literal(".".into()));
+        }
+        let text = parts
+            .iter()
+            .map(|p| match p {
+                Part::Literal(s) => s.replace('%', "%%"),
+                Part::Hostname => "%hostname%".into(),
+                Part::Pid => "%pid%".into(),
+                Part::Ppid => "%ppid%".into(),
+                Part::Rank => "%rank%".into(),
+                Part::Size => "%size%".into(),
+                Part::Job => "%job%".into(),
+                Part::Env(n) => format!("%env{{{n}}}%"),
+            })
+            .collect();
+        PathTemplate { text, parts }
     }
 
     /// The template as written.
@@ -292,7 +328,6 @@ fn parent_pid() -> u32 {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use std::path::Path;
 
     fn process(vars: &[(&str, &str)]) -> ProcessInfo {
         ProcessInfo {
@@ -351,15 +386,29 @@ mod tests {
     }
 
     #[test]
-    fn the_fixed_prefix_is_the_directory_before_the_first_key() {
-        let prefix = |t: &str| PathTemplate::parse(t).unwrap().fixed_prefix();
-        assert_eq!(prefix("out/%rank%"), Path::new("out"));
-        assert_eq!(prefix("out/r%rank%/x"), Path::new("out"));
-        assert_eq!(prefix("/abs/jobs/%job%/%rank%"), Path::new("/abs/jobs"));
-        assert_eq!(prefix("/%job%"), Path::new("/"));
-        assert_eq!(prefix("%hostname%/%pid%"), Path::new("."));
-        assert_eq!(prefix("plain/dir"), Path::new("plain/dir"));
-        assert_eq!(prefix("100%%/%rank%"), Path::new("100%"));
+    fn the_shared_prefix_stops_before_the_first_per_process_key() {
+        let prefix = |t: &str| {
+            let p = PathTemplate::parse(t).unwrap().shared_prefix();
+            (p.as_str().to_string(), p.expand(&process(&[("EXP", "e1")])))
+        };
+        let both = |s: &str| (s.to_string(), s.to_string());
+        assert_eq!(prefix("out/%rank%"), both("out"));
+        assert_eq!(prefix("out/r%rank%/x"), both("out"));
+        assert_eq!(prefix("/abs/%pid%"), both("/abs"));
+        assert_eq!(prefix("/%rank%"), both("/"));
+        assert_eq!(prefix("%hostname%/%pid%"), both("."));
+        assert_eq!(prefix("plain/dir"), both("plain/dir"));
+        assert_eq!(prefix("100%%/%rank%"), ("100%%".into(), "100%".into()));
+        // Keys a job's ranks share stay, expanded.
+        assert_eq!(
+            prefix("runs/%env{EXP}%/%rank%"),
+            ("runs/%env{EXP}%".into(), "runs/e1".into())
+        );
+        assert_eq!(
+            prefix("jobs/%job%-%size%/r%rank%"),
+            ("jobs/%job%-%size%".into(), "jobs/0-1".into())
+        );
+        assert_eq!(prefix("a/%job%%rank%"), both("a"));
     }
 
     #[test]

@@ -459,7 +459,7 @@ mod tests {
                 kinds: vec![BufferTracingKind::KernelDispatch],
                 summary: false,
                 api_args: false,
-                parquet_layout: Default::default(),
+                parquet_root: None,
             },
             stages,
             buffer: BufferSettings {

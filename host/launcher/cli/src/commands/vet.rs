@@ -184,7 +184,7 @@ fn one_stage_plan(name: &str, file: &Path, world: Option<rocwasm_plugin_host::Wo
             kinds: Vec::new(),
             summary: false,
             api_args: false,
-            parquet_layout: Default::default(),
+            parquet_root: None,
         },
         stages: vec![StagePlan {
             name: name.to_string(),
