@@ -44,7 +44,7 @@ pub(crate) struct RocpdReader {
 /// What the reading thread sends: batches, and at the end of each run what
 /// it could not map.
 enum Read {
-    Batch(Batch),
+    Batch(Box<Batch>),
     Unmapped(Unmapped),
 }
 
@@ -127,7 +127,7 @@ impl RocpdReader {
                     let conn = open_conn(&path)?;
                     for run in &runs {
                         let mut emit = |b: Batch| {
-                            tx.send(Ok(Read::Batch(b)))
+                            tx.send(Ok(Read::Batch(Box::new(b))))
                                 .map_err(|_| ReplayError::new(&path, None, "consumer gone"))
                         };
                         let mut unmapped = Unmapped::default();
@@ -155,7 +155,7 @@ impl BatchReader for RocpdReader {
     fn next_batch(&mut self, state: &mut State) -> Result<Option<Batch>> {
         loop {
             match self.rx.recv() {
-                Ok(Ok(Read::Batch(b))) => return Ok(Some(b)),
+                Ok(Ok(Read::Batch(b))) => return Ok(Some(*b)),
                 Ok(Ok(Read::Unmapped(u))) => {
                     let file = state.report.file(&self.path);
                     for (reason, (count, example)) in u.0 {
@@ -551,6 +551,9 @@ pub fn record_queries(s: &str) -> [String; 4] {
     [regions, dispatches, copies, allocations]
 }
 
+/// A region's (name, category) string ids.
+type RegionKey = (Option<i64>, Option<i64>);
+
 /// Reads a run's records in chunks and hands each full batch to `emit`.
 fn read_records(
     conn: &Connection,
@@ -610,12 +613,12 @@ fn read_records(
 
     // API calls and markers. (name, category) → (kind, op), resolved once;
     // `None`: a category this build does not know (not replayed, counted).
-    let mut ops: HashMap<(Option<i64>, Option<i64>), Option<(u32, u32)>> = HashMap::new();
+    let mut ops: HashMap<RegionKey, Option<(u32, u32)>> = HashMap::new();
     let marker = BufferTracingKind::MarkerCoreRangeApi;
     let mut stmt = conn.prepare(&record_queries(s)[0]).map_err(&e)?;
     let mut rows = stmt.query([]).map_err(&e)?;
     while let Some(r) = rows.next().map_err(&e)? {
-        let key: (Option<i64>, Option<i64>) = (r.get(3).map_err(&e)?, r.get(4).map_err(&e)?);
+        let key: RegionKey = (r.get(3).map_err(&e)?, r.get(4).map_err(&e)?);
         let resolved = *ops.entry(key).or_insert_with(|| {
             let (name, category) = (string(key.0), string(key.1));
             let kind = region_kind(category, name)?;

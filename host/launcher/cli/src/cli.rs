@@ -954,6 +954,12 @@ fn to_flags(
     }
 }
 
+/// `--parquet-layout`'s value.
+fn parquet_layout(name: &str) -> Result<ParquetLayout, String> {
+    ParquetLayout::from_name(name)
+        .ok_or_else(|| format!("unknown layout `{name}` (expected flat or hive)"))
+}
+
 fn parse_format(s: &str) -> Result<OutputFormat, String> {
     OutputFormat::from_name(s.trim()).ok_or_else(|| {
         let names: Vec<_> = OutputFormat::ALL.iter().map(|f| f.name()).collect();
@@ -1163,10 +1169,4 @@ mod tests {
         assert_eq!(e.exit_code(), 2);
         assert!(e.to_string().contains("unknown output format `xml`"));
     }
-}
-
-/// `--parquet-layout`'s value.
-fn parquet_layout(name: &str) -> Result<ParquetLayout, String> {
-    ParquetLayout::from_name(name)
-        .ok_or_else(|| format!("unknown layout `{name}` (expected flat or hive)"))
 }

@@ -176,6 +176,9 @@ fn component_text(records: usize) -> String {
     )
 }
 
+/// The host's columns of the `3 pulled` shape, handed out without a copy.
+type Columns = Vec<Arc<[u64]>>;
+
 /// A column of the `3 variant columns` shape.
 #[derive(ComponentType, Lower)]
 #[component(variant)]
@@ -216,7 +219,7 @@ fn main() {
     let bytes = wat::parse_str(component_text(most)).expect("the component text parses");
     let component = Component::new(engine, &bytes).expect("the component compiles");
     // The host side of `3 pulled`: the columns as shared slices.
-    let mut store: Store<Vec<Arc<[u64]>>> = Store::new(engine, Vec::new());
+    let mut store: Store<Columns> = Store::new(engine, Vec::new());
     // The engine interrupts on epochs (a plugin's deadline); nothing here
     // runs long enough to need one.
     store.set_epoch_deadline(u64::MAX / 2);
@@ -225,7 +228,7 @@ fn main() {
         .root()
         .func_wrap(
             "column",
-            |cx: StoreContextMut<'_, Vec<Arc<[u64]>>>, (i,): (u32,)| {
+            |cx: StoreContextMut<'_, Columns>, (i,): (u32,)| {
                 let col = cx
                     .data()
                     .get(i as usize)
@@ -277,7 +280,7 @@ fn main() {
             .collect();
         let shared: Arc<[u64]> = Arc::from(&column[..]);
         *store.data_mut() = vec![shared.clone(), shared.clone(), shared];
-        let mut row = |label: &str, call: &mut dyn FnMut(&mut Store<Vec<Arc<[u64]>>>)| {
+        let mut row = |label: &str, call: &mut dyn FnMut(&mut Store<Columns>)| {
             let (median, best) = time(&mut store, call);
             println!("| {n:>8} | {label:<18} | {median:>12.0} | {best:>12.0} |");
         };
