@@ -175,7 +175,7 @@ fn a_live_runs_database_has_every_calls_arguments_as_the_call_was_made() {
 #[test]
 fn without_api_args_no_argument_is_recorded_and_api_args_alone_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let app = sim_dir().join("bin").join("multi_kernel");
+    let app = sim_dir().join("bin").join("vector_add");
     let app = app.to_str().unwrap();
     let run = |extra: &[&str], dir: &str| {
         let mut args = vec!["run", "--sim", "--hip-runtime-trace", "-d", dir];
