@@ -106,14 +106,13 @@ impl Outputs {
     /// The sinks for `opts`.
     pub fn new(opts: &OutputOptions) -> Self {
         let mut sinks: Vec<Box<dyn Sink>> = Vec::new();
+        let place = crate::table::Place {
+            dir: opts.dir.clone(),
+            name: opts.name.clone(),
+            parquet_hive_root: opts.parquet_hive_root.clone(),
+        };
         for f in &opts.formats {
-            let (dir, name) = (opts.dir.clone(), opts.name.clone());
-            match (&opts.parquet_hive_root, f) {
-                (Some(root), OutputFormat::Parquet) => {
-                    sinks.push(Box::new(crate::ParquetSink::hive(root, name)))
-                }
-                _ => sinks.push((crate::table::format(*f).sink)(&dir, name)),
-            }
+            sinks.push((crate::table::format(*f).sink)(&place));
         }
         if opts.stats {
             sinks.push(Box::new(StatsSink::new(

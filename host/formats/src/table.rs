@@ -8,7 +8,7 @@
 //! `src/` with its schema, writer (a [`Sink`]) and, when it can be
 //! replayed, its reader, and one row here.
 
-use std::path::Path;
+use std::path::PathBuf;
 
 use crate::csv::CsvSink;
 use crate::json::JsonSink;
@@ -24,9 +24,20 @@ pub struct Format {
     pub format: OutputFormat,
     /// What it writes, a few words (the CLI's help).
     pub writes: &'static str,
-    /// A sink writing it into a folder, its file names prefixed by the
-    /// optional `-o` name.
-    pub sink: fn(&Path, Option<String>) -> Box<dyn Sink>,
+    /// A sink writing it where `place` says.
+    pub sink: fn(&Place) -> Box<dyn Sink>,
+}
+
+/// Where a sink writes.
+#[derive(Debug, Clone, Default)]
+pub struct Place {
+    /// The run's output folder.
+    pub dir: PathBuf,
+    /// The `-o` name its file names begin with.
+    pub name: Option<String>,
+    /// Parquet only: the Hive-partitioned dataset's root, instead of `dir`
+    /// (`--parquet-layout hive`).
+    pub parquet_hive_root: Option<PathBuf>,
 }
 
 /// Every format, in [`OutputFormat::ALL`]'s order.
@@ -34,27 +45,30 @@ pub const FORMATS: &[Format] = &[
     Format {
         format: OutputFormat::Csv,
         writes: "rocprofv3's CSV files, one per kind",
-        sink: |dir, name| Box::new(CsvSink::new(dir, name)),
+        sink: |o| Box::new(CsvSink::new(&o.dir, o.name.clone())),
     },
     Format {
         format: OutputFormat::Json,
         writes: "rocprofv3's results.json",
-        sink: |dir, name| Box::new(JsonSink::new(dir, name)),
+        sink: |o| Box::new(JsonSink::new(&o.dir, o.name.clone())),
     },
     Format {
         format: OutputFormat::Rocpd,
         writes: "a rocpd SQLite database",
-        sink: |dir, name| Box::new(RocpdSink::new(dir, name)),
+        sink: |o| Box::new(RocpdSink::new(&o.dir, o.name.clone())),
     },
     Format {
         format: OutputFormat::Pftrace,
         writes: "a Perfetto trace",
-        sink: |dir, name| Box::new(PerfettoSink::new(dir, name)),
+        sink: |o| Box::new(PerfettoSink::new(&o.dir, o.name.clone())),
     },
     Format {
         format: OutputFormat::Parquet,
         writes: "Apache Parquet, one file per kind",
-        sink: |dir, name| Box::new(ParquetSink::new(dir, name)),
+        sink: |o| match &o.parquet_hive_root {
+            Some(root) => Box::new(ParquetSink::hive(root, o.name.clone())),
+            None => Box::new(ParquetSink::new(&o.dir, o.name.clone())),
+        },
     },
 ];
 
@@ -88,9 +102,12 @@ mod tests {
 
     #[test]
     fn each_rows_sink_is_its_own_format() {
-        let dir = std::env::temp_dir();
+        let place = Place {
+            dir: std::env::temp_dir(),
+            ..Place::default()
+        };
         for f in FORMATS {
-            let sink = (f.sink)(&dir, None);
+            let sink = (f.sink)(&place);
             assert_eq!(
                 sink.name().to_ascii_lowercase(),
                 match f.format {

@@ -17,7 +17,6 @@
 
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use rocwasm_tests::*;
 
@@ -147,21 +146,6 @@ fn rocpd_counts(db: &Path) -> BTreeMap<String, u64> {
         (name.to_string(), n.parse().unwrap())
     })
     .collect()
-}
-
-fn sqlite3(db: &Path, sql: &str) -> String {
-    let out = Command::new("sqlite3")
-        .arg("-readonly")
-        .arg(db)
-        .arg(sql)
-        .output()
-        .expect("the sqlite3 CLI is installed by `cargo xtask setup`");
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap().trim().to_string()
 }
 
 const VECTOR_ADD: &str = "vector_add(float const*, float const*, float*, int)";

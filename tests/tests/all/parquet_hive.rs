@@ -96,7 +96,8 @@ fn pyarrow_and_duckdb_read_the_ranks_as_one_hive_dataset() {
         String::from_utf8_lossy(&out.stderr)
     );
     let got: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
-    let host = String::from_utf8(Command::new("hostname").output().unwrap().stdout).unwrap();
+    // The host name rocwasm records (`/proc/sys/kernel/hostname`).
+    let host = std::fs::read_to_string("/proc/sys/kernel/hostname").unwrap();
     let host = host.trim();
 
     for (rank, rows) in &csv_rows {
