@@ -12,6 +12,7 @@
 //! Rows within one table keep the order in which they were produced.
 
 use rocwasm_ids::ops::{allocation, copy, runtime_init, scratch};
+use rocwasm_schema::{ColumnMut, ColumnRef, Element};
 use serde::{Deserialize, Serialize};
 
 /// Declares a row struct and its column table with push/row/len/retain.
@@ -127,198 +128,46 @@ macro_rules! first_len {
     };
 }
 
-columns! {
-    /// One HSA, HIP, marker (or other API-domain) call: the SDK's 64-byte API record.
-    ApiCall / ApiCallColumns {
-        /// A [`crate::BufferTracingKind`] number: which API domain.
-        kind: u32,
-        /// The operation within the kind (an index into the kind's operation names).
-        operation: u32,
-        /// Internal correlation id of this call: unique in the run; the
-        /// async records the call launches and its retirement record carry it.
-        correlation_id: u64,
-        /// The tool's external correlation id for this call in the buffer's
-        /// context: a request sink's answer, else the top of the thread's
-        /// pushed stack (the main thread's when that is empty); 0 when none.
-        external_correlation_id: u64,
-        /// Internal id of the enclosing call on the same thread, 0 at top level.
-        ancestor: u64,
-        /// Kernel thread id (`gettid`) of the calling thread (rocprofv3's `Thread_Id`).
-        thread_id: u64,
-        /// When the call began: `CLOCK_BOOTTIME` nanoseconds (see [`crate::clock`]).
-        start: u64,
-        /// When the call returned, on the same clock; never before `start`.
-        end: u64,
-    }
+/// The row and column types of every table, from the one schema
+/// (`rocwasm_schema::record_tables!`), and [`Batch::column`] /
+/// [`Batch::column_mut`] by the schema's ids.
+macro_rules! core_tables {
+    ($($(#[$tdoc:meta])* $table:ident = $tid:literal $tname:literal {
+        $(#[$rdoc:meta])* $row:ident / $cols:ident:
+        $($(#[$cdoc:meta])* $cid:literal $field:ident : $ty:ty = $cname:literal $(@$role:ident)?),+ $(,)?
+    }),+ $(,)?) => {
+        $(
+            columns! {
+                $(#[$rdoc])*
+                $row / $cols {
+                    $($(#[$cdoc])* $field: $ty,)+
+                }
+            }
+        )+
+
+        impl Batch {
+            /// The column with the schema's ids `table` and `column`
+            /// (`rocwasm_schema::TABLES`); `None` for ids this build does
+            /// not know.
+            pub fn column(&self, table: u16, column: u16) -> Option<ColumnRef<'_>> {
+                match (table, column) {
+                    $($(($tid, $cid) => Some(<$ty as Element>::column(&self.$table.$field)),)+)+
+                    _ => None,
+                }
+            }
+
+            /// [`Batch::column`], mutably.
+            pub fn column_mut(&mut self, table: u16, column: u16) -> Option<ColumnMut<'_>> {
+                match (table, column) {
+                    $($(($tid, $cid) => Some(<$ty as Element>::column_mut(&mut self.$table.$field)),)+)+
+                    _ => None,
+                }
+            }
+        }
+    };
 }
 
-columns! {
-    /// A completed kernel dispatch (the SDK's 184-byte record with its dispatch info).
-    KernelDispatch / KernelDispatchColumns {
-        /// Internal correlation id of the API call that launched the kernel.
-        correlation_id: u64,
-        /// The external id the launching call had in the buffer's context,
-        /// taken at launch (0 when none).
-        external_correlation_id: u64,
-        /// The thread that launched the kernel (not the completion thread).
-        thread_id: u64,
-        /// When the GPU started the kernel: `CLOCK_BOOTTIME` nanoseconds (the
-        /// runtime converts device timestamps to that clock).
-        start: u64,
-        /// When the GPU finished the kernel, on the same clock.
-        end: u64,
-        /// The GPU that ran it: an [`crate::AgentInfo::id`] of the symbol
-        /// table (not the HSA agent handle).
-        agent_id: u64,
-        /// The HSA queue's `hsa_queue_t::id` (unique per process) the
-        /// dispatch packet was written to.
-        queue_id: u64,
-        /// The HIP stream (rocprofv3's `Stream_Id`); 0 when unknown — live
-        /// interception leaves it 0, replay takes it from the trace.
-        stream_id: u64,
-        /// Which kernel: a [`crate::KernelSymbol::id`] of the symbol table;
-        /// 0 when the packet's kernel object matched no known symbol.
-        kernel_id: u64,
-        /// Number of this dispatch, unique in the run.
-        dispatch_id: u64,
-        /// Private (scratch) memory per work-item in bytes, from the AQL packet.
-        private_segment_size: u32,
-        /// Group (LDS) memory per work-group in bytes, from the AQL packet.
-        group_segment_size: u32,
-        /// Work-group size along x, in work-items (AQL `workgroup_size_x`).
-        workgroup_x: u32,
-        /// Work-group size along y, in work-items (1 for a 1-D launch).
-        workgroup_y: u32,
-        /// Work-group size along z, in work-items (1 for 1-D and 2-D launches).
-        workgroup_z: u32,
-        /// Grid size along x in work-items, not work-groups (AQL
-        /// `grid_size_x`; HIP's `gridDim.x · blockDim.x`).
-        grid_x: u32,
-        /// Grid size along y, in work-items.
-        grid_y: u32,
-        /// Grid size along z, in work-items.
-        grid_z: u32,
-    }
-}
-
-columns! {
-    /// A completed asynchronous memory copy.
-    MemoryCopy / MemoryCopyColumns {
-        /// Direction: see [`crate::MemoryCopyDirection`].
-        operation: u32,
-        /// Internal correlation id of the API call that started the copy
-        /// (e.g. `hipMemcpyAsync`).
-        correlation_id: u64,
-        /// The external id the starting call had in the buffer's context (0
-        /// when none).
-        external_correlation_id: u64,
-        /// The thread that started the copy (not the completion thread).
-        thread_id: u64,
-        /// When the copy engine started: `CLOCK_BOOTTIME` nanoseconds.
-        start: u64,
-        /// When the copy completed, on the same clock.
-        end: u64,
-        /// The agent whose memory receives the data ([`crate::AgentInfo::id`];
-        /// a CPU agent for host memory).
-        dst_agent_id: u64,
-        /// The agent whose memory the data comes from.
-        src_agent_id: u64,
-        /// The HIP stream (rocprofv3's `Stream_Id`); 0 when unknown.
-        stream_id: u64,
-        /// Bytes copied.
-        bytes: u64,
-        /// First destination byte, a virtual address of the process; 0 when
-        /// the source does not record it (rocprofv3's CSV).
-        dst_address: u64,
-        /// First source byte, a virtual address of the process; 0 when
-        /// unknown.
-        src_address: u64,
-    }
-}
-
-columns! {
-    /// A memory allocation or free.
-    MemoryAllocation / MemoryAllocationColumns {
-        /// See [`crate::MemoryAllocationOperation`].
-        operation: u32,
-        /// Internal id of the traced API call the event happened in (e.g.
-        /// `hipMalloc`); 0 outside any traced call.
-        correlation_id: u64,
-        /// The external id of the buffer's context on the calling thread (0
-        /// when none).
-        external_correlation_id: u64,
-        /// The thread that allocated or freed.
-        thread_id: u64,
-        /// When the runtime call began: `CLOCK_BOOTTIME` nanoseconds.
-        start: u64,
-        /// When it returned (equal to `start` for an instant event such as a free).
-        end: u64,
-        /// The agent owning the memory ([`crate::AgentInfo::id`]).
-        agent_id: u64,
-        /// Start of the allocated (or freed) range, a virtual address.
-        address: u64,
-        /// Size of the range in bytes; a free repeats the size of the
-        /// allocation it releases (0 when that allocation was not seen).
-        allocation_size: u64,
-    }
-}
-
-columns! {
-    /// A scratch-memory event of a queue.
-    ScratchMemory / ScratchMemoryColumns {
-        /// See [`crate::ScratchMemoryOperation`].
-        operation: u32,
-        /// The runtime's `rocprofiler_scratch_alloc_flag_t` bits for this
-        /// event (0: none).
-        flags: u32,
-        /// Internal id of the traced call the event happened in; 0 outside
-        /// any traced call.
-        correlation_id: u64,
-        /// The external id of the buffer's context on the reporting thread (0
-        /// when none).
-        external_correlation_id: u64,
-        /// The thread that reported the event.
-        thread_id: u64,
-        /// When the event began: `CLOCK_BOOTTIME` nanoseconds.
-        start: u64,
-        /// When it ended, on the same clock.
-        end: u64,
-        /// The GPU whose scratch memory changed ([`crate::AgentInfo::id`]).
-        agent_id: u64,
-        /// The HSA queue (`hsa_queue_t::id`) the scratch belongs to.
-        queue_id: u64,
-        /// Bytes of scratch allocated, freed or reclaimed.
-        allocation_size: u64,
-    }
-}
-
-columns! {
-    /// An internal correlation id that no pending async record refers to any more.
-    Retirement / RetirementColumns {
-        /// When the id retired: `CLOCK_BOOTTIME` nanoseconds.
-        timestamp: u64,
-        /// The retired internal correlation id: no record produced later
-        /// refers to it.
-        correlation_id: u64,
-    }
-}
-
-columns! {
-    /// A runtime (HSA, HIP, marker, …) finished initialising.
-    RuntimeInitialization / RuntimeInitializationColumns {
-        /// See [`crate::RuntimeLibrary`].
-        operation: u32,
-        /// The thread on which the runtime reported its initialisation.
-        thread_id: u64,
-        /// When: `CLOCK_BOOTTIME` nanoseconds.
-        timestamp: u64,
-        /// 10000·major + 100·minor + patch.
-        version: u64,
-        /// The SDK's `instance`: which initialisation of this runtime library
-        /// in the process the record reports (interception reports 0).
-        instance: u64,
-    }
-}
+rocwasm_schema::record_tables!(core_tables);
 
 /// What generic code needs to know of a table's rows, stated once per row
 /// type beside it: which kind and operation a row has and when it happened.
@@ -412,29 +261,30 @@ table_row!(
 
 /// The one list of a [`Batch`]'s record tables, in the batch's order:
 /// calls `$callback!` with each table's docs, field, row type and column
-/// type. What is per table — the struct, [`Batch::len`],
-/// [`Batch::is_consistent`], [`Batch::append`], [`Batch::split`], the
-/// journal's byte frames — is derived from it; another crate derives its
-/// own with `rocwasm_core::batch_tables!(its_macro)` (the row and column
-/// types must then be in scope).
+/// type, read from the schema (`rocwasm_schema::record_tables!`). What is
+/// per table — the struct, [`Batch::len`], [`Batch::is_consistent`],
+/// [`Batch::append`], [`Batch::split`], the journal's byte frames — is
+/// derived from it; another crate derives its own with
+/// `rocwasm_core::batch_tables!(its_macro)` (the row and column types must
+/// then be in scope), or from the schema's full list (ids, columns, WIT
+/// names) with `rocwasm_schema::record_tables!`.
 #[macro_export]
 macro_rules! batch_tables {
     ($callback:ident) => {
+        $crate::__schema::record_tables! { [$crate::__batch_tables_from_schema] $callback }
+    };
+}
+
+/// [`batch_tables!`]'s reshaping of the schema's list.
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __batch_tables_from_schema {
+    ($callback:ident $($(#[$tdoc:meta])* $table:ident = $tid:literal $tname:literal {
+        $(#[$rdoc:meta])* $row:ident / $cols:ident:
+        $($(#[$cdoc:meta])* $cid:literal $field:ident : $ty:ty = $cname:literal $(@$role:ident)?),+ $(,)?
+    }),+ $(,)?) => {
         $callback! {
-            /// HSA, HIP, marker and other API calls (every `*_API` buffer kind).
-            api_calls: ApiCall / ApiCallColumns,
-            /// Completed kernel dispatches (`KERNEL_DISPATCH`).
-            kernel_dispatches: KernelDispatch / KernelDispatchColumns,
-            /// Completed async memory copies (`MEMORY_COPY`).
-            memory_copies: MemoryCopy / MemoryCopyColumns,
-            /// Allocations and frees (`MEMORY_ALLOCATION`).
-            memory_allocations: MemoryAllocation / MemoryAllocationColumns,
-            /// Scratch-memory events (`SCRATCH_MEMORY`).
-            scratch_memory: ScratchMemory / ScratchMemoryColumns,
-            /// Retired internal correlation ids (`CORRELATION_ID_RETIREMENT`).
-            retirements: Retirement / RetirementColumns,
-            /// Runtime initialisations (`RUNTIME_INITIALIZATION`).
-            runtime_initializations: RuntimeInitialization / RuntimeInitializationColumns,
+            $($(#[$tdoc])* $table: $row / $cols,)+
         }
     };
 }
@@ -646,6 +496,33 @@ mod tests {
         let dropped = b.retain_spans(|start, _| start > 1);
         assert_eq!((dropped, b.api_calls.len()), (1, 0));
         assert_eq!(b.len(), all.len() - 1);
+    }
+
+    /// Every column the schema lists is reachable by its ids, with its
+    /// table's rows and the schema's width; unknown ids are `None`.
+    #[test]
+    fn every_schema_column_is_reachable_by_its_ids() {
+        use rocwasm_schema::{Width, TABLES};
+        let mut b = sample_of_every_table();
+        let mut columns = 0;
+        for t in TABLES {
+            for c in t.columns {
+                let col = b.column(t.id, c.id).expect(c.field);
+                assert_eq!(col.len(), 1, "{}.{}", t.field, c.field);
+                assert_eq!(col.width(), c.width, "{}.{}", t.field, c.field);
+                columns += 1;
+            }
+        }
+        assert_eq!(columns, 64);
+        let k = rocwasm_schema::TableSchema::by_wit_name("kernel-dispatches").unwrap();
+        let start = k.column("start").unwrap();
+        assert_eq!(b.column(k.id, start.id), Some(ColumnRef::U64(&[2])));
+        if let Some(ColumnMut::U64(v)) = b.column_mut(k.id, start.id) {
+            v[0] = 40;
+        }
+        assert_eq!(b.kernel_dispatches.start, [40]);
+        assert_eq!(k.column("grid-x").unwrap().width, Width::U32);
+        assert!(b.column(k.id, 999).is_none() && b.column(999, 1).is_none());
     }
 
     /// One row in each table, the API call at time 1, the others at 2..=7.

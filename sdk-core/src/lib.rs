@@ -54,6 +54,11 @@ pub use rocwasm_ids::domain;
 /// Operation numbers and names of every kind (defined in `rocwasm-ids`).
 pub use rocwasm_ids::ops;
 pub use rocwasm_ids::ApiFamily;
+/// The record tables' schema (tables, columns, ids, roles), from which the
+/// batch's types are derived.
+pub use rocwasm_schema as schema;
+#[doc(hidden)]
+pub use rocwasm_schema as __schema;
 
 pub use batch::{
     ApiCall, ApiCallColumns, Batch, KernelDispatch, KernelDispatchColumns, MemoryAllocation,

@@ -18,7 +18,7 @@ mod util;
 
 use std::path::PathBuf;
 
-use anyhow::Result;
+use anyhow::{Context, Result};
 use clap::{Parser, Subcommand};
 
 #[derive(Parser)]
@@ -113,12 +113,23 @@ fn main() -> Result<()> {
         }
         Command::Test => {
             setup::ensure_packages()?;
-            plugins::build(true)?;
-            // One build of the whole workspace, with the features `cargo
-            // test` resolves: the simulated runtime, the `rocwasm` binary and
-            // the tool library that the end-to-end tests run and inject
-            // (`cargo test` alone never builds a cdylib), and every test.
-            sim::build_with(util::TEST_BUILD)?;
+            // Two builds at once, in their own target directories: the
+            // plugins (wasm32; their C, Python and JS toolchains run one
+            // process each, leaving a core idle) beside one build of the
+            // whole workspace, with the features `cargo test` resolves: the
+            // simulated runtime, the `rocwasm` binary and the tool library
+            // that the end-to-end tests run and inject (`cargo test` alone
+            // never builds a cdylib), and every test. Both must finish
+            // before a test runs.
+            let (plugins, workspace) = std::thread::scope(|s| {
+                let plugins = s.spawn(|| plugins::build(true));
+                let workspace = sim::build_with(util::TEST_BUILD);
+                (plugins.join(), workspace)
+            });
+            plugins
+                .map_err(|_| anyhow::anyhow!("the plugin build panicked"))?
+                .context("building the plugins")?;
+            workspace.context("building the workspace")?;
             let host = util::cargo(&[
                 "test",
                 "--workspace",

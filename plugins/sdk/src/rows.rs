@@ -246,122 +246,27 @@ macro_rules! rows {
     };
 }
 
-rows! {
-    /// One HSA, HIP, marker (or other API-domain) call.
-    ApiCallColumns = "api-calls" => ApiCall {
-        /// The buffer kind: which API domain (`kind::buffer::HIP_RUNTIME_API`, …).
-        kind: u32,
-        /// The API function within the kind; name it with [`crate::names`].
-        operation: u32,
-        correlation_id: u64,
-        external_correlation_id: u64,
-        /// Internal id of the enclosing call on the same thread; 0 at top level.
-        ancestor: u64,
-        thread_id: u64,
-        start: u64,
-        end: u64,
-    }
+/// Every table's row struct and row-wise API, from the schema the host
+/// uses too (`rocwasm_schema::record_tables!`): the field lists cannot
+/// drift from the host's, and the compiler checks them against the WIT
+/// record (every method names every column).
+macro_rules! sdk_tables {
+    ($($(#[$tdoc:meta])* $table:ident = $tid:literal $tname:literal {
+        $(#[$rdoc:meta])* $row:ident / $cols:ident:
+        $($(#[$cdoc:meta])* $cid:literal $field:ident : $ty:ty = $cname:literal $(@$role:ident)?),+ $(,)?
+    }),+ $(,)?) => {
+        $(
+            rows! {
+                $(#[$rdoc])*
+                $cols = $tname => $row {
+                    $($(#[$cdoc])* $field: $ty,)+
+                }
+            }
+        )+
+    };
 }
 
-rows! {
-    /// A completed kernel dispatch.
-    KernelDispatchColumns = "kernel-dispatches" => KernelDispatch {
-        /// Internal id of the launching API call.
-        correlation_id: u64,
-        external_correlation_id: u64,
-        /// The launching thread.
-        thread_id: u64,
-        start: u64,
-        end: u64,
-        agent_id: u64,
-        queue_id: u64,
-        stream_id: u64,
-        /// Name it with [`crate::symbols::KernelNames`].
-        kernel_id: u64,
-        dispatch_id: u64,
-        private_segment_size: u32,
-        group_segment_size: u32,
-        workgroup_x: u32,
-        workgroup_y: u32,
-        workgroup_z: u32,
-        grid_x: u32,
-        grid_y: u32,
-        grid_z: u32,
-    }
-}
-
-rows! {
-    /// A completed asynchronous memory copy.
-    MemoryCopyColumns = "memory-copies" => MemoryCopy {
-        /// The direction: `kind::copy::HOST_TO_DEVICE`, …
-        operation: u32,
-        correlation_id: u64,
-        external_correlation_id: u64,
-        thread_id: u64,
-        start: u64,
-        end: u64,
-        dst_agent_id: u64,
-        src_agent_id: u64,
-        stream_id: u64,
-        bytes: u64,
-        dst_address: u64,
-        src_address: u64,
-    }
-}
-
-rows! {
-    /// A memory allocation or free.
-    MemoryAllocationColumns = "memory-allocations" => MemoryAllocation {
-        /// `kind::allocation::ALLOCATE`, …
-        operation: u32,
-        correlation_id: u64,
-        external_correlation_id: u64,
-        thread_id: u64,
-        start: u64,
-        end: u64,
-        agent_id: u64,
-        address: u64,
-        allocation_size: u64,
-    }
-}
-
-rows! {
-    /// A scratch-memory event of a queue.
-    ScratchMemoryColumns = "scratch-memory" => ScratchMemory {
-        /// `kind::scratch::ALLOC`, …
-        operation: u32,
-        flags: u32,
-        correlation_id: u64,
-        external_correlation_id: u64,
-        thread_id: u64,
-        start: u64,
-        end: u64,
-        agent_id: u64,
-        queue_id: u64,
-        allocation_size: u64,
-    }
-}
-
-rows! {
-    /// An internal correlation id that no pending async record refers to any more.
-    RetirementColumns = "retirements" => Retirement {
-        timestamp: u64,
-        correlation_id: u64,
-    }
-}
-
-rows! {
-    /// A runtime library finished initialising.
-    RuntimeInitializationColumns = "runtime-initializations" => RuntimeInitialization {
-        /// Which library: 1 HSA, 2 HIP, 3 marker, 4 RCCL, 5 rocDecode, 6 rocJPEG.
-        operation: u32,
-        thread_id: u64,
-        timestamp: u64,
-        /// 10000·major + 100·minor + patch.
-        version: u64,
-        instance: u64,
-    }
-}
+rocwasm_schema::record_tables!(sdk_tables);
 
 /// `end - start`, 0 when a clock glitch put `end` first.
 macro_rules! durations {

@@ -34,6 +34,7 @@ use std::sync::{Arc, Mutex};
 use std::thread;
 
 use anyhow::Result;
+use rocwasm_core::schema::{ColumnMut, Role, TABLES};
 use rocwasm_core::{Batch, SymbolTable};
 use rocwasm_formats::replay::{ReadReport, ReplayError, ReplaySource};
 use rocwasm_formats::{OperationNames, RunMetadata, StatsAccumulator, StatsReport};
@@ -329,20 +330,21 @@ impl IdMap {
         }
     }
 
-    /// Rewrites the batch's agent and kernel ids into the replay's.
+    /// Rewrites the batch's agent and kernel ids into the replay's: every
+    /// column the schema marks as holding one (`rocwasm_schema::Role`).
     fn remap(&mut self, batch: &mut Batch, space: &mut IdSpace) {
-        for id in &mut batch.kernel_dispatches.kernel_id {
-            *id = self.kernel(*id, space);
-        }
-        for ids in [
-            &mut batch.kernel_dispatches.agent_id,
-            &mut batch.memory_copies.dst_agent_id,
-            &mut batch.memory_copies.src_agent_id,
-            &mut batch.memory_allocations.agent_id,
-            &mut batch.scratch_memory.agent_id,
-        ] {
-            for id in ids {
-                *id = self.agent(*id, space);
+        for table in TABLES {
+            for column in table.columns {
+                let Some(role) = column.role else { continue };
+                let Some(ColumnMut::U64(ids)) = batch.column_mut(table.id, column.id) else {
+                    continue;
+                };
+                for id in ids.iter_mut() {
+                    *id = match role {
+                        Role::Agent => self.agent(*id, space),
+                        Role::Kernel => self.kernel(*id, space),
+                    };
+                }
             }
         }
     }
@@ -361,5 +363,46 @@ mod tests {
         assert_eq!(a.kernel(7, &mut space), 1);
         assert_eq!(b.kernel(1, &mut space), 3);
         assert_eq!((a.agent(1, &mut space), b.agent(1, &mut space)), (1, 2));
+    }
+
+    /// Every column the schema marks as an agent or kernel id is
+    /// rewritten, and no other.
+    #[test]
+    fn remap_rewrites_every_id_column_of_the_schema() {
+        use rocwasm_core::{KernelDispatch, MemoryAllocation, MemoryCopy, ScratchMemory};
+        let mut space = IdSpace::default();
+        let mut other = IdMap::default();
+        // Another recording took the first fresh ids: agent 1 and kernel 1.
+        other.agent(9, &mut space);
+        other.kernel(9, &mut space);
+        let mut batch = Batch::default();
+        batch.kernel_dispatches.push(KernelDispatch {
+            agent_id: 5,
+            kernel_id: 5,
+            queue_id: 5,
+            ..Default::default()
+        });
+        batch.memory_copies.push(MemoryCopy {
+            dst_agent_id: 5,
+            src_agent_id: 6,
+            bytes: 5,
+            ..Default::default()
+        });
+        batch.memory_allocations.push(MemoryAllocation {
+            agent_id: 6,
+            ..Default::default()
+        });
+        batch.scratch_memory.push(ScratchMemory {
+            agent_id: 5,
+            ..Default::default()
+        });
+        let mut ids = IdMap::default();
+        ids.remap(&mut batch, &mut space);
+        let k = batch.kernel_dispatches.row(0);
+        assert_eq!((k.agent_id, k.kernel_id, k.queue_id), (2, 2, 5));
+        let c = batch.memory_copies.row(0);
+        assert_eq!((c.dst_agent_id, c.src_agent_id, c.bytes), (2, 3, 5));
+        assert_eq!(batch.memory_allocations.agent_id, [3]);
+        assert_eq!(batch.scratch_memory.agent_id, [2]);
     }
 }

@@ -18,22 +18,22 @@ use wasmtime::component::{ComponentType, Lower};
 use crate::bindings::types as wit;
 use crate::env::Processes;
 
-/// Generates, from one table list, the batch conversions, the borrowed
-/// [`BatchView`] that lowering uses, and the column names projection checks,
-/// so none of them can disagree with another.
+/// Generates, from the schema's table list (`rocwasm_schema::record_tables!`),
+/// the batch conversions, the borrowed [`BatchView`] that lowering uses, and
+/// the column names projection checks, so none of them can disagree with
+/// another. The WIT side is forced by the compiler: each table's record
+/// (`wit::$cols`) must have exactly the schema's fields.
 macro_rules! batch_tables {
-    ($(
-        $table:ident = $table_name:literal : $core:ident / $wit:ident / $view:ident {
-            $first:ident : $first_ty:ty = $first_name:literal
-            $(, $field:ident : $ty:ty = $name:literal)* $(,)?
-        }
-    ),+ $(,)?) => {
+    ($($(#[$tdoc:meta])* $table:ident = $tid:literal $tname:literal {
+        $(#[$rdoc:meta])* $row:ident / $cols:ident:
+        $($(#[$cdoc:meta])* $cid:literal $field:ident : $ty:ty = $cname:literal $(@$role:ident)?),+ $(,)?
+    }),+ $(,)?) => {
         /// Moves a core batch into a WIT batch.
         pub fn batch_to_wit(b: rc::Batch) -> wit::Batch {
             wit::Batch {
                 $($table: {
                     let t = b.$table;
-                    wit::$wit { $first: t.$first, $($field: t.$field,)* }
+                    wit::$cols { $($field: t.$field,)+ }
                 },)+
             }
         }
@@ -43,42 +43,54 @@ macro_rules! batch_tables {
             rc::Batch {
                 $($table: {
                     let t = b.$table;
-                    rc::$core { $first: t.$first, $($field: t.$field,)* }
+                    rc::$cols { $($field: t.$field,)+ }
                 },)+
             }
         }
 
         /// Records in a WIT batch (the first column of each table counts).
         pub fn wit_len(b: &wit::Batch) -> usize {
-            0 $(+ b.$table.$first.len())+
+            0 $(+ { let t = &b.$table; [$(t.$field.len()),+][0] })+
         }
 
         /// True when every column of every table has its table's length: a
         /// transform's reply must be, or it is a malformed reply.
         pub fn wit_consistent(b: &wit::Batch) -> bool {
-            true $(&& { let n = b.$table.$first.len(); true $(&& b.$table.$field.len() == n)* })+
+            true $(&& {
+                let t = &b.$table;
+                let n = [$(t.$field.len()),+][0];
+                true $(&& t.$field.len() == n)+
+            })+
         }
 
         /// The tables' WIT names with their columns' WIT names, in WIT
         /// order; the position of a table and of a column is its bit in a
         /// [`Projection`].
         pub const TABLES: &[(&str, &[&str])] = &[
-            $(($table_name, &[$first_name $(, $name)*]),)+
+            $(($tname, &[$($cname),+]),)+
         ];
 
-        $(
-            #[doc = concat!("`", $table_name, "` lowered from borrowed columns.")]
-            #[derive(ComponentType, Lower)]
-            #[component(record)]
-            pub struct $view<'a> {
-                #[component(name = $first_name)]
-                pub $first: &'a [$first_ty],
-                $(
-                    #[component(name = $name)]
-                    pub $field: &'a [$ty],
-                )*
-            }
-        )+
+        /// Each table's record lowered from borrowed columns, one module
+        /// per table (`views::kernel_dispatches::View`).
+        pub mod views {
+            $(
+                #[doc = concat!("`", $tname, "`.")]
+                pub mod $table {
+                    use wasmtime::component::{ComponentType, Lower};
+
+                    #[doc = concat!("`", $tname, "` lowered from borrowed columns.")]
+                    #[derive(ComponentType, Lower)]
+                    #[component(record)]
+                    pub struct View<'a> {
+                        $(
+                            #[doc = concat!("`", $cname, "`.")]
+                            #[component(name = $cname)]
+                            pub $field: &'a [$ty],
+                        )+
+                    }
+                }
+            )+
+        }
 
         /// A `types.batch` lowered from borrowed columns: what
         /// `deliver-batch` sends. Lowering reads through the references, so
@@ -89,8 +101,9 @@ macro_rules! batch_tables {
         #[component(record)]
         pub struct BatchView<'a> {
             $(
-                #[component(name = $table_name)]
-                pub $table: $view<'a>,
+                #[doc = concat!("`", $tname, "`.")]
+                #[component(name = $tname)]
+                pub $table: views::$table::View<'a>,
             )+
         }
 
@@ -110,9 +123,8 @@ macro_rules! batch_tables {
                             bit += 1;
                             on
                         };
-                        $view {
-                            $first: if pick() { &t.$first } else { &[] },
-                            $($field: if pick() { &t.$field } else { &[] },)*
+                        views::$table::View {
+                            $($field: if pick() { &t.$field } else { &[] },)+
                         }
                     },)+
                 }
@@ -121,86 +133,7 @@ macro_rules! batch_tables {
     };
 }
 
-batch_tables! {
-    api_calls = "api-calls": ApiCallColumns / ApiCallColumns / ApiCallView {
-        kind: u32 = "kind",
-        operation: u32 = "operation",
-        correlation_id: u64 = "correlation-id",
-        external_correlation_id: u64 = "external-correlation-id",
-        ancestor: u64 = "ancestor",
-        thread_id: u64 = "thread-id",
-        start: u64 = "start",
-        end: u64 = "end",
-    },
-    kernel_dispatches = "kernel-dispatches": KernelDispatchColumns / KernelDispatchColumns / KernelDispatchView {
-        correlation_id: u64 = "correlation-id",
-        external_correlation_id: u64 = "external-correlation-id",
-        thread_id: u64 = "thread-id",
-        start: u64 = "start",
-        end: u64 = "end",
-        agent_id: u64 = "agent-id",
-        queue_id: u64 = "queue-id",
-        stream_id: u64 = "stream-id",
-        kernel_id: u64 = "kernel-id",
-        dispatch_id: u64 = "dispatch-id",
-        private_segment_size: u32 = "private-segment-size",
-        group_segment_size: u32 = "group-segment-size",
-        workgroup_x: u32 = "workgroup-x",
-        workgroup_y: u32 = "workgroup-y",
-        workgroup_z: u32 = "workgroup-z",
-        grid_x: u32 = "grid-x",
-        grid_y: u32 = "grid-y",
-        grid_z: u32 = "grid-z",
-    },
-    memory_copies = "memory-copies": MemoryCopyColumns / MemoryCopyColumns / MemoryCopyView {
-        operation: u32 = "operation",
-        correlation_id: u64 = "correlation-id",
-        external_correlation_id: u64 = "external-correlation-id",
-        thread_id: u64 = "thread-id",
-        start: u64 = "start",
-        end: u64 = "end",
-        dst_agent_id: u64 = "dst-agent-id",
-        src_agent_id: u64 = "src-agent-id",
-        stream_id: u64 = "stream-id",
-        bytes: u64 = "bytes",
-        dst_address: u64 = "dst-address",
-        src_address: u64 = "src-address",
-    },
-    memory_allocations = "memory-allocations": MemoryAllocationColumns / MemoryAllocationColumns / MemoryAllocationView {
-        operation: u32 = "operation",
-        correlation_id: u64 = "correlation-id",
-        external_correlation_id: u64 = "external-correlation-id",
-        thread_id: u64 = "thread-id",
-        start: u64 = "start",
-        end: u64 = "end",
-        agent_id: u64 = "agent-id",
-        address: u64 = "address",
-        allocation_size: u64 = "allocation-size",
-    },
-    scratch_memory = "scratch-memory": ScratchMemoryColumns / ScratchMemoryColumns / ScratchMemoryView {
-        operation: u32 = "operation",
-        flags: u32 = "flags",
-        correlation_id: u64 = "correlation-id",
-        external_correlation_id: u64 = "external-correlation-id",
-        thread_id: u64 = "thread-id",
-        start: u64 = "start",
-        end: u64 = "end",
-        agent_id: u64 = "agent-id",
-        queue_id: u64 = "queue-id",
-        allocation_size: u64 = "allocation-size",
-    },
-    retirements = "retirements": RetirementColumns / RetirementColumns / RetirementView {
-        timestamp: u64 = "timestamp",
-        correlation_id: u64 = "correlation-id",
-    },
-    runtime_initializations = "runtime-initializations": RuntimeInitializationColumns / RuntimeInitializationColumns / RuntimeInitializationView {
-        operation: u32 = "operation",
-        thread_id: u64 = "thread-id",
-        timestamp: u64 = "timestamp",
-        version: u64 = "version",
-        instance: u64 = "instance",
-    },
-}
+rocwasm_core::schema::record_tables!(batch_tables);
 
 /// Which columns of which tables a plugin receives (`delivery.select-columns`).
 ///
