@@ -14,7 +14,7 @@
 //! multiple of 8 bytes. A reader ([`Packed::parse`]) checks everything
 //! once and then hands out `&[u64]`/`&[u32]` slices into the buffer; it
 //! needs the buffer itself 8-aligned in memory ([`PackedError::Unaligned`]
-//! otherwise, when [`aligned_copy`] gives an aligned copy to read).
+//! otherwise, when [`AlignedCopy`] gives an aligned copy to read).
 //!
 //! Ids are the schema's permanent ones ([`crate::TABLES`]): a reader skips
 //! the columns it does not know, so a newer host's buffer stays readable.
@@ -125,7 +125,7 @@ pub enum PackedError {
         entry: usize,
     },
     /// The buffer is not 8-aligned in memory, so its columns cannot be
-    /// borrowed as `u64` slices; read an [`aligned_copy`] instead.
+    /// borrowed as `u64` slices; read an [`AlignedCopy`] instead.
     Unaligned,
 }
 
@@ -159,13 +159,29 @@ impl std::fmt::Display for PackedError {
 
 impl std::error::Error for PackedError {}
 
-/// A copy of `bytes` in 8-aligned memory (`u64` words), for a buffer
-/// [`Packed::parse`] found [`PackedError::Unaligned`]; read it with
-/// `Packed::parse(&copy.as_bytes()[..bytes.len()])`.
-pub fn aligned_copy(bytes: &[u8]) -> Vec<u64> {
-    let mut words = vec![0u64; bytes.len().div_ceil(8)];
-    words.as_mut_bytes()[..bytes.len()].copy_from_slice(bytes);
-    words
+/// A copy of a buffer in 8-aligned memory, for one [`Packed::parse`]
+/// found [`PackedError::Unaligned`] (or may): parse [`AlignedCopy::bytes`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AlignedCopy {
+    words: Vec<u64>,
+    len: usize,
+}
+
+impl AlignedCopy {
+    /// Copies `bytes`.
+    pub fn new(bytes: &[u8]) -> AlignedCopy {
+        let mut words = vec![0u64; bytes.len().div_ceil(8)];
+        words.as_mut_bytes()[..bytes.len()].copy_from_slice(bytes);
+        AlignedCopy {
+            words,
+            len: bytes.len(),
+        }
+    }
+
+    /// The copied bytes, 8-aligned.
+    pub fn bytes(&self) -> &[u8] {
+        &self.words.as_bytes()[..self.len]
+    }
 }
 
 /// One entry of a parsed header.
@@ -287,39 +303,42 @@ impl<'a> Packed<'a> {
 mod tests {
     use super::*;
 
-    fn sample() -> (Vec<u64>, Vec<u32>, Vec<u64>) {
-        (vec![1, 2, 3], vec![7, 8, 9, 10, 11], vec![])
-    }
-
-    fn packed_words(columns: &[Column<'_>]) -> (Vec<u64>, usize) {
+    fn packed_copy(columns: &[Column<'_>]) -> AlignedCopy {
         let mut bytes = Vec::new();
         pack(columns, &mut bytes);
         assert_eq!(bytes.len(), packed_len(columns));
-        (aligned_copy(&bytes), bytes.len())
+        AlignedCopy::new(&bytes)
+    }
+
+    /// `good` with byte `at` set to `value`, aligned.
+    fn with_byte(good: &[u8], at: usize, value: u8) -> AlignedCopy {
+        let mut bytes = good.to_vec();
+        bytes[at] = value;
+        AlignedCopy::new(&bytes)
+    }
+
+    fn column(table: u16, column: u16, values: ColumnRef<'_>) -> Column<'_> {
+        Column {
+            table,
+            column,
+            values,
+        }
     }
 
     #[test]
     fn round_trips_every_width_and_an_empty_column() {
-        let (a, b, c) = sample();
+        let (a, b, c) = (
+            vec![1u64, 2, 3],
+            vec![7u32, 8, 9, 10, 11],
+            Vec::<u64>::new(),
+        );
         let columns = [
-            Column {
-                table: 2,
-                column: 9,
-                values: ColumnRef::U64(&a),
-            },
-            Column {
-                table: 2,
-                column: 16,
-                values: ColumnRef::U32(&b),
-            },
-            Column {
-                table: 1,
-                column: 7,
-                values: ColumnRef::U64(&c),
-            },
+            column(2, 9, ColumnRef::U64(&a)),
+            column(2, 16, ColumnRef::U32(&b)),
+            column(1, 7, ColumnRef::U64(&c)),
         ];
-        let (words, len) = packed_words(&columns);
-        let p = Packed::parse(&words.as_bytes()[..len]).unwrap();
+        let copy = packed_copy(&columns);
+        let p = Packed::parse(copy.bytes()).unwrap();
         assert_eq!(p.len(), 3);
         assert_eq!(p.column(2, 9), Some(ColumnRef::U64(&[1, 2, 3])));
         assert_eq!(p.column(2, 16), Some(ColumnRef::U32(&[7, 8, 9, 10, 11])));
@@ -327,18 +346,14 @@ mod tests {
         assert_eq!(p.column(3, 1), None);
         assert_eq!(p.columns().collect::<Vec<_>>(), columns);
         // 8 + 3·16 header, 24 + 24 (20 padded) + 0 values.
-        assert_eq!(len, 8 + 48 + 24 + 24);
+        assert_eq!(copy.bytes().len(), 8 + 48 + 24 + 24);
     }
 
     #[test]
     fn refuses_what_it_cannot_read() {
-        let (a, _, _) = sample();
-        let (words, len) = packed_words(&[Column {
-            table: 1,
-            column: 1,
-            values: ColumnRef::U64(&a),
-        }]);
-        let good = &words.as_bytes()[..len];
+        let a = [1u64, 2, 3];
+        let copy = packed_copy(&[column(1, 1, ColumnRef::U64(&a))]);
+        let good = copy.bytes();
         assert_eq!(
             Packed::parse(&good[..5]).unwrap_err(),
             PackedError::Truncated { needed: 8, len: 5 }
@@ -347,27 +362,20 @@ mod tests {
             Packed::parse(&good[..20]),
             Err(PackedError::Truncated { needed: 24, .. })
         ));
-        let mut bad = aligned_copy(good);
-        bad.as_mut_bytes()[0] = b'X';
-        assert_eq!(
-            Packed::parse(&bad.as_bytes()[..len]).unwrap_err(),
-            PackedError::Magic
-        );
-        let mut bad = aligned_copy(good);
-        bad.as_mut_bytes()[4] = 2;
-        let err = Packed::parse(&bad.as_bytes()[..len]).unwrap_err();
+        let bad = with_byte(good, 0, b'X');
+        assert_eq!(Packed::parse(bad.bytes()).unwrap_err(), PackedError::Magic);
+        let bad = with_byte(good, 4, 2);
+        let err = Packed::parse(bad.bytes()).unwrap_err();
         assert_eq!(err, PackedError::Format(2));
         assert!(err.to_string().contains("update the plugin SDK"), "{err}");
-        let mut bad = aligned_copy(good);
-        bad.as_mut_bytes()[8 + 4] = 2;
+        let bad = with_byte(good, 8 + 4, 2);
         assert_eq!(
-            Packed::parse(&bad.as_bytes()[..len]).unwrap_err(),
+            Packed::parse(bad.bytes()).unwrap_err(),
             PackedError::Width { entry: 0, width: 2 }
         );
-        let mut bad = aligned_copy(good);
-        bad.as_mut_bytes()[8 + 8] = 200; // rows past the end
+        let bad = with_byte(good, 8 + 8, 200); // rows past the end
         assert_eq!(
-            Packed::parse(&bad.as_bytes()[..len]).unwrap_err(),
+            Packed::parse(bad.bytes()).unwrap_err(),
             PackedError::Bounds { entry: 0 }
         );
         // One byte in: not 8-aligned in memory, and a copy reads it.
@@ -378,28 +386,20 @@ mod tests {
             Packed::parse(unaligned).unwrap_err(),
             PackedError::Unaligned
         );
-        let copy = aligned_copy(unaligned);
-        let p = Packed::parse(&copy.as_bytes()[..len]).unwrap();
+        let copy = AlignedCopy::new(unaligned);
+        let p = Packed::parse(copy.bytes()).unwrap();
         assert_eq!(p.column(1, 1), Some(ColumnRef::U64(&[1, 2, 3])));
     }
 
     #[test]
     fn a_reader_skips_ids_it_does_not_know() {
         // A newer host sends a table (id 99) this reader's schema lacks.
-        let (a, b, _) = sample();
-        let (words, len) = packed_words(&[
-            Column {
-                table: 99,
-                column: 1,
-                values: ColumnRef::U32(&b),
-            },
-            Column {
-                table: 2,
-                column: 9,
-                values: ColumnRef::U64(&a),
-            },
+        let (a, b) = ([1u64, 2, 3], [4u32]);
+        let copy = packed_copy(&[
+            column(99, 1, ColumnRef::U32(&b)),
+            column(2, 9, ColumnRef::U64(&a)),
         ]);
-        let p = Packed::parse(&words.as_bytes()[..len]).unwrap();
+        let p = Packed::parse(copy.bytes()).unwrap();
         assert!(crate::TableSchema::by_id(99).is_none());
         assert_eq!(p.column(2, 9), Some(ColumnRef::U64(&[1, 2, 3])));
     }

@@ -156,6 +156,31 @@ macro_rules! core_tables {
                 }
             }
 
+            /// Rows of the table with the schema's id `table`; `None` for
+            /// an id this build does not know.
+            pub fn rows_of(&self, table: u16) -> Option<usize> {
+                match table {
+                    $($tid => Some(self.$table.len()),)+
+                    _ => None,
+                }
+            }
+
+            /// Keeps row `i` of the table with id `table` exactly when
+            /// `keep[i]` is true (rows past `keep`'s end are kept), in
+            /// order; false for an id this build does not know.
+            pub fn retain_rows_of(&mut self, table: u16, keep: &[bool]) -> bool {
+                match table {
+                    $($tid => {
+                        $({
+                            let mut k = keep.iter();
+                            self.$table.$field.retain(|_| *k.next().unwrap_or(&true));
+                        })+
+                        true
+                    })+
+                    _ => false,
+                }
+            }
+
             /// [`Batch::column`], mutably.
             pub fn column_mut(&mut self, table: u16, column: u16) -> Option<ColumnMut<'_>> {
                 match (table, column) {

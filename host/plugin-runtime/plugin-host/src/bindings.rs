@@ -90,4 +90,10 @@ pub mod names {
     pub mod v0_1_0 {
         interface_names!("0.1.0");
     }
+
+    /// The same names in `rocwasm:plugin@0.3.0` (`wit/next/`, not yet
+    /// released), whose components the host loads (`crate::packed_world`).
+    pub mod v0_3_0 {
+        interface_names!("0.3.0");
+    }
 }

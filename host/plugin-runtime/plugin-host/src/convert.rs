@@ -13,6 +13,7 @@
 
 // Not `as core`: the derive macros below name the `core` crate.
 use rocwasm_core as rc;
+use rocwasm_core::schema::{ColumnRef, Element};
 use wasmtime::component::{ComponentType, Lower};
 
 use crate::bindings::types as wit;
@@ -61,6 +62,15 @@ macro_rules! batch_tables {
                 let n = [$(t.$field.len()),+][0];
                 true $(&& t.$field.len() == n)+
             })+
+        }
+
+        /// The column of a WIT batch with the schema's ids `table` and
+        /// `column`; `None` for ids this build does not know.
+        pub fn wit_column(b: &wit::Batch, table: u16, column: u16) -> Option<ColumnRef<'_>> {
+            match (table, column) {
+                $($(($tid, $cid) => Some(<$ty as Element>::column(&b.$table.$field)),)+)+
+                _ => None,
+            }
         }
 
         /// The tables' WIT names with their columns' WIT names, in WIT

@@ -1,6 +1,8 @@
-//! Components built against an earlier version of the `rocwasm:plugin`
-//! package, which the host keeps loading (a plugin ecosystem cannot rebuild
-//! every plugin on every release).
+//! Components built against another version of the `rocwasm:plugin`
+//! package than the current one: an earlier one, which the host keeps
+//! loading (a plugin ecosystem cannot rebuild every plugin on every
+//! release), and the next one, 0.3.0 (`wit/next/`, `crate::packed_world`),
+//! whose batches are one packed buffer and whose transforms answer edits.
 //!
 //! The earlier versions are frozen under `wit/legacy/`. What 0.2.0 changed
 //! from 0.1.0 is one record: `delivery-info` gained `process` (the process
@@ -19,6 +21,11 @@
 //!   `transform-batch` has the same type as today's and is called with
 //!   today's Rust types; those two take [`DeliveryInfoV0_1_0`].
 //!
+//! A 0.3.0 component is driven the same way: its other exports have the
+//! current types, and `deliver-batch` takes the packed bytes
+//! (`(&DeliveryInfo, &[u8])`), `transform-batch` answers
+//! [`BatchEdits`].
+//!
 //! `typed` checks the types on each call (the generated bindings check once
 //! per instance): a small, constant cost per call that only older plugins
 //! pay, except on `deliver-batch`, the frequent one, whose typed function
@@ -31,6 +38,7 @@ use wasmtime::Store;
 
 use crate::bindings::types as wit;
 use crate::convert::BatchView;
+use crate::packed_world::{self, BatchEdits};
 use crate::state::PluginState;
 use crate::world::{WitVersion, World};
 
@@ -69,9 +77,10 @@ struct Exports<T> {
     on_request: Option<T>,
 }
 
-/// A pre-linked component of an earlier package version.
+/// A pre-linked component of another package version than the current.
 pub(crate) struct LegacyPre {
     pre: InstancePre<PluginState>,
+    version: WitVersion,
     world: World,
     exports: Exports<ComponentExportIndex>,
 }
@@ -123,6 +132,7 @@ impl LegacyPre {
         };
         Ok(LegacyPre {
             pre,
+            version,
             world,
             exports,
         })
@@ -148,12 +158,16 @@ impl LegacyPre {
             on_callback: e.on_callback.as_ref().map(&mut func).transpose()?,
             on_request: e.on_request.as_ref().map(&mut func).transpose()?,
         };
-        let deliver = match self.world {
-            World::Analysis => Some(funcs.batch.typed(&*store)?),
-            World::Transform => None,
+        let deliver = match (self.world, self.version) {
+            (World::Analysis, WitVersion::V0_3_0) => {
+                Some(Deliver::Packed(funcs.batch.typed(&*store)?))
+            }
+            (World::Analysis, _) => Some(Deliver::Columns(funcs.batch.typed(&*store)?)),
+            (World::Transform, _) => None,
         };
         Ok(LegacyInstance {
             _instance: instance,
+            version: self.version,
             world: self.world,
             funcs,
             deliver,
@@ -161,17 +175,26 @@ impl LegacyPre {
     }
 }
 
-/// `deliver-batch` of a 0.1.0 analysis; the `'static` lifetimes only name
-/// the type (see `crate::plugin::instance`'s `DeliverBatch`).
-type DeliverBatch = TypedFunc<(DeliveryInfoV0_1_0, BatchView<'static>), ()>;
+/// `deliver-batch` of an analysis, type-checked once: 0.1.0's columns or
+/// 0.3.0's packed buffer. The `'static` lifetimes only name the types
+/// (see `crate::plugin::instance`'s `DeliverBatch`).
+#[derive(Clone, Copy)]
+enum Deliver {
+    Columns(TypedFunc<(DeliveryInfoV0_1_0, BatchView<'static>), ()>),
+    Packed(TypedFunc<(&'static wit::DeliveryInfo, &'static [u8]), ()>),
+}
 
-/// A live instance of an earlier-version component: its export functions.
+/// What `transform-batch` of a 0.3.0 transform returns.
+type TransformReply = (BatchEdits,);
+
+/// A live instance of another version's component: its export functions.
 pub(crate) struct LegacyInstance {
     _instance: Instance,
+    version: WitVersion,
     world: World,
     funcs: Exports<Func>,
     /// `deliver-batch`, type-checked once (an analysis only).
-    deliver: Option<DeliverBatch>,
+    deliver: Option<Deliver>,
 }
 
 impl LegacyInstance {
@@ -211,31 +234,57 @@ impl LegacyInstance {
         Ok(f.call(s, ())?.0)
     }
 
-    /// `deliver-batch` with the selected columns (see `crate::plugin::instance`'s
-    /// `Analysis::deliver`).
+    /// `deliver-batch` with the columns the plugin selected: for 0.1.0 a
+    /// projected view (see `crate::plugin::instance`'s `Analysis::deliver`),
+    /// for 0.3.0 the packed buffer (kept in the store between deliveries).
     pub(crate) fn deliver(
         &self,
         s: &mut Store<PluginState>,
         info: &wit::DeliveryInfo,
-        batch: BatchView<'_>,
+        batch: &wit::Batch,
     ) -> wasmtime::Result<()> {
-        let f = self
-            .deliver
-            .ok_or_else(|| wasmtime::format_err!("a transform has no `deliver-batch`"))?;
-        f.call(s, (info.into(), batch))
+        match self.deliver {
+            Some(Deliver::Columns(f)) => {
+                let view = BatchView::project(batch, &s.data().delivery.projection);
+                f.call(s, (info.into(), view))
+            }
+            Some(Deliver::Packed(f)) => {
+                let mut packed = std::mem::take(&mut s.data_mut().delivery.packed);
+                packed_world::pack(batch, &s.data().delivery.selection, &mut packed);
+                let r = f.call(&mut *s, (info, &packed));
+                s.data_mut().delivery.packed = packed;
+                r
+            }
+            None => Err(wasmtime::format_err!("a transform has no `deliver-batch`")),
+        }
     }
 
+    /// `transform-batch`: the transform's batch (0.1.0), or its edits
+    /// applied to `batch` (0.3.0); `Ok(Err(why))` when the edits do not fit
+    /// the batch (a malformed reply).
     pub(crate) fn transform(
         &self,
         s: &mut Store<PluginState>,
         info: &wit::DeliveryInfo,
         batch: &wit::Batch,
-    ) -> wasmtime::Result<wit::Batch> {
+    ) -> wasmtime::Result<Result<wit::Batch, String>> {
+        if self.version == WitVersion::V0_3_0 {
+            let f = self
+                .funcs
+                .batch
+                .typed::<(&wit::DeliveryInfo, &[u8]), TransformReply>(&*s)?;
+            let mut packed = std::mem::take(&mut s.data_mut().delivery.packed);
+            packed_world::pack(batch, &s.data().delivery.selection, &mut packed);
+            let r = f.call(&mut *s, (info, &packed));
+            s.data_mut().delivery.packed = packed;
+            let (edits,) = r?;
+            return Ok(packed_world::apply(batch, edits));
+        }
         let f = self
             .funcs
             .batch
             .typed::<(DeliveryInfoV0_1_0, &wit::Batch), (wit::Batch,)>(&*s)?;
-        Ok(f.call(s, (info.into(), batch))?.0)
+        Ok(Ok(f.call(s, (info.into(), batch))?.0))
     }
 
     /// `on-callback`; an analysis only (`None` for a transform).

@@ -68,6 +68,7 @@ mod guest_log;
 mod host;
 mod legacy;
 mod owned_files;
+mod packed_world;
 mod plugin;
 pub mod sandbox;
 pub mod spec;

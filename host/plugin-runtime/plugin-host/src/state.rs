@@ -12,6 +12,7 @@ use std::sync::Arc;
 
 use anyhow::Result;
 use wasmtime::component::{HasSelf, Linker, ResourceTable};
+use wasmtime::StoreContextMut;
 use wasmtime_wasi::{WasiCtx, WasiCtxView, WasiView};
 
 use crate::bindings::analysis::rocwasm::plugin::{
@@ -22,6 +23,7 @@ use crate::env::HostEnv;
 use crate::host::{
     ClockHost, ConfigHost, DeliveryHost, LogHost, NamesHost, OutputHost, ProfilerHost, SymbolsHost,
 };
+use crate::packed_world::ColumnId;
 use crate::sandbox::MemoryCap;
 use crate::spec::StageSpec;
 use crate::world::World;
@@ -96,21 +98,35 @@ impl types::Host for PluginState {}
 /// Links the host imports of `world` into `linker`, each interface to its
 /// own part of the store data. Both worlds import `types`, `names`,
 /// `symbols`, `clock`, `log`, `output` and `config`; an analysis also
-/// `profiler` and `delivery`. (WASI is linked separately, for components
-/// that import it.)
+/// `profiler` and `delivery` (and from 0.3.0 on a transform `delivery`
+/// too). (WASI is linked separately, for components that import it.)
 ///
 /// Each interface is linked under its current name and again under its
-/// `rocwasm:plugin@0.1.0` name (`legacy` explains why one host function
-/// serves both), in the order `bindings::names` lists them.
+/// `rocwasm:plugin@0.1.0` and `@0.3.0` names (`legacy` explains why one
+/// host function serves them all), in the order `bindings::names` lists
+/// them; `delivery@0.3.0`, whose `select-columns` answers ids, has a
+/// function of its own ([`select_columns_v0_3_0`]).
 pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> Result<()> {
-    use crate::bindings::names::{self as current, v0_1_0};
-    for (common, profiler_name, delivery_name) in [
+    use crate::bindings::names::{self as current, v0_1_0, v0_3_0};
+    for (version, common, profiler_name, delivery_name) in [
         (
+            current::VERSION,
             current::COMMON_IMPORTS,
             current::PROFILER,
             current::DELIVERY,
         ),
-        (v0_1_0::COMMON_IMPORTS, v0_1_0::PROFILER, v0_1_0::DELIVERY),
+        (
+            v0_1_0::VERSION,
+            v0_1_0::COMMON_IMPORTS,
+            v0_1_0::PROFILER,
+            v0_1_0::DELIVERY,
+        ),
+        (
+            v0_3_0::VERSION,
+            v0_3_0::COMMON_IMPORTS,
+            v0_3_0::PROFILER,
+            v0_3_0::DELIVERY,
+        ),
     ] {
         let [types_name, names_name, symbols_name, clock_name, log_name, output_name, config_name] =
             common;
@@ -146,6 +162,12 @@ pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> R
                 &mut linker.instance(profiler_name)?,
                 |s| &mut s.profiler,
             )?;
+        }
+        if version == v0_3_0::VERSION {
+            linker
+                .instance(delivery_name)?
+                .func_wrap("select-columns", select_columns_v0_3_0)?;
+        } else if world == World::Analysis {
             delivery::add_to_linker_instance::<_, HasSelf<DeliveryHost>>(
                 &mut linker.instance(delivery_name)?,
                 |s| &mut s.delivery,
@@ -153,4 +175,15 @@ pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> R
         }
     }
     Ok(())
+}
+
+/// What `delivery.select-columns` returns in 0.3.0.
+type SelectReply = Result<Vec<ColumnId>, types::Status>;
+
+/// `delivery.select-columns` of `rocwasm:plugin@0.3.0`: the columns' ids.
+fn select_columns_v0_3_0(
+    mut store: StoreContextMut<'_, PluginState>,
+    (table, columns): (String, Vec<String>),
+) -> wasmtime::Result<(SelectReply,)> {
+    Ok((store.data_mut().delivery.select_ids(&table, &columns),))
 }

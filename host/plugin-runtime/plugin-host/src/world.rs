@@ -18,6 +18,9 @@ pub enum WitVersion {
     Current,
     /// `rocwasm:plugin@0.1.0` (`wit/legacy/0.1.0/`).
     V0_1_0,
+    /// `rocwasm:plugin@0.3.0` (`wit/next/`): batches as one packed column
+    /// buffer, transforms that return edits (`crate::packed_world`).
+    V0_3_0,
 }
 
 impl WitVersion {
@@ -25,7 +28,11 @@ impl WitVersion {
     /// when it exports none (the world check then names what is missing).
     pub fn of(surface: &Surface) -> WitVersion {
         let exports = |name: &str| surface.exports.iter().any(|e| e == name);
-        if !exports(names::LIFECYCLE) && exports(names::v0_1_0::LIFECYCLE) {
+        if exports(names::LIFECYCLE) {
+            WitVersion::Current
+        } else if exports(names::v0_3_0::LIFECYCLE) {
+            WitVersion::V0_3_0
+        } else if exports(names::v0_1_0::LIFECYCLE) {
             WitVersion::V0_1_0
         } else {
             WitVersion::Current
@@ -37,31 +44,38 @@ impl WitVersion {
         match self {
             WitVersion::Current => names::VERSION,
             WitVersion::V0_1_0 => names::v0_1_0::VERSION,
+            WitVersion::V0_3_0 => names::v0_3_0::VERSION,
         }
     }
 
     /// The interfaces a component of `world` built against this version
     /// must export.
     pub fn required_exports(self, world: World) -> [&'static str; 2] {
-        use names::v0_1_0 as old;
+        use names::{v0_1_0 as old, v0_3_0 as next};
         match (self, world) {
             (WitVersion::Current, World::Analysis) => [names::LIFECYCLE, names::ANALYSIS],
             (WitVersion::Current, World::Transform) => [names::LIFECYCLE, names::TRANSFORM],
             (WitVersion::V0_1_0, World::Analysis) => [old::LIFECYCLE, old::ANALYSIS],
             (WitVersion::V0_1_0, World::Transform) => [old::LIFECYCLE, old::TRANSFORM],
+            (WitVersion::V0_3_0, World::Analysis) => [next::LIFECYCLE, next::ANALYSIS],
+            (WitVersion::V0_3_0, World::Transform) => [next::LIFECYCLE, next::TRANSFORM],
         }
     }
 
     /// True when a `world` component of this version may import `name`
     /// (WASI is handled separately).
     fn may_import(self, world: World, name: &str) -> bool {
-        use names::v0_1_0 as old;
+        use names::{v0_1_0 as old, v0_3_0 as next};
         let (common, profiler, delivery) = match self {
             WitVersion::Current => (names::COMMON_IMPORTS, names::PROFILER, names::DELIVERY),
             WitVersion::V0_1_0 => (old::COMMON_IMPORTS, old::PROFILER, old::DELIVERY),
+            WitVersion::V0_3_0 => (next::COMMON_IMPORTS, next::PROFILER, next::DELIVERY),
         };
+        // From 0.3.0 on a transform chooses its columns too.
+        let transform_selects = self == WitVersion::V0_3_0 && name == delivery;
         common.contains(&name)
             || (world == World::Analysis && (name == profiler || name == delivery))
+            || (world == World::Transform && transform_selects)
     }
 }
 

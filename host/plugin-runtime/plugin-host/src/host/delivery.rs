@@ -11,6 +11,7 @@ use std::sync::Arc;
 use crate::bindings::analysis::rocwasm::plugin::delivery;
 use crate::bindings::types::Status;
 use crate::convert::Projection;
+use crate::packed_world::{ColumnId, Selection};
 
 /// The `delivery` imports of one plugin: its column projection and whether
 /// it may still change.
@@ -21,6 +22,11 @@ pub(crate) struct DeliveryHost {
     /// The columns `deliver-batch` sends (all of them until the plugin
     /// selects some).
     pub projection: Projection,
+    /// The same for a 0.3.0 plugin, by the schema's ids.
+    pub selection: Selection,
+    /// The packed batch of a 0.3.0 plugin's last delivery, kept so the
+    /// next one reuses its memory.
+    pub packed: Vec<u8>,
     locked: bool,
 }
 
@@ -30,6 +36,8 @@ impl DeliveryHost {
         DeliveryHost {
             plugin,
             projection: Projection::default(),
+            selection: Selection::default(),
+            packed: Vec::new(),
             locked: false,
         }
     }
@@ -37,6 +45,17 @@ impl DeliveryHost {
     /// Called when batches start to flow: later `select-columns` calls fail.
     pub fn lock(&mut self) {
         self.locked = true;
+    }
+
+    /// `delivery.select-columns` of a 0.3.0 plugin: the columns' ids.
+    pub fn select_ids(&mut self, table: &str, columns: &[String]) -> Result<Vec<ColumnId>, Status> {
+        if self.locked {
+            return Err(Status::ConfigurationLocked);
+        }
+        self.selection.select(table, columns).map_err(|e| {
+            tracing::warn!(plugin = &*self.plugin, "delivery.select-columns: {e}");
+            Status::InvalidArgument
+        })
     }
 }
 

@@ -43,10 +43,7 @@ impl Plugin {
             self.spec.limits.deadline,
             |s, i| match i {
                 Instance::Analysis(a) => a.deliver(s, info, batch),
-                Instance::Legacy(l) if l.world() == World::Analysis => {
-                    let view = convert::BatchView::project(batch, &s.data().delivery.projection);
-                    l.deliver(s, info, view)
-                }
+                Instance::Legacy(l) if l.world() == World::Analysis => l.deliver(s, info, batch),
                 Instance::Transform(_) | Instance::Legacy(_) => Ok(()),
             },
         );
@@ -80,7 +77,7 @@ impl Plugin {
                 Instance::Transform(t) => t
                     .rocwasm_plugin_transform()
                     .call_transform_batch(s, info, batch)
-                    .map(Some),
+                    .map(|b| Some(Ok(b))),
                 Instance::Legacy(l) if l.world() == World::Transform => {
                     l.transform(s, info, batch).map(Some)
                 }
@@ -88,14 +85,23 @@ impl Plugin {
             },
         );
         match r {
-            Ok(Some(out)) if !convert::wit_consistent(&out) => {
+            Ok(Some(Err(why))) => {
+                let cause = FailureCause::MalformedReply(why);
+                self.fail(Failed::returned(cause, export::TRANSFORM_BATCH), n)?;
+                Ok(None)
+            }
+            Ok(Some(Ok(out))) if !convert::wit_consistent(&out) => {
                 let cause = FailureCause::MalformedReply("columns of unequal length".into());
                 self.fail(Failed::returned(cause, export::TRANSFORM_BATCH), n)?;
                 Ok(None)
             }
-            Ok(out) => {
+            Ok(Some(Ok(out))) => {
                 self.taken += n;
-                Ok(out)
+                Ok(Some(out))
+            }
+            Ok(None) => {
+                self.taken += n;
+                Ok(None)
             }
             Err(failed) => {
                 self.fail(failed, n)?;

@@ -131,3 +131,126 @@ fn each_batch_names_the_process_it_came_from() {
         ]
     );
 }
+
+/// The "WIT 0.3.0 plugin" table's count for `what`.
+fn count_v3(tables: &[rocwasm_plugin_host::SummaryTable], what: &str) -> u64 {
+    let t = tables
+        .iter()
+        .find(|t| t.title == "WIT 0.3.0 plugin")
+        .unwrap_or_else(|| panic!("no table from the 0.3.0 plugin: {tables:?}"));
+    let row = t
+        .rows
+        .iter()
+        .find(|r| r[0] == what)
+        .unwrap_or_else(|| panic!("no `{what}` row: {t:?}"));
+    row[1].parse().unwrap()
+}
+
+/// Three batches of four dispatches, correlation ids 1..=12, 50 ns each,
+/// through `specs`; the chain's output batches and its outcome.
+fn twelve_dispatches_through(
+    specs: Vec<StageSpec>,
+) -> (Vec<rocwasm_core::Batch>, rocwasm_plugin_host::ChainOutcome) {
+    let (rt, _cache) = runtime();
+    let chain = Chain::new(rt, env_with_kernels(&[(1, "k")]), specs).unwrap();
+    let out = (0..3)
+        .map(|i| chain.deliver(info(), dispatches(4, 1 + i * 4)).unwrap())
+        .collect();
+    (out, chain.finish().unwrap())
+}
+
+#[test]
+fn a_component_built_against_0_3_0_reads_only_the_columns_it_selected() {
+    let (rt, _cache) = runtime();
+    let compiled = rt.compile(&plugin("wit-0-3-0")).unwrap();
+    assert_eq!(compiled.version, WitVersion::V0_3_0);
+    assert_eq!(compiled.world, World::Analysis);
+    assert!(
+        compiled
+            .surface
+            .imports
+            .iter()
+            .any(|i| i == "rocwasm:plugin/delivery@0.3.0"),
+        "{:?}",
+        compiled.surface.imports
+    );
+    let t = rt.compile(&plugin("wit-0-3-0-transform")).unwrap();
+    assert_eq!((t.version, t.world), (WitVersion::V0_3_0, World::Transform));
+
+    // A 0.3.0 analysis next to a 0.2.0 one: both see every record.
+    let dir = tempfile::tempdir().unwrap();
+    let (_, outcome) = twelve_dispatches_through(vec![
+        StageSpec::new("new", plugin("wit-0-3-0")),
+        StageSpec::new("recorder", plugin("recorder")).with_output_dir(dir.path()),
+    ]);
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    let (name, tables) = &outcome.summaries[0];
+    assert_eq!(name, "new");
+    assert_eq!(count_v3(tables, "kernel-dispatches"), 12);
+    assert_eq!(count_v3(tables, "total-ns"), 12 * 50);
+    // The four columns it selected, no other.
+    assert_eq!(count_v3(tables, "columns"), 4);
+    assert_eq!(count_v3(tables, "stream-is-correlation"), 0);
+    assert_eq!(count_v3(tables, "unknown-table-refused"), 1);
+    let rec = read_json(&dir.path().join("recorder.json"));
+    assert_eq!(rec["totals"]["kernel-dispatches"], 12, "{rec}");
+}
+
+#[test]
+fn a_0_3_0_transforms_edits_reach_the_stages_after_it_whatever_their_version() {
+    let dir = tempfile::tempdir().unwrap();
+    let (out, outcome) = twelve_dispatches_through(vec![
+        StageSpec::new("evens", plugin("wit-0-3-0-transform")),
+        StageSpec::new("new", plugin("wit-0-3-0")),
+        StageSpec::new("recorder", plugin("recorder")).with_output_dir(dir.path()),
+    ]);
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    // Kept: the even correlation ids, with every column the transform
+    // never saw (start, end) and the stream id it rewrote.
+    let kept: Vec<(u64, u64, u64, u64)> = out
+        .iter()
+        .flat_map(|b| b.kernel_dispatches.rows())
+        .map(|d| (d.correlation_id, d.stream_id, d.start, d.end))
+        .collect();
+    let want: Vec<(u64, u64, u64, u64)> = (1..=12u64)
+        .filter(|c| c % 2 == 0)
+        .map(|c| (c, c, 100 * c, 100 * c + 50))
+        .collect();
+    assert_eq!(kept, want);
+    let tables = &outcome
+        .summaries
+        .iter()
+        .find(|(n, _)| n == "new")
+        .unwrap()
+        .1;
+    assert_eq!(count_v3(tables, "kernel-dispatches"), 6);
+    assert_eq!(count_v3(tables, "stream-is-correlation"), 6);
+    let rec = read_json(&dir.path().join("recorder.json"));
+    assert_eq!(rec["totals"]["kernel-dispatches"], 6, "{rec}");
+}
+
+#[test]
+fn a_0_3_0_transforms_edits_that_do_not_fit_are_refused_and_its_input_passed_on() {
+    use rocwasm_plugin_host::FailureCause;
+    let (out, outcome) = twelve_dispatches_through(vec![
+        StageSpec::new("evens", plugin("wit-0-3-0-transform")).with_config("malformed", "true"),
+        StageSpec::new("new", plugin("wit-0-3-0")),
+    ]);
+    let report = outcome
+        .failures
+        .iter()
+        .find(|r| r.plugin == "evens")
+        .unwrap_or_else(|| panic!("{:?}", outcome.failures));
+    assert!(
+        matches!(&report.cause, FailureCause::MalformedReply(why) if why.contains("kernel-dispatches")),
+        "{report:?}"
+    );
+    assert_eq!(out.iter().map(|b| b.len()).sum::<usize>(), 12);
+    let tables = &outcome
+        .summaries
+        .iter()
+        .find(|(n, _)| n == "new")
+        .unwrap()
+        .1;
+    assert_eq!(count_v3(tables, "kernel-dispatches"), 12);
+}

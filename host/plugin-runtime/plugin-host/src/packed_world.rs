@@ -1,0 +1,379 @@
+//! What `rocwasm:plugin@0.3.0` (`wit/next/`) changes, on the host side:
+//! batches cross as one packed column buffer of the columns a plugin
+//! selected, and a transform answers with edits.
+//!
+//! - **Selection** ([`Selection`]): `delivery.select-columns` by the
+//!   schema's WIT names, answered with the columns' permanent ids. Nothing
+//!   selected means every column of every table.
+//! - **Packing** ([`pack`]): the selected columns of the chain's batch into
+//!   the stage's reusable buffer (`rocwasm_schema::packed`'s layout), so a
+//!   delivery is one `list<u8>` whatever the number of columns: one guest
+//!   `realloc` and one copy, against 0.2.0's 64 lists.
+//! - **Edits** ([`apply`]): a transform's rows to keep and rewritten
+//!   columns, checked against the batch it was given and applied to the
+//!   whole batch, so tables and columns it never saw pass through.
+//!
+//! The component's exports are looked up by name and called with these
+//! Rust types (`crate::legacy`, which drives every version but the
+//! current one the same way).
+
+use std::collections::BTreeMap;
+
+use rocwasm_core::schema::packed::{self, Packed};
+use rocwasm_core::schema::{ColumnMut, ColumnRef, TableSchema, TABLES};
+use wasmtime::component::{ComponentType, Lift, Lower};
+
+use crate::bindings::types as wit;
+use crate::convert::{self, ProjectionError};
+
+/// `types.column-id`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, ComponentType, Lower, Lift)]
+#[component(record)]
+pub struct ColumnId {
+    /// The table's schema id.
+    pub table: u16,
+    /// The column's schema id within the table.
+    pub column: u16,
+}
+
+/// `types.table-rows`.
+#[derive(Debug, Clone, PartialEq, Eq, ComponentType, Lift, Lower)]
+#[component(record)]
+pub struct TableRows {
+    /// The table's schema id.
+    pub table: u16,
+    /// Bit `i` keeps row `i` (least significant bit first).
+    pub bitmap: Vec<u8>,
+}
+
+/// `types.batch-edits`.
+#[derive(Debug, Clone, Default, PartialEq, Eq, ComponentType, Lift, Lower)]
+#[component(record)]
+pub struct BatchEdits {
+    /// Per table, the rows to keep.
+    pub keep: Vec<TableRows>,
+    /// Rewritten columns, packed; empty for none.
+    pub columns: Vec<u8>,
+}
+
+/// The columns a 0.3.0 stage receives: every column until it selects,
+/// then exactly the ones selected, by table.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct Selection {
+    tables: Option<BTreeMap<u16, Vec<u16>>>,
+}
+
+impl Selection {
+    /// Selects `columns` of `table` (replacing an earlier choice for it)
+    /// and answers their ids; on an unknown name nothing changes.
+    pub fn select(
+        &mut self,
+        table: &str,
+        columns: &[String],
+    ) -> Result<Vec<ColumnId>, ProjectionError> {
+        let schema = TableSchema::by_wit_name(table)
+            .ok_or_else(|| ProjectionError::UnknownTable(table.to_string()))?;
+        let ids = columns
+            .iter()
+            .map(|c| {
+                schema
+                    .column(c)
+                    .map(|col| ColumnId {
+                        table: schema.id,
+                        column: col.id,
+                    })
+                    .ok_or_else(|| ProjectionError::UnknownColumn {
+                        table: table.to_string(),
+                        column: c.clone(),
+                    })
+            })
+            .collect::<Result<Vec<_>, _>>()?;
+        let mut columns: Vec<u16> = ids.iter().map(|i| i.column).collect();
+        columns.dedup();
+        self.tables
+            .get_or_insert_with(BTreeMap::new)
+            .insert(schema.id, columns);
+        Ok(ids)
+    }
+
+    /// The selected columns' ids, in schema order of tables.
+    fn ids(&self) -> Vec<(u16, u16)> {
+        match &self.tables {
+            None => TABLES
+                .iter()
+                .flat_map(|t| t.columns.iter().map(move |c| (t.id, c.id)))
+                .collect(),
+            Some(tables) => tables
+                .iter()
+                .flat_map(|(t, cs)| cs.iter().map(move |c| (*t, *c)))
+                .collect(),
+        }
+    }
+}
+
+/// Packs the columns of `batch` that `selection` names into `out`.
+pub fn pack(batch: &wit::Batch, selection: &Selection, out: &mut Vec<u8>) {
+    let columns: Vec<packed::Column<'_>> = selection
+        .ids()
+        .into_iter()
+        .filter_map(|(table, column)| {
+            convert::wit_column(batch, table, column).map(|values| packed::Column {
+                table,
+                column,
+                values,
+            })
+        })
+        .collect();
+    packed::pack(&columns, out);
+}
+
+/// The table's WIT name, or its id when this build does not know it.
+fn table_name(id: u16) -> String {
+    TableSchema::by_id(id).map_or_else(|| format!("#{id}"), |t| t.wit.to_string())
+}
+
+/// Applies a transform's `edits` to (a copy of) the batch it was given;
+/// a sentence naming the table or column when the edits do not fit it.
+pub fn apply(batch: &wit::Batch, edits: BatchEdits) -> Result<wit::Batch, String> {
+    let mut b = convert::batch_from_wit(batch.clone());
+    if !edits.columns.is_empty() {
+        let copy = packed::AlignedCopy::new(&edits.columns);
+        let rewritten =
+            Packed::parse(copy.bytes()).map_err(|e| format!("rewritten columns: {e}"))?;
+        for c in rewritten.columns() {
+            let name = || {
+                let t = TableSchema::by_id(c.table);
+                let col = t.and_then(|t| t.column_by_id(c.column));
+                format!(
+                    "{}.{}",
+                    table_name(c.table),
+                    col.map_or_else(|| format!("#{}", c.column), |c| c.wit.to_string())
+                )
+            };
+            let rows = b.rows_of(c.table).ok_or_else(|| {
+                format!(
+                    "rewritten column {} is of a table this host does not have",
+                    name()
+                )
+            })?;
+            if c.values.len() != rows {
+                return Err(format!(
+                    "rewritten column {} has {} rows, the table has {rows}",
+                    name(),
+                    c.values.len()
+                ));
+            }
+            match (b.column_mut(c.table, c.column), c.values) {
+                (Some(ColumnMut::U64(to)), ColumnRef::U64(from)) => to.copy_from_slice(from),
+                (Some(ColumnMut::U32(to)), ColumnRef::U32(from)) => to.copy_from_slice(from),
+                (None, _) => {
+                    return Err(format!("rewritten column {} is not in the schema", name()))
+                }
+                (Some(_), _) => {
+                    return Err(format!("rewritten column {} has the wrong width", name()))
+                }
+            }
+        }
+    }
+    for keep in edits.keep {
+        let rows = b.rows_of(keep.table).ok_or_else(|| {
+            format!(
+                "rows kept of table {}, which this host does not have",
+                table_name(keep.table)
+            )
+        })?;
+        if keep.bitmap.len() != rows.div_ceil(8) {
+            return Err(format!(
+                "the rows kept of {} are a bitmap of {} bytes, its {rows} rows need {}",
+                table_name(keep.table),
+                keep.bitmap.len(),
+                rows.div_ceil(8)
+            ));
+        }
+        let mask: Vec<bool> = (0..rows)
+            .map(|i| keep.bitmap[i / 8] & (1 << (i % 8)) != 0)
+            .collect();
+        b.retain_rows_of(keep.table, &mask);
+    }
+    Ok(convert::batch_to_wit(b))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use rocwasm_core::{Batch, KernelDispatch, MemoryCopy};
+
+    fn batch() -> wit::Batch {
+        let mut b = Batch::default();
+        for i in 0..10u64 {
+            b.kernel_dispatches.push(KernelDispatch {
+                kernel_id: i,
+                start: 100 + i,
+                end: 200 + i,
+                grid_x: i as u32,
+                ..Default::default()
+            });
+        }
+        b.memory_copies.push(MemoryCopy {
+            bytes: 7,
+            ..Default::default()
+        });
+        convert::batch_to_wit(b)
+    }
+
+    #[test]
+    fn a_stage_gets_what_it_selected_and_every_column_before_it_selects() {
+        let b = batch();
+        let mut out = Vec::new();
+        let mut all = Selection::default();
+        pack(&b, &all, &mut out);
+        let copy = packed::AlignedCopy::new(&out);
+        let p = Packed::parse(copy.bytes()).unwrap();
+        assert_eq!(p.len(), 64);
+        let ids = all
+            .select("kernel-dispatches", &["kernel-id".into(), "grid-x".into()])
+            .unwrap();
+        assert_eq!(
+            ids,
+            [
+                ColumnId {
+                    table: 2,
+                    column: 9
+                },
+                ColumnId {
+                    table: 2,
+                    column: 16
+                }
+            ]
+        );
+        pack(&b, &all, &mut out);
+        let copy = packed::AlignedCopy::new(&out);
+        let p = Packed::parse(copy.bytes()).unwrap();
+        assert_eq!(p.len(), 2);
+        assert_eq!(
+            p.column(2, 9),
+            Some(ColumnRef::U64(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]))
+        );
+        assert_eq!(
+            p.column(2, 16),
+            Some(ColumnRef::U32(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]))
+        );
+        // Unknown names change nothing.
+        assert!(matches!(
+            all.select("counter-samples", &[]),
+            Err(ProjectionError::UnknownTable(_))
+        ));
+        assert!(matches!(
+            all.select("kernel-dispatches", &["kernel-id".into(), "nope".into()]),
+            Err(ProjectionError::UnknownColumn { .. })
+        ));
+        assert_eq!(all.ids(), [(2, 9), (2, 16)]);
+        // An empty list selects none of the table.
+        all.select("kernel-dispatches", &[]).unwrap();
+        pack(&b, &all, &mut out);
+        assert_eq!(out.len(), packed::HEADER_BYTES);
+    }
+
+    #[test]
+    fn edits_keep_rows_and_rewrite_columns_of_the_whole_batch() {
+        let b = batch();
+        // Keep the even dispatches; rewrite their kernel ids (before the
+        // keep applies: all 10 rows).
+        let kernel_ids: Vec<u64> = (0..10).map(|i| 1000 + i).collect();
+        let mut columns = Vec::new();
+        packed::pack(
+            &[packed::Column {
+                table: 2,
+                column: 9,
+                values: ColumnRef::U64(&kernel_ids),
+            }],
+            &mut columns,
+        );
+        let edits = BatchEdits {
+            keep: vec![TableRows {
+                table: 2,
+                bitmap: vec![0b0101_0101, 0b01],
+            }],
+            columns,
+        };
+        let out = convert::batch_from_wit(apply(&b, edits).unwrap());
+        assert_eq!(
+            out.kernel_dispatches.kernel_id,
+            [1000, 1002, 1004, 1006, 1008]
+        );
+        // Columns the transform never named are filtered with the rows.
+        assert_eq!(out.kernel_dispatches.start, [100, 102, 104, 106, 108]);
+        assert_eq!(out.kernel_dispatches.grid_x, [0, 2, 4, 6, 8]);
+        // Other tables pass through.
+        assert_eq!(out.memory_copies.bytes, [7]);
+        assert_eq!(
+            convert::batch_from_wit(apply(&b, BatchEdits::default()).unwrap()),
+            convert::batch_from_wit(b),
+            "no edits: the same batch"
+        );
+    }
+
+    #[test]
+    fn edits_that_do_not_fit_the_batch_are_named() {
+        let b = batch();
+        let keep = |table, bitmap| BatchEdits {
+            keep: vec![TableRows { table, bitmap }],
+            columns: Vec::new(),
+        };
+        let err = apply(&b, keep(2, vec![0xff])).unwrap_err();
+        assert!(
+            err.contains("kernel-dispatches") && err.contains("10 rows need 2"),
+            "{err}"
+        );
+        let err = apply(&b, keep(99, vec![])).unwrap_err();
+        assert!(err.contains("#99"), "{err}");
+        let mut columns = Vec::new();
+        packed::pack(
+            &[packed::Column {
+                table: 2,
+                column: 9,
+                values: ColumnRef::U64(&[1, 2]),
+            }],
+            &mut columns,
+        );
+        let err = apply(
+            &b,
+            BatchEdits {
+                keep: Vec::new(),
+                columns,
+            },
+        )
+        .unwrap_err();
+        assert!(
+            err.contains("kernel-dispatches.kernel-id has 2 rows, the table has 10"),
+            "{err}"
+        );
+        let mut columns = Vec::new();
+        packed::pack(
+            &[packed::Column {
+                table: 2,
+                column: 9,
+                values: ColumnRef::U32(&[0; 10]),
+            }],
+            &mut columns,
+        );
+        let err = apply(
+            &b,
+            BatchEdits {
+                keep: Vec::new(),
+                columns,
+            },
+        )
+        .unwrap_err();
+        assert!(err.contains("wrong width"), "{err}");
+        let err = apply(
+            &b,
+            BatchEdits {
+                keep: Vec::new(),
+                columns: b"nonsense".to_vec(),
+            },
+        )
+        .unwrap_err();
+        assert!(err.contains("RWB3"), "{err}");
+    }
+}
