@@ -56,11 +56,13 @@ pub struct BatchEdits {
     pub columns: Vec<u8>,
 }
 
-/// The columns a 0.3.0 stage receives: every column until it selects,
-/// then exactly the ones selected, by table.
+/// The columns a 0.3.0 stage receives: of a table it selected columns
+/// of, exactly those; of any other table, every column when the table has
+/// rows (an empty table's columns are left out: a reader treats a column
+/// that is not there as empty).
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct Selection {
-    tables: Option<BTreeMap<u16, Vec<u16>>>,
+    tables: BTreeMap<u16, Vec<u16>>,
 }
 
 impl Selection {
@@ -88,33 +90,42 @@ impl Selection {
                     })
             })
             .collect::<Result<Vec<_>, _>>()?;
-        let mut columns: Vec<u16> = ids.iter().map(|i| i.column).collect();
-        columns.dedup();
-        self.tables
-            .get_or_insert_with(BTreeMap::new)
-            .insert(schema.id, columns);
+        let mut columns: Vec<u16> = Vec::with_capacity(ids.len());
+        for id in &ids {
+            if !columns.contains(&id.column) {
+                columns.push(id.column);
+            }
+        }
+        self.tables.insert(schema.id, columns);
         Ok(ids)
     }
 
-    /// The selected columns' ids, in schema order of tables.
-    fn ids(&self) -> Vec<(u16, u16)> {
-        match &self.tables {
-            None => TABLES
-                .iter()
-                .flat_map(|t| t.columns.iter().map(move |c| (t.id, c.id)))
-                .collect(),
-            Some(tables) => tables
-                .iter()
-                .flat_map(|(t, cs)| cs.iter().map(move |c| (*t, *c)))
-                .collect(),
-        }
+    /// The ids of the columns to send of `batch`, in schema order of
+    /// tables.
+    fn ids(&self, rows_of: impl Fn(u16) -> usize) -> Vec<(u16, u16)> {
+        TABLES
+            .iter()
+            .flat_map(|t| match self.tables.get(&t.id) {
+                Some(selected) => selected.iter().map(|c| (t.id, *c)).collect::<Vec<_>>(),
+                None if rows_of(t.id) > 0 => t.columns.iter().map(|c| (t.id, c.id)).collect(),
+                None => Vec::new(),
+            })
+            .collect()
     }
 }
 
 /// Packs the columns of `batch` that `selection` names into `out`.
 pub fn pack(batch: &wit::Batch, selection: &Selection, out: &mut Vec<u8>) {
+    let rows_of = |table| {
+        TABLES
+            .iter()
+            .find(|t| t.id == table)
+            .and_then(|t| t.columns.first())
+            .and_then(|c| convert::wit_column(batch, table, c.id))
+            .map_or(0, |c| c.len())
+    };
     let columns: Vec<packed::Column<'_>> = selection
-        .ids()
+        .ids(rows_of)
         .into_iter()
         .filter_map(|(table, column)| {
             convert::wit_column(batch, table, column).map(|values| packed::Column {
@@ -229,7 +240,9 @@ mod tests {
         pack(&b, &all, &mut out);
         let copy = packed::AlignedCopy::new(&out);
         let p = Packed::parse(copy.bytes()).unwrap();
-        assert_eq!(p.len(), 64);
+        // Every column of the two tables with rows; none of the empty ones.
+        assert_eq!(p.len(), 18 + 12);
+        assert_eq!(p.column(3, 10), Some(ColumnRef::U64(&[7])));
         let ids = all
             .select("kernel-dispatches", &["kernel-id".into(), "grid-x".into()])
             .unwrap();
@@ -249,7 +262,7 @@ mod tests {
         pack(&b, &all, &mut out);
         let copy = packed::AlignedCopy::new(&out);
         let p = Packed::parse(copy.bytes()).unwrap();
-        assert_eq!(p.len(), 2);
+        assert_eq!(p.len(), 2 + 12, "the copies table has a row");
         assert_eq!(
             p.column(2, 9),
             Some(ColumnRef::U64(&[0, 1, 2, 3, 4, 5, 6, 7, 8, 9]))
@@ -267,11 +280,18 @@ mod tests {
             all.select("kernel-dispatches", &["kernel-id".into(), "nope".into()]),
             Err(ProjectionError::UnknownColumn { .. })
         ));
-        assert_eq!(all.ids(), [(2, 9), (2, 16)]);
+        // The table it did not select: whole, since it has rows.
+        assert_eq!(all.ids(|_| 1).len(), 2 + 12 + 9 + 10 + 2 + 5 + 8);
         // An empty list selects none of the table.
         all.select("kernel-dispatches", &[]).unwrap();
+        all.select("memory-copies", &["bytes".into()]).unwrap();
         pack(&b, &all, &mut out);
-        assert_eq!(out.len(), packed::HEADER_BYTES);
+        let copy = packed::AlignedCopy::new(&out);
+        let p = Packed::parse(copy.bytes()).unwrap();
+        assert_eq!(
+            p.columns().map(|c| (c.table, c.column)).collect::<Vec<_>>(),
+            [(3, 10)]
+        );
     }
 
     #[test]

@@ -254,3 +254,43 @@ fn a_0_3_0_transforms_edits_that_do_not_fit_are_refused_and_its_input_passed_on(
         .1;
     assert_eq!(count_v3(tables, "kernel-dispatches"), 12);
 }
+
+#[test]
+fn kernel_stats_on_0_3_0_gives_the_table_kernel_stats_gives() {
+    let (rt, _cache) = runtime();
+    let env = env_with_kernels(&[(1, "gemm"), (2, "axpy"), (3, "reduce")]);
+    let specs = vec![
+        StageSpec::new("v2", plugin("kernel-stats")).with_config("file", ""),
+        StageSpec::new("v3", plugin("kernel-stats-0-3-0")),
+    ];
+    let chain = Chain::new(rt, env, specs).unwrap();
+    for b in 0..5u64 {
+        let mut batch = rocwasm_core::Batch::default();
+        for i in 0..300u64 {
+            let n = b * 300 + i;
+            batch.kernel_dispatches.push(rocwasm_core::KernelDispatch {
+                kernel_id: 1 + n % 3,
+                correlation_id: n,
+                start: 1_000 * n,
+                end: 1_000 * n + 10 + (n * 7919) % 500,
+                ..Default::default()
+            });
+        }
+        chain.deliver(info(), batch).unwrap();
+    }
+    let outcome = chain.finish().unwrap();
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    let table = |stage: &str| {
+        let tables = &outcome
+            .summaries
+            .iter()
+            .find(|(n, _)| n == stage)
+            .unwrap_or_else(|| panic!("no summary of {stage}"))
+            .1;
+        let t = tables[0].clone();
+        (t.title, t.columns, t.rows)
+    };
+    let (v2, v3) = (table("v2"), table("v3"));
+    assert_eq!(v2.2.len(), 3, "{v2:?}");
+    assert_eq!(v3, v2);
+}
