@@ -184,7 +184,7 @@ impl AlignedCopy {
     }
 }
 
-/// One entry of a parsed header.
+/// One entry of a header.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 struct Entry {
     table: u16,
@@ -194,11 +194,14 @@ struct Entry {
     offset: usize,
 }
 
-/// A checked packed batch: its columns as slices into the buffer.
-#[derive(Debug, Clone)]
+/// A checked packed batch: its columns as slices into the buffer. Parsing
+/// checks every entry once and keeps nothing but the buffer (no
+/// allocation): [`Packed::column`] reads the header again, which for the
+/// few columns a plugin selects is a handful of loads.
+#[derive(Debug, Clone, Copy)]
 pub struct Packed<'a> {
     bytes: &'a [u8],
-    entries: Vec<Entry>,
+    count: usize,
 }
 
 fn u16_at(b: &[u8], at: usize) -> u16 {
@@ -207,6 +210,32 @@ fn u16_at(b: &[u8], at: usize) -> u16 {
 
 fn u32_at(b: &[u8], at: usize) -> u32 {
     u32::from_le_bytes([b[at], b[at + 1], b[at + 2], b[at + 3]])
+}
+
+/// Entry `entry` of `bytes`' header (which must hold it), checked
+/// against the buffer.
+fn entry_at(bytes: &[u8], header: usize, entry: usize) -> Result<Entry, PackedError> {
+    let at = HEADER_BYTES + ENTRY_BYTES * entry;
+    let width = match bytes[at + 4] {
+        4 => Width::U32,
+        8 => Width::U64,
+        width => return Err(PackedError::Width { entry, width }),
+    };
+    let rows = u32_at(bytes, at + 8) as usize;
+    let offset = u32_at(bytes, at + 12) as usize;
+    let end = rows
+        .checked_mul(width.bytes())
+        .and_then(|n| n.checked_add(offset));
+    if !offset.is_multiple_of(8) || offset < header || end.is_none_or(|e| e > bytes.len()) {
+        return Err(PackedError::Bounds { entry });
+    }
+    Ok(Entry {
+        table: u16_at(bytes, at),
+        column: u16_at(bytes, at + 2),
+        width,
+        rows,
+        offset,
+    })
 }
 
 impl<'a> Packed<'a> {
@@ -234,41 +263,31 @@ impl<'a> Packed<'a> {
         if bytes.len() < header {
             return Err(truncated(header));
         }
-        let mut entries = Vec::with_capacity(count);
         for entry in 0..count {
-            let at = HEADER_BYTES + ENTRY_BYTES * entry;
-            let width = match bytes[at + 4] {
-                4 => Width::U32,
-                8 => Width::U64,
-                width => return Err(PackedError::Width { entry, width }),
-            };
-            let rows = u32_at(bytes, at + 8) as usize;
-            let offset = u32_at(bytes, at + 12) as usize;
-            let end = rows
-                .checked_mul(width.bytes())
-                .and_then(|n| n.checked_add(offset));
-            if !offset.is_multiple_of(8) || offset < header || end.is_none_or(|e| e > bytes.len()) {
-                return Err(PackedError::Bounds { entry });
-            }
-            entries.push(Entry {
-                table: u16_at(bytes, at),
-                column: u16_at(bytes, at + 2),
-                width,
-                rows,
-                offset,
-            });
+            entry_at(bytes, header, entry)?;
         }
-        Ok(Packed { bytes, entries })
+        Ok(Packed { bytes, count })
     }
 
     /// Number of columns.
     pub fn len(&self) -> usize {
-        self.entries.len()
+        self.count
     }
 
     /// True when it holds no column.
     pub fn is_empty(&self) -> bool {
-        self.entries.is_empty()
+        self.count == 0
+    }
+
+    fn entry(&self, i: usize) -> Entry {
+        // `parse` checked every entry.
+        entry_at(self.bytes, HEADER_BYTES + ENTRY_BYTES * self.count, i).unwrap_or(Entry {
+            table: 0,
+            column: 0,
+            width: Width::U64,
+            rows: 0,
+            offset: 0,
+        })
     }
 
     fn values(&self, e: &Entry) -> ColumnRef<'a> {
@@ -283,18 +302,22 @@ impl<'a> Packed<'a> {
 
     /// The column `column` of table `table`, if the buffer holds it.
     pub fn column(&self, table: u16, column: u16) -> Option<ColumnRef<'a>> {
-        self.entries
-            .iter()
-            .find(|e| e.table == table && e.column == column)
-            .map(|e| self.values(e))
+        (0..self.count).find_map(|i| {
+            let at = HEADER_BYTES + ENTRY_BYTES * i;
+            (u16_at(self.bytes, at) == table && u16_at(self.bytes, at + 2) == column)
+                .then(|| self.values(&self.entry(i)))
+        })
     }
 
     /// Every column, in buffer order.
     pub fn columns(&self) -> impl ExactSizeIterator<Item = Column<'a>> + '_ {
-        self.entries.iter().map(|e| Column {
-            table: e.table,
-            column: e.column,
-            values: self.values(e),
+        (0..self.count).map(|i| {
+            let e = self.entry(i);
+            Column {
+                table: e.table,
+                column: e.column,
+                values: self.values(&e),
+            }
         })
     }
 }

@@ -7,9 +7,11 @@
 //! columns go as empty lists), runs the guest's aggregation, and moves the
 //! batch back out. The batch is reused, so no cloning is timed.
 //!
-//! Two rows per size: `kernel-stats` as shipped (it selects `kernel_id`,
-//! `start`, `end`: 24 of the 128 bytes of a dispatch) and, for comparison,
-//! the same plugin with `project = false` (every column copied).
+//! Three rows per size: `kernel-stats` as shipped (`rocwasm:plugin@0.2.0`;
+//! it selects `kernel_id`, `start`, `end`: 24 of the 128 bytes of a
+//! dispatch), the same aggregation on 0.3.0 (`kernel-stats-0-3-0`: the
+//! three columns in one packed buffer, read in place) and, for comparison,
+//! kernel-stats with `project = false` (every column copied).
 //!
 //! ```text
 //! cargo xtask build-plugins
@@ -25,7 +27,7 @@
 //! instruction counting under valgrind/callgrind: the difference of two runs
 //! with different N is the cost of the extra calls);
 //! `--records R` (repeatable) picks the sizes; `--only-projected` skips the
-//! comparison rows; `--run K` sends each kernel id K times in a row
+//! `project = false` rows; `--run K` sends each kernel id K times in a row
 //! (default 1: the 8 kernel ids interleave, the harder case for the
 //! aggregation); `--dump-cwasm FILE` writes the plugin's machine code as
 //! this engine compiles it (an ELF file: `objdump -d` shows the guest's hot
@@ -97,14 +99,19 @@ fn usage(msg: &str) -> ! {
 
 fn main() {
     let opts = options();
-    let wasm =
-        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../target/plugins/kernel-stats.wasm");
-    if !wasm.is_file() {
-        eprintln!(
-            "{} is missing: run `cargo xtask build-plugins` first",
-            wasm.display()
-        );
-        std::process::exit(1);
+    let plugins = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../target/plugins");
+    let (wasm, packed) = (
+        plugins.join("kernel-stats.wasm"),
+        plugins.join("kernel-stats-0-3-0.wasm"),
+    );
+    for file in [&wasm, &packed] {
+        if !file.is_file() {
+            eprintln!(
+                "{} is missing: run `cargo xtask build-plugins` first",
+                file.display()
+            );
+            std::process::exit(1);
+        }
     }
     let rt = Arc::new(
         PluginEngine::new(EngineConfig {
@@ -122,7 +129,7 @@ fn main() {
     }
     // One engine per chain: each kernel-stats configures its own services
     // in `init`, and an engine locks its configuration when its chain is up.
-    let chain = |project: bool| {
+    let chain = |wasm: &Path, project: bool| {
         let profiler = Arc::new(Profiler::new());
         for id in 0..8u64 {
             profiler.symbols().insert_kernel(KernelSymbol {
@@ -142,14 +149,17 @@ fn main() {
                 kernel_address: 0,
             });
         }
-        let spec = StageSpec::new("kernel-stats", &wasm)
+        let spec = StageSpec::new("kernel-stats", wasm)
             .with_config("file", "")
             .with_config("project", if project { "true" } else { "false" });
         Chain::new(rt.clone(), HostEnv::new(profiler), vec![spec]).expect("chain")
     };
-    let mut chains = vec![("kernel_id,start,end", chain(true))];
+    let mut chains = vec![
+        ("0.2.0: kernel_id,start,end", chain(&wasm, true)),
+        ("0.3.0: packed, 3 columns", chain(&packed, true)),
+    ];
     if opts.compare {
-        chains.push(("all 18", chain(false)));
+        chains.push(("0.2.0: all 18", chain(&wasm, false)));
     }
 
     println!("{COMMAND}");
@@ -166,7 +176,7 @@ fn main() {
     );
     println!();
     println!(
-        "| {:>8} | {:<19} | {:>8} | {:>12} | {:>12} | {:>10} | {:>9} | {:>9} |",
+        "| {:>8} | {:<26} | {:>8} | {:>12} | {:>12} | {:>10} | {:>9} | {:>9} |",
         "records",
         "columns sent",
         "calls",
@@ -177,7 +187,7 @@ fn main() {
         "best"
     );
     println!(
-        "|{:-<10}|{:-<21}|{:-<10}|{:-<14}|{:-<14}|{:-<12}|{:-<11}|{:-<11}|",
+        "|{:-<10}|{:-<28}|{:-<10}|{:-<14}|{:-<14}|{:-<12}|{:-<11}|{:-<11}|",
         "", "", "", "", "", "", "", ""
     );
     for &n in &opts.sizes {
@@ -236,7 +246,7 @@ fn main() {
             // records per ns × 1e3 = M records/s
             let (rate, best_rate) = (n as f64 / median * 1e3, n as f64 / best * 1e3);
             println!(
-                "| {n:>8} | {label:<19} | {total_calls:>8} | {median:>12.0} | {best:>12.0} | {:>10.2} | {rate:>9.1} | {best_rate:>9.1} |",
+                "| {n:>8} | {label:<26} | {total_calls:>8} | {median:>12.0} | {best:>12.0} | {:>10.2} | {rate:>9.1} | {best_rate:>9.1} |",
                 median / n as f64
             );
         }

@@ -100,41 +100,47 @@ impl Selection {
         Ok(ids)
     }
 
-    /// The ids of the columns to send of `batch`, in schema order of
-    /// tables.
+    /// Calls `each(table, column)` for the columns to send of a batch
+    /// whose tables have `rows_of(table)` rows, in schema order of tables.
+    fn for_each(&self, rows_of: impl Fn(u16) -> usize, mut each: impl FnMut(u16, u16)) {
+        for t in TABLES {
+            match self.tables.get(&t.id) {
+                Some(selected) => selected.iter().for_each(|c| each(t.id, *c)),
+                None if rows_of(t.id) > 0 => t.columns.iter().for_each(|c| each(t.id, c.id)),
+                None => {}
+            }
+        }
+    }
+
+    /// [`Self::for_each`]'s columns, collected.
+    #[cfg(test)]
     fn ids(&self, rows_of: impl Fn(u16) -> usize) -> Vec<(u16, u16)> {
-        TABLES
-            .iter()
-            .flat_map(|t| match self.tables.get(&t.id) {
-                Some(selected) => selected.iter().map(|c| (t.id, *c)).collect::<Vec<_>>(),
-                None if rows_of(t.id) > 0 => t.columns.iter().map(|c| (t.id, c.id)).collect(),
-                None => Vec::new(),
-            })
-            .collect()
+        let mut ids = Vec::new();
+        self.for_each(rows_of, |t, c| ids.push((t, c)));
+        ids
     }
 }
 
-/// Packs the columns of `batch` that `selection` names into `out`.
+/// Packs the columns of `batch` that `selection` names into `out`: the
+/// host's work per 0.3.0 delivery, besides the call (one small vector of
+/// column references, then one pass writing the buffer).
 pub fn pack(batch: &wit::Batch, selection: &Selection, out: &mut Vec<u8>) {
     let rows_of = |table| {
-        TABLES
-            .iter()
-            .find(|t| t.id == table)
+        TableSchema::by_id(table)
             .and_then(|t| t.columns.first())
             .and_then(|c| convert::wit_column(batch, table, c.id))
             .map_or(0, |c| c.len())
     };
-    let columns: Vec<packed::Column<'_>> = selection
-        .ids(rows_of)
-        .into_iter()
-        .filter_map(|(table, column)| {
-            convert::wit_column(batch, table, column).map(|values| packed::Column {
+    let mut columns: Vec<packed::Column<'_>> = Vec::with_capacity(16);
+    selection.for_each(rows_of, |table, column| {
+        if let Some(values) = convert::wit_column(batch, table, column) {
+            columns.push(packed::Column {
                 table,
                 column,
                 values,
-            })
-        })
-        .collect();
+            });
+        }
+    });
     packed::pack(&columns, out);
 }
 
