@@ -32,7 +32,7 @@ struct Cli {
 enum Command {
     /// Install the Debian packages the project needs (idempotent; apt-get as root or via sudo).
     Setup,
-    /// Build the Wasm plugins (plugins/) into target/plugins/*.wasm.
+    /// Build the Wasm plugins (plugins/) into target/plugins/*.wasm (installing their toolchains first, as `setup` does).
     BuildPlugins {
         /// Build in debug mode (faster compile, slower plugins).
         #[arg(long)]
@@ -91,7 +91,12 @@ enum Command {
 fn main() -> Result<()> {
     match Cli::parse().command {
         Command::Setup => setup::ensure_packages(),
-        Command::BuildPlugins { debug } => plugins::build(!debug).map(|_| ()),
+        Command::BuildPlugins { debug } => {
+            // The C, Python and JS toolchains (and Node.js on this
+            // process's PATH): as `test` and `bench` have them.
+            setup::ensure_packages()?;
+            plugins::build(!debug).map(|_| ())
+        }
         Command::GenNames => names::generate(),
         Command::GenIntercept => intercept::generate(),
         Command::BuildSim => sim::build().map(|_| ()),
