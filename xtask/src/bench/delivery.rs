@@ -17,8 +17,14 @@ const BATCHES: [u64; 3] = [256, 4096, 65536];
 /// The deliver bench's rows measured, by its `columns sent` label: the
 /// stock kernel-stats (0.2.0) and its aggregation on 0.3.0.
 const PATHS: [(&str, &str); 2] = [
-    ("0.2.0: kernel_id,start,end", "kernel-stats (WIT 0.2.0, 3 of 64 lists)"),
-    ("0.3.0: packed, 3 columns", "kernel-stats on WIT 0.3.0 (one packed buffer)"),
+    (
+        "0.2.0: kernel_id,start,end",
+        "kernel-stats (WIT 0.2.0, 3 of 64 lists)",
+    ),
+    (
+        "0.3.0: packed, 3 columns",
+        "kernel-stats on WIT 0.3.0 (one packed buffer)",
+    ),
 ];
 
 fn delivery_figure(path: &str, n: u64) -> String {

@@ -294,3 +294,53 @@ fn kernel_stats_on_0_3_0_gives_the_table_kernel_stats_gives() {
     assert_eq!(v2.2.len(), 3, "{v2:?}");
     assert_eq!(v3, v2);
 }
+
+/// The committed 0.2.0 binary (`plugins/testing/fixtures/`).
+fn fixture(name: &str) -> std::path::PathBuf {
+    std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../plugins/testing/fixtures")
+        .join(name)
+}
+
+#[test]
+fn a_committed_0_2_0_binary_and_a_0_3_0_plugin_see_every_record_in_one_chain() {
+    let (rt, _cache) = runtime();
+    let old = rt.compile(&fixture("kernel-stats-wit-0-2-0.wasm")).unwrap();
+    assert_eq!(old.version.as_str(), "0.2.0");
+    let env = env_with_kernels(&[(1, "gemm"), (2, "axpy")]);
+    let specs = vec![
+        StageSpec::new("old", fixture("kernel-stats-wit-0-2-0.wasm")).with_config("file", ""),
+        StageSpec::new("new", plugin("kernel-stats-0-3-0")),
+    ];
+    let chain = Chain::new(rt, env, specs).unwrap();
+    for b in 0..4u64 {
+        let mut batch = rocwasm_core::Batch::default();
+        for i in 0..100u64 {
+            let n = b * 100 + i;
+            batch.kernel_dispatches.push(rocwasm_core::KernelDispatch {
+                kernel_id: 1 + n % 2,
+                start: 10 * n,
+                end: 10 * n + 1 + n % 9,
+                ..Default::default()
+            });
+        }
+        chain.deliver(info(), batch).unwrap();
+    }
+    let outcome = chain.finish().unwrap();
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    let rows = |stage: &str| {
+        let t = &outcome
+            .summaries
+            .iter()
+            .find(|(n, _)| n == stage)
+            .unwrap()
+            .1[0];
+        t.rows.clone()
+    };
+    let calls: u64 = rows("old")
+        .iter()
+        .map(|r| r[1].parse::<u64>().unwrap())
+        .sum();
+    assert_eq!(calls, 400);
+    assert_eq!(rows("new"), rows("old"));
+}
