@@ -34,3 +34,4 @@ mod site_policy;
 mod summary_options;
 mod tool_library;
 mod wasi_escape;
+mod wit_versions;
