@@ -10,12 +10,19 @@
 use rocwasm_tests::*;
 
 /// The table printed under `[stage] Kernel dispatch statistics`: its
-/// lines up to the next blank line.
+/// lines up to its bottom border.
 fn table_of<'a>(stdout: &'a str, stage: &str) -> Vec<&'a str> {
     let head = format!("[{stage}] Kernel dispatch statistics");
     let mut lines = stdout.lines().skip_while(|l| !l.contains(&head));
     assert!(lines.next().is_some(), "no {head:?} in:\n{stdout}");
-    lines.take_while(|l| !l.trim().is_empty()).collect()
+    let mut table = Vec::new();
+    for line in lines {
+        table.push(line);
+        if line.starts_with('└') || line.trim().is_empty() {
+            break;
+        }
+    }
+    table
 }
 
 #[test]
@@ -61,17 +68,21 @@ domains = ["kernel_dispatch"]
     assert!(dispatches > 0);
     let (old, new) = (table_of(&live_out, "old"), table_of(&live_out, "new"));
     assert_eq!(old, new, "live:\n{live_out}");
-    // Every dispatch: the Calls column (the second) adds up to the trace's rows.
+    // Every dispatch: the Calls column (the second) adds up to the trace's
+    // rows (a cell wrapped onto a second line leaves Calls empty there).
     let calls: usize = old
         .iter()
         .filter_map(|l| {
-            let cells: Vec<&str> = l.split_whitespace().collect();
-            cells.get(1)?.parse::<usize>().ok()
+            let cells: Vec<&str> = l.split(['│', '┆']).map(str::trim).collect();
+            cells.get(2)?.parse::<usize>().ok()
         })
         .sum();
     assert_eq!(calls, dispatches, "live:\n{live_out}");
 
-    let replay = rocwasm(&["replay", "live", "-c", chain, "-d", "replayed"], tmp.path());
+    let replay = rocwasm(
+        &["replay", "live", "-c", chain, "-d", "replayed"],
+        tmp.path(),
+    );
     assert_success(&replay, "rocwasm replay with a 0.2.0 and a 0.3.0 stage");
     let replay_out = String::from_utf8_lossy(&replay.stdout).to_string();
     assert_eq!(
