@@ -353,44 +353,31 @@ mod tests {
         );
         let err = apply(&b, keep(99, vec![])).unwrap_err();
         assert!(err.contains("#99"), "{err}");
-        let mut columns = Vec::new();
-        packed::pack(
-            &[packed::Column {
-                table: 2,
-                column: 9,
-                values: ColumnRef::U64(&[1, 2]),
-            }],
-            &mut columns,
-        );
-        let err = apply(
-            &b,
-            BatchEdits {
-                keep: Vec::new(),
-                columns,
-            },
-        )
-        .unwrap_err();
+        // Kernel dispatches' `kernel-id` rewritten with `values`.
+        let rewrite = |values| {
+            let mut columns = Vec::new();
+            packed::pack(
+                &[packed::Column {
+                    table: 2,
+                    column: 9,
+                    values,
+                }],
+                &mut columns,
+            );
+            apply(
+                &b,
+                BatchEdits {
+                    keep: Vec::new(),
+                    columns,
+                },
+            )
+        };
+        let err = rewrite(ColumnRef::U64(&[1, 2])).unwrap_err();
         assert!(
             err.contains("kernel-dispatches.kernel-id has 2 rows, the table has 10"),
             "{err}"
         );
-        let mut columns = Vec::new();
-        packed::pack(
-            &[packed::Column {
-                table: 2,
-                column: 9,
-                values: ColumnRef::U32(&[0; 10]),
-            }],
-            &mut columns,
-        );
-        let err = apply(
-            &b,
-            BatchEdits {
-                keep: Vec::new(),
-                columns,
-            },
-        )
-        .unwrap_err();
+        let err = rewrite(ColumnRef::U32(&[0; 10])).unwrap_err();
         assert!(err.contains("wrong width"), "{err}");
         let err = apply(
             &b,

@@ -70,6 +70,8 @@ impl Plugin {
             self.miss(n);
             return Ok(None);
         }
+        // A 0.3.0 transform chooses its columns too, until batches flow.
+        self.store.data_mut().delivery.lock();
         let r = self.call(
             export::TRANSFORM_BATCH,
             self.spec.limits.deadline,

@@ -9,18 +9,23 @@ use common::*;
 use rocwasm_plugin_host::world::WitVersion;
 use rocwasm_plugin_host::{Chain, Processes, StageSpec, TracedProcess, World};
 
-/// The "WIT 0.1.0 plugin" table's count for `what`.
-fn count(tables: &[rocwasm_plugin_host::SummaryTable], what: &str) -> u64 {
+/// The count for `what` in the table titled `title`.
+fn count_in(tables: &[rocwasm_plugin_host::SummaryTable], title: &str, what: &str) -> u64 {
     let t = tables
         .iter()
-        .find(|t| t.title == "WIT 0.1.0 plugin")
-        .unwrap_or_else(|| panic!("no table from the 0.1.0 plugin: {tables:?}"));
+        .find(|t| t.title == title)
+        .unwrap_or_else(|| panic!("no table {title:?}: {tables:?}"));
     let row = t
         .rows
         .iter()
         .find(|r| r[0] == what)
         .unwrap_or_else(|| panic!("no `{what}` row: {t:?}"));
     row[1].parse().unwrap()
+}
+
+/// The "WIT 0.1.0 plugin" table's count for `what`.
+fn count(tables: &[rocwasm_plugin_host::SummaryTable], what: &str) -> u64 {
+    count_in(tables, "WIT 0.1.0 plugin", what)
 }
 
 #[test]
@@ -134,16 +139,7 @@ fn each_batch_names_the_process_it_came_from() {
 
 /// The "WIT 0.3.0 plugin" table's count for `what`.
 fn count_v3(tables: &[rocwasm_plugin_host::SummaryTable], what: &str) -> u64 {
-    let t = tables
-        .iter()
-        .find(|t| t.title == "WIT 0.3.0 plugin")
-        .unwrap_or_else(|| panic!("no table from the 0.3.0 plugin: {tables:?}"));
-    let row = t
-        .rows
-        .iter()
-        .find(|r| r[0] == what)
-        .unwrap_or_else(|| panic!("no `{what}` row: {t:?}"));
-    row[1].parse().unwrap()
+    count_in(tables, "WIT 0.3.0 plugin", what)
 }
 
 /// Three batches of four dispatches, correlation ids 1..=12, 50 ns each,
