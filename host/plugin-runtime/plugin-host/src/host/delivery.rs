@@ -10,7 +10,7 @@ use std::sync::Arc;
 
 use crate::bindings::analysis::rocwasm::plugin::delivery;
 use crate::bindings::types::Status;
-use crate::convert::Projection;
+use crate::convert::{Projection, ProjectionError};
 use crate::packed_world::{ColumnId, Selection};
 
 /// The `delivery` imports of one plugin: its column projection and whether
@@ -49,10 +49,20 @@ impl DeliveryHost {
 
     /// `delivery.select-columns` of a 0.3.0 plugin: the columns' ids.
     pub fn select_ids(&mut self, table: &str, columns: &[String]) -> Result<Vec<ColumnId>, Status> {
+        self.choose(|host| host.selection.select(table, columns))
+    }
+
+    /// A selection while it may still change: `configuration-locked` once
+    /// batches flow, `invalid-argument` (and one warning naming the name)
+    /// for a name the schema does not have.
+    fn choose<T>(
+        &mut self,
+        select: impl FnOnce(&mut Self) -> Result<T, ProjectionError>,
+    ) -> Result<T, Status> {
         if self.locked {
             return Err(Status::ConfigurationLocked);
         }
-        self.selection.select(table, columns).map_err(|e| {
+        select(self).map_err(|e| {
             tracing::warn!(plugin = &*self.plugin, "delivery.select-columns: {e}");
             Status::InvalidArgument
         })
@@ -61,12 +71,6 @@ impl DeliveryHost {
 
 impl delivery::Host for DeliveryHost {
     fn select_columns(&mut self, table: String, columns: Vec<String>) -> Result<(), Status> {
-        if self.locked {
-            return Err(Status::ConfigurationLocked);
-        }
-        self.projection.select(&table, &columns).map_err(|e| {
-            tracing::warn!(plugin = &*self.plugin, "delivery.select-columns: {e}");
-            Status::InvalidArgument
-        })
+        self.choose(|host| host.projection.select(&table, &columns))
     }
 }

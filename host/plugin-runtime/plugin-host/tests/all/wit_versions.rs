@@ -137,6 +137,19 @@ fn each_batch_names_the_process_it_came_from() {
     );
 }
 
+/// The summary tables stage `stage` returned from `fini`.
+fn summary<'a>(
+    outcome: &'a rocwasm_plugin_host::ChainOutcome,
+    stage: &str,
+) -> &'a [rocwasm_plugin_host::SummaryTable] {
+    &outcome
+        .summaries
+        .iter()
+        .find(|(n, _)| n == stage)
+        .unwrap_or_else(|| panic!("no summary of {stage}: {:?}", outcome.summaries))
+        .1
+}
+
 /// The "WIT 0.3.0 plugin" table's count for `what`.
 fn count_v3(tables: &[rocwasm_plugin_host::SummaryTable], what: &str) -> u64 {
     count_in(tables, "WIT 0.3.0 plugin", what)
@@ -213,12 +226,7 @@ fn a_0_3_0_transforms_edits_reach_the_stages_after_it_whatever_their_version() {
         .map(|c| (c, c, 100 * c, 100 * c + 50))
         .collect();
     assert_eq!(kept, want);
-    let tables = &outcome
-        .summaries
-        .iter()
-        .find(|(n, _)| n == "new")
-        .unwrap()
-        .1;
+    let tables = summary(&outcome, "new");
     assert_eq!(count_v3(tables, "kernel-dispatches"), 6);
     assert_eq!(count_v3(tables, "stream-is-correlation"), 6);
     let rec = read_json(&dir.path().join("recorder.json"));
@@ -242,12 +250,7 @@ fn a_0_3_0_transforms_edits_that_do_not_fit_are_refused_and_its_input_passed_on(
         "{report:?}"
     );
     assert_eq!(out.iter().map(|b| b.len()).sum::<usize>(), 12);
-    let tables = &outcome
-        .summaries
-        .iter()
-        .find(|(n, _)| n == "new")
-        .unwrap()
-        .1;
+    let tables = summary(&outcome, "new");
     assert_eq!(count_v3(tables, "kernel-dispatches"), 12);
 }
 
@@ -277,13 +280,7 @@ fn kernel_stats_on_0_3_0_gives_the_table_kernel_stats_gives() {
     let outcome = chain.finish().unwrap();
     assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
     let table = |stage: &str| {
-        let tables = &outcome
-            .summaries
-            .iter()
-            .find(|(n, _)| n == stage)
-            .unwrap_or_else(|| panic!("no summary of {stage}"))
-            .1;
-        let t = tables[0].clone();
+        let t = summary(&outcome, stage)[0].clone();
         (t.title, t.columns, t.rows)
     };
     let (v2, v3) = (table("v2"), table("v3"));
@@ -324,15 +321,7 @@ fn a_committed_0_2_0_binary_and_a_0_3_0_plugin_see_every_record_in_one_chain() {
     }
     let outcome = chain.finish().unwrap();
     assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
-    let rows = |stage: &str| {
-        let t = &outcome
-            .summaries
-            .iter()
-            .find(|(n, _)| n == stage)
-            .unwrap()
-            .1[0];
-        t.rows.clone()
-    };
+    let rows = |stage: &str| summary(&outcome, stage)[0].rows.clone();
     let calls: u64 = rows("old")
         .iter()
         .map(|r| r[1].parse::<u64>().unwrap())
