@@ -12,7 +12,8 @@ use std::path::PathBuf;
 
 fn main() {
     let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    let wit = manifest.join("../../wit");
+    // `rocwasm:plugin@0.3.0`, until it is released into `wit/`.
+    let wit = manifest.join("../../wit/next");
     let wit = fs::canonicalize(&wit)
         .unwrap_or_else(|e| panic!("the WIT package is expected at {}: {e}", wit.display()));
     for entry in fs::read_dir(&wit).expect("readable wit/ directory") {

@@ -1,6 +1,8 @@
 //! The schema as data: [`TABLES`], derived from [`crate::record_tables!`],
 //! and the typed column handles code uses to walk a batch by id.
 
+use zerocopy::FromBytes;
+
 /// A column's element type.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
 pub enum Width {
@@ -132,6 +134,9 @@ pub trait Element: Copy + Default + 'static {
     fn column(values: &[Self]) -> ColumnRef<'_>;
     /// `values` as a [`ColumnMut`].
     fn column_mut(values: &mut Vec<Self>) -> ColumnMut<'_>;
+    /// `bytes` (little-endian values, aligned for `Self`) as a slice, in
+    /// place; empty when they are not (a reader checked them before).
+    fn slice_from(bytes: &[u8]) -> &[Self];
 }
 
 impl Element for u32 {
@@ -142,6 +147,9 @@ impl Element for u32 {
     fn column_mut(values: &mut Vec<u32>) -> ColumnMut<'_> {
         ColumnMut::U32(values)
     }
+    fn slice_from(bytes: &[u8]) -> &[u32] {
+        <[u32]>::ref_from_bytes(bytes).unwrap_or(&[])
+    }
 }
 
 impl Element for u64 {
@@ -151,6 +159,9 @@ impl Element for u64 {
     }
     fn column_mut(values: &mut Vec<u64>) -> ColumnMut<'_> {
         ColumnMut::U64(values)
+    }
+    fn slice_from(bytes: &[u8]) -> &[u64] {
+        <[u64]>::ref_from_bytes(bytes).unwrap_or(&[])
     }
 }
 

@@ -3,7 +3,7 @@
 use std::collections::BTreeMap;
 
 use rocwasm_plugin_sdk::kind::{self, *};
-use rocwasm_plugin_sdk::rows::ApiCallColumns;
+use rocwasm_plugin_sdk::rows::api_calls;
 use rocwasm_plugin_sdk::stats::{KeyedSums, StatsTable};
 
 #[derive(Debug, Default)]
@@ -12,12 +12,12 @@ pub struct ApiAggregate {
 }
 
 impl ApiAggregate {
-    pub fn add(&mut self, calls: &ApiCallColumns) {
+    pub fn add(&mut self, calls: api_calls::View<'_>) {
         let cols = calls
             .kind
             .iter()
-            .zip(&calls.operation)
-            .zip(calls.start.iter().zip(&calls.end));
+            .zip(calls.operation)
+            .zip(calls.start.iter().zip(calls.end));
         for ((&kind, &op), (&start, &end)) in cols {
             self.by_op.add((kind, op), end.saturating_sub(start));
         }
@@ -79,7 +79,7 @@ pub fn kinds_for_apis(apis: &str) -> Result<Vec<u32>, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rocwasm_plugin_sdk::rows::ApiCall;
+    use rocwasm_plugin_sdk::rows::{ApiCall, ApiCallColumns};
 
     fn call(kind: u32, operation: u32, start: u64, end: u64) -> ApiCall {
         ApiCall {
@@ -104,7 +104,7 @@ mod tests {
         .into_iter()
         .collect();
         let mut agg = ApiAggregate::default();
-        agg.add(&calls);
+        agg.add(calls.view());
         assert_eq!(agg.count(), 6);
         let domains = agg.by_domain(|k, op| format!("{k}.{op}"));
         assert_eq!(

@@ -40,6 +40,10 @@ impl AnalysisPlugin for ApiStats {
     }
 
     fn init(&mut self) -> Result<(), String> {
+        // What `ApiAggregate::add` reads, and no other table.
+        api_calls::select(&["kind", "operation", "start", "end"])
+            .context("delivery.select-columns")?;
+        delivery::receive_only(&[api_calls::NAME]).context("delivery.select-columns")?;
         if !self.self_configure {
             return Ok(());
         }

@@ -64,6 +64,10 @@ impl AnalysisPlugin for CorrelationTagger {
     fn init(&mut self) -> Result<(), String> {
         let rule = TagRule::from_entries(&config::entries())?;
         self.tagger = Tagger::new(rule);
+        // Deliveries are only counted: one column of one table.
+        kernel_dispatches::select(&["external_correlation_id"])
+            .context("delivery.select-columns")?;
+        delivery::receive_only(&[kernel_dispatches::NAME]).context("delivery.select-columns")?;
 
         // Only the two range calls, when the host names them; else all marker calls.
         let ops: Vec<u32> = [PUSH, POP]
@@ -141,7 +145,7 @@ impl AnalysisPlugin for CorrelationTagger {
     }
 
     fn deliver_batch(&mut self, _info: &DeliveryInfo, batch: &Batch) {
-        let ids = &batch.kernel_dispatches.external_correlation_id;
+        let ids = batch.kernel_dispatches().external_correlation_id;
         self.dispatches_seen += ids.len() as u64;
         self.tagged_dispatches_seen +=
             ids.iter().filter(|v| self.tagger.is_issued(**v)).count() as u64;

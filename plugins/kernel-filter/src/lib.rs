@@ -54,16 +54,21 @@ impl TransformPlugin for KernelFilter {
         if self.filter.is_pass_through() {
             warn!("kernel-filter: neither `pattern` nor `min-duration-ns` is set; every dispatch passes");
         }
+        // What the filter reads; the host still applies the edits to every
+        // column and passes the other tables on whole.
+        kernel_dispatches::select(&["kernel_id", "start", "end"])
+            .context("delivery.select-columns")?;
+        delivery::receive_only(&[kernel_dispatches::NAME]).context("delivery.select-columns")?;
         Ok(())
     }
 
-    fn transform_batch(&mut self, _info: &DeliveryInfo, mut batch: Batch) -> Batch {
-        let dispatches = &batch.kernel_dispatches;
+    fn transform_batch(&mut self, _info: &DeliveryInfo, batch: &Batch, edits: &mut Edits) {
+        let dispatches = batch.kernel_dispatches();
         if dispatches.is_empty() {
-            return batch;
+            return;
         }
         if self.filter.pattern.is_some() {
-            self.names.resolve(&dispatches.kernel_id);
+            self.names.resolve(dispatches.kernel_id);
         }
         let mask: Vec<bool> = dispatches
             .iter()
@@ -87,8 +92,9 @@ impl TransformPlugin for KernelFilter {
                 keep
             })
             .collect();
-        batch.kernel_dispatches.retain_mask(&mask);
-        batch
+        if mask.iter().any(|keep| !keep) {
+            edits.keep(kernel_dispatches::TABLE, &mask);
+        }
     }
 
     fn fini(&mut self) -> Vec<SummaryTable> {

@@ -7,7 +7,7 @@
 //! same `rocwasm-stats` series the host's statistics sink keeps). Names are
 //! looked up once per kernel, when the table is built.
 
-use rocwasm_plugin_sdk::rows::KernelDispatchColumns;
+use rocwasm_plugin_sdk::rows::kernel_dispatches;
 use rocwasm_plugin_sdk::stats::{IdSums, StatsTable};
 
 /// The columns [`KernelAggregate::add`] reads: all the plugin selects.
@@ -20,8 +20,8 @@ pub struct KernelAggregate {
 
 impl KernelAggregate {
     /// Adds every dispatch's duration (`end - start`, 0 if reversed).
-    pub fn add(&mut self, d: &KernelDispatchColumns) {
-        self.by_id.add_durations(&d.kernel_id, &d.start, &d.end);
+    pub fn add(&mut self, d: kernel_dispatches::View<'_>) {
+        self.by_id.add_durations(d.kernel_id, d.start, d.end);
     }
 
     /// Dispatches seen.
@@ -43,7 +43,7 @@ impl KernelAggregate {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rocwasm_plugin_sdk::rows::KernelDispatch;
+    use rocwasm_plugin_sdk::rows::{KernelDispatch, KernelDispatchColumns};
 
     fn batch(rows: &[(u64, u64, u64)]) -> KernelDispatchColumns {
         rows.iter()
@@ -59,8 +59,8 @@ mod tests {
     #[test]
     fn groups_by_name_across_ids_and_batches() {
         let mut agg = KernelAggregate::default();
-        agg.add(&batch(&[(1, 0, 100), (1, 100, 300), (2, 0, 50)]));
-        agg.add(&batch(&[(3, 0, 400), (2, 10, 60), (1, 5, 5)]));
+        agg.add(batch(&[(1, 0, 100), (1, 100, 300), (2, 0, 50)]).view());
+        agg.add(batch(&[(3, 0, 400), (2, 10, 60), (1, 5, 5)]).view());
         assert_eq!(agg.count(), 6);
         // Ids 1 and 3 are the same kernel on two agents.
         let table = agg.by_name(|id| {
@@ -102,7 +102,7 @@ mod tests {
     #[test]
     fn reversed_timestamps_count_as_zero() {
         let mut agg = KernelAggregate::default();
-        agg.add(&batch(&[(1, 50, 10)]));
+        agg.add(batch(&[(1, 50, 10)]).view());
         let rows = agg.by_name(|_| "k".into()).rows();
         assert_eq!(&rows[0].cells()[..3], ["k", "1", "0"]);
     }

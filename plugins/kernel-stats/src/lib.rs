@@ -51,7 +51,8 @@ impl AnalysisPlugin for KernelStats {
     fn init(&mut self) -> Result<(), String> {
         self.file = config::get_or("file", "kernel_stats.csv".to_string())?;
         if config::get_bool("project", true)? {
-            KernelDispatchColumns::select(&aggregate::COLUMNS)
+            kernel_dispatches::select(&aggregate::COLUMNS).context("delivery.select-columns")?;
+            delivery::receive_only(&[kernel_dispatches::NAME])
                 .context("delivery.select-columns")?;
         }
         if self.self_configure {

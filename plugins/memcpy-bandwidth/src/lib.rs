@@ -41,6 +41,17 @@ impl AnalysisPlugin for MemcpyBandwidth {
     }
 
     fn init(&mut self) -> Result<(), String> {
+        // What `Bandwidth::add` reads, and no other table.
+        memory_copies::select(&[
+            "operation",
+            "start",
+            "end",
+            "bytes",
+            "src_agent_id",
+            "dst_agent_id",
+        ])
+        .context("delivery.select-columns")?;
+        delivery::receive_only(&[memory_copies::NAME]).context("delivery.select-columns")?;
         if self.self_configure {
             services::trace_buffers(&[buffer::MEMORY_COPY])?;
         }

@@ -8,8 +8,8 @@
 
 use std::collections::HashMap;
 
-use rocwasm_plugin_sdk::rows::Batch;
 use rocwasm_plugin_sdk::types::ProcessInfo;
+use rocwasm_plugin_sdk::{Batch, Tables};
 
 use crate::run::Process;
 
@@ -81,7 +81,7 @@ pub struct Model {
     /// Kernels and copies seen (kept or not) for the timeline.
     pub timeline_seen: u64,
     /// Records per batch table, by table name.
-    pub records: [(&'static str, u64); 7],
+    pub records: Vec<(&'static str, u64)>,
     pub batches: u64,
     /// Records a DISCARD buffer dropped, as the host reported.
     pub dropped: u64,
@@ -105,7 +105,11 @@ impl Model {
             limit,
             ..Default::default()
         };
-        model.records = Batch::default().table_lengths().map(|(name, _)| (name, 0));
+        model.records = Batch::default()
+            .table_lengths()
+            .into_iter()
+            .map(|(name, _)| (name, 0))
+            .collect();
         model
     }
 
@@ -243,13 +247,13 @@ mod tests {
     fn keeps_the_longest_intervals_within_the_limit() {
         let mut m = Model::new(3);
         for round in 0..4u64 {
-            let mut b = Batch::default();
+            let mut b = Tables::default();
             for i in 0..5u64 {
                 let d = round * 5 + i;
                 b.kernel_dispatches
                     .push(kernel(i % 2, 1000 * d, 1000 * d + d));
             }
-            m.add(&b, 1);
+            m.add(&b.pack(), 1);
             assert!(m.intervals.len() < 6, "bounded: {}", m.intervals.len());
         }
         assert_eq!(m.timeline_seen, 20);
@@ -275,7 +279,7 @@ mod tests {
         }
         let pids: Vec<(u32, Option<u32>)> = m.processes.iter().map(|q| (q.pid, q.rank)).collect();
         assert_eq!(pids, [(1, Some(0)), (2, Some(1))]);
-        let mut b = Batch::default();
+        let mut b = Tables::default();
         for _ in 0..2 {
             b.runtime_initializations
                 .push(rocwasm_plugin_sdk::rows::RuntimeInitialization {
@@ -284,14 +288,14 @@ mod tests {
                     ..Default::default()
                 });
         }
-        m.add(&b, 0);
+        m.add(&b.pack(), 0);
         assert_eq!(m.runtimes, [(2, 50_201)]);
     }
 
     #[test]
     fn copies_are_summed_per_direction_and_land_on_their_stream() {
         let mut m = Model::new(10);
-        let mut b = Batch::default();
+        let mut b = Tables::default();
         for (op, bytes) in [(1, 100), (1, 300), (2, 50)] {
             b.memory_copies.push(MemoryCopy {
                 operation: op,
@@ -302,7 +306,7 @@ mod tests {
                 ..Default::default()
             });
         }
-        m.add(&b, 0);
+        m.add(&b.pack(), 0);
         assert_eq!(m.copies[&1].bytes, 400);
         assert_eq!(
             m.copies[&1].time,

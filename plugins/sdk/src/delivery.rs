@@ -1,6 +1,6 @@
 //! Column projection: receive only the columns the analysis reads.
 //!
-//! Every column of a batch is copied into the plugin's memory on each
+//! Every column a plugin receives is copied into its memory on each
 //! delivery. A kernel dispatch has 18 columns (~128 bytes); a per-kernel
 //! timing analysis reads three of them (24 bytes). Declaring those in `init`
 //! makes the host copy only them:
@@ -12,17 +12,19 @@
 //! # Ok(()) }
 //! ```
 //!
-//! What then arrives: the selected columns in full, every other column of
-//! that table as an empty `Vec`. The row views stay usable — a table's
-//! `len()` is its longest column and an absent column reads as 0 in
-//! [`row`](crate::rows::KernelDispatchColumns::row) and `iter()` — but an
+//! What then arrives: the selected columns, and no other column of that
+//! table. The views stay usable — a table's `len()` is its longest column
+//! and an absent column is an empty slice that reads as 0 in
+//! [`row`](crate::rows::kernel_dispatches::View::row) and `iter()` — but an
 //! analysis should read only what it selected.
 //!
-//! Tables you never select arrive whole (that is the default, for every
-//! table, when a plugin selects nothing). `select(&[])` drops a table. Select
-//! in `configure` or `init`: once batches flow the host answers
-//! [`Status::ConfigurationLocked`]. Transform stages cannot project (their
-//! reply replaces the batch, so they must see all of it).
+//! Tables you never select arrive whole when they have rows (that is the
+//! default, for every table, when a plugin selects nothing). `select(&[])`
+//! drops a table; [`receive_only`] drops every table but the ones named.
+//! Select in `configure` or `init`: once batches flow the host answers
+//! [`Status::ConfigurationLocked`]. Transform stages select too: the host
+//! applies their [`Edits`](crate::Edits) to every column of the batch,
+//! received or not.
 
 use crate::types::Status;
 
@@ -38,7 +40,20 @@ pub use crate::bindings::rocwasm::plugin::delivery::select_columns as select_col
 /// checks the names before asking the host.
 pub fn select_columns(table: &str, columns: &[&str]) -> Result<(), Status> {
     let columns: Vec<String> = columns.iter().map(|c| wit_name(c)).collect();
-    select_columns_raw(&wit_name(table), &columns)
+    select_columns_raw(&wit_name(table), &columns).map(|_ids| ())
+}
+
+/// Receive no column of any table but `tables` (WIT names, e.g.
+/// `kernel_dispatches::NAME`), whose selection is left as it is: for a
+/// plugin that reads one table. A table this SDK does not know is never
+/// sent to it anyway.
+pub fn receive_only(tables: &[&str]) -> Result<(), Status> {
+    for table in rocwasm_schema::TABLES {
+        if !tables.contains(&table.wit) {
+            select_columns_raw(table.wit, &[])?;
+        }
+    }
+    Ok(())
 }
 
 /// `kernel_id` → `kernel-id` (WIT names are kebab-case).

@@ -1,20 +1,22 @@
 //! # rocwasm plugin SDK
 //!
 //! Write rocwasm analyses in Rust. A plugin is a WebAssembly component
-//! implementing one of the two worlds of the `rocwasm:plugin` WIT package
-//! (`wit/` at the repository root): an **analysis** (ROCprofiler-SDK tool
-//! life cycle, buffered batches, callbacks, external-correlation requests) or
-//! a **transform** stage (a batch in, a batch out). This crate sits thinly on
-//! `wit-bindgen` and adds what makes a plugin short:
+//! implementing one of the two worlds of the `rocwasm:plugin@0.3.0` WIT
+//! package (`wit/next/` at the repository root until its release): an
+//! **analysis** (ROCprofiler-SDK tool life cycle, buffered batches,
+//! callbacks, external-correlation requests) or a **transform** stage (a
+//! batch in, edits out). This crate sits thinly on `wit-bindgen` and adds
+//! what makes a plugin short:
 //!
 //! - [`AnalysisPlugin`] / [`TransformPlugin`]: traits with a default for every
 //!   method, and [`export_analysis!`] / [`export_transform!`] to export one;
-//! - typed rows over the columnar batches ([`rows`]):
-//!   `batch.kernel_dispatches().iter()` yields [`KernelDispatch`] structs;
-//!   `retain`/`retain_mask`/`collect` build and filter tables;
-//! - column projection ([`delivery`]): `KernelDispatchColumns::select(&["kernel_id",
-//!   "start", "end"])` in `init`, and the host copies only those columns into
-//!   the plugin (the others arrive empty and read as 0);
+//! - the [`Batch`] read in place ([`batch`]): `batch.kernel_dispatches()` is a
+//!   view whose columns are slices into the delivered buffer, and `.iter()`
+//!   yields [`KernelDispatch`] structs ([`rows`]); owned tables and
+//!   [`Tables`] build batches for tests; a transform answers [`Edits`];
+//! - column selection ([`delivery`]): `kernel_dispatches::select(&["kernel_id",
+//!   "start", "end"])` in `init`, and the host sends only those columns of
+//!   the table (a column not sent is an empty slice and reads as 0);
 //! - [`symbols::KernelNames`] (kernel names, one host call per batch) and
 //!   [`names::OperationNames`] (API function names), both cached;
 //! - [`stats`] (exact duration series, [`stats::IdSums`] for per-id hot
@@ -40,7 +42,7 @@
 //!
 //! impl AnalysisPlugin for Launches {
 //!     fn deliver_batch(&mut self, _info: &DeliveryInfo, batch: &Batch) {
-//!         self.names.resolve(&batch.kernel_dispatches.kernel_id);
+//!         self.names.resolve(batch.kernel_dispatches().kernel_id);
 //!         for d in batch.kernel_dispatches().iter() {
 //!             *self.counts.entry(self.names.name(d.kernel_id).to_string()).or_default() += 1;
 //!         }
@@ -80,6 +82,7 @@
 //! both worlds without feature flags, and a plugin imports only the host
 //! functions it actually calls.
 
+pub mod batch;
 pub mod config;
 pub mod delivery;
 pub mod kind;
@@ -92,32 +95,33 @@ pub mod services;
 pub mod stats;
 pub mod symbols;
 
+pub use batch::{Batch, Edits};
 pub use plugin::{AnalysisPlugin, TransformPlugin};
 pub use rows::{
     ApiCall, KernelDispatch, MemoryAllocation, MemoryCopy, Retirement, RuntimeInitialization,
-    ScratchMemory,
+    ScratchMemory, Tables,
 };
 
 /// Bindings generated from the WIT package for every host import.
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../../wit",
+        path: "../../wit/next",
         inline: "
             package rocwasm:plugin-sdk;
 
             /// Everything a plugin may import; used only to generate the
             /// shared types and import functions once.
             world host-imports {
-                import rocwasm:plugin/types@0.2.0;
-                import rocwasm:plugin/profiler@0.2.0;
-                import rocwasm:plugin/delivery@0.2.0;
-                import rocwasm:plugin/names@0.2.0;
-                import rocwasm:plugin/symbols@0.2.0;
-                import rocwasm:plugin/clock@0.2.0;
-                import rocwasm:plugin/log@0.2.0;
-                import rocwasm:plugin/output@0.2.0;
-                import rocwasm:plugin/config@0.2.0;
+                import rocwasm:plugin/types@0.3.0;
+                import rocwasm:plugin/profiler@0.3.0;
+                import rocwasm:plugin/delivery@0.3.0;
+                import rocwasm:plugin/names@0.3.0;
+                import rocwasm:plugin/symbols@0.3.0;
+                import rocwasm:plugin/clock@0.3.0;
+                import rocwasm:plugin/log@0.3.0;
+                import rocwasm:plugin/output@0.3.0;
+                import rocwasm:plugin/config@0.3.0;
             }
         ",
         world: "rocwasm:plugin-sdk/host-imports",
@@ -131,13 +135,14 @@ pub use bindings::rocwasm::plugin::clock;
 /// The SDK verbs (contexts, buffers, services, external correlation ids),
 /// exactly as the WIT declares them. See [`services`] for the common setup.
 pub use bindings::rocwasm::plugin::profiler;
-/// The WIT types: `Batch`, the column tables, `ToolInfo`, `Status`, …
+/// The WIT types: `ToolInfo`, `DeliveryInfo`, `Status`, … (the batch is
+/// [`Batch`], read from the buffer the WIT hands over).
 pub use bindings::rocwasm::plugin::types;
 
 /// What most plugins need, in one import.
 pub mod prelude {
     pub use crate::config;
-    pub use crate::delivery::select_columns;
+    pub use crate::delivery::{self, select_columns};
     pub use crate::kind::*;
     pub use crate::names::OperationNames;
     pub use crate::output::{self, CsvWriter, OutputError};
@@ -147,11 +152,11 @@ pub mod prelude {
     pub use crate::stats::{IdSums, KeyedSums, Series, StatsTable, ToSummary};
     pub use crate::symbols::KernelNames;
     pub use crate::types::{
-        Batch, CallbackPayload, CallbackRecord, DeliveryInfo, ExternalCorrelationRequest, LogLevel,
-        Phase, Status, SummaryTable, ToolInfo,
+        CallbackPayload, CallbackRecord, DeliveryInfo, ExternalCorrelationRequest, LogLevel, Phase,
+        Status, SummaryTable, ToolInfo,
     };
     pub use crate::{debug, error, info, trace, warn};
-    pub use crate::{AnalysisPlugin, TransformPlugin};
+    pub use crate::{AnalysisPlugin, Batch, Edits, Tables, TransformPlugin};
 }
 
 // `__rocwasm_with_wit_dir!`, written by build.rs with the WIT directory's path.
@@ -161,7 +166,7 @@ include!(concat!(env!("OUT_DIR"), "/wit_dir.rs"));
 pub mod __private {
     pub use wit_bindgen;
 
-    pub use crate::plugin::install_panic_hook;
+    pub use crate::plugin::{install_panic_hook, read_batch};
 }
 
 /// Generates one world's bindings in the calling crate (see the crate docs).
@@ -171,34 +176,35 @@ macro_rules! __generate_world {
     ($dir:literal; analysis) => {
         $crate::__private::wit_bindgen::generate!({
             path: $dir,
-            world: "rocwasm:plugin/analysis-plugin@0.2.0",
+            world: "rocwasm:plugin/analysis-plugin@0.3.0",
             runtime_path: "::rocwasm_plugin_sdk::__private::wit_bindgen::rt",
             with: {
-                "rocwasm:plugin/types@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
-                "rocwasm:plugin/profiler@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::profiler,
-                "rocwasm:plugin/delivery@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::delivery,
-                "rocwasm:plugin/names@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
-                "rocwasm:plugin/symbols@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
-                "rocwasm:plugin/clock@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
-                "rocwasm:plugin/log@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
-                "rocwasm:plugin/output@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
-                "rocwasm:plugin/config@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
+                "rocwasm:plugin/types@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
+                "rocwasm:plugin/profiler@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::profiler,
+                "rocwasm:plugin/delivery@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::delivery,
+                "rocwasm:plugin/names@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
+                "rocwasm:plugin/symbols@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
+                "rocwasm:plugin/clock@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
+                "rocwasm:plugin/log@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
+                "rocwasm:plugin/output@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
+                "rocwasm:plugin/config@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
             },
         });
     };
     ($dir:literal; transform) => {
         $crate::__private::wit_bindgen::generate!({
             path: $dir,
-            world: "rocwasm:plugin/transform-plugin@0.2.0",
+            world: "rocwasm:plugin/transform-plugin@0.3.0",
             runtime_path: "::rocwasm_plugin_sdk::__private::wit_bindgen::rt",
             with: {
-                "rocwasm:plugin/types@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
-                "rocwasm:plugin/names@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
-                "rocwasm:plugin/symbols@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
-                "rocwasm:plugin/clock@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
-                "rocwasm:plugin/log@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
-                "rocwasm:plugin/output@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
-                "rocwasm:plugin/config@0.2.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
+                "rocwasm:plugin/types@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
+                "rocwasm:plugin/delivery@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::delivery,
+                "rocwasm:plugin/names@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
+                "rocwasm:plugin/symbols@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
+                "rocwasm:plugin/clock@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
+                "rocwasm:plugin/log@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
+                "rocwasm:plugin/output@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
+                "rocwasm:plugin/config@0.3.0": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
             },
         });
     };
@@ -250,8 +256,10 @@ macro_rules! export_analysis {
             }
 
             impl exports::rocwasm::plugin::analysis::Guest for Adapter {
-                fn deliver_batch(info: $crate::types::DeliveryInfo, batch: $crate::types::Batch) {
-                    with_plugin(|p| $crate::AnalysisPlugin::deliver_batch(p, &info, &batch))
+                fn deliver_batch(info: $crate::types::DeliveryInfo, batch: ::std::vec::Vec<u8>) {
+                    if let Some(batch) = $crate::__private::read_batch(batch) {
+                        with_plugin(|p| $crate::AnalysisPlugin::deliver_batch(p, &info, &batch))
+                    }
                 }
                 fn on_callback(record: $crate::types::CallbackRecord, user_data: u64) -> u64 {
                     with_plugin(|p| $crate::AnalysisPlugin::on_callback(p, &record, user_data))
@@ -297,9 +305,13 @@ macro_rules! export_transform {
             impl exports::rocwasm::plugin::transform::Guest for Adapter {
                 fn transform_batch(
                     info: $crate::types::DeliveryInfo,
-                    batch: $crate::types::Batch,
-                ) -> $crate::types::Batch {
-                    with_plugin(|p| $crate::TransformPlugin::transform_batch(p, &info, batch))
+                    batch: ::std::vec::Vec<u8>,
+                ) -> $crate::types::BatchEdits {
+                    let mut edits = $crate::Edits::default();
+                    if let Some(batch) = $crate::__private::read_batch(batch) {
+                        with_plugin(|p| $crate::TransformPlugin::transform_batch(p, &info, &batch, &mut edits));
+                    }
+                    edits.to_wit()
                 }
             }
 

@@ -9,8 +9,9 @@
 //! is not reentrant), so `&mut self` is always safe to hand out.
 
 use crate::types::{
-    Batch, CallbackRecord, DeliveryInfo, ExternalCorrelationRequest, SummaryTable, ToolInfo,
+    CallbackRecord, DeliveryInfo, ExternalCorrelationRequest, SummaryTable, ToolInfo,
 };
+use crate::{Batch, Edits};
 
 /// An analysis plugin (world `analysis-plugin`). Export it with
 /// [`export_analysis!`](crate::export_analysis).
@@ -27,7 +28,7 @@ pub trait AnalysisPlugin: Default + 'static {
         Ok(())
     }
 
-    /// Buffered records, as columns, on a delivery thread.
+    /// Buffered records, as columns read in place, on a delivery thread.
     fn deliver_batch(&mut self, info: &DeliveryInfo, batch: &Batch) {
         let _ = (info, batch);
     }
@@ -70,10 +71,11 @@ pub trait TransformPlugin: Default + 'static {
         Ok(())
     }
 
-    /// Returns the batch the following stages see. By default, unchanged.
-    fn transform_batch(&mut self, info: &DeliveryInfo, batch: Batch) -> Batch {
-        let _ = info;
-        batch
+    /// Says in `edits` what the following stages see instead of `batch`:
+    /// rows to keep, columns to replace ([`Edits`]). By default nothing
+    /// changes.
+    fn transform_batch(&mut self, info: &DeliveryInfo, batch: &Batch, edits: &mut Edits) {
+        let _ = (info, batch, edits);
     }
 
     /// Called once, after the last batch. Returns summary tables.
@@ -95,5 +97,22 @@ pub fn install_panic_hook() {
                 crate::log::log(crate::log::Level::Error, &format!("plugin {info}"));
             }));
         });
+    }
+}
+
+/// The batch `deliver-batch` or `transform-batch` received; `None`, with an
+/// error logged, when the host's buffer is not one (a host bug: the call
+/// does nothing rather than trap).
+#[doc(hidden)]
+pub fn read_batch(bytes: Vec<u8>) -> Option<Batch> {
+    match Batch::from_bytes(bytes) {
+        Ok(b) => Some(b),
+        Err(e) => {
+            crate::log::log(
+                crate::log::Level::Error,
+                &format!("rocwasm-plugin-sdk: the host sent a batch this SDK cannot read ({e}); it is skipped"),
+            );
+            None
+        }
     }
 }

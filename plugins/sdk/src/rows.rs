@@ -1,28 +1,36 @@
-//! Typed rows over the columnar batch.
+//! Typed rows and tables over the columnar batch.
 //!
-//! A [`Batch`] arrives as columns (one `Vec` per field) because that is what
-//! crosses the component boundary cheaply. Most analyses think in records, so
-//! every table gets a `Copy` row struct with named fields and an iterator:
+//! A [`Batch`](crate::Batch) arrives as one packed buffer of columns (see
+//! [`crate::batch`]), and each table is read through a **view**: a `Copy`
+//! struct of borrowed slices, one per column, straight into the buffer
+//! ([`kernel_dispatches::View`] and one module per table). Most analyses
+//! think in records, so every table also gets a `Copy` row struct with
+//! named fields and an iterator:
 //!
 //! ```
 //! # use rocwasm_plugin_sdk::prelude::*;
-//! # let mut batch = Batch::default();
-//! # batch.kernel_dispatches.push(KernelDispatch { kernel_id: 7, start: 10, end: 25, ..Default::default() });
+//! # let mut tables = Tables::default();
+//! # tables.kernel_dispatches.push(KernelDispatch { kernel_id: 7, start: 10, end: 25, ..Default::default() });
+//! # let batch = tables.pack();
 //! for d in batch.kernel_dispatches().iter() {
 //!     assert_eq!(d.duration(), 15);
 //! }
+//! // The columns themselves, without a copy:
+//! let starts: &[u64] = batch.kernel_dispatches().start;
+//! # assert_eq!(starts, [10]);
 //! ```
 //!
-//! Tables can also be built and filtered row-wise, which is what transform
-//! stages do: [`KernelDispatchColumns::retain`] with a predicate,
-//! [`KernelDispatchColumns::retain_mask`] with a precomputed mask, `push`,
-//! `collect()` into a table, or `extend` one. The columns stay public for code
-//! that prefers to work on them directly (e.g. `&batch.kernel_dispatches.start`).
+//! Tables can also be built and filtered row-wise in owned form
+//! ([`KernelDispatchColumns`] and friends, one `Vec` per column): `push`,
+//! [`KernelDispatchColumns::retain`] with a predicate,
+//! [`KernelDispatchColumns::retain_mask`] with a precomputed mask,
+//! `collect()` into a table, or `extend` one. [`Tables`] holds one of each
+//! and packs into a `Batch` (what a plugin's tests hand to their own
+//! `deliver_batch`). A table's module also names its schema ids
+//! (`kernel_dispatches::TABLE`, `kernel_dispatches::stream_id`): what a
+//! transform's [`Edits`](crate::Edits) name.
 
-pub use crate::types::{
-    ApiCallColumns, Batch, KernelDispatchColumns, MemoryAllocationColumns, MemoryCopyColumns,
-    RetirementColumns, RuntimeInitializationColumns, ScratchMemoryColumns,
-};
+pub use crate::types::ColumnId;
 
 /// A column table: equal-length columns, row `i` being element `i` of each.
 pub trait Table {
@@ -38,15 +46,34 @@ pub trait Table {
     fn fetch(&self, i: usize) -> Self::Row;
 }
 
-/// Iterator over a table's rows (see [`KernelDispatchColumns::iter`] and friends).
+impl<T: Table + ?Sized> Table for &T {
+    type Row = T::Row;
+
+    fn len(&self) -> usize {
+        (**self).len()
+    }
+
+    fn row(&self, i: usize) -> T::Row {
+        (**self).row(i)
+    }
+
+    #[inline]
+    fn fetch(&self, i: usize) -> T::Row {
+        (**self).fetch(i)
+    }
+}
+
+/// Iterator over a table's rows (see [`kernel_dispatches::View::iter`] and
+/// friends): it holds a view (a few slices) or a reference to an owned
+/// table, so it may outlive the expression that made it.
 #[derive(Debug, Clone)]
-pub struct Rows<'a, T> {
-    table: &'a T,
+pub struct Rows<T> {
+    table: T,
     front: usize,
     back: usize,
 }
 
-impl<'a, T: Table> Iterator for Rows<'a, T> {
+impl<T: Table> Iterator for Rows<T> {
     type Item = T::Row;
 
     fn next(&mut self) -> Option<T::Row> {
@@ -69,7 +96,7 @@ impl<'a, T: Table> Iterator for Rows<'a, T> {
     }
 }
 
-impl<T: Table> DoubleEndedIterator for Rows<'_, T> {
+impl<T: Table> DoubleEndedIterator for Rows<T> {
     fn next_back(&mut self) -> Option<T::Row> {
         if self.front == self.back {
             return None;
@@ -79,17 +106,20 @@ impl<T: Table> DoubleEndedIterator for Rows<'_, T> {
     }
 }
 
-impl<T: Table> ExactSizeIterator for Rows<'_, T> {}
-impl<T: Table> std::iter::FusedIterator for Rows<'_, T> {}
+impl<T: Table> ExactSizeIterator for Rows<T> {}
+impl<T: Table> std::iter::FusedIterator for Rows<T> {}
 
-/// Declares a row struct for a generated column table, and the table's
-/// row-wise API. The field list must match the WIT record exactly; the
-/// compiler checks that, because every method names every column.
-macro_rules! rows {
+/// Declares, for one table of the schema: the row struct, the owned table
+/// (one `Vec` per column) with its row-wise API, and the table's module
+/// (schema ids and the borrowed [`View`](kernel_dispatches::View)). The
+/// field list is the schema's, so it cannot drift from the host's.
+macro_rules! table {
     (
+        $(#[$tdoc:meta])*
+        $table:ident = $tid:literal $tname:literal;
         $(#[$meta:meta])*
-        $table:ident = $wit_table:literal => $row:ident {
-            $($(#[$fmeta:meta])* $field:ident : $ty:ty,)+
+        $row:ident / $cols:ident {
+            $($(#[$fmeta:meta])* $cid:literal $field:ident : $ty:ty = $cname:literal,)+
         }
     ) => {
         $(#[$meta])*
@@ -98,21 +128,155 @@ macro_rules! rows {
             $($(#[$fmeta])* pub $field: $ty,)+
         }
 
-        impl Default for $table {
-            fn default() -> Self {
-                Self { $($field: Vec::new(),)+ }
+        #[doc = concat!("The `", $tname, "` table, owned: one `Vec` per column (see [`", stringify!($table), "::View`] for the borrowed form a batch hands out).")]
+        #[derive(Debug, Clone, PartialEq, Eq, Default)]
+        pub struct $cols {
+            $($(#[$fmeta])* pub $field: Vec<$ty>,)+
+        }
+
+        $(#[$tdoc])*
+        ///
+        /// The table's schema ids and its borrowed view.
+        #[allow(non_upper_case_globals)]
+        pub mod $table {
+            use super::*;
+
+            /// The table's schema id (permanent).
+            pub const TABLE: u16 = $tid;
+            /// The table's WIT name.
+            pub const NAME: &str = $tname;
+            /// Column names as the Rust fields call them, in schema order.
+            pub const COLUMNS: &[&str] = &[$(stringify!($field),)+];
+            $(
+                #[doc = concat!("The schema id of `", $cname, "`.")]
+                pub const $field: ColumnId = ColumnId { table: $tid, column: $cid };
+            )+
+
+            #[doc = concat!("The `", $tname, "` table of a batch, borrowed: one slice per column, read in place.")]
+            ///
+            /// A column the plugin did not select is an empty slice, and reads
+            /// as 0 in [`row`](Self::row) and [`iter`](Self::iter).
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+            pub struct View<'a> {
+                $($(#[$fmeta])* pub $field: &'a [$ty],)+
+            }
+
+            impl<'a> View<'a> {
+                /// Number of rows: the length of the longest column.
+                pub fn len(&self) -> usize {
+                    0 $(.max(self.$field.len()))+
+                }
+
+                pub fn is_empty(&self) -> bool {
+                    self.len() == 0
+                }
+
+                /// True when `column` (a Rust field name) has data, or the
+                /// table has no rows. False for a column left out by projection.
+                pub fn has_column(&self, column: &str) -> bool {
+                    let n = self.len();
+                    $(if column == stringify!($field) {
+                        return self.$field.len() == n;
+                    })+
+                    false
+                }
+
+                /// Row `i`; a column left out by projection reads as 0.
+                /// Panics when `i >= len()`, like slice indexing.
+                pub fn row(&self, i: usize) -> $row {
+                    assert!(i < self.len(), "row {i} of a table with {} rows", self.len());
+                    Table::fetch(self, i)
+                }
+
+                /// Row `i`, or `None` when out of range.
+                pub fn get(&self, i: usize) -> Option<$row> {
+                    (i < self.len()).then(|| Table::fetch(self, i))
+                }
+
+                /// The rows, in production order.
+                pub fn iter(&self) -> Rows<View<'a>> {
+                    Rows { table: *self, front: 0, back: self.len() }
+                }
+
+                /// An owned copy.
+                pub fn to_owned(&self) -> $cols {
+                    $cols { $($field: self.$field.to_vec(),)+ }
+                }
+            }
+
+            impl Table for View<'_> {
+                type Row = $row;
+
+                fn len(&self) -> usize {
+                    View::len(self)
+                }
+
+                fn row(&self, i: usize) -> $row {
+                    View::row(self, i)
+                }
+
+                #[inline]
+                fn fetch(&self, i: usize) -> $row {
+                    $row { $($field: self.$field.get(i).copied().unwrap_or_default(),)+ }
+                }
+            }
+
+            impl<'a> IntoIterator for View<'a> {
+                type Item = $row;
+                type IntoIter = Rows<View<'a>>;
+
+                fn into_iter(self) -> Self::IntoIter {
+                    self.iter()
+                }
+            }
+
+            impl<'a> IntoIterator for &View<'a> {
+                type Item = $row;
+                type IntoIter = Rows<View<'a>>;
+
+                fn into_iter(self) -> Self::IntoIter {
+                    self.iter()
+                }
+            }
+
+            /// Receive only `columns` of this table from now on (see
+            /// [`crate::delivery`]); call in `configure` or `init`. Names are
+            /// the Rust field names ([`COLUMNS`]); an unknown one fails with
+            /// `invalid-argument` before the host is asked.
+            pub fn select(columns: &[&str]) -> Result<(), crate::types::Status> {
+                if columns.iter().any(|c| !COLUMNS.contains(c)) {
+                    return Err(crate::types::Status::InvalidArgument);
+                }
+                crate::delivery::select_columns(NAME, columns)
+            }
+
+            /// This table's view of `batch`.
+            pub(crate) fn view(batch: &crate::Batch) -> View<'_> {
+                View { $($field: batch.column::<$ty>($tid, $cid),)+ }
+            }
+
+            /// `table`'s columns for packing.
+            pub(crate) fn columns<'t>(table: &'t $cols, out: &mut Vec<rocwasm_schema::packed::Column<'t>>) {
+                if table.is_empty() {
+                    return;
+                }
+                $(out.push(rocwasm_schema::packed::Column {
+                    table: $tid,
+                    column: $cid,
+                    values: <$ty as rocwasm_schema::Element>::column(&table.$field),
+                });)+
             }
         }
 
-        impl Table for $table {
+        impl Table for $cols {
             type Row = $row;
 
             fn len(&self) -> usize {
-                $table::len(self)
+                $cols::len(self)
             }
 
             fn row(&self, i: usize) -> $row {
-                $table::row(self, i)
+                $cols::row(self, i)
             }
 
             #[inline]
@@ -121,22 +285,24 @@ macro_rules! rows {
             }
         }
 
-        impl $table {
-            /// Column names as the Rust fields call them, in WIT order.
-            pub const COLUMNS: &'static [&'static str] = &[$(stringify!($field),)+];
+        impl $cols {
+            /// Column names as the Rust fields call them, in schema order.
+            pub const COLUMNS: &'static [&'static str] = $table::COLUMNS;
 
-            /// The table's name in the WIT `batch` record.
-            pub const TABLE: &'static str = $wit_table;
+            /// The table's WIT name.
+            pub const TABLE: &'static str = $tname;
 
-            /// Receive only `columns` of this table from now on (see
-            /// [`crate::delivery`]); call in `configure` or `init`. Names
-            /// are the Rust field names ([`Self::COLUMNS`]); an unknown one
-            /// fails with `invalid-argument` before the host is asked.
+            /// The table's schema id.
+            pub const TABLE_ID: u16 = $tid;
+
+            /// Receive only `columns` of this table (see [`select`]($table::select)).
             pub fn select(columns: &[&str]) -> Result<(), crate::types::Status> {
-                if columns.iter().any(|c| !Self::COLUMNS.contains(c)) {
-                    return Err(crate::types::Status::InvalidArgument);
-                }
-                crate::delivery::select_columns(Self::TABLE, columns)
+                $table::select(columns)
+            }
+
+            /// The table borrowed, as a batch hands it out.
+            pub fn view(&self) -> $table::View<'_> {
+                $table::View { $($field: &self.$field,)+ }
             }
 
             /// An empty table with room for `n` rows in every column.
@@ -144,8 +310,7 @@ macro_rules! rows {
                 Self { $($field: Vec::with_capacity(n),)+ }
             }
 
-            /// Number of rows: the length of the longest column. (Columns
-            /// a plugin did not select arrive empty; see [`crate::delivery`].)
+            /// Number of rows: the length of the longest column.
             pub fn len(&self) -> usize {
                 0 $(.max(self.$field.len()))+
             }
@@ -154,39 +319,33 @@ macro_rules! rows {
                 self.len() == 0
             }
 
-            /// True when every column has the table's length, or is empty
-            /// (a column left out by projection). The host always sends
-            /// consistent tables; a hand-built one may not be.
+            /// True when every column has the table's length, or is empty.
+            /// A hand-built table may not be consistent.
             pub fn is_consistent(&self) -> bool {
                 let n = self.len();
                 true $(&& (self.$field.len() == n || self.$field.is_empty()))+
             }
 
             /// True when `column` (a Rust field name) has data, or the
-            /// table has no rows. False for a column left out by projection.
+            /// table has no rows.
             pub fn has_column(&self, column: &str) -> bool {
-                let n = self.len();
-                $(if column == stringify!($field) {
-                    return self.$field.len() == n;
-                })+
-                false
+                self.view().has_column(column)
             }
 
-            /// Row `i`; a column left out by projection reads as 0. Panics
-            /// when `i >= len()`, like slice indexing.
+            /// Row `i`; a too-short column reads as 0. Panics when
+            /// `i >= len()`, like slice indexing.
             pub fn row(&self, i: usize) -> $row {
                 assert!(i < self.len(), "row {i} of a table with {} rows", self.len());
                 Table::fetch(self, i)
             }
 
-            /// Row `i`, or `None` when out of range. A column left out by
-            /// projection (or too short in a hand-built table) reads as 0.
+            /// Row `i`, or `None` when out of range.
             pub fn get(&self, i: usize) -> Option<$row> {
                 (i < self.len()).then(|| Table::fetch(self, i))
             }
 
             /// The rows, in production order.
-            pub fn iter(&self) -> Rows<'_, Self> {
+            pub fn iter(&self) -> Rows<&Self> {
                 Rows { table: self, front: 0, back: self.len() }
             }
 
@@ -219,16 +378,16 @@ macro_rules! rows {
             }
         }
 
-        impl<'a> IntoIterator for &'a $table {
+        impl<'a> IntoIterator for &'a $cols {
             type Item = $row;
-            type IntoIter = Rows<'a, $table>;
+            type IntoIter = Rows<&'a $cols>;
 
             fn into_iter(self) -> Self::IntoIter {
                 self.iter()
             }
         }
 
-        impl Extend<$row> for $table {
+        impl Extend<$row> for $cols {
             fn extend<I: IntoIterator<Item = $row>>(&mut self, rows: I) {
                 for row in rows {
                     self.push(row);
@@ -236,7 +395,7 @@ macro_rules! rows {
             }
         }
 
-        impl FromIterator<$row> for $table {
+        impl FromIterator<$row> for $cols {
             fn from_iter<I: IntoIterator<Item = $row>>(rows: I) -> Self {
                 let mut table = Self::default();
                 table.extend(rows);
@@ -246,23 +405,87 @@ macro_rules! rows {
     };
 }
 
-/// Every table's row struct and row-wise API, from the schema the host
-/// uses too (`rocwasm_schema::record_tables!`): the field lists cannot
-/// drift from the host's, and the compiler checks them against the WIT
-/// record (every method names every column).
+/// Every table's types and module, and [`Tables`], from the schema the
+/// host uses too (`rocwasm_schema::record_tables!`).
 macro_rules! sdk_tables {
     ($($(#[$tdoc:meta])* $table:ident = $tid:literal $tname:literal {
         $(#[$rdoc:meta])* $row:ident / $cols:ident:
         $($(#[$cdoc:meta])* $cid:literal $field:ident : $ty:ty = $cname:literal $(@$role:ident)?),+ $(,)?
     }),+ $(,)?) => {
         $(
-            rows! {
+            table! {
+                $(#[$tdoc])*
+                $table = $tid $tname;
                 $(#[$rdoc])*
-                $cols = $tname => $row {
-                    $($(#[$cdoc])* $field: $ty,)+
+                $row / $cols {
+                    $($(#[$cdoc])* $cid $field: $ty = $cname,)+
                 }
             }
         )+
+
+        /// Every table of a batch, owned: what a plugin builds (in its tests,
+        /// say) and [`pack`](Tables::pack)s into a [`Batch`](crate::Batch).
+        #[derive(Debug, Clone, PartialEq, Eq, Default)]
+        pub struct Tables {
+            $($(#[$tdoc])* pub $table: $cols,)+
+        }
+
+        impl Tables {
+            /// Records across all tables.
+            pub fn len(&self) -> usize {
+                0 $(+ self.$table.len())+
+            }
+
+            pub fn is_empty(&self) -> bool {
+                self.len() == 0
+            }
+
+            /// The tables as one packed batch, every column of each table
+            /// with rows (what the host sends a plugin that selects nothing).
+            pub fn pack(&self) -> crate::Batch {
+                let mut columns = Vec::new();
+                $($table::columns(&self.$table, &mut columns);)+
+                let mut bytes = Vec::new();
+                rocwasm_schema::packed::pack(&columns, &mut bytes);
+                crate::Batch::from_bytes(bytes).expect("a packed batch this SDK wrote")
+            }
+
+            /// Calls `f` with every column's ids and values.
+            pub(crate) fn columns_mut(&mut self, mut f: impl FnMut(u16, u16, rocwasm_schema::ColumnMut<'_>)) {
+                $($(f($tid, $cid, <$ty as rocwasm_schema::Element>::column_mut(&mut self.$table.$field));)+)+
+            }
+
+            /// `retain_mask` on table `table`; false when there is none.
+            pub(crate) fn retain_mask_of(&mut self, table: u16, mask: &[bool]) -> bool {
+                match table {
+                    $($tid => {
+                        self.$table.retain_mask(mask);
+                        true
+                    })+
+                    _ => false,
+                }
+            }
+        }
+
+        impl crate::Batch {
+            $(
+                $(#[$tdoc])*
+                pub fn $table(&self) -> $table::View<'_> {
+                    $table::view(self)
+                }
+            )+
+
+            /// Row counts per table, named as the WIT names them (for logs
+            /// and reports), in schema order.
+            pub fn table_lengths(&self) -> Vec<(&'static str, usize)> {
+                vec![$(($tname, self.rows_of($tid)),)+]
+            }
+
+            /// An owned copy of every table.
+            pub fn to_tables(&self) -> Tables {
+                Tables { $($table: self.$table().to_owned(),)+ }
+            }
+        }
     };
 }
 
@@ -297,93 +520,6 @@ impl KernelDispatch {
     /// Work-items in one work-group (x·y·z).
     pub fn workgroup_size(&self) -> u64 {
         self.workgroup_x as u64 * self.workgroup_y as u64 * self.workgroup_z as u64
-    }
-}
-
-impl Default for Batch {
-    fn default() -> Self {
-        Batch {
-            api_calls: Default::default(),
-            kernel_dispatches: Default::default(),
-            memory_copies: Default::default(),
-            memory_allocations: Default::default(),
-            scratch_memory: Default::default(),
-            retirements: Default::default(),
-            runtime_initializations: Default::default(),
-        }
-    }
-}
-
-impl Batch {
-    /// HIP, HSA, marker and other API calls.
-    pub fn api_calls(&self) -> &ApiCallColumns {
-        &self.api_calls
-    }
-
-    pub fn kernel_dispatches(&self) -> &KernelDispatchColumns {
-        &self.kernel_dispatches
-    }
-
-    pub fn memory_copies(&self) -> &MemoryCopyColumns {
-        &self.memory_copies
-    }
-
-    pub fn memory_allocations(&self) -> &MemoryAllocationColumns {
-        &self.memory_allocations
-    }
-
-    pub fn scratch_memory(&self) -> &ScratchMemoryColumns {
-        &self.scratch_memory
-    }
-
-    pub fn retirements(&self) -> &RetirementColumns {
-        &self.retirements
-    }
-
-    pub fn runtime_initializations(&self) -> &RuntimeInitializationColumns {
-        &self.runtime_initializations
-    }
-
-    /// Records across all tables.
-    pub fn len(&self) -> usize {
-        self.api_calls.len()
-            + self.kernel_dispatches.len()
-            + self.memory_copies.len()
-            + self.memory_allocations.len()
-            + self.scratch_memory.len()
-            + self.retirements.len()
-            + self.runtime_initializations.len()
-    }
-
-    pub fn is_empty(&self) -> bool {
-        self.len() == 0
-    }
-
-    /// True when every table's columns have equal lengths.
-    pub fn is_consistent(&self) -> bool {
-        self.api_calls.is_consistent()
-            && self.kernel_dispatches.is_consistent()
-            && self.memory_copies.is_consistent()
-            && self.memory_allocations.is_consistent()
-            && self.scratch_memory.is_consistent()
-            && self.retirements.is_consistent()
-            && self.runtime_initializations.is_consistent()
-    }
-
-    /// Row counts per table, named as the WIT names them (for logs and reports).
-    pub fn table_lengths(&self) -> [(&'static str, usize); 7] {
-        [
-            ("api-calls", self.api_calls.len()),
-            ("kernel-dispatches", self.kernel_dispatches.len()),
-            ("memory-copies", self.memory_copies.len()),
-            ("memory-allocations", self.memory_allocations.len()),
-            ("scratch-memory", self.scratch_memory.len()),
-            ("retirements", self.retirements.len()),
-            (
-                "runtime-initializations",
-                self.runtime_initializations.len(),
-            ),
-        ]
     }
 }
 
@@ -486,19 +622,85 @@ mod tests {
 
     #[test]
     fn batch_counts_all_tables() {
-        let mut batch = Batch::default();
-        assert!(batch.is_empty());
-        batch.kernel_dispatches.push(dispatch(1, 0, 1));
-        batch
+        let mut tables = Tables::default();
+        assert!(tables.pack().is_empty());
+        tables.kernel_dispatches.push(dispatch(1, 0, 1));
+        tables
             .api_calls
             .extend([ApiCall::default(), ApiCall::default()]);
-        batch.retirements.push(Retirement {
+        tables.retirements.push(Retirement {
             timestamp: 1,
             correlation_id: 2,
         });
+        assert_eq!(tables.len(), 4);
+        let batch = tables.pack();
         assert_eq!(batch.len(), 4);
         assert_eq!(batch.table_lengths()[0], ("api-calls", 2));
         assert_eq!(batch.kernel_dispatches().iter().count(), 1);
+        assert_eq!(batch.to_tables(), tables);
+    }
+
+    #[test]
+    fn a_packed_batch_reads_every_column_in_place() {
+        let mut tables = Tables::default();
+        tables.kernel_dispatches = (0..5).map(|i| dispatch(i, i * 10, i * 10 + 3)).collect();
+        tables.memory_copies.push(MemoryCopy {
+            bytes: 4096,
+            ..Default::default()
+        });
+        let batch = tables.pack();
+        let d = batch.kernel_dispatches();
+        assert_eq!(d.len(), 5);
+        assert_eq!(d.kernel_id, [0, 1, 2, 3, 4]);
+        assert_eq!(d.end, [3, 13, 23, 33, 43]);
+        // In place: the slice points into the batch's buffer.
+        let buffer = batch.as_bytes().as_ptr_range();
+        assert!(buffer.contains(&(d.start.as_ptr() as *const u8)));
+        assert_eq!(d.iter().map(|r| r.duration()).sum::<u64>(), 15);
+        assert_eq!(batch.memory_copies().row(0).bytes, 4096);
+        assert!(batch.api_calls().is_empty());
+        // A view outlives the expression that made it, and so do its rows.
+        let rows = batch.kernel_dispatches().iter();
+        assert_eq!(rows.rev().next(), Some(dispatch(4, 40, 43)));
+    }
+
+    #[test]
+    fn a_batch_without_some_columns_reads_them_as_zero_and_skips_unknown_ones() {
+        use rocwasm_schema::packed::{pack, Column};
+        use rocwasm_schema::ColumnRef;
+        let ids = [7u64, 8];
+        let starts = [10u64, 20];
+        let future = [1u32, 2, 3];
+        let mut bytes = Vec::new();
+        pack(
+            &[
+                Column {
+                    table: kernel_dispatches::TABLE,
+                    column: kernel_dispatches::kernel_id.column,
+                    values: ColumnRef::U64(&ids),
+                },
+                Column {
+                    table: kernel_dispatches::TABLE,
+                    column: kernel_dispatches::start.column,
+                    values: ColumnRef::U64(&starts),
+                },
+                // A table a newer host has and this SDK does not.
+                Column {
+                    table: 999,
+                    column: 1,
+                    values: ColumnRef::U32(&future),
+                },
+            ],
+            &mut bytes,
+        );
+        let batch = crate::Batch::from_bytes(bytes).unwrap();
+        assert_eq!(batch.unknown_columns(), 1);
+        assert_eq!(batch.len(), 2);
+        let d = batch.kernel_dispatches();
+        assert!(d.has_column("start") && !d.has_column("end"));
+        assert_eq!(d.row(1).kernel_id, 8);
+        assert_eq!((d.row(1).end, d.row(1).correlation_id), (0, 0));
+        assert!(crate::Batch::from_bytes(b"not a batch".to_vec()).is_err());
     }
 
     #[test]

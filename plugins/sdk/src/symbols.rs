@@ -7,7 +7,7 @@
 //! ```no_run
 //! # use rocwasm_plugin_sdk::prelude::*;
 //! # fn f(batch: &Batch, names: &mut KernelNames) {
-//! names.resolve(&batch.kernel_dispatches.kernel_id);
+//! names.resolve(batch.kernel_dispatches().kernel_id);
 //! for d in batch.kernel_dispatches().iter() {
 //!     let name: &str = names.name(d.kernel_id);
 //! }

@@ -359,16 +359,21 @@ config = { at = "fini" }"#,
 }
 
 #[test]
-fn a_transform_reply_with_columns_of_unequal_length() {
+fn a_transform_reply_that_does_not_fit_the_batch() {
+    // The plugin rewrites a column with one value fewer than its table
+    // has rows (0.3.0's edits; a 0.2.0 reply with columns of unequal
+    // length is the plugin-host's legacy test).
     let _ = check(Case {
         name: "malformed",
         stage: r#"plugin = "malformed-transform"
 kind = "transform""#,
         replay: Expect::Failure(&[
-            "in `transform-batch`: malformed reply: columns of unequal length",
+            "in `transform-batch`: malformed reply: rewritten column ",
+            ".external-correlation-id has ",
         ]),
         live: Expect::Failure(&[
-            "in `transform-batch`: malformed reply: columns of unequal length",
+            "in `transform-batch`: malformed reply: rewritten column ",
+            ".external-correlation-id has ",
         ]),
     });
 }

@@ -7,11 +7,14 @@
 //! columns go as empty lists), runs the guest's aggregation, and moves the
 //! batch back out. The batch is reused, so no cloning is timed.
 //!
-//! Three rows per size: `kernel-stats` as shipped (`rocwasm:plugin@0.2.0`;
+//! Rows per size: `kernel-stats` as it was built on `rocwasm:plugin@0.2.0`
+//! (the checked-in fixture `plugins/testing/fixtures/kernel-stats-wit-0-2-0.wasm`;
 //! it selects `kernel_id`, `start`, `end`: 24 of the 128 bytes of a
-//! dispatch), the same aggregation on 0.3.0 (`kernel-stats-0-3-0`: the
-//! three columns in one packed buffer, read in place) and, for comparison,
-//! kernel-stats with `project = false` (every column copied).
+//! dispatch, as 3 of 64 lists), `kernel-stats` as shipped (0.3.0, the Rust
+//! SDK: the three columns in one packed buffer, read in place), the same
+//! aggregation on raw 0.3.0 bindings (`kernel-stats-0-3-0`: what the SDK
+//! adds) and, for comparison, the 0.2.0 kernel-stats with `project = false`
+//! (every column copied).
 //!
 //! ```text
 //! cargo xtask build-plugins
@@ -100,11 +103,13 @@ fn usage(msg: &str) -> ! {
 fn main() {
     let opts = options();
     let plugins = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../target/plugins");
-    let (wasm, packed) = (
+    let (wasm, sdk, raw) = (
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../plugins/testing/fixtures/kernel-stats-wit-0-2-0.wasm"),
         plugins.join("kernel-stats.wasm"),
         plugins.join("kernel-stats-0-3-0.wasm"),
     );
-    for file in [&wasm, &packed] {
+    for file in [&wasm, &sdk, &raw] {
         if !file.is_file() {
             eprintln!(
                 "{} is missing: run `cargo xtask build-plugins` first",
@@ -121,7 +126,7 @@ fn main() {
         .expect("runtime"),
     );
     if let Some(out) = &opts.dump {
-        let bytes = std::fs::read(&wasm).expect("reading the plugin");
+        let bytes = std::fs::read(&sdk).expect("reading the plugin");
         let code = rt.engine().precompile_component(&bytes).expect("compiling");
         std::fs::write(out, code).expect("writing the compiled plugin");
         println!("wrote {}", out.display());
@@ -156,7 +161,8 @@ fn main() {
     };
     let mut chains = vec![
         ("0.2.0: kernel_id,start,end", chain(&wasm, true)),
-        ("0.3.0: packed, 3 columns", chain(&packed, true)),
+        ("0.3.0: packed, 3 columns", chain(&sdk, true)),
+        ("0.3.0: same, raw bindings", chain(&raw, true)),
     ];
     if opts.compare {
         chains.push(("0.2.0: all 18", chain(&wasm, false)));

@@ -2,9 +2,10 @@
 //! malformed — one column of a table shorter than the others — on every
 //! batch (or only from its `after`-th batch on, 1-based, config key `after`).
 //!
-//! The column cut is the last `external-correlation-id` of the first
-//! non-empty table among kernel dispatches, API calls and memory copies; a
-//! batch with none of those passes unchanged. The host must refuse the
+//! The reply rewrites `external-correlation-id` of the first non-empty
+//! table among kernel dispatches, API calls and memory copies with one
+//! value fewer than the table has rows; a batch with none of those passes
+//! unchanged. The host must refuse the
 //! reply (a `malformed reply` failure) and pass the stage's input on.
 
 use rocwasm_plugin_sdk::prelude::*;
@@ -15,20 +16,27 @@ struct MalformedTransform {
     after: u64,
 }
 
-/// Cuts one column of the first non-empty table; false if none was cut.
-fn cut(batch: &mut Batch) -> bool {
-    if batch
-        .kernel_dispatches
-        .external_correlation_id
-        .pop()
-        .is_some()
-    {
-        return true;
+/// Replaces one column of the first non-empty table with one value too
+/// few; false if no table has rows.
+fn cut(batch: &Batch, edits: &mut Edits) -> bool {
+    let cuts = [
+        (
+            kernel_dispatches::external_correlation_id,
+            batch.kernel_dispatches().len(),
+        ),
+        (api_calls::external_correlation_id, batch.api_calls().len()),
+        (
+            memory_copies::external_correlation_id,
+            batch.memory_copies().len(),
+        ),
+    ];
+    match cuts.into_iter().find(|(_, rows)| *rows > 0) {
+        Some((column, rows)) => {
+            edits.set(column, vec![0u64; rows - 1]);
+            true
+        }
+        None => false,
     }
-    if batch.api_calls.external_correlation_id.pop().is_some() {
-        return true;
-    }
-    batch.memory_copies.external_correlation_id.pop().is_some()
 }
 
 impl TransformPlugin for MalformedTransform {
@@ -37,12 +45,11 @@ impl TransformPlugin for MalformedTransform {
         Ok(())
     }
 
-    fn transform_batch(&mut self, _info: &DeliveryInfo, mut batch: Batch) -> Batch {
+    fn transform_batch(&mut self, _info: &DeliveryInfo, batch: &Batch, edits: &mut Edits) {
         self.batches += 1;
         if self.batches >= self.after {
-            cut(&mut batch);
+            cut(batch, edits);
         }
-        batch
     }
 }
 

@@ -38,7 +38,7 @@ struct Projection {
 macro_rules! each_column {
     ($batch:expr, $f:expr; $($table:ident = $wit:literal { $($col:ident),+ })+) => {
         $($(
-            $f($wit, stringify!($col), &$batch.$table.$col);
+            $f($wit, stringify!($col), &$batch.$table().$col);
         )+)+
     };
 }
@@ -47,7 +47,7 @@ trait Column {
     fn values(&self) -> (u64, u64);
 }
 
-impl Column for Vec<u64> {
+impl Column for &[u64] {
     fn values(&self) -> (u64, u64) {
         (
             self.len() as u64,
@@ -56,7 +56,7 @@ impl Column for Vec<u64> {
     }
 }
 
-impl Column for Vec<u32> {
+impl Column for &[u32] {
     fn values(&self) -> (u64, u64) {
         (
             self.len() as u64,
@@ -65,9 +65,9 @@ impl Column for Vec<u32> {
     }
 }
 
-fn status_text(r: Result<(), Status>) -> String {
+fn status_text<T>(r: Result<T, Status>) -> String {
     match r {
-        Ok(()) => "ok".into(),
+        Ok(_) => "ok".into(),
         Err(s) => s.name().to_string(),
     }
 }

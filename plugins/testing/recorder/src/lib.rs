@@ -157,7 +157,7 @@ impl AnalysisPlugin for Recorder {
 
     fn deliver_batch(&mut self, info: &DeliveryInfo, batch: &Batch) {
         if let Some(id) = self.trap_on {
-            if batch.kernel_dispatches.correlation_id.contains(&id) {
+            if batch.kernel_dispatches().correlation_id.contains(&id) {
                 panic!("recorder: trap-on-correlation-id {id}");
             }
         }

@@ -6,9 +6,9 @@ use rocwasm_plugin_sdk::kind::{
     buffer_kind_name, callback_kind_name, external_correlation_kind_name,
 };
 use rocwasm_plugin_sdk::types::{
-    Batch, CallbackRecord, DeliveryInfo, ExternalCorrelationRequest, Phase, Status, SummaryTable,
-    ToolInfo,
+    CallbackRecord, DeliveryInfo, ExternalCorrelationRequest, Phase, Status, SummaryTable, ToolInfo,
 };
+use rocwasm_plugin_sdk::Batch;
 use serde_json::{json, Map, Value};
 
 /// Lists are capped so a long run cannot exhaust the plugin's memory.
@@ -133,7 +133,7 @@ impl Recording {
         self.drop_count += info.drop_count;
 
         let calls = batch.api_calls();
-        for (kind, ext) in calls.kind.iter().zip(&calls.external_correlation_id) {
+        for (kind, ext) in calls.kind.iter().zip(calls.external_correlation_id) {
             let name = kind_label(buffer_kind_name(*kind), *kind);
             *self
                 .external_ids
@@ -146,15 +146,15 @@ impl Recording {
         for (table, ids) in [
             (
                 "kernel-dispatches",
-                &batch.kernel_dispatches.external_correlation_id,
+                batch.kernel_dispatches().external_correlation_id,
             ),
             (
                 "memory-copies",
-                &batch.memory_copies.external_correlation_id,
+                batch.memory_copies().external_correlation_id,
             ),
             (
                 "memory-allocations",
-                &batch.memory_allocations.external_correlation_id,
+                batch.memory_allocations().external_correlation_id,
             ),
         ] {
             for ext in ids {
@@ -322,8 +322,8 @@ mod tests {
         let mut r = Recording::default();
         r.configure(&info(true));
         r.call("init");
-        let mut batch = Batch::default();
-        batch.api_calls.extend([
+        let mut tables = rocwasm_plugin_sdk::Tables::default();
+        tables.api_calls.extend([
             ApiCall {
                 kind: buffer::HIP_RUNTIME_API,
                 external_correlation_id: 7,
@@ -335,10 +335,11 @@ mod tests {
                 ..Default::default()
             },
         ]);
-        batch.kernel_dispatches.push(KernelDispatch {
+        tables.kernel_dispatches.push(KernelDispatch {
             external_correlation_id: 1001,
             ..Default::default()
         });
+        let batch = tables.pack();
         let delivery = DeliveryInfo {
             context: 3,
             buffer: 4,

@@ -43,9 +43,10 @@ fn a_component_built_against_0_1_0_loads_and_takes_every_call() {
         "{:?}",
         compiled.surface.imports
     );
+    // The stock plugins are built with the SDK, on 0.3.0.
     assert_eq!(
         rt.compile(&plugin("kernel-stats")).unwrap().version,
-        WitVersion::Current
+        WitVersion::V0_3_0
     );
 
     // The old plugin next to a current one, both taking the chain's
@@ -255,11 +256,14 @@ fn a_0_3_0_transforms_edits_that_do_not_fit_are_refused_and_its_input_passed_on(
 }
 
 #[test]
-fn kernel_stats_on_0_3_0_gives_the_table_kernel_stats_gives() {
+fn kernel_stats_on_0_3_0_gives_the_table_kernel_stats_gave_on_0_2_0() {
     let (rt, _cache) = runtime();
     let env = env_with_kernels(&[(1, "gemm"), (2, "axpy"), (3, "reduce")]);
+    // The 0.2.0 binary built before the SDK moved, the SDK's build of the
+    // same source on 0.3.0, and its loop on raw 0.3.0 bindings.
     let specs = vec![
-        StageSpec::new("v2", plugin("kernel-stats")).with_config("file", ""),
+        StageSpec::new("v2", fixture("kernel-stats-wit-0-2-0.wasm")).with_config("file", ""),
+        StageSpec::new("sdk", plugin("kernel-stats")).with_config("file", ""),
         StageSpec::new("v3", plugin("kernel-stats-0-3-0")),
     ];
     let chain = Chain::new(rt, env, specs).unwrap();
@@ -283,9 +287,60 @@ fn kernel_stats_on_0_3_0_gives_the_table_kernel_stats_gives() {
         let t = summary(&outcome, stage)[0].clone();
         (t.title, t.columns, t.rows)
     };
-    let (v2, v3) = (table("v2"), table("v3"));
+    let (v2, sdk, v3) = (table("v2"), table("sdk"), table("v3"));
     assert_eq!(v2.2.len(), 3, "{v2:?}");
+    assert_eq!(sdk, v2);
     assert_eq!(v3, v2);
+}
+
+#[test]
+fn a_0_2_0_transform_binary_still_transforms_and_a_malformed_reply_is_refused() {
+    use rocwasm_plugin_host::FailureCause;
+    let (rt, _cache) = runtime();
+    let t = rt.compile(&plugin("wit-0-2-0-transform")).unwrap();
+    assert_eq!(t.version.as_str(), "0.2.0");
+    assert_eq!(t.world, World::Transform);
+    // The same edits as the 0.3.0 transform, the 0.2.0 way: the stages
+    // after it see the same records from either.
+    let kept = |stage: &str| {
+        let (out, outcome) = twelve_dispatches_through(vec![
+            StageSpec::new("evens", plugin(stage)),
+            StageSpec::new("new", plugin("wit-0-3-0")),
+        ]);
+        assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+        let rows: Vec<(u64, u64, u64, u64)> = out
+            .iter()
+            .flat_map(|b| b.kernel_dispatches.rows())
+            .map(|d| (d.correlation_id, d.stream_id, d.start, d.end))
+            .collect();
+        (
+            rows,
+            count_v3(summary(&outcome, "new"), "stream-is-correlation"),
+        )
+    };
+    let old = kept("wit-0-2-0-transform");
+    assert_eq!(old.0.len(), 6, "{old:?}");
+    assert_eq!(old.1, 6);
+    assert_eq!(old, kept("wit-0-3-0-transform"));
+
+    let (out, outcome) = twelve_dispatches_through(vec![
+        StageSpec::new("evens", plugin("wit-0-2-0-transform")).with_config("malformed", "true"),
+        StageSpec::new("new", plugin("wit-0-3-0")),
+    ]);
+    let report = outcome
+        .failures
+        .iter()
+        .find(|r| r.plugin == "evens")
+        .unwrap_or_else(|| panic!("{:?}", outcome.failures));
+    assert!(
+        matches!(&report.cause, FailureCause::MalformedReply(why) if why.contains("unequal length")),
+        "{report:?}"
+    );
+    assert_eq!(
+        out.iter().map(|b| b.len()).sum::<usize>(),
+        12,
+        "its input passed on"
+    );
 }
 
 /// The committed 0.2.0 binary (`plugins/testing/fixtures/`).

@@ -3,7 +3,8 @@
 //! Returns one summary table, "Kernel dispatches" (columns `Dispatches`,
 //! `TotalNs`: the sum of `end - start`, 0 for a reversed record). Only
 //! `start` and `end` are read, so `init` asks the host for just those
-//! columns. When the chain stage names no `domains`, the plugin traces
+//! columns of kernel dispatches, and no other table: the batch then holds
+//! those two columns, read in place. When the chain stage names no `domains`, the plugin traces
 //! kernel dispatches on a context of its own.
 
 use rocwasm_plugin_sdk::prelude::*;
@@ -22,7 +23,8 @@ impl AnalysisPlugin for Plugin {
     }
 
     fn init(&mut self) -> Result<(), String> {
-        KernelDispatchColumns::select(&["start", "end"]).context("delivery.select-columns")?;
+        kernel_dispatches::select(&["start", "end"]).context("delivery.select-columns")?;
+        delivery::receive_only(&[kernel_dispatches::NAME]).context("delivery.select-columns")?;
         if self.self_configure {
             services::trace_buffers(&[buffer::KERNEL_DISPATCH])?;
         }
@@ -30,8 +32,8 @@ impl AnalysisPlugin for Plugin {
     }
 
     fn deliver_batch(&mut self, _info: &DeliveryInfo, batch: &Batch) {
-        let d = &batch.kernel_dispatches;
-        for (start, end) in d.start.iter().zip(&d.end) {
+        let d = batch.kernel_dispatches();
+        for (start, end) in d.start.iter().zip(d.end) {
             self.dispatches += 1;
             self.total_ns += end.saturating_sub(*start);
         }

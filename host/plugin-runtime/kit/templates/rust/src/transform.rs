@@ -18,19 +18,25 @@ struct Plugin {
 impl TransformPlugin for Plugin {
     fn init(&mut self) -> Result<(), String> {
         self.min_ns = config::get_or("min-ns", 0)?;
+        // Only what the test reads; the host applies the edits to every
+        // column and passes the other tables on unchanged.
+        kernel_dispatches::select(&["start", "end"]).context("delivery.select-columns")?;
+        delivery::receive_only(&[kernel_dispatches::NAME]).context("delivery.select-columns")?;
         Ok(())
     }
 
-    fn transform_batch(&mut self, _info: &DeliveryInfo, mut batch: Batch) -> Batch {
-        let before = batch.kernel_dispatches.len() as u64;
-        let min_ns = self.min_ns;
-        batch
-            .kernel_dispatches
-            .retain(|d| d.end.saturating_sub(d.start) >= min_ns);
-        let after = batch.kernel_dispatches.len() as u64;
-        self.kept += after;
-        self.dropped += before - after;
-        batch
+    fn transform_batch(&mut self, _info: &DeliveryInfo, batch: &Batch, edits: &mut Edits) {
+        let d = batch.kernel_dispatches();
+        let keep: Vec<bool> = d
+            .start
+            .iter()
+            .zip(d.end)
+            .map(|(start, end)| end.saturating_sub(*start) >= self.min_ns)
+            .collect();
+        let kept = keep.iter().filter(|k| **k).count() as u64;
+        self.kept += kept;
+        self.dropped += keep.len() as u64 - kept;
+        edits.keep(kernel_dispatches::TABLE, &keep);
     }
 
     fn fini(&mut self) -> Vec<SummaryTable> {
