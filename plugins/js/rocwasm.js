@@ -1,13 +1,16 @@
-// rocwasm.js: a thin JS layer over the `rocwasm:plugin` WIT bindings.
+// rocwasm.js: a thin JS layer over the `rocwasm:plugin@0.3.0` WIT bindings.
 //
-// componentize-js lifts a batch into objects of typed-array *columns*
-// (`batch.kernelDispatches.start` is a BigUint64Array, u32 columns are
-// Uint32Arrays; WIT names in camelCase) and every u64 into a BigInt. This
-// module lets plugin code read rows and columns and write tables instead,
-// with the same shape as the Rust SDK (plugins/sdk) and the Python package
-// (plugins/python/rocwasm):
+// A batch arrives as one packed buffer of columns (a Uint8Array); the
+// `Batch` the plugin's deliverBatch receives reads its header once and
+// gives each table as a property (`batch.kernelDispatches`) whose columns
+// are typed arrays *over the buffer* (`.start` is a BigUint64Array, u32
+// columns are Uint32Arrays; WIT names in camelCase): nothing is copied.
+// Every u64 is a BigInt. This module lets plugin code read rows and
+// columns and write tables, with the same shape as the Rust SDK
+// (plugins/sdk) and the Python package (plugins/python/rocwasm):
 //
-// - rows(table) / columns(table, "start", "end") / rowCount / select;
+// - Batch, rows(table) / columns(table, "start", "end") / rowCount /
+//   select / receiveOnly;
 // - bufferKind("MEMORY_COPY"), bufferOperationName(kind, op), … : kinds
 //   and operations by name, asked of the host once and cached;
 // - Table: a summary table for `fini` and its CSV;
@@ -22,11 +25,70 @@
 // disables the stage with that sentence; any other exception that escapes
 // an export traps the instance (the stage's `on_failure` policy applies).
 
-import * as hostLog from "rocwasm:plugin/log@0.2.0";
-import * as hostConfig from "rocwasm:plugin/config@0.2.0";
-import * as hostOutput from "rocwasm:plugin/output@0.2.0";
-import * as hostNames from "rocwasm:plugin/names@0.2.0";
-import * as hostDelivery from "rocwasm:plugin/delivery@0.2.0";
+import * as hostLog from "rocwasm:plugin/log@0.3.0";
+import * as hostConfig from "rocwasm:plugin/config@0.3.0";
+import * as hostOutput from "rocwasm:plugin/output@0.3.0";
+import * as hostNames from "rocwasm:plugin/names@0.3.0";
+import * as hostDelivery from "rocwasm:plugin/delivery@0.3.0";
+
+import { TABLES } from "./rocwasm_schema.js";
+
+// ---------------------------------------------------------------- batch
+
+const camel = (wit) => wit.replace(/-([a-z])/g, (_, c) => c.toUpperCase());
+const MAGIC = [0x52, 0x57, 0x42, 0x33]; // "RWB3"
+const FORMAT = 1;
+const HEADER = 8;
+const ENTRY = 16;
+/** "table.column" ids → [table property, column property, width]. */
+const BY_ID = new Map();
+for (const t of TABLES) {
+  for (const c of t.columns) BY_ID.set(`${t.id}.${c.id}`, [camel(t.wit), camel(c.wit), c.width]);
+}
+
+const empty = (width) => (width === 8 ? new BigUint64Array(0) : new Uint32Array(0));
+
+/** A packed batch, read in place: one property per table (`kernelDispatches`,
+ *  `apiCalls`, …), each an object of typed-array columns. A column the batch
+ *  does not hold is an empty array; columns of tables or ids this module
+ *  does not know (a newer host's) are counted in `unknownColumns`. */
+export class Batch {
+  constructor(bytes) {
+    if (!(bytes instanceof Uint8Array)) bytes = new Uint8Array(bytes);
+    // Typed arrays need their element alignment: copy a misaligned buffer.
+    if (bytes.byteOffset % 8 !== 0) bytes = bytes.slice();
+    if (bytes.length < HEADER || MAGIC.some((b, i) => bytes[i] !== b)) {
+      throw new Error("not a packed rocwasm batch");
+    }
+    const view = new DataView(bytes.buffer, bytes.byteOffset, bytes.byteLength);
+    if (view.getUint16(4, true) !== FORMAT) throw new Error("a packed batch of another format");
+    const count = view.getUint16(6, true);
+    this.unknownColumns = 0;
+    for (const t of TABLES) {
+      const table = {};
+      for (const c of t.columns) table[camel(c.wit)] = empty(c.width);
+      this[camel(t.wit)] = table;
+    }
+    for (let i = 0; i < count; i++) {
+      const at = HEADER + i * ENTRY;
+      if (at + ENTRY > bytes.length) throw new Error(`entry ${i} is past the end of the batch`);
+      const id = `${view.getUint16(at, true)}.${view.getUint16(at + 2, true)}`;
+      const width = view.getUint8(at + 4);
+      const rows = view.getUint32(at + 8, true);
+      const offset = view.getUint32(at + 12, true);
+      if (offset % 8 !== 0 || offset + rows * width > bytes.length) {
+        throw new Error(`column ${id} is past the end of the batch`);
+      }
+      const known = BY_ID.get(id);
+      if (known === undefined || known[2] !== width) {
+        this.unknownColumns += 1;
+        continue;
+      }
+      const Array_ = width === 8 ? BigUint64Array : Uint32Array;
+      this[known[0]][known[1]] = new Array_(bytes.buffer, bytes.byteOffset + offset, rows);
+    }
+  }
+}
 
 // ---------------------------------------------------------------- rows
 
@@ -69,11 +131,21 @@ export function* rows(table) {
   }
 }
 
-/** Column projection, in `configure` or `init`: the host copies only these
- *  columns of `table` into the plugin. Names in camelCase or as in WIT. */
+const kebab = (s) => s.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
+
+/** Column selection, in `configure` or `init`: the host then sends only
+ *  these columns of `table`. Names in camelCase or as in WIT. */
 export function select(table, ...names) {
-  const wit = (s) => s.replace(/[A-Z]/g, (c) => "-" + c.toLowerCase());
-  hostDelivery.selectColumns(wit(table), names.map(wit));
+  hostDelivery.selectColumns(kebab(table), names.map(kebab));
+}
+
+/** Receive no column of any table but `tables` (camelCase or WIT names),
+ *  whose selection is left as it is. */
+export function receiveOnly(...tables) {
+  const keep = new Set(tables.map(kebab));
+  for (const t of TABLES) {
+    if (!keep.has(t.wit)) hostDelivery.selectColumns(t.wit, []);
+  }
 }
 
 // ---------------------------------------------------------------- names
@@ -170,7 +242,7 @@ export function configGet(key, fallback, parse = (s) => s.replace(/^"|"$/g, ""))
 }
 
 /** The host's answer to every output call of a stage the chain grants no
- *  output directory (WIT 0.2.0, `output`): the chain wants no files from it. */
+ *  output directory (WIT `output`): the chain wants no files from it. */
 export const NOT_GRANTED = "no output directory is granted to this plugin";
 
 let notGranted = false;
@@ -228,7 +300,7 @@ export function exportAnalysis(plugin) {
       (call("fini", () => [])() ?? []).map((t) => (t instanceof Table ? t.summary() : t)),
   };
   const analysis = {
-    deliverBatch: call("deliverBatch", () => {}),
+    deliverBatch: (info, bytes) => call("deliverBatch", () => {})(info, new Batch(bytes)),
     onCallback: call("onCallback", (_record, userData) => userData),
     onExternalCorrelationRequest: call("onExternalCorrelationRequest", () => undefined),
   };

@@ -40,6 +40,7 @@
 #![forbid(unsafe_code)]
 
 pub mod packed;
+pub mod render;
 mod tables;
 
 pub use tables::{ColumnMut, ColumnRef, ColumnSchema, Element, Role, TableSchema, Width, TABLES};

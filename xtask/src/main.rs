@@ -57,6 +57,11 @@ enum Command {
         /// `load`, `writers`, `kit`); the others are not measured.
         #[arg(long, value_name = "GROUP")]
         only: Option<String>,
+        /// Leave out the groups of rows whose name contains this text
+        /// (repeatable). CI leaves out `plugin kit`: the tests build and
+        /// test the same kit samples in every language.
+        #[arg(long, value_name = "GROUP")]
+        skip: Vec<String>,
         /// Measure the test build (`target/debug`, what `cargo xtask test`
         /// built) instead of a release build: no second compile of the
         /// workspace, figures not representative. CI runs `--quick
@@ -80,6 +85,10 @@ enum Command {
         #[arg(long, value_name = "DIR")]
         root: Option<PathBuf>,
     },
+    /// Write the record schema's C header, Python module and JS module for
+    /// the guest SDKs (plugins/c/include/rocwasm_schema.h, …) from
+    /// `rocwasm-schema`; the schema's tests fail while a committed one differs.
+    GenSchema,
     /// Fail if a kind or operation number, or a list of operation names, is defined outside rocwasm-ids.
     CheckFacts {
         /// Check the `.rs` files under this directory instead of the repository.
@@ -161,11 +170,15 @@ fn main() -> Result<()> {
         Command::Bench {
             quick,
             only,
+            skip,
             debug_build,
             all_rows,
         } => bench::run(
             quick,
-            only.as_deref(),
+            bench::Groups {
+                only: only.as_deref(),
+                skip: &skip,
+            },
             if debug_build {
                 bench::Build::Debug
             } else {
@@ -179,6 +192,15 @@ fn main() -> Result<()> {
         Command::CheckLayers { root: None } => layers::check(&util::root())
             .and(architecture::check(&util::root()).map_err(anyhow::Error::msg)),
         Command::CheckFacts { root } => facts::check(&root.unwrap_or_else(util::root)),
+        Command::GenSchema => {
+            for (path, text) in rocwasm_schema::render::files() {
+                let path = util::root().join(path);
+                std::fs::write(&path, text)
+                    .map_err(|e| anyhow::anyhow!("cannot write {}: {e}", path.display()))?;
+                println!("wrote {}", path.display());
+            }
+            Ok(())
+        }
     }
 }
 

@@ -57,6 +57,7 @@ const plugin = {
   init() {
     this.file = rocwasm.configGet("file", "copy_histogram.csv");
     rocwasm.select("memoryCopies", "start", "end", "bytes");
+    rocwasm.receiveOnly("memoryCopies");
   },
 
   deliverBatch(_info, batch) {

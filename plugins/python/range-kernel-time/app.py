@@ -63,6 +63,7 @@ class RangeKernelTime(rocwasm.AnalysisPlugin):
             raise rocwasm.PluginError("the host names no roctxRangePushA/roctxRangePop operations")
         rocwasm.select("api_calls", "kind", "operation", "correlation_id", "thread_id")
         rocwasm.select("kernel_dispatches", "correlation_id", "thread_id", "start", "end")
+        rocwasm.receive_only("api_calls", "kernel_dispatches")
         if not self.domains:
             self._trace_on_own_context()
         self._follow_messages()

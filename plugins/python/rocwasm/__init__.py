@@ -1,17 +1,19 @@
 """rocwasm: a thin Python layer over the `rocwasm:plugin` WIT bindings.
 
-componentize-py turns the WIT world into a generated package, `wit_world`,
-whose batches are dataclasses of *columns* (`batch.kernel_dispatches.start`
-is a list of ints) and whose host calls raise `componentize_py_types.Err`.
+componentize-py turns the WIT world (`rocwasm:plugin@0.3.0`) into a
+generated package, `wit_world`, whose batches are packed buffers of
+columns (`bytes`) and whose host calls raise `componentize_py_types.Err`.
 This package lets plugin code read rows and columns and write tables
 instead:
 
 - :mod:`rocwasm.plugin` -- `AnalysisPlugin` (a default for every export)
   and `export_analysis`, which makes the two classes componentize-py looks
   for (`Lifecycle`, `Analysis`) share one instance of your plugin;
-- :mod:`rocwasm.rows` -- `rows(table)` (row objects with attributes),
-  `columns(table, "start", "end")` (tuples, the fast loop), `row_count`,
-  `select` (column projection: the host copies only what you read);
+- :mod:`rocwasm.rows` -- `Batch` (the packed buffer, each table an
+  attribute whose columns are memoryviews into it), `rows(table)` (row
+  objects with attributes), `columns(table, "start", "end")` (tuples, the
+  fast loop), `row_count`, `select` and `receive_only` (the host sends only
+  what you read); :mod:`rocwasm.schema` is the tables' ids, generated;
 - :mod:`rocwasm.names` -- kinds and operations by name
   (`buffer_kind("MARKER_CORE_API")`), asked of the host once and cached, so
   no kind number is written in a plugin;
@@ -42,11 +44,13 @@ from .names import (
     callback_operation,
 )
 from .plugin import AnalysisPlugin, PluginError, export_analysis
-from .rows import columns, row_count, rows, select
+from .rows import Batch, BatchError, columns, receive_only, row_count, rows, select
 from .table import Table
 
 __all__ = [
     "AnalysisPlugin",
+    "Batch",
+    "BatchError",
     "PluginError",
     "Table",
     "buffer_kind",
@@ -62,6 +66,7 @@ __all__ = [
     "error",
     "export_analysis",
     "info",
+    "receive_only",
     "row_count",
     "rows",
     "select",

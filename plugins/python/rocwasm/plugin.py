@@ -20,6 +20,8 @@ export traps the instance: the stage's `on_failure` policy applies.
 
 from componentize_py_types import Err
 
+from .rows import Batch
+
 
 class PluginError(Exception):
     """An error `init` reports to the host as its `result` error string."""
@@ -37,7 +39,8 @@ class AnalysisPlugin:
         """Configure services here (they lock afterwards). Default: nothing."""
 
     def deliver_batch(self, info, batch):
-        """A columnar batch; read it with `rocwasm.rows` / `rocwasm.columns`."""
+        """A `rocwasm.Batch` (columns read in place); read it with
+        `rocwasm.rows` / `rocwasm.columns`."""
 
     def on_callback(self, record, user_data):
         """A callback record; the value returned at ENTER comes back at EXIT."""
@@ -77,7 +80,7 @@ def export_analysis(plugin_class):
 
     class Analysis:
         def deliver_batch(self, info, batch):
-            instance().deliver_batch(info, batch)
+            instance().deliver_batch(info, Batch(batch))
 
         def on_callback(self, record, user_data):
             return int(instance().on_callback(record, user_data)) & 0xFFFFFFFFFFFFFFFF

@@ -9,7 +9,7 @@
 use std::collections::HashMap;
 
 use rocwasm_plugin_sdk::types::ProcessInfo;
-use rocwasm_plugin_sdk::{Batch, Tables};
+use rocwasm_plugin_sdk::Batch;
 
 use crate::run::Process;
 
@@ -231,6 +231,7 @@ impl Model {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rocwasm_plugin_sdk::Tables;
     use rocwasm_plugin_sdk::rows::{KernelDispatch, MemoryCopy};
 
     fn kernel(id: u64, start: u64, end: u64) -> KernelDispatch {

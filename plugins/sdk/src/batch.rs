@@ -107,34 +107,44 @@ impl Batch {
             Err(PackedError::Unaligned) => Storage::Copied(AlignedCopy::new(&bytes)),
             Err(e) => return Err(e),
         };
-        let mut batch = Batch {
-            storage,
-            index: Box::new([[Loc::default(); COLUMN_SLOTS]; TABLE_SLOTS]),
-            unknown: 0,
-        };
-        let packed = Packed::parse(batch.storage.bytes())?;
-        let base = batch.storage.bytes().as_ptr() as usize;
-        let mut index = [[Loc::default(); COLUMN_SLOTS]; TABLE_SLOTS];
-        for c in packed.columns() {
-            let known = TableSchema::by_id(c.table)
-                .and_then(|t| t.column_by_id(c.column))
-                .filter(|col| col.width == c.values.width());
-            if known.is_none() {
-                batch.unknown += 1;
-                continue;
+        let mut index = Box::new([[Loc::default(); COLUMN_SLOTS]; TABLE_SLOTS]);
+        let mut unknown = 0;
+        {
+            // The buffer's heap block does not move with `storage`: offsets
+            // taken here stay valid.
+            let bytes = storage.bytes();
+            let packed = Packed::parse(bytes)?;
+            let base = bytes.as_ptr() as usize;
+            for c in packed.columns() {
+                let width = c.values.width();
+                let slot = index
+                    .get_mut(usize::from(c.table))
+                    .and_then(|t| t.get_mut(usize::from(c.column)))
+                    .filter(|_| {
+                        TableSchema::by_id(c.table)
+                            .and_then(|t| t.column_by_id(c.column))
+                            .is_some_and(|col| col.width == width)
+                    });
+                let Some(slot) = slot else {
+                    unknown += 1;
+                    continue;
+                };
+                let ptr = match c.values {
+                    ColumnRef::U32(v) => v.as_ptr() as usize,
+                    ColumnRef::U64(v) => v.as_ptr() as usize,
+                };
+                *slot = Loc {
+                    offset: (ptr - base) as u32,
+                    rows: c.values.len() as u32,
+                    width: width.bytes() as u8,
+                };
             }
-            let (ptr, width) = match c.values {
-                ColumnRef::U32(v) => (v.as_ptr() as usize, 4),
-                ColumnRef::U64(v) => (v.as_ptr() as usize, 8),
-            };
-            index[usize::from(c.table)][usize::from(c.column)] = Loc {
-                offset: (ptr - base) as u32,
-                rows: c.values.len() as u32,
-                width,
-            };
         }
-        *batch.index = index;
-        Ok(batch)
+        Ok(Batch {
+            storage,
+            index,
+            unknown,
+        })
     }
 
     /// The buffer as received.

@@ -56,8 +56,24 @@ pub use sizes::Build;
 use sizes::{FULL, QUICK};
 use table::Row;
 
+/// Which groups of rows a run measures.
+#[derive(Clone, Copy)]
+pub struct Groups<'a> {
+    /// Only the groups whose name contains this text.
+    pub only: Option<&'a str>,
+    /// Not the groups whose name contains any of these.
+    pub skip: &'a [String],
+}
+
+impl Groups<'_> {
+    fn wants(&self, name: &str) -> bool {
+        self.only.is_none_or(|o| name.contains(o))
+            && !self.skip.iter().any(|s| name.contains(s.as_str()))
+    }
+}
+
 /// Runs every bench and prints the table.
-pub fn run(quick: bool, only: Option<&str>, build: Build, all_rows: bool) -> Result<()> {
+pub fn run(quick: bool, groups: Groups<'_>, build: Build, all_rows: bool) -> Result<()> {
     let started = Instant::now();
     let sizes = if quick { &QUICK } else { &FULL };
     // What the rows run besides our own code (gcc and the ROCm headers for
@@ -87,21 +103,21 @@ pub fn run(quick: bool, only: Option<&str>, build: Build, all_rows: bool) -> Res
     std::fs::create_dir_all(&work).with_context(|| format!("cannot create {}", work.display()))?;
 
     let mut rows = Vec::new();
-    rows.extend(step(only, "HIP call overhead", || {
+    rows.extend(step(groups, "HIP call overhead", || {
         hip::rows(&built, sizes, &work)
     }));
-    rows.extend(step(only, "producer", || producer::rows(&built)));
+    rows.extend(step(groups, "producer", || producer::rows(&built)));
     rows.extend(producer::floor_row(&rows));
-    rows.extend(step(only, "plugin delivery", || delivery::rows(&built)));
-    rows.extend(step(only, "plugin delivery floors", || {
+    rows.extend(step(groups, "plugin delivery", || delivery::rows(&built)));
+    rows.extend(step(groups, "plugin delivery floors", || {
         delivery::floor_rows(&built)
     }));
-    rows.extend(step(only, "plugin load", || load::rows(&built, sizes)));
-    rows.extend(step(only, "output writers", || {
+    rows.extend(step(groups, "plugin load", || load::rows(&built, sizes)));
+    rows.extend(step(groups, "output writers", || {
         writers::rows(&built, sizes)
     }));
-    rows.extend(step(only, "replay ingest", || ingest::rows(&built, sizes)));
-    rows.extend(step(only, "plugin kit, per language", || {
+    rows.extend(step(groups, "replay ingest", || ingest::rows(&built, sizes)));
+    rows.extend(step(groups, "plugin kit, per language", || {
         match built.bench("load") {
             Ok(load) => kit::rows(
                 &kit::Tools {
@@ -116,7 +132,7 @@ pub fn run(quick: bool, only: Option<&str>, build: Build, all_rows: bool) -> Res
             Err(e) => vec![Row::not_measured("kit sample, every language", why(&e))],
         }
     }));
-    rows.extend(step(only, "replay over many ranks", || {
+    rows.extend(step(groups, "replay over many ranks", || {
         let (ranks, per_rank, runs) = sizes.ranks;
         ranks::rows(
             &ranks::Tools {
@@ -129,7 +145,7 @@ pub fn run(quick: bool, only: Option<&str>, build: Build, all_rows: bool) -> Res
             &work,
         )
     }));
-    rows.extend(step(only, "end-to-end", || {
+    rows.extend(step(groups, "end-to-end", || {
         let (dispatches, runs) = sizes.e2e;
         e2e::rows(
             &e2e::Tools {
@@ -152,7 +168,18 @@ pub fn run(quick: bool, only: Option<&str>, build: Build, all_rows: bool) -> Res
         } else {
             ""
         },
-        only.map(|o| format!(" --only {o}")).unwrap_or_default(),
+        format!(
+            "{}{}",
+            groups
+                .only
+                .map(|o| format!(" --only {o}"))
+                .unwrap_or_default(),
+            groups
+                .skip
+                .iter()
+                .map(|s| format!(" --skip {s:?}"))
+                .collect::<String>()
+        ),
         report::revision()
     );
     println!("{}", report::machine());
@@ -187,10 +214,10 @@ pub fn run(quick: bool, only: Option<&str>, build: Build, all_rows: bool) -> Res
     Ok(())
 }
 
-/// Runs one group of rows, with progress on stderr; none when `only`
-/// names another group.
-fn step(only: Option<&str>, name: &str, f: impl FnOnce() -> Vec<Row>) -> Vec<Row> {
-    if only.is_some_and(|o| !name.contains(o)) {
+/// Runs one group of rows, with progress on stderr; none when `groups`
+/// leaves it out.
+fn step(groups: Groups<'_>, name: &str, f: impl FnOnce() -> Vec<Row>) -> Vec<Row> {
+    if !groups.wants(name) {
         return Vec::new();
     }
     eprintln!("bench: {name} …");

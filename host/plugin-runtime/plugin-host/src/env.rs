@@ -113,6 +113,12 @@ pub struct HostEnv {
     /// Where the chain's buffer keeps its halves so that its records
     /// outlive the process (a live run's record journal); `None`: the heap.
     pub durable_memory: Option<Arc<dyn rocwasm_core::buffer::DurableMemory>>,
+    /// Tests only: pack 0.3.0 batches as a later host with a larger schema
+    /// would, adding a table and a kernel-dispatch column no plugin of this
+    /// build knows (`packed_world::pack`). A 0.3.0 plugin must read its own
+    /// columns and skip those. `false` in every run.
+    #[doc(hidden)]
+    pub newer_schema: bool,
 }
 
 impl HostEnv {
@@ -126,6 +132,7 @@ impl HostEnv {
             operation_names: None,
             output_claim: None,
             durable_memory: None,
+            newer_schema: false,
             processes: Processes::new(TracedProcess {
                 hostname: rocwasm_plan::template::hostname(),
                 pid: std::process::id(),

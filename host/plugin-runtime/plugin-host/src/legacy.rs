@@ -250,7 +250,12 @@ impl LegacyInstance {
             }
             Some(Deliver::Packed(f)) => {
                 let mut packed = std::mem::take(&mut s.data_mut().delivery.packed);
-                packed_world::pack(batch, &s.data().delivery.selection, &mut packed);
+                packed_world::pack(
+                batch,
+                &s.data().delivery.selection,
+                s.data().delivery.newer_schema,
+                &mut packed,
+            );
                 let r = f.call(&mut *s, (info, &packed));
                 s.data_mut().delivery.packed = packed;
                 r
@@ -274,7 +279,12 @@ impl LegacyInstance {
                 .batch
                 .typed::<(&wit::DeliveryInfo, &[u8]), TransformReply>(&*s)?;
             let mut packed = std::mem::take(&mut s.data_mut().delivery.packed);
-            packed_world::pack(batch, &s.data().delivery.selection, &mut packed);
+            packed_world::pack(
+                batch,
+                &s.data().delivery.selection,
+                s.data().delivery.newer_schema,
+                &mut packed,
+            );
             let r = f.call(&mut *s, (info, &packed));
             s.data_mut().delivery.packed = packed;
             let (edits,) = r?;

@@ -121,10 +121,18 @@ impl Selection {
     }
 }
 
+/// The table and column id of what a [`pack`] for a newer host adds (see
+/// `HostEnv::newer_schema`): ids no schema of this build has.
+pub const NEWER_ID: u16 = 9999;
+
 /// Packs the columns of `batch` that `selection` names into `out`: the
 /// host's work per 0.3.0 delivery, besides the call (one small vector of
-/// column references, then one pass writing the buffer).
-pub fn pack(batch: &wit::Batch, selection: &Selection, out: &mut Vec<u8>) {
+/// column references, then one pass writing the buffer). With `newer`, the
+/// buffer also holds what a later 0.3.x host may add and a 0.3.0 plugin
+/// must skip: a column of a table it does not know ([`NEWER_ID`], one
+/// value per record of the batch) and, when the batch has kernel
+/// dispatches, a column of theirs it does not know (id [`NEWER_ID`]).
+pub fn pack(batch: &wit::Batch, selection: &Selection, newer: bool, out: &mut Vec<u8>) {
     let rows_of = |table| {
         TableSchema::by_id(table)
             .and_then(|t| t.columns.first())
@@ -141,6 +149,25 @@ pub fn pack(batch: &wit::Batch, selection: &Selection, out: &mut Vec<u8>) {
             });
         }
     });
+    let newer_values: Vec<u32>;
+    if newer {
+        let records: usize = TABLES.iter().map(|t| rows_of(t.id)).sum();
+        let kernel_dispatches = TableSchema::by_wit_name("kernel-dispatches").map(|t| t.id);
+        let dispatches = kernel_dispatches.map_or(0, rows_of);
+        newer_values = (0..records.max(dispatches) as u32).collect();
+        columns.push(packed::Column {
+            table: NEWER_ID,
+            column: 1,
+            values: ColumnRef::U32(&newer_values[..records]),
+        });
+        if let Some(table) = kernel_dispatches.filter(|_| dispatches > 0) {
+            columns.push(packed::Column {
+                table,
+                column: NEWER_ID,
+                values: ColumnRef::U32(&newer_values[..dispatches]),
+            });
+        }
+    }
     packed::pack(&columns, out);
 }
 
@@ -243,7 +270,7 @@ mod tests {
         let b = batch();
         let mut out = Vec::new();
         let mut all = Selection::default();
-        pack(&b, &all, &mut out);
+        pack(&b, &all, false, &mut out);
         let copy = packed::AlignedCopy::new(&out);
         let p = Packed::parse(copy.bytes()).unwrap();
         // Every column of the two tables with rows; none of the empty ones.
@@ -265,7 +292,7 @@ mod tests {
                 }
             ]
         );
-        pack(&b, &all, &mut out);
+        pack(&b, &all, false, &mut out);
         let copy = packed::AlignedCopy::new(&out);
         let p = Packed::parse(copy.bytes()).unwrap();
         assert_eq!(p.len(), 2 + 12, "the copies table has a row");
@@ -291,7 +318,7 @@ mod tests {
         // An empty list selects none of the table.
         all.select("kernel-dispatches", &[]).unwrap();
         all.select("memory-copies", &["bytes".into()]).unwrap();
-        pack(&b, &all, &mut out);
+        pack(&b, &all, false, &mut out);
         let copy = packed::AlignedCopy::new(&out);
         let p = Packed::parse(copy.bytes()).unwrap();
         assert_eq!(

@@ -69,7 +69,7 @@ impl PluginState {
         PluginState {
             limiter: MemoryCap::new(spec.limits.memory_usize()),
             profiler,
-            delivery: DeliveryHost::new(name.clone()),
+            delivery: DeliveryHost::new(name.clone(), env.newer_schema),
             names: NamesHost::new(env.operation_names.clone()).with_markers(env.profiler.clone()),
             symbols: SymbolsHost::new(env.profiler.clone()),
             clock: ClockHost,

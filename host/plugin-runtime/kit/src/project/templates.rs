@@ -45,6 +45,10 @@ const C: &[(&str, &str)] = &[
         "include/rocwasm.h",
         include_str!("../../../../../plugins/c/include/rocwasm.h"),
     ),
+    (
+        "include/rocwasm_schema.h",
+        include_str!("../../../../../plugins/c/include/rocwasm_schema.h"),
+    ),
 ];
 
 const PYTHON: &[(&str, &str)] = &[
@@ -74,6 +78,10 @@ const PYTHON: &[(&str, &str)] = &[
         include_str!("../../../../../plugins/python/rocwasm/rows.py"),
     ),
     (
+        "rocwasm/schema.py",
+        include_str!("../../../../../plugins/python/rocwasm/schema.py"),
+    ),
+    (
         "rocwasm/table.py",
         include_str!("../../../../../plugins/python/rocwasm/table.py"),
     ),
@@ -85,6 +93,10 @@ const JS: &[(&str, &str)] = &[
     (
         "rocwasm.js",
         include_str!("../../../../../plugins/js/rocwasm.js"),
+    ),
+    (
+        "rocwasm_schema.js",
+        include_str!("../../../../../plugins/js/rocwasm_schema.js"),
     ),
 ];
 

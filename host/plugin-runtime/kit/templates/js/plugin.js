@@ -2,7 +2,8 @@
 //
 // Returns one summary table, "Kernel dispatches" (columns Dispatches,
 // TotalNs: the sum of end - start, 0 for a reversed record). Only `start`
-// and `end` are read, so `init` asks the host for just those columns.
+// and `end` are read, so `init` asks the host for just those columns of
+// kernel dispatches and for no other table.
 // Numbers are BigInts (WIT u64).
 //
 // `rocwasm.js` is the thin layer over the generated bindings (rows,
@@ -16,6 +17,7 @@ const plugin = {
 
   init() {
     rocwasm.select("kernelDispatches", "start", "end");
+    rocwasm.receiveOnly("kernelDispatches");
   },
 
   deliverBatch(_info, batch) {

@@ -2,7 +2,8 @@
 
 Returns one summary table, "Kernel dispatches" (columns Dispatches,
 TotalNs: the sum of end - start, 0 for a reversed record). Only `start`
-and `end` are read, so `init` asks the host for just those columns.
+and `end` are read, so `init` asks the host for just those columns of
+kernel dispatches and for no other table.
 
 `rocwasm/` is the thin layer over the generated bindings (rows, columns,
 tables, config, output); `wit/` is the contract. See README.md.
@@ -18,6 +19,7 @@ class Plugin(rocwasm.AnalysisPlugin):
 
     def init(self):
         rocwasm.select("kernel_dispatches", "start", "end")
+        rocwasm.receive_only("kernel_dispatches")
 
     def deliver_batch(self, info, batch):
         for start, end in rocwasm.columns(batch.kernel_dispatches, "start", "end"):

@@ -27,17 +27,20 @@ pub(crate) struct DeliveryHost {
     /// The packed batch of a 0.3.0 plugin's last delivery, kept so the
     /// next one reuses its memory.
     pub packed: Vec<u8>,
+    /// Pack as a host with a newer schema would (`HostEnv::newer_schema`).
+    pub newer_schema: bool,
     locked: bool,
 }
 
 impl DeliveryHost {
     /// Every column, open to `select-columns` until [`Self::lock`].
-    pub fn new(plugin: Arc<str>) -> Self {
+    pub fn new(plugin: Arc<str>, newer_schema: bool) -> Self {
         DeliveryHost {
             plugin,
             projection: Projection::default(),
             selection: Selection::default(),
             packed: Vec::new(),
+            newer_schema,
             locked: false,
         }
     }

@@ -384,3 +384,60 @@ fn a_committed_0_2_0_binary_and_a_0_3_0_plugin_see_every_record_in_one_chain() {
     assert_eq!(calls, 400);
     assert_eq!(rows("new"), rows("old"));
 }
+
+#[test]
+fn a_0_3_0_plugin_on_a_host_with_a_newer_schema_reads_its_columns_and_skips_the_rest() {
+    // The same batches through a host of this build and through one whose
+    // schema has a table and a kernel-dispatch column more (a later 0.3.x,
+    // `HostEnv::newer_schema`): the SDK's kernel-stats, its loop on raw
+    // bindings, a transform and the raw test analysis load and answer the
+    // same on both.
+    let run = |newer: bool| {
+        let (rt, _cache) = runtime();
+        let mut env = env_with_kernels(&[(1, "gemm"), (2, "axpy")]);
+        env.newer_schema = newer;
+        let specs = vec![
+            StageSpec::new("evens", plugin("kernel-filter")).with_config("min-duration-ns", "5"),
+            StageSpec::new("sdk", plugin("kernel-stats")).with_config("file", ""),
+            StageSpec::new("raw", plugin("kernel-stats-0-3-0")),
+            StageSpec::new("new", plugin("wit-0-3-0")),
+        ];
+        let chain = Chain::new(rt, env, specs).unwrap();
+        let mut kept = 0;
+        for b in 0..3u64 {
+            let mut batch = rocwasm_core::Batch::default();
+            for i in 0..50u64 {
+                let n = b * 50 + i;
+                batch.kernel_dispatches.push(rocwasm_core::KernelDispatch {
+                    kernel_id: 1 + n % 2,
+                    correlation_id: n,
+                    start: 100 * n,
+                    end: 100 * n + n % 9,
+                    ..Default::default()
+                });
+            }
+            kept += chain.deliver(info(), batch).unwrap().kernel_dispatches.len();
+        }
+        let outcome = chain.finish().unwrap();
+        assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+        let table = |stage: &str| summary(&outcome, stage)[0].rows.clone();
+        (kept, table("sdk"), table("raw"), table("new"))
+    };
+    let (this, newer) = (run(false), run(true));
+    // kernel-filter kept the dispatches of at least 5 ns: 4 of every 9.
+    assert!(this.0 > 0 && this.0 < 150, "{}", this.0);
+    assert_eq!(this.0, newer.0);
+    assert_eq!(this.1, newer.1, "kernel-stats (SDK)");
+    assert_eq!(this.2, newer.2, "kernel-stats-0-3-0");
+    assert_eq!(this.1, this.2);
+    // The raw analysis saw the two columns more in its buffer, and read
+    // its own the same.
+    let columns = |t: &Vec<Vec<String>>| {
+        t.iter().find(|r| r[0] == "columns").unwrap()[1].parse::<u64>().unwrap()
+    };
+    assert_eq!(columns(&newer.3), columns(&this.3) + 2);
+    let without_columns = |t: &Vec<Vec<String>>| {
+        t.iter().filter(|r| r[0] != "columns").cloned().collect::<Vec<_>>()
+    };
+    assert_eq!(without_columns(&newer.3), without_columns(&this.3));
+}
