@@ -12,8 +12,7 @@ use std::path::PathBuf;
 
 fn main() {
     let manifest = PathBuf::from(env::var_os("CARGO_MANIFEST_DIR").expect("set by cargo"));
-    // `rocwasm:plugin@0.3.0`, until it is released into `wit/`.
-    let wit = manifest.join("../../wit/next");
+    let wit = manifest.join("../../wit");
     let wit = fs::canonicalize(&wit)
         .unwrap_or_else(|e| panic!("the WIT package is expected at {}: {e}", wit.display()));
     for entry in fs::read_dir(&wit).expect("readable wit/ directory") {

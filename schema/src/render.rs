@@ -63,7 +63,9 @@ pub fn c_header() -> String {
 pub fn python() -> String {
     let mut s = String::new();
     let _ = writeln!(s, "\"\"\"The record tables of a rocwasm batch and their permanent ids.\n\n{GENERATED}\n\"\"\"\n");
-    s.push_str("# (table id, field, WIT name, ((column id, field, WIT name, memoryview typecode), ...))\n");
+    s.push_str(
+        "# (table id, field, WIT name, ((column id, field, WIT name, memoryview typecode), ...))\n",
+    );
     s.push_str("TABLES = (\n");
     for t in TABLES {
         let _ = writeln!(s, "    ({}, \"{}\", \"{}\", (", t.id, t.field, t.wit);
@@ -72,7 +74,11 @@ pub fn python() -> String {
                 Width::U32 => "I",
                 Width::U64 => "Q",
             };
-            let _ = writeln!(s, "        ({}, \"{}\", \"{}\", \"{code}\"),", c.id, c.field, c.wit);
+            let _ = writeln!(
+                s,
+                "        ({}, \"{}\", \"{}\", \"{code}\"),",
+                c.id, c.field, c.wit
+            );
         }
         s.push_str("    )),\n");
     }
@@ -85,7 +91,10 @@ pub fn python() -> String {
 /// (`width` in bytes: 4 or 8).
 pub fn javascript() -> String {
     let mut s = String::new();
-    let _ = writeln!(s, "// The record tables of a rocwasm batch and their permanent ids.\n//\n// {GENERATED}\n");
+    let _ = writeln!(
+        s,
+        "// The record tables of a rocwasm batch and their permanent ids.\n//\n// {GENERATED}\n"
+    );
     s.push_str("export const TABLES = [\n");
     for t in TABLES {
         let _ = writeln!(

@@ -626,7 +626,7 @@ mod tests {
                 ..Default::default()
             });
             b.scratch_memory.push(ScratchMemory {
-                allocation_size: i,
+                queue_id: i,
                 ..Default::default()
             });
         }

@@ -15,7 +15,10 @@
 //!
 //! Each family's wire form is a fixed-size array ([`Encode<N>`]): the buffer's
 //! copy loop then has a constant length and compiles to `N` plain stores, with
-//! no scratch array to clear and no length to carry around.
+//! no scratch array to clear and no length to carry around. The forms are
+//! derived from the record schema (`encode_tables!`): the family is the
+//! table's schema id, `kind` and `operation` ride in the header, and every
+//! other column takes one word, in schema order.
 
 use std::sync::atomic::{
     AtomicU64,
@@ -52,6 +55,8 @@ pub enum Record {
     RuntimeInitialization(RuntimeInitialization),
 }
 
+// The families: each table's schema id (`rocwasm_schema`), which the
+// header's top byte carries (`a_familys_number_is_its_tables_schema_id`).
 const API: u64 = 1;
 const DISPATCH: u64 = 2;
 const COPY: u64 = 3;
@@ -77,11 +82,6 @@ const fn sdk_size(family: u64) -> u64 {
 #[inline(always)]
 const fn header(family: u64, kind: u32, op: u32) -> u64 {
     family << 56 | (kind as u64 & 0xff_ffff) << 32 | op as u64
-}
-
-#[inline(always)]
-const fn pair(lo: u32, hi: u32) -> u64 {
-    lo as u64 | (hi as u64) << 32
 }
 
 impl Record {
@@ -150,253 +150,128 @@ fn op_of(header: u64) -> u32 {
     header as u32
 }
 
-#[inline(always)]
-fn lo(x: u64) -> u32 {
-    x as u32
-}
-
-#[inline(always)]
-fn hi(x: u64) -> u32 {
-    (x >> 32) as u32
-}
-
 /// Receives a record's words from [`Record::encode_into`].
 pub(crate) trait WordSink {
     type Output;
     fn put<const N: usize, T: Encode<N>>(self, record: &T) -> Self::Output;
 }
 
-impl Encode<7> for ApiCall {
-    const BYTES: u64 = sdk_size(API);
-    #[inline(always)]
-    fn words(&self) -> [u64; 7] {
-        let r = self;
-        [
-            header(API, r.kind, r.operation),
-            r.correlation_id,
-            r.external_correlation_id,
-            r.ancestor,
-            r.thread_id,
-            r.start,
-            r.end,
-        ]
-    }
+/// A column value as a word of the wire form, and back.
+trait Word: Copy {
+    fn to_word(self) -> u64;
+    fn from_word(w: u64) -> Self;
+}
 
+impl Word for u64 {
     #[inline(always)]
-    fn from_words(w: &[u64; 7]) -> Self {
-        ApiCall {
-            kind: kind_of(w[0]),
-            operation: op_of(w[0]),
-            correlation_id: w[1],
-            external_correlation_id: w[2],
-            ancestor: w[3],
-            thread_id: w[4],
-            start: w[5],
-            end: w[6],
-        }
+    fn to_word(self) -> u64 {
+        self
+    }
+    #[inline(always)]
+    fn from_word(w: u64) -> u64 {
+        w
     }
 }
 
-impl Encode<15> for KernelDispatch {
-    const BYTES: u64 = sdk_size(DISPATCH);
+impl Word for u32 {
     #[inline(always)]
-    fn words(&self) -> [u64; 15] {
-        let r = self;
-        [
-            header(DISPATCH, 0, 0),
-            r.correlation_id,
-            r.external_correlation_id,
-            r.thread_id,
-            r.start,
-            r.end,
-            r.agent_id,
-            r.queue_id,
-            r.stream_id,
-            r.kernel_id,
-            r.dispatch_id,
-            pair(r.private_segment_size, r.group_segment_size),
-            pair(r.workgroup_x, r.workgroup_y),
-            pair(r.workgroup_z, r.grid_x),
-            pair(r.grid_y, r.grid_z),
-        ]
+    fn to_word(self) -> u64 {
+        self as u64
     }
-
     #[inline(always)]
-    fn from_words(w: &[u64; 15]) -> Self {
-        KernelDispatch {
-            correlation_id: w[1],
-            external_correlation_id: w[2],
-            thread_id: w[3],
-            start: w[4],
-            end: w[5],
-            agent_id: w[6],
-            queue_id: w[7],
-            stream_id: w[8],
-            kernel_id: w[9],
-            dispatch_id: w[10],
-            private_segment_size: lo(w[11]),
-            group_segment_size: hi(w[11]),
-            workgroup_x: lo(w[12]),
-            workgroup_y: hi(w[12]),
-            workgroup_z: lo(w[13]),
-            grid_x: hi(w[13]),
-            grid_y: lo(w[14]),
-            grid_z: hi(w[14]),
-        }
+    fn from_word(w: u64) -> u32 {
+        w as u32
     }
 }
 
-impl Encode<12> for MemoryCopy {
-    const BYTES: u64 = sdk_size(COPY);
-    #[inline(always)]
-    fn words(&self) -> [u64; 12] {
-        let r = self;
-        [
-            header(COPY, 0, r.operation),
-            r.correlation_id,
-            r.external_correlation_id,
-            r.thread_id,
-            r.start,
-            r.end,
-            r.dst_agent_id,
-            r.src_agent_id,
-            r.stream_id,
-            r.bytes,
-            r.dst_address,
-            r.src_address,
-        ]
-    }
-
-    #[inline(always)]
-    fn from_words(w: &[u64; 12]) -> Self {
-        MemoryCopy {
-            operation: op_of(w[0]),
-            correlation_id: w[1],
-            external_correlation_id: w[2],
-            thread_id: w[3],
-            start: w[4],
-            end: w[5],
-            dst_agent_id: w[6],
-            src_agent_id: w[7],
-            stream_id: w[8],
-            bytes: w[9],
-            dst_address: w[10],
-            src_address: w[11],
-        }
-    }
+/// Words a column takes after the header: none for `kind` and `operation`
+/// (they live in the header), one for any other.
+macro_rules! body_words {
+    (kind) => {
+        0
+    };
+    (operation) => {
+        0
+    };
+    ($field:ident) => {
+        1
+    };
 }
 
-impl Encode<9> for MemoryAllocation {
-    const BYTES: u64 = sdk_size(ALLOC);
-    #[inline(always)]
-    fn words(&self) -> [u64; 9] {
-        let r = self;
-        [
-            header(ALLOC, 0, r.operation),
-            r.correlation_id,
-            r.external_correlation_id,
-            r.thread_id,
-            r.start,
-            r.end,
-            r.agent_id,
-            r.address,
-            r.allocation_size,
-        ]
-    }
-
-    #[inline(always)]
-    fn from_words(w: &[u64; 9]) -> Self {
-        MemoryAllocation {
-            operation: op_of(w[0]),
-            correlation_id: w[1],
-            external_correlation_id: w[2],
-            thread_id: w[3],
-            start: w[4],
-            end: w[5],
-            agent_id: w[6],
-            address: w[7],
-            allocation_size: w[8],
-        }
-    }
+/// Stores a column: `kind` and `operation` into the header's parts, any
+/// other into the next word.
+macro_rules! put_word {
+    (kind, $v:expr, $w:ident, $i:ident, $kind:ident, $op:ident) => {
+        $kind = $v
+    };
+    (operation, $v:expr, $w:ident, $i:ident, $kind:ident, $op:ident) => {
+        $op = $v
+    };
+    ($field:ident, $v:expr, $w:ident, $i:ident, $kind:ident, $op:ident) => {{
+        $w[$i] = Word::to_word($v);
+        $i += 1;
+    }};
 }
 
-impl Encode<10> for ScratchMemory {
-    const BYTES: u64 = sdk_size(SCRATCH);
-    #[inline(always)]
-    fn words(&self) -> [u64; 10] {
-        let r = self;
-        [
-            header(SCRATCH, 0, r.operation),
-            r.flags as u64,
-            r.correlation_id,
-            r.external_correlation_id,
-            r.thread_id,
-            r.start,
-            r.end,
-            r.agent_id,
-            r.queue_id,
-            r.allocation_size,
-        ]
-    }
-
-    #[inline(always)]
-    fn from_words(w: &[u64; 10]) -> Self {
-        ScratchMemory {
-            operation: op_of(w[0]),
-            flags: w[1] as u32,
-            correlation_id: w[2],
-            external_correlation_id: w[3],
-            thread_id: w[4],
-            start: w[5],
-            end: w[6],
-            agent_id: w[7],
-            queue_id: w[8],
-            allocation_size: w[9],
-        }
-    }
+/// Loads a column back: the inverse of `put_word!`.
+macro_rules! take_word {
+    (kind, $ty:ty, $w:ident, $i:ident) => {
+        kind_of($w[0])
+    };
+    (operation, $ty:ty, $w:ident, $i:ident) => {
+        op_of($w[0])
+    };
+    ($field:ident, $ty:ty, $w:ident, $i:ident) => {{
+        let v = <$ty as Word>::from_word($w[$i]);
+        $i += 1;
+        v
+    }};
 }
 
-impl Encode<3> for Retirement {
-    const BYTES: u64 = sdk_size(RETIRE);
-    #[inline(always)]
-    fn words(&self) -> [u64; 3] {
-        [header(RETIRE, 0, 0), self.timestamp, self.correlation_id]
-    }
-
-    #[inline(always)]
-    fn from_words(w: &[u64; 3]) -> Self {
-        Retirement {
-            timestamp: w[1],
-            correlation_id: w[2],
+/// Every table's wire form, from the schema (`rocwasm_schema::record_tables!`):
+/// the header (`family`: the table's id; `kind` and `operation` when the
+/// table has those columns), then one word per other column in schema
+/// order. A table whose words would not fit its SDK size fails to compile.
+macro_rules! encode_tables {
+    ($($(#[$tdoc:meta])* $table:ident = $tid:literal $tname:literal {
+        $(#[$rdoc:meta])* $row:ident / $cols:ident:
+        $($(#[$cdoc:meta])* $cid:literal $field:ident : $ty:ty = $cname:literal $(@$role:ident)?),+ $(,)?
+    }),+ $(,)?) => {$(
+        impl $row {
+            /// Words of the wire form: the header and one per column not in it.
+            const WORDS: usize = 1 $(+ body_words!($field))+;
         }
-    }
+
+        const _: () = assert!(
+            sdk_size($tid) >= 8 * $row::WORDS as u64,
+            concat!("the wire form of ", stringify!($row), " does not fit its SDK size (sdk_size)")
+        );
+
+        impl Encode<{ $row::WORDS }> for $row {
+            const BYTES: u64 = sdk_size($tid);
+
+            #[inline(always)]
+            #[allow(unused_assignments, unused_mut)]
+            fn words(&self) -> [u64; $row::WORDS] {
+                let mut w = [0u64; $row::WORDS];
+                let mut i = 1;
+                let (mut kind, mut op) = (0u32, 0u32);
+                $(put_word!($field, self.$field, w, i, kind, op);)+
+                w[0] = header($tid, kind, op);
+                w
+            }
+
+            #[inline(always)]
+            #[allow(unused_assignments)]
+            fn from_words(w: &[u64; $row::WORDS]) -> Self {
+                let mut i = 1;
+                $row { $($field: take_word!($field, $ty, w, i),)+ }
+            }
+        }
+    )+};
 }
 
-impl Encode<5> for RuntimeInitialization {
-    const BYTES: u64 = sdk_size(INIT);
-    #[inline(always)]
-    fn words(&self) -> [u64; 5] {
-        let r = self;
-        [
-            header(INIT, 0, r.operation),
-            r.thread_id,
-            r.timestamp,
-            r.version,
-            r.instance,
-        ]
-    }
-
-    #[inline(always)]
-    fn from_words(w: &[u64; 5]) -> Self {
-        RuntimeInitialization {
-            operation: op_of(w[0]),
-            thread_id: w[1],
-            timestamp: w[2],
-            version: w[3],
-            instance: w[4],
-        }
-    }
-}
+rocwasm_schema::record_tables!(encode_tables);
 
 /// The family of a chunk marker: the first word of a chunk a producer
 /// thread reserved for its own records (see `buffer::chunks`), `CHUNK << 56 |
@@ -564,88 +439,71 @@ fn load<const N: usize, T: Encode<N>>(words: &[AtomicU64], zero: bool) -> T {
 mod tests {
     use super::*;
 
+    /// One row of every table, each column of the schema set to a value of
+    /// its own (full-width, but `kind`, which the header keeps in 24 bits).
+    fn one_row_of_every_table() -> Batch {
+        use rocwasm_schema::{ColumnMut, TABLES};
+        let mut b = Batch::default();
+        b.api_calls.push(ApiCall::default());
+        b.kernel_dispatches.push(KernelDispatch::default());
+        b.memory_copies.push(MemoryCopy::default());
+        b.memory_allocations.push(MemoryAllocation::default());
+        b.scratch_memory.push(ScratchMemory::default());
+        b.retirements.push(Retirement::default());
+        b.runtime_initializations
+            .push(RuntimeInitialization::default());
+        let mut n = 0u32;
+        for t in TABLES {
+            for c in t.columns {
+                n += 1;
+                match b.column_mut(t.id, c.id).expect("a schema column") {
+                    ColumnMut::U32(v) if c.wit == "kind" => v[0] = n,
+                    ColumnMut::U32(v) => v[0] = u32::MAX - n,
+                    ColumnMut::U64(v) => v[0] = u64::MAX - u64::from(n),
+                }
+            }
+        }
+        assert_eq!(b.len(), TABLES.len(), "one row of every table");
+        b
+    }
+
+    #[test]
+    fn a_familys_number_is_its_tables_schema_id() {
+        use rocwasm_schema::TableSchema;
+        for (family, table) in [
+            (API, "api-calls"),
+            (DISPATCH, "kernel-dispatches"),
+            (COPY, "memory-copies"),
+            (ALLOC, "memory-allocations"),
+            (SCRATCH, "scratch-memory"),
+            (RETIRE, "retirements"),
+            (INIT, "runtime-initializations"),
+        ] {
+            assert_eq!(
+                Some(family),
+                TableSchema::by_wit_name(table).map(|t| u64::from(t.id))
+            );
+        }
+    }
+
     #[test]
     fn every_family_round_trips_within_its_sdk_size() {
-        let records = [
-            Record::Api(ApiCall {
-                kind: 5,
-                operation: 300,
-                correlation_id: 1,
-                external_correlation_id: 2,
-                ancestor: 3,
-                thread_id: 4,
-                start: 5,
-                end: 6,
-            }),
-            Record::KernelDispatch(KernelDispatch {
-                correlation_id: 1,
-                external_correlation_id: 2,
-                thread_id: 3,
-                start: 4,
-                end: 5,
-                agent_id: 6,
-                queue_id: 7,
-                stream_id: 8,
-                kernel_id: 9,
-                dispatch_id: 10,
-                private_segment_size: 11,
-                group_segment_size: 12,
-                workgroup_x: 13,
-                workgroup_y: 14,
-                workgroup_z: 15,
-                grid_x: 16,
-                grid_y: 17,
-                grid_z: u32::MAX,
-            }),
-            Record::MemoryCopy(MemoryCopy {
-                operation: 2,
-                correlation_id: 1,
-                external_correlation_id: 2,
-                thread_id: 3,
-                start: 4,
-                end: 5,
-                dst_agent_id: 6,
-                src_agent_id: 7,
-                stream_id: 8,
-                bytes: 9,
-                dst_address: 10,
-                src_address: u64::MAX,
-            }),
-            Record::MemoryAllocation(MemoryAllocation {
-                operation: 1,
-                correlation_id: 1,
-                external_correlation_id: 2,
-                thread_id: 3,
-                start: 4,
-                end: 5,
-                agent_id: 6,
-                address: 7,
-                allocation_size: 8,
-            }),
-            Record::ScratchMemory(ScratchMemory {
-                operation: 3,
-                flags: 7,
-                correlation_id: 1,
-                external_correlation_id: 2,
-                thread_id: 3,
-                start: 4,
-                end: 5,
-                agent_id: 6,
-                queue_id: 7,
-                allocation_size: 8,
-            }),
-            Record::Retirement(Retirement {
-                timestamp: 9,
-                correlation_id: 10,
-            }),
-            Record::RuntimeInitialization(RuntimeInitialization {
-                operation: 2,
-                thread_id: 1,
-                timestamp: 2,
-                version: 50200,
-                instance: 0,
-            }),
-        ];
+        let b = one_row_of_every_table();
+        let records: Vec<Record> = b
+            .api_calls
+            .rows()
+            .map(Record::Api)
+            .chain(b.kernel_dispatches.rows().map(Record::KernelDispatch))
+            .chain(b.memory_copies.rows().map(Record::MemoryCopy))
+            .chain(b.memory_allocations.rows().map(Record::MemoryAllocation))
+            .chain(b.scratch_memory.rows().map(Record::ScratchMemory))
+            .chain(b.retirements.rows().map(Record::Retirement))
+            .chain(
+                b.runtime_initializations
+                    .rows()
+                    .map(Record::RuntimeInitialization),
+            )
+            .collect();
         let mut mem: Vec<u64> = Vec::new();
         let mut total = 0;
         for r in &records {

@@ -1,9 +1,10 @@
 /*
  * rocwasm.h — a thin C layer over the bindings wit-bindgen generates for the
- * rocwasm:plugin WIT worlds (`wit/`): typed views over a batch's kernel
- * dispatch columns, a summary-table builder with owned strings, number
- * formatting without printf, and small wrappers for logging, config, names,
- * column projection and tracing setup.
+ * rocwasm:plugin@0.3.0 WIT worlds (`wit/`): a reader of the packed batch
+ * (every column read in place, by the ids of rocwasm_schema.h), typed views
+ * over its kernel dispatch columns, a summary-table builder with owned
+ * strings, number formatting without printf, and small wrappers for
+ * logging, config, names, column selection and tracing setup.
  *
  * Include it instead of the generated header. It includes
  * "analysis_plugin.h" (the world `analysis-plugin`), or "transform_plugin.h"
@@ -18,14 +19,14 @@
  *     with the generated `*_free` function once you are done, or copy what
  *     you keep first:
  *       configure(info)           -> exports_rocwasm_plugin_lifecycle_tool_info_free(info)
- *       deliver_batch(info,batch) -> exports_rocwasm_plugin_analysis_batch_free(batch) and
+ *       deliver_batch(info,batch) -> rocwasm_bytes_free(batch) (the packed buffer) and
  *                                    exports_rocwasm_plugin_analysis_delivery_info_free(info)
  *                                    (`info->process` holds the host name and job strings)
  *       on_callback(record, ..)   -> exports_rocwasm_plugin_analysis_callback_record_free(record)
  *       on_external_correlation_request(req): plain numbers, nothing to free
- *     A batch you forget to free leaks 8 bytes per record and column until
- *     the stage's memory cap traps the plugin. rocwasm_dispatches_t below only
- *     points into the batch: read it before freeing the batch.
+ *     A batch you forget to free leaks its bytes until the stage's memory
+ *     cap traps the plugin. rocwasm_batch_t and rocwasm_dispatches_t below
+ *     only point into the buffer: read them before freeing it.
  *
  *  2. What your exports RETURN (the `fini` tables, an `init` error string)
  *     is freed by the generated code after the host has copied it (the
@@ -65,13 +66,14 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "rocwasm_schema.h"
+
 /* The world's generic types under world-independent names. */
 typedef ROCWASM_W(string_t) rocwasm_string_t;
 typedef ROCWASM_W(list_string_t) rocwasm_list_string_t;
 typedef ROCWASM_W(list_list_string_t) rocwasm_list_list_string_t;
 typedef ROCWASM_W(list_u64_t) rocwasm_list_u64_t;
-typedef ROCWASM_W(list_u32_t) rocwasm_list_u32_t;
-typedef rocwasm_plugin_types_batch_t rocwasm_batch_t;
+typedef ROCWASM_W(list_u8_t) rocwasm_bytes_t;
 typedef rocwasm_plugin_types_summary_table_t rocwasm_summary_table_t;
 typedef rocwasm_plugin_types_status_t rocwasm_status_t;
 
@@ -219,9 +221,14 @@ static inline bool rocwasm_buffer_kind(const char *name, uint32_t *kind) {
     return found;
 }
 
-#if !defined(ROCWASM_WORLD_TRANSFORM)
-/* delivery.select-columns: `table` and `columns` are WIT field names
- * ("kernel-dispatches"; "start", "end", ...). Call in configure or init. */
+/* Frees a byte list the host handed over (deliver_batch's batch). */
+static inline void rocwasm_bytes_free(rocwasm_bytes_t *bytes) {
+    ROCWASM_W(list_u8_free)(bytes);
+}
+
+/* delivery.select-columns: the host then sends only `columns` of `table`
+ * (WIT names: "kernel-dispatches"; "start", "end", ...; an empty list: no
+ * column of the table). Call in configure or init. */
 static inline bool rocwasm_select_columns(const char *table, const char *const *columns,
                                           size_t count, rocwasm_status_t *err) {
     rocwasm_string_t t = rocwasm_string_borrow(table);
@@ -232,8 +239,26 @@ static inline bool rocwasm_select_columns(const char *table, const char *const *
     }
     for (size_t i = 0; i < count; i++) names[i] = rocwasm_string_borrow(columns[i]);
     rocwasm_list_string_t list = {names, count};
-    return rocwasm_plugin_delivery_select_columns(&t, &list, err);
+    rocwasm_plugin_delivery_list_column_id_t ids;
+    if (!rocwasm_plugin_delivery_select_columns(&t, &list, &ids, err)) return false;
+    rocwasm_plugin_delivery_list_column_id_free(&ids);
+    return true;
 }
+
+/* Receives no column of any table but `table` (a WIT name), whose
+ * selection is left as it is: for a plugin that reads one table. */
+static inline bool rocwasm_receive_only(const char *table, rocwasm_status_t *err) {
+    static const char *const TABLES[] = {"api-calls", "kernel-dispatches", "memory-copies",
+                                         "memory-allocations", "scratch-memory", "retirements",
+                                         "runtime-initializations"};
+    for (size_t i = 0; i < sizeof TABLES / sizeof *TABLES; i++) {
+        if (strcmp(TABLES[i], table) == 0) continue;
+        if (!rocwasm_select_columns(TABLES[i], NULL, 0, err)) return false;
+    }
+    return true;
+}
+
+#if !defined(ROCWASM_WORLD_TRANSFORM)
 
 /* A context of the plugin's own, one lossless 1 MiB buffer delivering at 7/8,
  * buffer tracing of `kinds`, context started: what a stage without
@@ -256,7 +281,7 @@ static inline bool rocwasm_trace_buffers(const uint32_t *kinds, size_t count,
 #endif
 
 /* The host's answer to every output call of a stage the chain grants no
- * output directory (WIT 0.2.0, `output`): the chain wants no files from it. */
+ * output directory (WIT `output`): the chain wants no files from it. */
 #define ROCWASM_OUTPUT_NOT_GRANTED "no output directory is granted to this plugin"
 
 /* Writes `bytes` to the output file `name` (needs the stage's output grant).
@@ -292,14 +317,93 @@ static inline bool rocwasm_output_write(const char *name, const uint8_t *bytes, 
     return false;
 }
 
+/* ------------------------------------------------------------ packed batch */
+
+/* A packed batch (deliver_batch's bytes), checked once by rocwasm_batch_read:
+ * "RWB3", format 1, a column count, then one 16-byte entry per column (table
+ * id, column id, element width, rows, offset) and the values, little-endian,
+ * each column at an 8-aligned offset. The ids are rocwasm_schema.h's; a
+ * column of an id this header does not know (a newer host's) is skipped by
+ * whoever does not ask for it. The view borrows the bytes. */
+typedef struct rocwasm_batch {
+    const uint8_t *bytes;
+    size_t len;
+    uint16_t count;
+} rocwasm_batch_t;
+
+static inline uint16_t rocwasm_le16_(const uint8_t *p) { return (uint16_t)(p[0] | p[1] << 8); }
+static inline uint32_t rocwasm_le32_(const uint8_t *p) {
+    return (uint32_t)p[0] | (uint32_t)p[1] << 8 | (uint32_t)p[2] << 16 | (uint32_t)p[3] << 24;
+}
+
+/* Checks the header and every entry against the buffer; false when it is
+ * not a packed batch of format 1 (then `out` holds no column). */
+static inline bool rocwasm_batch_read(const rocwasm_bytes_t *bytes, rocwasm_batch_t *out) {
+    out->bytes = bytes->ptr;
+    out->len = bytes->len;
+    out->count = 0;
+    const uint8_t *b = bytes->ptr;
+    if (bytes->len < 8 || memcmp(b, "RWB3", 4) != 0 || rocwasm_le16_(b + 4) != 1) return false;
+    uint16_t count = rocwasm_le16_(b + 6);
+    size_t header = 8 + 16 * (size_t)count;
+    if (bytes->len < header) return false;
+    for (uint16_t i = 0; i < count; i++) {
+        const uint8_t *e = b + 8 + 16 * (size_t)i;
+        uint64_t end = (uint64_t)rocwasm_le32_(e + 12) + (uint64_t)rocwasm_le32_(e + 8) * e[4];
+        if ((e[4] != 4 && e[4] != 8) || rocwasm_le32_(e + 12) % 8 || rocwasm_le32_(e + 12) < header ||
+            end > bytes->len)
+            return false;
+    }
+    out->count = count;
+    return true;
+}
+
+/* The values of column `column` of table `table` (ids from
+ * rocwasm_schema.h), `rows` set to their number; NULL (and rows 0) when the
+ * batch does not hold the column, or holds it with another element width.
+ * Reads in place: wasm loads need no alignment. */
+static inline const void *rocwasm_batch_column_(const rocwasm_batch_t *b, uint16_t table,
+                                                uint16_t column, uint8_t width, size_t *rows) {
+    *rows = 0;
+    for (uint16_t i = 0; i < b->count; i++) {
+        const uint8_t *e = b->bytes + 8 + 16 * (size_t)i;
+        if (rocwasm_le16_(e) == table && rocwasm_le16_(e + 2) == column) {
+            if (e[4] != width) return NULL;
+            *rows = rocwasm_le32_(e + 8);
+            return *rows ? b->bytes + rocwasm_le32_(e + 12) : NULL;
+        }
+    }
+    return NULL;
+}
+
+static inline const uint64_t *rocwasm_batch_u64(const rocwasm_batch_t *b, uint16_t table,
+                                                uint16_t column, size_t *rows) {
+    return (const uint64_t *)rocwasm_batch_column_(b, table, column, 8, rows);
+}
+
+static inline const uint32_t *rocwasm_batch_u32(const rocwasm_batch_t *b, uint16_t table,
+                                                uint16_t column, size_t *rows) {
+    return (const uint32_t *)rocwasm_batch_column_(b, table, column, 4, rows);
+}
+
+/* Rows of table `table`: its longest column in the batch (0 when absent). */
+static inline size_t rocwasm_batch_rows(const rocwasm_batch_t *b, uint16_t table) {
+    size_t rows = 0;
+    for (uint16_t i = 0; i < b->count; i++) {
+        const uint8_t *e = b->bytes + 8 + 16 * (size_t)i;
+        if (rocwasm_le16_(e) == table && rocwasm_le32_(e + 8) > rows) rows = rocwasm_le32_(e + 8);
+    }
+    return rows;
+}
+
 /* ---------------------------------------------------- kernel dispatch columns */
 
 /* Typed columns of a batch's kernel dispatches. A column pointer is NULL
- * when the column did not arrive (column projection leaves unselected
- * columns empty); `rows` is the longest column's length. Read cells with
+ * when the column did not arrive (a column the plugin did not select is not
+ * sent); `rows` is the longest column's length. Read cells with
  * ROCWASM_CELL(col, i), which gives 0 for a missing column, or index the
  * pointer directly after checking it once per batch. The view borrows the
- * batch: use it before exports_rocwasm_plugin_analysis_batch_free. */
+ * batch's bytes: use it before rocwasm_bytes_free. */
 typedef struct rocwasm_dispatches {
     size_t rows;
     const uint64_t *correlation_id;
@@ -321,27 +425,30 @@ typedef struct rocwasm_dispatches {
 #define ROCWASM_CELL(col, i) ((col) ? (col)[i] : 0)
 
 static inline rocwasm_dispatches_t rocwasm_dispatches(const rocwasm_batch_t *batch) {
-    const rocwasm_plugin_types_kernel_dispatch_columns_t *k = &batch->kernel_dispatches;
     rocwasm_dispatches_t v;
-    size_t rows = 0;
-#define ROCWASM_ROWS_(c) if (k->c.len > rows) rows = k->c.len;
-    ROCWASM_ROWS_(correlation_id) ROCWASM_ROWS_(external_correlation_id)
-    ROCWASM_ROWS_(thread_id) ROCWASM_ROWS_(start) ROCWASM_ROWS_(end)
-    ROCWASM_ROWS_(agent_id) ROCWASM_ROWS_(queue_id) ROCWASM_ROWS_(stream_id)
-    ROCWASM_ROWS_(kernel_id) ROCWASM_ROWS_(dispatch_id)
-    ROCWASM_ROWS_(private_segment_size) ROCWASM_ROWS_(group_segment_size)
-    ROCWASM_ROWS_(workgroup_x) ROCWASM_ROWS_(workgroup_y) ROCWASM_ROWS_(workgroup_z)
-    ROCWASM_ROWS_(grid_x) ROCWASM_ROWS_(grid_y) ROCWASM_ROWS_(grid_z)
-#undef ROCWASM_ROWS_
+    size_t rows = rocwasm_batch_rows(batch, ROCWASM_KERNEL_DISPATCHES), n;
     v.rows = rows;
-#define ROCWASM_COL_(c) v.c = (rows && k->c.len == rows) ? k->c.ptr : NULL;
-    ROCWASM_COL_(correlation_id) ROCWASM_COL_(external_correlation_id)
-    ROCWASM_COL_(thread_id) ROCWASM_COL_(start) ROCWASM_COL_(end)
-    ROCWASM_COL_(agent_id) ROCWASM_COL_(queue_id) ROCWASM_COL_(stream_id)
-    ROCWASM_COL_(kernel_id) ROCWASM_COL_(dispatch_id)
-    ROCWASM_COL_(private_segment_size) ROCWASM_COL_(group_segment_size)
-    ROCWASM_COL_(workgroup_x) ROCWASM_COL_(workgroup_y) ROCWASM_COL_(workgroup_z)
-    ROCWASM_COL_(grid_x) ROCWASM_COL_(grid_y) ROCWASM_COL_(grid_z)
+#define ROCWASM_COL_(c, C, w)                                                                    \
+    v.c = rocwasm_batch_u##w(batch, ROCWASM_KERNEL_DISPATCHES, ROCWASM_KERNEL_DISPATCHES_##C, &n); \
+    if (n != rows) v.c = NULL;
+    ROCWASM_COL_(correlation_id, CORRELATION_ID, 64)
+    ROCWASM_COL_(external_correlation_id, EXTERNAL_CORRELATION_ID, 64)
+    ROCWASM_COL_(thread_id, THREAD_ID, 64)
+    ROCWASM_COL_(start, START, 64)
+    ROCWASM_COL_(end, END, 64)
+    ROCWASM_COL_(agent_id, AGENT_ID, 64)
+    ROCWASM_COL_(queue_id, QUEUE_ID, 64)
+    ROCWASM_COL_(stream_id, STREAM_ID, 64)
+    ROCWASM_COL_(kernel_id, KERNEL_ID, 64)
+    ROCWASM_COL_(dispatch_id, DISPATCH_ID, 64)
+    ROCWASM_COL_(private_segment_size, PRIVATE_SEGMENT_SIZE, 32)
+    ROCWASM_COL_(group_segment_size, GROUP_SEGMENT_SIZE, 32)
+    ROCWASM_COL_(workgroup_x, WORKGROUP_X, 32)
+    ROCWASM_COL_(workgroup_y, WORKGROUP_Y, 32)
+    ROCWASM_COL_(workgroup_z, WORKGROUP_Z, 32)
+    ROCWASM_COL_(grid_x, GRID_X, 32)
+    ROCWASM_COL_(grid_y, GRID_Y, 32)
+    ROCWASM_COL_(grid_z, GRID_Z, 32)
 #undef ROCWASM_COL_
     return v;
 }

@@ -231,8 +231,8 @@ impl Model {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rocwasm_plugin_sdk::Tables;
     use rocwasm_plugin_sdk::rows::{KernelDispatch, MemoryCopy};
+    use rocwasm_plugin_sdk::Tables;
 
     fn kernel(id: u64, start: u64, end: u64) -> KernelDispatch {
         KernelDispatch {

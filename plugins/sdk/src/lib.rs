@@ -2,7 +2,7 @@
 //!
 //! Write rocwasm analyses in Rust. A plugin is a WebAssembly component
 //! implementing one of the two worlds of the `rocwasm:plugin@0.3.0` WIT
-//! package (`wit/next/` at the repository root until its release): an
+//! package (`wit/` at the repository root): an
 //! **analysis** (ROCprofiler-SDK tool life cycle, buffered batches,
 //! callbacks, external-correlation requests) or a **transform** stage (a
 //! batch in, edits out). This crate sits thinly on `wit-bindgen` and adds
@@ -106,7 +106,7 @@ pub use rows::{
 #[doc(hidden)]
 pub mod bindings {
     wit_bindgen::generate!({
-        path: "../../wit/next",
+        path: "../../wit",
         inline: "
             package rocwasm:plugin-sdk;
 

@@ -116,7 +116,9 @@ pub fn run(quick: bool, groups: Groups<'_>, build: Build, all_rows: bool) -> Res
     rows.extend(step(groups, "output writers", || {
         writers::rows(&built, sizes)
     }));
-    rows.extend(step(groups, "replay ingest", || ingest::rows(&built, sizes)));
+    rows.extend(step(groups, "replay ingest", || {
+        ingest::rows(&built, sizes)
+    }));
     rows.extend(step(groups, "plugin kit, per language", || {
         match built.bench("load") {
             Ok(load) => kit::rows(
@@ -161,25 +163,22 @@ pub fn run(quick: bool, groups: Groups<'_>, build: Build, all_rows: bool) -> Res
     let _ = std::fs::remove_dir_all(&work);
 
     println!(
-        "cargo xtask bench{}{}{} — {}",
+        "cargo xtask bench{}{}{}{} — {}",
         if quick { " --quick" } else { "" },
         if build == Build::Debug {
             " --debug-build"
         } else {
             ""
         },
-        format!(
-            "{}{}",
-            groups
-                .only
-                .map(|o| format!(" --only {o}"))
-                .unwrap_or_default(),
-            groups
-                .skip
-                .iter()
-                .map(|s| format!(" --skip {s:?}"))
-                .collect::<String>()
-        ),
+        groups
+            .only
+            .map(|o| format!(" --only {o}"))
+            .unwrap_or_default(),
+        groups
+            .skip
+            .iter()
+            .map(|s| format!(" --skip {s:?}"))
+            .collect::<String>(),
         report::revision()
     );
     println!("{}", report::machine());

@@ -186,8 +186,8 @@ fn check_rejects_a_plugin_that_is_not_a_component_of_its_world() {
             b"\0asm\x0d\0\x01\0".to_vec(),
             "error: stage `mine`: ./mine.wasm is not a rocwasm plugin: the component implements \
              neither plugin world: for `analysis-plugin` it lacks the export(s) \
-             [\"rocwasm:plugin/lifecycle@0.2.0\", \"rocwasm:plugin/analysis@0.2.0\"], for \
-             `transform-plugin` [\"rocwasm:plugin/lifecycle@0.2.0\", \"rocwasm:plugin/transform@0.2.0\"] \
+             [\"rocwasm:plugin/lifecycle@0.3.0\", \"rocwasm:plugin/analysis@0.3.0\"], for \
+             `transform-plugin` [\"rocwasm:plugin/lifecycle@0.3.0\", \"rocwasm:plugin/transform@0.3.0\"] \
              (it exports [])\n",
         ),
     ];
@@ -422,7 +422,7 @@ fn plugin_inspect_shows_world_and_digest_of_a_stock_plugin() {
     };
     assert!(text.contains(&format!("sha256:   {digest}")), "{text}");
     assert!(
-        text.contains("world:    analysis-plugin (rocwasm:plugin@0.2.0)"),
+        text.contains("world:    analysis-plugin (rocwasm:plugin@0.3.0)"),
         "{text}"
     );
     assert!(text.contains("rocwasm:plugin/lifecycle"), "{text}");
@@ -435,6 +435,19 @@ fn plugin_inspect_shows_world_and_digest_of_a_stock_plugin() {
     assert!(
         text.contains("world:    analysis-plugin (rocwasm:plugin@0.1.0)"),
         "{text}"
+    );
+    // So does one built against 0.2.0 (the committed fixture).
+    let fixture = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../../plugins/testing/fixtures/kernel-stats-wit-0-2-0.wasm");
+    let out = rocwasm(
+        &["plugin", "inspect", fixture.to_str().unwrap()],
+        &config_dir(),
+    );
+    assert_eq!(out.status.code(), Some(0), "{}", stderr(&out));
+    assert!(
+        stdout(&out).contains("world:    analysis-plugin (rocwasm:plugin@0.2.0)"),
+        "{}",
+        stdout(&out)
     );
 }
 

@@ -165,7 +165,7 @@ pub struct PluginInfo {
     pub world: Result<World, WorldError>,
     /// The `rocwasm:plugin` package version it targets.
     pub version: WitVersion,
-    /// The interfaces it imports, as full names (`rocwasm:plugin/log@0.2.0`).
+    /// The interfaces it imports, as full names (`rocwasm:plugin/log@0.3.0`).
     pub imports: Vec<String>,
     /// The interfaces it exports, as full names.
     pub exports: Vec<String>,
@@ -263,10 +263,8 @@ impl PluginEngine {
             .with_context(|| format!("linking {} as a {world}", path.display()))?;
         let version = WitVersion::of(&surface);
         let pre = match (version, world) {
-            (WitVersion::Current, World::Analysis) => Pre::Analysis(AnalysisPluginPre::new(pre)?),
-            (WitVersion::Current, World::Transform) => {
-                Pre::Transform(TransformPluginPre::new(pre)?)
-            }
+            (WitVersion::V0_2_0, World::Analysis) => Pre::Analysis(AnalysisPluginPre::new(pre)?),
+            (WitVersion::V0_2_0, World::Transform) => Pre::Transform(TransformPluginPre::new(pre)?),
             (version, world) => Pre::Legacy(LegacyPre::new(pre, version, world)?),
         };
         Ok(Arc::new(CompiledPlugin {
@@ -502,8 +500,8 @@ mod tests {
         std::fs::write(&p, b"\0asm\x0d\0\x01\0").unwrap();
         let e = format!("{:#}", rt.compile(&p).unwrap_err());
         assert!(
-            e.contains("rocwasm:plugin/analysis@0.2.0")
-                && e.contains("rocwasm:plugin/transform@0.2.0"),
+            e.contains("rocwasm:plugin/analysis@0.3.0")
+                && e.contains("rocwasm:plugin/transform@0.3.0"),
             "{e}"
         );
         let info = rt.inspect(&p).unwrap();

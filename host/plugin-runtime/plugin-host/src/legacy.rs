@@ -1,35 +1,34 @@
-//! Components built against another version of the `rocwasm:plugin`
-//! package than the current one: an earlier one, which the host keeps
-//! loading (a plugin ecosystem cannot rebuild every plugin on every
-//! release), and the next one, 0.3.0 (`wit/next/`, `crate::packed_world`),
-//! whose batches are one packed buffer and whose transforms answer edits.
+//! Components driven by export name rather than through the typed world
+//! bindings (`crate::bindings`, generated from 0.2.0): those of the current
+//! package, 0.3.0 (`wit/`, `crate::packed_world`: batches as one packed
+//! buffer, transforms that answer edits), and of 0.1.0, which the host
+//! keeps loading (a plugin ecosystem cannot rebuild every plugin on every
+//! release). 0.2.0 components go through the typed bindings.
 //!
-//! The earlier versions are frozen under `wit/legacy/`. What 0.2.0 changed
+//! The released versions are frozen under `wit/legacy/`. What 0.2.0 changed
 //! from 0.1.0 is one record: `delivery-info` gained `process` (the process
 //! the batch's records were traced in). So:
 //!
-//! - **imports**: every host function has the same type in both versions,
-//!   so [`crate::state::add_to_linker`] links each host interface a second
-//!   time under its 0.1.0 name (`rocwasm:plugin/log@0.1.0`), onto the same
-//!   host struct. Component types are structural (our WIT has no resources),
-//!   so the 0.1.0 imports type-check against the same Rust functions.
+//! - **imports**: every host function has the same type in every version
+//!   but 0.3.0's `delivery.select-columns`, so
+//!   [`crate::state::add_to_linker`] links each host interface under each
+//!   version's name (`rocwasm:plugin/log@0.1.0`), onto the same host
+//!   struct. Component types are structural (our WIT has no resources), so
+//!   the imports type-check against the same Rust functions.
 //! - **exports**: the generated world bindings look exports up under the
-//!   current names, so a 0.1.0 component is driven here instead: its
-//!   exports are looked up once under their 0.1.0 names ([`LegacyPre`]) and
-//!   called through [`Func::typed`], which checks the Rust types against
-//!   the component's structurally. Every export but `deliver-batch` and
-//!   `transform-batch` has the same type as today's and is called with
-//!   today's Rust types; those two take [`DeliveryInfoV0_1_0`].
-//!
-//! A 0.3.0 component is driven the same way: its other exports have the
-//! current types, and `deliver-batch` takes the packed bytes
-//! (`(&DeliveryInfo, &[u8])`), `transform-batch` answers
-//! [`BatchEdits`].
+//!   0.2.0 names, so the other versions are driven here: their exports are
+//!   looked up once under their names ([`LegacyPre`]) and called through
+//!   [`Func::typed`], which checks the Rust types against the component's
+//!   structurally. Every export but `deliver-batch` and `transform-batch`
+//!   has the same type in every version and is called with the bindings'
+//!   Rust types; 0.1.0's two take [`DeliveryInfoV0_1_0`], 0.3.0's
+//!   `deliver-batch` takes the packed bytes (`(&DeliveryInfo, &[u8])`) and
+//!   its `transform-batch` answers [`BatchEdits`].
 //!
 //! `typed` checks the types on each call (the generated bindings check once
-//! per instance): a small, constant cost per call that only older plugins
-//! pay, except on `deliver-batch`, the frequent one, whose typed function
-//! is kept with the instance (as `crate::plugin::instance` keeps today's).
+//! per instance): a small, constant cost per call, except on
+//! `deliver-batch`, the frequent one, whose typed function is kept with the
+//! instance (as `crate::plugin::instance` keeps 0.2.0's).
 
 use wasmtime::component::{
     ComponentExportIndex, ComponentType, Func, Instance, InstancePre, Lower, TypedFunc,
@@ -251,11 +250,11 @@ impl LegacyInstance {
             Some(Deliver::Packed(f)) => {
                 let mut packed = std::mem::take(&mut s.data_mut().delivery.packed);
                 packed_world::pack(
-                batch,
-                &s.data().delivery.selection,
-                s.data().delivery.newer_schema,
-                &mut packed,
-            );
+                    batch,
+                    &s.data().delivery.selection,
+                    s.data().delivery.newer_schema,
+                    &mut packed,
+                );
                 let r = f.call(&mut *s, (info, &packed));
                 s.data_mut().delivery.packed = packed;
                 r

@@ -101,13 +101,13 @@ impl types::Host for PluginState {}
 /// `profiler` and `delivery` (and from 0.3.0 on a transform `delivery`
 /// too). (WASI is linked separately, for components that import it.)
 ///
-/// Each interface is linked under its current name and again under its
-/// `rocwasm:plugin@0.1.0` and `@0.3.0` names (`legacy` explains why one
+/// Each interface is linked under its current (0.3.0) name and again under
+/// its `rocwasm:plugin@0.2.0` and `@0.1.0` names (`legacy` explains why one
 /// host function serves them all), in the order `bindings::names` lists
 /// them; `delivery@0.3.0`, whose `select-columns` answers ids, has a
 /// function of its own ([`select_columns_v0_3_0`]).
 pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> Result<()> {
-    use crate::bindings::names::{self as current, v0_1_0, v0_3_0};
+    use crate::bindings::names::{self as current, v0_1_0, v0_2_0};
     for (version, common, profiler_name, delivery_name) in [
         (
             current::VERSION,
@@ -116,16 +116,16 @@ pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> R
             current::DELIVERY,
         ),
         (
+            v0_2_0::VERSION,
+            v0_2_0::COMMON_IMPORTS,
+            v0_2_0::PROFILER,
+            v0_2_0::DELIVERY,
+        ),
+        (
             v0_1_0::VERSION,
             v0_1_0::COMMON_IMPORTS,
             v0_1_0::PROFILER,
             v0_1_0::DELIVERY,
-        ),
-        (
-            v0_3_0::VERSION,
-            v0_3_0::COMMON_IMPORTS,
-            v0_3_0::PROFILER,
-            v0_3_0::DELIVERY,
         ),
     ] {
         let [types_name, names_name, symbols_name, clock_name, log_name, output_name, config_name] =
@@ -163,7 +163,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> R
                 |s| &mut s.profiler,
             )?;
         }
-        if version == v0_3_0::VERSION {
+        if version == current::VERSION {
             linker
                 .instance(delivery_name)?
                 .func_wrap("select-columns", select_columns_v0_3_0)?;

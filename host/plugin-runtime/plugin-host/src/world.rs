@@ -14,13 +14,20 @@ pub use rocwasm_plan::World;
 /// it lists; see `crate::legacy` for what an older one changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WitVersion {
-    /// The current package (`wit/`).
-    Current,
+    /// `rocwasm:plugin@0.3.0`, the current package (`wit/`): batches as one
+    /// packed column buffer, transforms that return edits
+    /// (`crate::packed_world`).
+    V0_3_0,
+    /// `rocwasm:plugin@0.2.0` (`wit/legacy/0.2.0/`): batches as 64 column
+    /// lists; the host's typed bindings.
+    V0_2_0,
     /// `rocwasm:plugin@0.1.0` (`wit/legacy/0.1.0/`).
     V0_1_0,
-    /// `rocwasm:plugin@0.3.0` (`wit/next/`): batches as one packed column
-    /// buffer, transforms that return edits (`crate::packed_world`).
-    V0_3_0,
+}
+
+impl WitVersion {
+    /// The package `wit/` holds, which new plugins are built against.
+    pub const CURRENT: WitVersion = WitVersion::V0_3_0;
 }
 
 impl WitVersion {
@@ -29,47 +36,47 @@ impl WitVersion {
     pub fn of(surface: &Surface) -> WitVersion {
         let exports = |name: &str| surface.exports.iter().any(|e| e == name);
         if exports(names::LIFECYCLE) {
-            WitVersion::Current
-        } else if exports(names::v0_3_0::LIFECYCLE) {
             WitVersion::V0_3_0
+        } else if exports(names::v0_2_0::LIFECYCLE) {
+            WitVersion::V0_2_0
         } else if exports(names::v0_1_0::LIFECYCLE) {
             WitVersion::V0_1_0
         } else {
-            WitVersion::Current
+            WitVersion::CURRENT
         }
     }
 
-    /// The package version, as WIT writes it (`0.2.0`).
+    /// The package version, as WIT writes it (`0.3.0`).
     pub fn as_str(self) -> &'static str {
         match self {
-            WitVersion::Current => names::VERSION,
+            WitVersion::V0_3_0 => names::VERSION,
+            WitVersion::V0_2_0 => names::v0_2_0::VERSION,
             WitVersion::V0_1_0 => names::v0_1_0::VERSION,
-            WitVersion::V0_3_0 => names::v0_3_0::VERSION,
         }
     }
 
     /// The interfaces a component of `world` built against this version
     /// must export.
     pub fn required_exports(self, world: World) -> [&'static str; 2] {
-        use names::{v0_1_0 as old, v0_3_0 as next};
+        use names::{v0_1_0 as old, v0_2_0 as typed};
         match (self, world) {
-            (WitVersion::Current, World::Analysis) => [names::LIFECYCLE, names::ANALYSIS],
-            (WitVersion::Current, World::Transform) => [names::LIFECYCLE, names::TRANSFORM],
+            (WitVersion::V0_3_0, World::Analysis) => [names::LIFECYCLE, names::ANALYSIS],
+            (WitVersion::V0_3_0, World::Transform) => [names::LIFECYCLE, names::TRANSFORM],
+            (WitVersion::V0_2_0, World::Analysis) => [typed::LIFECYCLE, typed::ANALYSIS],
+            (WitVersion::V0_2_0, World::Transform) => [typed::LIFECYCLE, typed::TRANSFORM],
             (WitVersion::V0_1_0, World::Analysis) => [old::LIFECYCLE, old::ANALYSIS],
             (WitVersion::V0_1_0, World::Transform) => [old::LIFECYCLE, old::TRANSFORM],
-            (WitVersion::V0_3_0, World::Analysis) => [next::LIFECYCLE, next::ANALYSIS],
-            (WitVersion::V0_3_0, World::Transform) => [next::LIFECYCLE, next::TRANSFORM],
         }
     }
 
     /// True when a `world` component of this version may import `name`
     /// (WASI is handled separately).
     fn may_import(self, world: World, name: &str) -> bool {
-        use names::{v0_1_0 as old, v0_3_0 as next};
+        use names::{v0_1_0 as old, v0_2_0 as typed};
         let (common, profiler, delivery) = match self {
-            WitVersion::Current => (names::COMMON_IMPORTS, names::PROFILER, names::DELIVERY),
+            WitVersion::V0_3_0 => (names::COMMON_IMPORTS, names::PROFILER, names::DELIVERY),
+            WitVersion::V0_2_0 => (typed::COMMON_IMPORTS, typed::PROFILER, typed::DELIVERY),
             WitVersion::V0_1_0 => (old::COMMON_IMPORTS, old::PROFILER, old::DELIVERY),
-            WitVersion::V0_3_0 => (next::COMMON_IMPORTS, next::PROFILER, next::DELIVERY),
         };
         // From 0.3.0 on a transform chooses its columns too.
         let transform_selects = self == WitVersion::V0_3_0 && name == delivery;
@@ -81,7 +88,7 @@ impl WitVersion {
 
 /// The interfaces a component of `world` must export (current package).
 pub fn required_exports(world: World) -> [&'static str; 2] {
-    WitVersion::Current.required_exports(world)
+    WitVersion::CURRENT.required_exports(world)
 }
 
 /// A component's interface surface, by name.
@@ -214,7 +221,7 @@ mod tests {
         assert_eq!(detect(&a), Ok(World::Analysis));
         assert!(a.imports_wasi());
         let t = surface(
-            &["rocwasm:plugin/log@0.2.0"],
+            &["rocwasm:plugin/log@0.3.0"],
             &[names::LIFECYCLE, names::TRANSFORM],
         );
         assert_eq!(detect(&t), Ok(World::Transform));
@@ -248,6 +255,10 @@ mod tests {
             Err(WorldError::ForeignImports { .. })
         ));
         let current = surface(&[], &[names::LIFECYCLE, names::ANALYSIS]);
-        assert_eq!(WitVersion::of(&current).as_str(), "0.2.0");
+        assert_eq!(WitVersion::of(&current).as_str(), "0.3.0");
+        use names::v0_2_0 as typed;
+        let previous = surface(&[typed::PROFILER], &[typed::LIFECYCLE, typed::ANALYSIS]);
+        assert_eq!(WitVersion::of(&previous), WitVersion::V0_2_0);
+        assert_eq!(detect(&previous), Ok(World::Analysis));
     }
 }

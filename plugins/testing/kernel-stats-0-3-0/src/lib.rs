@@ -1,6 +1,7 @@
 //! `kernel-stats-0-3-0` (test and bench plugin): what `kernel-stats` does,
-//! built against `rocwasm:plugin@0.3.0` (`wit/next/`) with wit-bindgen and
-//! the schema crate's packed reader, until the Rust SDK moves to 0.3.0.
+//! built against `rocwasm:plugin@0.3.0` (`wit/`) with raw wit-bindgen and
+//! the schema crate's packed reader, without the Rust SDK: what the SDK's
+//! layer costs is the difference between the two.
 //!
 //! It selects the kernel dispatches' `kernel-id`, `start` and `end`, adds
 //! each batch's durations per kernel id with `rocwasm-stats`' `IdSums`
@@ -10,8 +11,9 @@
 //! `fini`, kernels named through `symbols.kernel-names`. With no chain
 //! domains it traces `KERNEL_DISPATCH` into a buffer of its own.
 //!
-//! The deliver bench times it against `kernel-stats` (0.2.0) and the native
-//! loop; a test checks that its table equals kernel-stats'.
+//! The deliver bench times it against `kernel-stats` (the SDK's build, and
+//! the 0.2.0 build in `plugins/testing/fixtures/`) and the native loop; a
+//! test checks that its table equals kernel-stats'.
 
 use std::cell::RefCell;
 
@@ -20,7 +22,7 @@ use rocwasm_schema::ColumnRef;
 use rocwasm_stats::{IdSums, COLUMNS};
 
 wit_bindgen::generate!({
-    path: "../../../wit/next",
+    path: "../../../wit",
     world: "rocwasm:plugin/analysis-plugin@0.3.0",
 });
 

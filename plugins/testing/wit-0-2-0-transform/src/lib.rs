@@ -1,5 +1,6 @@
 //! `wit-0-2-0-transform` (test plugin): a transform built against
-//! `rocwasm:plugin@0.2.0`, the version the SDK built before 0.3.0, with raw
+//! `rocwasm:plugin@0.2.0` (`wit/legacy/0.2.0/`), the version the SDK built
+//! before 0.3.0, with raw
 //! wit-bindgen: what a 0.2.0 transform binary in a registry does. It does
 //! what `wit-0-3-0-transform` does, the 0.2.0 way (the whole batch in, the
 //! whole batch out): keeps the kernel dispatches of even correlation id and
@@ -13,7 +14,7 @@
 use std::cell::Cell;
 
 wit_bindgen::generate!({
-    path: "../../../wit",
+    path: "../../../wit/legacy/0.2.0",
     world: "rocwasm:plugin/transform-plugin@0.2.0",
 });
 

@@ -35,6 +35,8 @@ bool exports_rocwasm_plugin_lifecycle_init(rocwasm_string_t *err) {
     if (!rocwasm_select_columns("kernel-dispatches", COLUMNS, sizeof COLUMNS / sizeof *COLUMNS,
                                 &status))
         return rocwasm_error(err, "{{name}}: delivery.select-columns failed");
+    if (!rocwasm_receive_only("kernel-dispatches", &status))
+        return rocwasm_error(err, "{{name}}: delivery.select-columns failed");
     if (state.self_configure) {
         if (!state.have_kind)
             return rocwasm_error(err, "{{name}}: the host names no KERNEL_DISPATCH kind");
@@ -45,8 +47,11 @@ bool exports_rocwasm_plugin_lifecycle_init(rocwasm_string_t *err) {
 }
 
 void exports_rocwasm_plugin_analysis_deliver_batch(exports_rocwasm_plugin_analysis_delivery_info_t *info,
-                                                   exports_rocwasm_plugin_analysis_batch_t *batch) {
-    rocwasm_dispatches_t d = rocwasm_dispatches(batch);
+                                                   rocwasm_bytes_t *bytes) {
+    rocwasm_batch_t batch;
+    if (!rocwasm_batch_read(bytes, &batch))
+        rocwasm_log(ROCWASM_ERROR, "{{name}}: the host sent a batch this header cannot read");
+    rocwasm_dispatches_t d = rocwasm_dispatches(&batch);
     if (d.start && d.end) {
         for (size_t i = 0; i < d.rows; i++) {
             state.dispatches++;
@@ -54,7 +59,8 @@ void exports_rocwasm_plugin_analysis_deliver_batch(exports_rocwasm_plugin_analys
         }
     }
     /* The batch is ours: free it, or every record leaks. */
-    exports_rocwasm_plugin_analysis_batch_free(batch);    /* So is the info (its process names hold strings). */
+    rocwasm_bytes_free(bytes);
+    /* So is the info (its process names hold strings). */
     exports_rocwasm_plugin_analysis_delivery_info_free(info);
 }
 

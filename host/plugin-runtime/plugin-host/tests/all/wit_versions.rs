@@ -416,7 +416,11 @@ fn a_0_3_0_plugin_on_a_host_with_a_newer_schema_reads_its_columns_and_skips_the_
                     ..Default::default()
                 });
             }
-            kept += chain.deliver(info(), batch).unwrap().kernel_dispatches.len();
+            kept += chain
+                .deliver(info(), batch)
+                .unwrap()
+                .kernel_dispatches
+                .len();
         }
         let outcome = chain.finish().unwrap();
         assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
@@ -433,11 +437,16 @@ fn a_0_3_0_plugin_on_a_host_with_a_newer_schema_reads_its_columns_and_skips_the_
     // The raw analysis saw the two columns more in its buffer, and read
     // its own the same.
     let columns = |t: &Vec<Vec<String>>| {
-        t.iter().find(|r| r[0] == "columns").unwrap()[1].parse::<u64>().unwrap()
+        t.iter().find(|r| r[0] == "columns").unwrap()[1]
+            .parse::<u64>()
+            .unwrap()
     };
     assert_eq!(columns(&newer.3), columns(&this.3) + 2);
     let without_columns = |t: &Vec<Vec<String>>| {
-        t.iter().filter(|r| r[0] != "columns").cloned().collect::<Vec<_>>()
+        t.iter()
+            .filter(|r| r[0] != "columns")
+            .cloned()
+            .collect::<Vec<_>>()
     };
     assert_eq!(without_columns(&newer.3), without_columns(&this.3));
 }
