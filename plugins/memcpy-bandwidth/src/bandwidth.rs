@@ -129,7 +129,7 @@ fn header(keys: &[&'static str]) -> Vec<&'static str> {
 /// Groups by bytes, largest first; ties keep key order.
 fn sorted<K: Ord>(groups: &BTreeMap<K, Group>) -> Vec<(&K, &Group)> {
     let mut rows: Vec<_> = groups.iter().collect();
-    rows.sort_by(|a, b| b.1.bytes.cmp(&a.1.bytes));
+    rows.sort_by_key(|b| std::cmp::Reverse(b.1.bytes));
     rows
 }
 

@@ -38,6 +38,10 @@ pub trait Table {
     type Row: Copy;
     /// Number of rows.
     fn len(&self) -> usize;
+    /// True when the table has no row.
+    fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
     /// Row `i`; panics when `i >= len()`, like slice indexing.
     fn row(&self, i: usize) -> Self::Row;
     /// Row `i` with no range check of its own: a column shorter than `i`
@@ -642,8 +646,10 @@ mod tests {
 
     #[test]
     fn a_packed_batch_reads_every_column_in_place() {
-        let mut tables = Tables::default();
-        tables.kernel_dispatches = (0..5).map(|i| dispatch(i, i * 10, i * 10 + 3)).collect();
+        let mut tables = Tables {
+            kernel_dispatches: (0..5).map(|i| dispatch(i, i * 10, i * 10 + 3)).collect(),
+            ..Default::default()
+        };
         tables.memory_copies.push(MemoryCopy {
             bytes: 4096,
             ..Default::default()
@@ -660,8 +666,8 @@ mod tests {
         assert_eq!(batch.memory_copies().row(0).bytes, 4096);
         assert!(batch.api_calls().is_empty());
         // A view outlives the expression that made it, and so do its rows.
-        let rows = batch.kernel_dispatches().iter();
-        assert_eq!(rows.rev().next(), Some(dispatch(4, 40, 43)));
+        let mut rows = batch.kernel_dispatches().iter();
+        assert_eq!(rows.next_back(), Some(dispatch(4, 40, 43)));
     }
 
     #[test]
