@@ -240,6 +240,10 @@ impl AnalysisPlugin for Report {
         }
         self.top = config::get_or("top", 15usize)?;
         self.model = Model::new(config::get_or("max_intervals", 5000usize)?);
+        // Only what the page reads: the host packs and copies no other column.
+        for (table, columns) in model::COLUMNS {
+            select_columns(table, columns).context("delivery.select-columns")?;
+        }
         if self.info.as_ref().is_some_and(|i| i.domains.is_empty()) {
             services::trace_buffers(&[
                 buffer::KERNEL_DISPATCH,

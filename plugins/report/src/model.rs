@@ -8,6 +8,7 @@
 
 use std::collections::HashMap;
 
+use rocwasm_plugin_sdk::stats::FastHash;
 use rocwasm_plugin_sdk::types::ProcessInfo;
 use rocwasm_plugin_sdk::Batch;
 
@@ -24,6 +25,11 @@ impl Sum {
     fn add(&mut self, ns: u64) {
         self.calls += 1;
         self.total_ns = self.total_ns.saturating_add(ns);
+    }
+
+    fn merge(&mut self, other: &Sum) {
+        self.calls += other.calls;
+        self.total_ns = self.total_ns.saturating_add(other.total_ns);
     }
 }
 
@@ -67,16 +73,35 @@ impl Interval {
     }
 }
 
+/// The columns [`Model::add`] reads, per table (WIT table names, Rust
+/// column names); of the tables it only counts, one column each (a
+/// table's row count is its longest column).
+pub const COLUMNS: [(&str, &[&str]); 7] = [
+    ("api-calls", &["kind", "operation", "start", "end"]),
+    (
+        "kernel-dispatches",
+        &["kernel_id", "start", "end", "agent_id", "queue_id"],
+    ),
+    (
+        "memory-copies",
+        &["operation", "start", "end", "bytes", "stream_id"],
+    ),
+    ("memory-allocations", &["operation"]),
+    ("scratch-memory", &["operation"]),
+    ("retirements", &["correlation_id"]),
+    ("runtime-initializations", &["operation", "version"]),
+];
+
 /// Everything the page shows, aggregated.
 #[derive(Debug, Default)]
 pub struct Model {
     /// Most intervals the timeline keeps.
     pub limit: usize,
-    pub kernels: HashMap<u64, Sum>,
+    pub kernels: HashMap<u64, Sum, FastHash>,
     /// Per (buffer kind, operation).
-    pub apis: HashMap<(u32, u32), Sum>,
+    pub apis: HashMap<(u32, u32), Sum, FastHash>,
     /// Per copy direction.
-    pub copies: HashMap<u32, Copies>,
+    pub copies: HashMap<u32, Copies, FastHash>,
     intervals: Vec<Interval>,
     /// Kernels and copies seen (kept or not) for the timeline.
     pub timeline_seen: u64,
@@ -180,12 +205,27 @@ impl Model {
                 },
             });
         }
-        for a in batch.api_calls().iter() {
-            self.apis
-                .entry((a.kind, a.operation))
-                .or_default()
-                .add(a.duration());
+        // The hot loop when API calls are traced: calls of one operation
+        // come in runs, so the entry is looked up once per run.
+        let calls = batch.api_calls();
+        let mut run: Option<((u32, u32), Sum)> = None;
+        for a in calls.iter() {
+            let key = (a.kind, a.operation);
+            match &mut run {
+                Some((k, sum)) if *k == key => sum.add(a.duration()),
+                _ => {
+                    if let Some((k, sum)) = run.take() {
+                        self.apis.entry(k).or_default().merge(&sum);
+                    }
+                    let mut sum = Sum::default();
+                    sum.add(a.duration());
+                    run = Some((key, sum));
+                }
+            }
             self.widen(a.start, a.end);
+        }
+        if let Some((k, sum)) = run {
+            self.apis.entry(k).or_default().merge(&sum);
         }
         for r in batch.runtime_initializations().iter() {
             if !self.runtimes.contains(&(r.operation, r.version)) {

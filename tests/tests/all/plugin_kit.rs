@@ -83,6 +83,14 @@ fn new_build_test(lang: &str) {
     assert_success(&out, &format!("plugin build ({lang})"));
     let wasm: PathBuf = cwd.join("demo/target/demo.wasm");
     assert!(wasm.is_file(), "{lang}: no {}", wasm.display());
+    // Built against the current package: the packed batch.
+    let out = run(&["plugin", "inspect", "demo/target/demo.wasm"], cwd);
+    assert_success(&out, &format!("plugin inspect ({lang})"));
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("world:    analysis-plugin (rocwasm:plugin@0.3.0)"),
+        "{lang}: {text}"
+    );
 
     let trace = workspace().join("examples/traces/sample");
     let out = run(
