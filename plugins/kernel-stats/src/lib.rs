@@ -14,8 +14,9 @@
 //! own context, buffer and `KERNEL_DISPATCH` buffer tracing in `init`.
 //!
 //! Only `kernel_id`, `start` and `end` are read, so `init` selects just those
-//! columns (`delivery.select-columns`): the host copies 24 bytes per dispatch
-//! into the plugin instead of ~128. Kernel names are asked from the host once,
+//! columns of kernel dispatches and no other table (`delivery.select-columns`):
+//! the host packs 24 bytes per dispatch into the plugin's batch instead of
+//! ~128, and the SDK reads them in place. Kernel names are asked from the host once,
 //! in `fini`, for the kernels seen.
 //!
 //! Config keys: `file` (default `kernel_stats.csv`; empty string = no file);

@@ -16,6 +16,7 @@
 use rocwasm_schema::packed::{self, AlignedCopy, Packed, PackedError};
 use rocwasm_schema::{ColumnRef, Element, TableSchema, Width, TABLES};
 
+use crate::rows::Tables;
 use crate::types::{BatchEdits, ColumnId, TableRows};
 
 /// Where one column of the schema sits in the buffer.
@@ -92,7 +93,7 @@ pub struct Batch {
 
 impl Default for Batch {
     fn default() -> Self {
-        crate::rows::Tables::default().pack()
+        Tables::default().pack()
     }
 }
 
@@ -361,7 +362,7 @@ impl Edits {
     }
 }
 
-impl crate::rows::Tables {
+impl Tables {
     /// Replaces a column; false when the schema has no such column.
     fn set_column(&mut self, id: ColumnId, values: &Values) -> bool {
         let Some(width) = TableSchema::by_id(id.table)
@@ -388,5 +389,148 @@ impl crate::rows::Tables {
             }
         });
         done
+    }
+}
+
+/// Each table's accessor on [`Batch`] (its view of slices into the buffer),
+/// and [`Tables::pack`], from the schema the host uses too.
+macro_rules! batch_tables {
+    ($($(#[$tdoc:meta])* $table:ident = $tid:literal $tname:literal {
+        $(#[$rdoc:meta])* $row:ident / $cols:ident:
+        $($(#[$cdoc:meta])* $cid:literal $field:ident : $ty:ty = $cname:literal $(@$role:ident)?),+ $(,)?
+    }),+ $(,)?) => {
+        impl Batch {
+            $(
+                $(#[$tdoc])*
+                pub fn $table(&self) -> crate::rows::$table::View<'_> {
+                    crate::rows::$table::View { $($field: self.column::<$ty>($tid, $cid),)+ }
+                }
+            )+
+
+            /// Row counts per table, named as the WIT names them (for logs
+            /// and reports), in schema order.
+            pub fn table_lengths(&self) -> Vec<(&'static str, usize)> {
+                vec![$(($tname, self.rows_of($tid)),)+]
+            }
+
+            /// An owned copy of every table.
+            pub fn to_tables(&self) -> Tables {
+                Tables { $($table: self.$table().to_owned(),)+ }
+            }
+        }
+
+        impl Tables {
+            /// The tables as one packed batch, every column of each table
+            /// with rows (what the host sends a plugin that selects nothing).
+            pub fn pack(&self) -> Batch {
+                let mut columns = Vec::new();
+                $(crate::rows::$table::columns(&self.$table, &mut columns);)+
+                let mut bytes = Vec::new();
+                packed::pack(&columns, &mut bytes);
+                Batch::from_bytes(bytes).expect("a packed batch this SDK wrote")
+            }
+        }
+    };
+}
+
+rocwasm_schema::record_tables!(batch_tables);
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::rows::*;
+
+    fn dispatch(kernel_id: u64, start: u64, end: u64) -> KernelDispatch {
+        KernelDispatch {
+            kernel_id,
+            start,
+            end,
+            ..Default::default()
+        }
+    }
+
+    #[test]
+    fn batch_counts_all_tables() {
+        let mut tables = Tables::default();
+        assert!(tables.pack().is_empty());
+        tables.kernel_dispatches.push(dispatch(1, 0, 1));
+        tables
+            .api_calls
+            .extend([ApiCall::default(), ApiCall::default()]);
+        tables.retirements.push(Retirement {
+            timestamp: 1,
+            correlation_id: 2,
+        });
+        assert_eq!(tables.len(), 4);
+        let batch = tables.pack();
+        assert_eq!(batch.len(), 4);
+        assert_eq!(batch.table_lengths()[0], ("api-calls", 2));
+        assert_eq!(batch.kernel_dispatches().iter().count(), 1);
+        assert_eq!(batch.to_tables(), tables);
+    }
+
+    #[test]
+    fn a_packed_batch_reads_every_column_in_place() {
+        let mut tables = Tables {
+            kernel_dispatches: (0..5).map(|i| dispatch(i, i * 10, i * 10 + 3)).collect(),
+            ..Default::default()
+        };
+        tables.memory_copies.push(MemoryCopy {
+            bytes: 4096,
+            ..Default::default()
+        });
+        let batch = tables.pack();
+        let d = batch.kernel_dispatches();
+        assert_eq!(d.len(), 5);
+        assert_eq!(d.kernel_id, [0, 1, 2, 3, 4]);
+        assert_eq!(d.end, [3, 13, 23, 33, 43]);
+        // In place: the slice points into the batch's buffer.
+        let buffer = batch.as_bytes().as_ptr_range();
+        assert!(buffer.contains(&(d.start.as_ptr() as *const u8)));
+        assert_eq!(d.iter().map(|r| r.duration()).sum::<u64>(), 15);
+        assert_eq!(batch.memory_copies().row(0).bytes, 4096);
+        assert!(batch.api_calls().is_empty());
+        // A view outlives the expression that made it, and so do its rows.
+        let mut rows = batch.kernel_dispatches().iter();
+        assert_eq!(rows.next_back(), Some(dispatch(4, 40, 43)));
+    }
+
+    #[test]
+    fn a_batch_without_some_columns_reads_them_as_zero_and_skips_unknown_ones() {
+        use rocwasm_schema::packed::{pack, Column};
+        use rocwasm_schema::ColumnRef;
+        let ids = [7u64, 8];
+        let starts = [10u64, 20];
+        let future = [1u32, 2, 3];
+        let mut bytes = Vec::new();
+        pack(
+            &[
+                Column {
+                    table: kernel_dispatches::TABLE,
+                    column: kernel_dispatches::kernel_id.column,
+                    values: ColumnRef::U64(&ids),
+                },
+                Column {
+                    table: kernel_dispatches::TABLE,
+                    column: kernel_dispatches::start.column,
+                    values: ColumnRef::U64(&starts),
+                },
+                // A table a newer host has and this SDK does not.
+                Column {
+                    table: 999,
+                    column: 1,
+                    values: ColumnRef::U32(&future),
+                },
+            ],
+            &mut bytes,
+        );
+        let batch = Batch::from_bytes(bytes).unwrap();
+        assert_eq!(batch.unknown_columns(), 1);
+        assert_eq!(batch.len(), 2);
+        let d = batch.kernel_dispatches();
+        assert!(d.has_column("start") && !d.has_column("end"));
+        assert_eq!(d.row(1).kernel_id, 8);
+        assert_eq!((d.row(1).end, d.row(1).correlation_id), (0, 0));
+        assert!(Batch::from_bytes(b"not a batch".to_vec()).is_err());
     }
 }

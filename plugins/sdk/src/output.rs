@@ -7,7 +7,7 @@
 //!
 //! A stage gets a directory only when its `[[stage]]` says `output = true`
 //! (or names a subdirectory); a chain that only wants the summary tables
-//! leaves it out. The 0.2.0 interface has no call that asks about the
+//! leaves it out. The WIT interface has no call that asks about the
 //! grant: the first write's answer tells ([`NOT_GRANTED`]). [`try_write`]
 //! and [`try_append`] turn that answer into [`OutputError::NotGranted`]
 //! (and, once it came, no longer call the host), so a plugin can tell "the
@@ -33,7 +33,7 @@ use crate::bindings::rocwasm::plugin::output as host;
 use crate::types::SummaryTable;
 
 /// The host's answer to every `output` call of a stage the chain grants no
-/// output directory (WIT 0.2.0, `output` interface: "Without a grant every
+/// output directory (WIT `output` interface: "Without a grant every
 /// call fails").
 pub const NOT_GRANTED: &str = "no output directory is granted to this plugin";
 

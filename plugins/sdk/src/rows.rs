@@ -254,11 +254,6 @@ macro_rules! table {
                 crate::delivery::select_columns(NAME, columns)
             }
 
-            /// This table's view of `batch`.
-            pub(crate) fn view(batch: &crate::Batch) -> View<'_> {
-                View { $($field: batch.column::<$ty>($tid, $cid),)+ }
-            }
-
             /// `table`'s columns for packing.
             pub(crate) fn columns<'t>(table: &'t $cols, out: &mut Vec<rocwasm_schema::packed::Column<'t>>) {
                 if table.is_empty() {
@@ -444,16 +439,6 @@ macro_rules! sdk_tables {
                 self.len() == 0
             }
 
-            /// The tables as one packed batch, every column of each table
-            /// with rows (what the host sends a plugin that selects nothing).
-            pub fn pack(&self) -> crate::Batch {
-                let mut columns = Vec::new();
-                $($table::columns(&self.$table, &mut columns);)+
-                let mut bytes = Vec::new();
-                rocwasm_schema::packed::pack(&columns, &mut bytes);
-                crate::Batch::from_bytes(bytes).expect("a packed batch this SDK wrote")
-            }
-
             /// Calls `f` with every column's ids and values.
             pub(crate) fn columns_mut(&mut self, mut f: impl FnMut(u16, u16, rocwasm_schema::ColumnMut<'_>)) {
                 $($(f($tid, $cid, <$ty as rocwasm_schema::Element>::column_mut(&mut self.$table.$field));)+)+
@@ -468,26 +453,6 @@ macro_rules! sdk_tables {
                     })+
                     _ => false,
                 }
-            }
-        }
-
-        impl crate::Batch {
-            $(
-                $(#[$tdoc])*
-                pub fn $table(&self) -> $table::View<'_> {
-                    $table::view(self)
-                }
-            )+
-
-            /// Row counts per table, named as the WIT names them (for logs
-            /// and reports), in schema order.
-            pub fn table_lengths(&self) -> Vec<(&'static str, usize)> {
-                vec![$(($tname, self.rows_of($tid)),)+]
-            }
-
-            /// An owned copy of every table.
-            pub fn to_tables(&self) -> Tables {
-                Tables { $($table: self.$table().to_owned(),)+ }
             }
         }
     };
@@ -622,91 +587,6 @@ mod tests {
             KernelDispatchColumns::select(&["kernel_id", "kernel-name"]),
             Err(crate::types::Status::InvalidArgument)
         );
-    }
-
-    #[test]
-    fn batch_counts_all_tables() {
-        let mut tables = Tables::default();
-        assert!(tables.pack().is_empty());
-        tables.kernel_dispatches.push(dispatch(1, 0, 1));
-        tables
-            .api_calls
-            .extend([ApiCall::default(), ApiCall::default()]);
-        tables.retirements.push(Retirement {
-            timestamp: 1,
-            correlation_id: 2,
-        });
-        assert_eq!(tables.len(), 4);
-        let batch = tables.pack();
-        assert_eq!(batch.len(), 4);
-        assert_eq!(batch.table_lengths()[0], ("api-calls", 2));
-        assert_eq!(batch.kernel_dispatches().iter().count(), 1);
-        assert_eq!(batch.to_tables(), tables);
-    }
-
-    #[test]
-    fn a_packed_batch_reads_every_column_in_place() {
-        let mut tables = Tables {
-            kernel_dispatches: (0..5).map(|i| dispatch(i, i * 10, i * 10 + 3)).collect(),
-            ..Default::default()
-        };
-        tables.memory_copies.push(MemoryCopy {
-            bytes: 4096,
-            ..Default::default()
-        });
-        let batch = tables.pack();
-        let d = batch.kernel_dispatches();
-        assert_eq!(d.len(), 5);
-        assert_eq!(d.kernel_id, [0, 1, 2, 3, 4]);
-        assert_eq!(d.end, [3, 13, 23, 33, 43]);
-        // In place: the slice points into the batch's buffer.
-        let buffer = batch.as_bytes().as_ptr_range();
-        assert!(buffer.contains(&(d.start.as_ptr() as *const u8)));
-        assert_eq!(d.iter().map(|r| r.duration()).sum::<u64>(), 15);
-        assert_eq!(batch.memory_copies().row(0).bytes, 4096);
-        assert!(batch.api_calls().is_empty());
-        // A view outlives the expression that made it, and so do its rows.
-        let mut rows = batch.kernel_dispatches().iter();
-        assert_eq!(rows.next_back(), Some(dispatch(4, 40, 43)));
-    }
-
-    #[test]
-    fn a_batch_without_some_columns_reads_them_as_zero_and_skips_unknown_ones() {
-        use rocwasm_schema::packed::{pack, Column};
-        use rocwasm_schema::ColumnRef;
-        let ids = [7u64, 8];
-        let starts = [10u64, 20];
-        let future = [1u32, 2, 3];
-        let mut bytes = Vec::new();
-        pack(
-            &[
-                Column {
-                    table: kernel_dispatches::TABLE,
-                    column: kernel_dispatches::kernel_id.column,
-                    values: ColumnRef::U64(&ids),
-                },
-                Column {
-                    table: kernel_dispatches::TABLE,
-                    column: kernel_dispatches::start.column,
-                    values: ColumnRef::U64(&starts),
-                },
-                // A table a newer host has and this SDK does not.
-                Column {
-                    table: 999,
-                    column: 1,
-                    values: ColumnRef::U32(&future),
-                },
-            ],
-            &mut bytes,
-        );
-        let batch = crate::Batch::from_bytes(bytes).unwrap();
-        assert_eq!(batch.unknown_columns(), 1);
-        assert_eq!(batch.len(), 2);
-        let d = batch.kernel_dispatches();
-        assert!(d.has_column("start") && !d.has_column("end"));
-        assert_eq!(d.row(1).kernel_id, 8);
-        assert_eq!((d.row(1).end, d.row(1).correlation_id), (0, 0));
-        assert!(crate::Batch::from_bytes(b"not a batch".to_vec()).is_err());
     }
 
     #[test]

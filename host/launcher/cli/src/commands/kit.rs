@@ -146,9 +146,12 @@ pub fn test(file: &Path, trace: &Path, config: &[String], expect: Option<&Path>)
         }
     );
     let run = alone::measure(&timed, &name, file, world, trace, config)?;
+    // The fuel-counting compile is cached like any other: the cache keys
+    // compiled code by the engine's settings too, so it never hands this
+    // engine the timed one's code (or a run's), and a second `plugin test`
+    // of the same build skips both compiles.
     let counting = Arc::new(
         PluginEngine::new(EngineConfig {
-            cache_dir: None,
             consume_fuel: true,
             ..EngineConfig::default()
         })
