@@ -51,7 +51,18 @@ impl Delivery {
     pub fn new(batch: &Batch) -> Delivery {
         let mut d = Delivery::default();
         let mut slots = Vec::with_capacity(batch.len());
-        for r in batch.api_calls.rows() {
+        // Every table by name: one the schema gains fails to compile here
+        // until the C API delivers it as an SDK record or says why not.
+        let Batch {
+            api_calls,
+            kernel_dispatches,
+            memory_copies,
+            memory_allocations,
+            scratch_memory,
+            retirements,
+            runtime_initializations,
+        } = batch;
+        for r in api_calls.rows() {
             let kind = BufferTracingKind::from_raw(r.kind);
             let operation = kind.map_or(-1, |k| operations::buffer(k).to_sdk(r.operation));
             slots.push(Slot {
@@ -61,7 +72,7 @@ impl Delivery {
             });
             d.api.push(api_to_c(&r, operation));
         }
-        for r in batch.kernel_dispatches.rows() {
+        for r in kernel_dispatches.rows() {
             slots.push(Slot {
                 time: r.end,
                 table: 1,
@@ -69,7 +80,7 @@ impl Delivery {
             });
             d.dispatches.push(dispatch_to_c(&r));
         }
-        for r in batch.memory_copies.rows() {
+        for r in memory_copies.rows() {
             slots.push(Slot {
                 time: r.end,
                 table: 2,
@@ -78,7 +89,7 @@ impl Delivery {
             let op = operations::buffer(BufferTracingKind::MemoryCopy).to_sdk(r.operation);
             d.copies.push(copy_to_c(&r, op));
         }
-        for r in batch.memory_allocations.rows() {
+        for r in memory_allocations.rows() {
             slots.push(Slot {
                 time: r.end,
                 table: 3,
@@ -87,7 +98,7 @@ impl Delivery {
             let op = operations::buffer(BufferTracingKind::MemoryAllocation).to_sdk(r.operation);
             d.allocations.push(allocation_to_c(&r, op));
         }
-        for r in batch.scratch_memory.rows() {
+        for r in scratch_memory.rows() {
             slots.push(Slot {
                 time: r.end,
                 table: 4,
@@ -96,7 +107,7 @@ impl Delivery {
             let op = operations::buffer(BufferTracingKind::ScratchMemory).to_sdk(r.operation);
             d.scratch.push(scratch_to_c(&r, op));
         }
-        for r in batch.retirements.rows() {
+        for r in retirements.rows() {
             slots.push(Slot {
                 time: r.timestamp,
                 table: 5,
@@ -104,7 +115,7 @@ impl Delivery {
             });
             d.retirements.push(retirement_to_c(&r));
         }
-        for r in batch.runtime_initializations.rows() {
+        for r in runtime_initializations.rows() {
             slots.push(Slot {
                 time: r.timestamp,
                 table: 6,

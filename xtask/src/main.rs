@@ -144,17 +144,25 @@ fn main() -> Result<()> {
                 .map_err(|_| anyhow::anyhow!("the plugin build panicked"))?
                 .context("building the plugins")?;
             workspace.context("building the workspace")?;
-            let host = util::cargo(&[
-                "test",
-                "--workspace",
-                "--exclude",
-                "xtask",
-                "--no-fail-fast",
-            ]);
+            // The plugins' pure logic (statistics, filters, config parsing)
+            // is unit-tested natively, in their own workspace and target
+            // directory: beside the workspace's tests (which wait on the
+            // processes they start as much as they compute), its output
+            // kept and printed after theirs.
+            let (host, plugins) = std::thread::scope(|s| {
+                let plugins = s.spawn(test_plugins_natively);
+                let host = util::cargo(&[
+                    "test",
+                    "--workspace",
+                    "--exclude",
+                    "xtask",
+                    "--no-fail-fast",
+                ]);
+                (host, plugins.join())
+            });
+            let plugins =
+                plugins.map_err(|_| anyhow::anyhow!("the plugins' native tests panicked"))?;
             let xtask = util::cargo(&["test", "-p", "xtask", "--no-fail-fast"]);
-            // The plugins' pure logic (statistics, filters, config parsing) is
-            // unit-tested natively; their own workspace keeps its own target dir.
-            let plugins = test_plugins_natively();
             // The structure rules (docs/ARCHITECTURE.md): reported after the
             // tests so a broken rule never hides a test result.
             let layers = layers::check(&util::root())
@@ -225,13 +233,24 @@ fn demo_chain_plugins() -> Result<Vec<String>> {
 
 /// Runs the plugins workspace's unit tests for the host target, in a target
 /// directory of their own (never the wasm32 one, never the host workspace's).
+/// (Runs beside the workspace's tests: its output is printed when it ends,
+/// in one piece.)
 fn test_plugins_natively() -> Result<()> {
     let root = util::root();
     let cargo = std::env::var("CARGO").unwrap_or_else(|_| "cargo".into());
-    util::run(
-        std::process::Command::new(cargo)
-            .args(["test", "--no-fail-fast"])
-            .current_dir(root.join("plugins"))
-            .env("CARGO_TARGET_DIR", root.join("target/plugins-native")),
-    )
+    let mut cmd = std::process::Command::new(cargo);
+    cmd.args(["test", "--no-fail-fast"])
+        .current_dir(root.join("plugins"))
+        .env("CARGO_TARGET_DIR", root.join("target/plugins-native"));
+    let shown = format!("{cmd:?}");
+    let out = cmd
+        .output()
+        .map_err(|e| anyhow::anyhow!("cannot start {shown}: {e}"))?;
+    eprintln!(
+        "+ {shown}\n{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    anyhow::ensure!(out.status.success(), "{shown} failed with {}", out.status);
+    Ok(())
 }

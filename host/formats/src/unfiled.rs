@@ -10,7 +10,7 @@
 
 use std::collections::BTreeMap;
 
-use rocwasm_core::Batch;
+use rocwasm_core::{RetirementColumns, RuntimeInitializationColumns};
 
 use crate::names::kind_name;
 
@@ -26,15 +26,19 @@ impl Unfiled {
 
     /// Counts the records of the tables a format that follows rocprofv3's
     /// has no place for: retired correlation ids and runtime
-    /// initialisations (CSV, Parquet, rocpd, Perfetto).
-    pub(crate) fn count_unplaced_tables(&mut self, batch: &Batch) {
+    /// initialisations (CSV, Parquet, rocpd, Perfetto). Each sink names
+    /// every table of a batch where it decides (`let Batch { .. } = batch`),
+    /// so a table the schema gains is a compile error there until the
+    /// format writes it or counts it here.
+    pub(crate) fn count_unplaced(
+        &mut self,
+        retirements: &RetirementColumns,
+        runtime_initializations: &RuntimeInitializationColumns,
+    ) {
         use rocwasm_core::BufferTracingKind as K;
         for (kind, n) in [
-            (K::CorrelationIdRetirement, batch.retirements.len()),
-            (
-                K::RuntimeInitialization,
-                batch.runtime_initializations.len(),
-            ),
+            (K::CorrelationIdRetirement, retirements.len()),
+            (K::RuntimeInitialization, runtime_initializations.len()),
         ] {
             if n > 0 {
                 *self.0.entry(kind.raw()).or_default() += n as u64;

@@ -130,7 +130,17 @@ impl Sink for JsonSink {
         if self.refused {
             return Ok(());
         }
-        let a = &batch.api_calls;
+        // Every table by name: one the schema gains fails to compile here
+        // until JSON writes it or counts it as left out.
+        let Batch {
+            api_calls: a,
+            kernel_dispatches: k,
+            memory_copies: c,
+            memory_allocations: m,
+            scratch_memory: s,
+            retirements: r,
+            runtime_initializations: n,
+        } = batch;
         for i in 0..a.len() {
             let Some(cat) = api_category(a.kind[i]) else {
                 self.unfiled.count(a.kind[i]);
@@ -150,7 +160,6 @@ impl Sink for JsonSink {
                 thread_id: a.thread_id[i],
             })?;
         }
-        let k = &batch.kernel_dispatches;
         for i in 0..k.len() {
             self.spill(category::KERNEL_DISPATCH)?
                 .push_fast(&DispatchRecord {
@@ -187,7 +196,6 @@ impl Sink for JsonSink {
                     },
                 })?;
         }
-        let c = &batch.memory_copies;
         for i in 0..c.len() {
             self.spill(category::MEMORY_COPY)?.push(&CopyRecord {
                 size: CopyRecord::SIZE,
@@ -208,7 +216,6 @@ impl Sink for JsonSink {
                 stream_id: Handle::from(c.stream_id[i]),
             })?;
         }
-        let m = &batch.memory_allocations;
         for i in 0..m.len() {
             self.spill(category::MEMORY_ALLOCATION)?
                 .push(&AllocationRecord {
@@ -227,7 +234,6 @@ impl Sink for JsonSink {
                     allocation_size: m.allocation_size[i],
                 })?;
         }
-        let s = &batch.scratch_memory;
         for i in 0..s.len() {
             self.spill(category::SCRATCH_MEMORY)?.push(&ScratchRecord {
                 size: ScratchRecord::SIZE,
@@ -246,7 +252,6 @@ impl Sink for JsonSink {
                 allocation_size: s.allocation_size[i],
             })?;
         }
-        let r = &batch.retirements;
         for i in 0..r.len() {
             self.spill(category::CORRELATION_ID_RETIREMENT)?
                 .push(&RetirementRecord {
@@ -256,7 +261,6 @@ impl Sink for JsonSink {
                     internal_correlation_id: r.correlation_id[i],
                 })?;
         }
-        let n = &batch.runtime_initializations;
         for i in 0..n.len() {
             self.spill(category::RUNTIME_INITIALIZATION)?
                 .push(&RuntimeInitRecord {

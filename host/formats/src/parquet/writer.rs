@@ -217,7 +217,6 @@ impl Sink for ParquetSink {
     }
 
     fn write_batch(&mut self, batch: &Batch, ctx: &SinkContext<'_>) -> Result<()> {
-        self.unfiled.count_unplaced_tables(batch);
         let hive = self.hive.is_some();
         for (file, rows) in tables(batch, ctx, &mut self.resolve, &mut self.unfiled)? {
             let rows = if hive {

@@ -15,7 +15,7 @@
 use std::collections::{BTreeMap, HashMap};
 
 use rocwasm_core::ops::{allocation, scratch};
-use rocwasm_core::Batch;
+use rocwasm_core::{MemoryAllocationColumns, ScratchMemoryColumns};
 
 /// Which of an agent's two counter tracks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord, Hash)]
@@ -64,9 +64,8 @@ pub(crate) struct MemoryCounters {
 }
 
 impl MemoryCounters {
-    /// Takes the batch's memory allocation and scratch memory records.
-    pub(crate) fn add(&mut self, batch: &Batch) {
-        let m = &batch.memory_allocations;
+    /// Takes a batch's memory allocation and scratch memory records.
+    pub(crate) fn add(&mut self, m: &MemoryAllocationColumns, s: &ScratchMemoryColumns) {
         for i in 0..m.len() {
             let step = match m.operation[i] {
                 allocation::ALLOCATE | allocation::VMEM_ALLOCATE => Step::Allocate {
@@ -83,7 +82,6 @@ impl MemoryCounters {
             };
             self.push(m.start[i], m.agent_id[i], Counter::Allocated, step);
         }
-        let s = &batch.scratch_memory;
         for i in 0..s.len() {
             let step = match s.operation[i] {
                 scratch::ALLOC => Step::Set(s.allocation_size[i]),
@@ -181,6 +179,7 @@ impl MemoryCounters {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use rocwasm_core::Batch;
     use rocwasm_core::{MemoryAllocation, ScratchMemory};
 
     fn alloc(op: u32, agent: u64, start: u64, address: u64, size: u64) -> MemoryAllocation {
@@ -212,8 +211,8 @@ mod tests {
         early
             .memory_allocations
             .push(alloc(allocation::FREE, 0, 250, 0x99, 0));
-        m.add(&late);
-        m.add(&early);
+        m.add(&late.memory_allocations, &late.scratch_memory);
+        m.add(&early.memory_allocations, &early.scratch_memory);
         let tracks = m.tracks();
         assert_eq!(
             tracks[&(7, Counter::Allocated)],
@@ -234,7 +233,7 @@ mod tests {
             .push(alloc(allocation::ALLOCATE, 7, 200, 0x10, 32));
         b.memory_allocations
             .push(alloc(allocation::FREE, 0, 300, 0x10, 0));
-        m.add(&b);
+        m.add(&b.memory_allocations, &b.scratch_memory);
         assert_eq!(
             m.tracks()[&(7, Counter::Allocated)],
             [(100, 64), (200, 32), (300, 0)]
@@ -265,7 +264,7 @@ mod tests {
                 ..Default::default()
             });
         }
-        m.add(&b);
+        m.add(&b.memory_allocations, &b.scratch_memory);
         assert_eq!(
             m.tracks()[&(3, Counter::Scratch)],
             [(10, 4096), (20, 0), (30, 8192), (40, 0)]

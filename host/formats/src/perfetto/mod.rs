@@ -455,11 +455,22 @@ impl Sink for PerfettoSink {
         if self.refused {
             return Ok(());
         }
-        self.unfiled.count_unplaced_tables(batch);
-        self.memory.add(batch);
+        // Every table by name: one the schema gains fails to compile here
+        // until Perfetto draws it or counts it as left out.
+        let Batch {
+            api_calls: a,
+            kernel_dispatches: k,
+            memory_copies: c,
+            memory_allocations,
+            scratch_memory,
+            retirements,
+            runtime_initializations,
+        } = batch;
+        self.unfiled
+            .count_unplaced(retirements, runtime_initializations);
+        self.memory.add(memory_allocations, scratch_memory);
         let dispatch_kind = BufferTracingKind::KernelDispatch.raw();
         let copy_kind = BufferTracingKind::MemoryCopy.raw();
-        let k = &batch.kernel_dispatches;
         for i in 0..k.len() {
             let agent = self.agent_track(ctx, k.agent_id[i])?;
             let queue =
@@ -497,7 +508,6 @@ impl Sink for PerfettoSink {
             self.async_seen(ctx, corr)?;
         }
 
-        let c = &batch.memory_copies;
         for i in 0..c.len() {
             // Host-to-device copies sit on the destination agent, others on the source.
             let agent_id = if c.operation[i] == 2 {
@@ -524,7 +534,6 @@ impl Sink for PerfettoSink {
             self.async_seen(ctx, corr)?;
         }
 
-        let a = &batch.api_calls;
         for call in a.rows() {
             if self.async_ids.remove(&call.correlation_id) {
                 self.write_api(ctx, call, true)?;
