@@ -140,11 +140,18 @@ export function select(table, ...names) {
 }
 
 /** Receive no column of any table but `tables` (camelCase or WIT names),
- *  whose selection is left as it is. */
+ *  whose selection is left as it is; a table the host does not know (an
+ *  older host) is skipped. */
 export function receiveOnly(...tables) {
   const keep = new Set(tables.map(kebab));
   for (const t of TABLES) {
-    if (!keep.has(t.wit)) hostDelivery.selectColumns(t.wit, []);
+    if (keep.has(t.wit)) continue;
+    try {
+      hostDelivery.selectColumns(t.wit, []);
+    } catch (e) {
+      // A table an older host does not know cannot be sent anyway.
+      if ((e?.payload ?? e) !== "invalid-argument") throw e;
+    }
   }
 }
 

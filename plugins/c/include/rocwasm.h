@@ -246,14 +246,17 @@ static inline bool rocwasm_select_columns(const char *table, const char *const *
 }
 
 /* Receives no column of any table but `table` (a WIT name), whose
- * selection is left as it is: for a plugin that reads one table. */
+ * selection is left as it is: for a plugin that reads one table. A table
+ * the host does not know (an older host's INVALID_ARGUMENT) is skipped. */
 static inline bool rocwasm_receive_only(const char *table, rocwasm_status_t *err) {
     static const char *const TABLES[] = {"api-calls", "kernel-dispatches", "memory-copies",
                                          "memory-allocations", "scratch-memory", "retirements",
                                          "runtime-initializations"};
     for (size_t i = 0; i < sizeof TABLES / sizeof *TABLES; i++) {
         if (strcmp(TABLES[i], table) == 0) continue;
-        if (!rocwasm_select_columns(TABLES[i], NULL, 0, err)) return false;
+        if (!rocwasm_select_columns(TABLES[i], NULL, 0, err) &&
+            *err != ROCWASM_PLUGIN_TYPES_STATUS_INVALID_ARGUMENT)
+            return false;
     }
     return true;
 }

@@ -21,7 +21,9 @@ Two ways to loop:
 import itertools
 import struct
 
+from componentize_py_types import Err
 from wit_world.imports import delivery
+from wit_world.imports.types import Status
 
 from .schema import TABLES
 
@@ -160,8 +162,13 @@ def select(table, *names):
 
 def receive_only(*tables):
     """Receive no column of any table but `tables` (whose selection is left
-    as it is): for a plugin that reads one or two tables."""
+    as it is): for a plugin that reads one or two tables. A table an older
+    host does not know (its `invalid-argument`) cannot be sent anyway."""
     keep = {t.replace("-", "_") for t in tables}
     for _t_id, t_field, t_wit, _cols in TABLES:
         if t_field not in keep:
-            delivery.select_columns(t_wit, [])
+            try:
+                delivery.select_columns(t_wit, [])
+            except Err as e:
+                if e.value != Status.INVALID_ARGUMENT:
+                    raise
