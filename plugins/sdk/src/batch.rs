@@ -111,8 +111,8 @@ impl Batch {
         let mut index = Box::new([[Loc::default(); COLUMN_SLOTS]; TABLE_SLOTS]);
         let mut unknown = 0;
         {
-            // The buffer's heap block does not move with `storage`: offsets
-            // taken here stay valid.
+            // Offsets from the buffer's start: they hold wherever `storage`
+            // moves.
             let bytes = storage.bytes();
             let packed = Packed::parse(bytes)?;
             let base = bytes.as_ptr() as usize;
