@@ -172,7 +172,10 @@ fn start() -> Result<Tool, String> {
         plan,
         &ProcessInfo::current(),
         Vec::new(),
-        LiveHooks::default(),
+        LiveHooks {
+            back_end: rocwasm_plan::Backend::RocprofilerSdk,
+            ..LiveHooks::default()
+        },
     )
     .map_err(|e| format!("{e:#}"))?;
     let profiler = run.profiler().clone();

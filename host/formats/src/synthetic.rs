@@ -367,6 +367,7 @@ pub fn sample_run(
         end_ns: clock + 1_000,
         rank: None,
         job: None,
+        back_end: None,
         environment: Default::default(),
     };
     SampleRun {

@@ -82,6 +82,21 @@ fn code_object_uris(kernel_ids: &[u64]) -> Vec<String> {
 }
 
 /// The host's agents, as [`run`] reads them.
+/// `p` with the command line and back end the host knows of it.
+fn described(mut p: run::Process) -> run::Process {
+    let info = types::ProcessInfo {
+        hostname: p.hostname.clone(),
+        pid: p.pid,
+        rank: p.rank,
+        job: p.job.clone(),
+    };
+    if let Some(d) = rocwasm_plugin_sdk::run::describe(&info) {
+        p.command = d.command;
+        p.back_end = d.back_end;
+    }
+    p
+}
+
 fn agents() -> Vec<run::Agent> {
     symbols::agents()
         .into_iter()
@@ -133,7 +148,7 @@ impl Report {
             runtimes: m.runtimes.clone(),
             agents: agents(),
             code_object_uris: code_object_uris(&ids),
-            processes: m.processes.clone(),
+            processes: m.processes.iter().cloned().map(described).collect(),
             processes_capped: m.processes_capped,
         };
         let mut meta = run::rows(&facts);

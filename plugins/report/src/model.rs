@@ -252,6 +252,7 @@ impl Model {
             pid: p.pid,
             rank: p.rank,
             job: p.job.clone(),
+            ..Process::default()
         });
     }
 

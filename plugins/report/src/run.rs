@@ -1,17 +1,19 @@
 //! The run's facts at the top of the page: program, arguments, runtime,
 //! back end, GPUs, host and process — from what the host delivers to a
-//! plugin, and saying so where it delivers nothing.
+//! plugin, and saying so where it knows nothing.
 //!
-//! What a plugin learns (WIT 0.2.0): `tool-info` (live run or replay, the
-//! runtime's version when the host knows it), each delivery's
-//! `process-info` (host name, pid, rank, job), the agents (`symbols.agents`:
-//! GPU architecture and product name) and, per kernel, its code object's
-//! URI. There is no command line and no back end: the page says "not
-//! delivered to plugins" for those, never "unknown". The program is named
-//! when a kernel's code object was loaded from a file
-//! (`file:///opt/app/bin/app#offset=…&size=…`, as ROCm names code objects
-//! embedded in an executable); a code object loaded from memory
-//! (`memory://…`) names none.
+//! What a plugin learns: `tool-info` (live run or replay, the runtime's
+//! version when the host knows it), each delivery's `process-info` (host
+//! name, pid, rank, job), `run.describe-process` (WIT 0.3.1: each
+//! process's command line and the back end that measured it, as far as the
+//! run or the recording knows them), the agents (`symbols.agents`: GPU
+//! architecture and product name) and, per kernel, its code object's URI.
+//! The program is the command line's first word; without a command line
+//! (rocprofv3's CSV files keep none) it is the file a kernel's code object
+//! was loaded from (`file:///opt/app/bin/app#offset=…&size=…`, as ROCm
+//! names code objects embedded in an executable); a code object loaded
+//! from memory (`memory://…`) names none. What no source says, the page
+//! says is not recorded, never "unknown".
 //!
 //! The simulated AMD runtime is recognised by its agents: its CPU agent is
 //! `Simulated CPU` and its GPUs' default product name starts with
@@ -28,6 +30,12 @@ pub struct Process {
     pub pid: u32,
     pub rank: Option<u32>,
     pub job: Option<String>,
+    /// The command line, program first (`run.describe-process`); empty
+    /// when not known.
+    pub command: Vec<String>,
+    /// What measured the records (`builtin`, `rocprofiler-sdk`); "" when
+    /// not known.
+    pub back_end: String,
 }
 
 /// One agent of the host's table.
@@ -60,6 +68,43 @@ pub struct Facts {
 
 /// What the page says for a fact the plugin interface does not carry.
 pub const NOT_DELIVERED: &str = "not delivered to plugins";
+
+/// What the page says for a fact neither the run nor the recording kept.
+pub const NOT_RECORDED: &str = "not recorded";
+
+/// `arg` as a POSIX shell reads it back: bare when it holds only safe
+/// characters, else in single quotes.
+pub fn shell_word(arg: &str) -> String {
+    let safe = |c: char| c.is_ascii_alphanumeric() || "-_./=:,+@%^".contains(c);
+    if !arg.is_empty() && arg.chars().all(safe) {
+        arg.to_string()
+    } else {
+        format!("'{}'", arg.replace('\'', "'\\''"))
+    }
+}
+
+/// Distinct values in first-seen order.
+fn distinct<T: PartialEq>(items: impl IntoIterator<Item = T>) -> Vec<T> {
+    let mut out = Vec::new();
+    for item in items {
+        if !out.contains(&item) {
+            out.push(item);
+        }
+    }
+    out
+}
+
+/// The back end, as the page explains it.
+fn back_end_text(name: &str) -> String {
+    match name {
+        "builtin" => "builtin (rocwasm's own interception of HIP, HSA and roctx)".to_string(),
+        "rocprofiler-sdk" => {
+            "rocprofiler-sdk (a rocprofiler-sdk library's services, rocwasm as its tool)"
+                .to_string()
+        }
+        other => other.to_string(),
+    }
+}
 
 /// `10000·major + 100·minor + patch` as `major.minor.patch`.
 pub fn version(v: u64) -> String {
@@ -208,23 +253,75 @@ const PROCESSES_LISTED: usize = 8;
 
 /// The metadata rows, in page order.
 pub fn rows(f: &Facts) -> Vec<(String, String)> {
-    let programs = programs(&f.code_object_uris);
-    let program = if programs.is_empty() {
-        format!(
-            "{NOT_DELIVERED} (the plugin interface carries no command line, and no kernel's \
-             code object was loaded from a file)"
-        )
+    let commands: Vec<&[String]> = distinct(
+        f.processes
+            .iter()
+            .filter(|p| !p.command.is_empty())
+            .map(|p| p.command.as_slice()),
+    );
+    let program = if !commands.is_empty() {
+        distinct(commands.iter().map(|c| c[0].as_str())).join(", ")
     } else {
-        format!(
-            "{} (the file its GPU code objects were loaded from)",
-            programs.join(", ")
-        )
+        let programs = programs(&f.code_object_uris);
+        if programs.is_empty() {
+            format!(
+                "{NOT_RECORDED} (no command line was recorded, and no kernel's code object \
+                 was loaded from a file)"
+            )
+        } else {
+            format!(
+                "{} (the file its GPU code objects were loaded from; no command line was \
+                 recorded)",
+                programs.join(", ")
+            )
+        }
     };
-    let arguments = format!("{NOT_DELIVERED} (the plugin interface carries no command line)");
-    let backend = if f.replay {
-        "none: the records were read from a recording".to_string()
-    } else {
-        format!("{NOT_DELIVERED} (rocwasm names it on standard error as the run starts)")
+    let arguments = match commands.as_slice() {
+        [] => format!("{NOT_RECORDED} (no command line was recorded)"),
+        [one] if one.len() == 1 => "none".to_string(),
+        [one] => one[1..]
+            .iter()
+            .map(|a| shell_word(a))
+            .collect::<Vec<_>>()
+            .join(" "),
+        many => {
+            let listed: Vec<String> = many
+                .iter()
+                .take(PROCESSES_LISTED)
+                .map(|c| {
+                    c.iter()
+                        .map(|a| shell_word(a))
+                        .collect::<Vec<_>>()
+                        .join(" ")
+                })
+                .collect();
+            let more = many.len().saturating_sub(PROCESSES_LISTED);
+            let tail = if more > 0 {
+                format!("; {more} more")
+            } else {
+                String::new()
+            };
+            format!("{} command lines: {}{tail}", many.len(), listed.join("; "))
+        }
+    };
+    let back_ends = distinct(
+        f.processes
+            .iter()
+            .filter(|p| !p.back_end.is_empty())
+            .map(|p| p.back_end.as_str()),
+    );
+    let measured = back_ends
+        .iter()
+        .map(|b| back_end_text(b))
+        .collect::<Vec<_>>()
+        .join("; ");
+    let backend = match (f.replay, back_ends.is_empty()) {
+        (false, false) => measured,
+        (true, false) => format!("{measured}; read back from a recording"),
+        (false, true) => NOT_RECORDED.to_string(),
+        (true, true) => {
+            format!("{NOT_RECORDED}: the records were read from a recording that does not name it")
+        }
     };
     let mut hosts: Vec<&str> = Vec::new();
     for p in &f.processes {
@@ -320,12 +417,12 @@ mod tests {
         };
         let rows = rows(&f);
         assert!(row(&rows, "Program").starts_with("/opt/app/bin/app ("));
-        assert!(row(&rows, "Arguments").starts_with(NOT_DELIVERED));
+        assert!(row(&rows, "Arguments").starts_with(NOT_RECORDED));
         assert_eq!(
             row(&rows, "Runtime"),
             "replayed recording of a run on the AMD ROCm runtime (version not delivered to plugins)"
         );
-        assert!(row(&rows, "Back end").starts_with("none"));
+        assert!(row(&rows, "Back end").starts_with("not recorded: the records were read"));
         assert_eq!(row(&rows, "GPUs"), "2 × gfx90a (AMD Instinct MI210)");
         assert_eq!(row(&rows, "Host"), "node01");
         assert_eq!(row(&rows, "Process"), "pid 4266");
@@ -346,13 +443,14 @@ mod tests {
                 pid: 7,
                 rank: Some(1),
                 job: Some("42".into()),
+                ..Default::default()
             }],
             ..Default::default()
         };
         let rows = rows(&f);
         assert_eq!(row(&rows, "Runtime"), "simulated AMD runtime, HIP 5.2.1");
-        assert!(row(&rows, "Program").starts_with(NOT_DELIVERED));
-        assert!(row(&rows, "Back end").starts_with(NOT_DELIVERED));
+        assert!(row(&rows, "Program").starts_with(NOT_RECORDED));
+        assert_eq!(row(&rows, "Back end"), NOT_RECORDED);
         assert_eq!(row(&rows, "Process"), "pid 7, rank 1, job 42");
         let real = Facts {
             agents: vec![agent(true, "gfx942", "AMD Instinct MI300X")],
@@ -360,6 +458,54 @@ mod tests {
             ..Default::default()
         };
         assert_eq!(runtime(&real), "AMD ROCm runtime, 6.2.4");
+    }
+
+    #[test]
+    fn the_command_line_names_program_arguments_and_back_end() {
+        let p = |pid, command: &[&str], back_end: &str| Process {
+            hostname: "n".into(),
+            pid,
+            command: command.iter().map(|s| s.to_string()).collect(),
+            back_end: back_end.into(),
+            ..Default::default()
+        };
+        let live = Facts {
+            processes: vec![p(1, &["/bin/app", "--size", "8", "a b", "it's"], "builtin")],
+            code_object_uris: vec!["file:///other#offset=1".into()],
+            ..Default::default()
+        };
+        let r = rows(&live);
+        assert_eq!(row(&r, "Program"), "/bin/app");
+        assert_eq!(row(&r, "Arguments"), r#"--size 8 'a b' 'it'\''s'"#);
+        assert_eq!(
+            row(&r, "Back end"),
+            "builtin (rocwasm's own interception of HIP, HSA and roctx)"
+        );
+        let bare = Facts {
+            processes: vec![p(1, &["/bin/app"], "rocprofiler-sdk")],
+            ..Default::default()
+        };
+        let r = rows(&bare);
+        assert_eq!(row(&r, "Arguments"), "none");
+        assert!(row(&r, "Back end").starts_with("rocprofiler-sdk ("));
+        // An MPI job's replay: one program, ranks with other arguments,
+        // one back end, read back.
+        let job = Facts {
+            replay: true,
+            processes: vec![
+                p(1, &["./app", "0"], "builtin"),
+                p(2, &["./app", "1"], "builtin"),
+                p(3, &["./app", "0"], ""),
+            ],
+            ..Default::default()
+        };
+        let r = rows(&job);
+        assert_eq!(row(&r, "Program"), "./app");
+        assert_eq!(row(&r, "Arguments"), "2 command lines: ./app 0; ./app 1");
+        assert_eq!(
+            row(&r, "Back end"),
+            "builtin (rocwasm's own interception of HIP, HSA and roctx); read back from a recording"
+        );
     }
 
     #[test]
@@ -389,6 +535,7 @@ mod tests {
                     pid: 100 + i,
                     rank: Some(i),
                     job: None,
+                    ..Default::default()
                 })
                 .collect(),
             ..Default::default()

@@ -184,14 +184,19 @@ fn the_default_chain_runs_in_the_process_and_agrees_with_the_runs_traces() {
         "{}",
         super::report::meta_row(&page, "Runtime")
     );
-    // The program, from the file its code objects were read from (the
-    // simulated HIP runtime reads them from the executable, as ROCm's does).
-    let program = super::report::meta_row(&page, "Program");
+    // The program and its arguments, from the run's command line
+    // (`run.describe-process`), and the back end.
     let sample = sim_dir().join("bin/multi_kernel");
-    assert!(
-        program.starts_with(&format!("{} (", sample.canonicalize().unwrap().display())),
-        "{program}"
+    assert_eq!(
+        super::report::meta_row(&page, "Program"),
+        sample.to_str().unwrap()
     );
+    assert_eq!(
+        super::report::meta_row(&page, "Arguments"),
+        format!("--threads {THREADS}")
+    );
+    let back_end = super::report::meta_row(&page, "Back end");
+    assert!(back_end.starts_with("builtin (rocwasm"), "{back_end}");
     let widths = super::report::slice_widths(&page);
     assert!(
         !widths.is_empty() && widths.iter().all(|w| *w >= super::report::VISIBLE_PX),
@@ -275,6 +280,12 @@ name = "kernel-stats"
 plugin = "kernel-stats"
 domains = ["kernel_dispatch"]
 output = true
+
+[[stage]]
+name = "report"
+plugin = "report"
+domains = ["kernel_dispatch"]
+output = true
 "#;
 
 #[test]
@@ -291,11 +302,16 @@ fn the_sdk_back_end_carries_the_taggers_answers_in_its_records() {
 }
 
 fn tagged_dispatches_on(backend: &str) {
-    plugins_dir(&["correlation-tagger", "kernel-stats"]);
+    plugins_dir(&["correlation-tagger", "kernel-stats", "report"]);
     let tmp = tempfile::tempdir().unwrap();
     let chain = write_chain(tmp.path(), TAGGED);
     let (out, dir) = run_sample_on(&chain, tmp.path(), backend);
     assert_success(&out, "rocwasm run with correlation-tagger");
+    // The report page names the back end that measured the run
+    // (`run.describe-process`).
+    let page = std::fs::read_to_string(dir.join("report.html")).unwrap();
+    let back_end = super::report::meta_row(&page, "Back end");
+    assert!(back_end.starts_with(&format!("{backend} (")), "{back_end}");
     let stdout = text(&out.stdout);
     let counts = counts(&stdout);
 

@@ -15,7 +15,7 @@ use super::table::{Quantity, Row, Target};
 const BATCHES: [u64; 3] = [256, 4096, 65536];
 
 /// The deliver bench's rows measured, by its `columns sent` label:
-/// kernel-stats as built on 0.2.0 (the fixture), as shipped (0.3.0, the
+/// kernel-stats as built on 0.2.0 (the fixture), as shipped (0.3.1, the
 /// Rust SDK), and its aggregation on raw 0.3.0 bindings.
 const PATHS: [(&str, &str); 3] = [
     (
@@ -23,8 +23,8 @@ const PATHS: [(&str, &str); 3] = [
         "kernel-stats (WIT 0.2.0, 3 of 64 lists)",
     ),
     (
-        "0.3.0: packed, 3 columns",
-        "kernel-stats on WIT 0.3.0 (one packed buffer, the Rust SDK)",
+        "0.3.1: packed, 3 columns",
+        "kernel-stats on WIT 0.3.1 (one packed buffer, the Rust SDK)",
     ),
     (
         "0.3.0: same, raw bindings",
@@ -41,7 +41,7 @@ fn delivery_figure(path: &str, n: u64) -> String {
 /// 4096: targets of the 0.3.0 path, which was designed for them; the
 /// 0.2.0 rows stay as the reference they improve on.
 fn delivery_targets(label: &str, n: u64) -> Vec<Target> {
-    if label != "0.3.0: packed, 3 columns" {
+    if label != "0.3.1: packed, 3 columns" {
         return Vec::new();
     }
     match n {

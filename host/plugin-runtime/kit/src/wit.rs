@@ -1,4 +1,4 @@
-//! The WIT package `rocwasm:plugin@0.3.0`, embedded in the binary.
+//! The WIT package `rocwasm:plugin@0.3.1`, embedded in the binary.
 //!
 //! The files of the repository's `wit/` are compiled in with
 //! `include_str!`, so an installed `rocwasm` (no source tree near it) can
@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 /// The package's name and version, as `package` in `types.wit` declares it.
-pub const PACKAGE: &str = "rocwasm:plugin@0.3.0";
+pub const PACKAGE: &str = "rocwasm:plugin@0.3.1";
 
 /// The two worlds a plugin can implement.
 pub const WORLDS: [&str; 2] = ["analysis-plugin", "transform-plugin"];

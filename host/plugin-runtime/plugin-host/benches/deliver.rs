@@ -10,7 +10,7 @@
 //! Rows per size: `kernel-stats` as it was built on `rocwasm:plugin@0.2.0`
 //! (the checked-in fixture `plugins/testing/fixtures/kernel-stats-wit-0-2-0.wasm`;
 //! it selects `kernel_id`, `start`, `end`: 24 of the 128 bytes of a
-//! dispatch, as 3 of 64 lists), `kernel-stats` as shipped (0.3.0, the Rust
+//! dispatch, as 3 of 64 lists), `kernel-stats` as shipped (0.3.1, the Rust
 //! SDK: the three columns in one packed buffer, read in place), the same
 //! aggregation on raw 0.3.0 bindings (`kernel-stats-0-3-0`: what the SDK
 //! adds) and, for comparison, the 0.2.0 kernel-stats with `project = false`
@@ -161,7 +161,7 @@ fn main() {
     };
     let mut chains = vec![
         ("0.2.0: kernel_id,start,end", chain(&wasm, true)),
-        ("0.3.0: packed, 3 columns", chain(&sdk, true)),
+        ("0.3.1: packed, 3 columns", chain(&sdk, true)),
         ("0.3.0: same, raw bindings", chain(&raw, true)),
     ];
     if opts.compare {

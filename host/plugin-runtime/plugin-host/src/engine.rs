@@ -165,7 +165,7 @@ pub struct PluginInfo {
     pub world: Result<World, WorldError>,
     /// The `rocwasm:plugin` package version it targets.
     pub version: WitVersion,
-    /// The interfaces it imports, as full names (`rocwasm:plugin/log@0.3.0`).
+    /// The interfaces it imports, as full names (`rocwasm:plugin/log@0.3.1`).
     pub imports: Vec<String>,
     /// The interfaces it exports, as full names.
     pub exports: Vec<String>,
@@ -500,8 +500,8 @@ mod tests {
         std::fs::write(&p, b"\0asm\x0d\0\x01\0").unwrap();
         let e = format!("{:#}", rt.compile(&p).unwrap_err());
         assert!(
-            e.contains("rocwasm:plugin/analysis@0.3.0")
-                && e.contains("rocwasm:plugin/transform@0.3.0"),
+            e.contains("rocwasm:plugin/analysis@0.3.1")
+                && e.contains("rocwasm:plugin/transform@0.3.1"),
             "{e}"
         );
         let info = rt.inspect(&p).unwrap();

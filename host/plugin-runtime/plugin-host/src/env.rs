@@ -59,6 +59,12 @@ pub struct TracedProcess {
     pub rank: Option<u32>,
     /// The batch job id, if any.
     pub job: Option<String>,
+    /// Its command line, program first; empty when a recording does not
+    /// say (`run.describe-process`).
+    pub command: Vec<String>,
+    /// What measured its records (`builtin`, `rocprofiler-sdk`); empty
+    /// when a recording does not say (`run.describe-process`).
+    pub back_end: String,
 }
 
 /// The processes of a run, by the index a delivery carries
@@ -87,6 +93,16 @@ impl Processes {
     pub fn get(&self, index: u32) -> TracedProcess {
         let table = self.0.read().unwrap_or_else(|e| e.into_inner());
         table.get(index as usize).cloned().unwrap_or_default()
+    }
+
+    /// The process a delivery named by `hostname` and `pid` (the first
+    /// added, when a replay holds two recordings of one process).
+    pub fn find(&self, hostname: &str, pid: u32) -> Option<TracedProcess> {
+        let table = self.0.read().unwrap_or_else(|e| e.into_inner());
+        table
+            .iter()
+            .find(|p| p.pid == pid && p.hostname == hostname)
+            .cloned()
     }
 }
 
@@ -138,6 +154,8 @@ impl HostEnv {
                 pid: std::process::id(),
                 rank: None,
                 job: None,
+                command: Vec::new(),
+                back_end: String::new(),
             }),
         }
     }

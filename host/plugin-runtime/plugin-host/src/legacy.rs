@@ -158,7 +158,7 @@ impl LegacyPre {
             on_request: e.on_request.as_ref().map(&mut func).transpose()?,
         };
         let deliver = match (self.world, self.version) {
-            (World::Analysis, WitVersion::V0_3_0) => {
+            (World::Analysis, v) if v.is_packed() => {
                 Some(Deliver::Packed(funcs.batch.typed(&*store)?))
             }
             (World::Analysis, _) => Some(Deliver::Columns(funcs.batch.typed(&*store)?)),
@@ -272,7 +272,7 @@ impl LegacyInstance {
         info: &wit::DeliveryInfo,
         batch: &wit::Batch,
     ) -> wasmtime::Result<Result<wit::Batch, String>> {
-        if self.version == WitVersion::V0_3_0 {
+        if self.version.is_packed() {
             let f = self
                 .funcs
                 .batch

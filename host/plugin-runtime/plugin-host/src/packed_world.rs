@@ -1,4 +1,4 @@
-//! What `rocwasm:plugin@0.3.0` (`wit/`) changes, on the host side:
+//! What `rocwasm:plugin@0.3.x` (`wit/`; 0.3.0 frozen in `wit/legacy/0.3.0/`) changes, on the host side:
 //! batches cross as one packed column buffer of the columns a plugin
 //! selected, and a transform answers with edits.
 //!

@@ -21,7 +21,8 @@ use crate::bindings::analysis::rocwasm::plugin::{
 use crate::bindings::types;
 use crate::env::HostEnv;
 use crate::host::{
-    ClockHost, ConfigHost, DeliveryHost, LogHost, NamesHost, OutputHost, ProfilerHost, SymbolsHost,
+    ClockHost, ConfigHost, DeliveryHost, LogHost, NamesHost, OutputHost, ProcessDetails,
+    ProcessInfo, ProfilerHost, RunHost, SymbolsHost,
 };
 use crate::packed_world::ColumnId;
 use crate::sandbox::MemoryCap;
@@ -48,6 +49,8 @@ pub(crate) struct PluginState {
     pub output: OutputHost,
     /// `config`.
     pub config: ConfigHost,
+    /// `run` (0.3.1 on).
+    pub run: RunHost,
     /// Only used when the component imports WASI (then it is deny-all).
     pub wasi: WasiCtx,
     /// WASI's resources.
@@ -76,6 +79,7 @@ impl PluginState {
             log: LogHost::new(name, spec.limits.log_per_second),
             output,
             config: ConfigHost::new(spec.config.clone()),
+            run: RunHost::new(env.processes.clone()),
             wasi,
             table: ResourceTable::new(),
         }
@@ -101,19 +105,29 @@ impl types::Host for PluginState {}
 /// `profiler` and `delivery` (and from 0.3.0 on a transform `delivery`
 /// too). (WASI is linked separately, for components that import it.)
 ///
-/// Each interface is linked under its current (0.3.0) name and again under
-/// its `rocwasm:plugin@0.2.0` and `@0.1.0` names (`legacy` explains why one
-/// host function serves them all), in the order `bindings::names` lists
-/// them; `delivery@0.3.0`, whose `select-columns` answers ids, has a
-/// function of its own ([`select_columns_v0_3_0`]).
+/// Each interface is linked under its current (0.3.1) name and again under
+/// its `rocwasm:plugin@0.3.0`, `@0.2.0` and `@0.1.0` names (`legacy`
+/// explains why one host function serves them all), in the order
+/// `bindings::names` lists them; 0.3.x's `delivery`, whose `select-columns`
+/// answers ids, has a function of its own ([`select_columns_v0_3_0`]), and
+/// 0.3.1's `run` is linked by hand ([`describe_process`]).
 pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> Result<()> {
-    use crate::bindings::names::{self as current, v0_1_0, v0_2_0};
+    use crate::bindings::names::{self as current, v0_1_0, v0_2_0, v0_3_0};
+    linker
+        .instance(current::RUN)?
+        .func_wrap("describe-process", describe_process)?;
     for (version, common, profiler_name, delivery_name) in [
         (
             current::VERSION,
             current::COMMON_IMPORTS,
             current::PROFILER,
             current::DELIVERY,
+        ),
+        (
+            v0_3_0::VERSION,
+            v0_3_0::COMMON_IMPORTS,
+            v0_3_0::PROFILER,
+            v0_3_0::DELIVERY,
         ),
         (
             v0_2_0::VERSION,
@@ -163,7 +177,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> R
                 |s| &mut s.profiler,
             )?;
         }
-        if version == current::VERSION {
+        if version == current::VERSION || version == v0_3_0::VERSION {
             linker
                 .instance(delivery_name)?
                 .func_wrap("select-columns", select_columns_v0_3_0)?;
@@ -177,10 +191,18 @@ pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> R
     Ok(())
 }
 
+/// `run.describe-process` of `rocwasm:plugin@0.3.1`.
+fn describe_process(
+    store: StoreContextMut<'_, PluginState>,
+    (process,): (ProcessInfo,),
+) -> wasmtime::Result<(Option<ProcessDetails>,)> {
+    Ok((store.data().run.describe_process(&process),))
+}
+
 /// What `delivery.select-columns` returns in 0.3.0.
 type SelectReply = Result<Vec<ColumnId>, types::Status>;
 
-/// `delivery.select-columns` of `rocwasm:plugin@0.3.0`: the columns' ids.
+/// `delivery.select-columns` of `rocwasm:plugin@0.3.x`: the columns' ids.
 fn select_columns_v0_3_0(
     mut store: StoreContextMut<'_, PluginState>,
     (table, columns): (String, Vec<String>),

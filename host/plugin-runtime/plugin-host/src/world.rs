@@ -14,9 +14,11 @@ pub use rocwasm_plan::World;
 /// it lists; see `crate::legacy` for what an older one changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WitVersion {
-    /// `rocwasm:plugin@0.3.0`, the current package (`wit/`): batches as one
-    /// packed column buffer, transforms that return edits
-    /// (`crate::packed_world`).
+    /// `rocwasm:plugin@0.3.1`, the current package (`wit/`): 0.3.0 and the
+    /// `run` interface (`crate::host::RunHost`).
+    V0_3_1,
+    /// `rocwasm:plugin@0.3.0` (`wit/legacy/0.3.0/`): batches as one packed
+    /// column buffer, transforms that return edits (`crate::packed_world`).
     V0_3_0,
     /// `rocwasm:plugin@0.2.0` (`wit/legacy/0.2.0/`): batches as 64 column
     /// lists; the host's typed bindings.
@@ -27,7 +29,7 @@ pub enum WitVersion {
 
 impl WitVersion {
     /// The package `wit/` holds, which new plugins are built against.
-    pub const CURRENT: WitVersion = WitVersion::V0_3_0;
+    pub const CURRENT: WitVersion = WitVersion::V0_3_1;
 }
 
 impl WitVersion {
@@ -36,6 +38,8 @@ impl WitVersion {
     pub fn of(surface: &Surface) -> WitVersion {
         let exports = |name: &str| surface.exports.iter().any(|e| e == name);
         if exports(names::LIFECYCLE) {
+            WitVersion::V0_3_1
+        } else if exports(names::v0_3_0::LIFECYCLE) {
             WitVersion::V0_3_0
         } else if exports(names::v0_2_0::LIFECYCLE) {
             WitVersion::V0_2_0
@@ -46,10 +50,17 @@ impl WitVersion {
         }
     }
 
-    /// The package version, as WIT writes it (`0.3.0`).
+    /// True for 0.3.x: batches as one packed buffer, transforms that
+    /// select columns and answer edits (`crate::packed_world`).
+    pub fn is_packed(self) -> bool {
+        matches!(self, WitVersion::V0_3_1 | WitVersion::V0_3_0)
+    }
+
+    /// The package version, as WIT writes it (`0.3.1`).
     pub fn as_str(self) -> &'static str {
         match self {
-            WitVersion::V0_3_0 => names::VERSION,
+            WitVersion::V0_3_1 => names::VERSION,
+            WitVersion::V0_3_0 => names::v0_3_0::VERSION,
             WitVersion::V0_2_0 => names::v0_2_0::VERSION,
             WitVersion::V0_1_0 => names::v0_1_0::VERSION,
         }
@@ -58,10 +69,12 @@ impl WitVersion {
     /// The interfaces a component of `world` built against this version
     /// must export.
     pub fn required_exports(self, world: World) -> [&'static str; 2] {
-        use names::{v0_1_0 as old, v0_2_0 as typed};
+        use names::{v0_1_0 as old, v0_2_0 as typed, v0_3_0 as packed};
         match (self, world) {
-            (WitVersion::V0_3_0, World::Analysis) => [names::LIFECYCLE, names::ANALYSIS],
-            (WitVersion::V0_3_0, World::Transform) => [names::LIFECYCLE, names::TRANSFORM],
+            (WitVersion::V0_3_1, World::Analysis) => [names::LIFECYCLE, names::ANALYSIS],
+            (WitVersion::V0_3_1, World::Transform) => [names::LIFECYCLE, names::TRANSFORM],
+            (WitVersion::V0_3_0, World::Analysis) => [packed::LIFECYCLE, packed::ANALYSIS],
+            (WitVersion::V0_3_0, World::Transform) => [packed::LIFECYCLE, packed::TRANSFORM],
             (WitVersion::V0_2_0, World::Analysis) => [typed::LIFECYCLE, typed::ANALYSIS],
             (WitVersion::V0_2_0, World::Transform) => [typed::LIFECYCLE, typed::TRANSFORM],
             (WitVersion::V0_1_0, World::Analysis) => [old::LIFECYCLE, old::ANALYSIS],
@@ -72,14 +85,18 @@ impl WitVersion {
     /// True when a `world` component of this version may import `name`
     /// (WASI is handled separately).
     fn may_import(self, world: World, name: &str) -> bool {
-        use names::{v0_1_0 as old, v0_2_0 as typed};
+        use names::{v0_1_0 as old, v0_2_0 as typed, v0_3_0 as packed};
+        if self == WitVersion::V0_3_1 && name == names::RUN {
+            return true;
+        }
         let (common, profiler, delivery) = match self {
-            WitVersion::V0_3_0 => (names::COMMON_IMPORTS, names::PROFILER, names::DELIVERY),
+            WitVersion::V0_3_1 => (names::COMMON_IMPORTS, names::PROFILER, names::DELIVERY),
+            WitVersion::V0_3_0 => (packed::COMMON_IMPORTS, packed::PROFILER, packed::DELIVERY),
             WitVersion::V0_2_0 => (typed::COMMON_IMPORTS, typed::PROFILER, typed::DELIVERY),
             WitVersion::V0_1_0 => (old::COMMON_IMPORTS, old::PROFILER, old::DELIVERY),
         };
         // From 0.3.0 on a transform chooses its columns too.
-        let transform_selects = self == WitVersion::V0_3_0 && name == delivery;
+        let transform_selects = self.is_packed() && name == delivery;
         common.contains(&name)
             || (world == World::Analysis && (name == profiler || name == delivery))
             || (world == World::Transform && transform_selects)
@@ -221,7 +238,7 @@ mod tests {
         assert_eq!(detect(&a), Ok(World::Analysis));
         assert!(a.imports_wasi());
         let t = surface(
-            &["rocwasm:plugin/log@0.3.0"],
+            &["rocwasm:plugin/log@0.3.1", names::RUN],
             &[names::LIFECYCLE, names::TRANSFORM],
         );
         assert_eq!(detect(&t), Ok(World::Transform));
@@ -255,7 +272,17 @@ mod tests {
             Err(WorldError::ForeignImports { .. })
         ));
         let current = surface(&[], &[names::LIFECYCLE, names::ANALYSIS]);
-        assert_eq!(WitVersion::of(&current).as_str(), "0.3.0");
+        assert_eq!(WitVersion::of(&current).as_str(), "0.3.1");
+        use names::v0_3_0 as packed;
+        let first_packed = surface(&[packed::DELIVERY], &[packed::LIFECYCLE, packed::ANALYSIS]);
+        assert_eq!(WitVersion::of(&first_packed), WitVersion::V0_3_0);
+        assert_eq!(detect(&first_packed), Ok(World::Analysis));
+        // `run` is 0.3.1's: a 0.3.0 component cannot import it.
+        let too_new = surface(&[names::RUN], &[packed::LIFECYCLE, packed::ANALYSIS]);
+        assert!(matches!(
+            detect(&too_new),
+            Err(WorldError::ForeignImports { .. })
+        ));
         use names::v0_2_0 as typed;
         let previous = surface(&[typed::PROFILER], &[typed::LIFECYCLE, typed::ANALYSIS]);
         assert_eq!(WitVersion::of(&previous), WitVersion::V0_2_0);

@@ -230,6 +230,7 @@ pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static 
                 std::sync::Arc::new(crate::durable::MappedHalves { dir, stem })
                     as std::sync::Arc<dyn rocwasm_core::buffer::DurableMemory>
             }),
+            back_end: rocwasm_plan::Backend::Builtin,
         },
     )
     .map_err(|e| format!("{e:#}"))?;

@@ -35,6 +35,11 @@ pub struct RunMetadata {
     /// (the variables `%job%` reads: Slurm, PBS, LSF, Flux).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub job: Option<String>,
+    /// What measured the process's records: `builtin` or
+    /// `rocprofiler-sdk` (`rocwasm_plan::Backend::name`); `None` when the
+    /// source does not say (a rocprofv3 recording).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub back_end: Option<String>,
     /// The process's environment at its start (`rocpd_info_process.environment`,
     /// as rocprofv3 writes it); empty when the source did not record it.
     #[serde(default, skip_serializing_if = "BTreeMap::is_empty")]

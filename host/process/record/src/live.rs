@@ -47,6 +47,10 @@ pub struct LiveHooks<'a> {
     /// stem (see `rocwasm_journal::halves`), so that the records outlive the
     /// process (see `rocwasm_core::buffer::durable`).
     pub durable_memory: Option<DurableMemoryFor>,
+    /// What measures this process's records: `Builtin` (the tool library's
+    /// interception, the default) or `RocprofilerSdk` (rocwasm's SDK tool).
+    /// Never `Auto`: by the time a run starts, one of the two was chosen.
+    pub back_end: rocwasm_plan::Backend,
 }
 
 /// What a finished live run leaves.
@@ -151,6 +155,7 @@ impl LiveRun {
                 .collect();
         let mut meta = RunMetadata::for_current_process(plan.command.clone());
         meta.start_ns = clock::now();
+        meta.back_end = Some(hooks.back_end.name().to_string());
         let collection = CollectionGate::install(&plan.collection, meta.start_ns, &profiler)
             .unwrap_or_else(|e| {
                 let text = format!("{e}; every record is kept");
@@ -592,5 +597,7 @@ pub fn traced_process(meta: &RunMetadata) -> TracedProcess {
         pid: meta.pid,
         rank: meta.rank,
         job: meta.job.clone(),
+        command: meta.command.clone(),
+        back_end: meta.back_end.clone().unwrap_or_default(),
     }
 }

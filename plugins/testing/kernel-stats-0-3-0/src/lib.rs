@@ -1,5 +1,5 @@
 //! `kernel-stats-0-3-0` (test and bench plugin): what `kernel-stats` does,
-//! built against `rocwasm:plugin@0.3.0` (`wit/`) with raw wit-bindgen and
+//! built against `rocwasm:plugin@0.3.0` (`wit/legacy/0.3.0/`) with raw wit-bindgen and
 //! the schema crate's packed reader, without the Rust SDK: what the SDK's
 //! layer costs is the difference between the two.
 //!
@@ -22,7 +22,7 @@ use rocwasm_schema::ColumnRef;
 use rocwasm_stats::{IdSums, COLUMNS};
 
 wit_bindgen::generate!({
-    path: "../../../wit",
+    path: "../../../wit/legacy/0.3.0",
     world: "rocwasm:plugin/analysis-plugin@0.3.0",
 });
 

@@ -1,5 +1,5 @@
 //! `wit-0-3-0-transform` (test plugin): a transform built against
-//! `rocwasm:plugin@0.3.0` (`wit/`). It selects the kernel dispatches'
+//! `rocwasm:plugin@0.3.0` (`wit/legacy/0.3.0/`). It selects the kernel dispatches'
 //! `correlation-id` only and answers edits: keep the dispatches of even
 //! correlation id, and rewrite every dispatch's `stream-id` to its
 //! correlation id (a column it never received). The host applies them to
@@ -14,7 +14,7 @@ use rocwasm_schema::packed::{self, AlignedCopy, Packed};
 use rocwasm_schema::{ColumnRef, TableSchema};
 
 wit_bindgen::generate!({
-    path: "../../../wit",
+    path: "../../../wit/legacy/0.3.0",
     world: "rocwasm:plugin/transform-plugin@0.3.0",
 });
 

@@ -1,5 +1,5 @@
 //! `wit-0-3-0` (test plugin): an analysis built against
-//! `rocwasm:plugin@0.3.0` (`wit/`), with wit-bindgen and the schema
+//! `rocwasm:plugin@0.3.0` (`wit/legacy/0.3.0/`), with wit-bindgen and the schema
 //! crate's packed reader rather than the SDK (which still follows 0.2.0).
 //!
 //! In `init` it selects four kernel-dispatch columns (`correlation-id`,
@@ -19,7 +19,7 @@ use rocwasm_schema::packed::{AlignedCopy, Packed, PackedError};
 use rocwasm_schema::{ColumnRef, TableSchema};
 
 wit_bindgen::generate!({
-    path: "../../../wit",
+    path: "../../../wit/legacy/0.3.0",
     world: "rocwasm:plugin/analysis-plugin@0.3.0",
 });
 

@@ -6,8 +6,9 @@
 //! delegating to the `rocwasm_core` engine), `delivery` ([`DeliveryHost`]:
 //! the columns a plugin is sent), `names` ([`NamesHost`]: kinds and
 //! operations), `symbols` ([`SymbolsHost`]), `clock` ([`ClockHost`]), `log`
-//! ([`LogHost`]), `output` ([`OutputHost`]: files in the granted directory)
-//! and `config` ([`ConfigHost`]).
+//! ([`LogHost`]), `output` ([`OutputHost`]: files in the granted directory),
+//! `config` ([`ConfigHost`]) and `run` ([`RunHost`]: the processes' command
+//! lines and back ends).
 //!
 //! A plugin's store data (`crate::state::PluginState`) holds one of each and
 //! links every interface to its own field, so these files know nothing of
@@ -20,6 +21,7 @@ mod log;
 mod names;
 mod output;
 mod profiler;
+mod run;
 mod symbols;
 
 pub(crate) use clock::ClockHost;
@@ -29,4 +31,5 @@ pub(crate) use log::LogHost;
 pub(crate) use names::NamesHost;
 pub(crate) use output::OutputHost;
 pub(crate) use profiler::{ProfilerHost, SetupMode, StageLink};
+pub(crate) use run::{ProcessDetails, ProcessInfo, RunHost};
 pub(crate) use symbols::SymbolsHost;

@@ -43,9 +43,14 @@ fn a_component_built_against_0_1_0_loads_and_takes_every_call() {
         "{:?}",
         compiled.surface.imports
     );
-    // The stock plugins are built with the SDK, on 0.3.0.
+    // The stock plugins are built with the SDK, on 0.3.1; the raw 0.3.0
+    // test plugins on the frozen 0.3.0.
     assert_eq!(
         rt.compile(&plugin("kernel-stats")).unwrap().version,
+        WitVersion::V0_3_1
+    );
+    assert_eq!(
+        rt.compile(&plugin("wit-0-3-0")).unwrap().version,
         WitVersion::V0_3_0
     );
 
@@ -85,6 +90,7 @@ fn each_batch_names_the_process_it_came_from() {
         pid: 4242,
         rank: Some(0),
         job: Some("81234".into()),
+        ..Default::default()
     };
     let processes = Processes::new(own);
     let other = processes.add(TracedProcess {
@@ -92,6 +98,7 @@ fn each_batch_names_the_process_it_came_from() {
         pid: 77,
         rank: Some(1),
         job: None,
+        ..Default::default()
     });
     assert_eq!(other, 1);
     let env = env_with_kernels(&[(1, "k")]).with_processes(processes.clone());
