@@ -115,6 +115,39 @@ impl Series {
         (self.squares_lo, self.squares_hi) = split(sum);
     }
 
+    /// The series whose exact sums are these: `count` samples, Σx =
+    /// `total`, Σx² = `sum_of_squares`, the smallest `min` and the largest
+    /// `max` (what [`Series::count`], [`Series::total`],
+    /// [`Series::sum_of_squares`], [`Series::min`] and [`Series::max`]
+    /// give back). For reading a series written elsewhere (a plugin's
+    /// partial result); `None` when the figures cannot be one series' (a
+    /// count of 0 with samples, min above max).
+    pub fn from_sums(
+        count: u64,
+        total: u128,
+        sum_of_squares: u128,
+        min: u64,
+        max: u64,
+    ) -> Option<Series> {
+        if count == 0 {
+            return (total == 0 && sum_of_squares == 0).then(Series::new);
+        }
+        if min > max {
+            return None;
+        }
+        let (total_lo, total_hi) = split(total);
+        let (squares_lo, squares_hi) = split(sum_of_squares);
+        Some(Series {
+            count,
+            total_lo,
+            total_hi,
+            squares_lo,
+            squares_hi,
+            min,
+            max,
+        })
+    }
+
     /// Folds `other` in, as if its samples had been added here.
     pub fn merge(&mut self, other: &Series) {
         if other.count == 0 {
@@ -208,6 +241,19 @@ impl Series {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_series_is_rebuilt_from_its_sums() {
+        let mut s = Series::new();
+        for x in [3, 1 << 40, 7, 0] {
+            s.add(x);
+        }
+        let back = Series::from_sums(s.count(), s.total(), s.sum_of_squares(), s.min(), s.max());
+        assert_eq!(back, Some(s));
+        assert_eq!(Series::from_sums(0, 0, 0, 0, 0), Some(Series::new()));
+        assert_eq!(Series::from_sums(0, 5, 0, 0, 0), None);
+        assert_eq!(Series::from_sums(2, 5, 13, 3, 2), None);
+    }
 
     /// Two-pass mean and sample deviation in `f64`, the textbook way.
     fn two_pass(xs: &[u64]) -> (f64, f64) {

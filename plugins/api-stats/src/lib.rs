@@ -18,8 +18,14 @@
 //! `--marker-trace` records them (plus the profiler-control calls), or with
 //! `roctx` the raw roctx calls. A kind the host cannot trace is skipped with
 //! a warning.
+//!
+//! Its results merge (world `mergeable-analysis-plugin`): a partial is the
+//! tables by domain and function name (names, not operation numbers, which
+//! a replay may assign per recording), merged by exact sums.
 
 mod aggregate;
+
+use std::collections::BTreeMap;
 
 use rocwasm_plugin_sdk::prelude::*;
 use rocwasm_plugin_sdk::services::BufferOptions;
@@ -31,6 +37,31 @@ struct ApiStats {
     self_configure: bool,
     calls: ApiAggregate,
     names: OperationNames,
+    /// What merged partials added: per domain, by function name.
+    merged: BTreeMap<String, StatsTable>,
+}
+
+/// The partial result's format.
+const PARTIAL: &str = "api-stats/1";
+
+impl ApiStats {
+    /// Every call this instance saw or merged: per domain, by name.
+    fn tables(&mut self) -> BTreeMap<String, StatsTable> {
+        let names = &mut self.names;
+        let mut tables: BTreeMap<String, StatsTable> = self
+            .calls
+            .by_domain(|kind, op| names.buffer_operation(kind, op).to_string())
+            .into_iter()
+            .map(|(d, t)| (d.to_string(), t))
+            .collect();
+        for (domain, table) in &self.merged {
+            let into = tables.entry(domain.clone()).or_default();
+            for (name, series) in table.iter() {
+                into.merge(name, series);
+            }
+        }
+        tables
+    }
 }
 
 impl AnalysisPlugin for ApiStats {
@@ -57,18 +88,46 @@ impl AnalysisPlugin for ApiStats {
     }
 
     fn fini(&mut self) -> Vec<SummaryTable> {
-        let names = &mut self.names;
         let mut tables = Vec::new();
-        for (domain, table) in self
-            .calls
-            .by_domain(|kind, op| names.buffer_operation(kind, op).to_string())
-        {
+        let mut calls = 0;
+        for (domain, table) in self.tables() {
+            calls += table.iter().map(|(_, s)| s.count()).sum::<u64>();
             let file = format!("{domain}_api_stats.csv");
             output::write_result("api-stats", &file, table.to_csv());
             tables.push(table.to_summary(&format!("{} API statistics", domain.to_uppercase())));
         }
-        info!("api-stats: {} API calls", self.calls.count());
+        info!("api-stats: {calls} API calls");
         tables
+    }
+}
+
+impl MergeablePlugin for ApiStats {
+    fn take_partial(&mut self) -> Result<Vec<u8>, String> {
+        let tables = self.tables();
+        let mut w = PartialWriter::new(PARTIAL);
+        w.u64(tables.len() as u64);
+        for (domain, table) in &tables {
+            w.str(domain);
+            w.table(table);
+        }
+        Ok(w.finish())
+    }
+
+    fn merge_partial(&mut self, partial: &[u8]) -> Result<(), String> {
+        let mut r = PartialReader::new(partial, PARTIAL)?;
+        let mut read: BTreeMap<String, StatsTable> = BTreeMap::new();
+        for _ in 0..r.u64()? {
+            let domain = r.str()?;
+            r.table_into(read.entry(domain).or_default())?;
+        }
+        r.finish()?;
+        for (domain, table) in read {
+            let into = self.merged.entry(domain).or_default();
+            for (name, series) in table.iter() {
+                into.merge(name, series);
+            }
+        }
+        Ok(())
     }
 }
 
@@ -96,4 +155,4 @@ fn trace_tolerantly(kinds: &[u32]) -> Result<(), String> {
     Ok(())
 }
 
-rocwasm_plugin_sdk::export_analysis!(ApiStats);
+rocwasm_plugin_sdk::export_mergeable_analysis!(ApiStats);

@@ -24,11 +24,6 @@ impl KernelAggregate {
         self.by_id.add_durations(d.kernel_id, d.start, d.end);
     }
 
-    /// Dispatches seen.
-    pub fn count(&self) -> u64 {
-        self.by_id.count()
-    }
-
     /// Kernel ids seen, in first-seen order.
     pub fn ids(&self) -> &[u64] {
         self.by_id.ids()
@@ -61,7 +56,7 @@ mod tests {
         let mut agg = KernelAggregate::default();
         agg.add(batch(&[(1, 0, 100), (1, 100, 300), (2, 0, 50)]).view());
         agg.add(batch(&[(3, 0, 400), (2, 10, 60), (1, 5, 5)]).view());
-        assert_eq!(agg.count(), 6);
+        assert_eq!(agg.by_name(|_| "k".into()).get("k").unwrap().count(), 6);
         // Ids 1 and 3 are the same kernel on two agents.
         let table = agg.by_name(|id| {
             if id == 2 {

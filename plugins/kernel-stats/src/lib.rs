@@ -25,6 +25,11 @@
 //!
 //! The same kernel on two agents (or reloaded) has two kernel ids and one
 //! name: rows are per *name*, as in rocprofv3.
+//!
+//! Its results merge (world `mergeable-analysis-plugin`): a partial is the
+//! table by kernel name (names, not ids: ids are per process), and merging
+//! adds the exact sums of each name's series, so any split of a trace and
+//! any order of merges gives the single pass's table.
 
 mod aggregate;
 
@@ -38,6 +43,23 @@ struct KernelStats {
     file: String,
     names: KernelNames,
     by_kernel: KernelAggregate,
+    /// What merged partials added, by kernel name.
+    merged: StatsTable,
+}
+
+/// The partial result's format.
+const PARTIAL: &str = "kernel-stats/1";
+
+impl KernelStats {
+    /// Every dispatch this instance saw or merged, by kernel name.
+    fn table(&mut self) -> StatsTable {
+        self.names.resolve(self.by_kernel.ids());
+        let mut table = self.by_kernel.by_name(|id| self.names.name(id).to_string());
+        for (name, series) in self.merged.iter() {
+            table.merge(name, series);
+        }
+        table
+    }
 }
 
 impl AnalysisPlugin for KernelStats {
@@ -67,11 +89,10 @@ impl AnalysisPlugin for KernelStats {
     }
 
     fn fini(&mut self) -> Vec<SummaryTable> {
-        self.names.resolve(self.by_kernel.ids());
-        let table = self.by_kernel.by_name(|id| self.names.name(id).to_string());
+        let table = self.table();
         info!(
             "kernel-stats: {} dispatches of {} kernels",
-            self.by_kernel.count(),
+            table.iter().map(|(_, s)| s.count()).sum::<u64>(),
             table.len()
         );
         if !self.file.is_empty() {
@@ -81,4 +102,23 @@ impl AnalysisPlugin for KernelStats {
     }
 }
 
-rocwasm_plugin_sdk::export_analysis!(KernelStats);
+impl MergeablePlugin for KernelStats {
+    fn take_partial(&mut self) -> Result<Vec<u8>, String> {
+        let mut w = PartialWriter::new(PARTIAL);
+        w.table(&self.table());
+        Ok(w.finish())
+    }
+
+    fn merge_partial(&mut self, partial: &[u8]) -> Result<(), String> {
+        let mut r = PartialReader::new(partial, PARTIAL)?;
+        let mut table = StatsTable::new();
+        r.table_into(&mut table)?;
+        r.finish()?;
+        for (name, series) in table.iter() {
+            self.merged.merge(name, series);
+        }
+        Ok(())
+    }
+}
+
+rocwasm_plugin_sdk::export_mergeable_analysis!(KernelStats);

@@ -7,6 +7,7 @@
 use std::collections::BTreeMap;
 
 use rocwasm_plugin_sdk::kind::copy;
+use rocwasm_plugin_sdk::partial::{PartialReader, PartialWriter};
 use rocwasm_plugin_sdk::rows::MemoryCopy;
 use rocwasm_plugin_sdk::stats::{format_ns, Series};
 use rocwasm_plugin_sdk::types::SummaryTable;
@@ -28,6 +29,28 @@ impl Group {
         if duration > 0 {
             self.peak_gbps = self.peak_gbps.max(bytes as f64 / duration as f64);
         }
+    }
+
+    /// Folds `other` in, as if its copies had been added here: exact (the
+    /// peak is a maximum).
+    fn merge(&mut self, other: &Group) {
+        self.durations.merge(&other.durations);
+        self.bytes += other.bytes;
+        self.peak_gbps = self.peak_gbps.max(other.peak_gbps);
+    }
+
+    fn write(&self, w: &mut PartialWriter) {
+        w.series(&self.durations);
+        w.u128(self.bytes);
+        w.f64(self.peak_gbps);
+    }
+
+    fn read(r: &mut PartialReader<'_>) -> Result<Group, String> {
+        Ok(Group {
+            durations: r.series()?,
+            bytes: r.u128()?,
+            peak_gbps: r.f64()?,
+        })
     }
 
     /// Copies in the group.
@@ -70,10 +93,17 @@ const FIGURES: [&str; 6] = [
     "PeakBandwidthGBps",
 ];
 
+/// The partial result's format.
+const PARTIAL: &str = "memcpy-bandwidth/1";
+
 #[derive(Debug, Default)]
 pub struct Bandwidth {
+    /// By copy direction (the SDK's operation: the same in every process).
     by_direction: BTreeMap<u32, Group>,
+    /// By (source, destination) agent id, this process's.
     by_agents: BTreeMap<(u64, u64), Group>,
+    /// What merged partials added, by agent labels (ids are per process).
+    merged_agents: BTreeMap<(String, String), Group>,
 }
 
 impl Bandwidth {
@@ -110,15 +140,68 @@ impl Bandwidth {
         table
     }
 
-    pub fn by_agents_table(&self, mut label: impl FnMut(u64) -> String) -> SummaryTable {
+    /// By agent pair, labelled: this process's groups and the merged ones.
+    fn labelled(&self, mut label: impl FnMut(u64) -> String) -> BTreeMap<(String, String), Group> {
+        let mut out = self.merged_agents.clone();
+        for ((src, dst), group) in &self.by_agents {
+            out.entry((label(*src), label(*dst)))
+                .or_default()
+                .merge(group);
+        }
+        out
+    }
+
+    pub fn by_agents_table(&self, label: impl FnMut(u64) -> String) -> SummaryTable {
         let mut table = SummaryTable::new(
             "Memory copies by agent pair",
             &header(&["SrcAgent", "DstAgent"]),
         );
-        for ((src, dst), group) in sorted(&self.by_agents) {
-            table.push_row([label(*src), label(*dst)].into_iter().chain(group.cells()));
+        for ((src, dst), group) in sorted(&self.labelled(label)) {
+            table.push_row([src.clone(), dst.clone()].into_iter().chain(group.cells()));
         }
         table
+    }
+
+    /// Everything seen and merged, as a partial result (agents by label).
+    pub fn take_partial(&self, label: impl FnMut(u64) -> String) -> Vec<u8> {
+        let mut w = PartialWriter::new(PARTIAL);
+        w.u64(self.by_direction.len() as u64);
+        for (op, group) in &self.by_direction {
+            w.u64(u64::from(*op));
+            group.write(&mut w);
+        }
+        let agents = self.labelled(label);
+        w.u64(agents.len() as u64);
+        for ((src, dst), group) in &agents {
+            w.str(src);
+            w.str(dst);
+            group.write(&mut w);
+        }
+        w.finish()
+    }
+
+    /// Folds in a partial [`Bandwidth::take_partial`] wrote; nothing is
+    /// folded when it cannot be read.
+    pub fn merge_partial(&mut self, partial: &[u8]) -> Result<(), String> {
+        let mut r = PartialReader::new(partial, PARTIAL)?;
+        let mut directions = Vec::new();
+        for _ in 0..r.u64()? {
+            let op = u32::try_from(r.u64()?).map_err(|_| "a copy direction out of range")?;
+            directions.push((op, Group::read(&mut r)?));
+        }
+        let mut agents = Vec::new();
+        for _ in 0..r.u64()? {
+            let pair = (r.str()?, r.str()?);
+            agents.push((pair, Group::read(&mut r)?));
+        }
+        r.finish()?;
+        for (op, group) in directions {
+            self.by_direction.entry(op).or_default().merge(&group);
+        }
+        for (pair, group) in agents {
+            self.merged_agents.entry(pair).or_default().merge(&group);
+        }
+        Ok(())
     }
 }
 
@@ -192,5 +275,39 @@ mod tests {
         assert_eq!(&a.columns[..3], ["SrcAgent", "DstAgent", "Copies"]);
         assert_eq!(&a.rows[0][..3], ["A1", "A2", "1"]);
         assert!(a.to_csv().starts_with("SrcAgent,DstAgent,Copies,Bytes,TotalDurationNs,AverageDurationNs,BandwidthGBps,PeakBandwidthGBps\n"));
+    }
+
+    #[test]
+    fn two_halves_merged_give_the_tables_of_one_pass() {
+        let copies = [
+            copy_of(copy::HOST_TO_DEVICE, 1, 2, 1_000, 0, 100),
+            copy_of(copy::HOST_TO_DEVICE, 1, 2, 3_000, 0, 70),
+            copy_of(copy::DEVICE_TO_HOST, 2, 1, 500, 10, 10),
+            copy_of(copy::DEVICE_TO_DEVICE, 2, 3, 8_000, 5, 45),
+        ];
+        let label = |id: u64| format!("A{id}");
+        let mut whole = Bandwidth::default();
+        copies.iter().for_each(|c| whole.add(c));
+        let (mut left, mut right) = (Bandwidth::default(), Bandwidth::default());
+        copies[..1].iter().for_each(|c| left.add(c));
+        copies[1..].iter().for_each(|c| right.add(c));
+        let mut reducer = Bandwidth::default();
+        reducer.merge_partial(&right.take_partial(label)).unwrap();
+        reducer.merge_partial(&left.take_partial(label)).unwrap();
+        let rows = |t: SummaryTable| (t.columns, t.rows);
+        assert_eq!(
+            rows(reducer.by_direction_table()),
+            rows(whole.by_direction_table())
+        );
+        assert_eq!(
+            rows(reducer.by_agents_table(label)),
+            rows(whole.by_agents_table(label))
+        );
+        let bytes = whole.take_partial(label);
+        assert!(reducer.merge_partial(&bytes[..bytes.len() - 1]).is_err());
+        assert_eq!(
+            rows(reducer.by_direction_table()),
+            rows(whole.by_direction_table())
+        );
     }
 }

@@ -18,6 +18,10 @@
 //!
 //! When the stage names no `domains`, `init` sets up `MEMORY_COPY` buffer
 //! tracing itself. No config keys.
+//!
+//! Its results merge (world `mergeable-analysis-plugin`): a partial holds
+//! the groups by direction and by agent *labels* (agent ids are per
+//! process), merged by exact sums, byte counts and the peak's maximum.
 
 mod bandwidth;
 
@@ -65,13 +69,7 @@ impl AnalysisPlugin for MemcpyBandwidth {
     }
 
     fn fini(&mut self) -> Vec<SummaryTable> {
-        let mut labels = HashMap::new();
-        let mut label = |id: u64| {
-            labels
-                .entry(id)
-                .or_insert_with(|| symbols::agent_label(id))
-                .clone()
-        };
+        let mut label = labeller();
         let tables = [
             (
                 "memcpy_bandwidth_by_direction.csv",
@@ -89,4 +87,25 @@ impl AnalysisPlugin for MemcpyBandwidth {
     }
 }
 
-rocwasm_plugin_sdk::export_analysis!(MemcpyBandwidth);
+/// Agent labels (`GPU 1 (gfx90a)`) from the host, one lookup per agent.
+fn labeller() -> impl FnMut(u64) -> String {
+    let mut labels = HashMap::new();
+    move |id: u64| {
+        labels
+            .entry(id)
+            .or_insert_with(|| symbols::agent_label(id))
+            .clone()
+    }
+}
+
+impl MergeablePlugin for MemcpyBandwidth {
+    fn take_partial(&mut self) -> Result<Vec<u8>, String> {
+        Ok(self.copies.take_partial(labeller()))
+    }
+
+    fn merge_partial(&mut self, partial: &[u8]) -> Result<(), String> {
+        self.copies.merge_partial(partial)
+    }
+}
+
+rocwasm_plugin_sdk::export_mergeable_analysis!(MemcpyBandwidth);

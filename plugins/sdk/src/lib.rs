@@ -89,6 +89,7 @@ pub mod kind;
 pub mod log;
 pub mod names;
 pub mod output;
+pub mod partial;
 mod plugin;
 pub mod rows;
 pub mod run;
@@ -97,7 +98,7 @@ pub mod stats;
 pub mod symbols;
 
 pub use batch::{Batch, Edits};
-pub use plugin::{AnalysisPlugin, TransformPlugin};
+pub use plugin::{AnalysisPlugin, MergeablePlugin, TransformPlugin};
 pub use rows::{
     ApiCall, KernelDispatch, MemoryAllocation, MemoryCopy, Retirement, RuntimeInitialization,
     ScratchMemory, Tables,
@@ -148,6 +149,7 @@ pub mod prelude {
     pub use crate::kind::*;
     pub use crate::names::OperationNames;
     pub use crate::output::{self, CsvWriter, OutputError};
+    pub use crate::partial::{PartialReader, PartialWriter};
     pub use crate::profiler;
     pub use crate::rows::*;
     pub use crate::services::{self, StatusContext};
@@ -158,7 +160,7 @@ pub mod prelude {
         Status, SummaryTable, ToolInfo,
     };
     pub use crate::{debug, error, info, trace, warn};
-    pub use crate::{AnalysisPlugin, Batch, Edits, Tables, TransformPlugin};
+    pub use crate::{AnalysisPlugin, Batch, Edits, MergeablePlugin, Tables, TransformPlugin};
 }
 
 // `__rocwasm_with_wit_dir!`, written by build.rs with the WIT directory's path.
@@ -179,6 +181,25 @@ macro_rules! __generate_world {
         $crate::__private::wit_bindgen::generate!({
             path: $dir,
             world: "rocwasm:plugin/analysis-plugin@0.3.1",
+            runtime_path: "::rocwasm_plugin_sdk::__private::wit_bindgen::rt",
+            with: {
+                "rocwasm:plugin/types@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
+                "rocwasm:plugin/profiler@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::profiler,
+                "rocwasm:plugin/delivery@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::delivery,
+                "rocwasm:plugin/names@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
+                "rocwasm:plugin/symbols@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
+                "rocwasm:plugin/clock@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
+                "rocwasm:plugin/log@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
+                "rocwasm:plugin/output@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
+                "rocwasm:plugin/config@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
+                "rocwasm:plugin/run@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::run,
+            },
+        });
+    };
+    ($dir:literal; mergeable) => {
+        $crate::__private::wit_bindgen::generate!({
+            path: $dir,
+            world: "rocwasm:plugin/mergeable-analysis-plugin@0.3.1",
             runtime_path: "::rocwasm_plugin_sdk::__private::wit_bindgen::rt",
             with: {
                 "rocwasm:plugin/types@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
@@ -233,6 +254,46 @@ macro_rules! __plugin_slot {
     };
 }
 
+/// The `lifecycle` and `analysis` exports of an analysis, routed to the
+/// plugin slot (used by the two analysis export macros).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! __analysis_adapter {
+    ($plugin:ty) => {
+        struct Adapter;
+
+        impl exports::rocwasm::plugin::lifecycle::Guest for Adapter {
+            fn configure(info: $crate::types::ToolInfo) -> bool {
+                with_plugin(|p| $crate::AnalysisPlugin::configure(p, &info))
+            }
+            fn init() -> ::std::result::Result<(), ::std::string::String> {
+                with_plugin(|p| $crate::AnalysisPlugin::init(p))
+            }
+            fn fini() -> ::std::vec::Vec<$crate::types::SummaryTable> {
+                with_plugin(|p| $crate::AnalysisPlugin::fini(p))
+            }
+        }
+
+        impl exports::rocwasm::plugin::analysis::Guest for Adapter {
+            fn deliver_batch(info: $crate::types::DeliveryInfo, batch: ::std::vec::Vec<u8>) {
+                if let Some(batch) = $crate::__private::read_batch(batch) {
+                    with_plugin(|p| $crate::AnalysisPlugin::deliver_batch(p, &info, &batch))
+                }
+            }
+            fn on_callback(record: $crate::types::CallbackRecord, user_data: u64) -> u64 {
+                with_plugin(|p| $crate::AnalysisPlugin::on_callback(p, &record, user_data))
+            }
+            fn on_external_correlation_request(
+                request: $crate::types::ExternalCorrelationRequest,
+            ) -> ::std::option::Option<u64> {
+                with_plugin(|p| {
+                    $crate::AnalysisPlugin::on_external_correlation_request(p, &request)
+                })
+            }
+        }
+    };
+}
+
 /// Exports a type implementing [`AnalysisPlugin`] as the component's
 /// `analysis-plugin` world. Use once, at the crate root of a `cdylib`.
 #[macro_export]
@@ -244,34 +305,35 @@ macro_rules! export_analysis {
             use super::*;
             $crate::__rocwasm_with_wit_dir!($crate::__generate_world; analysis);
             $crate::__plugin_slot!($plugin);
+            $crate::__analysis_adapter!($plugin);
 
-            struct Adapter;
+            export!(Adapter);
+        }
+    };
+}
 
-            impl exports::rocwasm::plugin::lifecycle::Guest for Adapter {
-                fn configure(info: $crate::types::ToolInfo) -> bool {
-                    with_plugin(|p| $crate::AnalysisPlugin::configure(p, &info))
-                }
-                fn init() -> ::std::result::Result<(), ::std::string::String> {
-                    with_plugin(|p| $crate::AnalysisPlugin::init(p))
-                }
-                fn fini() -> ::std::vec::Vec<$crate::types::SummaryTable> {
-                    with_plugin(|p| $crate::AnalysisPlugin::fini(p))
-                }
-            }
+/// Exports a type implementing [`MergeablePlugin`] as the component's
+/// `mergeable-analysis-plugin` world (an analysis whose results merge,
+/// WIT 0.3.1). Use once, at the crate root of a `cdylib`.
+#[macro_export]
+macro_rules! export_mergeable_analysis {
+    ($plugin:ty) => {
+        #[doc(hidden)]
+        #[allow(unused_imports, dead_code, clippy::all)]
+        mod __rocwasm_export {
+            use super::*;
+            $crate::__rocwasm_with_wit_dir!($crate::__generate_world; mergeable);
+            $crate::__plugin_slot!($plugin);
+            $crate::__analysis_adapter!($plugin);
 
-            impl exports::rocwasm::plugin::analysis::Guest for Adapter {
-                fn deliver_batch(info: $crate::types::DeliveryInfo, batch: ::std::vec::Vec<u8>) {
-                    if let Some(batch) = $crate::__private::read_batch(batch) {
-                        with_plugin(|p| $crate::AnalysisPlugin::deliver_batch(p, &info, &batch))
-                    }
+            impl exports::rocwasm::plugin::merge::Guest for Adapter {
+                fn take_partial() -> ::std::result::Result<::std::vec::Vec<u8>, ::std::string::String> {
+                    with_plugin(|p| $crate::MergeablePlugin::take_partial(p))
                 }
-                fn on_callback(record: $crate::types::CallbackRecord, user_data: u64) -> u64 {
-                    with_plugin(|p| $crate::AnalysisPlugin::on_callback(p, &record, user_data))
-                }
-                fn on_external_correlation_request(
-                    request: $crate::types::ExternalCorrelationRequest,
-                ) -> ::std::option::Option<u64> {
-                    with_plugin(|p| $crate::AnalysisPlugin::on_external_correlation_request(p, &request))
+                fn merge_partial(
+                    partial: ::std::vec::Vec<u8>,
+                ) -> ::std::result::Result<(), ::std::string::String> {
+                    with_plugin(|p| $crate::MergeablePlugin::merge_partial(p, &partial))
                 }
             }
 

@@ -57,6 +57,27 @@ pub trait AnalysisPlugin: Default + 'static {
     }
 }
 
+/// An analysis whose results merge (world `mergeable-analysis-plugin`,
+/// WIT 0.3.1): many instances, each over part of the records, fold into
+/// the result one instance gives. Export it with
+/// [`export_mergeable_analysis!`](crate::export_mergeable_analysis).
+///
+/// A *part* ends with [`take_partial`](Self::take_partial) instead of
+/// `fini`; a *reducer* takes [`merge_partial`](Self::merge_partial) once
+/// per partial and ends with `fini` (or `take_partial`, for a tree of
+/// merges). The merge must be exact, associative and commutative: `rocwasm
+/// plugin test` splits a trace at random points, merges the parts in
+/// random trees and requires the tables of one pass. [`crate::partial`]
+/// writes and reads the bytes; `rocwasm-stats`' [`Series`](crate::stats::Series)
+/// merge exactly (integer sums).
+pub trait MergeablePlugin: AnalysisPlugin {
+    /// This instance's result so far, as bytes (in place of `fini`).
+    fn take_partial(&mut self) -> Result<Vec<u8>, String>;
+
+    /// Folds in a partial another instance took.
+    fn merge_partial(&mut self, partial: &[u8]) -> Result<(), String>;
+}
+
 /// A transform stage (world `transform-plugin`): a batch in, a batch out.
 /// Export it with [`export_transform!`](crate::export_transform).
 pub trait TransformPlugin: Default + 'static {

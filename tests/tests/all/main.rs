@@ -11,6 +11,7 @@ mod kernel_filter_chain;
 mod kernel_options;
 mod live_chain;
 mod markers;
+mod merge_partials;
 mod mpi;
 mod native_tools;
 mod parquet_hive;

@@ -47,7 +47,9 @@
 //! (replay reads CSV, JSON and rocpd).
 
 mod arrays;
+mod in_memory;
 pub mod schema;
 mod writer;
 
+pub use in_memory::{ArrowTable, ArrowTables};
 pub use writer::{ParquetSink, ROW_GROUP_BYTES, ROW_GROUP_ROWS};

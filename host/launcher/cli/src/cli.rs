@@ -878,6 +878,10 @@ pub enum PluginCommand {
         /// `test/expected.toml`); a difference is status 1.
         #[arg(long, value_name = "FILE")]
         expect: Option<PathBuf>,
+        /// The seed of the merge check's random splits and merge trees (a
+        /// plugin that exports `merge`); the check prints the one it used.
+        #[arg(long, value_name = "N")]
+        merge_seed: Option<u64>,
         /// The component (.wasm).
         #[arg(value_name = "PLUGIN")]
         file: PathBuf,

@@ -42,5 +42,5 @@ pub use from_journal::{
 };
 pub use many::{ManyReplay, ManyReport, ProcessRecording, ProcessSummary};
 pub use pipeline::{Pipeline, Recording, RunReport};
-pub use replay::{Replay, SymbolSync};
+pub use replay::{Replay, SymbolSync, TraceNames};
 pub use rocwasm_record::{render_table, PluginReport, ProcessEnd, SinkRoute};

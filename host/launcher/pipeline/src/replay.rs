@@ -103,8 +103,9 @@ impl<'a> Replay<'a> {
     }
 }
 
-/// The trace's operation names, for the plugins' `names` imports.
-pub(crate) struct TraceNames(pub(crate) Arc<OperationNames>);
+/// The trace's operation names, for the plugins' `names` imports
+/// (public for embedders that run chains over recordings themselves).
+pub struct TraceNames(pub Arc<OperationNames>);
 
 impl OperationNameTable for TraceNames {
     fn operation_name(&self, kind: u32, op: u32) -> Option<String> {

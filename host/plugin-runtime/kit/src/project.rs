@@ -108,12 +108,12 @@ impl Manifest {
             },
         };
         check_name(&manifest.name)?;
-        if !wit::WORLDS.contains(&manifest.world.as_str()) {
+        if !wit::BUILD_WORLDS.contains(&manifest.world.as_str()) {
             bail!(
                 "{}: unknown world `{}` (expected {})",
                 path.display(),
                 manifest.world,
-                wit::WORLDS.join(" or ")
+                wit::BUILD_WORLDS.join(", ")
             );
         }
         Ok(manifest)

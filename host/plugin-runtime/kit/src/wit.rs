@@ -14,8 +14,18 @@ use anyhow::{Context, Result};
 /// The package's name and version, as `package` in `types.wit` declares it.
 pub const PACKAGE: &str = "rocwasm:plugin@0.3.1";
 
-/// The two worlds a plugin can implement.
+/// The two worlds a plugin can implement, which `plugin new` has templates
+/// for.
 pub const WORLDS: [&str; 2] = ["analysis-plugin", "transform-plugin"];
+
+/// Every world a project may build (`world` in its manifest): the two, and
+/// `mergeable-analysis-plugin`, an analysis that also exports `merge`
+/// (0.3.1; the Rust template is one, through the SDK).
+pub const BUILD_WORLDS: [&str; 3] = [
+    "analysis-plugin",
+    "transform-plugin",
+    "mergeable-analysis-plugin",
+];
 
 /// `(file name, contents)` of every file of the package.
 pub const FILES: &[(&str, &str)] = &[
@@ -60,7 +70,7 @@ mod tests {
         let mut resolve = wit_parser::Resolve::default();
         let (pkg, _) = resolve.push_dir(dir.path()).unwrap();
         assert_eq!(resolve.packages[pkg].name.to_string(), PACKAGE);
-        for world in WORLDS {
+        for world in BUILD_WORLDS {
             resolve.select_world(&[pkg], Some(world)).unwrap();
         }
     }

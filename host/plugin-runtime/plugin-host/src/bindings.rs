@@ -97,6 +97,10 @@ pub mod names {
     /// both worlds import.
     pub const RUN: &str = "rocwasm:plugin/run@0.3.1";
 
+    /// Partial results that merge (new in 0.3.1): an analysis's optional
+    /// export (world `mergeable-analysis-plugin`).
+    pub const MERGE: &str = "rocwasm:plugin/merge@0.3.1";
+
     /// The same names in `rocwasm:plugin@0.3.0` (`wit/legacy/0.3.0/`):
     /// 0.3.1 without `run`.
     pub mod v0_3_0 {

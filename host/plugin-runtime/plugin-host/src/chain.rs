@@ -55,7 +55,7 @@ use crate::engine::PluginEngine;
 use crate::env::{HostEnv, VERSION};
 use crate::failure::{Aborted, FailureLog, FailureReport};
 use crate::filter::{self, KindFilter, OpFilter, StageView};
-use crate::plugin::{Pace, Plugin, StageMetrics};
+use crate::plugin::{Pace, PartEnd, Partial, Plugin, StageMetrics};
 use crate::spec::{BufferSettings, StageSpec};
 use crate::stage::{RunState, StageCell};
 use crate::world::World;
@@ -442,25 +442,88 @@ impl Chain {
     /// buffer's last batches go through the stages and the output), then
     /// each plugin's `fini` exactly once, in chain order.
     pub fn finish(self) -> Result<ChainOutcome> {
+        let (ends, outcome) = self.end(false)?;
+        let summaries = ends
+            .into_iter()
+            .map(|(name, end)| match end {
+                PartEnd::Tables(tables) => (name, tables),
+                PartEnd::Partial(_) | PartEnd::Lost(_) => (name, Vec::new()),
+            })
+            .collect();
+        Ok(ChainOutcome {
+            summaries,
+            ..outcome
+        })
+    }
+
+    /// Ends this chain as one *part* of a merged run (WIT 0.3.1's `merge`):
+    /// the final flush as [`Chain::finish`], then of each stage that
+    /// exports `merge` its partial result (`take-partial`, in place of
+    /// `fini`: it writes no files and returns no tables), and of each other
+    /// stage its `fini` tables, which cover this part alone. The
+    /// outcome's `summaries` hold those tables; `ends` says, per stage,
+    /// which it is.
+    pub fn finish_partial(self) -> Result<PartOutcome> {
+        let (ends, outcome) = self.end(true)?;
+        Ok(PartOutcome { ends, outcome })
+    }
+
+    /// Folds a partial result another chain's stage `stage` took
+    /// ([`Chain::finish_partial`]) into this chain's stage of that name
+    /// (`merge-partial`), as if it had taken that part's records too. Call
+    /// it before [`Chain::finish`] (or [`Chain::finish_partial`], for a
+    /// tree of merges). `Err` names why nothing was folded: no such stage,
+    /// a stage that does not export `merge`, or the plugin's refusal or
+    /// failure (also in the chain's failures).
+    pub fn merge_partial(&self, stage: &str, partial: &Partial) -> Result<()> {
+        let s = self
+            .pipeline
+            .stages
+            .iter()
+            .find(|s| s.name == stage)
+            .ok_or_else(|| anyhow!("the chain has no stage `{stage}`"))?;
+        match s.cell.with(|p| p.merge_partial(partial)) {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(why)) => Err(anyhow!("stage `{stage}`: {why}")),
+            Err(a) => Err(aborted(a)),
+        }
+    }
+
+    /// True when stage `stage`'s plugin exports `merge`.
+    pub fn stage_merges(&self, stage: &str) -> bool {
+        self.pipeline
+            .stages
+            .iter()
+            .find(|s| s.name == stage)
+            .is_some_and(|s| s.cell.with(|p| p.mergeable()))
+    }
+
+    /// The final flush, then each stage ended: `fini`, or with `parts` a
+    /// mergeable stage's `take-partial`.
+    fn end(self, parts: bool) -> Result<(Vec<(String, PartEnd)>, ChainOutcome)> {
         self.env.profiler.finalize();
         let stages = &self.pipeline.stages;
         for stage in stages {
             stage.cell.drain();
         }
-        let mut summaries = Vec::new();
+        let mut ends = Vec::new();
         let mut metrics = Vec::new();
         let mut abort = None;
         for stage in stages {
             let (result, used) = stage.cell.with(|p| {
-                let r = p.fini();
+                let r = if parts {
+                    p.end_part()
+                } else {
+                    p.fini().map(PartEnd::Tables)
+                };
                 (r, p.metrics())
             });
             metrics.push((stage.name.clone(), used));
             match result {
-                Ok(tables) => summaries.push((stage.name.clone(), tables)),
+                Ok(end) => ends.push((stage.name.clone(), end)),
                 Err(Aborted(r)) => {
+                    ends.push((stage.name.clone(), PartEnd::Lost(r.to_string())));
                     abort.get_or_insert(r);
-                    summaries.push((stage.name.clone(), Vec::new()));
                 }
             }
         }
@@ -468,13 +531,34 @@ impl Chain {
             return Err(aborted(Aborted(r)));
         }
         self.pipeline.check_abort()?;
-        Ok(ChainOutcome {
-            summaries,
-            failures: self.failures.reports(),
-            declined: self.declined,
-            metrics,
-        })
+        let summaries = ends
+            .iter()
+            .filter_map(|(name, end)| match end {
+                PartEnd::Tables(t) => Some((name.clone(), t.clone())),
+                _ => None,
+            })
+            .collect();
+        Ok((
+            ends,
+            ChainOutcome {
+                summaries,
+                failures: self.failures.reports(),
+                declined: self.declined,
+                metrics,
+            },
+        ))
     }
+}
+
+/// What [`Chain::finish_partial`] leaves: per stage (in chain order), its
+/// partial result or its own tables, and the chain's outcome (`summaries`
+/// holds the tables of the stages that do not merge).
+#[derive(Debug)]
+pub struct PartOutcome {
+    /// Per stage, in chain order.
+    pub ends: Vec<(String, PartEnd)>,
+    /// Failures, declined stages, metrics; the non-merging stages' tables.
+    pub outcome: ChainOutcome,
 }
 
 /// The buffer services of the chain from each stage's `(domains,

@@ -133,6 +133,15 @@ pub struct CompiledPlugin {
     pub(crate) pre: Pre,
 }
 
+impl CompiledPlugin {
+    /// True when its results merge across instances (it exports `merge`,
+    /// WIT 0.3.1: [`Chain::finish_partial`](crate::Chain::finish_partial),
+    /// [`Chain::merge_partial`](crate::Chain::merge_partial)).
+    pub fn mergeable(&self) -> bool {
+        world::exports_merge(&self.surface)
+    }
+}
+
 /// The pre-linked component of either world: all imports resolved, so each
 /// (re)start only instantiates it in a fresh store.
 pub(crate) enum Pre {
@@ -171,6 +180,8 @@ pub struct PluginInfo {
     pub exports: Vec<String>,
     /// True when the component imports WASI (it would get a deny-all context).
     pub imports_wasi: bool,
+    /// True when it exports `merge`: its results merge across instances.
+    pub mergeable: bool,
 }
 
 impl PluginEngine {
@@ -319,6 +330,7 @@ impl PluginEngine {
             world: world::detect(&surface),
             version: WitVersion::of(&surface),
             imports_wasi: surface.imports_wasi(),
+            mergeable: world::exports_merge(&surface),
             imports: surface.imports,
             exports: surface.exports,
         })

@@ -48,6 +48,10 @@ pub enum FailureCause {
     NotGranted(String),
     /// A fresh instance could not be created (restart).
     Instantiate(String),
+    /// `take-partial` or `merge-partial` (WIT 0.3.1's `merge`) returned an
+    /// error: the plugin's text. The partial's records are missing from
+    /// the merged result.
+    PartialRefused(String),
 }
 
 impl fmt::Display for FailureCause {
@@ -67,6 +71,7 @@ impl fmt::Display for FailureCause {
             FailureCause::Oversized(e) => write!(f, "over the host's cap: {e}"),
             FailureCause::NotGranted(e) => write!(f, "not granted: {e}"),
             FailureCause::Instantiate(e) => write!(f, "could not instantiate: {e}"),
+            FailureCause::PartialRefused(e) => write!(f, "partial result refused: {e}"),
         }
     }
 }

@@ -74,6 +74,9 @@ struct Exports<T> {
     on_callback: Option<T>,
     /// The analysis' `on-external-correlation-request`.
     on_request: Option<T>,
+    /// The analysis' `take-partial` and `merge-partial`, when it exports
+    /// `merge` (0.3.1 on).
+    merge: Option<(T, T)>,
 }
 
 /// A pre-linked component of another package version than the current.
@@ -107,6 +110,14 @@ impl LegacyPre {
                     wasmtime::format_err!("the component's `{iface_name}` has no `{name}`")
                 })
         };
+        // `merge` is optional: a component without it runs per process.
+        let merge = match component.get_export_index(None, crate::bindings::names::MERGE) {
+            Some(idx) if world == World::Analysis && version == WitVersion::V0_3_1 => Some((
+                func(&idx, crate::bindings::names::MERGE, "take-partial")?,
+                func(&idx, crate::bindings::names::MERGE, "merge-partial")?,
+            )),
+            _ => None,
+        };
         let exports = match world {
             World::Analysis => Exports {
                 configure: func(&lifecycle_idx, lifecycle, "configure")?,
@@ -119,6 +130,7 @@ impl LegacyPre {
                     deliveries,
                     "on-external-correlation-request",
                 )?),
+                merge,
             },
             World::Transform => Exports {
                 configure: func(&lifecycle_idx, lifecycle, "configure")?,
@@ -127,6 +139,7 @@ impl LegacyPre {
                 batch: func(&deliveries_idx, deliveries, "transform-batch")?,
                 on_callback: None,
                 on_request: None,
+                merge: None,
             },
         };
         Ok(LegacyPre {
@@ -156,6 +169,10 @@ impl LegacyPre {
             batch: func(&e.batch)?,
             on_callback: e.on_callback.as_ref().map(&mut func).transpose()?,
             on_request: e.on_request.as_ref().map(&mut func).transpose()?,
+            merge: match &e.merge {
+                Some((take, fold)) => Some((func(take)?, func(fold)?)),
+                None => None,
+            },
         };
         let deliver = match (self.world, self.version) {
             (World::Analysis, v) if v.is_packed() => {
@@ -294,6 +311,31 @@ impl LegacyInstance {
             .batch
             .typed::<(DeliveryInfoV0_1_0, &wit::Batch), (wit::Batch,)>(&*s)?;
         Ok(Ok(f.call(s, (info.into(), batch))?.0))
+    }
+
+    /// `merge.take-partial`; `None` when the component does not export it.
+    pub(crate) fn take_partial(
+        &self,
+        s: &mut Store<PluginState>,
+    ) -> Option<wasmtime::Result<Result<Vec<u8>, String>>> {
+        let (take, _) = self.funcs.merge?;
+        Some((|| {
+            let f = take.typed::<(), (Result<Vec<u8>, String>,)>(&*s)?;
+            Ok(f.call(&mut *s, ())?.0)
+        })())
+    }
+
+    /// `merge.merge-partial`; `None` when the component does not export it.
+    pub(crate) fn merge_partial(
+        &self,
+        s: &mut Store<PluginState>,
+        partial: &[u8],
+    ) -> Option<wasmtime::Result<Result<(), String>>> {
+        let (_, fold) = self.funcs.merge?;
+        Some((|| {
+            let f = fold.typed::<(&[u8],), (Result<(), String>,)>(&*s)?;
+            Ok(f.call(&mut *s, (partial,))?.0)
+        })())
     }
 
     /// `on-callback`; an analysis only (`None` for a transform).

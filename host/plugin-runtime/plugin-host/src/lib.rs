@@ -77,12 +77,12 @@ mod state;
 pub mod summary_caps;
 pub mod world;
 
-pub use chain::{Chain, ChainOutcome, ChainOutput};
+pub use chain::{Chain, ChainOutcome, ChainOutput, PartOutcome};
 pub use engine::{CompiledPlugin, EngineConfig, PluginEngine, PluginInfo};
 pub use env::{HostEnv, OperationNameTable, OutputClaim, Processes, TracedProcess};
 pub use failure::{FailureCause, FailurePolicy, FailureReport};
 pub use filter::{KindFilter, OpFilter, StageView};
-pub use plugin::StageMetrics;
+pub use plugin::{PartEnd, Partial, StageMetrics};
 pub use spec::{BufferSettings, Limits, StageSpec};
 pub use world::World;
 

@@ -12,6 +12,8 @@
 //! - `recovery`: after a failure, the poisoned instance dropped, the report
 //!   filed, the policy applied, a fresh instance made;
 //! - `lifecycle`: `configure`, `init`, `fini`;
+//! - `merge`: a part's partial result instead of `fini`, and partials
+//!   folded into a reducer (WIT 0.3.1);
 //! - `delivery`: batches, transforms, callbacks and external-correlation
 //!   requests.
 //!
@@ -20,6 +22,7 @@
 mod delivery;
 mod instance;
 mod lifecycle;
+mod merge;
 mod recovery;
 
 use std::sync::Arc;
@@ -37,6 +40,7 @@ use crate::host::{OutputHost, ProfilerHost, StageLink};
 use crate::spec::StageSpec;
 use crate::state::PluginState;
 use instance::{new_store, Instance};
+pub use merge::{PartEnd, Partial};
 
 /// Where a plugin is in its life.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

@@ -103,6 +103,14 @@ impl WitVersion {
     }
 }
 
+/// True when `surface` is a 0.3.1 analysis that exports `merge` (world
+/// `mergeable-analysis-plugin`): its results merge across instances.
+pub fn exports_merge(surface: &Surface) -> bool {
+    WitVersion::of(surface) == WitVersion::V0_3_1
+        && surface.exports.iter().any(|e| e == names::MERGE)
+        && surface.exports.iter().any(|e| e == names::ANALYSIS)
+}
+
 /// The interfaces a component of `world` must export (current package).
 pub fn required_exports(world: World) -> [&'static str; 2] {
     WitVersion::CURRENT.required_exports(world)

@@ -19,6 +19,7 @@ use rocwasm_kit::MissingTool;
 use rocwasm_plugin_host::{EngineConfig, PluginEngine};
 
 use super::alone;
+use super::merge_check::{self, MergeVerdict};
 use crate::failure::{Failure, Result};
 
 /// `rocwasm plugin wit --out DIR`.
@@ -30,7 +31,7 @@ pub fn wit(out: &Path) -> Result {
         written.len(),
         out.display()
     );
-    println!("worlds: {}", rocwasm_kit::wit::WORLDS.join(", "));
+    println!("worlds: {}", rocwasm_kit::wit::BUILD_WORLDS.join(", "));
     Ok(())
 }
 
@@ -108,7 +109,13 @@ pub fn build(dir: Option<&Path>) -> Result {
 }
 
 /// `rocwasm plugin test PLUGIN --trace TRACE [--config K=V]…`.
-pub fn test(file: &Path, trace: &Path, config: &[String], expect: Option<&Path>) -> Result {
+pub fn test(
+    file: &Path,
+    trace: &Path,
+    config: &[String],
+    expect: Option<&Path>,
+    merge_seed: Option<u64>,
+) -> Result {
     if !file.is_file() {
         return Err(Failure::usage(format!("{}: no such file", file.display())));
     }
@@ -199,7 +206,37 @@ pub fn test(file: &Path, trace: &Path, config: &[String], expect: Option<&Path>)
         "  peak memory:              {} bytes",
         run.peak_memory.max(counted.peak_memory)
     );
-    let failures: Vec<String> = run.failures.into_iter().chain(counted.failures).collect();
+    let mut failures: Vec<String> = run.failures.into_iter().chain(counted.failures).collect();
+    // Only for a plugin that ran clean: a failing one fails the merge too.
+    if failures.is_empty() {
+        let seed = merge_seed.unwrap_or_else(|| fastrand::u64(..));
+        match merge_check::check(&timed, &name, file, trace, config, seed)
+            .with_context(|| format!("the merge check (seed {seed})"))?
+        {
+            MergeVerdict::NotExported => println!(
+                "merge:   not exported (its results are per process: a run over many \
+                 processes cannot merge them; export `merge`, WIT 0.3.1, to make them merge)"
+            ),
+            MergeVerdict::Equal {
+                parts,
+                trees,
+                tables,
+            } => println!(
+                "merge:   {parts} parts at random cuts, merged in {trees} random trees: \
+                 the {tables} table(s) of one pass (seed {seed})"
+            ),
+            MergeVerdict::Differs(why) => {
+                for d in &why {
+                    println!("differs: {d}");
+                }
+                failures.push(format!(
+                    "merged partial results differ from one pass (seed {seed}, \
+                     `--merge-seed {seed}` repeats it): {}",
+                    why.join("; ")
+                ));
+            }
+        }
+    }
     if let Some((path, expected)) = &expected {
         let got: Vec<ExpectedTable> = run
             .summaries

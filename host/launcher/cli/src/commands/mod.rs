@@ -8,6 +8,7 @@ mod demo;
 mod kinds;
 mod kit;
 mod merge;
+mod merge_check;
 mod plugin;
 mod replay;
 mod run;
@@ -57,7 +58,8 @@ pub fn dispatch(command: Command) -> Result {
             trace,
             config,
             expect,
+            merge_seed,
             file,
-        }) => kit::test(&file, &trace, &config, expect.as_deref()),
+        }) => kit::test(&file, &trace, &config, expect.as_deref(), merge_seed),
     }
 }

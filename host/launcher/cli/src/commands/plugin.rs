@@ -39,6 +39,16 @@ pub fn inspect(file: &Path) -> Result {
             "not imported"
         }
     );
+    if info.world == Ok(rocwasm_plugin_host::World::Analysis) {
+        println!(
+            "merge:    {}",
+            if info.mergeable {
+                "exported (its results merge across instances and processes)"
+            } else {
+                "not exported (its results are per process)"
+            }
+        );
+    }
     println!("imports:");
     for i in &info.imports {
         println!("  {i}");

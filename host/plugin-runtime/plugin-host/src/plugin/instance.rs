@@ -28,6 +28,8 @@ pub(super) mod export {
     pub const TRANSFORM_BATCH: &str = "transform-batch";
     pub const ON_CALLBACK: &str = "on-callback";
     pub const ON_EXTERNAL_CORRELATION_REQUEST: &str = "on-external-correlation-request";
+    pub const TAKE_PARTIAL: &str = "take-partial";
+    pub const MERGE_PARTIAL: &str = "merge-partial";
 }
 
 /// A live instance of the plugin's component, by the world it implements.

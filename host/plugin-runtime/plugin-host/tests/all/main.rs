@@ -10,6 +10,7 @@ mod c_plugins;
 mod containment;
 mod external_correlation;
 mod lifecycle;
+mod merge;
 mod operation_filters;
 mod projection;
 mod python_js_plugins;

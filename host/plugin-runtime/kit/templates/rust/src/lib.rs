@@ -6,6 +6,11 @@
 //! columns of kernel dispatches, and no other table: the batch then holds
 //! those two columns, read in place. When the chain stage names no `domains`, the plugin traces
 //! kernel dispatches on a context of its own.
+//!
+//! Its results merge (`MergeablePlugin`): a replay spread over many
+//! processes runs one instance per part of the trace and adds their
+//! counts. `rocwasm plugin test` checks that any split and any order of
+//! merges gives the table of one pass.
 
 use rocwasm_plugin_sdk::prelude::*;
 
@@ -48,4 +53,25 @@ impl AnalysisPlugin for Plugin {
     }
 }
 
-rocwasm_plugin_sdk::export_analysis!(Plugin);
+/// The format of this plugin's partial results (bump it when they change).
+const PARTIAL: &str = "{{name}}/1";
+
+impl MergeablePlugin for Plugin {
+    fn take_partial(&mut self) -> Result<Vec<u8>, String> {
+        let mut w = PartialWriter::new(PARTIAL);
+        w.u64(self.dispatches);
+        w.u64(self.total_ns);
+        Ok(w.finish())
+    }
+
+    fn merge_partial(&mut self, partial: &[u8]) -> Result<(), String> {
+        let mut r = PartialReader::new(partial, PARTIAL)?;
+        let (dispatches, total_ns) = (r.u64()?, r.u64()?);
+        r.finish()?;
+        self.dispatches += dispatches;
+        self.total_ns += total_ns;
+        Ok(())
+    }
+}
+
+rocwasm_plugin_sdk::export_mergeable_analysis!(Plugin);

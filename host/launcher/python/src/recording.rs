@@ -1,0 +1,72 @@
+//! A recording read into Arrow record batches.
+
+use std::path::Path;
+
+use anyhow::{Context, Result};
+use rocwasm_formats::parquet::{ArrowTable, ArrowTables};
+use rocwasm_formats::replay::{open_with, ReplayOptions};
+use rocwasm_formats::{RunMetadata, SinkContext};
+
+/// What [`read`] gives.
+pub struct Recording {
+    /// The tables that have rows, in rocprofv3's file order.
+    pub tables: Vec<ArrowTable>,
+    /// The recorded process.
+    pub meta: RunMetadata,
+    /// Records read.
+    pub records: u64,
+    /// What the reader could not map, and what no table has a place for:
+    /// one sentence each (never dropped without a word).
+    pub notes: Vec<String>,
+}
+
+/// Reads the recording at `path` (a rocprofv3 CSV file or directory, a
+/// `results.json`, a rocpd database) into tables, names resolved as the
+/// CSV and Parquet outputs resolve them.
+pub fn read(path: &Path) -> Result<Recording> {
+    let options = ReplayOptions {
+        progress: false,
+        ..ReplayOptions::default()
+    };
+    let mut source = open_with(path, &options)?;
+    let mut tables = ArrowTables::new();
+    while let Some(batch) = source.next_batch()? {
+        let ctx = SinkContext {
+            meta: source.meta(),
+            symbols: source.symbols(),
+            names: source.names(),
+        };
+        tables
+            .add(&batch, &ctx)
+            .with_context(|| format!("converting {}", path.display()))?;
+    }
+    let (tables, unfiled) = tables.finish();
+    let mut notes: Vec<String> = source.report().lines();
+    notes.extend(unfiled);
+    Ok(Recording {
+        tables,
+        meta: source.meta().clone(),
+        records: source.records(),
+        notes,
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn sample() -> std::path::PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../examples/traces/sample")
+    }
+
+    #[test]
+    fn the_sample_reads_into_its_tables() {
+        let r = read(&sample()).unwrap();
+        let names: Vec<&str> = r.tables.iter().map(|t| t.name).collect();
+        assert!(names.contains(&"kernel_trace"), "{names:?}");
+        let kernels = r.tables.iter().find(|t| t.name == "kernel_trace").unwrap();
+        let rows: usize = kernels.batches.iter().map(|b| b.num_rows()).sum();
+        assert_eq!(rows, 80);
+        assert!(r.records >= 210, "{}", r.records);
+    }
+}
