@@ -48,6 +48,17 @@ enum Command {
     BuildSdk,
     /// Build everything and run the demo on the simulated GPU with the default chain.
     Demo,
+    /// Build the Python package `rocwasm` (host/launcher/python: PyO3, the
+    /// stable ABI, Python ≥ 3.9) into a wheel with maturin, and print the
+    /// `pip install` line.
+    Wheel {
+        /// A debug build (faster to build, slower to run).
+        #[arg(long)]
+        debug: bool,
+        /// Where to write the wheel.
+        #[arg(long, value_name = "DIR", default_value = "target/wheels")]
+        out: PathBuf,
+    },
     /// Run the project's benchmarks (release build) and print one table of figures against their references and targets.
     Bench {
         /// Small sizes: every row, rougher figures, well under 2 minutes after the build.
@@ -114,6 +125,7 @@ fn main() -> Result<()> {
             sim::build_with(util::DEMO_BUILD)?;
             util::cargo(&["run", "-q", "-p", "rocwasm", "--", "sdk", "prefix"])
         }
+        Command::Wheel { debug, out } => wheel(debug, &out),
         Command::Demo => {
             setup::ensure_demo_packages()?;
             // Only the plugins the demo's chain runs.
@@ -252,5 +264,37 @@ fn test_plugins_natively() -> Result<()> {
         String::from_utf8_lossy(&out.stderr)
     );
     anyhow::ensure!(out.status.success(), "{shown} failed with {}", out.status);
+    Ok(())
+}
+
+/// `cargo xtask wheel`: maturin builds the Python package's wheel.
+fn wheel(debug: bool, out: &std::path::Path) -> Result<()> {
+    setup::ensure_packages()?;
+    let root = util::root();
+    let out = root.join(out);
+    let mut cmd = std::process::Command::new("python3");
+    cmd.args(["-m", "maturin", "build", "-o"])
+        .arg(&out)
+        .arg("-m")
+        .arg(root.join("host/launcher/python/Cargo.toml"))
+        .env("CARGO_TARGET_DIR", root.join("target"));
+    if debug {
+        cmd.args(["--profile", "dev"]);
+    } else {
+        cmd.arg("--release");
+    }
+    let status = cmd.status()?;
+    anyhow::ensure!(status.success(), "maturin build failed ({status})");
+    let wheel = std::fs::read_dir(&out)?
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().is_some_and(|e| e == "whl"))
+        .max_by_key(|p| p.metadata().and_then(|m| m.modified()).ok())
+        .ok_or_else(|| anyhow::anyhow!("maturin wrote no wheel into {}", out.display()))?;
+    println!("built {}", wheel.display());
+    println!(
+        "install it with: python3 -m pip install '{}[dask]'",
+        wheel.display()
+    );
     Ok(())
 }

@@ -93,9 +93,16 @@ fn missing(packages: impl Iterator<Item = &'static str>) -> Vec<&'static str> {
 /// protobuf: on a Debian Python that finds Debian's 3.21
 /// (`python3-protobuf`), pip installs nothing more and the import fails.
 /// Hence the floor beside it.
+///
+/// The Python package's tests (`host/launcher/python/tests`, run by
+/// `tests/tests/all/python_package.rs`) build its wheel with maturin, run
+/// with pytest and start a real `dask.distributed.LocalCluster`.
 const PYTHON_PACKAGES: &[(&[&str], &str)] = &[
     (&["duckdb"], "duckdb"),
     (&["pyarrow"], "pyarrow"),
+    (&["maturin>=1.9,<2"], "maturin"),
+    (&["pytest"], "pytest"),
+    (&["dask>=2024.1", "distributed>=2024.1"], "dask.distributed"),
     (
         &["perfetto", "protobuf>=6.31.1"],
         "perfetto.protos.perfetto.trace.perfetto_trace_pb2",

@@ -18,6 +18,7 @@ mod parquet_hive;
 mod path_templates;
 mod plugin_kit;
 mod python_js_plugins;
+mod python_package;
 mod readme;
 mod registry;
 mod replay_cli;

@@ -670,6 +670,14 @@ pub struct ReplayArgs {
     /// Rank column, and `<domain>_stats_by_rank.csv` files.
     #[arg(long)]
     pub summary_by_rank: bool,
+    /// Run the chain on a Dask cluster (the scheduler's address,
+    /// `tcp://host:8786`, or `local` for a LocalCluster on this machine):
+    /// one task per recording, the stages' partial results merged in a
+    /// tree, the files written into -d. Needs the Python package (`cargo
+    /// xtask wheel`, then pip install) and a chain file (-c) whose stages
+    /// merge.
+    #[arg(long, value_name = "SCHEDULER", requires = "chain")]
+    pub dask: Option<String>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]

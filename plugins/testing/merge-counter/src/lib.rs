@@ -4,7 +4,8 @@
 //!
 //! Config `broken`: `drop` makes `merge-partial` accept a partial and fold
 //! nothing (a wrong merge the check must catch); `refuse` makes it return
-//! an error (a refusal the host must report).
+//! an error (a refusal the host must report). Config `trap_pid`: it traps
+//! on a batch of the process with that pid (one rank of a job).
 
 use std::collections::BTreeMap;
 
@@ -13,6 +14,7 @@ use rocwasm_plugin_sdk::prelude::*;
 #[derive(Default)]
 struct MergeCounter {
     broken: String,
+    trap_pid: Option<u32>,
     records: BTreeMap<String, u64>,
 }
 
@@ -21,10 +23,14 @@ const PARTIAL: &str = "merge-counter/1";
 impl AnalysisPlugin for MergeCounter {
     fn init(&mut self) -> Result<(), String> {
         self.broken = config::get("broken").unwrap_or_default();
+        self.trap_pid = config::get_parsed("trap_pid").map_err(|e| e.to_string())?;
         Ok(())
     }
 
-    fn deliver_batch(&mut self, _info: &DeliveryInfo, batch: &Batch) {
+    fn deliver_batch(&mut self, info: &DeliveryInfo, batch: &Batch) {
+        if self.trap_pid == Some(info.process.pid) {
+            panic!("merge-counter: trap_pid {} reached", info.process.pid);
+        }
         let tables = [
             (kernel_dispatches::NAME, batch.kernel_dispatches().len()),
             (memory_copies::NAME, batch.memory_copies().len()),

@@ -97,6 +97,7 @@ pub fn demo(args: DemoArgs) -> Result {
     super::replay::replay(ReplayArgs {
         paths: vec![layout.recorded.clone()],
         summary_by_rank: false,
+        dask: None,
         chain: Some(layout.chain.clone()),
         strict: false,
         output: OutputArgs {

@@ -14,10 +14,13 @@
 use rocwasm_launch::{Install, ReplayRequest};
 
 use crate::cli::ReplayArgs;
-use crate::failure::Result;
+use crate::failure::{Failure, Result};
 use crate::terminal::Terminal;
 
 pub fn replay(args: ReplayArgs) -> Result {
+    if let Some(scheduler) = &args.dask {
+        return on_dask(&args, scheduler);
+    }
     let request = ReplayRequest {
         flags: args.flags(),
         paths: args.paths,
@@ -29,4 +32,53 @@ pub fn replay(args: ReplayArgs) -> Result {
     };
     rocwasm_launch::replay(&request, &mut Terminal::new())?.verdict()?;
     Ok(())
+}
+
+/// `--dask SCHEDULER`: the Python package's `rocwasm.dask` runs the chain
+/// (`python3 -m rocwasm._dask_cli`), its output passed through.
+fn on_dask(args: &ReplayArgs, scheduler: &str) -> Result {
+    let chain = args.chain.as_ref().expect("clap requires -c with --dask");
+    let installed = std::process::Command::new("python3")
+        .args(["-c", "import rocwasm.dask"])
+        .output();
+    match installed {
+        Ok(o) if o.status.success() => {}
+        Ok(o) => {
+            return Err(Failure::usage(format!(
+                "--dask needs the Python package rocwasm and Dask: `cargo xtask wheel`, then \
+                 `python3 -m pip install 'target/wheels/rocwasm-….whl[dask]'` ({})",
+                String::from_utf8_lossy(&o.stderr)
+                    .trim()
+                    .lines()
+                    .last()
+                    .unwrap_or("")
+            )))
+        }
+        Err(e) => return Err(Failure::usage(format!("--dask needs python3: {e}"))),
+    }
+    let mut cmd = std::process::Command::new("python3");
+    cmd.args([
+        "-m",
+        "rocwasm._dask_cli",
+        "--scheduler",
+        scheduler,
+        "--chain",
+    ])
+    .arg(chain);
+    if let Some(dir) = &args.output.output_directory {
+        cmd.arg("--output-dir").arg(dir);
+    }
+    cmd.arg("--").args(&args.paths);
+    let status = cmd
+        .status()
+        .map_err(|e| Failure::usage(format!("cannot run python3: {e}")))?;
+    match status.code() {
+        Some(0) => Ok(()),
+        Some(2) => Err(Failure::usage(
+            "the Dask analysis refused its arguments (above)",
+        )),
+        _ => Err(Failure::runtime(format!(
+            "the Dask analysis failed ({status}; above)"
+        ))),
+    }
 }
