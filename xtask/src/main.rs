@@ -267,10 +267,31 @@ fn test_plugins_natively() -> Result<()> {
     Ok(())
 }
 
-/// `cargo xtask wheel`: maturin builds the Python package's wheel.
+/// The stock plugins the wheel carries (`rocwasm/plugins/`), so a chain
+/// naming them by name runs wherever the package is installed.
+const WHEEL_PLUGINS: [&str; 6] = [
+    "kernel-stats",
+    "api-stats",
+    "memcpy-bandwidth",
+    "correlation-tagger",
+    "kernel-filter",
+    "report",
+];
+
+/// `cargo xtask wheel`: maturin builds the Python package's wheel, with
+/// the stock plugins in it.
 fn wheel(debug: bool, out: &std::path::Path) -> Result<()> {
     setup::ensure_packages()?;
     let root = util::root();
+    let names: Vec<String> = WHEEL_PLUGINS.iter().map(|s| s.to_string()).collect();
+    let built = plugins::build_only(true, &names)?;
+    let shipped = root.join("host/launcher/python/rocwasm/plugins");
+    std::fs::create_dir_all(&shipped)?;
+    for name in WHEEL_PLUGINS {
+        let file = format!("{name}.wasm");
+        std::fs::copy(built.join(&file), shipped.join(&file))
+            .with_context(|| format!("copying {file} into the package"))?;
+    }
     let out = root.join(out);
     let mut cmd = std::process::Command::new("python3");
     cmd.args(["-m", "maturin", "build", "-o"])

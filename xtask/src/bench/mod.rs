@@ -31,6 +31,7 @@
 
 mod artifacts;
 mod command;
+mod dask;
 mod delivery;
 mod e2e;
 mod hip;
@@ -139,6 +140,20 @@ pub fn run(quick: bool, groups: Groups<'_>, build: Build, all_rows: bool) -> Res
         ranks::rows(
             &ranks::Tools {
                 rocwasm: &built.rocwasm,
+                ranks,
+                per_rank,
+                runs,
+                run: &output,
+            },
+            &work,
+        )
+    }));
+    rows.extend(step(groups, "Dask", || {
+        let (ranks, per_rank, runs) = sizes.dask;
+        dask::rows(
+            &dask::Tools {
+                rocwasm: &built.rocwasm,
+                build,
                 ranks,
                 per_rank,
                 runs,

@@ -25,6 +25,8 @@ pub(super) struct Sizes {
     /// Processes and dispatches per process of the many-rank replay, and
     /// its timed runs.
     pub(super) ranks: (u64, u64, usize),
+    /// Ranks and dispatches per rank of the Dask job, and its timed runs.
+    pub(super) dask: (u64, u64, usize),
     /// Dispatches of the end-to-end run, and runs of each kind.
     pub(super) e2e: (u64, usize),
 }
@@ -40,6 +42,7 @@ pub(super) const QUICK: Sizes = Sizes {
     writer_runs: 1,
     kit_records: 5_000,
     ranks: (8, 5_000, 1),
+    dask: (16, 20_000, 1),
     e2e: (20_000, 1),
 };
 
@@ -54,6 +57,7 @@ pub(super) const FULL: Sizes = Sizes {
     writer_runs: 3,
     kit_records: 200_000,
     ranks: (64, 50_000, 3),
+    dask: (64, 200_000, 3),
     e2e: (1_000_000, 3),
 };
 

@@ -46,6 +46,9 @@ __version__ = _rocwasm.__version__
 
 PathLike = Union[str, "os.PathLike[str]"]
 
+# The stock plugins a wheel built by `cargo xtask wheel` carries.
+_SHIPPED = Path(__file__).parent / "plugins"
+
 
 @dataclass
 class Recording:
@@ -156,7 +159,8 @@ class Chain:
     CLI admits them (signatures, digests, services: a refusal raises
     :class:`RocwasmError` with the policy's sentence).
 
-    ``plugin_path``: directories searched first for stock plugin names.
+    ``plugin_path``: directories searched first for stock plugin names
+    (then the stock plugins the wheel carries, then ``ROCWASM_PLUGIN_PATH``).
     ``output_dir``: where stages granted output write their files at
     :meth:`finish` (``None``: no stage writes a file).
     """
@@ -168,9 +172,12 @@ class Chain:
         plugin_path: Optional[Sequence[PathLike]] = None,
         output_dir: Optional[PathLike] = None,
     ) -> None:
+        search = [os.fspath(p) for p in plugin_path or []]
+        if _SHIPPED.is_dir():
+            search.append(os.fspath(_SHIPPED))
         self._chain = _rocwasm.Chain(
             os.fspath(chain),
-            [os.fspath(p) for p in plugin_path] if plugin_path else None,
+            search or None,
             os.fspath(output_dir) if output_dir is not None else None,
         )
 

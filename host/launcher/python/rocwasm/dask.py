@@ -31,6 +31,7 @@ The site policy applies on each worker, as in the CLI::
 from __future__ import annotations
 
 import os
+import uuid
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Dict, List, Optional, Sequence, Union
@@ -169,23 +170,28 @@ def analyse(
     plugins = [os.path.abspath(os.fspath(p)) for p in plugin_path] if plugin_path else None
     out = os.path.abspath(os.fspath(output_dir)) if output_dir is not None else None
 
+    # Keys unique to this call: a later call over files that changed on
+    # disk must not be answered from results the cluster still holds.
+    run = uuid.uuid4().hex[:12]
     layer = [
-        dask.delayed(_part, pure=True)(chain, path, plugins, dask_key_name=f"rocwasm-part-{i}")
+        dask.delayed(_part, pure=False)(chain, path, plugins, dask_key_name=f"rocwasm-part-{run}-{i}")
         for i, path in enumerate(recordings)
     ]
     depth = 0
     while len(layer) > split_every:
         depth += 1
         layer = [
-            dask.delayed(_combine, pure=True)(
+            dask.delayed(_combine, pure=False)(
                 chain,
                 plugins,
                 layer[i : i + split_every],
-                dask_key_name=f"rocwasm-merge-{depth}-{i // split_every}",
+                dask_key_name=f"rocwasm-merge-{run}-{depth}-{i // split_every}",
             )
             for i in range(0, len(layer), split_every)
         ]
-    root = dask.delayed(_final, pure=True)(chain, plugins, out, layer, dask_key_name="rocwasm-final")
+    root = dask.delayed(_final, pure=False)(
+        chain, plugins, out, layer, dask_key_name=f"rocwasm-final-{run}"
+    )
     if client is not None:
         return client.compute(root, retries=retries).result()
     return root.compute()

@@ -78,8 +78,10 @@ impl Session {
             output_directory: options.output_dir.as_ref().map(|d| d.display().to_string()),
             ..TraceFlags::default()
         };
-        let chain = chain_for(Some(chain_file), &flags, None, &install.load_options(None))
-            .map_err(|e| anyhow!("{e}"))?;
+        // Shipped plugins (`oci://…` with their `sha256`) are pulled into
+        // this node's cache and verified, as the CLI does.
+        let load = install.load_options(rocwasm_registry::fetcher());
+        let chain = chain_for(Some(chain_file), &flags, None, &load).map_err(|e| anyhow!("{e}"))?;
         let mut plan = chain.to_plan(&PlanOptions {
             stats: false,
             default_plugin_cache: EngineConfig::default().cache_dir,
@@ -209,5 +211,56 @@ impl Session {
             failures: out.outcome.failures.iter().map(|f| f.to_string()).collect(),
             notes: self.notes,
         })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn repo() -> PathBuf {
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("../../..")
+    }
+
+    fn options() -> SessionOptions {
+        SessionOptions {
+            plugin_path: vec![repo().join("target/plugins")],
+            output_dir: None,
+        }
+    }
+
+    fn calls(f: &Finished) -> Vec<String> {
+        let (_, tables) = f.tables.iter().find(|(s, _)| s == "kernel-stats").unwrap();
+        tables[0].rows.iter().map(|r| r[1].clone()).collect()
+    }
+
+    #[test]
+    fn two_sessions_partials_merge_into_a_third() {
+        let chain = repo().join("examples/chains/stats.toml");
+        let sample = repo().join("examples/traces/sample");
+        let mut once = Session::open(&chain, &options()).unwrap();
+        once.replay(&sample).unwrap();
+        let once = once.finish().unwrap();
+        assert!(once.failures.is_empty(), "{:?}", once.failures);
+
+        let reducer = Session::open(&chain, &options()).unwrap();
+        for _ in 0..2 {
+            let mut part = Session::open(&chain, &options()).unwrap();
+            part.replay(&sample).unwrap();
+            let err = part.replay(&sample).unwrap_err().to_string();
+            assert!(err.contains("one process's recording"), "{err}");
+            for (stage, end) in part.finish_partial().unwrap().parts {
+                match end {
+                    PartEnd::Partial(p) => reducer.merge(&stage, &p).unwrap(),
+                    other => panic!("{stage}: {other:?}"),
+                }
+            }
+        }
+        let twice = reducer.finish().unwrap();
+        let doubled: Vec<String> = calls(&once)
+            .iter()
+            .map(|c| (2 * c.parse::<u64>().unwrap()).to_string())
+            .collect();
+        assert_eq!(calls(&twice), doubled);
     }
 }

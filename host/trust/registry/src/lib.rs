@@ -22,6 +22,7 @@
 
 pub mod artifact;
 pub mod cache;
+mod fetcher;
 pub mod layout;
 pub mod oci;
 pub mod reference;
@@ -29,6 +30,7 @@ pub mod store;
 
 pub use artifact::{Artifact, Pushed, Resolved};
 pub use cache::{PullCache, Pulled};
+pub use fetcher::fetcher;
 pub use reference::{is_location, Location, Target};
 pub use store::Store;
 

@@ -2,10 +2,8 @@
 //! fetcher that lets a chain name `plugin = "oci://…"` (see
 //! `rocwasm-registry` for the artifact layout, the stores and the cache).
 
-use std::path::{Path, PathBuf};
-use std::sync::Arc;
+use std::path::Path;
 
-use rocwasm_config::{Fetcher, PluginFetcher};
 use rocwasm_registry::{Artifact, Location, PullCache, RegistryError, Store};
 
 use crate::failure::{Failure, Result};
@@ -83,40 +81,7 @@ fn bare(digest: &str) -> &str {
     digest.strip_prefix("sha256:").unwrap_or(digest)
 }
 
-/// Pulls the shipped plugins a chain names into this node's cache.
-struct CacheFetcher {
-    cache: PullCache,
-}
-
-impl PluginFetcher for CacheFetcher {
-    fn fetch(&self, reference: &str, pin: Option<&str>) -> std::result::Result<PathBuf, String> {
-        let location = Location::parse(reference).map_err(|e| e.to_string())?;
-        let pulled = self
-            .cache
-            .pull(&location, pin, false)
-            .map_err(|e| e.to_string())?;
-        if pulled.replaced_damaged {
-            eprintln!("rocwasm: the cached copy of {reference} was damaged and was fetched again");
-        }
-        if let Some(why) = &pulled.store_unavailable {
-            eprintln!(
-                "rocwasm: warning: {why}; running the pinned component from this node's cache"
-            );
-        }
-        tracing::info!(
-            reference,
-            digest = %pulled.component_digest,
-            cached = pulled.from_cache,
-            path = %pulled.path.display(),
-            "shipped plugin"
-        );
-        Ok(pulled.path)
-    }
-}
-
-/// The fetcher chain loading uses; `None` without a cache directory (a
-/// chain naming a shipped plugin then says it cannot be pulled).
-pub fn fetcher() -> Option<Fetcher> {
-    let cache = PullCache::new(PullCache::default_dir()?);
-    Some(Fetcher(Arc::new(CacheFetcher { cache })))
+/// The fetcher chain loading uses (`rocwasm_registry::fetcher`).
+pub fn fetcher() -> Option<rocwasm_config::Fetcher> {
+    rocwasm_registry::fetcher()
 }
