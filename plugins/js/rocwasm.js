@@ -16,7 +16,9 @@
 // - Table: a summary table for `fini` and its CSV;
 // - info/warn/error/debug, configGet, writeFile, writeResult;
 // - exportAnalysis(plugin): the `lifecycle` and `analysis` export objects,
-//   with a default for every function the plugin does not define.
+//   with a default for every function the plugin does not define;
+//   exportMergeableAnalysis(plugin) adds `merge` (takePartial → Uint8Array,
+//   mergePartial(bytes)), for the world `mergeable-analysis-plugin`.
 //
 // Numbers: u64 cells are BigInts. Keep sums of bytes and nanoseconds in
 // BigInt (exact); convert with Number(x) only for ratios.
@@ -312,4 +314,28 @@ export function exportAnalysis(plugin) {
     onExternalCorrelationRequest: call("onExternalCorrelationRequest", () => undefined),
   };
   return { lifecycle, analysis };
+}
+
+/** The `lifecycle`, `analysis` and `merge` exports (world
+ *  `mergeable-analysis-plugin`, WIT 0.3.1) for `plugin`, which also has
+ *  takePartial() → Uint8Array (its state, in place of fini) and
+ *  mergePartial(bytes) (another instance's state folded in; throw a
+ *  PluginError to refuse it). `rocwasm plugin test` checks that any split
+ *  of a trace and any order of merges gives the tables of one pass. */
+export function exportMergeableAnalysis(plugin) {
+  const refusing = (f) => (...args) => {
+    try {
+      return f(...args);
+    } catch (e) {
+      if (e instanceof PluginError) throw e.message;
+      throw e;
+    }
+  };
+  return {
+    ...exportAnalysis(plugin),
+    merge: {
+      takePartial: refusing(() => plugin.takePartial()),
+      mergePartial: refusing((bytes) => plugin.mergePartial(bytes)),
+    },
+  };
 }

@@ -7,9 +7,18 @@
  * logging, config, names, column selection and tracing setup.
  *
  * Include it instead of the generated header. It includes
- * "analysis_plugin.h" (the world `analysis-plugin`), or "transform_plugin.h"
- * when ROCWASM_WORLD_TRANSFORM is defined before it. Everything here is
- * `static inline`: no library to link, nothing to initialise.
+ * "analysis_plugin.h" (the world `analysis-plugin`), "transform_plugin.h"
+ * when ROCWASM_WORLD_TRANSFORM is defined before it, or
+ * "mergeable_analysis_plugin.h" when ROCWASM_WORLD_MERGEABLE is (the world
+ * `mergeable-analysis-plugin`, WIT 0.3.1: an analysis whose results merge;
+ * set `world = "mergeable-analysis-plugin"` in rocwasm-plugin.toml and
+ * implement the two exports the generated header declares for it,
+ * exports_rocwasm_plugin_merge_take_partial (your state as malloc'ed bytes,
+ * in place of fini) and exports_rocwasm_plugin_merge_merge_partial (another
+ * instance's bytes folded in: free them with rocwasm_bytes_free); `rocwasm
+ * plugin test` checks that any split of a trace merges to one pass's tables).
+ * Everything here is `static inline`: no library to link, nothing to
+ * initialise.
  *
  * MEMORY OWNERSHIP ACROSS THE BOUNDARY (the canonical ABI's rules, as the C
  * generator implements them):
@@ -55,6 +64,9 @@
 #if defined(ROCWASM_WORLD_TRANSFORM)
 #include "transform_plugin.h"
 #define ROCWASM_W(x) transform_plugin_##x
+#elif defined(ROCWASM_WORLD_MERGEABLE)
+#include "mergeable_analysis_plugin.h"
+#define ROCWASM_W(x) mergeable_analysis_plugin_##x
 #else
 #include "analysis_plugin.h"
 #define ROCWASM_W(x) analysis_plugin_##x

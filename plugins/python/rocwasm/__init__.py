@@ -8,7 +8,8 @@ instead:
 
 - :mod:`rocwasm.plugin` -- `AnalysisPlugin` (a default for every export)
   and `export_analysis`, which makes the two classes componentize-py looks
-  for (`Lifecycle`, `Analysis`) share one instance of your plugin;
+  for (`Lifecycle`, `Analysis`) share one instance of your plugin
+  (`export_mergeable_analysis` adds `Merge`, for results that merge);
 - :mod:`rocwasm.rows` -- `Batch` (the packed buffer, each table an
   attribute whose columns are memoryviews into it), `rows(table)` (row
   objects with attributes), `columns(table, "start", "end")` (tuples, the
@@ -43,7 +44,7 @@ from .names import (
     callback_kind,
     callback_operation,
 )
-from .plugin import AnalysisPlugin, PluginError, export_analysis
+from .plugin import AnalysisPlugin, PluginError, export_analysis, export_mergeable_analysis
 from .rows import Batch, BatchError, columns, receive_only, row_count, rows, select
 from .table import Table
 
@@ -65,6 +66,7 @@ __all__ = [
     "debug",
     "error",
     "export_analysis",
+    "export_mergeable_analysis",
     "info",
     "receive_only",
     "row_count",

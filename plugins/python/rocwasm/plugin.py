@@ -13,6 +13,17 @@ single `MyPlugin()` made on first use::
 
     Lifecycle, Analysis = rocwasm.export_analysis(MyPlugin)
 
+Results that merge (WIT 0.3.1's `merge`, world
+`mergeable-analysis-plugin` in `rocwasm-plugin.toml`): implement
+`take_partial()` (your state as `bytes`, in place of `fini`) and
+`merge_partial(data)` (fold another instance's bytes in) and export with
+`export_mergeable_analysis`, which adds the `Merge` class::
+
+    Lifecycle, Analysis, Merge = rocwasm.export_mergeable_analysis(MyPlugin)
+
+`rocwasm plugin test` checks that any split of a trace and any order of
+merges gives the tables of one pass.
+
 Errors: raise `PluginError("sentence")` in `init` and the host disables
 the stage and reports the sentence. Any other exception that escapes an
 export traps the instance: the stage's `on_failure` policy applies.
@@ -55,9 +66,9 @@ class AnalysisPlugin:
         return []
 
 
-def export_analysis(plugin_class):
-    """The `(Lifecycle, Analysis)` classes componentize-py exports, both
-    forwarding to one instance of `plugin_class`."""
+def _exports(plugin_class):
+    """One instance of `plugin_class`, made on first use, and the
+    `Lifecycle` and `Analysis` classes forwarding to it."""
     holder = []
 
     def instance():
@@ -88,4 +99,34 @@ def export_analysis(plugin_class):
         def on_external_correlation_request(self, request):
             return instance().on_external_correlation_request(request)
 
+    return instance, Lifecycle, Analysis
+
+
+def export_analysis(plugin_class):
+    """The `(Lifecycle, Analysis)` classes componentize-py exports, both
+    forwarding to one instance of `plugin_class`."""
+    _, Lifecycle, Analysis = _exports(plugin_class)
     return Lifecycle, Analysis
+
+
+def export_mergeable_analysis(plugin_class):
+    """The `(Lifecycle, Analysis, Merge)` classes componentize-py exports for
+    the world `mergeable-analysis-plugin`, all forwarding to one instance of
+    `plugin_class`, which implements `take_partial() -> bytes` and
+    `merge_partial(data: bytes)` (raise `PluginError` to refuse a partial)."""
+    instance, Lifecycle, Analysis = _exports(plugin_class)
+
+    class Merge:
+        def take_partial(self):
+            try:
+                return bytes(instance().take_partial())
+            except PluginError as e:
+                raise Err(str(e))
+
+        def merge_partial(self, partial):
+            try:
+                instance().merge_partial(bytes(partial))
+            except PluginError as e:
+                raise Err(str(e))
+
+    return Lifecycle, Analysis, Merge

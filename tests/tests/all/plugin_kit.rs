@@ -123,9 +123,9 @@ fn new_build_test(lang: &str) {
             "{lang}: no {needle:?} in\n{stdout}"
         );
     }
-    // The Rust template's results merge, and `plugin test` checks it on
-    // random splits and merge trees; the other templates' do not (yet).
-    let merge = if lang == "rust" {
+    // The Rust and Python templates' results merge, and `plugin test`
+    // checks it on random splits and merge trees; C's and JS's do not.
+    let merge = if lang == "rust" || lang == "python" {
         "merged in 3 random trees: the 1 table(s) of one pass"
     } else {
         "merge:   not exported"

@@ -41,11 +41,21 @@ fn the_python_packages_tests_pass() {
         .env("CARGO_TARGET_DIR", ws.join("target"))
         .output()
         .expect("python3 runs (cargo xtask setup installs maturin)");
+    let cargo_said = String::from_utf8_lossy(&built.stderr);
     assert!(
         built.status.success(),
-        "maturin build failed:\n{}",
-        String::from_utf8_lossy(&built.stderr)
+        "maturin build failed:\n{cargo_said}"
     );
+    // The wheel's build reuses the test build's wasmtime and Cranelift
+    // (host/launcher/python/Cargo.toml says how): a second compile of them
+    // costs CI minutes.
+    for heavy in ["Compiling wasmtime v", "Compiling cranelift-codegen v"] {
+        assert!(
+            !cargo_said.contains(heavy),
+            "the wheel's build compiled what the test build had built (`{heavy}…`): align the \
+             features in host/launcher/python/Cargo.toml\n{cargo_said}"
+        );
+    }
     let wheel = std::fs::read_dir(&wheels)
         .unwrap()
         .flatten()

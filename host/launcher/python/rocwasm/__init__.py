@@ -70,8 +70,9 @@ class Recording:
 
 def read(path: PathLike) -> Recording:
     """Reads a recording: a rocprofv3 CSV file or directory, a
-    ``results.json``, a rocpd database (rocprofv3's or rocwasm's), or a
-    directory of rocwasm's Parquet files (read by pyarrow, by table name).
+    ``results.json``, a rocpd database (rocprofv3's or rocwasm's),
+    rocwasm's record journal (a ``<pid>.journal`` file), or a directory of
+    rocwasm's Parquet files (read by pyarrow, by table name).
 
     Columns cross from Rust into pyarrow through the Arrow C data
     interface, without a copy. Raises :class:`RocwasmError` with the

@@ -21,9 +21,13 @@ pub struct Recording {
 }
 
 /// Reads the recording at `path` (a rocprofv3 CSV file or directory, a
-/// `results.json`, a rocpd database) into tables, names resolved as the
-/// CSV and Parquet outputs resolve them.
+/// `results.json`, a rocpd database, or rocwasm's record journal, a
+/// `<pid>.journal` file) into tables, names resolved as the CSV and
+/// Parquet outputs resolve them.
 pub fn read(path: &Path) -> Result<Recording> {
+    if path.extension().is_some_and(|e| e == "journal") {
+        return read_journal(path);
+    }
     let options = ReplayOptions {
         progress: false,
         ..ReplayOptions::default()
@@ -47,6 +51,58 @@ pub fn read(path: &Path) -> Result<Recording> {
         tables,
         meta: source.meta().clone(),
         records: source.records(),
+        notes,
+    })
+}
+
+/// A record journal: the process's metadata, its symbols and its batches,
+/// frame by frame, as `rocwasm write-journal` reads them (a frame cut
+/// short by a crash is said, and its records are not there).
+fn read_journal(path: &Path) -> Result<Recording> {
+    use rocwasm_journal::{Frame, JournalReader};
+    let mut reader = JournalReader::open(path)?;
+    let meta = match reader.next_frame()? {
+        Some(Frame::Meta(json)) => {
+            serde_json::from_slice::<rocwasm_record::JournalMeta>(&json)
+                .with_context(|| format!("{}: the metadata frame", path.display()))?
+                .meta
+        }
+        Some(_) => anyhow::bail!("{}: the first frame is not the metadata", path.display()),
+        None => anyhow::bail!(
+            "{}: an empty journal (its process had not started)",
+            path.display()
+        ),
+    };
+    let names = rocwasm_pipeline::sinks::registry_names();
+    let symbols = rocwasm_core::SymbolTable::new();
+    let mut tables = ArrowTables::new();
+    let mut records = 0u64;
+    while let Some(frame) = reader.next_frame()? {
+        match frame {
+            Frame::Symbols(s) => s.insert_into(&symbols),
+            Frame::Batch(batch) => {
+                records += batch.len() as u64;
+                let ctx = SinkContext {
+                    meta: &meta,
+                    symbols: &symbols,
+                    names: &names,
+                };
+                tables.add(&batch, &ctx)?;
+            }
+            Frame::Meta(_) | Frame::End(_) | Frame::Args(_) => {}
+        }
+    }
+    let (tables, mut notes) = tables.finish();
+    if let Some(bytes) = reader.cut_short() {
+        notes.push(format!(
+            "{}: the last frame was cut short ({bytes} bytes): the records in it are not here",
+            path.display()
+        ));
+    }
+    Ok(Recording {
+        tables,
+        meta,
+        records,
         notes,
     })
 }

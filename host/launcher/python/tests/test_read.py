@@ -59,3 +59,22 @@ def test_a_file_that_is_no_recording_is_one_clear_error(tmp_path):
     bad.write_text("{ not json")
     with pytest.raises(rocwasm.RocwasmError, match="bad.json"):
         rocwasm.read(bad)
+
+
+def test_rocwasms_record_journal(tmp_path):
+    from conftest import SIM
+
+    cli(
+        "run", "--sim", "--kernel-trace", "-d", tmp_path / "out", "--output-format", "csv",
+        "--", SIM / "bin/multi_kernel",
+        env={"ROCWASM_KEEP_JOURNAL": "1"},
+    )
+    journals = sorted(tmp_path.rglob("*.journal"))
+    assert journals, sorted(p.name for p in tmp_path.rglob("*"))
+    rec = rocwasm.read(journals[0])
+    with open(tmp_path / "out/kernel_trace.csv", newline="") as f:
+        rows = list(csv.DictReader(f))
+    table = rec.tables["kernel_trace"]
+    assert table.num_rows == len(rows) > 0
+    assert sorted(table["Kernel_Name"].to_pylist()) == sorted(r["Kernel_Name"] for r in rows)
+    assert rec.meta["command"][0].endswith("multi_kernel")

@@ -185,12 +185,19 @@ pub fn create(p: &NewProject) -> Result<Vec<PathBuf>> {
         }
         files.push((path.to_string(), text));
     }
+    // The Rust and Python analysis templates merge (WIT 0.3.1's `merge`):
+    // their projects build the world that exports it.
+    let world = if !transform && matches!(p.lang, Lang::Rust | Lang::Python) {
+        wit::BUILD_WORLDS[2]
+    } else {
+        p.world.as_str()
+    };
     files.push((
         MANIFEST.into(),
         format!(
             "# Read by `rocwasm plugin build`: the component is target/<name>.wasm.\n\
              name = \"{}\"\nworld = \"{}\"\n",
-            p.name, p.world
+            p.name, world
         ),
     ));
     files.push((".gitignore".into(), GITIGNORE.into()));
@@ -239,10 +246,11 @@ mod tests {
             .unwrap();
             assert_eq!(Lang::detect(&dir).unwrap(), lang);
             let m = Manifest::read(&dir).unwrap();
-            assert_eq!(
-                (m.name.as_str(), m.world.as_str()),
-                ("demo", "analysis-plugin")
-            );
+            let world = match lang {
+                Lang::Rust | Lang::Python => "mergeable-analysis-plugin",
+                Lang::C | Lang::Js => "analysis-plugin",
+            };
+            assert_eq!((m.name.as_str(), m.world.as_str()), ("demo", world));
             assert!(
                 files.contains(&PathBuf::from("wit/worlds.wit")),
                 "{files:?}"
