@@ -178,28 +178,15 @@ pub mod __private {
 #[macro_export]
 macro_rules! __generate_world {
     ($dir:literal; analysis) => {
-        $crate::__private::wit_bindgen::generate!({
-            path: $dir,
-            world: "rocwasm:plugin/analysis-plugin@0.3.1",
-            runtime_path: "::rocwasm_plugin_sdk::__private::wit_bindgen::rt",
-            with: {
-                "rocwasm:plugin/types@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
-                "rocwasm:plugin/profiler@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::profiler,
-                "rocwasm:plugin/delivery@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::delivery,
-                "rocwasm:plugin/names@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
-                "rocwasm:plugin/symbols@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
-                "rocwasm:plugin/clock@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
-                "rocwasm:plugin/log@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
-                "rocwasm:plugin/output@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
-                "rocwasm:plugin/config@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
-                "rocwasm:plugin/run@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::run,
-            },
-        });
+        $crate::__generate_world!($dir; @analysis "rocwasm:plugin/analysis-plugin@0.3.1");
     };
     ($dir:literal; mergeable) => {
+        $crate::__generate_world!($dir; @analysis "rocwasm:plugin/mergeable-analysis-plugin@0.3.1");
+    };
+    ($dir:literal; @analysis $world:literal) => {
         $crate::__private::wit_bindgen::generate!({
             path: $dir,
-            world: "rocwasm:plugin/mergeable-analysis-plugin@0.3.1",
+            world: $world,
             runtime_path: "::rocwasm_plugin_sdk::__private::wit_bindgen::rt",
             with: {
                 "rocwasm:plugin/types@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,

@@ -41,7 +41,7 @@ const MERGING: [(&str, usize); 3] = [
 fn the_stock_analyses_merge_to_the_single_pass_under_random_splits_and_trees() {
     let sample = workspace().join("examples/traces/sample");
     for (plugin, tables) in MERGING {
-        for seed in [1, 2, 3, 0xdead_beef] {
+        for seed in [1, 0xdead_beef] {
             let out = plugin_test(plugin, &sample, seed, &[]);
             assert_success(&out, &format!("plugin test {plugin} --merge-seed {seed}"));
             let text = stdout(&out);

@@ -203,13 +203,7 @@ impl Runner<'_> {
     fn whole(&self, batches: &[Batch]) -> anyhow::Result<Vec<Shape>> {
         let chain = self.chain()?;
         Self::feed(&chain, batches)?;
-        let outcome = chain.finish()?;
-        fail_on(&outcome.failures)?;
-        Ok(outcome
-            .summaries
-            .first()
-            .map(|(_, t)| shapes(t))
-            .unwrap_or_default())
+        tables_of(chain)
     }
 
     /// A part: `partials` merged, `batches` delivered, its partial taken.
@@ -236,14 +230,19 @@ impl Runner<'_> {
         for p in partials {
             chain.merge_partial(&self.spec.name, p)?;
         }
-        let outcome = chain.finish()?;
-        fail_on(&outcome.failures)?;
-        Ok(outcome
-            .summaries
-            .first()
-            .map(|(_, t)| shapes(t))
-            .unwrap_or_default())
+        tables_of(chain)
     }
+}
+
+/// The stage's tables when `chain` finishes (a failure fails the check).
+fn tables_of(chain: Chain) -> anyhow::Result<Vec<Shape>> {
+    let outcome = chain.finish()?;
+    fail_on(&outcome.failures)?;
+    Ok(outcome
+        .summaries
+        .first()
+        .map(|(_, t)| shapes(t))
+        .unwrap_or_default())
 }
 
 /// A failure in any instance fails the check, with its report.
