@@ -98,10 +98,16 @@ pub fn log_enabled() -> bool {
     *ON.get_or_init(|| std::env::var("ROCWASM_SIM_LOG").is_ok_and(|v| !v.is_empty() && v != "0"))
 }
 
+/// One `write` per line: stderr is unbuffered, so `eprintln!` writes a
+/// formatted line in pieces, and the application's own stderr (C stdio,
+/// another thread) could land between them (a test reading the log once
+/// found a copy's line cut in two).
 macro_rules! sim_log {
     ($($arg:tt)*) => {
         if $crate::util::log_enabled() {
-            eprintln!("sim-hsa: {}", format_args!($($arg)*));
+            use std::io::Write as _;
+            let line = format!("sim-hsa: {}\n", format_args!($($arg)*));
+            let _ = std::io::stderr().write_all(line.as_bytes());
         }
     };
 }

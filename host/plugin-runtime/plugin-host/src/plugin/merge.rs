@@ -84,8 +84,10 @@ impl Plugin {
     }
 
     /// Folds `partial` into this instance (`merge-partial`). `Ok(Err(why))`
-    /// when the plugin refused it or the call failed (reported as a
-    /// failure, its policy applied); then nothing is counted.
+    /// when nothing was folded: the plugin refused it (reported; the
+    /// instance runs on) or the call failed (a failure: the stage's policy
+    /// applies). Either way the partial's records count as offered and
+    /// missed.
     pub(crate) fn merge_partial(
         &mut self,
         partial: &Partial,
