@@ -77,6 +77,7 @@ fn read_journal(path: &Path) -> Result<Recording> {
     let symbols = rocwasm_core::SymbolTable::new();
     let mut tables = ArrowTables::new();
     let mut records = 0u64;
+    let mut arguments = 0usize;
     while let Some(frame) = reader.next_frame()? {
         match frame {
             Frame::Symbols(s) => s.insert_into(&symbols),
@@ -89,10 +90,18 @@ fn read_journal(path: &Path) -> Result<Recording> {
                 };
                 tables.add(&batch, &ctx)?;
             }
-            Frame::Meta(_) | Frame::End(_) | Frame::Args(_) => {}
+            Frame::Args(args) => arguments += args.len(),
+            Frame::Meta(_) | Frame::End(_) => {}
         }
     }
     let (tables, mut notes) = tables.finish();
+    if arguments > 0 {
+        notes.push(format!(
+            "{}: the arguments of {arguments} API call(s) are not in the tables (the Parquet \
+             schema has no place for them; rocwasm's rocpd output keeps them)",
+            path.display()
+        ));
+    }
     if let Some(bytes) = reader.cut_short() {
         notes.push(format!(
             "{}: the last frame was cut short ({bytes} bytes): the records in it are not here",
