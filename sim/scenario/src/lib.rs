@@ -15,9 +15,11 @@
 //! The timing model lives here too ([`Scenario::kernel_duration_ns`],
 //! [`Scenario::copy_duration_ns`]) so tests can predict every timestamp.
 
+pub mod counters;
 mod errors;
 mod model;
 
+pub use counters::{Launch, Mix, ResolvedMix, Shape};
 pub use errors::{ErrorInjector, InjectedError};
 pub use model::{Clock, Copy, Device, Effect, KernelCost, Kernels, Scenario};
 

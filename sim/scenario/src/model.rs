@@ -103,6 +103,9 @@ pub struct Kernels {
     /// Overrides; the first whose `match` is a substring of the kernel's
     /// symbol name wins.
     pub cost: Vec<KernelCost>,
+    /// Every kernel's instruction and memory mix (`[kernels.mix]`), which
+    /// the simulated hardware counters are derived from.
+    pub mix: crate::Mix,
 }
 
 impl Default for Kernels {
@@ -111,6 +114,7 @@ impl Default for Kernels {
             fixed_ns: 4_000,
             ps_per_item: 10,
             cost: Vec::new(),
+            mix: crate::Mix::default(),
         }
     }
 }
@@ -129,6 +133,9 @@ pub struct KernelCost {
     /// Replaces [`Kernels::ps_per_item`] for these kernels (picoseconds per
     /// work-item); `None` keeps the default.
     pub ps_per_item: Option<u64>,
+    /// Replaces fields of [`Kernels::mix`] for these kernels (`mix = { … }`).
+    #[serde(default)]
+    pub mix: Option<crate::Mix>,
 }
 
 /// The copy engine's cost.
