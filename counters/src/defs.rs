@@ -85,20 +85,20 @@ pub struct Definitions {
 #[derive(Debug, thiserror::Error)]
 pub enum DefsError {
     /// The file could not be read.
-    #[error("cannot read counter definitions {file}: {source}")]
+    #[error("cannot read counter definitions {file}: {error}")]
     Read {
         /// The file.
         file: String,
-        /// The I/O error.
-        source: std::io::Error,
+        /// The I/O error (in the message, so not a `source`).
+        error: std::io::Error,
     },
     /// Not YAML.
-    #[error("counter definitions {file}: {source}")]
+    #[error("counter definitions {file}: {error}")]
     Yaml {
         /// The file.
         file: String,
         /// The YAML parser's error, with its line and column.
-        source: serde_norway::Error,
+        error: serde_norway::Error,
     },
     /// YAML, but not in the schema.
     #[error("counter definitions {file}: {what}")]
@@ -110,7 +110,7 @@ pub enum DefsError {
     },
     /// An expression that does not parse.
     #[error(
-        "counter definitions {file}: counter {counter} ({archs}): expression {text:?} {source}"
+        "counter definitions {file}: counter {counter} ({archs}): expression {text:?} {error}"
     )]
     Expression {
         /// The file.
@@ -122,7 +122,7 @@ pub enum DefsError {
         /// The expression.
         text: String,
         /// Where and why.
-        source: ExprError,
+        error: ExprError,
     },
 }
 
@@ -141,18 +141,18 @@ impl Definitions {
     /// Reads a definitions file.
     pub fn read(path: &Path) -> Result<Definitions, DefsError> {
         let file = path.display().to_string();
-        let text = std::fs::read_to_string(path).map_err(|source| DefsError::Read {
+        let text = std::fs::read_to_string(path).map_err(|error| DefsError::Read {
             file: file.clone(),
-            source,
+            error,
         })?;
         Definitions::parse(&text, &file)
     }
 
     /// Parses definitions; `file` names them in errors.
     pub fn parse(text: &str, file: &str) -> Result<Definitions, DefsError> {
-        let value: Value = serde_norway::from_str(text).map_err(|source| DefsError::Yaml {
+        let value: Value = serde_norway::from_str(text).map_err(|error| DefsError::Yaml {
             file: file.into(),
-            source,
+            error,
         })?;
         let schema = |what: String| DefsError::Schema {
             file: file.into(),
@@ -173,12 +173,12 @@ impl Definitions {
                 let body = match (block, event, expression) {
                     (Some(block), Some(event), None) => Body::Hardware { block, event },
                     (None, None, Some(text)) => {
-                        let expr = expr::parse(&text).map_err(|source| DefsError::Expression {
+                        let expr = expr::parse(&text).map_err(|error| DefsError::Expression {
                             file: file.into(),
                             counter: name.clone(),
                             archs: architectures.join("/"),
                             text: text.clone(),
-                            source,
+                            error,
                         })?;
                         Body::Derived { text, expr }
                     }

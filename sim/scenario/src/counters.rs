@@ -17,17 +17,21 @@
 //!
 //! | counter | block | instances | value |
 //! |---|---|---|---|
-//! | `SQ_WAVES` | SQ | XCC × SE | waves: per workgroup ⌈its work-items / wave size⌉, edge workgroups smaller |
-//! | `SQ_BUSY_CYCLES` | SQ | XCC × SE | `cycles` on a shader engine that ran a wave, else 0 |
-//! | `SQ_WAVE_CYCLES` | SQ | XCC × SE | `⌈min(waves, wave slots) × cycles / 4⌉`: resident waves × cycles, in quad-cycles as the hardware counts |
-//! | `SQ_INSTS_VALU`, `_SALU`, `_SMEM`, `_LDS`, `_VMEM_RD`, `_VMEM_WR` | SQ | XCC × SE | waves × the mix's instructions per wave |
-//! | `GRBM_COUNT`, `GRBM_GUI_ACTIVE` | GRBM | XCC | `cycles` (the GPU is busy for the whole dispatch) |
-//! | `TCP_TOTAL_CACHE_ACCESSES` | TCP | XCC × CU | 64-byte requests read and written |
-//! | `TCP_TCC_READ_REQ`, `TCP_TCC_WRITE_REQ` | TCP | XCC × CU | 64-byte requests read, written (no L1 reuse) |
-//! | `TCC_REQ`, `TCC_READ`, `TCC_WRITE` | TCC | XCC × channel | L2 requests: read + written, read, written |
-//! | `TCC_MISS`, `TCC_HIT` | TCC | XCC × channel | misses: the footprint's 128-byte lines when it fits in L2, else every request; hits: the rest |
-//! | `TCC_EA0_RDREQ`, `TCC_EA0_WRREQ` (`TCC_EA_RDREQ`, `TCC_EA_WRREQ` on gfx90a) | TCC | XCC × channel | read misses; written requests |
-//! | `CU_NUM`, `SE_NUM`, `SIMD_NUM`, `MAX_WAVE_SIZE` | — | 1 | the agent's constants |
+//! | `SQ_WAVES` | SQ | per shader engine | waves: per workgroup ⌈its work-items / wave size⌉, edge workgroups smaller |
+//! | `SQ_BUSY_CYCLES` | SQ | per shader engine | `cycles` on a shader engine that ran a wave, else 0 |
+//! | `SQ_WAVE_CYCLES` | SQ | per shader engine | `⌈min(waves, wave slots) × cycles / 4⌉`: resident waves × cycles, in quad-cycles as the hardware counts |
+//! | `SQ_INSTS_VALU`, `_SALU`, `_SMEM`, `_LDS`, `_VMEM_RD`, `_VMEM_WR` | SQ | per shader engine | waves × the mix's instructions per wave |
+//! | `GRBM_COUNT`, `GRBM_GUI_ACTIVE` | GRBM | one (per XCC) | `cycles` (the GPU is busy for the whole dispatch) |
+//! | `TCP_TOTAL_CACHE_ACCESSES` | TCP | per compute unit of a shader engine | 64-byte requests read and written |
+//! | `TCP_TCC_READ_REQ`, `TCP_TCC_WRITE_REQ` | TCP | same | 64-byte requests read, written (no L1 reuse) |
+//! | `TCC_REQ`, `TCC_READ`, `TCC_WRITE` | TCC | per L2 channel | L2 requests: read + written, read, written |
+//! | `TCC_MISS`, `TCC_HIT` | TCC | per L2 channel | misses: the footprint's 128-byte lines when it fits in L2, else every request; hits: the rest |
+//! | `TCC_EA_RDREQ` / `TCC_EA0_RDREQ` (gfx942), `TCC_EA_WRREQ` / `TCC_EA0_WRREQ`, their `_64B` writes | TCC | per L2 channel | read misses; written requests (all 64 bytes) |
+//! | `TCC_EA_RDREQ_32B` / `TCC_EA0_RDREQ_32B`, `TCC_BUBBLE` | TCC | per L2 channel | 0: every request is 64 bytes |
+//! | `simd_count`, `simd_per_cu`, `array_count`, `simd_arrays_per_engine`, `cu_per_simd_array`, `wave_front_size`, `max_waves_per_simd`, `num_xcc`, `max_engine_clk_ccompute` | — | one | the agent's properties (definitions derive `CU_NUM`, `SE_NUM`, … from them) |
+//!
+//! On a device with several XCCs (gfx942) every counter also has one
+//! instance per XCC, outermost.
 //!
 //! where `cycles = ⌈duration_ns × clock_mhz / 1000⌉`, and a value counted
 //! over several instances is split among them as evenly as integers allow

@@ -228,7 +228,65 @@ pub enum Command {
     /// rocprofiler-sdk for native tools: headers, library, CMake and pkg-config files.
     #[command(subcommand)]
     Sdk(SdkCommand),
+    /// The GPUs' hardware counters, as rocprofv3-avail lists them: names,
+    /// descriptions, blocks or expressions, dimensions, and whether a set
+    /// can be collected in one pass.
+    #[command(after_help = AVAIL_EXAMPLES)]
+    Avail(AvailArgs),
 }
+
+/// `rocwasm avail …`.
+#[derive(Debug, Args)]
+pub struct AvailArgs {
+    /// Only the GPU with this index (0 is the first GPU).
+    #[arg(short = 'd', long, value_name = "N")]
+    pub device: Option<usize>,
+    /// Counter definitions in rocprofiler-sdk's schema (AMD's
+    /// counter_defs.yaml); default: $ROCPROFILER_METRICS_PATH/counter_defs.yaml,
+    /// an installed ROCm's, else the ones rocwasm ships for its simulated GPUs.
+    #[arg(long, value_name = "FILE")]
+    pub counter_defs: Option<std::path::PathBuf>,
+    #[command(subcommand)]
+    pub command: AvailCommand,
+}
+
+/// What `rocwasm avail` shows.
+#[derive(Debug, Subcommand)]
+pub enum AvailCommand {
+    /// The counters of each GPU (the default), or the agents' properties.
+    List {
+        /// Counter names (the default).
+        #[arg(long)]
+        pmc: bool,
+        /// The agents' properties.
+        #[arg(long)]
+        agent: bool,
+    },
+    /// Each counter's description, block or expression, and dimensions;
+    /// every counter, or the ones named.
+    Info {
+        /// Only these counters.
+        #[arg(long, value_name = "NAME", num_args = 0..)]
+        pmc: Option<Vec<String>>,
+    },
+    /// Whether counters can be collected together in one pass
+    /// (`NAME:device=N` checks one on one GPU only).
+    PmcCheck {
+        /// The counters.
+        #[arg(required = true, value_name = "NAME")]
+        counters: Vec<String>,
+    },
+}
+
+const AVAIL_EXAMPLES: &str = "Examples:
+    # every counter of every (simulated) GPU
+    rocwasm avail list
+    # what SQ_WAVES and GPU_UTIL count, and over which instances
+    rocwasm avail info --pmc SQ_WAVES GPU_UTIL
+    # can these be collected in one pass?
+    rocwasm avail pmc-check SQ_WAVES GRBM_COUNT GRBM_GUI_ACTIVE
+    # AMD's own definitions file
+    rocwasm avail --counter-defs /opt/rocm/share/rocprofiler-sdk/counter_defs.yaml list";
 
 /// `rocwasm sdk …`: building native rocprofiler-sdk tools against rocwasm.
 #[derive(Debug, Subcommand)]
@@ -251,6 +309,7 @@ const BASIC: &str = "Basic tracing options";
 const GRANULAR: &str = "Granular tracing options";
 const POST: &str = "Post-processing tracing options";
 const SUMMARY: &str = "Summary options";
+const COUNTER: &str = "Counter collection options";
 const NAMING: &str = "Kernel naming options";
 const FILTER: &str = "Filtering options";
 const DISPLAY: &str = "Display options";
@@ -440,6 +499,17 @@ pub struct RunArgs {
     pub log_level: Option<LogLevel>,
     #[command(flatten)]
     pub trace: TraceArgs,
+    /// As rocprofv3: hardware counters to collect for each kernel dispatch,
+    /// in one pass (`NAME:device=N` on one GPU only). Checked against each
+    /// GPU's counters (`rocwasm avail`): an unknown name or a set over a
+    /// block's registers is refused with the reason. Collection during a
+    /// run is not implemented yet: a valid set is then refused too.
+    #[arg(long, value_name = "NAME", num_args = 1.., help_heading = COUNTER)]
+    pub pmc: Vec<String>,
+    /// Counter definitions for --pmc, in rocprofiler-sdk's schema (as
+    /// `rocwasm avail --counter-defs`).
+    #[arg(long, value_name = "FILE", help_heading = COUNTER)]
+    pub counter_defs: Option<std::path::PathBuf>,
     #[command(flatten)]
     pub output: OutputArgs,
     #[command(flatten)]
@@ -453,9 +523,9 @@ pub struct RunArgs {
     /// `[collection] selected_regions`).
     #[arg(long, help_heading = FILTER)]
     pub selected_regions: bool,
-    /// List what can be collected: hardware counters and PC sampling are
-    /// not implemented yet, so the tracing kinds (as `rocwasm kinds`). No
-    /// program needed.
+    /// List what can be collected: each GPU's hardware counters (as
+    /// `rocwasm avail list`), then the tracing kinds (as `rocwasm kinds`);
+    /// PC sampling is not implemented yet. No program needed.
     #[arg(short = 'L', long, help_heading = DISPLAY)]
     pub list_avail: bool,
     /// Libraries to put first in the application's LD_PRELOAD (before
@@ -534,7 +604,7 @@ pub struct Refused {
     pub reason: &'static str,
 }
 
-const COUNTERS: &str = "hardware counters are not implemented yet (rocwasm traces APIs, kernels and memory operations; `rocwasm run -L` lists what it can trace)";
+const COUNTERS: &str = "extra counter definitions are read by `rocwasm avail --counter-defs FILE`; counters are not collected during a run yet";
 const PC_SAMPLING: &str = "PC sampling is not implemented yet";
 const PERFETTO: &str = "rocwasm writes its Perfetto trace itself after the application ended (--output-format pftrace), with no Perfetto buffer, shared memory or daemon to size or choose";
 const THREAD_TRACE: &str = "advanced thread trace (ATT) is not implemented yet";
@@ -546,7 +616,6 @@ pub const REFUSED: &[Refused] = &[
     Refused { long: "output-config", short: None, aliases: &[], reason: "rocwasm writes no configuration file (`rocwasm check CHAIN` shows what a chain runs)" },
     Refused { long: "extra-counters", short: Some('E'), aliases: &[], reason: COUNTERS },
     Refused { long: "kokkos-trace", short: None, aliases: &[], reason: "rocwasm ships no Kokkos Tools library (--marker-trace --kernel-rename with a Kokkos Tools connector that emits roctx ranges gives the same records)" },
-    Refused { long: "pmc", short: None, aliases: &[], reason: COUNTERS },
     Refused { long: "pc-sampling-beta-enabled", short: None, aliases: &[], reason: PC_SAMPLING },
     Refused { long: "pc-sampling-unit", short: None, aliases: &[], reason: PC_SAMPLING },
     Refused { long: "pc-sampling-method", short: None, aliases: &[], reason: PC_SAMPLING },

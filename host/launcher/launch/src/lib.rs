@@ -60,6 +60,7 @@ mod console;
 
 mod backend;
 mod chain;
+pub mod counters;
 mod earlier;
 mod error;
 mod exit;

@@ -2,6 +2,7 @@
 //! [`crate::failure::Result`]; none parses arguments or picks exit codes.
 
 mod alone;
+mod avail;
 mod chain;
 mod check;
 mod demo;
@@ -23,6 +24,7 @@ use crate::failure::Result;
 pub fn dispatch(command: Command) -> Result {
     match command {
         Command::Run(args) => run::run(args),
+        Command::Avail(args) => avail::avail(args),
         Command::Sdk(SdkCommand::Prefix { into }) => sdk::prefix(into.as_deref()),
         Command::Replay(args) => replay::replay(args),
         Command::Demo(args) => demo::demo(args),

@@ -22,8 +22,34 @@ pub fn run(args: RunArgs) -> Result {
     if args.list_avail {
         return list_avail();
     }
+    if !args.pmc.is_empty() {
+        return pmc(&args);
+    }
     let outcome = rocwasm_launch::run(&request(args), &mut Terminal::new())?;
     exit_with(outcome.exit_code())
+}
+
+/// `--pmc`: the set is checked against every GPU (unknown names and sets
+/// over a block's registers are refused with the reason, status 2); a
+/// valid set is refused too, since counters are not collected during a run
+/// yet.
+fn pmc(args: &RunArgs) -> Result {
+    use rocwasm_launch::counters;
+    let defs = counters::definitions(args.counter_defs.as_deref())?;
+    let agents = counters::agents(&defs)?;
+    let requested = counters::parse_pmc(&args.pmc)?;
+    let per_agent = counters::check(&agents, &requested)?;
+    let sets: Vec<String> = agents
+        .iter()
+        .zip(&per_agent)
+        .filter(|(_, names)| !names.is_empty())
+        .map(|(a, names)| format!("GPU {} ({}): {}", a.index, a.arch, names.join(" ")))
+        .collect();
+    Err(Failure::usage(format!(
+        "--pmc: the counters fit one pass ({}), but rocwasm does not collect counters during a \
+         run yet (`rocwasm avail` lists and checks them)",
+        sets.join("; ")
+    )))
 }
 
 /// The library's request for these arguments, with this binary's files.
@@ -63,13 +89,20 @@ fn exit_with(code: i32) -> ! {
     std::process::exit(code)
 }
 
-/// `rocwasm run -L` (rocprofv3's `--list-avail`): rocprofv3 lists
-/// counters and PC sampling configurations; rocwasm has neither yet, so it
-/// says so and lists what it can trace.
+/// `rocwasm run -L` (rocprofv3's `--list-avail`): the GPUs' counters (as
+/// `rocwasm avail list`), then what rocwasm can trace; PC sampling is not
+/// implemented yet.
 fn list_avail() -> Result {
+    crate::commands::avail::avail(crate::cli::AvailArgs {
+        device: None,
+        counter_defs: None,
+        command: crate::cli::AvailCommand::List {
+            pmc: true,
+            agent: false,
+        },
+    })?;
     println!(
-        "rocwasm: hardware counters and PC sampling are not implemented yet; \
-         these are the tracing kinds it can record:"
+        "rocwasm: PC sampling is not implemented yet; these are the tracing kinds it can record:"
     );
     crate::commands::kinds::kinds(crate::cli::KindsArgs {
         buffer: true,
