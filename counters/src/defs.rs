@@ -109,21 +109,24 @@ pub enum DefsError {
         what: String,
     },
     /// An expression that does not parse.
-    #[error(
-        "counter definitions {file}: counter {counter} ({archs}): expression {text:?} {error}"
-    )]
-    Expression {
-        /// The file.
-        file: String,
-        /// The counter.
-        counter: String,
-        /// Its architectures, `/`-joined.
-        archs: String,
-        /// The expression.
-        text: String,
-        /// Where and why.
-        error: ExprError,
-    },
+    #[error("{0}")]
+    Expression(Box<BadExpression>),
+}
+
+/// An expression of a definitions file that does not parse.
+#[derive(Debug, thiserror::Error)]
+#[error("counter definitions {file}: counter {counter} ({archs}): expression {text:?} {error}")]
+pub struct BadExpression {
+    /// The file.
+    pub file: String,
+    /// The counter.
+    pub counter: String,
+    /// Its architectures, `/`-joined.
+    pub archs: String,
+    /// The expression.
+    pub text: String,
+    /// Where and why.
+    pub error: ExprError,
 }
 
 /// The definitions rocwasm ships for the simulated agents (gfx90a,
@@ -173,12 +176,14 @@ impl Definitions {
                 let body = match (block, event, expression) {
                     (Some(block), Some(event), None) => Body::Hardware { block, event },
                     (None, None, Some(text)) => {
-                        let expr = expr::parse(&text).map_err(|error| DefsError::Expression {
-                            file: file.into(),
-                            counter: name.clone(),
-                            archs: architectures.join("/"),
-                            text: text.clone(),
-                            error,
+                        let expr = expr::parse(&text).map_err(|error| {
+                            DefsError::Expression(Box::new(BadExpression {
+                                file: file.into(),
+                                counter: name.clone(),
+                                archs: architectures.join("/"),
+                                text: text.clone(),
+                                error,
+                            }))
                         })?;
                         Body::Derived { text, expr }
                     }

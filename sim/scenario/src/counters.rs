@@ -9,7 +9,7 @@
 //! dispatch: its launch geometry, its duration (the cost model of
 //! [`crate::Kernels`]), the engine clock, and the instruction and memory mix
 //! the scenario's `[kernels.mix]` / `[[kernels.cost]] mix` entries give
-//! ([`Mix`], with documented defaults). A counter that is not in
+//! ([`crate::Mix`], with documented defaults). A counter that is not in
 //! [`MODELLED`] is not produced at all: a profiler reports it unsupported
 //! on the simulated GPU.
 //!
@@ -38,89 +38,7 @@
 //! (instance `i` of `n` gets `⌊v/n⌋`, plus one while `i < v mod n`), so the
 //! instances always sum to the whole.
 
-use serde::Deserialize;
-
-use crate::{Device, Scenario};
-
-/// Instruction and memory mix of a kernel: what its waves execute.
-///
-/// Each field falls back, one by one, from the matching
-/// `[[kernels.cost]] mix` to `[kernels.mix]` to the default documented on
-/// the field.
-#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
-#[serde(deny_unknown_fields, default)]
-pub struct Mix {
-    /// Vector ALU instructions per wave (default 16).
-    pub valu_per_wave: Option<u64>,
-    /// Scalar ALU instructions per wave (default 8).
-    pub salu_per_wave: Option<u64>,
-    /// Scalar memory instructions per wave (default 2).
-    pub smem_per_wave: Option<u64>,
-    /// LDS instructions per wave (default 0).
-    pub lds_per_wave: Option<u64>,
-    /// Vector memory read instructions per wave (default 2).
-    pub vmem_rd_per_wave: Option<u64>,
-    /// Vector memory write instructions per wave (default 1).
-    pub vmem_wr_per_wave: Option<u64>,
-    /// Bytes read from global memory per work-item (default 8: two floats).
-    pub bytes_read_per_item: Option<u64>,
-    /// Bytes written to global memory per work-item (default 4: one float).
-    pub bytes_written_per_item: Option<u64>,
-    /// Distinct bytes touched per work-item, the L2 footprint (default: read
-    /// plus written, no reuse).
-    pub footprint_per_item: Option<u64>,
-}
-
-/// A [`Mix`] with every field resolved.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ResolvedMix {
-    /// See [`Mix::valu_per_wave`].
-    pub valu_per_wave: u64,
-    /// See [`Mix::salu_per_wave`].
-    pub salu_per_wave: u64,
-    /// See [`Mix::smem_per_wave`].
-    pub smem_per_wave: u64,
-    /// See [`Mix::lds_per_wave`].
-    pub lds_per_wave: u64,
-    /// See [`Mix::vmem_rd_per_wave`].
-    pub vmem_rd_per_wave: u64,
-    /// See [`Mix::vmem_wr_per_wave`].
-    pub vmem_wr_per_wave: u64,
-    /// See [`Mix::bytes_read_per_item`].
-    pub bytes_read_per_item: u64,
-    /// See [`Mix::bytes_written_per_item`].
-    pub bytes_written_per_item: u64,
-    /// See [`Mix::footprint_per_item`].
-    pub footprint_per_item: u64,
-}
-
-impl Mix {
-    /// Each field of `self`, else of `fallback`, else its default.
-    pub fn resolve(&self, fallback: &Mix) -> ResolvedMix {
-        let pick = |a: Option<u64>, b: Option<u64>, d: u64| a.or(b).unwrap_or(d);
-        let read = pick(self.bytes_read_per_item, fallback.bytes_read_per_item, 8);
-        let written = pick(
-            self.bytes_written_per_item,
-            fallback.bytes_written_per_item,
-            4,
-        );
-        ResolvedMix {
-            valu_per_wave: pick(self.valu_per_wave, fallback.valu_per_wave, 16),
-            salu_per_wave: pick(self.salu_per_wave, fallback.salu_per_wave, 8),
-            smem_per_wave: pick(self.smem_per_wave, fallback.smem_per_wave, 2),
-            lds_per_wave: pick(self.lds_per_wave, fallback.lds_per_wave, 0),
-            vmem_rd_per_wave: pick(self.vmem_rd_per_wave, fallback.vmem_rd_per_wave, 2),
-            vmem_wr_per_wave: pick(self.vmem_wr_per_wave, fallback.vmem_wr_per_wave, 1),
-            bytes_read_per_item: read,
-            bytes_written_per_item: written,
-            footprint_per_item: pick(
-                self.footprint_per_item,
-                fallback.footprint_per_item,
-                read + written,
-            ),
-        }
-    }
-}
+use crate::{Device, ResolvedMix, Scenario};
 
 /// The hardware a device's counters are counted on: its instances.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -387,7 +305,7 @@ fn split(total: u64, n: u32) -> Vec<u64> {
 
 /// The values of counter `name` for `launch` on a device of `shape` and
 /// architecture `arch`, one per instance (row-major over the counter's
-/// [`Modelled::dims`]); `None` for a counter the model does not produce on
+/// [`Modelled::layout`]'s dimensions); `None` for a counter the model does not produce on
 /// that architecture.
 pub fn sample(arch: &str, shape: &Shape, launch: &Launch, name: &str) -> Option<Vec<u64>> {
     let m = modelled_on(arch).find(|m| m.name == name)?;
@@ -469,6 +387,7 @@ pub fn sample(arch: &str, shape: &Shape, launch: &Launch, name: &str) -> Option<
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::Mix;
 
     fn launch(grid: [u32; 3], workgroup: [u16; 3]) -> Launch {
         Launch {

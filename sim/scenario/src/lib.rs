@@ -19,9 +19,9 @@ pub mod counters;
 mod errors;
 mod model;
 
-pub use counters::{Launch, Mix, ResolvedMix, Shape};
+pub use counters::{Launch, Shape};
 pub use errors::{ErrorInjector, InjectedError};
-pub use model::{Clock, Copy, Device, Effect, KernelCost, Kernels, Scenario};
+pub use model::{Clock, Copy, Device, Effect, KernelCost, Kernels, Mix, ResolvedMix, Scenario};
 
 use std::path::Path;
 

@@ -105,7 +105,7 @@ pub struct Kernels {
     pub cost: Vec<KernelCost>,
     /// Every kernel's instruction and memory mix (`[kernels.mix]`), which
     /// the simulated hardware counters are derived from.
-    pub mix: crate::Mix,
+    pub mix: Mix,
 }
 
 impl Default for Kernels {
@@ -114,7 +114,7 @@ impl Default for Kernels {
             fixed_ns: 4_000,
             ps_per_item: 10,
             cost: Vec::new(),
-            mix: crate::Mix::default(),
+            mix: Mix::default(),
         }
     }
 }
@@ -135,7 +135,7 @@ pub struct KernelCost {
     pub ps_per_item: Option<u64>,
     /// Replaces fields of [`Kernels::mix`] for these kernels (`mix = { … }`).
     #[serde(default)]
-    pub mix: Option<crate::Mix>,
+    pub mix: Option<Mix>,
 }
 
 /// The copy engine's cost.
@@ -228,5 +228,85 @@ impl Scenario {
                 library: None,
                 symbol: None,
             })
+    }
+}
+
+/// Instruction and memory mix of a kernel: what its waves execute.
+///
+/// Each field falls back, one by one, from the matching
+/// `[[kernels.cost]] mix` to `[kernels.mix]` to the default documented on
+/// the field.
+#[derive(Debug, Clone, Copy, Default, Deserialize, PartialEq, Eq)]
+#[serde(deny_unknown_fields, default)]
+pub struct Mix {
+    /// Vector ALU instructions per wave (default 16).
+    pub valu_per_wave: Option<u64>,
+    /// Scalar ALU instructions per wave (default 8).
+    pub salu_per_wave: Option<u64>,
+    /// Scalar memory instructions per wave (default 2).
+    pub smem_per_wave: Option<u64>,
+    /// LDS instructions per wave (default 0).
+    pub lds_per_wave: Option<u64>,
+    /// Vector memory read instructions per wave (default 2).
+    pub vmem_rd_per_wave: Option<u64>,
+    /// Vector memory write instructions per wave (default 1).
+    pub vmem_wr_per_wave: Option<u64>,
+    /// Bytes read from global memory per work-item (default 8: two floats).
+    pub bytes_read_per_item: Option<u64>,
+    /// Bytes written to global memory per work-item (default 4: one float).
+    pub bytes_written_per_item: Option<u64>,
+    /// Distinct bytes touched per work-item, the L2 footprint (default: read
+    /// plus written, no reuse).
+    pub footprint_per_item: Option<u64>,
+}
+
+/// A [`Mix`] with every field resolved.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ResolvedMix {
+    /// See [`Mix::valu_per_wave`].
+    pub valu_per_wave: u64,
+    /// See [`Mix::salu_per_wave`].
+    pub salu_per_wave: u64,
+    /// See [`Mix::smem_per_wave`].
+    pub smem_per_wave: u64,
+    /// See [`Mix::lds_per_wave`].
+    pub lds_per_wave: u64,
+    /// See [`Mix::vmem_rd_per_wave`].
+    pub vmem_rd_per_wave: u64,
+    /// See [`Mix::vmem_wr_per_wave`].
+    pub vmem_wr_per_wave: u64,
+    /// See [`Mix::bytes_read_per_item`].
+    pub bytes_read_per_item: u64,
+    /// See [`Mix::bytes_written_per_item`].
+    pub bytes_written_per_item: u64,
+    /// See [`Mix::footprint_per_item`].
+    pub footprint_per_item: u64,
+}
+
+impl Mix {
+    /// Each field of `self`, else of `fallback`, else its default.
+    pub fn resolve(&self, fallback: &Mix) -> ResolvedMix {
+        let pick = |a: Option<u64>, b: Option<u64>, d: u64| a.or(b).unwrap_or(d);
+        let read = pick(self.bytes_read_per_item, fallback.bytes_read_per_item, 8);
+        let written = pick(
+            self.bytes_written_per_item,
+            fallback.bytes_written_per_item,
+            4,
+        );
+        ResolvedMix {
+            valu_per_wave: pick(self.valu_per_wave, fallback.valu_per_wave, 16),
+            salu_per_wave: pick(self.salu_per_wave, fallback.salu_per_wave, 8),
+            smem_per_wave: pick(self.smem_per_wave, fallback.smem_per_wave, 2),
+            lds_per_wave: pick(self.lds_per_wave, fallback.lds_per_wave, 0),
+            vmem_rd_per_wave: pick(self.vmem_rd_per_wave, fallback.vmem_rd_per_wave, 2),
+            vmem_wr_per_wave: pick(self.vmem_wr_per_wave, fallback.vmem_wr_per_wave, 1),
+            bytes_read_per_item: read,
+            bytes_written_per_item: written,
+            footprint_per_item: pick(
+                self.footprint_per_item,
+                fallback.footprint_per_item,
+                read + written,
+            ),
+        }
     }
 }
