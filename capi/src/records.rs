@@ -61,7 +61,16 @@ impl Delivery {
             scratch_memory,
             retirements,
             runtime_initializations,
+            counter_samples,
         } = batch;
+        // A tool's dispatch counting chooses its counters per dispatch; the
+        // engine produces counter samples only for a context given a
+        // counter set (`Profiler::set_dispatch_counters`, the run's own
+        // outputs), never for a tool's, so none can arrive here yet.
+        debug_assert!(
+            counter_samples.is_empty(),
+            "counter samples reached a tool's buffer"
+        );
         for r in api_calls.rows() {
             let kind = BufferTracingKind::from_raw(r.kind);
             let operation = kind.map_or(-1, |k| operations::buffer(k).to_sdk(r.operation));

@@ -266,6 +266,51 @@ macro_rules! record_tables {
                 /// in the process the record reports (interception reports 0).
                 5 instance: u64 = "instance",
             },
+            /// Hardware counter values of kernel dispatches (dispatch counting).
+            counter_samples = 8 "counter-samples" {
+                /// One counter's value for one kernel dispatch, summed over the
+                /// counter's instances (a row of rocprofv3's `counter_collection.csv`),
+                /// with the dispatch it was counted for.
+                CounterSample / CounterSampleColumns:
+                /// Internal correlation id of the API call that launched the kernel.
+                1 correlation_id: u64 = "correlation-id",
+                /// The launching call's external id in the buffer's context (0 when none).
+                2 external_correlation_id: u64 = "external-correlation-id",
+                /// The thread that launched the kernel.
+                3 thread_id: u64 = "thread-id",
+                /// When the GPU started the kernel: `CLOCK_BOOTTIME` nanoseconds.
+                4 start: u64 = "start",
+                /// When the kernel completed, on the same clock.
+                5 end: u64 = "end",
+                /// The GPU agent that ran it.
+                6 agent_id: u64 = "agent-id" @agent,
+                /// The HSA queue it was dispatched on.
+                7 queue_id: u64 = "queue-id",
+                /// The kernel symbol.
+                8 kernel_id: u64 = "kernel-id" @kernel,
+                /// The dispatch's id, as its kernel-dispatch record has it.
+                9 dispatch_id: u64 = "dispatch-id",
+                /// Scratch memory per work-item, in bytes.
+                10 private_segment_size: u32 = "private-segment-size",
+                /// Group (LDS) memory per work-group, in bytes.
+                11 group_segment_size: u32 = "group-segment-size",
+                /// Work-group size, x.
+                12 workgroup_x: u32 = "workgroup-x",
+                /// Work-group size, y.
+                13 workgroup_y: u32 = "workgroup-y",
+                /// Work-group size, z.
+                14 workgroup_z: u32 = "workgroup-z",
+                /// Grid size in work-items, x.
+                15 grid_x: u32 = "grid-x",
+                /// Grid size in work-items, y.
+                16 grid_y: u32 = "grid-y",
+                /// Grid size in work-items, z.
+                17 grid_z: u32 = "grid-z",
+                /// The counter: a counter-name id of the run's symbol table.
+                18 counter_id: u32 = "counter-id",
+                /// The value: an IEEE-754 double's bits (`f64::from_bits`).
+                19 value: u64 = "value",
+            },
         }
     };
 }

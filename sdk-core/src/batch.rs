@@ -277,6 +277,17 @@ table_row!(
     },
     (r.timestamp, r.timestamp)
 );
+// A counter sample is part of its dispatch's record: it travels (and is
+// filtered) with the kernel dispatches.
+table_row!(
+    CounterSample,
+    KernelDispatch,
+    |r| {
+        let _ = r;
+        crate::ops::kernel_dispatch::COMPLETE
+    },
+    (r.start, r.end)
+);
 table_row!(
     RuntimeInitialization,
     RuntimeInitialization,

@@ -61,11 +61,11 @@ pub use rocwasm_schema as schema;
 pub use rocwasm_schema as __schema;
 
 pub use batch::{
-    ApiCall, ApiCallColumns, Batch, KernelDispatch, KernelDispatchColumns, MemoryAllocation,
-    MemoryAllocationColumns, MemoryAllocationOperation, MemoryCopy, MemoryCopyColumns,
-    MemoryCopyDirection, Retirement, RetirementColumns, RuntimeInitialization,
-    RuntimeInitializationColumns, RuntimeLibrary, ScratchMemory, ScratchMemoryColumns,
-    ScratchMemoryOperation, TableRow,
+    ApiCall, ApiCallColumns, Batch, CounterSample, CounterSampleColumns, KernelDispatch,
+    KernelDispatchColumns, MemoryAllocation, MemoryAllocationColumns, MemoryAllocationOperation,
+    MemoryCopy, MemoryCopyColumns, MemoryCopyDirection, Retirement, RetirementColumns,
+    RuntimeInitialization, RuntimeInitializationColumns, RuntimeLibrary, ScratchMemory,
+    ScratchMemoryColumns, ScratchMemoryOperation, TableRow,
 };
 pub use buffer::{Buffer, Pushed};
 pub use callback::{

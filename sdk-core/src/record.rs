@@ -53,6 +53,10 @@ pub enum Record {
     /// A runtime's initialisation; charged 72 B, delivered in
     /// [`Batch::runtime_initializations`].
     RuntimeInitialization(RuntimeInitialization),
+    /// One counter's value for a dispatch; charged 160 B (the SDK's 40-byte
+    /// counter record with its share of the dispatch's header), delivered
+    /// in [`Batch::counter_samples`].
+    CounterSample(CounterSample),
 }
 
 // The families: each table's schema id (`rocwasm_schema`), which the
@@ -64,6 +68,7 @@ const ALLOC: u64 = 4;
 const SCRATCH: u64 = 5;
 const RETIRE: u64 = 6;
 const INIT: u64 = 7;
+const COUNTER: u64 = 8;
 
 /// The SDK record size of each family, in bytes (FACTS §1).
 const fn sdk_size(family: u64) -> u64 {
@@ -75,6 +80,7 @@ const fn sdk_size(family: u64) -> u64 {
         SCRATCH => 96,
         RETIRE => 32,
         INIT => 72,
+        COUNTER => 160,
         _ => 0,
     }
 }
@@ -94,6 +100,7 @@ impl Record {
             Record::ScratchMemory(_) => SCRATCH,
             Record::Retirement(_) => RETIRE,
             Record::RuntimeInitialization(_) => INIT,
+            Record::CounterSample(_) => COUNTER,
         }
     }
 
@@ -114,6 +121,7 @@ impl Record {
             Record::ScratchMemory(r) => sink.put(r),
             Record::Retirement(r) => sink.put(r),
             Record::RuntimeInitialization(r) => sink.put(r),
+            Record::CounterSample(r) => sink.put(r),
         }
     }
 
@@ -334,7 +342,7 @@ fn decode_in(words: &[AtomicU64], end_bytes: u64, mode: Mode) -> Batch {
         let size = sdk_size(family) as usize / 8;
         size != 0 && pos + size <= end
     };
-    let mut counts = [0usize; 8];
+    let mut counts = [0usize; 9];
     walk(words, end, wait, false, |family, pos| {
         if !whole(family, pos) {
             return false; // corrupt: the second pass reports it
@@ -350,6 +358,7 @@ fn decode_in(words: &[AtomicU64], end_bytes: u64, mode: Mode) -> Batch {
         scratch_memory: ScratchMemoryColumns::with_capacity(counts[SCRATCH as usize]),
         retirements: RetirementColumns::with_capacity(counts[RETIRE as usize]),
         runtime_initializations: RuntimeInitializationColumns::with_capacity(counts[INIT as usize]),
+        counter_samples: CounterSampleColumns::with_capacity(counts[COUNTER as usize]),
     };
     let zero = mode == Mode::Take;
     walk(words, end, wait, zero, |family, pos| {
@@ -365,6 +374,7 @@ fn decode_in(words: &[AtomicU64], end_bytes: u64, mode: Mode) -> Batch {
             SCRATCH => batch.scratch_memory.push(load(at, zero)),
             RETIRE => batch.retirements.push(load(at, zero)),
             INIT => batch.runtime_initializations.push(load(at, zero)),
+            COUNTER => batch.counter_samples.push(load(at, zero)),
             // Only the buffer writes these words and it writes whole records;
             // anything else is a bug in the buffer protocol.
             other => panic!("corrupt buffer record family {other} at byte {}", pos * 8),

@@ -207,6 +207,9 @@ pub struct SymbolTable {
     /// Marker messages: each distinct text's operation number
     /// ([`rocwasm_ids::ops::MARKER_MESSAGE_BASE`] up), both ways.
     markers: RwLock<Markers>,
+    /// Hardware counter names: each distinct name's id (a counter sample's
+    /// `counter_id`), both ways, ids from 1.
+    counters: RwLock<Markers>,
 }
 
 /// Marker messages by text and by operation number.
@@ -227,6 +230,8 @@ pub enum SymbolKey {
     Kernel(u64),
     /// A marker message, by its operation number.
     Marker(u32),
+    /// A counter name, by its id.
+    Counter(u32),
 }
 
 /// The entries a table gained (or replaced) since a reader's cursor, each
@@ -241,6 +246,8 @@ pub struct InsertedSymbols {
     pub kernels: Vec<KernelSymbol>,
     /// Marker messages interned: (operation number, text).
     pub markers: Vec<(u32, String)>,
+    /// Counter names interned: (id, name).
+    pub counters: Vec<(u32, String)>,
 }
 
 impl InsertedSymbols {
@@ -250,6 +257,7 @@ impl InsertedSymbols {
             && self.code_objects.is_empty()
             && self.kernels.is_empty()
             && self.markers.is_empty()
+            && self.counters.is_empty()
     }
 }
 
@@ -299,12 +307,16 @@ impl SymbolTable {
                 SymbolKey::Marker(op) => out
                     .markers
                     .extend(self.marker(op).map(|t| (op, t.to_string()))),
+                SymbolKey::Counter(id) => out
+                    .counters
+                    .extend(self.counter_name(id).map(|t| (id, t.to_string()))),
             }
         }
         out.agents.reverse();
         out.code_objects.reverse();
         out.kernels.reverse();
         out.markers.reverse();
+        out.counters.reverse();
         (out, next)
     }
 
@@ -359,6 +371,52 @@ impl SymbolTable {
     /// The marker message of operation `op` of `MARKER_CORE_RANGE_API`.
     pub fn marker(&self, op: u32) -> Option<Arc<str>> {
         read(&self.markers).by_op.get(&op).cloned()
+    }
+
+    /// The id of hardware counter `name` (a counter sample's
+    /// `counter_id`), interned the first time it is seen; ids start at 1.
+    pub fn intern_counter(&self, name: &str) -> u32 {
+        if let Some(&id) = read(&self.counters).by_text.get(name) {
+            return id;
+        }
+        let id = {
+            let mut c = write(&self.counters);
+            if let Some(&id) = c.by_text.get(name) {
+                return id;
+            }
+            let id = c.by_op.last_key_value().map_or(1, |(&k, _)| k + 1);
+            let name: Arc<str> = Arc::from(name);
+            c.by_text.insert(name.clone(), id);
+            c.by_op.insert(id, name);
+            id
+        };
+        self.logged(SymbolKey::Counter(id));
+        id
+    }
+
+    /// Adds counter name `name` under `id` (a recording's journal).
+    pub fn insert_counter(&self, id: u32, name: &str) {
+        {
+            let mut c = write(&self.counters);
+            let name: Arc<str> = Arc::from(name);
+            c.by_text.entry(name.clone()).or_insert(id);
+            c.by_op.insert(id, name);
+        }
+        self.logged(SymbolKey::Counter(id));
+    }
+
+    /// The name of counter `id`.
+    pub fn counter_name(&self, id: u32) -> Option<Arc<str>> {
+        read(&self.counters).by_op.get(&id).cloned()
+    }
+
+    /// Every counter name, by id.
+    pub fn counters(&self) -> Vec<(u32, Arc<str>)> {
+        read(&self.counters)
+            .by_op
+            .iter()
+            .map(|(id, t)| (*id, t.clone()))
+            .collect()
     }
 
     /// Adds `co`, replacing any entry with the same id.

@@ -123,6 +123,8 @@ impl StatsAccumulator {
             scratch_memory: _,
             retirements: _,
             runtime_initializations: _,
+            // Counter values are not durations: --stats has no table of them.
+            counter_samples: _,
         } = batch;
         self.kernels.add_durations(&k.kernel_id, &k.start, &k.end);
         for i in 0..a.len() {

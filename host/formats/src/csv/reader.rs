@@ -30,8 +30,8 @@ use std::path::{Path, PathBuf};
 use crate::csv::{Column, TraceFile};
 use rocwasm_core::MemoryAllocationOperation as Op;
 use rocwasm_core::{
-    AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, KernelDispatch, KernelSymbol,
-    MemoryAllocation, MemoryCopy, ScratchMemory,
+    AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, CounterSample, KernelDispatch,
+    KernelSymbol, MemoryAllocation, MemoryCopy, ScratchMemory,
 };
 use rocwasm_ids::recorded::{hsa_kind_of_function, recorded_kind};
 use rocwasm_ids::{operation_by_name, ApiFamily};
@@ -665,6 +665,69 @@ fn read_row(
                 agent_id,
                 queue_id: r.num(C::QueueId)?,
                 allocation_size: r.num(C::AllocationSize)?,
+            });
+        }
+        TraceFile::CounterCollection => {
+            // The kernel as kernel_trace.csv names it (read first), else
+            // by its name here.
+            let name = r.text(C::KernelName).to_string();
+            let kernel_id = match r.at(C::KernelId) {
+                Some(i) => r.num_at(i)?,
+                None => {
+                    let next = seen.kernel_ids.len() as u64 + 1;
+                    *seen.kernel_ids.entry(name.clone()).or_insert(next)
+                }
+            };
+            let agent_id = r.agent(C::AgentId)?;
+            ensure_agent(state, agent_id);
+            let (lds, scratch) = (r.u32(C::LdsBlockSize)?, r.u32(C::ScratchSize)?);
+            if state.symbols.kernel(kernel_id).is_none() {
+                state.symbols.insert_kernel(KernelSymbol {
+                    id: kernel_id,
+                    code_object_id: 0,
+                    name: name.clone(),
+                    demangled_name: name,
+                    kernel_object: 0,
+                    kernarg_segment_size: 0,
+                    kernarg_segment_alignment: 0,
+                    group_segment_size: lds,
+                    private_segment_size: scratch,
+                    sgpr_count: r.u32(C::SgprCount)?,
+                    arch_vgpr_count: r.u32(C::VgprCount)?,
+                    accum_vgpr_count: r.u32(C::AccumVgprCount)?,
+                    kernel_code_entry_byte_offset: 0,
+                    kernel_address: 0,
+                });
+            }
+            let value_at = r.at(C::CounterValue).unwrap_or(0);
+            let value: f64 = r.text(C::CounterValue).parse().map_err(|_| {
+                r.field_error(value_at, |v| format!("{v:?} is not a counter value"))
+            })?;
+            let pid = r.num(C::ProcessId)?;
+            if state.meta.pid == 0 {
+                state.meta.pid = pid as u32;
+            }
+            // The file has the sizes' products only: x holds it.
+            batch.counter_samples.push(CounterSample {
+                correlation_id: r.num(C::CorrelationId)?,
+                external_correlation_id: 0,
+                thread_id: r.num(C::ThreadId)?,
+                start,
+                end,
+                agent_id,
+                queue_id: r.num(C::QueueId)?,
+                kernel_id,
+                dispatch_id: r.num(C::DispatchId)?,
+                private_segment_size: scratch,
+                group_segment_size: lds,
+                workgroup_x: r.u32(C::WorkgroupSize)?,
+                workgroup_y: 1,
+                workgroup_z: 1,
+                grid_x: r.u32(C::GridSize)?,
+                grid_y: 1,
+                grid_z: 1,
+                counter_id: state.symbols.intern_counter(r.text(C::CounterName)),
+                value: value.to_bits(),
             });
         }
     }

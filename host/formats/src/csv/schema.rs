@@ -91,12 +91,20 @@ pub enum Column {
     Address,
     /// Scratch allocation flags (`hsa_amd_event_scratch_alloc_flag_t`).
     AllocFlags,
+    /// Grid size in work-items, x·y·z.
+    GridSize,
+    /// Work-group size, x·y·z.
+    WorkgroupSize,
+    /// A hardware counter's name.
+    CounterName,
+    /// A hardware counter's value for the dispatch (summed over its instances).
+    CounterValue,
 }
 
 impl Column {
     /// Every column, in declaration order (`Column as usize` indexes this
     /// array).
-    pub const ALL: [Column; 33] = [
+    pub const ALL: [Column; 37] = [
         Column::Kind,
         Column::AgentId,
         Column::QueueId,
@@ -130,6 +138,10 @@ impl Column {
         Column::AllocationSize,
         Column::Address,
         Column::AllocFlags,
+        Column::GridSize,
+        Column::WorkgroupSize,
+        Column::CounterName,
+        Column::CounterValue,
     ];
 
     /// Every header name of this column: the one rocprofv3 (ROCm 7.0)
@@ -169,6 +181,10 @@ impl Column {
             Column::AllocationSize => &["Allocation_Size"],
             Column::Address => &["Address"],
             Column::AllocFlags => &["Alloc_Flags"],
+            Column::GridSize => &["Grid_Size"],
+            Column::WorkgroupSize => &["Workgroup_Size"],
+            Column::CounterName => &["Counter_Name"],
+            Column::CounterValue => &["Counter_Value"],
         }
     }
 
@@ -268,6 +284,30 @@ const SCRATCH_MEMORY: [Column; 9] = [
 ];
 const SCRATCH_MEMORY_NAMES: [&str; 9] = names(SCRATCH_MEMORY);
 
+/// `counter_collection.csv`: one row per dispatch and counter.
+const COUNTER_COLLECTION: [Column; 19] = [
+    Column::CorrelationId,
+    Column::DispatchId,
+    Column::AgentId,
+    Column::QueueId,
+    Column::ProcessId,
+    Column::ThreadId,
+    Column::GridSize,
+    Column::KernelId,
+    Column::KernelName,
+    Column::WorkgroupSize,
+    Column::LdsBlockSize,
+    Column::ScratchSize,
+    Column::VgprCount,
+    Column::AccumVgprCount,
+    Column::SgprCount,
+    Column::CounterName,
+    Column::CounterValue,
+    Column::StartTimestamp,
+    Column::EndTimestamp,
+];
+const COUNTER_COLLECTION_NAMES: [&str; 19] = names(COUNTER_COLLECTION);
+
 /// The trace files rocprofv3 writes, by record family.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum TraceFile {
@@ -295,6 +335,9 @@ pub enum TraceFile {
     /// `scratch_memory_trace.csv`: scratch-memory allocations, frees and
     /// async reclaims (buffer kind `SCRATCH_MEMORY`).
     ScratchMemory,
+    /// `counter_collection.csv`: hardware counter values, one row per
+    /// dispatch and counter (`--pmc`).
+    CounterCollection,
 }
 
 impl TraceFile {
@@ -302,7 +345,7 @@ impl TraceFile {
     /// this array). A reader of a directory reads them in this order:
     /// kernels first, so that kernel names exist before anything else
     /// refers to them.
-    pub const ALL: [TraceFile; 10] = [
+    pub const ALL: [TraceFile; 11] = [
         TraceFile::KernelTrace,
         TraceFile::HipApi,
         TraceFile::HsaApi,
@@ -313,6 +356,7 @@ impl TraceFile {
         TraceFile::MemoryCopy,
         TraceFile::MemoryAllocation,
         TraceFile::ScratchMemory,
+        TraceFile::CounterCollection,
     ];
 
     /// File name without the output-name prefix.
@@ -328,6 +372,7 @@ impl TraceFile {
             TraceFile::MemoryCopy => "memory_copy_trace.csv",
             TraceFile::MemoryAllocation => "memory_allocation_trace.csv",
             TraceFile::ScratchMemory => "scratch_memory_trace.csv",
+            TraceFile::CounterCollection => "counter_collection.csv",
         }
     }
 
@@ -351,6 +396,7 @@ impl TraceFile {
             TraceFile::MemoryCopy => &MEMORY_COPY,
             TraceFile::MemoryAllocation => &MEMORY_ALLOCATION,
             TraceFile::ScratchMemory => &SCRATCH_MEMORY,
+            TraceFile::CounterCollection => &COUNTER_COLLECTION,
         }
     }
 
@@ -367,6 +413,7 @@ impl TraceFile {
             TraceFile::MemoryCopy => &MEMORY_COPY_NAMES,
             TraceFile::MemoryAllocation => &MEMORY_ALLOCATION_NAMES,
             TraceFile::ScratchMemory => &SCRATCH_MEMORY_NAMES,
+            TraceFile::CounterCollection => &COUNTER_COLLECTION_NAMES,
         }
     }
 
@@ -401,6 +448,11 @@ impl TraceFile {
                 Column::StartTimestamp,
                 Column::EndTimestamp,
             ],
+            TraceFile::CounterCollection => &[
+                Column::KernelName,
+                Column::CounterName,
+                Column::CounterValue,
+            ],
         }
     }
 
@@ -411,6 +463,7 @@ impl TraceFile {
         has[TraceFile::MemoryCopy as usize] = !batch.memory_copies.is_empty();
         has[TraceFile::MemoryAllocation as usize] = !batch.memory_allocations.is_empty();
         has[TraceFile::ScratchMemory as usize] = !batch.scratch_memory.is_empty();
+        has[TraceFile::CounterCollection as usize] = !batch.counter_samples.is_empty();
         // A batch holds few kinds, usually in runs: look a kind up once a run.
         let mut last = None;
         for &kind in &batch.api_calls.kind {

@@ -127,6 +127,25 @@ impl TraceWriter {
         self
     }
 
+    /// A counter value as rocprofv3 prints one: 1 and above with six
+    /// decimals (`16384.000000`), below 1 in C's `%.8e` (`5.00000000e-01`).
+    fn counter_value(&mut self, v: f64) -> &mut Self {
+        use std::io::Write as _;
+        if v >= 1.0 || !v.is_finite() {
+            let _ = write!(self.buf, "{v:.6}");
+        } else {
+            // Rust's `{:e}` writes `5.00000000e-1`: C pads the exponent to
+            // two digits and always signs it.
+            let text = format!("{v:.8e}");
+            let (mantissa, exp) = text.split_once('e').unwrap_or((&text, "0"));
+            let exp: i32 = exp.parse().unwrap_or(0);
+            let sign = if exp < 0 { '-' } else { '+' };
+            let _ = write!(self.buf, "{mantissa}e{sign}{:02}", exp.unsigned_abs());
+        }
+        self.field_done();
+        self
+    }
+
     /// Fields formatted before (`fields` of them, each followed by its `,`).
     fn preformatted(&mut self, bytes: &[u8], fields: usize) -> &mut Self {
         self.buf.extend_from_slice(bytes);
@@ -303,8 +322,43 @@ impl Sink for CsvSink {
             scratch_memory: s,
             retirements,
             runtime_initializations,
+            counter_samples: p,
         } = batch;
         unfiled.count_unplaced(retirements, runtime_initializations);
+
+        for i in 0..p.len() {
+            let agent = resolve.agent(symbols, p.agent_id[i]);
+            let pid = ctx.meta.pid;
+            let counter = symbols.counter_name(p.counter_id[i]);
+            let facts = resolve.kernel_ref(symbols, p.kernel_id[i]);
+            let grid = u64::from(p.grid_x[i]) * u64::from(p.grid_y[i]) * u64::from(p.grid_z[i]);
+            let workgroup = u64::from(p.workgroup_x[i])
+                * u64::from(p.workgroup_y[i])
+                * u64::from(p.workgroup_z[i]);
+            // rocprofv3 writes LDS in its allocation granularity, 512 bytes.
+            let lds = p.group_segment_size[i].div_ceil(512) * 512;
+            let w = files.writer(TraceFile::CounterCollection)?;
+            w.num(p.correlation_id[i])
+                .num(p.dispatch_id[i])
+                .num(agent)
+                .num(p.queue_id[i])
+                .num(pid)
+                .num(p.thread_id[i])
+                .num(grid)
+                .num(p.kernel_id[i])
+                .text(&facts.name)
+                .num(workgroup)
+                .num(lds)
+                .num(p.private_segment_size[i])
+                .num(facts.vgpr)
+                .num(facts.accum_vgpr)
+                .num(facts.sgpr)
+                .text(counter.as_deref().unwrap_or("unknown_counter"))
+                .counter_value(f64::from_bits(p.value[i]))
+                .num(p.start[i])
+                .num(p.end[i])
+                .end_row()?;
+        }
 
         for i in 0..k.len() {
             let agent = resolve.agent(symbols, k.agent_id[i]);

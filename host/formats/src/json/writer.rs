@@ -140,7 +140,9 @@ impl Sink for JsonSink {
             scratch_memory: s,
             retirements: r,
             runtime_initializations: n,
+            counter_samples,
         } = batch;
+        self.unfiled.count_counter_samples(counter_samples);
         for i in 0..a.len() {
             let Some(cat) = api_category(a.kind[i]) else {
                 self.unfiled.count(a.kind[i]);

@@ -10,7 +10,7 @@
 use std::sync::Arc;
 
 use anyhow::{anyhow, Context, Result};
-use arrow_array::{ArrayRef, RecordBatch, StringArray, UInt32Array, UInt64Array};
+use arrow_array::{ArrayRef, Float64Array, RecordBatch, StringArray, UInt32Array, UInt64Array};
 use rocwasm_core::{Batch, BufferTracingKind};
 
 use super::schema::{file_name, schema};
@@ -103,6 +103,7 @@ pub(crate) fn tables(
         scratch_memory: _,
         retirements,
         runtime_initializations,
+        counter_samples: _,
     } = batch;
     unfiled.count_unplaced(retirements, runtime_initializations);
     let consistent = [
@@ -114,6 +115,7 @@ pub(crate) fn tables(
             batch.memory_allocations.is_consistent(),
         ),
         ("scratch memory", batch.scratch_memory.is_consistent()),
+        ("counter sample", batch.counter_samples.is_consistent()),
     ];
     if let Some((table, _)) = consistent.iter().find(|(_, ok)| !ok) {
         return Err(anyhow!(
@@ -154,7 +156,72 @@ pub(crate) fn tables(
     if !batch.scratch_memory.is_empty() {
         out.push((TraceFile::ScratchMemory, scratch(batch, ctx, resolve, &id)?));
     }
+    if !batch.counter_samples.is_empty() {
+        out.push((
+            TraceFile::CounterCollection,
+            counters(batch, ctx, resolve, &id)?,
+        ));
+    }
     Ok(out)
+}
+
+/// `counter_collection`: as the CSV file (sizes as products, LDS in
+/// 512-byte blocks), the value a float64.
+fn counters(
+    batch: &Batch,
+    ctx: &SinkContext<'_>,
+    resolve: &mut Resolver,
+    id: &Identity<'_>,
+) -> Result<RecordBatch> {
+    let p = &batch.counter_samples;
+    let n = p.len();
+    let facts: Vec<_> = p
+        .kernel_id
+        .iter()
+        .map(|&k| resolve.kernel(ctx.symbols, k))
+        .collect();
+    let names: Vec<_> = p
+        .counter_id
+        .iter()
+        .map(|&c| ctx.symbols.counter_name(c))
+        .collect();
+    let agents = u64s(p.agent_id.iter().map(|&a| resolve.agent(ctx.symbols, a)));
+    let all = |v: &[u64]| u64s(v.iter().copied());
+    let product = |x: &[u32], y: &[u32], z: &[u32]| {
+        u64s((0..n).map(|i| u64::from(x[i]) * u64::from(y[i]) * u64::from(z[i])))
+    };
+    record_batch(TraceFile::CounterCollection, n, id, |c| {
+        Some(match c {
+            Column::CorrelationId => all(&p.correlation_id),
+            Column::DispatchId => all(&p.dispatch_id),
+            Column::AgentId => agents.clone(),
+            Column::QueueId => all(&p.queue_id),
+            Column::ProcessId => u32s(std::iter::repeat_n(ctx.meta.pid, n)),
+            Column::ThreadId => all(&p.thread_id),
+            Column::GridSize => product(&p.grid_x, &p.grid_y, &p.grid_z),
+            Column::KernelId => all(&p.kernel_id),
+            Column::KernelName => texts(facts.iter().map(|f| &*f.name)),
+            Column::WorkgroupSize => product(&p.workgroup_x, &p.workgroup_y, &p.workgroup_z),
+            Column::LdsBlockSize => {
+                u32s(p.group_segment_size.iter().map(|&g| g.div_ceil(512) * 512))
+            }
+            Column::ScratchSize => u32s(p.private_segment_size.iter().copied()),
+            Column::VgprCount => u32s(facts.iter().map(|f| f.vgpr)),
+            Column::AccumVgprCount => u32s(facts.iter().map(|f| f.accum_vgpr)),
+            Column::SgprCount => u32s(facts.iter().map(|f| f.sgpr)),
+            Column::CounterName => texts(
+                names
+                    .iter()
+                    .map(|n| n.as_deref().unwrap_or("unknown_counter")),
+            ),
+            Column::CounterValue => Arc::new(Float64Array::from_iter_values(
+                p.value.iter().map(|&v| f64::from_bits(v)),
+            )),
+            Column::StartTimestamp => all(&p.start),
+            Column::EndTimestamp => all(&p.end),
+            _ => return None,
+        })
+    })
 }
 
 fn kernels(

@@ -55,7 +55,10 @@ pub const fn data_type(column: Column) -> DataType {
         | Column::Domain
         | Column::Function
         | Column::Direction
-        | Column::Operation => DataType::Utf8,
+        | Column::Operation
+        | Column::CounterName => DataType::Utf8,
+        Column::CounterValue => DataType::Float64,
+        Column::GridSize | Column::WorkgroupSize => DataType::UInt64,
         Column::AgentId
         | Column::QueueId
         | Column::StreamId
@@ -128,6 +131,7 @@ fn type_name(ty: &DataType) -> &'static str {
         DataType::Utf8 => "string (UTF-8)",
         DataType::UInt64 => "uint64",
         DataType::UInt32 => "uint32",
+        DataType::Float64 => "float64",
         _ => "other",
     }
 }

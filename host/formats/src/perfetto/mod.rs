@@ -465,9 +465,11 @@ impl Sink for PerfettoSink {
             scratch_memory,
             retirements,
             runtime_initializations,
+            counter_samples,
         } = batch;
         self.unfiled
             .count_unplaced(retirements, runtime_initializations);
+        self.unfiled.count_counter_samples(counter_samples);
         self.memory.add(memory_allocations, scratch_memory);
         let dispatch_kind = BufferTracingKind::KernelDispatch.raw();
         let copy_kind = BufferTracingKind::MemoryCopy.raw();

@@ -29,8 +29,8 @@ macro_rules! batch_tables {
         $(#[$rdoc:meta])* $row:ident / $cols:ident:
         $($(#[$cdoc:meta])* $cid:literal $field:ident : $ty:ty = $cname:literal $(@$role:ident)?),+ $(,)?
     }),+ $(,)?) => {
-        /// Moves a core batch into a WIT batch.
-        pub fn batch_to_wit(b: rc::Batch) -> wit::Batch {
+        /// Moves a core batch's 0.2.0 tables into a WIT batch.
+        fn legacy_batch_to_wit(b: rc::Batch) -> wit::Batch {
             wit::Batch {
                 $($table: {
                     let t = b.$table;
@@ -46,6 +46,7 @@ macro_rules! batch_tables {
                     let t = b.$table;
                     rc::$cols { $($field: t.$field,)+ }
                 },)+
+                ..rc::Batch::default()
             }
         }
 
@@ -143,7 +144,62 @@ macro_rules! batch_tables {
     };
 }
 
-rocwasm_core::schema::record_tables!(batch_tables);
+/// Passes to [`batch_tables`] the tables of `rocwasm:plugin@0.2.0`'s WIT
+/// batch (frozen: the schema's tables but the counter samples, table 8),
+/// which is the chain's carrier. A table the WIT batch does not have cannot
+/// travel through the chain yet: [`batch_to_wit`] says so when one would be
+/// dropped.
+macro_rules! legacy_tables {
+    ([$($acc:tt)*]) => {
+        batch_tables! { $($acc)* }
+    };
+    ([$($acc:tt)*] $(#[$tdoc:meta])* $table:ident = 8 $tname:literal { $($body:tt)* } $(, $($rest:tt)*)?) => {
+        legacy_tables! { [$($acc)*] $($($rest)*)? }
+    };
+    ([$($acc:tt)*] $(#[$tdoc:meta])* $table:ident = $tid:literal $tname:literal { $($body:tt)* } $(, $($rest:tt)*)?) => {
+        legacy_tables! { [$($acc)* $(#[$tdoc])* $table = $tid $tname { $($body)* },] $($($rest)*)? }
+    };
+}
+
+rocwasm_core::schema::record_tables!([legacy_tables][]);
+
+/// Calls `$callback!` with the tables of the WIT batch (0.2.0's, frozen),
+/// in the form `rocwasm_core::batch_tables!` gives, for code that walks a
+/// `wit::Batch` table by table.
+macro_rules! wit_batch_tables {
+    ($callback:ident) => {
+        $callback! {
+            api_calls: ApiCall / ApiCallColumns,
+            kernel_dispatches: KernelDispatch / KernelDispatchColumns,
+            memory_copies: MemoryCopy / MemoryCopyColumns,
+            memory_allocations: MemoryAllocation / MemoryAllocationColumns,
+            scratch_memory: ScratchMemory / ScratchMemoryColumns,
+            retirements: Retirement / RetirementColumns,
+            runtime_initializations: RuntimeInitialization / RuntimeInitializationColumns,
+        }
+    };
+}
+pub(crate) use wit_batch_tables;
+
+/// Moves a core batch into a WIT batch. Counter samples have no place in
+/// it: they reach the outputs from the pipeline's own context, never
+/// through a chain, and one that would be dropped here is said on stderr
+/// (at the first batch that has any).
+pub fn batch_to_wit(b: rc::Batch) -> wit::Batch {
+    let n = b.counter_samples.len() as u64;
+    if n > 0 {
+        use std::sync::atomic::Ordering;
+        if DROPPED_COUNTER_SAMPLES.fetch_add(n, Ordering::Relaxed) == 0 {
+            tracing::warn!(
+                "{n} counter samples reached a plugin chain, which does not carry them yet \
+                 (they are written to the outputs from the run's own buffer)"
+            );
+        }
+    }
+    legacy_batch_to_wit(b)
+}
+
+static DROPPED_COUNTER_SAMPLES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
 
 /// Which columns of which tables a plugin receives (`delivery.select-columns`).
 ///

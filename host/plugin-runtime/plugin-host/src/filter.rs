@@ -78,7 +78,7 @@ impl KindFilter {
                 }
             )*};
         }
-        rocwasm_core::batch_tables!(tables);
+        crate::convert::wit_batch_tables!(tables);
         Some(out)
     }
 
@@ -111,7 +111,7 @@ impl KindFilter {
                 }
             )*};
         }
-        rocwasm_core::batch_tables!(tables);
+        crate::convert::wit_batch_tables!(tables);
         (batch_to_wit(seen), rest)
     }
 
@@ -254,7 +254,7 @@ impl StageView {
                 }
             )*};
         }
-        rocwasm_core::batch_tables!(tables);
+        crate::convert::wit_batch_tables!(tables);
         (seen, rest)
     }
 }

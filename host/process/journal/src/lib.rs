@@ -133,6 +133,9 @@ pub struct Symbols {
     /// Marker messages: (operation number of `MARKER_CORE_RANGE_API`, text).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub markers: Vec<(u32, String)>,
+    /// Hardware counter names: (a counter sample's `counter_id`, name).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<(u32, String)>,
 }
 
 impl Symbols {
@@ -142,6 +145,7 @@ impl Symbols {
             && self.code_objects.is_empty()
             && self.kernels.is_empty()
             && self.markers.is_empty()
+            && self.counters.is_empty()
     }
 
     /// Adds everything to `table`.
@@ -156,6 +160,9 @@ impl Symbols {
             .for_each(|k| table.insert_kernel_as_named(k));
         for (op, text) in self.markers {
             table.insert_marker(op, &text);
+        }
+        for (id, name) in self.counters {
+            table.insert_counter(id, &name);
         }
     }
 }

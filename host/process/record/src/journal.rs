@@ -207,6 +207,7 @@ impl JournalSink {
                 code_objects: new.code_objects,
                 kernels: new.kernels,
                 markers: new.markers,
+                counters: new.counters,
             };
             let r = self.writer.symbols(&new);
             self.check(r, 0);
