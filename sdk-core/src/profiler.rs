@@ -204,6 +204,9 @@ struct ContextConfig {
     )>,
     /// Dispatch counting was configured (into this buffer, or by callback).
     counting: Option<Option<BufferId>>,
+    /// The counters the context counts for every dispatch
+    /// ([`Profiler::set_dispatch_counters`]).
+    counters: Vec<String>,
 }
 
 impl ContextConfig {
@@ -323,6 +326,9 @@ pub struct Profiler {
     process_ranges: crate::marker_ranges::ProcessRanges,
     /// Marker ranges begun and not ended yet, of every thread.
     open_ranges: AtomicU64,
+    /// Some context counts counters for every dispatch
+    /// ([`Profiler::set_dispatch_counters`]).
+    counting_any: AtomicBool,
 }
 
 /// A buffer's sink behind the engine's [`RecordGate`]: a delivery the gate
@@ -397,6 +403,7 @@ impl Profiler {
             symbols: SymbolTable::new(),
             main_thread: clock::main_thread_id(),
             dispatch_filter: OnceLock::new(),
+            counting_any: AtomicBool::new(false),
             record_gate: Arc::default(),
             regions: Regions::default(),
             process_ranges: Default::default(),

@@ -319,7 +319,23 @@ impl Profiler {
     ///
     /// A dispatch the [`DispatchFilter`] drops reaches no context (and its
     /// correlation id retires as usual).
-    pub fn complete_kernel_dispatch(&self, mut op: AsyncOp, dispatch: KernelDispatch) {
+    pub fn complete_kernel_dispatch(&self, op: AsyncOp, dispatch: KernelDispatch) {
+        self.complete_kernel_dispatch_counted(op, dispatch, &[]);
+    }
+
+    /// A completed kernel dispatch with the values of its counters
+    /// (`(name, value summed over the counter's instances)`, as
+    /// [`Profiler::dispatch_counters`] asked): the dispatch as
+    /// [`Profiler::complete_kernel_dispatch`] records it and, for each
+    /// active context that counts counters, one counter sample per counter
+    /// it counts, into its counting buffer. A dispatch the kernel filter
+    /// drops is not counted either; one renamed is counted renamed.
+    pub fn complete_kernel_dispatch_counted(
+        &self,
+        mut op: AsyncOp,
+        dispatch: KernelDispatch,
+        values: &[(String, f64)],
+    ) {
         if op.suppressed {
             return self.regions.drop_one();
         }
@@ -335,6 +351,9 @@ impl Profiler {
                 return;
             }
         }
+        if !values.is_empty() {
+            self.count_dispatch(&op, &base, values);
+        }
         self.complete(&op, kernel_dispatch::COMPLETE, |external| {
             Record::KernelDispatch(KernelDispatch {
                 external_correlation_id: external,
@@ -342,6 +361,39 @@ impl Profiler {
             })
         });
         self.finish(op);
+    }
+
+    /// One counter sample per counter of each counting context.
+    fn count_dispatch(&self, op: &AsyncOp, base: &KernelDispatch, values: &[(String, f64)]) {
+        for (ctx, buffer, names) in self.counting_contexts() {
+            let external = op.external_id(ctx);
+            for name in &names {
+                let Some(&(_, value)) = values.iter().find(|(n, _)| n == name) else {
+                    continue;
+                };
+                buffer.push(&Record::CounterSample(crate::CounterSample {
+                    correlation_id: base.correlation_id,
+                    external_correlation_id: external,
+                    thread_id: base.thread_id,
+                    start: base.start,
+                    end: base.end,
+                    agent_id: base.agent_id,
+                    queue_id: base.queue_id,
+                    kernel_id: base.kernel_id,
+                    dispatch_id: base.dispatch_id,
+                    private_segment_size: base.private_segment_size,
+                    group_segment_size: base.group_segment_size,
+                    workgroup_x: base.workgroup_x,
+                    workgroup_y: base.workgroup_y,
+                    workgroup_z: base.workgroup_z,
+                    grid_x: base.grid_x,
+                    grid_y: base.grid_y,
+                    grid_z: base.grid_z,
+                    counter_id: self.symbols.intern_counter(name),
+                    value: value.to_bits(),
+                }));
+            }
+        }
     }
 
     /// Installs the filter every kernel dispatch passes before it is

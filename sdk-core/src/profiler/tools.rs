@@ -309,6 +309,54 @@ impl Profiler {
         Ok(())
     }
 
+    /// The counters buffered dispatch counting of `ctx` counts for every
+    /// kernel dispatch (a run's `--pmc`): the producer reads them
+    /// ([`Profiler::dispatch_counters`]) and hands their values to
+    /// [`Profiler::complete_kernel_dispatch_counted`], which puts one
+    /// counter sample per counter into the context's counting buffer.
+    /// `ctx` must have configured dispatch counting into a buffer.
+    pub fn set_dispatch_counters(&self, ctx: ContextId, names: Vec<String>) -> Result<(), Status> {
+        let mut cfg = self.configurable()?;
+        let services = &mut cfg.contexts.get_mut(&ctx).ok_or(Status::ContextNotFound)?.1;
+        if !matches!(services.counting, Some(Some(_))) {
+            return Err(Status::InvalidArgument);
+        }
+        services.counters = names;
+        self.counting_any.store(true, Release);
+        Ok(())
+    }
+
+    /// Every counter some context counts for every dispatch, each once;
+    /// empty (and cheap) when none does.
+    pub fn dispatch_counters(&self) -> Vec<String> {
+        if !self.counting_any.load(Acquire) {
+            return Vec::new();
+        }
+        let mut out: Vec<String> = Vec::new();
+        for (_, services) in self.config().contexts.values() {
+            for name in &services.counters {
+                if !out.contains(name) {
+                    out.push(name.clone());
+                }
+            }
+        }
+        out
+    }
+
+    /// The active contexts that count counters for every dispatch: each
+    /// with its counting buffer and its counters.
+    pub(super) fn counting_contexts(&self) -> Vec<(ContextId, Arc<Buffer>, Vec<String>)> {
+        let cfg = self.config();
+        cfg.contexts
+            .iter()
+            .filter(|(_, (state, services))| state.is_active() && !services.counters.is_empty())
+            .filter_map(|(&id, (_, services))| {
+                let buffer = cfg.buffers.get(&services.counting??)?.clone();
+                Some((id, buffer, services.counters.clone()))
+            })
+            .collect()
+    }
+
     /// True when `ctx` configured dispatch counting.
     pub fn counts_dispatches(&self, ctx: ContextId) -> bool {
         self.config()

@@ -60,6 +60,7 @@ fn engine() -> &'static Mutex<Sender<Job>> {
                             end,
                             dispatch_profiled: false,
                             copy_profiled: job.profiled,
+                            launch: None,
                         });
                     }
                 }

@@ -41,7 +41,15 @@ pub extern "C" fn hsa_system_extension_supported(
     _minor: u16,
     result: *mut bool,
 ) -> hsa_status_t {
-    out(result, extension == HSA_EXTENSION_AMD_LOADER && major == 1)
+    out(result, supported(extension, major))
+}
+
+/// The extensions (major version 1) the simulated runtime has: AMD's
+/// loader, and rocwasm's simulated counters.
+fn supported(extension: u16, major: u16) -> bool {
+    major == 1
+        && (extension == HSA_EXTENSION_AMD_LOADER
+            || extension == crate::counters::HSA_EXTENSION_ROCWASM_SIM_COUNTERS)
 }
 
 pub extern "C" fn hsa_system_major_extension_supported(
@@ -50,9 +58,14 @@ pub extern "C" fn hsa_system_major_extension_supported(
     minor: *mut u16,
     result: *mut bool,
 ) -> hsa_status_t {
-    let supported = extension == HSA_EXTENSION_AMD_LOADER && major == 1;
+    let supported = supported(extension, major);
     if supported && !minor.is_null() {
-        out(minor, 3);
+        let m = if extension == HSA_EXTENSION_AMD_LOADER {
+            3
+        } else {
+            0
+        };
+        out(minor, m);
     }
     out(result, supported)
 }
@@ -77,15 +90,24 @@ pub extern "C" fn hsa_system_get_major_extension_table(
     length: usize,
     table: *mut c_void,
 ) -> hsa_status_t {
-    if extension != HSA_EXTENSION_AMD_LOADER || major != 1 {
+    if major != 1 {
         return HSA_STATUS_ERROR_INVALID_ARGUMENT;
     }
-    loader::copy_loader_table(length, table)
+    match extension {
+        HSA_EXTENSION_AMD_LOADER => loader::copy_loader_table(length, table),
+        crate::counters::HSA_EXTENSION_ROCWASM_SIM_COUNTERS => {
+            crate::counters::copy_table(length, table)
+        }
+        _ => HSA_STATUS_ERROR_INVALID_ARGUMENT,
+    }
 }
 
 pub extern "C" fn hsa_extension_get_name(extension: u16, name: *mut *const c_char) -> hsa_status_t {
     let text: &'static [u8] = match extension {
         HSA_EXTENSION_AMD_LOADER => b"HSA_EXTENSION_AMD_LOADER\0",
+        crate::counters::HSA_EXTENSION_ROCWASM_SIM_COUNTERS => {
+            b"HSA_EXTENSION_ROCWASM_SIM_COUNTERS\0"
+        }
         _ => return HSA_STATUS_ERROR_INVALID_ARGUMENT,
     };
     out(name, text.as_ptr().cast())

@@ -24,6 +24,7 @@ mod api;
 mod clock;
 mod copy;
 mod core;
+mod counters;
 mod effects;
 mod ffi;
 mod loader;

@@ -286,7 +286,14 @@ fn execute(q: &Queue, raw: &RawPacket) {
                 |k| k.name.clone(),
             );
             let grid = [p.grid_size_x, p.grid_size_y, p.grid_size_z];
-            let duration = runtime::get().scenario.kernel_duration_ns(&name, grid);
+            let scenario = &runtime::get().scenario;
+            let duration = scenario.kernel_duration_ns(&name, grid);
+            let launch = sim_scenario::Launch {
+                grid,
+                workgroup: [p.workgroup_size_x, p.workgroup_size_y, p.workgroup_size_z],
+                duration_ns: duration,
+                mix: scenario.kernel_mix(&name),
+            };
             let (start, end) = q.timeline.schedule(0, duration);
             sim_log!(
                 "queue {} dispatch {name} grid {grid:?} ticks {start}..{end}",
@@ -301,6 +308,7 @@ fn execute(q: &Queue, raw: &RawPacket) {
                     end,
                     dispatch_profiled: profiled,
                     copy_profiled: false,
+                    launch: Some(launch),
                 },
             );
         }
@@ -351,6 +359,7 @@ fn execute(q: &Queue, raw: &RawPacket) {
                     end,
                     dispatch_profiled: profiled,
                     copy_profiled: false,
+                    launch: None,
                 },
             );
         }
@@ -365,6 +374,7 @@ fn execute(q: &Queue, raw: &RawPacket) {
                     end,
                     dispatch_profiled: profiled,
                     copy_profiled: false,
+                    launch: None,
                 },
             );
         }

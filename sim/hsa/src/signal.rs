@@ -34,6 +34,8 @@ pub struct Times {
     pub dispatch_profiled: bool,
     /// Set when an async copy with copy profiling enabled completed it.
     pub copy_profiled: bool,
+    /// The dispatch that completed it, as the counter model sees it.
+    pub launch: Option<sim_scenario::Launch>,
 }
 
 struct AsyncHandler {

@@ -969,6 +969,20 @@ impl RunArgs {
     pub fn flags(&self) -> TraceFlags {
         TraceFlags {
             selected_regions: self.selected_regions,
+            // As rocprofv3 splits them: spaces or commas.
+            pmc: self
+                .pmc
+                .iter()
+                .flat_map(|v| v.split(|c: char| c.is_whitespace() || c == ','))
+                .filter(|t| !t.is_empty())
+                .map(str::to_string)
+                .collect(),
+            counter_defs: self.counter_defs.as_ref().map(|p| {
+                std::path::absolute(p)
+                    .unwrap_or_else(|_| p.clone())
+                    .display()
+                    .to_string()
+            }),
             ..to_flags(
                 Some(&self.trace),
                 &self.output,
@@ -1028,6 +1042,8 @@ fn to_flags(
         collection_period: collection.collection_period.clone(),
         collection_period_unit: collection.collection_period_unit.clone(),
         selected_regions: false,
+        pmc: Vec::new(),
+        counter_defs: None,
         summary: output.summary,
         summary_groups: output.summary_groups.clone(),
         summary_output_file: output.summary_output_file.clone(),

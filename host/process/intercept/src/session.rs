@@ -373,6 +373,25 @@ impl Session {
         }
     }
 
+    /// The counters some context counts for every dispatch (empty: none).
+    pub fn dispatch_counters(&self) -> Vec<String> {
+        self.profiler().dispatch_counters()
+    }
+
+    /// A kernel dispatch finished, with its counters' values (see
+    /// [`Session::complete_kernel_dispatch`]).
+    pub fn complete_kernel_dispatch_counted(
+        &self,
+        token: AsyncToken,
+        record: KernelDispatch,
+        values: &[(String, f64)],
+    ) {
+        if let Some(t) = token {
+            self.profiler()
+                .complete_kernel_dispatch_counted(t, record, values);
+        }
+    }
+
     /// An async copy finished (on any thread): `record` has the direction
     /// (`operation`), bytes, agents and timing (ns); correlation and thread
     /// come from `token`. A `None` token records nothing.

@@ -287,6 +287,8 @@ impl LiveRun {
             .map_err(|e| anyhow::anyhow!("create context: {e}"))?;
         own.trace(&profiler, &self.route.own)
             .map_err(anyhow::Error::msg)?;
+        own.count(&profiler, &self.plan.collection.counters)
+            .map_err(anyhow::Error::msg)?;
         let log = if self.plan.api_log {
             let log = Arc::new(ApiLog::new(&self.dir).map_err(anyhow::Error::msg)?);
             *self.api_log.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(log.clone());

@@ -51,36 +51,62 @@ impl OwnContext {
         })
     }
 
+    /// The context's buffer, created on first use.
+    fn buffer(&self, profiler: &Profiler) -> Result<BufferId, String> {
+        let mut slot = self.buffer.lock().unwrap_or_else(|e| e.into_inner());
+        if let Some(b) = *slot {
+            return Ok(b);
+        }
+        let sinks = self.sinks.clone();
+        let sink = move |_info: DeliveryInfo, batch: Batch| sinks(&batch);
+        let b = profiler
+            .create_buffer_in(
+                self.ctx,
+                self.size,
+                self.size / 2,
+                BufferPolicy::Lossless,
+                Arc::new(sink),
+                self.durable.as_deref(),
+            )
+            .map_err(|e| format!("create buffer: {e}"))?;
+        *slot = Some(b);
+        Ok(b)
+    }
+
     /// Buffer tracing of `kinds` (all operations) into the sinks.
     pub fn trace(&self, profiler: &Profiler, kinds: &[BufferTracingKind]) -> Result<(), String> {
         if kinds.is_empty() {
             return Ok(());
         }
-        let mut slot = self.buffer.lock().unwrap_or_else(|e| e.into_inner());
-        let buffer = match *slot {
-            Some(b) => b,
-            None => {
-                let sinks = self.sinks.clone();
-                let sink = move |_info: DeliveryInfo, batch: Batch| sinks(&batch);
-                let b = profiler
-                    .create_buffer_in(
-                        self.ctx,
-                        self.size,
-                        self.size / 2,
-                        BufferPolicy::Lossless,
-                        Arc::new(sink),
-                        self.durable.as_deref(),
-                    )
-                    .map_err(|e| format!("create buffer: {e}"))?;
-                *slot = Some(b);
-                b
-            }
-        };
+        let buffer = self.buffer(profiler)?;
         for &kind in kinds {
             profiler
                 .configure_buffer_tracing(self.ctx, kind, &[], buffer)
                 .map_err(|e| format!("{}: {e}", kind.name()))?;
         }
+        self.used.store(true, Ordering::Relaxed);
+        Ok(())
+    }
+
+    /// Dispatch counting of `counters` (`--pmc`: `NAME` or
+    /// `NAME:device=N`) into the sinks: a counter sample per counter and
+    /// dispatch.
+    pub fn count(&self, profiler: &Profiler, counters: &[String]) -> Result<(), String> {
+        if counters.is_empty() {
+            return Ok(());
+        }
+        let buffer = self.buffer(profiler)?;
+        let mut names: Vec<String> = Vec::new();
+        for c in counters {
+            let name = c.split_once(':').map_or(c.as_str(), |(n, _)| n);
+            if !names.iter().any(|n| n == name) {
+                names.push(name.to_string());
+            }
+        }
+        profiler
+            .configure_dispatch_counting(self.ctx, Some(buffer))
+            .and_then(|()| profiler.set_dispatch_counters(self.ctx, names))
+            .map_err(|e| format!("dispatch counting: {e}"))?;
         self.used.store(true, Ordering::Relaxed);
         Ok(())
     }

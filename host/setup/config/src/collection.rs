@@ -35,6 +35,7 @@ impl Validator<'_> {
             period: raw.period.as_ref().map(|v| v.get_ref().clone()),
             period_unit: raw.period_unit.as_ref().map(|v| v.get_ref().clone()),
             selected_regions: raw.selected_regions.as_ref().is_some_and(|v| *v.get_ref()),
+            ..CollectionPlan::default()
         };
         if let Err(e) = plan.check() {
             let (key, span) = if e.option == CollectionPlan::UNIT {
@@ -71,6 +72,14 @@ impl Chain {
             c.period_unit = Some(u.clone());
         }
         c.selected_regions |= flags.selected_regions;
+        for name in &flags.pmc {
+            if !c.counters.contains(name) {
+                c.counters.push(name.clone());
+            }
+        }
+        if flags.counter_defs.is_some() {
+            c.counter_defs = flags.counter_defs.clone();
+        }
         c.check()
             .map_err(|e: KernelOptionError| ConfigError::Invalid {
                 message: e.to_string(),

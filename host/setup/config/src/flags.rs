@@ -114,6 +114,11 @@ pub struct TraceFlags {
     /// `--selected-regions`: record only between `roctxProfilerResume` and
     /// `roctxProfilerPause`.
     pub selected_regions: bool,
+    /// `--pmc`: counters for every dispatch (`NAME` or `NAME:device=N`),
+    /// checked by the launcher.
+    pub pmc: Vec<String>,
+    /// `--counter-defs`: the definitions file, absolute.
+    pub counter_defs: Option<String>,
     /// `-S/--summary`: one summary of every traced domain at the end.
     pub summary: bool,
     /// `--summary-groups`: one summary per expression's domains.
@@ -200,9 +205,12 @@ impl Chain {
     pub fn from_flags(flags: &TraceFlags) -> Result<Chain, ConfigError> {
         let mut chain = Chain::empty();
         chain.apply_flags(flags)?;
-        if chain.stages.is_empty() && chain.output.trace.is_empty() {
+        if chain.stages.is_empty()
+            && chain.output.trace.is_empty()
+            && chain.collection.counters.is_empty()
+        {
             return Err(ConfigError::Invalid {
-                message: "nothing to profile: give a chain with -c, or at least one of --kernel-trace, --hip-trace, --hsa-trace, --memory-copy-trace, --memory-allocation-trace, --marker-trace, --scratch-memory-trace, -r/--runtime-trace, -s/--sys-trace, a granular --hip-runtime-trace, --hsa-core-trace …, --stats, -D/--summary-per-domain (or name native rocprofiler-sdk tools in ROCP_TOOL_LIBRARIES, or link one into the program)".into(),
+                message: "nothing to profile: give a chain with -c, or at least one of --pmc, --kernel-trace, --hip-trace, --hsa-trace, --memory-copy-trace, --memory-allocation-trace, --marker-trace, --scratch-memory-trace, -r/--runtime-trace, -s/--sys-trace, a granular --hip-runtime-trace, --hsa-core-trace …, --stats, -D/--summary-per-domain (or name native rocprofiler-sdk tools in ROCP_TOOL_LIBRARIES, or link one into the program)".into(),
             });
         }
         Ok(chain)

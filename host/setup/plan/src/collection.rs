@@ -45,6 +45,14 @@ pub struct CollectionPlan {
     /// `roctxProfilerPause`, starting paused.
     #[serde(default, skip_serializing_if = "std::ops::Not::not")]
     pub selected_regions: bool,
+    /// `--pmc`: hardware counters to count for every kernel dispatch, as
+    /// given (`NAME` or `NAME:device=N`), checked by the launcher.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub counters: Vec<String>,
+    /// `--counter-defs`: the counter definitions file (absolute), else
+    /// rocwasm's own.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub counter_defs: Option<String>,
 }
 
 /// One `START:STOP:REPEAT` period, in nanoseconds.

@@ -23,33 +23,23 @@ pub fn run(args: RunArgs) -> Result {
         return list_avail();
     }
     if !args.pmc.is_empty() {
-        return pmc(&args);
+        check_pmc(&args)?;
     }
     let outcome = rocwasm_launch::run(&request(args), &mut Terminal::new())?;
     exit_with(outcome.exit_code())
 }
 
-/// `--pmc`: the set is checked against every GPU (unknown names and sets
-/// over a block's registers are refused with the reason, status 2); a
-/// valid set is refused too, since counters are not collected during a run
-/// yet.
-fn pmc(args: &RunArgs) -> Result {
+/// `--pmc`: the set is checked against every GPU before the program
+/// starts (an unknown name, a `:device=N` with no such GPU, a counter the
+/// GPU cannot count or a set over a block's registers: status 2, with the
+/// reason).
+fn check_pmc(args: &RunArgs) -> Result {
     use rocwasm_launch::counters;
     let defs = counters::definitions(args.counter_defs.as_deref())?;
     let agents = counters::agents(&defs)?;
     let requested = counters::parse_pmc(&args.pmc)?;
-    let per_agent = counters::check(&agents, &requested)?;
-    let sets: Vec<String> = agents
-        .iter()
-        .zip(&per_agent)
-        .filter(|(_, names)| !names.is_empty())
-        .map(|(a, names)| format!("GPU {} ({}): {}", a.index, a.arch, names.join(" ")))
-        .collect();
-    Err(Failure::usage(format!(
-        "--pmc: the counters fit one pass ({}), but rocwasm does not collect counters during a \
-         run yet (`rocwasm avail` lists and checks them)",
-        sets.join("; ")
-    )))
+    counters::check(&agents, &requested)?;
+    Ok(())
 }
 
 /// The library's request for these arguments, with this binary's files.

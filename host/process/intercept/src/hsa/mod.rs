@@ -18,6 +18,7 @@
 
 pub mod agents;
 pub mod copy;
+pub mod counters;
 pub mod kernel_descriptor;
 pub mod loader;
 pub mod memory;

@@ -353,7 +353,21 @@ extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
     record.start = start;
     record.end = end;
     if let Some(s) = session::active() {
-        s.complete_kernel_dispatch(p.token, record);
+        let counted = s.dispatch_counters();
+        if counted.is_empty() {
+            s.complete_kernel_dispatch(p.token, record);
+        } else {
+            // Before the signal is destroyed: the runtime keeps the
+            // dispatch's counters with it.
+            let plan = &s.plan().collection;
+            let values = super::counters::sample(
+                p.agent,
+                p.signal,
+                &plan.counters,
+                plan.counter_defs.as_deref(),
+            );
+            s.complete_kernel_dispatch_counted(p.token, record, &values);
+        }
     }
     // SAFETY: the dispatch is done with our signal.
     unsafe { rt::hsa_signal_destroy(p.signal) };
