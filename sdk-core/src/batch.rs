@@ -201,7 +201,8 @@ rocwasm_schema::record_tables!(core_tables);
 /// table with it (and [`crate::batch_tables!`]).
 pub trait TableRow {
     /// The one kind every row of the table has; `None` for the API calls,
-    /// whose rows each name their kind.
+    /// whose rows each name their kind, and for the counter samples, which
+    /// no kind's routing decides.
     const KIND: Option<rocwasm_ids::BufferTracingKind>;
     /// The row's kind number.
     fn kind(&self) -> u32;
@@ -277,17 +278,22 @@ table_row!(
     },
     (r.timestamp, r.timestamp)
 );
-// A counter sample is part of its dispatch's record: it travels (and is
-// filtered) with the kernel dispatches.
-table_row!(
-    CounterSample,
-    KernelDispatch,
-    |r| {
-        let _ = r;
+// A counter sample belongs to its dispatch (its row's kind and operation
+// are the dispatch's, for filters that go row by row), but it is its own
+// output (`--pmc`), asked for apart from kernel tracing: no one kind holds
+// the table, so routing by kind (`retain_kinds`) never drops it.
+impl TableRow for CounterSample {
+    const KIND: Option<rocwasm_ids::BufferTracingKind> = None;
+    fn kind(&self) -> u32 {
+        rocwasm_ids::BufferTracingKind::KernelDispatch.raw()
+    }
+    fn operation(&self) -> u32 {
         crate::ops::kernel_dispatch::COMPLETE
-    },
-    (r.start, r.end)
-);
+    }
+    fn span(&self) -> (u64, u64) {
+        (self.start, self.end)
+    }
+}
 table_row!(
     RuntimeInitialization,
     RuntimeInitialization,

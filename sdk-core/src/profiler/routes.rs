@@ -16,7 +16,10 @@ impl Profiler {
                 let callback = c
                     .and_then(|c| services.callback.get(&c))
                     .map(|(f, s)| (f.clone(), Arc::clone(s)));
-                if buffer.is_none() && callback.is_none() {
+                // Dispatch counting needs the dispatches (their ids, times
+                // and external ids) without buffering or calling back any.
+                let counts = d == Domain::KernelDispatch && !services.counters.is_empty();
+                if buffer.is_none() && callback.is_none() && !counts {
                     continue;
                 }
                 let request = services

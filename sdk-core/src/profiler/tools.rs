@@ -323,6 +323,7 @@ impl Profiler {
         }
         services.counters = names;
         self.counting_any.store(true, Release);
+        self.rebuild(&cfg);
         Ok(())
     }
 

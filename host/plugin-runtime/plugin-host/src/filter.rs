@@ -254,7 +254,7 @@ impl StageView {
                 }
             )*};
         }
-        crate::convert::wit_batch_tables!(tables);
+        rocwasm_core::batch_tables!(tables);
         (seen, rest)
     }
 }
