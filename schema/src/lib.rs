@@ -51,8 +51,8 @@ pub use tables::{ColumnMut, ColumnRef, ColumnSchema, Element, Role, TableSchema,
 /// Each table is written
 /// `#[doc] field = id "wit-name" { #[doc] Row / Columns: columns }` and each
 /// column `#[doc] id field: type = "wit-name"`, optionally followed by
-/// `@agent` (the column holds an agent id of the symbol table) or
-/// `@kernel` (a kernel-symbol id). The first set of docs describes the
+/// `@agent` (the column holds an agent id of the symbol table),
+/// `@kernel` (a kernel-symbol id) or `@counter` (a counter-name id). The first set of docs describes the
 /// table (a batch field), the second its row. `record_tables!([path::cb] tokens)`
 /// calls `path::cb!` with `tokens` before the list.
 ///
@@ -307,7 +307,7 @@ macro_rules! record_tables {
                 /// Grid size in work-items, z.
                 17 grid_z: u32 = "grid-z",
                 /// The counter: a counter-name id of the run's symbol table.
-                18 counter_id: u32 = "counter-id",
+                18 counter_id: u32 = "counter-id" @counter,
                 /// The value: an IEEE-754 double's bits (`f64::from_bits`).
                 19 value: u64 = "value",
             },

@@ -30,6 +30,8 @@ pub enum Role {
     Agent,
     /// A kernel-symbol id of the run's symbol table.
     Kernel,
+    /// A counter-name id of the run's symbol table.
+    Counter,
 }
 
 /// One column of a table.
@@ -175,6 +177,9 @@ macro_rules! role {
     };
     (kernel) => {
         Some(Role::Kernel)
+    };
+    (counter) => {
+        Some(Role::Counter)
     };
 }
 

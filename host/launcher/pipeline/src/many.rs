@@ -275,8 +275,11 @@ struct IdMap {
     agents: HashMap<u64, u64>,
     code_objects: HashMap<u64, u64>,
     kernels: HashMap<u64, u64>,
+    /// Counter ids: the same name gets the replay's one id in every
+    /// recording.
+    counters: HashMap<u32, u32>,
     /// Symbols copied so far (readers only add).
-    copied: (usize, usize, usize),
+    copied: (usize, usize, usize, usize),
 }
 
 fn fresh(map: &mut HashMap<u64, u64>, next: &mut u64, id: u64) -> u64 {
@@ -328,6 +331,13 @@ impl IdMap {
                 to.insert_kernel(k);
             }
         }
+        let counters = from.counters();
+        if counters.len() != self.copied.3 {
+            self.copied.3 = counters.len();
+            for (id, name) in counters {
+                self.counters.insert(id, to.intern_counter(&name));
+            }
+        }
     }
 
     /// Rewrites the batch's agent and kernel ids into the replay's: every
@@ -336,14 +346,22 @@ impl IdMap {
         for table in TABLES {
             for column in table.columns {
                 let Some(role) = column.role else { continue };
-                let Some(ColumnMut::U64(ids)) = batch.column_mut(table.id, column.id) else {
-                    continue;
-                };
-                for id in ids.iter_mut() {
-                    *id = match role {
-                        Role::Agent => self.agent(*id, space),
-                        Role::Kernel => self.kernel(*id, space),
-                    };
+                match batch.column_mut(table.id, column.id) {
+                    Some(ColumnMut::U64(ids)) => {
+                        for id in ids.iter_mut() {
+                            *id = match role {
+                                Role::Agent => self.agent(*id, space),
+                                Role::Kernel => self.kernel(*id, space),
+                                Role::Counter => *id,
+                            };
+                        }
+                    }
+                    Some(ColumnMut::U32(ids)) if role == Role::Counter => {
+                        for id in ids.iter_mut() {
+                            *id = self.counters.get(id).copied().unwrap_or(*id);
+                        }
+                    }
+                    _ => {}
                 }
             }
         }

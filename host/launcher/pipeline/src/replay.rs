@@ -136,6 +136,7 @@ pub struct SymbolSync {
     agents: usize,
     code_objects: usize,
     kernels: usize,
+    counters: usize,
 }
 
 impl SymbolSync {
@@ -157,6 +158,13 @@ impl SymbolSync {
         if kernels.len() != self.kernels {
             self.kernels = kernels.len();
             kernels.into_iter().for_each(|k| to.insert_kernel(k));
+        }
+        let counters = from.counters();
+        if counters.len() != self.counters {
+            self.counters = counters.len();
+            counters
+                .into_iter()
+                .for_each(|(id, name)| to.insert_counter(id, &name));
         }
     }
 }

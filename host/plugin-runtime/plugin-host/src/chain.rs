@@ -177,11 +177,19 @@ impl Pipeline {
         Ok(batch)
     }
 
-    /// Hands a final batch to the chain output, if one is set.
-    fn emit(&self, info: &DeliveryInfo, batch: wit::Batch) {
+    /// Hands a final batch to the chain output, if one is set, with the
+    /// counter samples that went around the chain.
+    fn emit(
+        &self,
+        info: &DeliveryInfo,
+        batch: wit::Batch,
+        counters: rocwasm_core::CounterSampleColumns,
+    ) {
         let mut output = self.output.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(f) = output.as_mut() {
-            f(info, &convert::batch_from_wit(batch));
+            let mut batch = convert::batch_from_wit(batch);
+            batch.counter_samples = counters;
+            f(info, &batch);
         }
     }
 
@@ -206,15 +214,17 @@ impl Pipeline {
 struct ChainSink(Weak<Pipeline>);
 
 impl BufferSink for ChainSink {
-    fn deliver(&self, info: DeliveryInfo, batch: Batch) {
+    fn deliver(&self, info: DeliveryInfo, mut batch: Batch) {
         let Some(pipeline) = self.0.upgrade() else {
             return;
         };
         let winfo = convert::delivery_info_to_wit(info, &pipeline.run.processes);
+        // Plugins do not see counter samples yet: they go around the chain.
+        let counters = std::mem::take(&mut batch.counter_samples);
         // An abort is remembered in the run state; the chain's next call
         // (at the latest `finish`) reports it.
         if let Ok(out) = pipeline.run(winfo, convert::batch_to_wit(batch), Source::ChainBuffer) {
-            pipeline.emit(&info, out);
+            pipeline.emit(&info, out, counters);
         }
     }
 }
@@ -425,12 +435,18 @@ impl Chain {
     /// A stage waiting out a restart backoff makes this call wait for it, so
     /// the fresh instance takes the batch: a replay loses only the batch a
     /// plugin failed on (records traced live during a backoff are missed).
-    pub fn deliver(&self, info: DeliveryInfo, batch: Batch) -> Result<Batch> {
+    ///
+    /// Counter samples go around the stages (plugins do not see them yet)
+    /// and come back with the batch.
+    pub fn deliver(&self, info: DeliveryInfo, mut batch: Batch) -> Result<Batch> {
         let info = convert::delivery_info_to_wit(info, &self.pipeline.run.processes);
+        let counters = std::mem::take(&mut batch.counter_samples);
         let out = self
             .pipeline
             .run(info, convert::batch_to_wit(batch), Source::Caller)?;
-        Ok(convert::batch_from_wit(out))
+        let mut out = convert::batch_from_wit(out);
+        out.counter_samples = counters;
+        Ok(out)
     }
 
     /// The failures so far.
