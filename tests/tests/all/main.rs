@@ -4,6 +4,7 @@
 mod backend;
 mod c_plugin;
 mod collection_period;
+mod counters;
 mod crash;
 mod guide;
 mod hostile;

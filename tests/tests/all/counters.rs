@@ -1,0 +1,211 @@
+//! Hardware counters on the simulated GPU, end to end: `rocwasm run --sim
+//! --pmc …` writes `counter_collection.csv`, its values follow from each
+//! dispatch as `kernel_trace.csv` records it, derived counters equal their
+//! expressions over the base counters' rows, runs repeat their values, and
+//! a replay of the file gives the same rows.
+//!
+//! Needs `cargo xtask build-sim` (and the tool library, built with the
+//! workspace).
+
+use std::collections::{BTreeMap, HashMap};
+use std::path::{Path, PathBuf};
+
+use rocwasm_tests::*;
+
+/// `rocwasm ARGS` in `dir`, which must succeed.
+fn ok(args: &[&str], dir: &Path) {
+    let out = rocwasm(args, dir);
+    assert_success(&out, &format!("rocwasm {}", args.join(" ")));
+}
+
+/// `rocwasm run --sim FLAGS -d OUT -- multi_kernel` in `dir`.
+fn run(dir: &Path, out: &str, flags: &[&str]) -> PathBuf {
+    let app = sim_dir().join("bin/multi_kernel");
+    let mut args = vec!["run", "--sim"];
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["-d", out, "--", app.to_str().unwrap()]);
+    ok(&args, dir);
+    dir.join(out)
+}
+
+/// The rows of a CSV file, each a map from header name to field.
+fn rows(path: &Path) -> Vec<HashMap<String, String>> {
+    let mut reader =
+        csv::Reader::from_path(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let headers = reader.headers().unwrap().clone();
+    reader
+        .records()
+        .map(|r| {
+            let r = r.unwrap();
+            headers
+                .iter()
+                .zip(r.iter())
+                .map(|(h, v)| (h.to_string(), v.to_string()))
+                .collect()
+        })
+        .collect()
+}
+
+fn num(row: &HashMap<String, String>, key: &str) -> u64 {
+    row[key]
+        .parse()
+        .unwrap_or_else(|e| panic!("{key} = {:?}: {e}", row[key]))
+}
+
+fn value(row: &HashMap<String, String>) -> f64 {
+    row["Counter_Value"].parse().unwrap()
+}
+
+/// Waves of a launch, computed here from the geometry: per workgroup
+/// ⌈work-items / 64⌉, the workgroups at the grid's edges holding what is
+/// left. Walks every workgroup (the sample's grids are small).
+fn waves(grid: [u64; 3], workgroup: [u64; 3]) -> u64 {
+    let blocks: Vec<Vec<u64>> = (0..3)
+        .map(|d| {
+            let (g, w) = (grid[d].max(1), workgroup[d].max(1).min(grid[d].max(1)));
+            (0..g.div_ceil(w)).map(|i| w.min(g - i * w)).collect()
+        })
+        .collect();
+    let mut total = 0;
+    for x in &blocks[0] {
+        for y in &blocks[1] {
+            for z in &blocks[2] {
+                total += (x * y * z).div_ceil(64);
+            }
+        }
+    }
+    total
+}
+
+/// (kernel, counter) → the values of every dispatch, sorted: what two runs
+/// of the same program must agree on (dispatch ids and times may differ).
+fn by_kernel(rows: &[HashMap<String, String>]) -> BTreeMap<(String, String), Vec<String>> {
+    let mut out: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
+    for r in rows {
+        out.entry((r["Kernel_Name"].clone(), r["Counter_Name"].clone()))
+            .or_default()
+            .push(r["Counter_Value"].clone());
+    }
+    out.values_mut().for_each(|v| v.sort());
+    out
+}
+
+#[test]
+fn pmc_counts_every_dispatch_and_sq_waves_follow_the_launch_geometry() {
+    let tmp = tempfile::tempdir().unwrap();
+    let flags = [
+        "--pmc",
+        "SQ_WAVES",
+        "GRBM_GUI_ACTIVE",
+        "SQ_INSTS_VALU",
+        "--kernel-trace",
+    ];
+    let out = run(tmp.path(), "out", &flags);
+    let kernels = rows(&out.join("kernel_trace.csv"));
+    let counters = rows(&out.join("counter_collection.csv"));
+    assert!(!kernels.is_empty());
+    // One row per dispatch and counter, in rocprofv3's columns.
+    assert_eq!(counters.len(), kernels.len() * 3);
+    let header = std::fs::read_to_string(out.join("counter_collection.csv")).unwrap();
+    assert!(header.starts_with(
+        "\"Correlation_Id\",\"Dispatch_Id\",\"Agent_Id\",\"Queue_Id\",\"Process_Id\",\"Thread_Id\",\
+         \"Grid_Size\",\"Kernel_Id\",\"Kernel_Name\",\"Workgroup_Size\",\"LDS_Block_Size\",\
+         \"Scratch_Size\",\"VGPR_Count\",\"Accum_VGPR_Count\",\"SGPR_Count\",\"Counter_Name\",\
+         \"Counter_Value\",\"Start_Timestamp\",\"End_Timestamp\"\n"
+    ));
+    let dispatches: HashMap<u64, &HashMap<String, String>> =
+        kernels.iter().map(|k| (num(k, "Dispatch_Id"), k)).collect();
+    let mut checked = 0;
+    for c in &counters {
+        let k = dispatches[&num(c, "Dispatch_Id")];
+        assert_eq!(c["Kernel_Name"], k["Kernel_Name"]);
+        assert_eq!(c["Correlation_Id"], k["Correlation_Id"]);
+        assert_eq!(c["Start_Timestamp"], k["Start_Timestamp"]);
+        let grid = ["X", "Y", "Z"].map(|a| num(k, &format!("Grid_Size_{a}")));
+        let wg = ["X", "Y", "Z"].map(|a| num(k, &format!("Workgroup_Size_{a}")));
+        assert_eq!(num(c, "Grid_Size"), grid.iter().product::<u64>());
+        assert_eq!(num(c, "Workgroup_Size"), wg.iter().product::<u64>());
+        let duration = num(k, "End_Timestamp") - num(k, "Start_Timestamp");
+        match c["Counter_Name"].as_str() {
+            "SQ_WAVES" => {
+                assert_eq!(value(c), waves(grid, wg) as f64, "{c:?}");
+                checked += 1;
+            }
+            // The simulated MI210's 1700 MHz clock over the dispatch.
+            "GRBM_GUI_ACTIVE" => {
+                assert_eq!(value(c), (duration * 1700).div_ceil(1000) as f64, "{c:?}")
+            }
+            // 16 vector ALU instructions a wave by default.
+            "SQ_INSTS_VALU" => assert_eq!(value(c), 16.0 * waves(grid, wg) as f64),
+            other => panic!("unexpected counter {other}"),
+        }
+    }
+    assert_eq!(checked, kernels.len());
+
+    // A second run counts the same.
+    let again = rows(&run(tmp.path(), "again", &flags).join("counter_collection.csv"));
+    assert_eq!(by_kernel(&counters), by_kernel(&again));
+}
+
+#[test]
+fn derived_counters_equal_their_expressions_and_a_replay_reads_the_file_back() {
+    let tmp = tempfile::tempdir().unwrap();
+    // GRBM has two counter registers: GPU_UTIL needs the two asked for.
+    let out = run(
+        tmp.path(),
+        "out",
+        &[
+            "--pmc",
+            "GRBM_GUI_ACTIVE,GRBM_COUNT,GPU_UTIL",
+            "SQ_WAVES",
+            "Wavefronts",
+            "SQ_WAVE_CYCLES",
+            "OccupancyPercent",
+            "CU_NUM",
+        ],
+    );
+    let counters = rows(&out.join("counter_collection.csv"));
+    let mut per_dispatch: BTreeMap<u64, HashMap<String, f64>> = BTreeMap::new();
+    for c in &counters {
+        per_dispatch
+            .entry(num(c, "Dispatch_Id"))
+            .or_default()
+            .insert(c["Counter_Name"].clone(), value(c));
+    }
+    assert!(!per_dispatch.is_empty());
+    // The CSV has six decimals: compare at that precision.
+    let close = |a: f64, b: f64| (a - b).abs() <= 1e-6 * b.abs().max(1.0);
+    for (id, v) in &per_dispatch {
+        assert_eq!(v.len(), 8, "dispatch {id}: {v:?}");
+        let gpu_util = 100.0 * v["GRBM_GUI_ACTIVE"] / v["GRBM_COUNT"];
+        assert!(close(v["GPU_UTIL"], gpu_util), "dispatch {id}: {v:?}");
+        assert_eq!(v["Wavefronts"], v["SQ_WAVES"]);
+        assert_eq!(v["CU_NUM"], 104.0);
+        let occupancy = 400.0 * v["SQ_WAVE_CYCLES"] / v["GRBM_GUI_ACTIVE"] / v["CU_NUM"] / 32.0;
+        assert!(
+            close(v["OccupancyPercent"], occupancy),
+            "dispatch {id}: {v:?}"
+        );
+    }
+
+    // The recording's counter_collection.csv, replayed: the same rows.
+    ok(
+        &["replay", "out", "-d", "replayed", "-f", "csv"],
+        tmp.path(),
+    );
+    let replayed = rows(&tmp.path().join("replayed/counter_collection.csv"));
+    let key = |r: &HashMap<String, String>| {
+        (
+            num(r, "Dispatch_Id"),
+            r["Kernel_Name"].clone(),
+            r["Counter_Name"].clone(),
+            r["Counter_Value"].clone(),
+            r["Start_Timestamp"].clone(),
+        )
+    };
+    let mut a: Vec<_> = counters.iter().map(key).collect();
+    let mut b: Vec<_> = replayed.iter().map(key).collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b);
+}
