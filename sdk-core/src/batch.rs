@@ -532,7 +532,11 @@ mod tests {
         assert_eq!(all.earliest(), Some(1));
         let mut b = all.clone();
         b.retain_kinds(|k| k == K::CorrelationIdRetirement);
-        assert_eq!((b.len(), b.retirements.len()), (1, 1));
+        // Counter samples belong to no one kind: routing by kind keeps them.
+        assert_eq!(
+            (b.len(), b.retirements.len(), b.counter_samples.len()),
+            (2, 1, 1)
+        );
         let mut b = all.clone();
         // Every row but the one at time 1 (the API call).
         let dropped = b.retain_spans(|start, _| start > 1);
@@ -555,7 +559,7 @@ mod tests {
                 columns += 1;
             }
         }
-        assert_eq!(columns, 64);
+        assert_eq!(columns, 83);
         let k = rocwasm_schema::TableSchema::by_wit_name("kernel-dispatches").unwrap();
         let start = k.column("start").unwrap();
         assert_eq!(b.column(k.id, start.id), Some(ColumnRef::U64(&[2])));
@@ -607,6 +611,12 @@ mod tests {
         });
         b.runtime_initializations.push(RuntimeInitialization {
             timestamp: 7,
+            ..Default::default()
+        });
+        let (start, end) = span(8);
+        b.counter_samples.push(CounterSample {
+            start,
+            end,
             ..Default::default()
         });
         b

@@ -462,6 +462,7 @@ mod tests {
         b.retirements.push(Retirement::default());
         b.runtime_initializations
             .push(RuntimeInitialization::default());
+        b.counter_samples.push(CounterSample::default());
         let mut n = 0u32;
         for t in TABLES {
             for c in t.columns {

@@ -525,6 +525,7 @@ impl TraceFile {
         let has = |c: Column| header.contains(&c.name());
         // Scratch files have `Allocation_Size` too: `Alloc_Flags` first.
         [
+            (Column::CounterName, TraceFile::CounterCollection),
             (Column::KernelName, TraceFile::KernelTrace),
             (Column::Direction, TraceFile::MemoryCopy),
             (Column::AllocFlags, TraceFile::ScratchMemory),

@@ -414,7 +414,7 @@ mod tests {
     #[test]
     fn a_sample_batch_fills_every_column_of_every_table() {
         let names = OperationNames::new();
-        let run = sample_run(3, 200, 1 << 20, &names);
+        let run = sample_run(3, 200, 1 << 20, &names).with_counter_samples();
         let ctx = run.context(&names);
         let mut resolve = Resolver::default();
         let mut seen = Vec::new();

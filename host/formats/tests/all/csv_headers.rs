@@ -16,6 +16,7 @@ const EXPECTED: &[(&str, &str)] = &[
     ("run_memory_copy_trace.csv", "Kind,Direction,Stream_Id,Source_Agent_Id,Destination_Agent_Id,Correlation_Id,Start_Timestamp,End_Timestamp"),
     ("run_memory_allocation_trace.csv", "Kind,Operation,Agent_Id,Allocation_Size,Address,Correlation_Id,Start_Timestamp,End_Timestamp"),
     ("run_scratch_memory_trace.csv", "Kind,Operation,Agent_Id,Queue_Id,Thread_Id,Alloc_Flags,Start_Timestamp,End_Timestamp,Allocation_Size"),
+    ("run_counter_collection.csv", "Correlation_Id,Dispatch_Id,Agent_Id,Queue_Id,Process_Id,Thread_Id,Grid_Size,Kernel_Id,Kernel_Name,Workgroup_Size,LDS_Block_Size,Scratch_Size,VGPR_Count,Accum_VGPR_Count,SGPR_Count,Counter_Name,Counter_Value,Start_Timestamp,End_Timestamp"),
     ("run_kernel_stats.csv", "Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDev"),
     ("run_hip_api_stats.csv", "Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDev"),
     ("run_hsa_api_stats.csv", "Name,Calls,TotalDurationNs,AverageNs,Percentage,MinNs,MaxNs,StdDev"),
@@ -28,6 +29,7 @@ const EXPECTED: &[(&str, &str)] = &[
 fn every_file_has_the_exact_rocprofv3_header() {
     let dir = tempfile::tempdir().unwrap();
     let (run, names) = common::sample(1, 200);
+    let run = run.with_counter_samples();
     let files = common::write_run(
         &run,
         &names,

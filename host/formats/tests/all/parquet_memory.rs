@@ -36,6 +36,7 @@ fn batch_bytes(b: &Batch) -> u64 {
         + rows(b.memory_copies.len(), 4 + 11 * 8)
         + rows(b.memory_allocations.len(), 4 + 8 * 8)
         + rows(b.scratch_memory.len(), 2 * 4 + 8 * 8)
+        + rows(b.counter_samples.len(), 10 * 8 + 9 * 4)
 }
 
 /// `b` moved `shift` ns later, its correlation and dispatch ids `ids` on.
@@ -55,6 +56,11 @@ fn shifted(b: &Batch, shift: u64, ids: u64) -> Batch {
     t(&mut c.start, shift);
     t(&mut c.end, shift);
     t(&mut c.correlation_id, ids);
+    let p = &mut b.counter_samples;
+    t(&mut p.start, shift);
+    t(&mut p.end, shift);
+    t(&mut p.correlation_id, ids);
+    t(&mut p.dispatch_id, ids);
     b
 }
 

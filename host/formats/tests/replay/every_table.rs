@@ -20,6 +20,18 @@ use rocwasm_formats::{
 /// Records per kind.
 type Counts = BTreeMap<u32, u64>;
 
+/// The key counter samples are counted under (they have no kind of their
+/// own).
+const COUNTERS: u32 = u32::MAX;
+
+fn label(kind: u32) -> String {
+    if kind == COUNTERS {
+        "counter sample".into()
+    } else {
+        kind_name(kind).to_string()
+    }
+}
+
 /// The sample run's records in one batch, with the kinds the sample has
 /// none of added: OpenMP and RCCL calls, retired correlation ids, a runtime
 /// initialisation.
@@ -74,6 +86,9 @@ fn counts(b: &Batch) -> Counts {
             *c.entry(kind.raw()).or_default() += n as u64;
         }
     }
+    if !b.counter_samples.is_empty() {
+        *c.entry(COUNTERS).or_default() += b.counter_samples.len() as u64;
+    }
     c
 }
 
@@ -95,6 +110,17 @@ fn write(
 /// starting with the count and naming the kind, or, for allocations, the
 /// frees no track could take).
 fn said(notes: &[String], kind: u32) -> u64 {
+    if kind == COUNTERS {
+        return notes
+            .iter()
+            .filter_map(|n| {
+                let (count, rest) = n.split_once(' ')?;
+                rest.starts_with("counter sample(s) are not in")
+                    .then(|| count.parse::<u64>().ok())
+                    .flatten()
+            })
+            .sum();
+    }
     let name = kind_name(kind);
     notes
         .iter()
@@ -116,14 +142,14 @@ fn check(format: &str, sent: &Counts, kept: &Counts, notes: &[String]) {
             k + s,
             n,
             "{format}: {n} {} record(s) sent, {k} in the file, {s} said left out; notes {notes:?}",
-            kind_name(kind)
+            label(kind)
         );
     }
     for (&kind, &k) in kept {
         assert!(
             sent.contains_key(&kind),
             "{format}: {k} {} record(s) invented",
-            kind_name(kind)
+            label(kind)
         );
     }
 }
@@ -229,7 +255,8 @@ fn parquet_counts(dir: &Path, sent: &Counts) -> Counts {
                 TraceFile::MemoryCopy => k == K::MemoryCopy.raw(),
                 TraceFile::MemoryAllocation => k == K::MemoryAllocation.raw(),
                 TraceFile::ScratchMemory => k == K::ScratchMemory.raw(),
-                api => TraceFile::of_api_kind(k) == Some(api),
+                TraceFile::CounterCollection => k == COUNTERS,
+                api => k != COUNTERS && TraceFile::of_api_kind(k) == Some(api),
             })
             .collect();
         let want: u64 = kinds.iter().map(|k| sent[k]).sum();
@@ -249,7 +276,7 @@ fn parquet_counts(dir: &Path, sent: &Counts) -> Counts {
 #[test]
 fn every_format_writes_every_tables_records_or_says_how_many_it_left_out() {
     let names = OperationNames::new();
-    let run = sample_run(7, 60, 1 << 20, &names);
+    let run = sample_run(7, 60, 1 << 20, &names).with_counter_samples();
     let batch = every_table(&run);
     let sent = counts(&batch);
     // Every table has rows.
@@ -265,7 +292,8 @@ fn every_format_writes_every_tables_records_or_says_how_many_it_left_out() {
             K::Ompt,
         ]
         .iter()
-        .all(|k| sent.contains_key(&k.raw())),
+        .all(|k| sent.contains_key(&k.raw()))
+            && sent.contains_key(&COUNTERS),
         "{sent:?}"
     );
     let dir = tempfile::tempdir().unwrap();

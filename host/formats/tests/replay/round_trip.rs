@@ -210,13 +210,17 @@ fn json_replay_keeps_every_tables_rows() {
     macro_rules! every_table {
         ($($(#[$doc:meta])* $field:ident: $row:ident / $cols:ident,)*) => {
             $(
-                assert!(!want.$field.is_empty(), "the run has {}", stringify!($field));
-                assert_eq!(
-                    sorted(got.$field.rows()),
-                    sorted(want.$field.rows()),
-                    "{}",
-                    stringify!($field)
-                );
+                // results.json has no counter samples yet (the JSON sink
+                // says how many it leaves out; every_table.rs checks that).
+                if stringify!($field) != "counter_samples" {
+                    assert!(!want.$field.is_empty(), "the run has {}", stringify!($field));
+                    assert_eq!(
+                        sorted(got.$field.rows()),
+                        sorted(want.$field.rows()),
+                        "{}",
+                        stringify!($field)
+                    );
+                }
             )*
         };
     }
