@@ -306,7 +306,7 @@ mod tests {
         );
         // Unknown names change nothing.
         assert!(matches!(
-            all.select("counter-samples", &[]),
+            all.select("pc-samples", &[]),
             Err(ProjectionError::UnknownTable(_))
         ));
         assert!(matches!(
@@ -314,7 +314,7 @@ mod tests {
             Err(ProjectionError::UnknownColumn { .. })
         ));
         // The table it did not select: whole, since it has rows.
-        assert_eq!(all.ids(|_| 1).len(), 2 + 12 + 9 + 10 + 2 + 5 + 8);
+        assert_eq!(all.ids(|_| 1).len(), 2 + 12 + 9 + 10 + 2 + 5 + 8 + 19);
         // An empty list selects none of the table.
         all.select("kernel-dispatches", &[]).unwrap();
         all.select("memory-copies", &["bytes".into()]).unwrap();
