@@ -287,8 +287,10 @@ impl Profiler {
 
     /// Dispatch counting for `ctx`, into `buffer` (the buffered service) or
     /// by callback (`None`). Accepted as the SDK accepts it, so a tool that
-    /// configures every service runs; no counter records are produced yet
-    /// (rocwasm does not collect counters): see
+    /// configures every service runs; counter samples are produced only
+    /// for a context given its counters with
+    /// [`Profiler::set_dispatch_counters`] (a run's `--pmc`), not yet for a
+    /// tool's per-dispatch counter configurations. See
     /// [`Profiler::counts_dispatches`].
     pub fn configure_dispatch_counting(
         &self,

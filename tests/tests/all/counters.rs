@@ -209,3 +209,24 @@ fn derived_counters_equal_their_expressions_and_a_replay_reads_the_file_back() {
     b.sort();
     assert_eq!(a, b);
 }
+
+#[test]
+fn an_input_file_runs_the_program_once_per_pass() {
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("input.txt"),
+        "# rocprofv3's text input: a pass per line\npmc: SQ_WAVES GRBM_COUNT\npmc: TCC_HIT TCC_MISS\n",
+    )
+    .unwrap();
+    let out = run(tmp.path(), "out", &["-i", "input.txt"]);
+    for (dir, names) in [
+        ("pmc_1", ["GRBM_COUNT", "SQ_WAVES"]),
+        ("pmc_2", ["TCC_HIT", "TCC_MISS"]),
+    ] {
+        let rows = rows(&out.join(dir).join("counter_collection.csv"));
+        let mut seen: Vec<String> = rows.iter().map(|r| r["Counter_Name"].clone()).collect();
+        seen.sort();
+        seen.dedup();
+        assert_eq!(seen, names, "{dir}");
+    }
+}

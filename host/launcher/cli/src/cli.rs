@@ -500,12 +500,19 @@ pub struct RunArgs {
     #[command(flatten)]
     pub trace: TraceArgs,
     /// As rocprofv3: hardware counters to collect for each kernel dispatch,
-    /// in one pass (`NAME:device=N` on one GPU only). Checked against each
-    /// GPU's counters (`rocwasm avail`): an unknown name or a set over a
-    /// block's registers is refused with the reason. Collection during a
-    /// run is not implemented yet: a valid set is then refused too.
+    /// in one pass (`NAME:device=N` on one GPU only), written to
+    /// counter_collection.csv. Checked against each GPU's counters first
+    /// (`rocwasm avail`): an unknown name, or a set over a block's
+    /// registers, is refused with the reason. The simulated GPU's counters
+    /// only (docs/COUNTERS.md).
     #[arg(long, value_name = "NAME", num_args = 1.., help_heading = COUNTER)]
     pub pmc: Vec<String>,
+    /// As rocprofv3: an input file of counter passes: a text file with one
+    /// `pmc: NAME …` line per pass, or YAML/JSON with `jobs:` (each with
+    /// `pmc:`). The program runs once per pass; each pass's outputs go to
+    /// `pmc_N/` (text) or `pass_N/` (YAML, JSON) of the output directory.
+    #[arg(short = 'i', long, value_name = "FILE", help_heading = COUNTER)]
+    pub input: Option<std::path::PathBuf>,
     /// Counter definitions for --pmc, in rocprofiler-sdk's schema (as
     /// `rocwasm avail --counter-defs`).
     #[arg(long, value_name = "FILE", help_heading = COUNTER)]
@@ -604,7 +611,7 @@ pub struct Refused {
     pub reason: &'static str,
 }
 
-const COUNTERS: &str = "extra counter definitions are read by `rocwasm avail --counter-defs FILE`; counters are not collected during a run yet";
+const COUNTERS: &str = "rocwasm reads a whole definitions file instead: --counter-defs FILE (rocwasm run, rocwasm avail)";
 const PC_SAMPLING: &str = "PC sampling is not implemented yet";
 const PERFETTO: &str = "rocwasm writes its Perfetto trace itself after the application ended (--output-format pftrace), with no Perfetto buffer, shared memory or daemon to size or choose";
 const THREAD_TRACE: &str = "advanced thread trace (ATT) is not implemented yet";
@@ -612,7 +619,6 @@ const SDK_LOCATION: &str = "rocwasm finds rocprofiler-sdk itself (--backend rocp
 
 /// Every rocprofv3 option `rocwasm run` refuses, in rocprofv3's order.
 pub const REFUSED: &[Refused] = &[
-    Refused { long: "input", short: Some('i'), aliases: &[], reason: "rocprofv3 input files (JSON, YAML or text with pmc: lines) are not read yet: give the options on the command line, or write a chain file (-c)" },
     Refused { long: "output-config", short: None, aliases: &[], reason: "rocwasm writes no configuration file (`rocwasm check CHAIN` shows what a chain runs)" },
     Refused { long: "extra-counters", short: Some('E'), aliases: &[], reason: COUNTERS },
     Refused { long: "kokkos-trace", short: None, aliases: &[], reason: "rocwasm ships no Kokkos Tools library (--marker-trace --kernel-rename with a Kokkos Tools connector that emits roctx ranges gives the same records)" },
@@ -1100,10 +1106,14 @@ EXAMPLES:
     rocwasm run --kernel-trace --kernel-include-regex '^gemm' \\
         --kernel-iteration-range '[2-4]' -T -- ./app
 
+    # hardware counters of every dispatch, on the simulated GPU
+    # (counter_collection.csv; `rocwasm avail` lists the counters)
+    rocwasm run --sim --pmc SQ_WAVES GRBM_GUI_ACTIVE GPU_UTIL -- ./app
+
 The program and its arguments follow `--`, as with rocprofv3. Without -c, at
-least one --*-trace flag (or -r, -s), --stats or -D is needed. rocprofv3's
-options rocwasm does not support (--pmc, -i, PC sampling, thread trace, …) are
-refused with the reason; docs/ROCPROFV3_OPTIONS.md lists every option.";
+least one --*-trace flag (or -r, -s), --pmc, --stats or -D is needed.
+rocprofv3's options rocwasm does not support (-i, PC sampling, thread trace,
+…) are refused with the reason; docs/ROCPROFV3_OPTIONS.md lists every option.";
 
 const REPLAY_EXAMPLES: &str = "\
 EXAMPLES:

@@ -557,10 +557,6 @@ fn refused_rocprofv3_options_exit_2_with_the_reason() {
         "-E/--extra-counters",
     );
     assert_refused(
-        &["run", "--kernel-trace", "-i", "input.yaml", "--", "./app"],
-        "-i/--input",
-    );
-    assert_refused(
         &["run", "--minimum-output-data", "4", "--", "./app"],
         "--minimum-output-data",
     );

@@ -215,12 +215,23 @@ fn run_pmc_refuses_each_bad_input_with_its_reason() {
     assert!(err.contains("there is no GPU 3"), "{err}");
     let err = run(&["SQ_WAVES:gpu=0"]);
     assert!(err.contains("`:device=N`"), "{err}");
-    // A set that fits is checked, then refused: no collection during a run yet.
-    let err = run(&["SQ_WAVES,GRBM_GUI_ACTIVE", "SQ_INSTS_VALU"]);
-    assert!(
-        err.contains("fit one pass (GPU 0 (gfx90a): SQ_WAVES GRBM_GUI_ACTIVE SQ_INSTS_VALU)"),
-        "{err}"
+    // A set that fits passes the check: the run goes on (and here fails
+    // for want of the program, not for the counters).
+    let out = rocwasm(
+        &[
+            "run",
+            "--sim",
+            "--pmc",
+            "SQ_WAVES,GRBM_GUI_ACTIVE",
+            "SQ_INSTS_VALU",
+            "--",
+            "./no-such-app",
+        ],
+        &[],
     );
+    let err = text(&out).1;
+    assert!(!err.contains("counter"), "{err}");
+    assert!(err.contains("no-such-app"), "{err}");
 }
 
 #[test]
@@ -273,6 +284,50 @@ fn a_definitions_file_with_a_bad_expression_names_file_counter_and_position() {
     assert_eq!(out.status.code(), Some(2));
     assert!(
         text(&out).1.contains("has no counter_defs.yaml"),
+        "{}",
+        text(&out).1
+    );
+}
+
+#[test]
+fn an_input_file_is_checked_whole_before_anything_runs() {
+    let dir = tempfile::tempdir().unwrap();
+    let input = dir.path().join("input.txt");
+    std::fs::write(
+        &input,
+        "pmc: SQ_WAVES\npmc: TCC_HIT TCC_MISS TCC_REQ TCC_READ TCC_WRITE\n",
+    )
+    .unwrap();
+    let shown = input.display().to_string();
+    let out = rocwasm(&["run", "--sim", "-i", &shown, "--", "./no-such-app"], &[]);
+    let err = text(&out).1;
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(err.contains("TCC has 4 counter registers"), "{err}");
+    assert!(!err.contains("no-such-app"), "{err}");
+    std::fs::write(&input, "pmc: SQ_WAVES\nTCC_HIT\n").unwrap();
+    let out = rocwasm(&["run", "--sim", "-i", &shown, "--", "./no-such-app"], &[]);
+    let err = text(&out).1;
+    assert_eq!(out.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains(&format!("{shown}:2: not a `pmc:` line")),
+        "{err}"
+    );
+    let out = rocwasm(
+        &[
+            "run",
+            "--sim",
+            "-i",
+            &shown,
+            "--pmc",
+            "SQ_WAVES",
+            "--",
+            "./no-such-app",
+        ],
+        &[],
+    );
+    assert_eq!(out.status.code(), Some(2));
+    assert!(
+        text(&out).1.contains("both name counters"),
         "{}",
         text(&out).1
     );

@@ -261,6 +261,117 @@ pub fn check(agents: &[Agent], requested: &[Requested]) -> Result<Vec<Vec<String
     Ok(per_agent)
 }
 
+/// One pass of an input file: the counters it collects and the
+/// subdirectory of the output directory its outputs go to.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Pass {
+    /// `--pmc` of the pass, as given (`NAME` or `NAME:device=N`).
+    pub pmc: Vec<String>,
+    /// `pmc_N` (a text file) or `pass_N` (YAML, JSON), N from 1.
+    pub subdirectory: String,
+}
+
+/// Reads rocprofv3's input file (`-i`): a text file whose `pmc:` lines are
+/// one pass each (`# …` comments and blank lines skipped), or a YAML or
+/// JSON file (by extension) whose `jobs:` list has one pass per job (only
+/// the `pmc` key is read yet: any other is an error naming it). An error
+/// names the file and the line or job.
+pub fn read_input(path: &Path) -> Result<Vec<Pass>, LaunchError> {
+    let shown = path.display();
+    let usage = |m: String| LaunchError::Usage(anyhow::anyhow!(m));
+    let text = std::fs::read_to_string(path)
+        .map_err(|e| usage(format!("cannot read the input file {shown}: {e}")))?;
+    let ext = path
+        .extension()
+        .and_then(|e| e.to_str())
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    let split = |s: &str| -> Vec<String> {
+        s.split(|c: char| c.is_whitespace() || c == ',')
+            .filter(|t| !t.is_empty())
+            .map(str::to_string)
+            .collect()
+    };
+    let mut passes = Vec::new();
+    if matches!(ext.as_str(), "yaml" | "yml" | "json") {
+        let doc: serde_norway::Value =
+            serde_norway::from_str(&text).map_err(|e| usage(format!("{shown}: {e}")))?;
+        let Some(serde_norway::Value::Sequence(jobs)) = doc.get("jobs") else {
+            return Err(usage(format!("{shown}: no `jobs:` list")));
+        };
+        for (i, job) in jobs.iter().enumerate() {
+            let n = i + 1;
+            let serde_norway::Value::Mapping(map) = job else {
+                return Err(usage(format!("{shown}: job {n} is not a mapping")));
+            };
+            let mut pmc = Vec::new();
+            for (key, value) in map {
+                match key.as_str() {
+                    Some("pmc") => match value {
+                        serde_norway::Value::String(s) => pmc.extend(split(s)),
+                        serde_norway::Value::Sequence(items) => {
+                            for item in items {
+                                let s = item.as_str().ok_or_else(|| {
+                                    usage(format!("{shown}: job {n}: `pmc` lists counter names"))
+                                })?;
+                                pmc.extend(split(s));
+                            }
+                        }
+                        _ => {
+                            return Err(usage(format!(
+                                "{shown}: job {n}: `pmc` is a list of counter names"
+                            )))
+                        }
+                    },
+                    other => {
+                        return Err(usage(format!(
+                            "{shown}: job {n}: `{}` is not read from input files yet (only `pmc`:                              give the other options on the command line)",
+                            other.unwrap_or("?")
+                        )))
+                    }
+                }
+            }
+            if pmc.is_empty() {
+                return Err(usage(format!(
+                    "{shown}: job {n} names no counters (`pmc:`)"
+                )));
+            }
+            passes.push(Pass {
+                pmc,
+                subdirectory: format!("pass_{n}"),
+            });
+        }
+    } else {
+        for (i, line) in text.lines().enumerate() {
+            let line = line.split('#').next().unwrap_or("").trim();
+            if line.is_empty() {
+                continue;
+            }
+            let Some((_, rest)) = line.split_once("pmc:") else {
+                return Err(usage(format!(
+                    "{shown}:{}: not a `pmc:` line (each pass is `pmc: NAME NAME …`)",
+                    i + 1
+                )));
+            };
+            let pmc = split(rest);
+            if pmc.is_empty() {
+                return Err(usage(format!(
+                    "{shown}:{}: `pmc:` names no counters",
+                    i + 1
+                )));
+            }
+            passes.push(Pass {
+                pmc,
+                subdirectory: format!("pmc_{}", passes.len() + 1),
+            });
+        }
+    }
+    if passes.is_empty() {
+        return Err(usage(format!("{shown}: no pass (no `pmc:` line or job)")));
+    }
+    Ok(passes)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -316,6 +427,51 @@ mod tests {
             assert_eq!(eval("SQ_WAVES"), 4096.0 * 3.0 * 4.0);
             assert_eq!(eval("CU_NUM"), cu);
         }
+    }
+
+    #[test]
+    fn input_files_give_one_pass_per_pmc_line_or_job() {
+        let dir = tempfile::tempdir().unwrap();
+        let txt = dir.path().join("input.txt");
+        std::fs::write(
+            &txt,
+            "# two passes\npmc: SQ_WAVES GRBM_COUNT\n\npmc: TCC_HIT,TCC_MISS # L2\n",
+        )
+        .unwrap();
+        let p = read_input(&txt).unwrap();
+        assert_eq!(p.len(), 2);
+        assert_eq!(p[0].pmc, ["SQ_WAVES", "GRBM_COUNT"]);
+        assert_eq!(p[1].pmc, ["TCC_HIT", "TCC_MISS"]);
+        assert_eq!(
+            (p[0].subdirectory.as_str(), p[1].subdirectory.as_str()),
+            ("pmc_1", "pmc_2")
+        );
+        let yaml = dir.path().join("input.yaml");
+        std::fs::write(
+            &yaml,
+            "jobs:\n  - pmc: [SQ_WAVES, GRBM_COUNT]\n  - pmc: TCC_HIT\n",
+        )
+        .unwrap();
+        let p = read_input(&yaml).unwrap();
+        assert_eq!(p[1].pmc, ["TCC_HIT"]);
+        assert_eq!(p[1].subdirectory, "pass_2");
+        let json = dir.path().join("input.json");
+        std::fs::write(
+            &json,
+            r#"{"jobs": [{"pmc": ["SQ_WAVES"], "kernel_include_regex": "gemm"}]}"#,
+        )
+        .unwrap();
+        let e = read_input(&json).unwrap_err().to_string();
+        assert!(
+            e.contains("job 1: `kernel_include_regex` is not read"),
+            "{e}"
+        );
+        std::fs::write(&txt, "pmc: SQ_WAVES\nSQ_BUSY_CYCLES\n").unwrap();
+        let e = read_input(&txt).unwrap_err().to_string();
+        assert!(
+            e.ends_with("input.txt:2: not a `pmc:` line (each pass is `pmc: NAME NAME …`)"),
+            "{e}"
+        );
     }
 
     #[test]

@@ -22,43 +22,87 @@ pub fn run(args: RunArgs) -> Result {
     if args.list_avail {
         return list_avail();
     }
-    if !args.pmc.is_empty() {
-        check_pmc(&args)?;
+    if let Some(input) = args.input.clone() {
+        return passes(args, &input);
     }
-    let outcome = rocwasm_launch::run(&request(args), &mut Terminal::new())?;
+    if !args.pmc.is_empty() {
+        check_pmc(&args.pmc, &args)?;
+    }
+    let outcome = rocwasm_launch::run(&request(&args), &mut Terminal::new())?;
     exit_with(outcome.exit_code())
+}
+
+/// `-i FILE`: the program once per pass of the input file, each pass's
+/// counters checked before the first runs, each pass's outputs in its own
+/// subdirectory. Exits with the first failing pass's status (the later
+/// passes still run, as rocprofv3's do).
+fn passes(args: RunArgs, input: &Path) -> Result {
+    use rocwasm_launch::counters;
+    if !args.pmc.is_empty() {
+        return Err(Failure::usage(format!(
+            "--pmc and -i {} both name counters: give them in one place",
+            input.display()
+        )));
+    }
+    let passes = counters::read_input(input)?;
+    for pass in &passes {
+        check_pmc(&pass.pmc, &args)?;
+    }
+    let base = args
+        .output
+        .output_directory
+        .clone()
+        .unwrap_or_else(|| rocwasm_config::DEFAULT_OUTPUT_DIRECTORY.to_string());
+    let mut status = 0;
+    let mut terminal = Terminal::new();
+    for (i, pass) in passes.iter().enumerate() {
+        eprintln!(
+            "rocwasm: pass {} of {} ({}): --pmc {}",
+            i + 1,
+            passes.len(),
+            pass.subdirectory,
+            pass.pmc.join(" ")
+        );
+        let mut req = request(&args);
+        req.flags.pmc = pass.pmc.clone();
+        req.flags.output_directory = Some(format!("{base}/{}", pass.subdirectory));
+        let outcome = rocwasm_launch::run(&req, &mut terminal)?;
+        if status == 0 {
+            status = outcome.exit_code();
+        }
+    }
+    exit_with(status)
 }
 
 /// `--pmc`: the set is checked against every GPU before the program
 /// starts (an unknown name, a `:device=N` with no such GPU, a counter the
 /// GPU cannot count or a set over a block's registers: status 2, with the
 /// reason).
-fn check_pmc(args: &RunArgs) -> Result {
+fn check_pmc(pmc: &[String], args: &RunArgs) -> Result {
     use rocwasm_launch::counters;
     let defs = counters::definitions(args.counter_defs.as_deref())?;
     let agents = counters::agents(&defs)?;
-    let requested = counters::parse_pmc(&args.pmc)?;
+    let requested = counters::parse_pmc(pmc)?;
     counters::check(&agents, &requested)?;
     Ok(())
 }
 
 /// The library's request for these arguments, with this binary's files.
-fn request(args: RunArgs) -> RunRequest {
-    let flags = args.flags();
-    let mut app = args.app.into_iter();
+fn request(args: &RunArgs) -> RunRequest {
+    let mut app = args.app.iter().cloned();
     RunRequest {
         program: app.next().unwrap_or_default(),
         args: app.collect(),
-        chain: args.chain,
-        flags,
+        chain: args.chain.clone(),
+        flags: args.flags(),
         runtime: if args.sim {
             Runtime::Simulated
         } else {
             Runtime::Installed
         },
         backend: args.backend,
-        profile_ranks: args.profile_mpi_ranks,
-        preload: args.preload,
+        profile_ranks: args.profile_mpi_ranks.clone(),
+        preload: args.preload.clone(),
         install: Install::current_exe(),
         fetcher: crate::commands::shipping::fetcher(),
         strict: args.strict,
