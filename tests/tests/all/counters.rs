@@ -162,6 +162,8 @@ fn derived_counters_equal_their_expressions_and_a_replay_reads_the_file_back() {
             "SQ_WAVE_CYCLES",
             "OccupancyPercent",
             "CU_NUM",
+            "-f",
+            "csv,rocpd",
         ],
     );
     let counters = rows(&out.join("counter_collection.csv"));
@@ -188,7 +190,60 @@ fn derived_counters_equal_their_expressions_and_a_replay_reads_the_file_back() {
         );
     }
 
-    // The recording's counter_collection.csv, replayed: the same rows.
+    // rocpd's counters_collection view: a row per dispatch and counter,
+    // summed, as the CSV has them.
+    let db = out.join("results.db");
+    let view = std::process::Command::new("python3")
+        .arg("-c")
+        .arg(
+            "import sqlite3, sys\n\
+             db = sqlite3.connect(sys.argv[1])\n\
+             for r in db.execute('SELECT dispatch_id, counter_name, value FROM counters_collection'):\n\
+             \x20   print(*r)\n\
+             assert not db.execute('PRAGMA foreign_key_check').fetchall()\n",
+        )
+        .arg(&db)
+        .output()
+        .unwrap();
+    assert!(
+        view.status.success(),
+        "{}",
+        String::from_utf8_lossy(&view.stderr)
+    );
+    let mut from_view: Vec<(u64, String, f64)> = String::from_utf8(view.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| {
+            let f: Vec<&str> = l.split(' ').collect();
+            (
+                f[0].parse().unwrap(),
+                f[1].to_string(),
+                f[2].parse().unwrap(),
+            )
+        })
+        .collect();
+    let mut from_csv: Vec<(u64, String, f64)> = counters
+        .iter()
+        .map(|r| (num(r, "Dispatch_Id"), r["Counter_Name"].clone(), value(r)))
+        .collect();
+    let order = |a: &(u64, String, f64), b: &(u64, String, f64)| (a.0, &a.1).cmp(&(b.0, &b.1));
+    from_view.sort_by(order);
+    from_csv.sort_by(order);
+    assert_eq!(from_view.len(), from_csv.len());
+    for (v, c) in from_view.iter().zip(&from_csv) {
+        assert_eq!((v.0, &v.1), (c.0, &c.1));
+        assert!(close(v.2, c.2), "{v:?} vs {c:?}");
+    }
+
+    // The recording's counter_collection.csv and its rocpd database,
+    // replayed: the same rows.
+    ok(
+        &["replay", "out/results.db", "-d", "from-rocpd", "-f", "csv"],
+        tmp.path(),
+    );
+    let from_rocpd = rows(&tmp.path().join("from-rocpd/counter_collection.csv"));
+    assert_eq!(from_rocpd.len(), counters.len());
+    std::fs::remove_file(&db).unwrap();
     ok(
         &["replay", "out", "-d", "replayed", "-f", "csv"],
         tmp.path(),

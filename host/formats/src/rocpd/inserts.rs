@@ -8,8 +8,8 @@ use rusqlite::Connection;
 
 use super::rows::TableRows;
 use super::schema::{
-    arg, event, info_thread, insert_sql, kernel_dispatch, memory_allocate, memory_copy, region,
-    sample, string, track,
+    arg, event, info_pmc, info_thread, insert_sql, kernel_dispatch, memory_allocate, memory_copy,
+    pmc_event, region, sample, string, track,
 };
 
 /// The single-row `INSERT`s of the rows written when first seen, and the
@@ -19,6 +19,7 @@ pub(super) struct Inserts {
     pub(super) string: String,
     pub(super) thread: String,
     pub(super) track: String,
+    pub(super) info_pmc: String,
     pub(super) event: TableRows,
     pub(super) arg: TableRows,
     pub(super) region: TableRows,
@@ -26,10 +27,11 @@ pub(super) struct Inserts {
     pub(super) kernel_dispatch: TableRows,
     pub(super) memory_copy: TableRows,
     pub(super) memory_allocate: TableRows,
+    pub(super) pmc_event: TableRows,
 }
 
 /// The record tables of [`Inserts`].
-pub(super) const RECORD_TABLES: usize = 7;
+pub(super) const RECORD_TABLES: usize = 8;
 
 impl Inserts {
     pub(super) fn new(s: &str) -> Self {
@@ -79,6 +81,32 @@ impl Inserts {
                     track::TID,
                     track::NAME_ID,
                 ],
+            ),
+            info_pmc: {
+                use info_pmc as p;
+                insert_sql(
+                    p::TABLE,
+                    s,
+                    &[
+                        p::ID,
+                        p::NID,
+                        p::PID,
+                        p::AGENT_ID,
+                        p::TARGET_ARCH,
+                        p::NAME,
+                        p::SYMBOL,
+                        p::DESCRIPTION,
+                        p::COMPONENT,
+                        p::VALUE_TYPE,
+                        p::IS_CONSTANT,
+                        p::IS_DERIVED,
+                    ],
+                )
+            },
+            pmc_event: TableRows::new(
+                pmc_event::TABLE,
+                s,
+                &[pmc_event::EVENT_ID, pmc_event::PMC_ID, pmc_event::VALUE],
             ),
             sample: TableRows::new(
                 sample::TABLE,
@@ -187,6 +215,7 @@ impl Inserts {
             &mut self.kernel_dispatch,
             &mut self.memory_copy,
             &mut self.memory_allocate,
+            &mut self.pmc_event,
         ]
     }
 

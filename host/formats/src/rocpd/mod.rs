@@ -201,11 +201,10 @@ impl Sink for RocpdSink {
             scratch_memory: _,
             retirements,
             runtime_initializations,
-            counter_samples,
+            counter_samples: _,
         } = batch;
         self.unfiled
             .count_unplaced(retirements, runtime_initializations);
-        self.unfiled.count_counter_samples(counter_samples);
         let path = self.path.clone();
         let run = self.run()?;
         run.conn.execute_batch("BEGIN")?;

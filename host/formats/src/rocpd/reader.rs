@@ -21,14 +21,14 @@ use std::sync::mpsc::{sync_channel, Receiver};
 use std::sync::Arc;
 
 use crate::rocpd::schema::{
-    self, column_list, event, info_agent, info_kernel_symbol, info_node, info_process, info_thread,
-    kernel_dispatch, memory_allocate, memory_copy, region, sample, string, track, EventExtdata,
-    MemoryOperation,
+    self, column_list, event, info_agent, info_kernel_symbol, info_node, info_pmc, info_process,
+    info_thread, kernel_dispatch, memory_allocate, memory_copy, pmc_event, region, sample, string,
+    track, EventExtdata, MemoryOperation,
 };
 use crate::OperationNames;
 use rocwasm_core::{
-    AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, KernelDispatch, KernelSymbol,
-    MemoryAllocation, MemoryCopy, ScratchMemory,
+    AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, CounterSample, KernelDispatch,
+    KernelSymbol, MemoryAllocation, MemoryCopy, ScratchMemory,
 };
 use rusqlite::{Connection, OpenFlags, Row};
 
@@ -68,6 +68,8 @@ struct Run {
     id_offset: u64,
     strings: Arc<HashMap<i64, String>>,
     threads: Arc<HashMap<i64, u64>>,
+    /// `rocpd_info_pmc` ids → the replay's counter-name ids.
+    counters: Arc<HashMap<i64, u32>>,
 }
 
 fn open_conn(path: &Path) -> Result<Connection> {
@@ -170,22 +172,14 @@ impl BatchReader for RocpdReader {
 }
 
 /// Says what of a run's tables no batch has a place for: the API calls'
-/// arguments (`rocpd_arg`: replayed calls have none) and hardware counter
-/// values (`rocpd_pmc_event`: not replayed). A table the file lacks counts
-/// nothing.
+/// arguments (`rocpd_arg`: replayed calls have none). A table the file
+/// lacks counts nothing.
 fn say_unread(conn: &Connection, path: &Path, suffix: &str, state: &mut State) {
-    for (table, what, records_replayed) in [
-        (
-            schema::arg::TABLE,
-            "rocpd_arg (the API calls' arguments)",
-            true,
-        ),
-        (
-            schema::pmc_event::TABLE,
-            "rocpd_pmc_event (hardware counter values)",
-            false,
-        ),
-    ] {
+    for (table, what, records_replayed) in [(
+        schema::arg::TABLE,
+        "rocpd_arg (the API calls' arguments)",
+        true,
+    )] {
         let rows: i64 = conn
             .query_row(
                 &format!("SELECT count(*) FROM \"{table}{suffix}\""),
@@ -403,12 +397,80 @@ fn load_run(
     for k in rows {
         state.symbols.insert_kernel(k.map_err(&e)?);
     }
+    // Hardware counters by their `rocpd_info_pmc` id, named in the replay's
+    // symbol table (a file without the table has none).
+    let mut counters = HashMap::new();
+    if let Ok(mut stmt) = conn.prepare(&format!(
+        "SELECT \"{}\", \"{}\" FROM \"{}{s}\"",
+        info_pmc::ID,
+        info_pmc::NAME,
+        info_pmc::TABLE
+    )) {
+        let rows = stmt
+            .query_map([], |r| Ok((r.get::<_, i64>(0)?, r.get::<_, String>(1)?)))
+            .map_err(&e)?;
+        for row in rows {
+            let (id, name) = row.map_err(&e)?;
+            counters.insert(id, state.symbols.intern_counter(&name));
+        }
+    }
     Ok(Run {
         suffix: s.to_string(),
         id_offset: off,
         strings: Arc::new(strings),
         threads: Arc::new(threads),
+        counters: Arc::new(counters),
     })
+}
+
+/// Counter samples of one run: each `rocpd_pmc_event` row with its
+/// dispatch (the dispatch columns of [`record_queries`]' second query, its
+/// event's correlation, then the `pmc_id` and the value).
+fn pmc_query(s: &str) -> String {
+    use kernel_dispatch as k;
+    let columns = [
+        k::TID,
+        k::START,
+        k::END,
+        k::AGENT_ID,
+        k::QUEUE_ID,
+        k::STREAM_ID,
+        k::KERNEL_ID,
+        k::DISPATCH_ID,
+        k::PRIVATE_SEGMENT_SIZE,
+        k::GROUP_SEGMENT_SIZE,
+        k::WORKGROUP_SIZE_X,
+        k::WORKGROUP_SIZE_Y,
+        k::WORKGROUP_SIZE_Z,
+        k::GRID_SIZE_X,
+        k::GRID_SIZE_Y,
+        k::GRID_SIZE_Z,
+    ];
+    let correlation = column_list(
+        "e",
+        &[
+            event::CORRELATION_ID,
+            event::EXTDATA,
+            event::STACK_ID,
+            event::PARENT_STACK_ID,
+        ],
+    );
+    format!(
+        "SELECT {}, {correlation}, pe.\"{}\", pe.\"{}\" FROM \"{}{s}\" pe \
+         JOIN \"{}{s}\" k ON k.\"{}\" = pe.\"{}\" \
+         LEFT JOIN \"{}{s}\" e ON e.\"{}\" = k.\"{}\" ORDER BY pe.\"{}\"",
+        column_list("k", &columns),
+        pmc_event::PMC_ID,
+        pmc_event::VALUE,
+        pmc_event::TABLE,
+        k::TABLE,
+        k::EVENT_ID,
+        pmc_event::EVENT_ID,
+        event::TABLE,
+        event::ID,
+        k::EVENT_ID,
+        pmc_event::ID,
+    )
 }
 
 /// The four record queries of one run (regions, dispatches, copies,
@@ -721,6 +783,49 @@ fn read_records(
         push_done(&mut batch, &mut rows_in_batch, emit)?;
     }
     drop(rows);
+
+    // Counter samples (a file without the counter tables has none).
+    if let Ok(mut stmt) = conn.prepare(&pmc_query(s)) {
+        let mut rows = stmt.query([]).map_err(&e)?;
+        while let Some(r) = rows.next().map_err(&e)? {
+            let c = correlation(r, 16).map_err(&e)?;
+            let g = |i| u(r, i).map(|v| v as u32);
+            let pmc: i64 = r.get(20).map_err(&e)?;
+            let Some(&counter_id) = run.counters.get(&pmc) else {
+                let why = format!("rocpd_pmc_event names pmc_id {pmc}, which rocpd_info_pmc lacks");
+                unmapped.note(
+                    Reason::UnparsableField {
+                        column: pmc_event::PMC_ID.into(),
+                    },
+                    &why,
+                );
+                continue;
+            };
+            let value: f64 = r.get::<_, Option<f64>>(21).map_err(&e)?.unwrap_or(0.0);
+            batch.counter_samples.push(CounterSample {
+                correlation_id: c.internal,
+                external_correlation_id: c.external,
+                thread_id: tid(r.get(0).map_err(&e)?),
+                start: u(r, 1).map_err(&e)?,
+                end: u(r, 2).map_err(&e)?,
+                agent_id: u(r, 3).map_err(&e)?,
+                queue_id: u(r, 4).map_err(&e)?,
+                kernel_id: u(r, 6).map_err(&e)? + run.id_offset,
+                dispatch_id: u(r, 7).map_err(&e)?,
+                private_segment_size: g(8).map_err(&e)?,
+                group_segment_size: g(9).map_err(&e)?,
+                workgroup_x: g(10).map_err(&e)?,
+                workgroup_y: g(11).map_err(&e)?,
+                workgroup_z: g(12).map_err(&e)?,
+                grid_x: g(13).map_err(&e)?,
+                grid_y: g(14).map_err(&e)?,
+                grid_z: g(15).map_err(&e)?,
+                counter_id,
+                value: value.to_bits(),
+            });
+            push_done(&mut batch, &mut rows_in_batch, emit)?;
+        }
+    }
 
     let copy = BufferTracingKind::MemoryCopy.raw();
     let mut stmt = conn.prepare(&record_queries(s)[2]).map_err(&e)?;

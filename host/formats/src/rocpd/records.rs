@@ -91,12 +91,17 @@ impl Run {
         if !k.is_empty() {
             let category = self.kind_id(BufferTracingKind::KernelDispatch.raw())?;
             for i in 0..k.len() {
+                if self.dispatch_events.contains_key(&k.dispatch_id[i]) {
+                    // Written already, from its counter samples.
+                    continue;
+                }
                 let (tid, event) = self.async_event(
                     category,
                     k.thread_id[i],
                     k.correlation_id[i],
                     k.external_correlation_id[i],
                 )?;
+                self.dispatch_events.insert(k.dispatch_id[i], event);
                 self.agents.insert(k.agent_id[i]);
                 self.kernels.insert(k.kernel_id[i]);
                 self.queues.insert(k.queue_id[i]);
@@ -122,6 +127,68 @@ impl Run {
                     Value::from(k.grid_z[i]),
                     Value::Integer(self.no_region),
                     Value::Integer(event),
+                ]);
+                self.sql.flush_full(&self.conn)?;
+            }
+        }
+
+        // Counter samples (rocprofv3's `rocpd_pmc_event`): one row per
+        // sample, pointing at its dispatch's event; a dispatch no kernel
+        // record described (`--pmc` without `--kernel-trace`) gets its
+        // `rocpd_kernel_dispatch` row from the sample, as rocprofv3's
+        // counter collection writes one.
+        let p = &batch.counter_samples;
+        if !p.is_empty() {
+            let category = self.kind_id(BufferTracingKind::KernelDispatch.raw())?;
+            for i in 0..p.len() {
+                let event = match self.dispatch_events.get(&p.dispatch_id[i]) {
+                    Some(&event) => event,
+                    None => {
+                        let (tid, event) = self.async_event(
+                            category,
+                            p.thread_id[i],
+                            p.correlation_id[i],
+                            p.external_correlation_id[i],
+                        )?;
+                        self.dispatch_events.insert(p.dispatch_id[i], event);
+                        self.agents.insert(p.agent_id[i]);
+                        self.kernels.insert(p.kernel_id[i]);
+                        self.queues.insert(p.queue_id[i]);
+                        self.streams.insert(0);
+                        self.sql.kernel_dispatch.push([
+                            nid.clone(),
+                            pid.clone(),
+                            Value::Integer(tid),
+                            int(p.agent_id[i]),
+                            int(p.kernel_id[i]),
+                            int(p.dispatch_id[i]),
+                            int(p.queue_id[i]),
+                            int(0),
+                            int(p.start[i]),
+                            int(p.end[i]),
+                            Value::from(p.private_segment_size[i]),
+                            Value::from(p.group_segment_size[i]),
+                            Value::from(p.workgroup_x[i]),
+                            Value::from(p.workgroup_y[i]),
+                            Value::from(p.workgroup_z[i]),
+                            Value::from(p.grid_x[i]),
+                            Value::from(p.grid_y[i]),
+                            Value::from(p.grid_z[i]),
+                            Value::Integer(self.no_region),
+                            Value::Integer(event),
+                        ]);
+                        event
+                    }
+                };
+                let name = ctx
+                    .symbols
+                    .counter_name(p.counter_id[i])
+                    .map_or_else(|| format!("counter_{}", p.counter_id[i]), |n| n.to_string());
+                let pmc = self.pmc_row(p.agent_id[i], &name)?;
+                self.sql.pmc_event.push([
+                    Value::Integer(event),
+                    Value::Integer(pmc),
+                    Value::Real(f64::from_bits(p.value[i])),
                 ]);
                 self.sql.flush_full(&self.conn)?;
             }
@@ -227,6 +294,35 @@ impl Run {
 
     /// The `rocpd_arg` rows of the call `correlation`, for its event
     /// `event`, if its arguments were journaled.
+    /// The `rocpd_info_pmc` row of counter `name` on `agent`, written the
+    /// first time (its id is this run's next).
+    fn pmc_row(&mut self, agent: u64, name: &str) -> Result<i64> {
+        if let Some(&id) = self.pmc_ids.get(&(agent, name.to_string())) {
+            return Ok(id);
+        }
+        let id = self.pmc_ids.len() as i64 + 1;
+        self.agents.insert(agent);
+        self.conn.execute(
+            &self.sql.info_pmc,
+            rusqlite::params![
+                id,
+                NID,
+                self.pid,
+                agent as i64,
+                "GPU",
+                name,
+                name,
+                "",
+                "rocm",
+                "ABS",
+                0,
+                0
+            ],
+        )?;
+        self.pmc_ids.insert((agent, name.to_string()), id);
+        Ok(id)
+    }
+
     fn args_of(&mut self, correlation: u64, event: i64) {
         let Some(args) = self.call_args.remove(&correlation) else {
             return;

@@ -46,6 +46,11 @@ pub(super) struct Run {
     /// correlation id (a live run journals them before the batch that
     /// holds the record; see [`crate::Sink::call_args`]).
     pub(super) call_args: HashMap<u64, Vec<CallArg>>,
+    /// The event of each kernel dispatch written, by dispatch id: a counter
+    /// sample's `rocpd_pmc_event` row points at it.
+    pub(super) dispatch_events: HashMap<u64, i64>,
+    /// `rocpd_info_pmc` ids by (agent, counter name).
+    pub(super) pmc_ids: HashMap<(u64, String), i64>,
 }
 
 /// A 64-bit id or timestamp as SQLite's integer (the same bits).
@@ -75,6 +80,8 @@ impl Run {
             queues: HashSet::new(),
             streams: HashSet::new(),
             call_args: HashMap::new(),
+            dispatch_events: HashMap::new(),
+            pmc_ids: HashMap::new(),
         };
         run.no_region = run.string_id("")?;
         Ok(run)

@@ -243,8 +243,8 @@ tables! {
         NAME = "name" "TEXT",
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
-    /// `rocpd_info_pmc`: hardware counter descriptions (not written by
-    /// rocwasm).
+    /// `rocpd_info_pmc`: hardware counters, one row per (agent, counter) a
+    /// run counted.
     info_pmc = "rocpd_info_pmc" {
         ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",
@@ -345,8 +345,8 @@ tables! {
         VALUE = "value" "TEXT",
         EXTDATA = "extdata" "JSONB NOT NULL DEFAULT '{}'",
     }
-    /// `rocpd_pmc_event`: counter values per event (not written by
-    /// rocwasm).
+    /// `rocpd_pmc_event`: counter values, one row per counter sample,
+    /// pointing at its dispatch's event.
     pmc_event = "rocpd_pmc_event" {
         ID = "id" "INTEGER NOT NULL PRIMARY KEY AUTOINCREMENT",
         GUID = "guid" "TEXT NOT NULL DEFAULT '{guid}'",

@@ -40,7 +40,7 @@
 --   API call's arguments in the database of a live run with `--api-args`
 --   (a replay's has none);
 -- * `pmc_info`, `pmc_events`, `counters_collection`: `rocpd_info_pmc`,
---   `rocpd_pmc_event` (no hardware counters yet: always empty).
+--   `rocpd_pmc_event` (a run's --pmc counters; empty without).
 --
 -- Not here:
 -- * marker views: rocprofv3's marker view file (ROCm 7.0) defines no view
@@ -320,8 +320,8 @@ LEFT JOIN rocpd_string AS cat ON cat.guid = ev.guid AND cat.id = ev.category_id
 LEFT JOIN rocpd_info_process AS proc ON proc.guid = k.guid AND proc.id = k.pid
 LEFT JOIN rocpd_info_thread AS th ON th.guid = k.guid AND th.id = k.tid;
 
--- pmc_info: one row per hardware counter described for an agent (empty:
--- rocwasm collects no counters).
+-- pmc_info: one row per hardware counter a run counted on an agent (empty
+-- without --pmc).
 DROP VIEW IF EXISTS pmc_info;
 CREATE VIEW pmc_info AS
 SELECT
@@ -340,8 +340,8 @@ FROM rocpd_info_pmc AS pmc
 LEFT JOIN rocpd_info_agent AS ag ON ag.guid = pmc.guid AND ag.id = pmc.agent_id
 LEFT JOIN rocpd_info_process AS proc ON proc.guid = pmc.guid AND proc.id = pmc.pid;
 
--- pmc_events: one row per counter value of a kernel dispatch (empty: no
--- counters).
+-- pmc_events: one row per counter value of a kernel dispatch (empty
+-- without --pmc).
 DROP VIEW IF EXISTS pmc_events;
 CREATE VIEW pmc_events AS
 SELECT
@@ -548,7 +548,7 @@ ORDER BY ma.start;
 
 -- counters_collection: one row per counter of a kernel dispatch (values of
 -- the counter's instances summed), with the dispatch's kernel and agent
--- (empty: no counters).
+-- (empty without --pmc).
 DROP VIEW IF EXISTS counters_collection;
 CREATE VIEW counters_collection AS
 SELECT
