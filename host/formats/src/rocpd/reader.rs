@@ -172,33 +172,23 @@ impl BatchReader for RocpdReader {
 }
 
 /// Says what of a run's tables no batch has a place for: the API calls'
-/// arguments (`rocpd_arg`: replayed calls have none). A table the file
-/// lacks counts nothing.
+/// arguments (`rocpd_arg`: replayed calls have none). A file without the
+/// table counts nothing.
 fn say_unread(conn: &Connection, path: &Path, suffix: &str, state: &mut State) {
-    for (table, what, records_replayed) in [(
-        schema::arg::TABLE,
-        "rocpd_arg (the API calls' arguments)",
-        true,
-    )] {
-        let rows: i64 = conn
-            .query_row(
-                &format!("SELECT count(*) FROM \"{table}{suffix}\""),
-                [],
-                |r| r.get(0),
-            )
-            .unwrap_or(0);
-        if rows > 0 {
-            let what = what.to_string();
-            let reason = if records_replayed {
-                Reason::NotCarried { what }
-            } else {
-                Reason::UnreadFile { what, loses: true }
-            };
-            state
-                .report
-                .file(path)
-                .issue(reason, None, None, rows as u64);
-        }
+    let table = schema::arg::TABLE;
+    let rows: i64 = conn
+        .query_row(
+            &format!("SELECT count(*) FROM \"{table}{suffix}\""),
+            [],
+            |r| r.get(0),
+        )
+        .unwrap_or(0);
+    if rows > 0 {
+        let what = "rocpd_arg (the API calls' arguments)".to_string();
+        state
+            .report
+            .file(path)
+            .issue(Reason::NotCarried { what }, None, None, rows as u64);
     }
 }
 
