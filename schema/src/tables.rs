@@ -230,13 +230,14 @@ mod tests {
             for c in t.columns {
                 assert_eq!(c.wit, c.field.replace('_', "-"), "{}.{}", t.wit, c.field);
                 assert!(c.id > 0);
-                // Ids are rewritten as u64s (`rocwasm_core::Batch::column_mut`).
-                assert!(
-                    c.role.is_none() || c.width == Width::U64,
-                    "{}.{}",
-                    t.wit,
-                    c.wit
-                );
+                // Agent and kernel ids are rewritten as u64s
+                // (`rocwasm_core::Batch::column_mut`), counter ids as u32s.
+                let width = match c.role {
+                    None => c.width,
+                    Some(Role::Counter) => Width::U32,
+                    Some(_) => Width::U64,
+                };
+                assert_eq!(c.width, width, "{}.{}", t.wit, c.wit);
             }
         }
     }
@@ -261,8 +262,12 @@ mod tests {
                 "memory-copies.dst-agent-id",
                 "memory-copies.src-agent-id",
                 "memory-allocations.agent-id",
-                "scratch-memory.agent-id"
+                "scratch-memory.agent-id",
+                "counter-samples.agent-id"
             ]
         );
+        let c = TableSchema::by_wit_name("counter-samples").unwrap();
+        assert_eq!(c.id, 8);
+        assert_eq!(c.column("counter-id").unwrap().role, Some(Role::Counter));
     }
 }
