@@ -59,7 +59,7 @@ impl Unfiled {
         let counters = (counters > 0).then(|| {
             format!(
                 "{counters} counter sample(s) are not in the {format} output: rocwasm writes \
-                 hardware counter values to CSV (counter_collection.csv), Parquet and rocpd only, so far"
+                 hardware counter values to CSV (counter_collection.csv), Parquet, rocpd and Perfetto only, so far"
             )
         });
         std::mem::take(&mut self.0)

@@ -108,6 +108,7 @@ const T_QUEUE: u64 = 4;
 const T_COPY: u64 = 5;
 const FLOW: u64 = 6;
 const T_MEMORY: u64 = 7;
+const T_COUNTER: u64 = 8;
 
 /// Writes a `.pftrace` file. See the module docs.
 pub struct PerfettoSink {
@@ -335,6 +336,34 @@ impl PerfettoSink {
         Ok(uuid)
     }
 
+    /// The track of hardware counter `counter` (a counter-name id) on
+    /// `agent`: a child of the agent's track, `NAME on Agent [N] (GPU)`.
+    fn counter_track(&mut self, ctx: &SinkContext<'_>, agent: u64, counter: u32) -> Result<u64> {
+        let parent = self.agent_track(ctx, agent)?;
+        let (uuid, new) = self.track_uuid(T_COUNTER, &[agent, u64::from(counter)]);
+        if new {
+            let name = ctx
+                .symbols
+                .counter_name(counter)
+                .map_or_else(|| format!("counter_{counter}"), |n| n.to_string());
+            let on = match ctx.symbols.agent(agent) {
+                Some(a) => format!("Agent [{}] (GPU)", a.node_id),
+                None => format!("agent {agent}"),
+            };
+            self.describe(TrackDescriptor {
+                uuid: Some(uuid),
+                parent_uuid: Some(parent),
+                name: Some(format!("{name} on {on}")),
+                counter: Some(CounterDescriptor {
+                    unit: None,
+                    is_incremental: Some(false),
+                }),
+                ..Default::default()
+            })?;
+        }
+        Ok(uuid)
+    }
+
     /// The memory counter tracks ([`memory`]): one per agent and counter,
     /// a child of the agent's track, one value per record.
     fn write_memory(&mut self, ctx: &SinkContext<'_>) -> Result<()> {
@@ -465,12 +494,21 @@ impl Sink for PerfettoSink {
             scratch_memory,
             retirements,
             runtime_initializations,
-            counter_samples,
+            counter_samples: p,
         } = batch;
         self.unfiled
             .count_unplaced(retirements, runtime_initializations);
-        self.unfiled.count_counter_samples(counter_samples);
         self.memory.add(memory_allocations, scratch_memory);
+        // Hardware counters: a counter track per agent and counter, its
+        // value set at each dispatch's start.
+        for i in 0..p.len() {
+            let track = self.counter_track(ctx, p.agent_id[i], p.counter_id[i])?;
+            self.slices
+                .double_counter(track, f64::from_bits(p.value[i]));
+            self.slices
+                .write(&mut self.buf, self.sequence_id, p.start[i]);
+            self.write_out(WRITE_CHUNK)?;
+        }
         let dispatch_kind = BufferTracingKind::KernelDispatch.raw();
         let copy_kind = BufferTracingKind::MemoryCopy.raw();
         for i in 0..k.len() {

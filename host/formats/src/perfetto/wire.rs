@@ -34,6 +34,7 @@ const EVENT_TYPE: u32 = 9;
 const EVENT_NAME_IID: u32 = 10;
 const EVENT_TRACK_UUID: u32 = 11;
 const EVENT_COUNTER_VALUE: u32 = 30;
+const EVENT_DOUBLE_COUNTER_VALUE: u32 = 44;
 const EVENT_FLOW_IDS: u32 = 47;
 const TYPE_SLICE_BEGIN: u64 = 1;
 const TYPE_SLICE_END: u64 = 2;
@@ -217,6 +218,17 @@ impl SliceEncoder {
         varint(e, EVENT_TRACK_UUID, track);
         // int64 on the wire: the same varint for a value below 2^63.
         varint(e, EVENT_COUNTER_VALUE, value.min(i64::MAX as u64));
+    }
+
+    /// Starts a counter event with a floating-point value (a hardware
+    /// counter's). Then [`Self::write`].
+    pub(crate) fn double_counter(&mut self, track: u64, value: f64) {
+        let e = &mut self.event;
+        e.clear();
+        varint(e, EVENT_TYPE, TYPE_COUNTER);
+        varint(e, EVENT_TRACK_UUID, track);
+        encode_key(EVENT_DOUBLE_COUNTER_VALUE, WireType::SixtyFourBit, e);
+        e.extend_from_slice(&value.to_le_bytes());
     }
 
     /// An unsigned integer argument of the event begun.

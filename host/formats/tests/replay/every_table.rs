@@ -218,6 +218,14 @@ fn perfetto_counts(path: &Path) -> Counts {
         .map(|(k, v)| (k.to_string(), v.parse().unwrap()))
         .collect();
     let mut c = Counts::new();
+    // Hardware counters: their tracks are named after the counters.
+    let samples: u64 = ["SQ_WAVES", "GPU_UTIL"]
+        .iter()
+        .filter_map(|n| by_name.get(*n))
+        .sum();
+    if samples > 0 {
+        c.insert(COUNTERS, samples);
+    }
     for kind in K::ALL {
         let key = match kind {
             K::MemoryAllocation => "ALLOCATE BYTES".to_string(),
