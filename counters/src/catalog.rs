@@ -113,20 +113,9 @@ impl Tensor {
 pub enum Kind {
     /// A property of the agent (`simd_count`), a constant.
     Constant,
-    /// A hardware event of a block.
-    Hardware {
-        /// The block.
-        block: String,
-        /// The event number.
-        event: u64,
-    },
-    /// An expression over other counters.
-    Derived {
-        /// As written.
-        text: String,
-        /// Parsed.
-        expr: Expr,
-    },
+    /// As its definition for the agent's architecture says: a hardware
+    /// event of a block, or an expression over other counters.
+    Defined(Body),
 }
 
 /// A counter of one agent.
@@ -239,16 +228,7 @@ impl Definitions {
             else {
                 continue;
             };
-            let kind = match &def.body {
-                Body::Hardware { block, event } => Kind::Hardware {
-                    block: block.clone(),
-                    event: *event,
-                },
-                Body::Derived { text, expr } => Kind::Derived {
-                    text: text.clone(),
-                    expr: expr.clone(),
-                },
-            };
+            let kind = Kind::Defined(def.body.clone());
             counters.retain(|k| k.name != c.name);
             counters.push(Counter {
                 id: 0,
@@ -313,11 +293,11 @@ impl Catalog {
             .ok_or_else(|| EvalError::Unknown(name.into(), self.arch.clone()))?;
         match &counter.kind {
             Kind::Constant => Ok(()),
-            Kind::Hardware { block, .. } => {
+            Kind::Defined(Body::Hardware { block, .. }) => {
                 out.insert(name.into(), block.clone());
                 Ok(())
             }
-            Kind::Derived { expr, .. } => {
+            Kind::Defined(Body::Derived { expr, .. }) => {
                 if stack.iter().any(|s| s == name) {
                     return Err(EvalError::Cycle(name.into()));
                 }
@@ -414,10 +394,10 @@ impl Catalog {
         };
         match &counter.kind {
             Kind::Constant => source.read(name, "").ok_or_else(|| unsupported(name)),
-            Kind::Hardware { block, .. } => {
+            Kind::Defined(Body::Hardware { block, .. }) => {
                 source.read(name, block).ok_or_else(|| unsupported(name))
             }
-            Kind::Derived { expr, .. } => {
+            Kind::Defined(Body::Derived { expr, .. }) => {
                 if stack.iter().any(|s| s == name) {
                     return Err(EvalError::Cycle(name.into()));
                 }

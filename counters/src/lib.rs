@@ -33,4 +33,4 @@ pub use catalog::{
     block_limit, Catalog, CheckError, Counter, Dimension, EvalError, Kind, OverLimit, Source,
     Tensor,
 };
-pub use defs::{BadExpression, Definitions, DefsError};
+pub use defs::{BadExpression, Body, Definitions, DefsError};

@@ -278,6 +278,63 @@ table_row!(
     },
     (r.timestamp, r.timestamp)
 );
+impl CounterSample {
+    /// Counter `counter_id`'s `value` for dispatch `k` (its ids, thread,
+    /// times, agent, queue, kernel and sizes).
+    pub fn of_dispatch(k: &KernelDispatch, counter_id: u32, value: f64) -> CounterSample {
+        CounterSample {
+            correlation_id: k.correlation_id,
+            external_correlation_id: k.external_correlation_id,
+            thread_id: k.thread_id,
+            start: k.start,
+            end: k.end,
+            agent_id: k.agent_id,
+            queue_id: k.queue_id,
+            kernel_id: k.kernel_id,
+            dispatch_id: k.dispatch_id,
+            private_segment_size: k.private_segment_size,
+            group_segment_size: k.group_segment_size,
+            workgroup_x: k.workgroup_x,
+            workgroup_y: k.workgroup_y,
+            workgroup_z: k.workgroup_z,
+            grid_x: k.grid_x,
+            grid_y: k.grid_y,
+            grid_z: k.grid_z,
+            counter_id,
+            value: value.to_bits(),
+        }
+    }
+
+    /// The dispatch the sample was counted for (its stream unknown: 0).
+    pub fn dispatch(&self) -> KernelDispatch {
+        KernelDispatch {
+            correlation_id: self.correlation_id,
+            external_correlation_id: self.external_correlation_id,
+            thread_id: self.thread_id,
+            start: self.start,
+            end: self.end,
+            agent_id: self.agent_id,
+            queue_id: self.queue_id,
+            stream_id: 0,
+            kernel_id: self.kernel_id,
+            dispatch_id: self.dispatch_id,
+            private_segment_size: self.private_segment_size,
+            group_segment_size: self.group_segment_size,
+            workgroup_x: self.workgroup_x,
+            workgroup_y: self.workgroup_y,
+            workgroup_z: self.workgroup_z,
+            grid_x: self.grid_x,
+            grid_y: self.grid_y,
+            grid_z: self.grid_z,
+        }
+    }
+
+    /// The value.
+    pub fn value(&self) -> f64 {
+        f64::from_bits(self.value)
+    }
+}
+
 // A counter sample belongs to its dispatch (its row's kind and operation
 // are the dispatch's, for filters that go row by row), but it is its own
 // output (`--pmc`), asked for apart from kernel tracing: no one kind holds

@@ -39,27 +39,9 @@ impl SampleRun {
             for k in dispatches.iter().filter(|k| k.dispatch_id % 4 == 1) {
                 let waves = f64::from(k.grid_x.div_ceil(64) * k.grid_y);
                 for (name, value) in [("SQ_WAVES", waves), ("GPU_UTIL", 87.5)] {
-                    b.counter_samples.push(CounterSample {
-                        correlation_id: k.correlation_id,
-                        external_correlation_id: k.external_correlation_id,
-                        thread_id: k.thread_id,
-                        start: k.start,
-                        end: k.end,
-                        agent_id: k.agent_id,
-                        queue_id: k.queue_id,
-                        kernel_id: k.kernel_id,
-                        dispatch_id: k.dispatch_id,
-                        private_segment_size: k.private_segment_size,
-                        group_segment_size: k.group_segment_size,
-                        workgroup_x: k.workgroup_x,
-                        workgroup_y: k.workgroup_y,
-                        workgroup_z: k.workgroup_z,
-                        grid_x: k.grid_x,
-                        grid_y: k.grid_y,
-                        grid_z: k.grid_z,
-                        counter_id: self.symbols.intern_counter(name),
-                        value: value.to_bits(),
-                    });
+                    let id = self.symbols.intern_counter(name);
+                    b.counter_samples
+                        .push(CounterSample::of_dispatch(k, id, value));
                 }
             }
         }

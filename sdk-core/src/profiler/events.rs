@@ -371,27 +371,16 @@ impl Profiler {
                 let Some(&(_, value)) = values.iter().find(|(n, _)| n == name) else {
                     continue;
                 };
-                buffer.push(&Record::CounterSample(crate::CounterSample {
-                    correlation_id: base.correlation_id,
-                    external_correlation_id: external,
-                    thread_id: base.thread_id,
-                    start: base.start,
-                    end: base.end,
-                    agent_id: base.agent_id,
-                    queue_id: base.queue_id,
-                    kernel_id: base.kernel_id,
-                    dispatch_id: base.dispatch_id,
-                    private_segment_size: base.private_segment_size,
-                    group_segment_size: base.group_segment_size,
-                    workgroup_x: base.workgroup_x,
-                    workgroup_y: base.workgroup_y,
-                    workgroup_z: base.workgroup_z,
-                    grid_x: base.grid_x,
-                    grid_y: base.grid_y,
-                    grid_z: base.grid_z,
-                    counter_id: self.symbols.intern_counter(name),
-                    value: value.to_bits(),
-                }));
+                let counter_id = self.symbols.intern_counter(name);
+                let sample = crate::CounterSample::of_dispatch(
+                    &KernelDispatch {
+                        external_correlation_id: external,
+                        ..*base
+                    },
+                    counter_id,
+                    value,
+                );
+                buffer.push(&Record::CounterSample(sample));
             }
         }
     }

@@ -522,24 +522,7 @@ fn read_row(
             let agent_id = r.agent(C::AgentId)?;
             ensure_agent(state, agent_id);
             let (lds, scratch) = (r.u32(C::LdsBlockSize)?, r.u32(C::ScratchSize)?);
-            if state.symbols.kernel(id).is_none() {
-                state.symbols.insert_kernel(KernelSymbol {
-                    id,
-                    code_object_id: 0,
-                    name: name.clone(),
-                    demangled_name: name,
-                    kernel_object: 0,
-                    kernarg_segment_size: 0,
-                    kernarg_segment_alignment: 0,
-                    group_segment_size: lds,
-                    private_segment_size: scratch,
-                    sgpr_count: r.u32(C::SgprCount)?,
-                    arch_vgpr_count: r.u32(C::VgprCount)?,
-                    accum_vgpr_count: r.u32(C::AccumVgprCount)?,
-                    kernel_code_entry_byte_offset: 0,
-                    kernel_address: 0,
-                });
-            }
+            ensure_kernel(state, r, id, name, lds, scratch)?;
             batch.kernel_dispatches.push(KernelDispatch {
                 correlation_id: r.num(C::CorrelationId)?,
                 external_correlation_id: 0,
@@ -681,24 +664,7 @@ fn read_row(
             let agent_id = r.agent(C::AgentId)?;
             ensure_agent(state, agent_id);
             let (lds, scratch) = (r.u32(C::LdsBlockSize)?, r.u32(C::ScratchSize)?);
-            if state.symbols.kernel(kernel_id).is_none() {
-                state.symbols.insert_kernel(KernelSymbol {
-                    id: kernel_id,
-                    code_object_id: 0,
-                    name: name.clone(),
-                    demangled_name: name,
-                    kernel_object: 0,
-                    kernarg_segment_size: 0,
-                    kernarg_segment_alignment: 0,
-                    group_segment_size: lds,
-                    private_segment_size: scratch,
-                    sgpr_count: r.u32(C::SgprCount)?,
-                    arch_vgpr_count: r.u32(C::VgprCount)?,
-                    accum_vgpr_count: r.u32(C::AccumVgprCount)?,
-                    kernel_code_entry_byte_offset: 0,
-                    kernel_address: 0,
-                });
-            }
+            ensure_kernel(state, r, kernel_id, name, lds, scratch)?;
             let value_at = r.at(C::CounterValue).unwrap_or(0);
             let value: f64 = r.text(C::CounterValue).parse().map_err(|_| {
                 r.field_error(value_at, |v| format!("{v:?} is not a counter value"))
@@ -736,6 +702,38 @@ fn read_row(
     }
     state.meta.end_ns = state.meta.end_ns.max(end);
     Ok(note)
+}
+
+/// Registers kernel `id` named `name` from a row's register counts, unless
+/// an earlier row (or file) already did.
+fn ensure_kernel(
+    state: &mut State,
+    r: &Row<'_>,
+    id: u64,
+    name: String,
+    lds: u32,
+    scratch: u32,
+) -> Field<()> {
+    use Column as C;
+    if state.symbols.kernel(id).is_none() {
+        state.symbols.insert_kernel(KernelSymbol {
+            id,
+            code_object_id: 0,
+            name: name.clone(),
+            demangled_name: name,
+            kernel_object: 0,
+            kernarg_segment_size: 0,
+            kernarg_segment_alignment: 0,
+            group_segment_size: lds,
+            private_segment_size: scratch,
+            sgpr_count: r.u32(C::SgprCount)?,
+            arch_vgpr_count: r.u32(C::VgprCount)?,
+            accum_vgpr_count: r.u32(C::AccumVgprCount)?,
+            kernel_code_entry_byte_offset: 0,
+            kernel_address: 0,
+        });
+    }
+    Ok(())
 }
 
 /// The note for a record whose operation `name` of `kind` this build does

@@ -745,31 +745,36 @@ fn read_records(
         }
     }
 
+    // A dispatch from the dispatch columns and correlation of
+    // `record_queries`' second query (and of `pmc_query`).
+    let dispatch = |r: &Row<'_>| -> rusqlite::Result<KernelDispatch> {
+        let c = correlation(r, 16)?;
+        let g = |i| u(r, i).map(|v| v as u32);
+        Ok(KernelDispatch {
+            correlation_id: c.internal,
+            external_correlation_id: c.external,
+            thread_id: tid(r.get(0)?),
+            start: u(r, 1)?,
+            end: u(r, 2)?,
+            agent_id: u(r, 3)?,
+            queue_id: u(r, 4)?,
+            stream_id: u(r, 5)?,
+            kernel_id: u(r, 6)? + run.id_offset,
+            dispatch_id: u(r, 7)?,
+            private_segment_size: g(8)?,
+            group_segment_size: g(9)?,
+            workgroup_x: g(10)?,
+            workgroup_y: g(11)?,
+            workgroup_z: g(12)?,
+            grid_x: g(13)?,
+            grid_y: g(14)?,
+            grid_z: g(15)?,
+        })
+    };
     let mut stmt = conn.prepare(&record_queries(s)[1]).map_err(&e)?;
     let mut rows = stmt.query([]).map_err(&e)?;
     while let Some(r) = rows.next().map_err(&e)? {
-        let c = correlation(r, 16).map_err(&e)?;
-        let g = |i| u(r, i).map(|v| v as u32);
-        batch.kernel_dispatches.push(KernelDispatch {
-            correlation_id: c.internal,
-            external_correlation_id: c.external,
-            thread_id: tid(r.get(0).map_err(&e)?),
-            start: u(r, 1).map_err(&e)?,
-            end: u(r, 2).map_err(&e)?,
-            agent_id: u(r, 3).map_err(&e)?,
-            queue_id: u(r, 4).map_err(&e)?,
-            stream_id: u(r, 5).map_err(&e)?,
-            kernel_id: u(r, 6).map_err(&e)? + run.id_offset,
-            dispatch_id: u(r, 7).map_err(&e)?,
-            private_segment_size: g(8).map_err(&e)?,
-            group_segment_size: g(9).map_err(&e)?,
-            workgroup_x: g(10).map_err(&e)?,
-            workgroup_y: g(11).map_err(&e)?,
-            workgroup_z: g(12).map_err(&e)?,
-            grid_x: g(13).map_err(&e)?,
-            grid_y: g(14).map_err(&e)?,
-            grid_z: g(15).map_err(&e)?,
-        });
+        batch.kernel_dispatches.push(dispatch(r).map_err(&e)?);
         push_done(&mut batch, &mut rows_in_batch, emit)?;
     }
     drop(rows);
@@ -778,8 +783,6 @@ fn read_records(
     if let Ok(mut stmt) = conn.prepare(&pmc_query(s)) {
         let mut rows = stmt.query([]).map_err(&e)?;
         while let Some(r) = rows.next().map_err(&e)? {
-            let c = correlation(r, 16).map_err(&e)?;
-            let g = |i| u(r, i).map(|v| v as u32);
             let pmc: i64 = r.get(20).map_err(&e)?;
             let Some(&counter_id) = run.counters.get(&pmc) else {
                 let why = format!("rocpd_pmc_event names pmc_id {pmc}, which rocpd_info_pmc lacks");
@@ -792,27 +795,10 @@ fn read_records(
                 continue;
             };
             let value: f64 = r.get::<_, Option<f64>>(21).map_err(&e)?.unwrap_or(0.0);
-            batch.counter_samples.push(CounterSample {
-                correlation_id: c.internal,
-                external_correlation_id: c.external,
-                thread_id: tid(r.get(0).map_err(&e)?),
-                start: u(r, 1).map_err(&e)?,
-                end: u(r, 2).map_err(&e)?,
-                agent_id: u(r, 3).map_err(&e)?,
-                queue_id: u(r, 4).map_err(&e)?,
-                kernel_id: u(r, 6).map_err(&e)? + run.id_offset,
-                dispatch_id: u(r, 7).map_err(&e)?,
-                private_segment_size: g(8).map_err(&e)?,
-                group_segment_size: g(9).map_err(&e)?,
-                workgroup_x: g(10).map_err(&e)?,
-                workgroup_y: g(11).map_err(&e)?,
-                workgroup_z: g(12).map_err(&e)?,
-                grid_x: g(13).map_err(&e)?,
-                grid_y: g(14).map_err(&e)?,
-                grid_z: g(15).map_err(&e)?,
-                counter_id,
-                value: value.to_bits(),
-            });
+            let k = dispatch(r).map_err(&e)?;
+            batch
+                .counter_samples
+                .push(CounterSample::of_dispatch(&k, counter_id, value));
             push_done(&mut batch, &mut rows_in_batch, emit)?;
         }
     }

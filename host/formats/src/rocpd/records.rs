@@ -4,7 +4,7 @@
 //! they refer to are noted for [`super::info`].
 
 use anyhow::Result;
-use rocwasm_core::{Batch, BufferTracingKind};
+use rocwasm_core::{Batch, BufferTracingKind, KernelDispatch};
 use rusqlite::types::Value;
 
 use super::run::{int, Run, NID};
@@ -101,33 +101,7 @@ impl Run {
                     k.correlation_id[i],
                     k.external_correlation_id[i],
                 )?;
-                self.dispatch_events.insert(k.dispatch_id[i], event);
-                self.agents.insert(k.agent_id[i]);
-                self.kernels.insert(k.kernel_id[i]);
-                self.queues.insert(k.queue_id[i]);
-                self.streams.insert(k.stream_id[i]);
-                self.sql.kernel_dispatch.push([
-                    nid.clone(),
-                    pid.clone(),
-                    Value::Integer(tid),
-                    int(k.agent_id[i]),
-                    int(k.kernel_id[i]),
-                    int(k.dispatch_id[i]),
-                    int(k.queue_id[i]),
-                    int(k.stream_id[i]),
-                    int(k.start[i]),
-                    int(k.end[i]),
-                    Value::from(k.private_segment_size[i]),
-                    Value::from(k.group_segment_size[i]),
-                    Value::from(k.workgroup_x[i]),
-                    Value::from(k.workgroup_y[i]),
-                    Value::from(k.workgroup_z[i]),
-                    Value::from(k.grid_x[i]),
-                    Value::from(k.grid_y[i]),
-                    Value::from(k.grid_z[i]),
-                    Value::Integer(self.no_region),
-                    Value::Integer(event),
-                ]);
+                self.dispatch_row(&k.row(i), tid, event);
                 self.sql.flush_full(&self.conn)?;
             }
         }
@@ -150,33 +124,7 @@ impl Run {
                             p.correlation_id[i],
                             p.external_correlation_id[i],
                         )?;
-                        self.dispatch_events.insert(p.dispatch_id[i], event);
-                        self.agents.insert(p.agent_id[i]);
-                        self.kernels.insert(p.kernel_id[i]);
-                        self.queues.insert(p.queue_id[i]);
-                        self.streams.insert(0);
-                        self.sql.kernel_dispatch.push([
-                            nid.clone(),
-                            pid.clone(),
-                            Value::Integer(tid),
-                            int(p.agent_id[i]),
-                            int(p.kernel_id[i]),
-                            int(p.dispatch_id[i]),
-                            int(p.queue_id[i]),
-                            int(0),
-                            int(p.start[i]),
-                            int(p.end[i]),
-                            Value::from(p.private_segment_size[i]),
-                            Value::from(p.group_segment_size[i]),
-                            Value::from(p.workgroup_x[i]),
-                            Value::from(p.workgroup_y[i]),
-                            Value::from(p.workgroup_z[i]),
-                            Value::from(p.grid_x[i]),
-                            Value::from(p.grid_y[i]),
-                            Value::from(p.grid_z[i]),
-                            Value::Integer(self.no_region),
-                            Value::Integer(event),
-                        ]);
+                        self.dispatch_row(&p.row(i).dispatch(), tid, event);
                         event
                     }
                 };
@@ -294,6 +242,38 @@ impl Run {
 
     /// The `rocpd_arg` rows of the call `correlation`, for its event
     /// `event`, if its arguments were journaled.
+    /// Dispatch `k`'s `rocpd_kernel_dispatch` row (thread row `tid`, event
+    /// `event`), noting what it refers to.
+    fn dispatch_row(&mut self, k: &KernelDispatch, tid: i64, event: i64) {
+        self.dispatch_events.insert(k.dispatch_id, event);
+        self.agents.insert(k.agent_id);
+        self.kernels.insert(k.kernel_id);
+        self.queues.insert(k.queue_id);
+        self.streams.insert(k.stream_id);
+        self.sql.kernel_dispatch.push([
+            Value::Integer(NID),
+            Value::Integer(self.pid),
+            Value::Integer(tid),
+            int(k.agent_id),
+            int(k.kernel_id),
+            int(k.dispatch_id),
+            int(k.queue_id),
+            int(k.stream_id),
+            int(k.start),
+            int(k.end),
+            Value::from(k.private_segment_size),
+            Value::from(k.group_segment_size),
+            Value::from(k.workgroup_x),
+            Value::from(k.workgroup_y),
+            Value::from(k.workgroup_z),
+            Value::from(k.grid_x),
+            Value::from(k.grid_y),
+            Value::from(k.grid_z),
+            Value::Integer(self.no_region),
+            Value::Integer(event),
+        ]);
+    }
+
     /// The `rocpd_info_pmc` row of counter `name` on `agent`, written the
     /// first time (its id is this run's next).
     fn pmc_row(&mut self, agent: u64, name: &str) -> Result<i64> {

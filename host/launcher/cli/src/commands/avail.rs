@@ -2,7 +2,7 @@
 //! out as rocprofv3-avail lays them out. The agents and what they can
 //! count are `rocwasm_launch::counters`'s; this module only prints.
 
-use rocwasm_counters::Kind;
+use rocwasm_counters::{Body, Kind};
 use rocwasm_launch::counters::{self, Agent};
 
 use crate::cli::{AvailArgs, AvailCommand};
@@ -105,8 +105,8 @@ fn info(agents: &[&Agent], only: &[String]) -> Result {
             p("Description", &c.description);
             match &c.kind {
                 Kind::Constant => {}
-                Kind::Hardware { block, .. } => p("Block", block),
-                Kind::Derived { text, .. } => p("Expression", text),
+                Kind::Defined(Body::Hardware { block, .. }) => p("Block", block),
+                Kind::Defined(Body::Derived { text, .. }) => p("Expression", text),
             }
             if c.kind != Kind::Constant {
                 match a.catalog.dimensions_text(&c.name, &a.hardware) {
