@@ -512,13 +512,7 @@ fn read_row(
     match file {
         TraceFile::KernelTrace => {
             let name = r.text(C::KernelName).to_string();
-            let id = match r.at(C::KernelId) {
-                Some(i) => r.num_at(i)?,
-                None => {
-                    let next = seen.kernel_ids.len() as u64 + 1;
-                    *seen.kernel_ids.entry(name.clone()).or_insert(next)
-                }
-            };
+            let id = kernel_id(r, seen, &name)?;
             let agent_id = r.agent(C::AgentId)?;
             ensure_agent(state, agent_id);
             let (lds, scratch) = (r.u32(C::LdsBlockSize)?, r.u32(C::ScratchSize)?);
@@ -654,13 +648,7 @@ fn read_row(
             // The kernel as kernel_trace.csv names it (read first), else
             // by its name here.
             let name = r.text(C::KernelName).to_string();
-            let kernel_id = match r.at(C::KernelId) {
-                Some(i) => r.num_at(i)?,
-                None => {
-                    let next = seen.kernel_ids.len() as u64 + 1;
-                    *seen.kernel_ids.entry(name.clone()).or_insert(next)
-                }
-            };
+            let kernel_id = kernel_id(r, seen, &name)?;
             let agent_id = r.agent(C::AgentId)?;
             ensure_agent(state, agent_id);
             let (lds, scratch) = (r.u32(C::LdsBlockSize)?, r.u32(C::ScratchSize)?);
@@ -702,6 +690,18 @@ fn read_row(
     }
     state.meta.end_ns = state.meta.end_ns.max(end);
     Ok(note)
+}
+
+/// A row's kernel id: its `Kernel_Id`, else one per distinct name (older
+/// column sets have none).
+fn kernel_id(r: &Row<'_>, seen: &mut Seen, name: &str) -> Field<u64> {
+    match r.at(Column::KernelId) {
+        Some(i) => r.num_at(i),
+        None => {
+            let next = seen.kernel_ids.len() as u64 + 1;
+            Ok(*seen.kernel_ids.entry(name.to_string()).or_insert(next))
+        }
+    }
 }
 
 /// Registers kernel `id` named `name` from a row's register counts, unless

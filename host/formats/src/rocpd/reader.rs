@@ -413,12 +413,11 @@ fn load_run(
     })
 }
 
-/// Counter samples of one run: each `rocpd_pmc_event` row with its
-/// dispatch (the dispatch columns of [`record_queries`]' second query, its
-/// event's correlation, then the `pmc_id` and the value).
-fn pmc_query(s: &str) -> String {
+/// The dispatch columns the dispatch and counter-sample queries read, in
+/// the order `read_records` takes them.
+const DISPATCH_COLUMNS: [&str; 16] = {
     use kernel_dispatch as k;
-    let columns = [
+    [
         k::TID,
         k::START,
         k::END,
@@ -435,7 +434,14 @@ fn pmc_query(s: &str) -> String {
         k::GRID_SIZE_X,
         k::GRID_SIZE_Y,
         k::GRID_SIZE_Z,
-    ];
+    ]
+};
+
+/// Counter samples of one run: each `rocpd_pmc_event` row with its
+/// dispatch (the dispatch columns of [`record_queries`]' second query, its
+/// event's correlation, then the `pmc_id` and the value).
+fn pmc_query(s: &str) -> String {
+    use kernel_dispatch as k;
     let correlation = column_list(
         "e",
         &[
@@ -449,7 +455,7 @@ fn pmc_query(s: &str) -> String {
         "SELECT {}, {correlation}, pe.\"{}\", pe.\"{}\" FROM \"{}{s}\" pe \
          JOIN \"{}{s}\" k ON k.\"{}\" = pe.\"{}\" \
          LEFT JOIN \"{}{s}\" e ON e.\"{}\" = k.\"{}\" ORDER BY pe.\"{}\"",
-        column_list("k", &columns),
+        column_list("k", &DISPATCH_COLUMNS),
         pmc_event::PMC_ID,
         pmc_event::VALUE,
         pmc_event::TABLE,
@@ -536,27 +542,9 @@ pub fn record_queries(s: &str) -> [String; 4] {
     };
     let dispatches = {
         use kernel_dispatch as k;
-        let columns = [
-            k::TID,
-            k::START,
-            k::END,
-            k::AGENT_ID,
-            k::QUEUE_ID,
-            k::STREAM_ID,
-            k::KERNEL_ID,
-            k::DISPATCH_ID,
-            k::PRIVATE_SEGMENT_SIZE,
-            k::GROUP_SEGMENT_SIZE,
-            k::WORKGROUP_SIZE_X,
-            k::WORKGROUP_SIZE_Y,
-            k::WORKGROUP_SIZE_Z,
-            k::GRID_SIZE_X,
-            k::GRID_SIZE_Y,
-            k::GRID_SIZE_Z,
-        ];
         format!(
             "SELECT {}, {correlation} {}",
-            column_list("k", &columns),
+            column_list("k", &DISPATCH_COLUMNS),
             from(k::TABLE, "k", k::EVENT_ID, k::ID)
         )
     };
