@@ -131,9 +131,9 @@ impl Pipeline {
     fn run(
         &self,
         info: wit::DeliveryInfo,
-        mut batch: wit::Batch,
+        mut batch: Batch,
         from: Source,
-    ) -> Result<wit::Batch> {
+    ) -> Result<Batch> {
         self.check_abort()?;
         let pace = match from {
             Source::Caller => Pace::Caller,
@@ -150,7 +150,7 @@ impl Pipeline {
             match stage.world {
                 World::Transform => {
                     let (seen, rest) = view.split(batch);
-                    let out = if convert::wit_len(&seen) == 0 {
+                    let out = if seen.is_empty() {
                         None
                     } else {
                         stage
@@ -163,7 +163,7 @@ impl Pipeline {
                 World::Analysis => {
                     let selected = view.select(&batch);
                     let seen = selected.as_ref().unwrap_or(&batch);
-                    let n = convert::wit_len(seen) as u64;
+                    let n = seen.len() as u64;
                     if n > 0 {
                         stage
                             .cell
@@ -177,18 +177,10 @@ impl Pipeline {
         Ok(batch)
     }
 
-    /// Hands a final batch to the chain output, if one is set, with the
-    /// counter samples that went around the chain.
-    fn emit(
-        &self,
-        info: &DeliveryInfo,
-        batch: wit::Batch,
-        counters: rocwasm_core::CounterSampleColumns,
-    ) {
+    /// Hands a final batch to the chain output, if one is set.
+    fn emit(&self, info: &DeliveryInfo, batch: Batch) {
         let mut output = self.output.lock().unwrap_or_else(|e| e.into_inner());
         if let Some(f) = output.as_mut() {
-            let mut batch = convert::batch_from_wit(batch);
-            batch.counter_samples = counters;
             f(info, &batch);
         }
     }
@@ -214,17 +206,15 @@ impl Pipeline {
 struct ChainSink(Weak<Pipeline>);
 
 impl BufferSink for ChainSink {
-    fn deliver(&self, info: DeliveryInfo, mut batch: Batch) {
+    fn deliver(&self, info: DeliveryInfo, batch: Batch) {
         let Some(pipeline) = self.0.upgrade() else {
             return;
         };
         let winfo = convert::delivery_info_to_wit(info, &pipeline.run.processes);
-        // Plugins do not see counter samples yet: they go around the chain.
-        let counters = std::mem::take(&mut batch.counter_samples);
         // An abort is remembered in the run state; the chain's next call
         // (at the latest `finish`) reports it.
-        if let Ok(out) = pipeline.run(winfo, convert::batch_to_wit(batch), Source::ChainBuffer) {
-            pipeline.emit(&info, out, counters);
+        if let Ok(out) = pipeline.run(winfo, batch, Source::ChainBuffer) {
+            pipeline.emit(&info, out);
         }
     }
 }
@@ -435,18 +425,9 @@ impl Chain {
     /// A stage waiting out a restart backoff makes this call wait for it, so
     /// the fresh instance takes the batch: a replay loses only the batch a
     /// plugin failed on (records traced live during a backoff are missed).
-    ///
-    /// Counter samples go around the stages (plugins do not see them yet)
-    /// and come back with the batch.
-    pub fn deliver(&self, info: DeliveryInfo, mut batch: Batch) -> Result<Batch> {
+    pub fn deliver(&self, info: DeliveryInfo, batch: Batch) -> Result<Batch> {
         let info = convert::delivery_info_to_wit(info, &self.pipeline.run.processes);
-        let counters = std::mem::take(&mut batch.counter_samples);
-        let out = self
-            .pipeline
-            .run(info, convert::batch_to_wit(batch), Source::Caller)?;
-        let mut out = convert::batch_from_wit(out);
-        out.counter_samples = counters;
-        Ok(out)
+        self.pipeline.run(info, batch, Source::Caller)
     }
 
     /// The failures so far.

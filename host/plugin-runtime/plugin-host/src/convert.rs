@@ -13,7 +13,6 @@
 
 // Not `as core`: the derive macros below name the `core` crate.
 use rocwasm_core as rc;
-use rocwasm_core::schema::{ColumnRef, Element};
 use wasmtime::component::{ComponentType, Lower};
 
 use crate::bindings::types as wit;
@@ -50,11 +49,6 @@ macro_rules! batch_tables {
             }
         }
 
-        /// Records in a WIT batch (the first column of each table counts).
-        pub fn wit_len(b: &wit::Batch) -> usize {
-            0 $(+ { let t = &b.$table; [$(t.$field.len()),+][0] })+
-        }
-
         /// True when every column of every table has its table's length: a
         /// transform's reply must be, or it is a malformed reply.
         pub fn wit_consistent(b: &wit::Batch) -> bool {
@@ -63,15 +57,6 @@ macro_rules! batch_tables {
                 let n = [$(t.$field.len()),+][0];
                 true $(&& t.$field.len() == n)+
             })+
-        }
-
-        /// The column of a WIT batch with the schema's ids `table` and
-        /// `column`; `None` for ids this build does not know.
-        pub fn wit_column(b: &wit::Batch, table: u16, column: u16) -> Option<ColumnRef<'_>> {
-            match (table, column) {
-                $($(($tid, $cid) => Some(<$ty as Element>::column(&b.$table.$field)),)+)+
-                _ => None,
-            }
         }
 
         /// The tables' WIT names with their columns' WIT names, in WIT
@@ -120,7 +105,7 @@ macro_rules! batch_tables {
 
         impl<'a> BatchView<'a> {
             /// The columns of `b` that `p` selects; the others empty.
-            pub fn project(b: &'a wit::Batch, p: &Projection) -> BatchView<'a> {
+            pub fn project(b: &'a rc::Batch, p: &Projection) -> BatchView<'a> {
                 let mut masks = p.masks.iter().map(|m| m.unwrap_or(u32::MAX));
                 BatchView {
                     $($table: {
@@ -163,43 +148,24 @@ macro_rules! legacy_tables {
 
 rocwasm_core::schema::record_tables!([legacy_tables][]);
 
-/// Calls `$callback!` with the tables of the WIT batch (0.2.0's, frozen),
-/// in the form `rocwasm_core::batch_tables!` gives, for code that walks a
-/// `wit::Batch` table by table.
-macro_rules! wit_batch_tables {
-    ($callback:ident) => {
-        $callback! {
-            api_calls: ApiCall / ApiCallColumns,
-            kernel_dispatches: KernelDispatch / KernelDispatchColumns,
-            memory_copies: MemoryCopy / MemoryCopyColumns,
-            memory_allocations: MemoryAllocation / MemoryAllocationColumns,
-            scratch_memory: ScratchMemory / ScratchMemoryColumns,
-            retirements: Retirement / RetirementColumns,
-            runtime_initializations: RuntimeInitialization / RuntimeInitializationColumns,
-        }
-    };
-}
-pub(crate) use wit_batch_tables;
 
-/// Moves a core batch into a WIT batch. Counter samples have no place in
-/// it: they reach the outputs from the pipeline's own context, never
-/// through a chain, and one that would be dropped here is said on stderr
-/// (at the first batch that has any).
+/// Moves a core batch's tables 0.2.0's WIT batch has into one: what a
+/// 0.1.0/0.2.0 transform is given. The tables it lacks (the counter
+/// samples) stay with the chain's own batch ([`legacy_reply`]).
 pub fn batch_to_wit(b: rc::Batch) -> wit::Batch {
-    let n = b.counter_samples.len() as u64;
-    if n > 0 {
-        use std::sync::atomic::Ordering;
-        if DROPPED_COUNTER_SAMPLES.fetch_add(n, Ordering::Relaxed) == 0 {
-            tracing::warn!(
-                "{n} counter samples reached a plugin chain, which does not carry them yet \
-                 (they are written to the outputs from the run's own buffer)"
-            );
-        }
-    }
     legacy_batch_to_wit(b)
 }
 
-static DROPPED_COUNTER_SAMPLES: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(0);
+/// A 0.1.0/0.2.0 transform's reply as the chain's batch: its tables, and
+/// the tables of `input` its WIT batch has no place for, unchanged.
+pub fn legacy_reply(reply: wit::Batch, input: &rc::Batch) -> Result<rc::Batch, String> {
+    if !wit_consistent(&reply) {
+        return Err("columns of unequal length".into());
+    }
+    let mut out = batch_from_wit(reply);
+    out.counter_samples = input.counter_samples.clone();
+    Ok(out)
+}
 
 /// Which columns of which tables a plugin receives (`delivery.select-columns`).
 ///
@@ -243,10 +209,6 @@ impl Projection {
     }
 }
 
-/// An empty WIT batch.
-pub fn empty_batch() -> wit::Batch {
-    batch_to_wit(rc::Batch::default())
-}
 
 pub fn status_to_wit(s: rc::Status) -> wit::Status {
     use rc::Status as S;
@@ -413,7 +375,6 @@ mod tests {
             correlation_id: 2,
         });
         let w = batch_to_wit(b.clone());
-        assert_eq!(wit_len(&w), 11);
         assert!(wit_consistent(&w));
         assert_eq!(batch_from_wit(w), b);
     }
@@ -432,7 +393,7 @@ mod tests {
             kind: 5,
             ..Default::default()
         });
-        let w = batch_to_wit(b);
+        let w = b;
         let mut p = Projection::default();
         let cols = |c: &[&str]| c.iter().map(|s| s.to_string()).collect::<Vec<_>>();
         p.select("kernel-dispatches", &cols(&["kernel-id", "end"]))
@@ -476,7 +437,7 @@ mod tests {
 
     #[test]
     fn inconsistent_reply_is_detected() {
-        let mut w = empty_batch();
+        let mut w = batch_to_wit(rc::Batch::default());
         w.memory_copies.bytes.push(1);
         assert!(!wit_consistent(&w));
     }

@@ -2,18 +2,16 @@
 //! operations, it asked for.
 //!
 //! Every table of a batch holds one kind, except the API table, whose rows
-//! carry their kind (HIP, HSA, marker …) in a column; that table is filtered
-//! row by row, the others as a whole. [`KindFilter`] does that without
+//! carry their kind (HIP, HSA, marker …) in a column, and the counter
+//! samples (each its dispatch's); those are filtered row by row, the others
+//! as a whole. [`KindFilter`] does that without
 //! copying when a stage sees everything. An [`OpFilter`] narrows kinds further
 //! to some operations (API functions, copy directions, allocation verbs); a
 //! [`StageView`] is the two together, what one stage sees of a batch.
 
 use std::collections::{BTreeMap, BTreeSet};
 
-use rocwasm_core::{ApiCallColumns, Batch, BufferTracingKind as K, TableRow};
-
-use crate::bindings::types as wit;
-use crate::convert::{batch_from_wit, batch_to_wit};
+use rocwasm_core::{Batch, BufferTracingKind as K, TableRow};
 
 /// A set of buffer kinds; empty means every kind.
 #[derive(Debug, Clone, PartialEq, Eq, Default)]
@@ -55,115 +53,83 @@ impl KindFilter {
 
     /// The part of `batch` this stage may see, or `None` when that is all of
     /// it (so the caller passes the original without copying).
-    pub fn select(&self, batch: &wit::Batch) -> Option<wit::Batch> {
+    pub fn select(&self, batch: &Batch) -> Option<Batch> {
         if self.is_all() || self.covers(batch) {
             return None;
         }
-        let mut out = wit_empty();
-        let api = &batch.api_calls;
-        if api.kind.iter().any(|k| self.accepts_raw(*k)) {
-            let rows = api_to_core(api.clone());
-            let kept = Batch {
-                api_calls: rows.rows().filter(|r| self.accepts_raw(r.kind)).collect(),
-                ..Batch::default()
-            };
-            out.api_calls = batch_to_wit(kept).api_calls;
-        }
-        // Every other table holds one kind (the WIT batch has the same
-        // tables, under the same names).
-        macro_rules! tables {
-            ($($(#[$doc:meta])* $field:ident: $row:ident / $cols:ident,)*) => {$(
-                if <rocwasm_core::$row as TableRow>::KIND.is_some_and(|k| self.accepts(k)) {
-                    out.$field = batch.$field.clone();
-                }
-            )*};
-        }
-        crate::convert::wit_batch_tables!(tables);
-        Some(out)
+        Some(self.partition(batch.clone()).0)
     }
 
     /// Splits `batch` into what this stage sees and what passes it by
     /// untouched (for transforms: a kernel filter must not eat API calls).
-    pub fn split(&self, batch: wit::Batch) -> (wit::Batch, Batch) {
+    pub fn split(&self, batch: Batch) -> (Batch, Batch) {
         if self.is_all() {
             return (batch, Batch::default());
         }
-        let mut all = batch_from_wit(batch);
-        let mut seen = Batch::default();
-        let mut rest = Batch::default();
-        let api = std::mem::take(&mut all.api_calls);
-        for r in api.rows() {
-            if self.accepts_raw(r.kind) {
-                seen.api_calls.push(r)
-            } else {
-                rest.api_calls.push(r)
-            }
-        }
+        self.partition(batch)
+    }
+
+    /// Records of `batch` this stage would see.
+    pub fn count(&self, batch: &Batch) -> u64 {
+        let mut n = 0u64;
+        // A table of one kind counts whole; the others (API calls, counter
+        // samples) row by row, by each row's kind.
         macro_rules! tables {
             ($($(#[$doc:meta])* $field:ident: $row:ident / $cols:ident,)*) => {$(
-                if let Some(kind) = <rocwasm_core::$row as TableRow>::KIND {
-                    let t = std::mem::take(&mut all.$field);
-                    if self.accepts(kind) {
-                        seen.$field = t
-                    } else {
-                        rest.$field = t
+                match <rocwasm_core::$row as TableRow>::KIND {
+                    Some(kind) => {
+                        if self.accepts(kind) {
+                            n += batch.$field.len() as u64;
+                        }
+                    }
+                    None => {
+                        n += batch.$field.rows().filter(|r| self.accepts_raw(r.kind())).count() as u64;
                     }
                 }
             )*};
         }
-        crate::convert::wit_batch_tables!(tables);
-        (batch_to_wit(seen), rest)
-    }
-
-    /// Records of `batch` this stage would see.
-    pub fn count(&self, batch: &wit::Batch) -> u64 {
-        let mut n = batch
-            .api_calls
-            .kind
-            .iter()
-            .filter(|k| self.accepts_raw(**k))
-            .count();
-        let mut add = |kind: K, len: usize| {
-            if self.accepts(kind) {
-                n += len
-            }
-        };
-        add(
-            K::KernelDispatch,
-            batch.kernel_dispatches.correlation_id.len(),
-        );
-        add(K::MemoryCopy, batch.memory_copies.operation.len());
-        add(
-            K::MemoryAllocation,
-            batch.memory_allocations.operation.len(),
-        );
-        add(K::ScratchMemory, batch.scratch_memory.operation.len());
-        add(
-            K::CorrelationIdRetirement,
-            batch.retirements.timestamp.len(),
-        );
-        add(
-            K::RuntimeInitialization,
-            batch.runtime_initializations.operation.len(),
-        );
-        n as u64
+        rocwasm_core::batch_tables!(tables);
+        n
     }
 
     /// True when every record of `batch` is accepted (no copy needed).
-    fn covers(&self, batch: &wit::Batch) -> bool {
-        self.count(batch) == crate::convert::wit_len(batch) as u64
+    fn covers(&self, batch: &Batch) -> bool {
+        self.count(batch) == batch.len() as u64
+    }
+
+    /// The records this stage sees, and the others: a table of one kind
+    /// whole, the others row by row.
+    fn partition(&self, mut all: Batch) -> (Batch, Batch) {
+        let mut seen = Batch::default();
+        let mut rest = Batch::default();
+        macro_rules! tables {
+            ($($(#[$doc:meta])* $field:ident: $row:ident / $cols:ident,)*) => {$(
+                let t = std::mem::take(&mut all.$field);
+                match <rocwasm_core::$row as TableRow>::KIND {
+                    Some(kind) if self.accepts(kind) => seen.$field = t,
+                    Some(_) => rest.$field = t,
+                    None => {
+                        for r in t.rows() {
+                            if self.accepts_raw(r.kind()) {
+                                seen.$field.push(r)
+                            } else {
+                                rest.$field.push(r)
+                            }
+                        }
+                    }
+                }
+            )*};
+        }
+        rocwasm_core::batch_tables!(tables);
+        (seen, rest)
     }
 }
 
 /// Re-joins a transform's output with the records that bypassed it. The
 /// bypassing API rows follow the transform's rows; other tables never mix.
-pub fn merge(out: wit::Batch, mut rest: Batch) -> wit::Batch {
-    if rest.is_empty() {
-        return out;
-    }
-    let mut out = batch_from_wit(out);
+pub fn merge(mut out: Batch, mut rest: Batch) -> Batch {
     out.append(&mut rest);
-    batch_to_wit(out)
+    out
 }
 
 /// Per-kind operation filters. A kind absent here (or given an empty list)
@@ -219,21 +185,19 @@ impl StageView {
     }
 
     /// As [`KindFilter::select`], with the operation filter applied.
-    pub fn select(&self, batch: &wit::Batch) -> Option<wit::Batch> {
+    pub fn select(&self, batch: &Batch) -> Option<Batch> {
         if self.ops.is_all() {
             return self.kinds.select(batch);
         }
-        let (seen, _) = self.partition(batch_from_wit(batch.clone()));
-        Some(batch_to_wit(seen))
+        Some(self.partition(batch.clone()).0)
     }
 
     /// As [`KindFilter::split`], with the operation filter applied.
-    pub fn split(&self, batch: wit::Batch) -> (wit::Batch, Batch) {
+    pub fn split(&self, batch: Batch) -> (Batch, Batch) {
         if self.ops.is_all() {
             return self.kinds.split(batch);
         }
-        let (seen, rest) = self.partition(batch_from_wit(batch));
-        (batch_to_wit(seen), rest)
+        self.partition(batch)
     }
 
     /// Rows this stage sees, and the others, each table in its order.
@@ -259,22 +223,12 @@ impl StageView {
     }
 }
 
-fn api_to_core(t: wit::ApiCallColumns) -> ApiCallColumns {
-    let mut b = wit_empty();
-    b.api_calls = t;
-    batch_from_wit(b).api_calls
-}
-
-fn wit_empty() -> wit::Batch {
-    crate::convert::empty_batch()
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
     use rocwasm_core::{ApiCall, KernelDispatch, MemoryCopy};
 
-    fn sample() -> wit::Batch {
+    fn sample() -> Batch {
         let mut b = Batch::default();
         b.api_calls.push(ApiCall {
             kind: K::HipRuntimeApi as u32,
@@ -294,7 +248,12 @@ mod tests {
             bytes: 9,
             ..Default::default()
         });
-        batch_to_wit(b)
+        // A kernel's counter sample goes with the kernel dispatches.
+        b.counter_samples.push(rocwasm_core::CounterSample {
+            counter_id: 1,
+            ..Default::default()
+        });
+        b
     }
 
     #[test]
@@ -304,7 +263,10 @@ mod tests {
         assert_eq!(s.api_calls.correlation_id, vec![1]);
         assert_eq!(s.kernel_dispatches.correlation_id, vec![1]);
         assert!(s.memory_copies.bytes.is_empty());
-        assert_eq!(f.count(&sample()), 2);
+        assert_eq!(s.counter_samples.counter_id, vec![1]);
+        assert_eq!(f.count(&sample()), 3);
+        let copies = KindFilter::only([K::MemoryCopy]).select(&sample()).unwrap();
+        assert!(copies.counter_samples.is_empty());
         assert!(KindFilter::all().select(&sample()).is_none());
     }
 
@@ -338,14 +300,14 @@ mod tests {
         ]));
         assert!(ops.allows(K::HsaCoreApi, 99) && ops.allows(K::KernelDispatch, 1));
         let view = StageView::new(KindFilter::all(), ops.clone());
-        let seen = view.select(&batch_to_wit(b.clone())).unwrap();
+        let seen = view.select(&b.clone()).unwrap();
         assert_eq!(seen.api_calls.correlation_id, vec![1, 3, 4]);
         assert_eq!(seen.memory_copies.operation, vec![3]);
 
         // Kinds and operations together; what a transform does not see
         // passes it by.
         let view = StageView::new(KindFilter::only([K::HipRuntimeApi]), ops);
-        let (seen, rest) = view.split(batch_to_wit(b));
+        let (seen, rest) = view.split(b);
         assert_eq!(seen.api_calls.correlation_id, vec![1, 3]);
         assert!(seen.memory_copies.operation.is_empty());
         assert_eq!(rest.api_calls.correlation_id, vec![2, 4]);
@@ -365,9 +327,9 @@ mod tests {
     fn split_and_merge_lose_nothing() {
         let f = KindFilter::only([K::KernelDispatch]);
         let (seen, rest) = f.split(sample());
-        assert_eq!(crate::convert::wit_len(&seen), 1);
+        assert_eq!(seen.len(), 2);
         assert_eq!(rest.len(), 3);
         let back = merge(seen, rest);
-        assert_eq!(crate::convert::wit_len(&back), 4);
+        assert_eq!(back.len(), 5);
     }
 }

@@ -36,7 +36,7 @@ use wasmtime::component::{
 use wasmtime::Store;
 
 use crate::bindings::types as wit;
-use crate::convert::BatchView;
+use crate::convert::{self, BatchView};
 use crate::packed_world::{self, BatchEdits};
 use crate::state::PluginState;
 use crate::world::{WitVersion, World};
@@ -257,7 +257,7 @@ impl LegacyInstance {
         &self,
         s: &mut Store<PluginState>,
         info: &wit::DeliveryInfo,
-        batch: &wit::Batch,
+        batch: &rocwasm_core::Batch,
     ) -> wasmtime::Result<()> {
         match self.deliver {
             Some(Deliver::Columns(f)) => {
@@ -287,8 +287,8 @@ impl LegacyInstance {
         &self,
         s: &mut Store<PluginState>,
         info: &wit::DeliveryInfo,
-        batch: &wit::Batch,
-    ) -> wasmtime::Result<Result<wit::Batch, String>> {
+        batch: &rocwasm_core::Batch,
+    ) -> wasmtime::Result<Result<rocwasm_core::Batch, String>> {
         if self.version.is_packed() {
             let f = self
                 .funcs
@@ -310,7 +310,8 @@ impl LegacyInstance {
             .funcs
             .batch
             .typed::<(DeliveryInfoV0_1_0, &wit::Batch), (wit::Batch,)>(&*s)?;
-        Ok(Ok(f.call(s, (info.into(), batch))?.0))
+        let reply = f.call(s, (info.into(), &convert::batch_to_wit(batch.clone())))?.0;
+        Ok(convert::legacy_reply(reply, batch))
     }
 
     /// `merge.take-partial`; `None` when the component does not export it.

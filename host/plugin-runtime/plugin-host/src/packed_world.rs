@@ -20,11 +20,11 @@
 use std::collections::BTreeMap;
 
 use rocwasm_core::schema::packed::{self, Packed};
+use rocwasm_core::Batch;
 use rocwasm_core::schema::{ColumnMut, ColumnRef, TableSchema, TABLES};
 use wasmtime::component::{ComponentType, Lift, Lower};
 
-use crate::bindings::types as wit;
-use crate::convert::{self, ProjectionError};
+use crate::convert::ProjectionError;
 
 /// `types.column-id`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, ComponentType, Lower, Lift)]
@@ -132,16 +132,11 @@ pub const NEWER_ID: u16 = 9999;
 /// must skip: a column of a table it does not know ([`NEWER_ID`], one
 /// value per record of the batch) and, when the batch has kernel
 /// dispatches, a column of theirs it does not know (id [`NEWER_ID`]).
-pub fn pack(batch: &wit::Batch, selection: &Selection, newer: bool, out: &mut Vec<u8>) {
-    let rows_of = |table| {
-        TableSchema::by_id(table)
-            .and_then(|t| t.columns.first())
-            .and_then(|c| convert::wit_column(batch, table, c.id))
-            .map_or(0, |c| c.len())
-    };
+pub fn pack(batch: &Batch, selection: &Selection, newer: bool, out: &mut Vec<u8>) {
+    let rows_of = |table| batch.rows_of(table).unwrap_or(0);
     let mut columns: Vec<packed::Column<'_>> = Vec::with_capacity(16);
     selection.for_each(rows_of, |table, column| {
-        if let Some(values) = convert::wit_column(batch, table, column) {
+        if let Some(values) = batch.column(table, column) {
             columns.push(packed::Column {
                 table,
                 column,
@@ -178,8 +173,8 @@ fn table_name(id: u16) -> String {
 
 /// Applies a transform's `edits` to (a copy of) the batch it was given;
 /// a sentence naming the table or column when the edits do not fit it.
-pub fn apply(batch: &wit::Batch, edits: BatchEdits) -> Result<wit::Batch, String> {
-    let mut b = convert::batch_from_wit(batch.clone());
+pub fn apply(batch: &Batch, edits: BatchEdits) -> Result<Batch, String> {
+    let mut b = batch.clone();
     if !edits.columns.is_empty() {
         let copy = packed::AlignedCopy::new(&edits.columns);
         let rewritten =
@@ -239,15 +234,15 @@ pub fn apply(batch: &wit::Batch, edits: BatchEdits) -> Result<wit::Batch, String
             .collect();
         b.retain_rows_of(keep.table, &mask);
     }
-    Ok(convert::batch_to_wit(b))
+    Ok(b)
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use rocwasm_core::{Batch, KernelDispatch, MemoryCopy};
+    use rocwasm_core::{KernelDispatch, MemoryCopy};
 
-    fn batch() -> wit::Batch {
+    fn batch() -> Batch {
         let mut b = Batch::default();
         for i in 0..10u64 {
             b.kernel_dispatches.push(KernelDispatch {
@@ -262,7 +257,7 @@ mod tests {
             bytes: 7,
             ..Default::default()
         });
-        convert::batch_to_wit(b)
+        b
     }
 
     #[test]
@@ -349,7 +344,7 @@ mod tests {
             }],
             columns,
         };
-        let out = convert::batch_from_wit(apply(&b, edits).unwrap());
+        let out = apply(&b, edits).unwrap();
         assert_eq!(
             out.kernel_dispatches.kernel_id,
             [1000, 1002, 1004, 1006, 1008]
@@ -360,8 +355,8 @@ mod tests {
         // Other tables pass through.
         assert_eq!(out.memory_copies.bytes, [7]);
         assert_eq!(
-            convert::batch_from_wit(apply(&b, BatchEdits::default()).unwrap()),
-            convert::batch_from_wit(b),
+            apply(&b, BatchEdits::default()).unwrap(),
+            b,
             "no edits: the same batch"
         );
     }

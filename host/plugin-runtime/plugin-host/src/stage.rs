@@ -51,7 +51,7 @@ pub(crate) struct RunState {
 
 pub(crate) struct StageCell {
     plugin: Mutex<Plugin>,
-    pending: Mutex<VecDeque<(wit::DeliveryInfo, wit::Batch)>>,
+    pending: Mutex<VecDeque<(wit::DeliveryInfo, rocwasm_core::Batch)>>,
     run: Arc<RunState>,
 }
 
@@ -99,11 +99,11 @@ impl StageCell {
         r
     }
 
-    fn pending(&self) -> MutexGuard<'_, VecDeque<(wit::DeliveryInfo, wit::Batch)>> {
+    fn pending(&self) -> MutexGuard<'_, VecDeque<(wit::DeliveryInfo, rocwasm_core::Batch)>> {
         self.pending.lock().unwrap_or_else(|e| e.into_inner())
     }
 
-    fn enqueue(&self, info: wit::DeliveryInfo, batch: wit::Batch) {
+    fn enqueue(&self, info: wit::DeliveryInfo, batch: rocwasm_core::Batch) {
         self.pending().push_back((info, batch));
         self.drain();
     }
@@ -150,7 +150,7 @@ impl BufferSink for StageSink {
         if let Some(cell) = self.0.upgrade() {
             cell.enqueue(
                 convert::delivery_info_to_wit(info, &cell.run.processes),
-                convert::batch_to_wit(batch),
+                batch,
             );
         }
     }

@@ -6,6 +6,8 @@
 
 use super::instance::{export, Instance};
 use super::{Pace, Plugin};
+use rocwasm_core::Batch;
+
 use crate::bindings::types as wit;
 use crate::convert;
 use crate::failure::{Aborted, Failed, FailureCause};
@@ -17,9 +19,9 @@ impl Plugin {
     pub(crate) fn deliver(
         &mut self,
         info: &wit::DeliveryInfo,
-        batch: &wit::Batch,
+        batch: &Batch,
     ) -> Result<(), Aborted> {
-        let n = convert::wit_len(batch) as u64;
+        let n = batch.len() as u64;
         self.deliver_counted(info, batch, n, Pace::Live)
     }
 
@@ -28,7 +30,7 @@ impl Plugin {
     pub(crate) fn deliver_counted(
         &mut self,
         info: &wit::DeliveryInfo,
-        batch: &wit::Batch,
+        batch: &Batch,
         records: u64,
         pace: Pace,
     ) -> Result<(), Aborted> {
@@ -61,10 +63,10 @@ impl Plugin {
     pub(crate) fn transform(
         &mut self,
         info: &wit::DeliveryInfo,
-        batch: &wit::Batch,
+        batch: &Batch,
         pace: Pace,
-    ) -> Result<Option<wit::Batch>, Aborted> {
-        let n = convert::wit_len(batch) as u64;
+    ) -> Result<Option<Batch>, Aborted> {
+        let n = batch.len() as u64;
         self.offered += n;
         if !self.ready(pace) {
             self.miss(n);
@@ -76,10 +78,12 @@ impl Plugin {
             export::TRANSFORM_BATCH,
             self.spec.limits.deadline,
             |s, i| match i {
+                // 0.2.0's transform takes and returns its WIT batch: the
+                // tables it knows, copied; the others pass by unchanged.
                 Instance::Transform(t) => t
                     .rocwasm_plugin_transform()
-                    .call_transform_batch(s, info, batch)
-                    .map(|b| Some(Ok(b))),
+                    .call_transform_batch(s, info, &convert::batch_to_wit(batch.clone()))
+                    .map(|b| Some(convert::legacy_reply(b, batch))),
                 Instance::Legacy(l) if l.world() == World::Transform => {
                     l.transform(s, info, batch).map(Some)
                 }
@@ -92,7 +96,7 @@ impl Plugin {
                 self.fail(Failed::returned(cause, export::TRANSFORM_BATCH), n)?;
                 Ok(None)
             }
-            Ok(Some(Ok(out))) if !convert::wit_consistent(&out) => {
+            Ok(Some(Ok(out))) if !out.is_consistent() => {
                 let cause = FailureCause::MalformedReply("columns of unequal length".into());
                 self.fail(Failed::returned(cause, export::TRANSFORM_BATCH), n)?;
                 Ok(None)

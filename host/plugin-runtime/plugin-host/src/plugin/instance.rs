@@ -86,7 +86,7 @@ impl Analysis {
         &self,
         store: &mut Store<PluginState>,
         info: &wit::DeliveryInfo,
-        batch: &wit::Batch,
+        batch: &rocwasm_core::Batch,
     ) -> wasmtime::Result<()> {
         let view = convert::BatchView::project(batch, &store.data().delivery.projection);
         self.deliver.call(store, (info, view))
