@@ -285,3 +285,55 @@ fn an_input_file_runs_the_program_once_per_pass() {
         assert_eq!(seen, names, "{dir}");
     }
 }
+
+/// The recorder test plugin's rows per table (`recorder.json`'s `totals`).
+fn recorded(path: &Path) -> serde_json::Value {
+    let text = std::fs::read_to_string(path).unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+    let v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["totals"].clone()
+}
+
+#[test]
+fn a_plugin_reads_the_counter_samples_live_and_in_a_replay_of_the_run() {
+    plugins_dir(&["recorder"]);
+    let tmp = tempfile::tempdir().unwrap();
+    // Live, the stage runs in the launcher on the run's journal, which
+    // holds the samples; a replay hands them to it from the file.
+    let chain = |placement: &str| {
+        format!(
+            "version = 1\n[output]\nformats = [\"csv\"]\n\n[[stage]]\nname = \"recorder\"\n\
+             plugin = \"recorder\"\ndomains = [\"kernel_dispatch\"]\noutput = true\n{placement}"
+        )
+    };
+    std::fs::write(
+        tmp.path().join("live.toml"),
+        chain("placement = \"rocwasm\"\n"),
+    )
+    .unwrap();
+    std::fs::write(tmp.path().join("replay.toml"), chain("")).unwrap();
+    let out = run(
+        tmp.path(),
+        "out",
+        &["-c", "live.toml", "--pmc", "SQ_WAVES", "GRBM_COUNT"],
+    );
+    let live = recorded(&out.join("recorder.json"));
+    let samples = rows(&out.join("counter_collection.csv")).len() as u64;
+    assert!(samples > 0);
+    assert_eq!(live["counter-samples"], samples, "{live}");
+    ok(
+        &[
+            "replay",
+            "out/counter_collection.csv",
+            "-c",
+            "replay.toml",
+            "-d",
+            "replayed",
+        ],
+        tmp.path(),
+    );
+    let replayed = recorded(&tmp.path().join("replayed/recorder.json"));
+    assert_eq!(
+        replayed["counter-samples"], live["counter-samples"],
+        "{replayed}"
+    );
+}

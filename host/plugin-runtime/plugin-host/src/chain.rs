@@ -128,12 +128,7 @@ struct Pipeline {
 impl Pipeline {
     /// Runs one batch through the stages in order; returns it as the last
     /// transform left it.
-    fn run(
-        &self,
-        info: wit::DeliveryInfo,
-        mut batch: Batch,
-        from: Source,
-    ) -> Result<Batch> {
+    fn run(&self, info: wit::DeliveryInfo, mut batch: Batch, from: Source) -> Result<Batch> {
         self.check_abort()?;
         let pace = match from {
             Source::Caller => Pace::Caller,

@@ -4,7 +4,9 @@
 //! the same element type, so a conversion is a few pointer moves per table
 //! and never touches a record.
 //!
-//! Delivery into a plugin lowers a [`BatchView`]: the same record shape, but
+//! The chain carries the engine's batch (`rocwasm_core::Batch`, every table
+//! of the schema). Delivery into a 0.1.0/0.2.0 plugin lowers a
+//! [`BatchView`] of the tables its WIT batch has: the same record shape, but
 //! made of borrowed slices. Lowering copies each slice into the guest's
 //! memory (one `memcpy` per column); no owned batch, and no clone, is ever
 //! needed for it, however many stages see the batch. A [`Projection`] (the
@@ -130,10 +132,9 @@ macro_rules! batch_tables {
 }
 
 /// Passes to [`batch_tables`] the tables of `rocwasm:plugin@0.2.0`'s WIT
-/// batch (frozen: the schema's tables but the counter samples, table 8),
-/// which is the chain's carrier. A table the WIT batch does not have cannot
-/// travel through the chain yet: [`batch_to_wit`] says so when one would be
-/// dropped.
+/// batch (frozen: the schema's tables but the counter samples, table 8):
+/// what a 0.1.0/0.2.0 plugin is given. The chain itself carries the
+/// engine's batch, every table; a 0.3.x plugin gets any table by its ids.
 macro_rules! legacy_tables {
     ([$($acc:tt)*]) => {
         batch_tables! { $($acc)* }
@@ -147,7 +148,6 @@ macro_rules! legacy_tables {
 }
 
 rocwasm_core::schema::record_tables!([legacy_tables][]);
-
 
 /// Moves a core batch's tables 0.2.0's WIT batch has into one: what a
 /// 0.1.0/0.2.0 transform is given. The tables it lacks (the counter
@@ -208,7 +208,6 @@ impl Projection {
         Ok(())
     }
 }
-
 
 pub fn status_to_wit(s: rc::Status) -> wit::Status {
     use rc::Status as S;

@@ -310,7 +310,9 @@ impl LegacyInstance {
             .funcs
             .batch
             .typed::<(DeliveryInfoV0_1_0, &wit::Batch), (wit::Batch,)>(&*s)?;
-        let reply = f.call(s, (info.into(), &convert::batch_to_wit(batch.clone())))?.0;
+        let reply = f
+            .call(s, (info.into(), &convert::batch_to_wit(batch.clone())))?
+            .0;
         Ok(convert::legacy_reply(reply, batch))
     }
 

@@ -20,8 +20,8 @@
 use std::collections::BTreeMap;
 
 use rocwasm_core::schema::packed::{self, Packed};
-use rocwasm_core::Batch;
 use rocwasm_core::schema::{ColumnMut, ColumnRef, TableSchema, TABLES};
+use rocwasm_core::Batch;
 use wasmtime::component::{ComponentType, Lift, Lower};
 
 use crate::convert::ProjectionError;
