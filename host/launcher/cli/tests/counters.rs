@@ -215,6 +215,9 @@ fn run_pmc_refuses_each_bad_input_with_its_reason() {
     assert!(err.contains("there is no GPU 3"), "{err}");
     let err = run(&["SQ_WAVES:gpu=0"]);
     assert!(err.contains("`:device=N`"), "{err}");
+    // The rocprofiler-sdk back end does not count yet: said, not silent.
+    let err = run(&["SQ_WAVES", "--backend", "rocprofiler-sdk"]);
+    assert!(err.contains("--pmc needs --backend builtin"), "{err}");
     // A set that fits passes the check: the run goes on (and here fails
     // for want of the program, not for the counters).
     let out = rocwasm(
