@@ -297,43 +297,46 @@ fn recorded(path: &Path) -> serde_json::Value {
 fn a_plugin_reads_the_counter_samples_live_and_in_a_replay_of_the_run() {
     plugins_dir(&["recorder"]);
     let tmp = tempfile::tempdir().unwrap();
-    // Live, the stage runs in the launcher on the run's journal, which
-    // holds the samples; a replay hands them to it from the file.
     let chain = |placement: &str| {
         format!(
             "version = 1\n[output]\nformats = [\"csv\"]\n\n[[stage]]\nname = \"recorder\"\n\
              plugin = \"recorder\"\ndomains = [\"kernel_dispatch\"]\noutput = true\n{placement}"
         )
     };
+    std::fs::write(tmp.path().join("app.toml"), chain("")).unwrap();
     std::fs::write(
-        tmp.path().join("live.toml"),
+        tmp.path().join("launcher.toml"),
         chain("placement = \"rocwasm\"\n"),
     )
     .unwrap();
-    std::fs::write(tmp.path().join("replay.toml"), chain("")).unwrap();
-    let out = run(
-        tmp.path(),
-        "out",
-        &["-c", "live.toml", "--pmc", "SQ_WAVES", "GRBM_COUNT"],
-    );
-    let live = recorded(&out.join("recorder.json"));
-    let samples = rows(&out.join("counter_collection.csv")).len() as u64;
-    assert!(samples > 0);
-    assert_eq!(live["counter-samples"], samples, "{live}");
+    // In the application, the chain's buffer counts; in the launcher, the
+    // stage reads the run's journal. Either way every sample reaches it,
+    // and the outputs have each once.
+    let mut counts = Vec::new();
+    for (file, out) in [("app.toml", "app"), ("launcher.toml", "launcher")] {
+        let out = run(
+            tmp.path(),
+            out,
+            &["-c", file, "--pmc", "SQ_WAVES", "GRBM_COUNT"],
+        );
+        let live = recorded(&out.join("recorder.json"));
+        let samples = rows(&out.join("counter_collection.csv")).len() as u64;
+        assert!(samples > 0);
+        assert_eq!(live["counter-samples"], samples, "{file}: {live}");
+        counts.push(samples);
+    }
+    assert_eq!(counts[0], counts[1]);
     ok(
         &[
             "replay",
-            "out/counter_collection.csv",
+            "app/counter_collection.csv",
             "-c",
-            "replay.toml",
+            "app.toml",
             "-d",
             "replayed",
         ],
         tmp.path(),
     );
     let replayed = recorded(&tmp.path().join("replayed/recorder.json"));
-    assert_eq!(
-        replayed["counter-samples"], live["counter-samples"],
-        "{replayed}"
-    );
+    assert_eq!(replayed["counter-samples"], counts[0], "{replayed}");
 }

@@ -238,6 +238,8 @@ pub struct Chain {
     failures: FailureLog,
     context: Option<ContextId>,
     buffer: Option<BufferId>,
+    /// The chain's buffer counts the run's counters.
+    counts: bool,
 }
 
 impl Chain {
@@ -245,7 +247,7 @@ impl Chain {
     /// up the chain's shared context and buffer, then locks the engine's
     /// configuration and starts tracing.
     pub fn new(runtime: Arc<PluginEngine>, env: HostEnv, specs: Vec<StageSpec>) -> Result<Chain> {
-        Self::build(runtime, env, specs, None, Vec::new())
+        Self::build(runtime, env, specs, None, Vec::new(), Vec::new())
     }
 
     /// As [`Chain::new`], with the chain output in place before tracing
@@ -256,7 +258,7 @@ impl Chain {
         specs: Vec<StageSpec>,
         output: ChainOutput,
     ) -> Result<Chain> {
-        Self::build(runtime, env, specs, Some(output), Vec::new())
+        Self::build(runtime, env, specs, Some(output), Vec::new(), Vec::new())
     }
 
     /// As [`Chain::with_output`], and the chain's buffer also traces every
@@ -265,14 +267,29 @@ impl Chain {
     /// that its transforms filter them (a kernel filter in front of the
     /// host's `kernel_trace.csv`). Stages see them as their kind filters
     /// and domains allow, as any batch of the chain.
+    ///
+    /// `counters` (a run's `--pmc`): the chain's buffer counts them for
+    /// every dispatch too, so its stages see the counter samples and the
+    /// output gets them from the chain; when the chain has no buffer (no
+    /// stage names domains) nothing is counted here, and [`Chain::counts`]
+    /// says so.
     pub fn with_output_tracing(
         runtime: Arc<PluginEngine>,
         env: HostEnv,
         specs: Vec<StageSpec>,
         output: ChainOutput,
         output_kinds: Vec<BufferTracingKind>,
+        counters: Vec<String>,
     ) -> Result<Chain> {
-        Self::build(runtime, env, specs, Some(output), output_kinds)
+        let mut chain = Self::build(runtime, env, specs, Some(output), output_kinds, counters)?;
+        chain.counts = chain.buffer.is_some();
+        Ok(chain)
+    }
+
+    /// True when the chain's buffer counts the run's counters (see
+    /// [`Chain::with_output_tracing`]).
+    pub fn counts(&self) -> bool {
+        self.counts
     }
 
     fn build(
@@ -281,6 +298,7 @@ impl Chain {
         specs: Vec<StageSpec>,
         output: Option<ChainOutput>,
         output_kinds: Vec<BufferTracingKind>,
+        counters: Vec<String>,
     ) -> Result<Chain> {
         let mut names = BTreeSet::new();
         for s in &specs {
@@ -355,9 +373,16 @@ impl Chain {
                 &pipeline,
                 &output_kinds,
                 env.durable_memory.as_deref(),
+                !counters.is_empty(),
             )?,
             None => None,
         };
+        if let (Some(ctx), Some(buffer), false) = (context, buffer, counters.is_empty()) {
+            env.profiler
+                .configure_dispatch_counting(ctx, Some(buffer))
+                .and_then(|()| env.profiler.set_dispatch_counters(ctx, counters))
+                .map_err(|s| anyhow::anyhow!("counting on the chain's buffer: {s}"))?;
+        }
         for stage in &pipeline.stages {
             stage.cell.with(|p| p.init()).map_err(aborted)?;
         }
@@ -377,6 +402,7 @@ impl Chain {
             failures,
             context,
             buffer,
+            counts: false,
         })
     }
 
@@ -599,6 +625,7 @@ fn trace_domains(
     pipeline: &Arc<Pipeline>,
     output_kinds: &[BufferTracingKind],
     memory: Option<&dyn rocwasm_core::buffer::DurableMemory>,
+    counts: bool,
 ) -> Result<Option<BufferId>> {
     let mut services = services(
         pipeline
@@ -610,7 +637,8 @@ fn trace_domains(
     for &kind in output_kinds {
         services.insert(kind, Vec::new());
     }
-    if services.is_empty() {
+    // Counting needs the buffer even when no kind is traced.
+    if services.is_empty() && !counts {
         return Ok(None);
     }
     let err = |what: &'static str| move |s: Status| anyhow!("the chain's buffer: {what}: {s}");

@@ -287,8 +287,13 @@ impl LiveRun {
             .map_err(|e| anyhow::anyhow!("create context: {e}"))?;
         own.trace(&profiler, &self.route.own)
             .map_err(anyhow::Error::msg)?;
-        own.count(&profiler, &self.plan.collection.counters)
-            .map_err(anyhow::Error::msg)?;
+        // The run's counters: the chain's buffer counts them when there is
+        // a chain in the application (its stages see them, and the outputs
+        // get them from it), else the own context.
+        if specs.is_empty() {
+            own.count(&profiler, &self.plan.collection.counters)
+                .map_err(anyhow::Error::msg)?;
+        }
         let log = if self.plan.api_log {
             let log = Arc::new(ApiLog::new(&self.dir).map_err(anyhow::Error::msg)?);
             *self.api_log.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(log.clone());
@@ -342,7 +347,8 @@ impl LiveRun {
                 signals_based_traps: false,
                 ..EngineConfig::default()
             };
-            match start_chain(engine, env, specs, output, through_transforms) {
+            let counters = crate::own::bare_counter_names(&self.plan.collection.counters);
+            match start_chain(engine, env, specs, output, through_transforms, counters) {
                 Ok(c) => *self.chain.get_mut().unwrap_or_else(|e| e.into_inner()) = Some(c),
                 Err(e) => {
                     self.problem(format!(
@@ -354,6 +360,9 @@ impl LiveRun {
                     let missing: Vec<_> = self.route.from_chain.iter().copied().collect();
                     if let Err(e) = own.trace(&profiler, &missing) {
                         self.problem(format!("tracing without the chain: {e}"));
+                    }
+                    if let Err(e) = own.count(&profiler, &self.plan.collection.counters) {
+                        self.problem(format!("counting without the chain: {e}"));
                     }
                 }
             }
@@ -556,13 +565,14 @@ fn start_chain(
     specs: Vec<StageSpec>,
     output: ChainOutput,
     kinds: Vec<BufferTracingKind>,
+    counters: Vec<String>,
 ) -> Result<Chain> {
     for dir in specs.iter().filter_map(|s| s.output_dir.as_ref()) {
         std::fs::create_dir_all(dir)
             .with_context(|| format!("cannot create the output directory {}", dir.display()))?;
     }
     let engine = Arc::new(PluginEngine::new(engine).context("starting the Wasm runtime")?);
-    Chain::with_output_tracing(engine, env, specs, output, kinds)
+    Chain::with_output_tracing(engine, env, specs, output, kinds, counters)
         .context("loading the chain's plugins")
 }
 

@@ -96,13 +96,7 @@ impl OwnContext {
             return Ok(());
         }
         let buffer = self.buffer(profiler)?;
-        let mut names: Vec<String> = Vec::new();
-        for c in counters {
-            let name = c.split_once(':').map_or(c.as_str(), |(n, _)| n);
-            if !names.iter().any(|n| n == name) {
-                names.push(name.to_string());
-            }
-        }
+        let names = bare_counter_names(counters);
         profiler
             .configure_dispatch_counting(self.ctx, Some(buffer))
             .and_then(|()| profiler.set_dispatch_counters(self.ctx, names))
@@ -157,4 +151,17 @@ impl OwnContext {
             Ok(())
         }
     }
+}
+
+/// `--pmc`'s counters without their `:device=N` (the tool library applies
+/// those per agent when it samples).
+pub(crate) fn bare_counter_names(requested: &[String]) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    for c in requested {
+        let name = c.split_once(':').map_or(c.as_str(), |(n, _)| n);
+        if !names.iter().any(|n| n == name) {
+            names.push(name.to_string());
+        }
+    }
+    names
 }
