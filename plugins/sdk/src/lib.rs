@@ -100,8 +100,8 @@ pub mod symbols;
 pub use batch::{Batch, Edits};
 pub use plugin::{AnalysisPlugin, MergeablePlugin, TransformPlugin};
 pub use rows::{
-    ApiCall, KernelDispatch, MemoryAllocation, MemoryCopy, Retirement, RuntimeInitialization,
-    ScratchMemory, Tables,
+    ApiCall, CounterSample, KernelDispatch, MemoryAllocation, MemoryCopy, Retirement,
+    RuntimeInitialization, ScratchMemory, Tables,
 };
 
 /// Bindings generated from the WIT package for every host import.

@@ -477,8 +477,17 @@ durations!(
     KernelDispatch,
     MemoryCopy,
     MemoryAllocation,
-    ScratchMemory
+    ScratchMemory,
+    CounterSample
 );
+
+impl CounterSample {
+    /// The counter's value for the dispatch (summed over its instances):
+    /// the `value` column holds a double's bits.
+    pub fn value(&self) -> f64 {
+        f64::from_bits(self.value)
+    }
+}
 
 impl KernelDispatch {
     /// Work-items in the grid (x·y·z).
