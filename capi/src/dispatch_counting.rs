@@ -1,5 +1,6 @@
 //! `dispatch_counting_service.h`: configuring per-dispatch counter
-//! collection. rocwasm does not collect hardware counters yet, so the two
+//! collection. rocwasm counts the simulated GPU's counters for its own runs
+//! (`--pmc`) but not yet for a tool's counter configurations, so the two
 //! services are *accepted* as the SDK accepts them — a tool that configures
 //! every service (AMD's generic test tool does) initializes and runs — and
 //! produce no counter records. A context that counts says so once, on

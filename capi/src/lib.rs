@@ -40,6 +40,7 @@ pub mod api_args;
 pub mod buffer;
 pub mod callback_tracing;
 pub mod context;
+pub mod counter_ids;
 pub mod dispatch_counting;
 pub mod external_correlation;
 pub mod foreign;

@@ -48,8 +48,6 @@ not_implemented! {
     rocprofiler_query_counter_info,
     rocprofiler_query_counter_instance_count,
     rocprofiler_query_pc_sampling_agent_configurations,
-    rocprofiler_query_record_counter_id,
-    rocprofiler_query_record_dimension_position,
     rocprofiler_sample_device_counting_service,
 }
 
