@@ -112,6 +112,14 @@ impl RocpdReader {
                     .map_err(sql_err(path))?;
                 total += n as u64;
             }
+            // Counter values, when the file has the table (older files do not).
+            total += conn
+                .query_row(
+                    &format!("SELECT count(*) FROM \"{}{suffix}\"", pmc_event::TABLE),
+                    [],
+                    |r| r.get::<_, i64>(0),
+                )
+                .unwrap_or(0) as u64;
             runs.push(run);
             say_unread(&conn, path, &suffix, state);
         }
