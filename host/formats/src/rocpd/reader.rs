@@ -450,15 +450,7 @@ const DISPATCH_COLUMNS: [&str; 16] = {
 /// event's correlation, then the `pmc_id` and the value).
 fn pmc_query(s: &str) -> String {
     use kernel_dispatch as k;
-    let correlation = column_list(
-        "e",
-        &[
-            event::CORRELATION_ID,
-            event::EXTDATA,
-            event::STACK_ID,
-            event::PARENT_STACK_ID,
-        ],
-    );
+    let correlation = event_correlation();
     format!(
         "SELECT {}, {correlation}, pe.\"{}\", pe.\"{}\" FROM \"{}{s}\" pe \
          JOIN \"{}{s}\" k ON k.\"{}\" = pe.\"{}\" \
@@ -477,14 +469,10 @@ fn pmc_query(s: &str) -> String {
     )
 }
 
-/// The four record queries of one run (regions, dispatches, copies,
-/// allocations), each joined to its event by primary key. Public for the
-/// ingest benchmark, which times SQLite alone on exactly these queries.
-///
-/// The samples a run's markers left (rocprofv3's marks): thread, time and
-/// category, then the event's correlation columns (as [`record_queries`]).
-fn sample_query(s: &str) -> String {
-    let correlation = column_list(
+/// The event's correlation columns every query ends its select list with,
+/// in the order `read_records` reads them (see `Correlation`).
+fn event_correlation() -> String {
+    column_list(
         "e",
         &[
             event::CORRELATION_ID,
@@ -492,7 +480,13 @@ fn sample_query(s: &str) -> String {
             event::STACK_ID,
             event::PARENT_STACK_ID,
         ],
-    );
+    )
+}
+
+/// The samples a run's markers left (rocprofv3's marks): thread, time and
+/// category, then the event's correlation columns (as [`record_queries`]).
+fn sample_query(s: &str) -> String {
+    let correlation = event_correlation();
     format!(
         "SELECT t.\"{}\", x.\"{}\", e.\"{}\", {correlation} FROM \"{}{s}\" x \
          JOIN \"{}{s}\" t ON t.\"{}\" = x.\"{}\" \
@@ -517,6 +511,10 @@ fn marker_message(extdata: Option<&str>) -> Option<String> {
     Some(v.get("message")?.as_str()?.to_string())
 }
 
+/// The four record queries of one run (regions, dispatches, copies,
+/// allocations), each joined to its event by primary key. Public for the
+/// ingest benchmark, which times SQLite alone on exactly these queries.
+///
 /// `read_records` reads the columns by position: the select lists below
 /// are in the order it expects.
 pub fn record_queries(s: &str) -> [String; 4] {
@@ -530,15 +528,7 @@ pub fn record_queries(s: &str) -> [String; 4] {
     };
     // Each select list ends with the event's correlation columns, in this
     // order (see `Correlation`).
-    let correlation = column_list(
-        "e",
-        &[
-            event::CORRELATION_ID,
-            event::EXTDATA,
-            event::STACK_ID,
-            event::PARENT_STACK_ID,
-        ],
-    );
+    let correlation = event_correlation();
     let regions = {
         use region as r;
         format!(
