@@ -215,6 +215,10 @@ fn run_pmc_refuses_each_bad_input_with_its_reason() {
     assert!(err.contains("there is no GPU 3"), "{err}");
     let err = run(&["SQ_WAVES:gpu=0"]);
     assert!(err.contains("`:device=N`"), "{err}");
+    // Only the simulated GPU counts.
+    let out = rocwasm(&["run", "--pmc", "SQ_WAVES", "--", "./app"], &[]);
+    assert_eq!(out.status.code(), Some(2));
+    assert!(text(&out).1.contains("add --sim"), "{}", text(&out).1);
     // The rocprofiler-sdk back end does not count yet: said, not silent.
     let err = run(&["SQ_WAVES", "--backend", "rocprofiler-sdk"]);
     assert!(err.contains("--pmc needs --backend builtin"), "{err}");
@@ -251,6 +255,7 @@ fn a_definitions_file_with_a_bad_expression_names_file_counter_and_position() {
         vec!["avail", "--counter-defs", shown.as_str(), "list"],
         vec![
             "run",
+            "--sim",
             "--counter-defs",
             shown.as_str(),
             "--pmc",

@@ -80,6 +80,12 @@ fn passes(args: RunArgs, input: &Path) -> Result {
 /// reason).
 fn check_pmc(pmc: &[String], args: &RunArgs) -> Result {
     use rocwasm_launch::counters;
+    if !args.sim {
+        return Err(Failure::usage(
+            "--pmc counts the simulated GPU's counters (add --sim); a real GPU's counters need \
+             AMD's AQL profiling packets, which rocwasm does not write yet",
+        ));
+    }
     let defs = counters::definitions(args.counter_defs.as_deref())?;
     let agents = counters::agents(&defs)?;
     let requested = counters::parse_pmc(pmc)?;
