@@ -41,6 +41,7 @@ pub mod buffer;
 pub mod callback_tracing;
 pub mod context;
 pub mod counter_ids;
+pub mod counter_info;
 pub mod dispatch_counting;
 pub mod external_correlation;
 pub mod foreign;

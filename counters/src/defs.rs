@@ -141,6 +141,41 @@ impl Definitions {
             .expect("the shipped counter definitions parse (a unit test checks)")
     }
 
+    /// The definitions a run uses, the first that exists: `explicit` (a
+    /// `--counter-defs FILE`); `$ROCPROFILER_METRICS_PATH/counter_defs.yaml`
+    /// (rocprofiler-sdk's variable: a missing file there is an error); an
+    /// installed ROCm's `share/rocprofiler-sdk/counter_defs.yaml` (under
+    /// `$ROCM_PATH`, else `/opt/rocm`); else [`Definitions::shipped`].
+    pub fn discover(explicit: Option<&Path>) -> Result<Definitions, DefsError> {
+        if let Some(path) = explicit {
+            return Definitions::read(path);
+        }
+        if let Some(dir) = std::env::var_os("ROCPROFILER_METRICS_PATH").filter(|d| !d.is_empty()) {
+            let path = std::path::PathBuf::from(dir).join("counter_defs.yaml");
+            if !path.is_file() {
+                return Err(DefsError::Read {
+                    file: path.display().to_string(),
+                    error: std::io::Error::new(
+                        std::io::ErrorKind::NotFound,
+                        "ROCPROFILER_METRICS_PATH names a directory that has no counter_defs.yaml",
+                    ),
+                });
+            }
+            return Definitions::read(&path);
+        }
+        let rocm = std::env::var_os("ROCM_PATH")
+            .filter(|d| !d.is_empty())
+            .map_or_else(
+                || std::path::PathBuf::from("/opt/rocm"),
+                std::path::PathBuf::from,
+            );
+        let installed = rocm.join("share/rocprofiler-sdk/counter_defs.yaml");
+        if installed.is_file() {
+            return Definitions::read(&installed);
+        }
+        Ok(Definitions::shipped())
+    }
+
     /// Reads a definitions file.
     pub fn read(path: &Path) -> Result<Definitions, DefsError> {
         let file = path.display().to_string();

@@ -1060,3 +1060,68 @@ fn the_minimal_tool_of_the_docs_builds_and_runs() {
         "{line}: the sample launched {kernels}\n{said}"
     );
 }
+
+/// A tool built against the headers lists each GPU's counters through
+/// `rocprofiler_iterate_agent_supported_counters` and
+/// `rocprofiler_query_counter_info` (version 0): the counters `rocwasm
+/// avail` lists for the simulated gfx90a, each id once, with its block or
+/// expression and the two flags.
+#[test]
+fn a_c_tool_lists_the_counters_rocwasm_avail_lists() {
+    let sim = sim_dir();
+    let tmp = tempfile::tempdir().unwrap();
+    let library = build_c_library(
+        tmp.path(),
+        &workspace().join("examples/native-tools/counters/counters.c"),
+        "libcounters.so",
+    );
+    let listed = tmp.path().join("counters.txt");
+    let app = sim.join("bin/multi_kernel");
+    let run = rocwasm_with_env(
+        &[
+            "run",
+            "--sim",
+            "--kernel-trace",
+            "-d",
+            "out",
+            "--",
+            app.to_str().unwrap(),
+        ],
+        tmp.path(),
+        &[
+            ("ROCP_TOOL_LIBRARIES", library.to_str().unwrap()),
+            ("COUNTERS_OUT", listed.to_str().unwrap()),
+        ],
+    );
+    assert_success(&run, "rocwasm run --sim with the counters tool");
+    let text = std::fs::read_to_string(&listed).unwrap();
+    assert!(!text.contains("error"), "{text}");
+    let mut ids = std::collections::BTreeSet::new();
+    let mut by_name = BTreeMap::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.splitn(5, ' ').collect();
+        assert_eq!(f[0], "counter", "{line}");
+        assert!(ids.insert(f[2].to_string()), "id {} twice", f[2]);
+        by_name.insert(f[3].to_string(), f[4].to_string());
+    }
+    assert_eq!(
+        by_name["SQ_WAVES"],
+        "block=SQ expression= constant=0 derived=0"
+    );
+    assert_eq!(
+        by_name["GPU_UTIL"],
+        "block= expression=100*reduce(GRBM_GUI_ACTIVE,max)/reduce(GRBM_COUNT,max) constant=0 derived=1"
+    );
+    // The same names as `rocwasm avail info` (less the agent's properties,
+    // which the SDK lists apart).
+    let avail = rocwasm(&["avail", "info"], tmp.path());
+    assert_success(&avail, "rocwasm avail info");
+    let expected: std::collections::BTreeSet<String> = String::from_utf8_lossy(&avail.stdout)
+        .lines()
+        .filter_map(|l| l.strip_prefix("Counter_Name"))
+        .filter_map(|l| l.split_once(":\t").map(|(_, n)| n.to_string()))
+        .filter(|n| n.chars().any(|c| c.is_ascii_uppercase()))
+        .collect();
+    let got: std::collections::BTreeSet<String> = by_name.keys().cloned().collect();
+    assert_eq!(got, expected);
+}

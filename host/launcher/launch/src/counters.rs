@@ -8,7 +8,7 @@
 //! (`sim_scenario::counters`); a counter of the definitions the model does
 //! not produce is reported unsupported, never given a value.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
 
 use rocwasm_counters::{Catalog, CheckError, Definitions, Dimension, Source, Tensor};
 use sim_scenario::counters::{self as model, Dim, Launch, Layout};
@@ -16,34 +16,11 @@ use sim_scenario::{Device, Scenario, Shape};
 
 use crate::LaunchError;
 
-/// Where the counter definitions come from, in order: `--counter-defs
-/// FILE`; `$ROCPROFILER_METRICS_PATH/counter_defs.yaml` (rocprofiler-sdk's
-/// variable); an installed ROCm's `share/rocprofiler-sdk/counter_defs.yaml`
-/// (under `$ROCM_PATH`, else `/opt/rocm`); else the definitions rocwasm
-/// ships for its simulated agents.
+/// The counter definitions of a run: [`Definitions::discover`] (`--counter-defs
+/// FILE`, `$ROCPROFILER_METRICS_PATH`, an installed ROCm's, rocwasm's own);
+/// one that cannot be read is a usage error naming the file.
 pub fn definitions(explicit: Option<&Path>) -> Result<Definitions, LaunchError> {
-    let usage = |e: rocwasm_counters::DefsError| LaunchError::Usage(anyhow::anyhow!(e));
-    if let Some(path) = explicit {
-        return Definitions::read(path).map_err(usage);
-    }
-    if let Some(dir) = std::env::var_os("ROCPROFILER_METRICS_PATH").filter(|d| !d.is_empty()) {
-        let path = PathBuf::from(dir).join("counter_defs.yaml");
-        if !path.is_file() {
-            return Err(LaunchError::Usage(anyhow::anyhow!(
-                "ROCPROFILER_METRICS_PATH names {}, which has no counter_defs.yaml",
-                path.parent().unwrap_or(Path::new("")).display()
-            )));
-        }
-        return Definitions::read(&path).map_err(usage);
-    }
-    let rocm = std::env::var_os("ROCM_PATH")
-        .filter(|d| !d.is_empty())
-        .map_or_else(|| PathBuf::from("/opt/rocm"), PathBuf::from);
-    let installed = rocm.join("share/rocprofiler-sdk/counter_defs.yaml");
-    if installed.is_file() {
-        return Definitions::read(&installed).map_err(usage);
-    }
-    Ok(Definitions::shipped())
+    Definitions::discover(explicit).map_err(|e| LaunchError::Usage(anyhow::anyhow!(e)))
 }
 
 /// A simulated agent's hardware: the counters the model produces, with
