@@ -298,28 +298,27 @@ impl Parser {
     }
 
     fn sum(&mut self) -> Result<Expr, ExprError> {
-        let mut e = self.product()?;
-        loop {
-            let op = match self.peek() {
-                Token::Punct('+') => Op::Add,
-                Token::Punct('-') => Op::Sub,
-                _ => return Ok(e),
-            };
-            self.next();
-            e = Expr::Binary(Box::new(e), op, Box::new(self.product()?));
-        }
+        self.left_assoc(&[('+', Op::Add), ('-', Op::Sub)], Self::product)
     }
 
     fn product(&mut self) -> Result<Expr, ExprError> {
-        let mut e = self.unary()?;
+        self.left_assoc(&[('*', Op::Mul), ('/', Op::Div)], Self::unary)
+    }
+
+    /// `operand (op operand)*` for the operators of one precedence level,
+    /// folded to the left.
+    fn left_assoc(
+        &mut self,
+        ops: &[(char, Op)],
+        operand: fn(&mut Self) -> Result<Expr, ExprError>,
+    ) -> Result<Expr, ExprError> {
+        let mut e = operand(self)?;
         loop {
-            let op = match self.peek() {
-                Token::Punct('*') => Op::Mul,
-                Token::Punct('/') => Op::Div,
-                _ => return Ok(e),
+            let Some(&(_, op)) = ops.iter().find(|(c, _)| self.peek() == &Token::Punct(*c)) else {
+                return Ok(e);
             };
             self.next();
-            e = Expr::Binary(Box::new(e), op, Box::new(self.unary()?));
+            e = Expr::Binary(Box::new(e), op, Box::new(operand(self)?));
         }
     }
 

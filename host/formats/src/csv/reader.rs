@@ -511,12 +511,7 @@ fn read_row(
     let mut note = None;
     match file {
         TraceFile::KernelTrace => {
-            let name = r.text(C::KernelName).to_string();
-            let id = kernel_id(r, seen, &name)?;
-            let agent_id = r.agent(C::AgentId)?;
-            ensure_agent(state, agent_id);
-            let (lds, scratch) = (r.u32(C::LdsBlockSize)?, r.u32(C::ScratchSize)?);
-            ensure_kernel(state, r, id, name, lds, scratch)?;
+            let (id, agent_id, lds, scratch) = dispatch_kernel(r, state, seen)?;
             batch.kernel_dispatches.push(KernelDispatch {
                 correlation_id: r.num(C::CorrelationId)?,
                 external_correlation_id: 0,
@@ -647,12 +642,7 @@ fn read_row(
         TraceFile::CounterCollection => {
             // The kernel as kernel_trace.csv names it (read first), else
             // by its name here.
-            let name = r.text(C::KernelName).to_string();
-            let kernel_id = kernel_id(r, seen, &name)?;
-            let agent_id = r.agent(C::AgentId)?;
-            ensure_agent(state, agent_id);
-            let (lds, scratch) = (r.u32(C::LdsBlockSize)?, r.u32(C::ScratchSize)?);
-            ensure_kernel(state, r, kernel_id, name, lds, scratch)?;
+            let (kernel_id, agent_id, lds, scratch) = dispatch_kernel(r, state, seen)?;
             let value_at = r.at(C::CounterValue).unwrap_or(0);
             let value: f64 = r.text(C::CounterValue).parse().map_err(|_| {
                 r.field_error(value_at, |v| format!("{v:?} is not a counter value"))
@@ -690,6 +680,20 @@ fn read_row(
     }
     state.meta.end_ns = state.meta.end_ns.max(end);
     Ok(note)
+}
+
+/// What a dispatch's row (kernel trace or counter collection) says of its
+/// kernel: the kernel id, the agent, LDS and scratch sizes; the agent and
+/// the kernel's symbol are registered the first time.
+fn dispatch_kernel(r: &Row<'_>, state: &mut State, seen: &mut Seen) -> Field<(u64, u64, u32, u32)> {
+    use Column as C;
+    let name = r.text(C::KernelName).to_string();
+    let id = kernel_id(r, seen, &name)?;
+    let agent_id = r.agent(C::AgentId)?;
+    ensure_agent(state, agent_id);
+    let (lds, scratch) = (r.u32(C::LdsBlockSize)?, r.u32(C::ScratchSize)?);
+    ensure_kernel(state, r, id, name, lds, scratch)?;
+    Ok((id, agent_id, lds, scratch))
 }
 
 /// A row's kernel id: its `Kernel_Id`, else one per distinct name (older
