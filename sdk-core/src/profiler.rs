@@ -133,6 +133,9 @@ struct Entry {
     buffer: Option<(OpFilter, Arc<Buffer>)>,
     callback: Option<(OpFilter, Arc<dyn CallbackSink>)>,
     request: Option<Arc<dyn ExternalCorrelationSink>>,
+    /// Dispatch counting (kernel-dispatch entries only): the counting
+    /// buffer and the counters ([`Profiler::set_dispatch_counters`]).
+    counting: Option<(Arc<Buffer>, Arc<[String]>)>,
 }
 
 impl Entry {
@@ -163,6 +166,8 @@ struct Routes {
     /// Indexed by [`Domain::index`]: the domain has exactly one entry, which
     /// buffers and neither calls back nor requests external ids.
     sole_buffer: Vec<bool>,
+    /// Every counter some context counts for every dispatch, each once.
+    counters: Arc<[String]>,
 }
 
 impl Routes {
@@ -174,10 +179,19 @@ impl Routes {
                 _ => false,
             })
             .collect();
+        let mut counters: Vec<String> = Vec::new();
+        for e in &domains[Domain::KernelDispatch.index()] {
+            for name in e.counting.iter().flat_map(|(_, names)| names.iter()) {
+                if !counters.contains(name) {
+                    counters.push(name.clone());
+                }
+            }
+        }
         Routes {
             domains,
             contexts,
             sole_buffer,
+            counters: counters.into(),
         }
     }
 
@@ -326,9 +340,6 @@ pub struct Profiler {
     process_ranges: crate::marker_ranges::ProcessRanges,
     /// Marker ranges begun and not ended yet, of every thread.
     open_ranges: AtomicU64,
-    /// Some context counts counters for every dispatch
-    /// ([`Profiler::set_dispatch_counters`]).
-    counting_any: AtomicBool,
 }
 
 /// A buffer's sink behind the engine's [`RecordGate`]: a delivery the gate
@@ -403,7 +414,6 @@ impl Profiler {
             symbols: SymbolTable::new(),
             main_thread: clock::main_thread_id(),
             dispatch_filter: OnceLock::new(),
-            counting_any: AtomicBool::new(false),
             record_gate: Arc::default(),
             regions: Regions::default(),
             process_ranges: Default::default(),

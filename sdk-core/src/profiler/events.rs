@@ -365,9 +365,14 @@ impl Profiler {
 
     /// One counter sample per counter of each counting context.
     fn count_dispatch(&self, op: &AsyncOp, base: &KernelDispatch, values: &[(String, f64)]) {
-        for (ctx, buffer, names) in self.counting_contexts() {
+        let routes = self.routes();
+        let counting = routes.domains[Domain::KernelDispatch.index()]
+            .iter()
+            .filter(|e| e.ctx.is_active())
+            .filter_map(|e| Some((e.ctx.id, e.counting.as_ref()?)));
+        for (ctx, (buffer, names)) in counting {
             let external = op.external_id(ctx);
-            for name in &names {
+            for name in names.iter() {
                 let Some(&(_, value)) = values.iter().find(|(n, _)| n == name) else {
                     continue;
                 };

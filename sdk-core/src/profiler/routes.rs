@@ -18,8 +18,12 @@ impl Profiler {
                     .map(|(f, s)| (f.clone(), Arc::clone(s)));
                 // Dispatch counting needs the dispatches (their ids, times
                 // and external ids) without buffering or calling back any.
-                let counts = d == Domain::KernelDispatch && !services.counters.is_empty();
-                if buffer.is_none() && callback.is_none() && !counts {
+                let counting = (d == Domain::KernelDispatch && !services.counters.is_empty())
+                    .then(|| services.counting.flatten())
+                    .flatten()
+                    .and_then(|id| cfg.buffers.get(&id))
+                    .map(|b| (Arc::clone(b), Arc::from(services.counters.as_slice())));
+                if buffer.is_none() && callback.is_none() && counting.is_none() {
                     continue;
                 }
                 let request = services
@@ -33,6 +37,7 @@ impl Profiler {
                     buffer,
                     callback,
                     request,
+                    counting,
                 });
             }
         }

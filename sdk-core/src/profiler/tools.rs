@@ -324,40 +324,15 @@ impl Profiler {
             return Err(Status::InvalidArgument);
         }
         services.counters = names;
-        self.counting_any.store(true, Release);
         self.rebuild(&cfg);
         Ok(())
     }
 
-    /// Every counter some context counts for every dispatch, each once;
-    /// empty (and cheap) when none does.
-    pub fn dispatch_counters(&self) -> Vec<String> {
-        if !self.counting_any.load(Acquire) {
-            return Vec::new();
-        }
-        let mut out: Vec<String> = Vec::new();
-        for (_, services) in self.config().contexts.values() {
-            for name in &services.counters {
-                if !out.contains(name) {
-                    out.push(name.clone());
-                }
-            }
-        }
-        out
-    }
-
-    /// The active contexts that count counters for every dispatch: each
-    /// with its counting buffer and its counters.
-    pub(super) fn counting_contexts(&self) -> Vec<(ContextId, Arc<Buffer>, Vec<String>)> {
-        let cfg = self.config();
-        cfg.contexts
-            .iter()
-            .filter(|(_, (state, services))| state.is_active() && !services.counters.is_empty())
-            .filter_map(|(&id, (_, services))| {
-                let buffer = cfg.buffers.get(&services.counting??)?.clone();
-                Some((id, buffer, services.counters.clone()))
-            })
-            .collect()
+    /// Every counter some context counts for every dispatch, each once
+    /// (empty when none does): read from the routes, no lock once the
+    /// configuration is locked.
+    pub fn dispatch_counters(&self) -> Arc<[String]> {
+        Arc::clone(&self.routes().counters)
     }
 
     /// True when `ctx` configured dispatch counting.

@@ -374,7 +374,7 @@ impl Session {
     }
 
     /// The counters some context counts for every dispatch (empty: none).
-    pub fn dispatch_counters(&self) -> Vec<String> {
+    pub fn dispatch_counters(&self) -> std::sync::Arc<[String]> {
         self.profiler().dispatch_counters()
     }
 
