@@ -55,8 +55,12 @@ struct Unmapped(HashMap<Reason, (u64, Option<String>)>);
 
 impl Unmapped {
     fn note(&mut self, reason: Reason, example: &str) {
+        self.note_many(reason, 1, example);
+    }
+
+    fn note_many(&mut self, reason: Reason, rows: u64, example: &str) {
         let entry = self.0.entry(reason).or_insert((0, None));
-        entry.0 += 1;
+        entry.0 += rows;
         entry.1.get_or_insert_with(|| example.to_string());
     }
 }
@@ -787,6 +791,31 @@ fn read_records(
                 .push(CounterSample::of_dispatch(&k, counter_id, value));
             push_done(&mut batch, &mut rows_in_batch, emit)?;
         }
+    }
+    // Counter values whose event is no kernel dispatch of the run have no
+    // dispatch to go with: counted, never dropped without a word.
+    let orphans: i64 = conn
+        .query_row(
+            &format!(
+                "SELECT count(*) FROM \"{pe}{s}\" pe LEFT JOIN \"{k}{s}\" k \
+                 ON k.\"{ke}\" = pe.\"{pee}\" WHERE k.\"{ke}\" IS NULL",
+                pe = pmc_event::TABLE,
+                k = kernel_dispatch::TABLE,
+                ke = kernel_dispatch::EVENT_ID,
+                pee = pmc_event::EVENT_ID,
+            ),
+            [],
+            |r| r.get(0),
+        )
+        .unwrap_or(0);
+    if orphans > 0 {
+        unmapped.note_many(
+            Reason::UnparsableField {
+                column: pmc_event::EVENT_ID.into(),
+            },
+            orphans as u64,
+            "a counter value whose event is no kernel dispatch",
+        );
     }
 
     let copy = BufferTracingKind::MemoryCopy.raw();

@@ -280,3 +280,63 @@ fn rocpd_regions_of_an_unknown_category_and_nameless_marks_are_counted_not_guess
         "{err}"
     );
 }
+
+/// Counter values whose event is no kernel dispatch of the run (a damaged
+/// or hand-edited database) have no dispatch to go with: counted under
+/// their column, never dropped without a word.
+#[test]
+fn rocpd_counter_values_without_their_dispatch_are_counted() {
+    use rocwasm_formats::synthetic::sample_run;
+    use rocwasm_formats::{OperationNames, RocpdSink, Sink};
+    let names = OperationNames::new();
+    let run = sample_run(3, 40, 1 << 20, &names).with_counter_samples();
+    let samples: u64 = run
+        .batches
+        .iter()
+        .map(|b| b.counter_samples.len() as u64)
+        .sum();
+    assert!(samples > 0);
+    let dir = tempfile::tempdir().unwrap();
+    let db = dir.path().join("results.db");
+    let mut sink = RocpdSink::at_path(&db);
+    let ctx = run.context(&names);
+    sink.begin(&ctx).unwrap();
+    for b in &run.batches {
+        sink.write_batch(b, &ctx).unwrap();
+    }
+    sink.finish(&ctx).unwrap();
+    let (_, before) = replay_lenient(&db);
+    assert!(before.is_clean(), "{:?}", before.lines());
+
+    // One counted dispatch's row goes: its two counter values lose it.
+    let conn = rusqlite::Connection::open(&db).unwrap();
+    let suffix: String = conn
+        .query_row(
+            "SELECT substr(name, length('rocpd_pmc_event') + 1) FROM sqlite_master \
+             WHERE type = 'table' AND name LIKE 'rocpd_pmc_event_%'",
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    let event: i64 = conn
+        .query_row(
+            &format!("SELECT event_id FROM rocpd_pmc_event{suffix} LIMIT 1"),
+            [],
+            |r| r.get(0),
+        )
+        .unwrap();
+    conn.execute(
+        &format!("DELETE FROM rocpd_kernel_dispatch{suffix} WHERE event_id = ?1"),
+        [event],
+    )
+    .unwrap();
+    drop(conn);
+    let (_, after) = replay_lenient(&db);
+    let lines = after.lines();
+    assert!(
+        lines.iter().any(|l| l.contains("2 record(s)")
+            && l.contains("event_id")
+            && l.contains("no kernel dispatch")),
+        "{lines:?}"
+    );
+}
