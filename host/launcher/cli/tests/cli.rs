@@ -1,6 +1,9 @@
 //! The `rocwasm` binary end to end: exit statuses, the one-line errors of
 //! every malformed chain in `host/setup/config/tests/bad/`, and each subcommand's
-//! help.
+//! help; and `rocwasm avail` / `run --pmc` (`counters`).
+
+#[path = "cli/counters.rs"]
+mod counters;
 
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output};
