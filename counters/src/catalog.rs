@@ -208,6 +208,37 @@ pub struct Catalog {
 }
 
 impl Definitions {
+    /// The agent properties the expressions for `arch` name: every name an
+    /// expression reads that is no counter of the architecture (the SDK's
+    /// constants, `simd_count` and the like), each once.
+    pub fn properties_named(&self, arch: &str) -> Vec<String> {
+        let defined = |name: &str| {
+            self.counters.iter().any(|c| {
+                c.name == name
+                    && c.definitions
+                        .iter()
+                        .any(|d| d.architectures.iter().any(|a| a == arch))
+            })
+        };
+        let mut out: Vec<String> = Vec::new();
+        for c in &self.counters {
+            for d in c
+                .definitions
+                .iter()
+                .filter(|d| d.architectures.iter().any(|a| a == arch))
+            {
+                if let Body::Derived { expr, .. } = &d.body {
+                    for name in expr.counters() {
+                        if !defined(name) && !out.iter().any(|o| o == name) {
+                            out.push(name.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        out
+    }
+
     /// The counters of an agent of architecture `arch` with these
     /// properties (the constants an expression may name).
     pub fn catalog(&self, arch: &str, properties: &[&str]) -> Catalog {
@@ -604,6 +635,22 @@ mod tests {
 
     fn catalog() -> Catalog {
         Definitions::shipped().catalog("gfx90a", &["simd_count", "simd_per_cu"])
+    }
+
+    #[test]
+    fn the_properties_expressions_name_are_found() {
+        let mut p = Definitions::shipped().properties_named("gfx90a");
+        p.sort();
+        assert_eq!(
+            p,
+            [
+                "array_count",
+                "simd_arrays_per_engine",
+                "simd_count",
+                "simd_per_cu",
+                "wave_front_size"
+            ]
+        );
     }
 
     #[test]

@@ -126,19 +126,10 @@ fn catalog(agent: u64, defs: &'static Definitions) -> Option<&'static Catalog> {
         return Some(c);
     }
     let arch = agents::by_handle(agent)?.info.name.clone();
-    // The agent's properties are the counters the runtime models without a
-    // block: the definitions name them in expressions (`CU_NUM`).
-    let properties = [
-        "simd_count",
-        "simd_per_cu",
-        "array_count",
-        "simd_arrays_per_engine",
-        "cu_per_simd_array",
-        "wave_front_size",
-        "max_waves_per_simd",
-        "num_xcc",
-        "max_engine_clk_ccompute",
-    ];
+    // The agent's properties the expressions name (`CU_NUM` reads
+    // `simd_count`): the runtime answers for them as for any counter.
+    let properties = defs.properties_named(&arch);
+    let properties: Vec<&str> = properties.iter().map(String::as_str).collect();
     let c: &'static Catalog = Box::leak(Box::new(defs.catalog(&arch, &properties)));
     map.insert(agent, c);
     Some(c)
