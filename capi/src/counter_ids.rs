@@ -35,20 +35,6 @@ pub fn position(id: u64, dim: u64) -> Option<u64> {
     }
 }
 
-/// The instance id of counter `counter` at `positions` (dimension id,
-/// position): what a record of the counter there carries.
-pub fn instance_id(counter: u64, positions: &[(u64, u64)]) -> u64 {
-    positions
-        .iter()
-        .fold(counter << COUNTER_SHIFT, |id, &(dim, pos)| {
-            if (1..=LAST_DIMENSION).contains(&dim) {
-                id | ((pos & ((1 << DIM_BITS) - 1)) << ((dim - 1) * DIM_BITS))
-            } else {
-                id
-            }
-        })
-}
-
 /// `rocprofiler_query_record_counter_id`: the counter of a record's
 /// instance id.
 ///
@@ -99,6 +85,20 @@ pub unsafe extern "C" fn rocprofiler_query_record_dimension_position(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The instance id of counter `counter` at `positions` (dimension id,
+    /// position): what a record of the counter there carries.
+    fn instance_id(counter: u64, positions: &[(u64, u64)]) -> u64 {
+        positions
+            .iter()
+            .fold(counter << COUNTER_SHIFT, |id, &(dim, pos)| {
+                if (1..=LAST_DIMENSION).contains(&dim) {
+                    id | ((pos & ((1 << DIM_BITS) - 1)) << ((dim - 1) * DIM_BITS))
+                } else {
+                    id
+                }
+            })
+    }
 
     #[test]
     fn instance_ids_decode_as_the_sdk_lays_them_out() {

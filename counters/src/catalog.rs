@@ -284,11 +284,6 @@ impl Catalog {
         self.counters.iter().find(|c| c.name == name)
     }
 
-    /// The counter with id `id`.
-    pub fn by_id(&self, id: u64) -> Option<&Counter> {
-        self.counters.get(id as usize).filter(|c| c.id == id)
-    }
-
     /// Up to `n` names closest to `name` (for "did you mean").
     pub fn nearest(&self, name: &str, n: usize) -> Vec<&str> {
         let upper = name.to_ascii_uppercase();
@@ -391,16 +386,6 @@ impl Catalog {
     /// Evaluates counter `name` over the values `source` gives.
     pub fn evaluate(&self, name: &str, source: &dyn Source) -> Result<Tensor, EvalError> {
         self.evaluate_in(name, source, &mut Vec::new())
-    }
-
-    /// The dimensions of counter `name` on an agent whose hardware counters
-    /// `source` describes (values ignored).
-    pub fn dimensions(
-        &self,
-        name: &str,
-        source: &dyn Source,
-    ) -> Result<Vec<(Dimension, u32)>, EvalError> {
-        Ok(self.evaluate(name, source)?.dims)
     }
 
     /// `NAME[0:n]` for each dimension, space-separated, as rocprofv3-avail

@@ -226,11 +226,28 @@ pub fn check(agents: &[Agent], requested: &[Requested]) -> Result<Vec<Vec<String
             }
         }
         agent.catalog.check_one_pass(&names).map_err(|e| match e {
-            CheckError::OverLimit(o) => usage(format!(
-                "the counters cannot be collected in one pass on GPU {} ({}): {o}; \
-                 collect them in several runs (`rocwasm avail pmc-check` tells which fit together)",
-                agent.index, agent.arch
-            )),
+            CheckError::OverLimit(o) => {
+                // The passes they fit in, as an input file (`-i`) has them.
+                let split = agent.catalog.passes(&names).map_or_else(
+                    |_| String::new(),
+                    |passes| {
+                        let lines: Vec<String> = passes
+                            .iter()
+                            .map(|p| format!("pmc: {}", p.join(" ")))
+                            .collect();
+                        format!(
+                            ": {} passes, e.g. an -i file of `{}`",
+                            lines.len(),
+                            lines.join("` / `")
+                        )
+                    },
+                );
+                usage(format!(
+                    "the counters cannot be collected in one pass on GPU {} ({}): {o}; \
+                     collect them in several runs{split}",
+                    agent.index, agent.arch
+                ))
+            }
             CheckError::Eval(e) => usage(e.to_string()),
         })?;
         per_agent.push(names.into_iter().map(str::to_string).collect());
