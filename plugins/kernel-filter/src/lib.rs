@@ -33,6 +33,22 @@ struct KernelFilter {
     counts: HashMap<u64, (u64, u64)>,
 }
 
+impl KernelFilter {
+    /// Whether the filter keeps a dispatch of kernel `kernel_id` that
+    /// lasted `duration` ns.
+    fn keeps(&mut self, kernel_id: u64, duration: u64) -> bool {
+        let (names, pattern, cache) = (&self.names, &self.filter.pattern, &mut self.name_matches);
+        let name_matches = || {
+            *cache.entry(kernel_id).or_insert_with(|| {
+                pattern
+                    .as_ref()
+                    .is_some_and(|p| p.matches(names.name(kernel_id)))
+            })
+        };
+        self.filter.keep(name_matches, duration)
+    }
+}
+
 impl TransformPlugin for KernelFilter {
     fn init(&mut self) -> Result<(), String> {
         let case_sensitive = config::get_bool("case-sensitive", true)?;
@@ -58,31 +74,27 @@ impl TransformPlugin for KernelFilter {
         // column and passes the other tables on whole.
         kernel_dispatches::select(&["kernel_id", "start", "end"])
             .context("delivery.select-columns")?;
-        delivery::receive_only(&[kernel_dispatches::NAME]).context("delivery.select-columns")?;
+        counter_samples::select(&["kernel_id", "start", "end"])
+            .context("delivery.select-columns")?;
+        delivery::receive_only(&[kernel_dispatches::NAME, counter_samples::NAME])
+            .context("delivery.select-columns")?;
         Ok(())
     }
 
     fn transform_batch(&mut self, _info: &DeliveryInfo, batch: &Batch, edits: &mut Edits) {
         let dispatches = batch.kernel_dispatches();
-        if dispatches.is_empty() {
+        let samples = batch.counter_samples();
+        if dispatches.is_empty() && samples.is_empty() {
             return;
         }
         if self.filter.pattern.is_some() {
             self.names.resolve(dispatches.kernel_id);
+            self.names.resolve(samples.kernel_id);
         }
         let mask: Vec<bool> = dispatches
             .iter()
             .map(|d| {
-                let (names, pattern, cache) =
-                    (&self.names, &self.filter.pattern, &mut self.name_matches);
-                let name_matches = || {
-                    *cache.entry(d.kernel_id).or_insert_with(|| {
-                        pattern
-                            .as_ref()
-                            .is_some_and(|p| p.matches(names.name(d.kernel_id)))
-                    })
-                };
-                let keep = self.filter.keep(name_matches, d.duration());
+                let keep = self.keeps(d.kernel_id, d.duration());
                 let count = self.counts.entry(d.kernel_id).or_default();
                 if keep {
                     count.0 += 1;
@@ -94,6 +106,14 @@ impl TransformPlugin for KernelFilter {
             .collect();
         if mask.iter().any(|keep| !keep) {
             edits.keep(kernel_dispatches::TABLE, &mask);
+        }
+        // A dispatch's counter samples go where it goes.
+        let mask: Vec<bool> = samples
+            .iter()
+            .map(|c| self.keeps(c.kernel_id, c.duration()))
+            .collect();
+        if mask.iter().any(|keep| !keep) {
+            edits.keep(counter_samples::TABLE, &mask);
         }
     }
 

@@ -340,3 +340,34 @@ fn a_plugin_reads_the_counter_samples_live_and_in_a_replay_of_the_run() {
     let replayed = recorded(&tmp.path().join("replayed/recorder.json"));
     assert_eq!(replayed["counter-samples"], counts[0], "{replayed}");
 }
+
+/// A `kernel-filter` transform in front of the outputs: the counter samples
+/// of the dispatches it drops go with them, so `counter_collection.csv`
+/// names exactly the kernels `kernel_trace.csv` keeps.
+#[test]
+fn a_kernel_filter_drops_the_counters_of_the_dispatches_it_drops() {
+    plugins_dir(&["kernel-filter"]);
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("filter.toml"),
+        "version = 1\n[output]\nformats = [\"csv\"]\ntrace = [\"kernel_dispatch\"]\n\n\
+         [[stage]]\nname = \"scale-only\"\nplugin = \"kernel-filter\"\nkind = \"transform\"\n\
+         domains = [\"kernel_dispatch\"]\nconfig = { pattern = \"*scale*\" }\non_failure = \"abort\"\n",
+    )
+    .unwrap();
+    let out = run(
+        tmp.path(),
+        "out",
+        &["-c", "filter.toml", "--pmc", "SQ_WAVES", "GRBM_COUNT"],
+    );
+    let kernels = rows(&out.join("kernel_trace.csv"));
+    let counters = rows(&out.join("counter_collection.csv"));
+    assert!(!kernels.is_empty());
+    assert!(kernels.iter().all(|k| k["Kernel_Name"].contains("scale")));
+    assert_eq!(counters.len(), 2 * kernels.len());
+    let dispatches: std::collections::BTreeSet<&str> =
+        kernels.iter().map(|k| k["Dispatch_Id"].as_str()).collect();
+    assert!(counters
+        .iter()
+        .all(|c| dispatches.contains(c["Dispatch_Id"].as_str())));
+}
