@@ -26,6 +26,17 @@ fn replay_err_with(path: &Path, strict: bool) -> String {
 }
 
 /// Reads `path` leniently: the dispatches' correlation ids and the report.
+/// The table suffix of the one run in a rocpd database.
+fn run_suffix(conn: &rusqlite::Connection) -> String {
+    conn.query_row(
+        "SELECT substr(name, length('rocpd_region') + 1) FROM sqlite_master \
+         WHERE type = 'table' AND name LIKE 'rocpd_region_%'",
+        [],
+        |r| r.get(0),
+    )
+    .unwrap()
+}
+
 fn replay_lenient(path: &Path) -> (Vec<u64>, ReadReport) {
     let opts = ReplayOptions {
         chunk_rows: 4,
@@ -234,14 +245,7 @@ fn rocpd_regions_of_an_unknown_category_and_nameless_marks_are_counted_not_guess
     assert!(before.is_clean(), "{:?}", before.lines());
 
     let conn = rusqlite::Connection::open(&db).unwrap();
-    let suffix: String = conn
-        .query_row(
-            "SELECT substr(name, length('rocpd_region') + 1) FROM sqlite_master \
-             WHERE type = 'table' AND name LIKE 'rocpd_region_%'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let suffix = run_suffix(&conn);
     let marks: i64 = conn
         .query_row(
             &format!("SELECT count(*) FROM rocpd_sample{suffix}"),
@@ -305,19 +309,11 @@ fn rocpd_counter_values_without_their_dispatch_are_counted() {
         sink.write_batch(b, &ctx).unwrap();
     }
     sink.finish(&ctx).unwrap();
-    let (_, before) = replay_lenient(&db);
-    assert!(before.is_clean(), "{:?}", before.lines());
+    assert!(replay_lenient(&db).1.is_clean());
 
     // One counted dispatch's row goes: its two counter values lose it.
     let conn = rusqlite::Connection::open(&db).unwrap();
-    let suffix: String = conn
-        .query_row(
-            "SELECT substr(name, length('rocpd_pmc_event') + 1) FROM sqlite_master \
-             WHERE type = 'table' AND name LIKE 'rocpd_pmc_event_%'",
-            [],
-            |r| r.get(0),
-        )
-        .unwrap();
+    let suffix = run_suffix(&conn);
     let event: i64 = conn
         .query_row(
             &format!("SELECT event_id FROM rocpd_pmc_event{suffix} LIMIT 1"),
