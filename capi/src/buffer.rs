@@ -2,15 +2,17 @@
 //! `internal_threading.h`: buffers and threads are the engine's; what this
 //! module adds is the delivery into a C callback ([`CBufferSink`]).
 
+use std::collections::HashMap;
 use std::ffi::c_void;
-use std::sync::Arc;
+use std::sync::{Arc, Mutex};
 
 use rocwasm_core::{
     Batch, BufferId, BufferPolicy, BufferSink, BufferTracingKind, CallbackThreadId, Client,
     ContextId, DeliveryInfo, Status,
 };
 
-use crate::abi::{enums, Handle};
+use crate::abi::records::{CounterRecord, DispatchCountingRecord};
+use crate::abi::{enums, Handle, RecordHeader};
 use crate::guard::{guard, quietly};
 use crate::operations;
 use crate::records::Delivery;
@@ -29,7 +31,7 @@ struct CBufferSink {
 impl BufferSink for CBufferSink {
     fn deliver(&self, info: DeliveryInfo, batch: Batch) {
         if let Some(owner) = &self.owner {
-            if owner.is_finalized() {
+            if owner.is_finished() {
                 owner.count_undelivered(batch.len() as u64);
                 return;
             }
@@ -64,6 +66,157 @@ impl BufferSink for CBufferSink {
                 }
             });
         });
+    }
+}
+
+/// Dispatch counting's records kept for a buffer (see
+/// [`crate::dispatch_counting`]): each dispatch's header and values.
+#[derive(Default)]
+struct Counting {
+    /// Each dispatch's header and values; device counting's values come
+    /// without a header.
+    groups: Vec<(Option<DispatchCountingRecord>, Vec<CounterRecord>)>,
+    bytes: u64,
+}
+
+// SAFETY: the records' user-data unions may hold a tool's pointer, which
+// is only handed back to the tool; nothing here dereferences it.
+unsafe impl Send for Counting {}
+
+/// A native tool's buffer: its delivery, context and watermark, and the
+/// counter records kept for it.
+struct Registered {
+    sink: Arc<CBufferSink>,
+    context: u64,
+    watermark: u64,
+    counting: Mutex<Counting>,
+}
+
+fn registered() -> &'static Mutex<HashMap<u64, Arc<Registered>>> {
+    static REGISTERED: std::sync::OnceLock<Mutex<HashMap<u64, Arc<Registered>>>> =
+        std::sync::OnceLock::new();
+    REGISTERED.get_or_init(Default::default)
+}
+
+fn registered_buffer(buffer: u64) -> Option<Arc<Registered>> {
+    registered()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .get(&buffer)
+        .cloned()
+}
+
+/// Keeps a dispatch's counter records for `buffer`; delivers what it keeps
+/// once that reaches the buffer's watermark.
+pub(crate) fn keep_counting(
+    buffer: BufferId,
+    header: DispatchCountingRecord,
+    values: Vec<CounterRecord>,
+) {
+    keep(buffer, Some(header), values);
+}
+
+/// Keeps device counting's values for `buffer` (as [`keep_counting`]).
+pub(crate) fn keep_values(buffer: BufferId, values: Vec<CounterRecord>) {
+    keep(buffer, None, values);
+}
+
+fn keep(buffer: BufferId, header: Option<DispatchCountingRecord>, values: Vec<CounterRecord>) {
+    let Some(r) = registered_buffer(buffer.0) else {
+        crate::hardware::say_once(format!(
+            "dispatch counting into buffer {}, which no native tool created (or was \
+             destroyed): its counter records are dropped",
+            buffer.0
+        ));
+        return;
+    };
+    let full = {
+        let mut c = r.counting.lock().unwrap_or_else(|e| e.into_inner());
+        c.bytes += (header.map_or(0, |_| std::mem::size_of::<DispatchCountingRecord>())
+            + values.len() * std::mem::size_of::<CounterRecord>()) as u64;
+        c.groups.push((header, values));
+        c.bytes >= r.watermark
+    };
+    if full {
+        deliver_counting(buffer.0);
+    }
+}
+
+/// Delivers the counter records kept for `buffer` to its callback, on
+/// this thread (records reaching a finalized tool are counted, not
+/// delivered).
+pub(crate) fn deliver_counting(buffer: u64) {
+    let Some(r) = registered_buffer(buffer) else {
+        return;
+    };
+    let mut groups = {
+        let mut c = r.counting.lock().unwrap_or_else(|e| e.into_inner());
+        c.bytes = 0;
+        std::mem::take(&mut c.groups)
+    };
+    if groups.is_empty() {
+        return;
+    }
+    if let Some(owner) = &r.sink.owner {
+        if owner.is_finished() {
+            let n: usize = groups
+                .iter()
+                .map(|(h, v)| usize::from(h.is_some()) + v.len())
+                .sum();
+            owner.count_undelivered(n as u64);
+            return;
+        }
+    }
+    use enums::rocprofiler_counter_record_kind as kind;
+    let category = enums::rocprofiler_buffer_category::ROCPROFILER_BUFFER_CATEGORY_COUNTERS as u32;
+    let mut headers: Vec<RecordHeader> = Vec::new();
+    for (header, values) in &mut groups {
+        if let Some(header) = header {
+            headers.push(RecordHeader::new(
+                category,
+                kind::ROCPROFILER_COUNTER_RECORD_PROFILE_COUNTING_DISPATCH_HEADER as u32,
+                (header as *mut DispatchCountingRecord).cast(),
+            ));
+        }
+        for v in values.iter_mut() {
+            headers.push(RecordHeader::new(
+                category,
+                kind::ROCPROFILER_COUNTER_RECORD_VALUE as u32,
+                (v as *mut CounterRecord).cast(),
+            ));
+        }
+    }
+    let mut pointers: Vec<*mut RecordHeader> =
+        headers.iter_mut().map(|h| h as *mut RecordHeader).collect();
+    let (context, buffer) = (Handle { handle: r.context }, Handle { handle: buffer });
+    crate::foreign::call_tool("a native tool's buffer callback (counter records)", || {
+        // SAFETY: the tool's callback with the documented arguments; the
+        // headers and records live in `headers` and `groups` until it
+        // returns.
+        unsafe {
+            (r.sink.callback)(
+                context,
+                buffer,
+                pointers.as_mut_ptr(),
+                pointers.len(),
+                r.sink.data as *mut c_void,
+                0,
+            )
+        }
+    });
+}
+
+/// Delivers the counter records kept for every buffer (before tools are
+/// finalized).
+pub(crate) fn deliver_all_counting() {
+    let buffers: Vec<u64> = registered()
+        .lock()
+        .unwrap_or_else(|e| e.into_inner())
+        .keys()
+        .copied()
+        .collect();
+    for b in buffers {
+        deliver_counting(b);
     }
 }
 
@@ -108,9 +261,21 @@ pub unsafe extern "C" fn rocprofiler_create_buffer(
         });
         let (ctx, size, watermark) = (ContextId(context.handle), size as u64, watermark as u64);
         let id = match &owner {
-            Some(tool) => tool.create_buffer(engine, ctx, size, watermark, policy, sink)?,
-            None => engine.create_buffer(ctx, size, watermark, policy, sink)?,
+            Some(tool) => tool.create_buffer(engine, ctx, size, watermark, policy, sink.clone())?,
+            None => engine.create_buffer(ctx, size, watermark, policy, sink.clone())?,
         };
+        registered()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .insert(
+                id.0,
+                Arc::new(Registered {
+                    sink,
+                    context: ctx.0,
+                    watermark,
+                    counting: Mutex::new(Counting::default()),
+                }),
+            );
         // SAFETY: checked non-null; the caller passes a writable handle.
         unsafe { (*buffer_id).handle = id.0 };
         Ok(())
@@ -122,7 +287,9 @@ pub unsafe extern "C" fn rocprofiler_create_buffer(
 #[no_mangle]
 pub extern "C" fn rocprofiler_flush_buffer(buffer_id: Handle) -> Code {
     guard("rocprofiler_flush_buffer", || {
-        engine()?.flush_buffer(BufferId(buffer_id.handle))
+        engine()?.flush_buffer(BufferId(buffer_id.handle))?;
+        deliver_counting(buffer_id.handle);
+        Ok(())
     })
 }
 
@@ -130,7 +297,13 @@ pub extern "C" fn rocprofiler_flush_buffer(buffer_id: Handle) -> Code {
 #[no_mangle]
 pub extern "C" fn rocprofiler_destroy_buffer(buffer_id: Handle) -> Code {
     guard("rocprofiler_destroy_buffer", || {
-        engine()?.destroy_buffer(BufferId(buffer_id.handle))
+        engine()?.destroy_buffer(BufferId(buffer_id.handle))?;
+        deliver_counting(buffer_id.handle);
+        registered()
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .remove(&buffer_id.handle);
+        Ok(())
     })
 }
 

@@ -41,7 +41,7 @@ pub extern "C" fn rocprofiler_start_context(context_id: Handle) -> Code {
     guard("rocprofiler_start_context", || {
         let ctx = ContextId(context_id.handle);
         engine()?.start_context(ctx)?;
-        crate::dispatch_counting::note_start(ctx);
+        crate::device_counting::on_start(ctx);
         Ok(())
     })
 }

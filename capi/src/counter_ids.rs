@@ -20,6 +20,17 @@ const DIM_BITS: u64 = 6;
 /// The last dimension id (`INSTANCE`).
 const LAST_DIMENSION: u64 = 7;
 
+/// The instance id of counter `counter` at `positions` (one per dimension):
+/// what a record of that instance carries.
+pub fn instance_id(counter: u64, positions: &[(rocwasm_counters::Dimension, u32)]) -> u64 {
+    positions
+        .iter()
+        .fold(counter << COUNTER_SHIFT, |id, &(dim, pos)| {
+            let d = dim as u64;
+            id | ((u64::from(pos) & ((1 << DIM_BITS) - 1)) << ((d - 1) * DIM_BITS))
+        })
+}
+
 /// The counter id of an instance id.
 pub fn counter_of(id: u64) -> u64 {
     id >> COUNTER_SHIFT
@@ -86,24 +97,18 @@ pub unsafe extern "C" fn rocprofiler_query_record_dimension_position(
 mod tests {
     use super::*;
 
-    /// The instance id of counter `counter` at `positions` (dimension id,
-    /// position): what a record of the counter there carries.
-    fn instance_id(counter: u64, positions: &[(u64, u64)]) -> u64 {
-        positions
-            .iter()
-            .fold(counter << COUNTER_SHIFT, |id, &(dim, pos)| {
-                if (1..=LAST_DIMENSION).contains(&dim) {
-                    id | ((pos & ((1 << DIM_BITS) - 1)) << ((dim - 1) * DIM_BITS))
-                } else {
-                    id
-                }
-            })
-    }
-
     #[test]
     fn instance_ids_decode_as_the_sdk_lays_them_out() {
         // Counter 5, XCC 3, shader engine 7, instance 12.
-        let id = instance_id(5, &[(1, 3), (3, 7), (7, 12)]);
+        use rocwasm_counters::Dimension;
+        let id = instance_id(
+            5,
+            &[
+                (Dimension::Xcc, 3),
+                (Dimension::ShaderEngine, 7),
+                (Dimension::Instance, 12),
+            ],
+        );
         assert_eq!(id, 5 << 48 | 3 | 7 << 12 | 12 << 36);
         assert_eq!(counter_of(id), 5);
         assert_eq!(position(id, 1), Some(3));

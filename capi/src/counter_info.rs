@@ -5,17 +5,23 @@
 //! an installed ROCm's file, else rocwasm's own for gfx90a and gfx942).
 //! Ids are numbered as the SDK numbers them: one count across the run's
 //! architectures (each architecture's counters in the definitions' order),
-//! so an id names one counter of one architecture. Whether the simulated
-//! GPU can count one is told when it is collected (`rocwasm run --pmc`);
-//! the C API's counter configurations and dispatch counting are not
-//! implemented yet (`crate::unimplemented`).
+//! so an id names one counter of one architecture. The agent properties the
+//! expressions read (`CU_NUM`'s `simd_count`) have ids too (before the
+//! definitions' counters), but are not listed as the agent's counters. A
+//! counter's dimensions and instances (info version 1) are the GPU's, read
+//! through [`crate::hardware`]; what the GPU cannot count is told when it
+//! is collected, never given a value.
 
-use std::ffi::{c_char, c_void, CString};
-use std::sync::OnceLock;
+use std::collections::HashMap;
+use std::ffi::{c_char, c_void, CStr, CString};
+use std::sync::{Mutex, OnceLock};
 
 use rocwasm_core::{AgentType, Status};
-use rocwasm_counters::{Body, Catalog, Definitions, Kind};
+use rocwasm_counters::{Body, Catalog, Counter, Definitions, Dimension, Kind, Tensor};
 
+use crate::abi::records::{
+    CounterDimensionInfo, CounterDimensionPosition, CounterInfoV1, CounterInstanceInfo,
+};
 use crate::abi::Handle;
 use crate::guard::guard;
 use crate::state::engine_if_bound;
@@ -46,9 +52,43 @@ struct Strings {
     flags: u8,
 }
 
-/// Each architecture's catalog, its first id, and its counters' strings.
+/// One architecture's counters: its catalog, the id of its first counter,
+/// and the counters' strings.
+pub(crate) struct Arch {
+    /// `gfx90a` and the like.
+    pub name: String,
+    /// The SDK id of `catalog.counters[0]`.
+    pub base: u64,
+    /// The counters, in id order.
+    pub catalog: Catalog,
+    strings: Vec<Strings>,
+}
+
+impl Arch {
+    /// The counter with SDK id `id`, when it is one of this architecture's.
+    pub fn counter(&self, id: u64) -> Option<&Counter> {
+        self.catalog
+            .counters
+            .get(usize::try_from(id.checked_sub(self.base)?).ok()?)
+    }
+}
+
+/// Each architecture's counters.
 struct Registry {
-    archs: Vec<(String, u64, Catalog, Vec<Strings>)>,
+    archs: Vec<Arch>,
+}
+
+/// The architecture named `name`, when the run has a GPU of it.
+pub(crate) fn arch(name: &str) -> Option<&'static Arch> {
+    registry().archs.iter().find(|a| a.name == name)
+}
+
+/// The counter with SDK id `id` and its architecture.
+pub(crate) fn counter(id: u64) -> Option<(&'static Arch, &'static Counter)> {
+    registry()
+        .archs
+        .iter()
+        .find_map(|a| Some((a, a.counter(id)?)))
 }
 
 fn c(text: &str) -> CString {
@@ -74,7 +114,9 @@ fn registry() -> &'static Registry {
         let mut base = 0u64;
         let mut archs = Vec::new();
         for arch in names {
-            let catalog = defs.catalog(&arch, &[]);
+            let properties = defs.properties_named(&arch);
+            let properties: Vec<&str> = properties.iter().map(String::as_str).collect();
+            let catalog = defs.catalog(&arch, &properties);
             let strings = catalog
                 .counters
                 .iter()
@@ -94,7 +136,12 @@ fn registry() -> &'static Registry {
                 })
                 .collect();
             let n = catalog.counters.len() as u64;
-            archs.push((arch, base, catalog, strings));
+            archs.push(Arch {
+                name: arch,
+                base,
+                catalog,
+                strings,
+            });
             base += n;
         }
         Registry { archs }
@@ -102,7 +149,7 @@ fn registry() -> &'static Registry {
 }
 
 /// The architecture of agent `id`, when it is a GPU the run knows.
-fn arch_of(agent: u64) -> Option<String> {
+pub(crate) fn arch_of(agent: u64) -> Option<String> {
     engine_if_bound()?
         .symbols()
         .agents()
@@ -113,9 +160,8 @@ fn arch_of(agent: u64) -> Option<String> {
 
 /// `rocprofiler_iterate_agent_supported_counters`: calls `cb` once with
 /// every counter of the agent's architecture (INVALID_ARGUMENT for an agent
-/// that is no GPU of the run; NOT_IMPLEMENTED without definitions for its
-/// architecture, where the SDK says `AGENT_ARCH_NOT_SUPPORTED`); returns
-/// what `cb` returns.
+/// that is no GPU of the run; AGENT_ARCH_NOT_SUPPORTED without definitions
+/// for its architecture); returns what `cb` returns.
 ///
 /// # Safety
 /// `cb` must be callable with the SDK's signature; `user_data` is passed
@@ -130,16 +176,15 @@ pub unsafe extern "C" fn rocprofiler_iterate_agent_supported_counters(
     let found = guard("rocprofiler_iterate_agent_supported_counters", || {
         cb.ok_or(Status::InvalidArgument)?;
         let arch = arch_of(agent_id.handle).ok_or(Status::InvalidArgument)?;
-        let (_, base, catalog, _) = registry()
-            .archs
-            .iter()
-            .find(|(a, ..)| *a == arch)
-            .ok_or(Status::NotImplemented)?;
-        if catalog.counters.is_empty() {
-            return Err(Status::NotImplemented);
+        let a = self::arch(&arch).ok_or(Status::AgentArchNotSupported)?;
+        if a.catalog.counters.is_empty() {
+            return Err(Status::AgentArchNotSupported);
         }
-        ids = (0..catalog.counters.len() as u64)
-            .map(|i| Handle { handle: base + i })
+        // The agent's properties are not listed (they are no counters of
+        // the definitions); the expressions that read them are.
+        ids = (0..a.catalog.counters.len() as u64)
+            .filter(|&i| a.catalog.counters[i as usize].kind != Kind::Constant)
+            .map(|i| Handle { handle: a.base + i })
             .collect();
         Ok(())
     });
@@ -152,9 +197,117 @@ pub unsafe extern "C" fn rocprofiler_iterate_agent_supported_counters(
     unsafe { cb(agent_id, ids.as_mut_ptr(), ids.len(), user_data) }
 }
 
+/// `ROCPROFILER_COUNTER_INFO_VERSION_1`.
+const VERSION_1: u32 = 2;
+
+/// A counter's dimensions and instances as info version 1 hands them out,
+/// built once per counter and kept for the life of the process (tools keep
+/// the pointers).
+struct Shape {
+    dims: Vec<CounterDimensionInfo>,
+    dim_ptrs: Vec<*const CounterDimensionInfo>,
+    /// Each instance's positions, then the pointers to them.
+    _positions: Vec<Vec<CounterDimensionPosition>>,
+    _position_ptrs: Vec<Vec<*const CounterDimensionPosition>>,
+    instances: Vec<CounterInstanceInfo>,
+    instance_ptrs: Vec<*const CounterInstanceInfo>,
+}
+
+// SAFETY: a Shape is immutable once built; its pointers point into itself
+// and to 'static strings.
+unsafe impl Send for Shape {}
+// SAFETY: as above.
+unsafe impl Sync for Shape {}
+
+/// Counter `id`'s shape on a GPU of its architecture (`None` when the GPU
+/// cannot count it).
+fn shape(id: u64) -> Option<&'static Shape> {
+    static SHAPES: OnceLock<Mutex<HashMap<u64, Option<&'static Shape>>>> = OnceLock::new();
+    let mut shapes = SHAPES
+        .get_or_init(Default::default)
+        .lock()
+        .unwrap_or_else(|e| e.into_inner());
+    if let Some(s) = shapes.get(&id) {
+        return *s;
+    }
+    let built = build_shape(id).map(|s| &*Box::leak(Box::new(s)));
+    shapes.insert(id, built);
+    built
+}
+
+fn build_shape(id: u64) -> Option<Shape> {
+    let (arch, counter) = counter(id)?;
+    let agent = engine_if_bound()?
+        .symbols()
+        .agents()
+        .into_iter()
+        .find(|a| a.agent_type == AgentType::Gpu && a.name == arch.name)?;
+    let dims = crate::hardware::dimensions_of(agent.id, arch, &counter.name)?;
+    let tensor = Tensor {
+        values: vec![0.0; dims.iter().map(|&(_, n)| n.max(1) as usize).product()],
+        dims,
+    };
+    let dim_infos: Vec<CounterDimensionInfo> = tensor
+        .dims
+        .iter()
+        .map(|&(d, n)| CounterDimensionInfo {
+            name: dimension_name(d).as_ptr(),
+            instance_size: n as usize,
+            id: d as u64,
+        })
+        .collect();
+    let positions: Vec<Vec<CounterDimensionPosition>> = (0..tensor.values.len())
+        .map(|i| {
+            tensor
+                .position(i)
+                .into_iter()
+                .map(|(d, p)| CounterDimensionPosition {
+                    size: std::mem::size_of::<CounterDimensionPosition>() as u64,
+                    dimension_name: dimension_name(d).as_ptr(),
+                    index: p as usize,
+                })
+                .collect()
+        })
+        .collect();
+    let position_ptrs: Vec<Vec<*const CounterDimensionPosition>> = positions
+        .iter()
+        .map(|p| p.iter().map(|x| x as *const _).collect())
+        .collect();
+    let instances: Vec<CounterInstanceInfo> = (0..tensor.values.len())
+        .map(|i| CounterInstanceInfo {
+            size: std::mem::size_of::<CounterInstanceInfo>() as u64,
+            instance_id: crate::counter_ids::instance_id(id, &tensor.position(i)),
+            counter_id: id,
+            dimensions_count: position_ptrs[i].len() as u64,
+            dimensions: position_ptrs[i].as_ptr(),
+        })
+        .collect();
+    let mut shape = Shape {
+        dim_ptrs: Vec::new(),
+        dims: dim_infos,
+        _positions: positions,
+        _position_ptrs: position_ptrs,
+        instance_ptrs: Vec::new(),
+        instances,
+    };
+    // The vectors are not touched again, so these pointers stay valid.
+    shape.dim_ptrs = shape.dims.iter().map(|d| d as *const _).collect();
+    shape.instance_ptrs = shape.instances.iter().map(|d| d as *const _).collect();
+    Some(shape)
+}
+
+/// The SDK's name of a dimension, as a C string.
+pub(crate) fn dimension_name(d: Dimension) -> &'static CStr {
+    static NAMES: OnceLock<Vec<CString>> = OnceLock::new();
+    let names = NAMES.get_or_init(|| Dimension::ALL.iter().map(|d| c(d.name())).collect());
+    &names[Dimension::ALL.iter().position(|x| *x == d).unwrap_or(0)]
+}
+
 /// `rocprofiler_query_counter_info`: version 0 (id, name, description,
-/// block or expression, constant/derived); version 1, with the counter's
-/// dimensions and instances, is not implemented yet.
+/// block or expression, constant/derived) or version 1 (the same, with the
+/// counter's dimensions and every instance it produces on a GPU of its
+/// architecture; none when the GPU cannot count it). INVALID_ARGUMENT for
+/// an unknown id or version.
 ///
 /// # Safety
 /// `info` must be NULL or point to a writable struct of the version asked.
@@ -168,30 +321,104 @@ pub unsafe extern "C" fn rocprofiler_query_counter_info(
         if info.is_null() {
             return Err(Status::InvalidArgument);
         }
-        if version != VERSION_0 {
-            return Err(Status::NotImplemented);
-        }
         let id = counter_id.handle;
-        let (base, strings) = registry()
-            .archs
-            .iter()
-            .find(|(_, base, catalog, _)| {
-                (*base..*base + catalog.counters.len() as u64).contains(&id)
-            })
-            .map(|(_, base, _, strings)| (*base, strings))
-            .ok_or(Status::InvalidArgument)?;
-        let s = &strings[(id - base) as usize];
-        let out = InfoV0 {
-            id: counter_id,
-            name: s.name.as_ptr(),
-            description: s.description.as_ptr(),
-            block: s.block.as_ptr(),
-            expression: s.expression.as_ptr(),
-            flags: s.flags,
-        };
-        // SAFETY: checked non-null; the caller passes a writable
-        // `rocprofiler_counter_info_v0_t`, whose layout `InfoV0` is.
-        unsafe { std::ptr::write(info.cast::<InfoV0>(), out) };
+        let (arch, _) = counter(id).ok_or(Status::InvalidArgument)?;
+        let s = &arch.strings[(id - arch.base) as usize];
+        match version {
+            VERSION_0 => {
+                let out = InfoV0 {
+                    id: counter_id,
+                    name: s.name.as_ptr(),
+                    description: s.description.as_ptr(),
+                    block: s.block.as_ptr(),
+                    expression: s.expression.as_ptr(),
+                    flags: s.flags,
+                };
+                // SAFETY: checked non-null; the caller passes a writable
+                // `rocprofiler_counter_info_v0_t`, whose layout `InfoV0` is.
+                unsafe { std::ptr::write(info.cast::<InfoV0>(), out) };
+            }
+            VERSION_1 => {
+                let (dims, instances): (&[_], &[_]) = match shape(id) {
+                    Some(sh) => (&sh.dim_ptrs, &sh.instance_ptrs),
+                    None => (&[], &[]),
+                };
+                let out = CounterInfoV1 {
+                    size: std::mem::size_of::<CounterInfoV1>() as u64,
+                    id: counter_id,
+                    name: s.name.as_ptr(),
+                    description: s.description.as_ptr(),
+                    block: s.block.as_ptr(),
+                    expression: s.expression.as_ptr(),
+                    flags: s.flags,
+                    dimensions_count: dims.len() as u64,
+                    dimensions: dims.as_ptr(),
+                    dimensions_instances_count: instances.len() as u64,
+                    dimensions_instances: instances.as_ptr(),
+                };
+                // SAFETY: checked non-null; the caller passes a writable
+                // `rocprofiler_counter_info_v1_t`, whose layout this is.
+                unsafe { std::ptr::write(info.cast::<CounterInfoV1>(), out) };
+            }
+            _ => return Err(Status::InvalidArgument),
+        }
+        Ok(())
+    })
+}
+
+/// `rocprofiler_iterate_counter_dimensions` (deprecated): calls `cb` once
+/// with the counter's dimensions (none when the GPU cannot count it);
+/// returns what `cb` returns. INVALID_ARGUMENT for an unknown counter.
+///
+/// # Safety
+/// `cb` must be callable with the SDK's signature.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_iterate_counter_dimensions(
+    counter_id: Handle,
+    cb: Option<
+        unsafe extern "C" fn(Handle, *const CounterDimensionInfo, usize, *mut c_void) -> Code,
+    >,
+    user_data: *mut c_void,
+) -> Code {
+    let found = guard("rocprofiler_iterate_counter_dimensions", || {
+        cb.ok_or(Status::InvalidArgument)?;
+        counter(counter_id.handle)
+            .map(|_| ())
+            .ok_or(Status::InvalidArgument)
+    });
+    let Some(cb) = cb.filter(|_| found == SUCCESS) else {
+        return found;
+    };
+    let dims: &[CounterDimensionInfo] = shape(counter_id.handle).map_or(&[], |s| &s.dims);
+    // SAFETY: the tool's callback, with a list that lives for the process.
+    unsafe { cb(counter_id, dims.as_ptr(), dims.len(), user_data) }
+}
+
+/// `rocprofiler_query_counter_instance_count` (deprecated): how many
+/// instances the counter has on the agent (0 when the GPU cannot count
+/// it). AGENT_NOT_FOUND for an agent that is no GPU of the run,
+/// METRIC_NOT_VALID_FOR_AGENT for another architecture's counter.
+///
+/// # Safety
+/// `instance_count` must be NULL or point to a writable `size_t`.
+#[no_mangle]
+pub unsafe extern "C" fn rocprofiler_query_counter_instance_count(
+    agent_id: Handle,
+    counter_id: Handle,
+    instance_count: *mut usize,
+) -> Code {
+    guard("rocprofiler_query_counter_instance_count", || {
+        if instance_count.is_null() {
+            return Err(Status::InvalidArgument);
+        }
+        let arch = arch_of(agent_id.handle).ok_or(Status::AgentNotFound)?;
+        let (a, _) = counter(counter_id.handle).ok_or(Status::CounterNotFound)?;
+        if a.name != arch {
+            return Err(Status::MetricNotValidForAgent);
+        }
+        let n = shape(counter_id.handle).map_or(0, |s| s.instances.len());
+        // SAFETY: checked non-null; the caller passes a writable size_t.
+        unsafe { *instance_count = n };
         Ok(())
     })
 }

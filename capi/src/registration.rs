@@ -290,6 +290,9 @@ fn finalize_tool(index: usize) {
         // buffer's callback: that delivery is under way already.
         owned.flush_buffers(engine);
     }
+    // Dispatch counting's records kept for buffers (every tool's: a
+    // finalized tool's would only be counted).
+    crate::buffer::deliver_all_counting();
     if !owned.finalize_once() {
         return;
     }
@@ -308,6 +311,7 @@ fn finalize_tool(index: usize) {
             FINI_STATUS.store(0, Ordering::Release);
         }
     }
+    owned.finish();
     stop_contexts(&owned);
 }
 

@@ -50,6 +50,28 @@ fn description(name: &str) -> &'static CStr {
         "ROCPROFILER_STATUS_ERROR_NOT_IMPLEMENTED" => c"rocwasm does not implement this function",
         "ROCPROFILER_STATUS_ERROR_FINALIZED" => c"the profiler has been finalized",
         "ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT" => c"an argument is invalid",
+        "ROCPROFILER_STATUS_ERROR_AGENT_NOT_FOUND" => c"no agent has this id",
+        "ROCPROFILER_STATUS_ERROR_COUNTER_NOT_FOUND" => c"no counter has this id",
+        "ROCPROFILER_STATUS_ERROR_CONTEXT_ERROR" => {
+            c"the context's device counting is busy with another sample"
+        }
+        "ROCPROFILER_STATUS_ERROR_CONTEXT_NOT_STARTED" => c"the context has not been started",
+        "ROCPROFILER_STATUS_ERROR_METRIC_NOT_VALID_FOR_AGENT" => {
+            c"the counter belongs to another agent's architecture"
+        }
+        "ROCPROFILER_STATUS_ERROR_OUT_OF_RESOURCES" => {
+            c"the output array is too small (the count needed was written)"
+        }
+        "ROCPROFILER_STATUS_ERROR_PROFILE_NOT_FOUND" => c"no counter configuration has this id",
+        "ROCPROFILER_STATUS_ERROR_AGENT_MISMATCH" => {
+            c"the counter configuration was made for another agent"
+        }
+        "ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT" => {
+            c"the counters need more hardware counters of a block than it has in one pass"
+        }
+        "ROCPROFILER_STATUS_ERROR_AGENT_ARCH_NOT_SUPPORTED" => {
+            c"no counter definitions for this agent's architecture"
+        }
         _ => c"",
     }
 }

@@ -5,10 +5,8 @@
 //! test fails when the headers declare a function that is neither
 //! implemented nor listed here.
 //!
-//! They are hardware services (counters, PC sampling) and OpenMP (OMPT),
-//! which no runtime rocwasm intercepts provides. Configuring dispatch
-//! counting is accepted ([`crate::dispatch_counting`]), as the SDK accepts
-//! it, so that tools configuring every service run. The
+//! They are PC sampling, runtime-defined counters and OpenMP (OMPT), which
+//! no runtime rocwasm intercepts provides. The
 //! stubs declare no parameters: on the x86-64 System V ABI the caller
 //! passes arguments in registers and cleans up after itself, so a function
 //! that ignores its arguments may be defined without them.
@@ -33,20 +31,12 @@ macro_rules! not_implemented {
 }
 
 not_implemented! {
-    rocprofiler_configure_device_counting_service,
     rocprofiler_configure_pc_sampling_service,
     rocprofiler_create_counter,
-    rocprofiler_create_counter_config,
-    rocprofiler_create_profile_config,
-    rocprofiler_destroy_counter_config,
-    rocprofiler_destroy_profile_config,
     rocprofiler_iterate_buffer_tracing_record_args,
-    rocprofiler_iterate_counter_dimensions,
     rocprofiler_ompt_is_finalized,
     rocprofiler_ompt_is_initialized,
-    rocprofiler_query_counter_instance_count,
     rocprofiler_query_pc_sampling_agent_configurations,
-    rocprofiler_sample_device_counting_service,
 }
 
 /// Functions that return something other than a status.

@@ -39,6 +39,16 @@ statuses! {
     NotImplemented => ERROR_NOT_IMPLEMENTED,
     Finalized => ERROR_FINALIZED,
     InvalidArgument => ERROR_INVALID_ARGUMENT,
+    AgentNotFound => ERROR_AGENT_NOT_FOUND,
+    CounterNotFound => ERROR_COUNTER_NOT_FOUND,
+    ContextError => ERROR_CONTEXT_ERROR,
+    ContextNotStarted => ERROR_CONTEXT_NOT_STARTED,
+    MetricNotValidForAgent => ERROR_METRIC_NOT_VALID_FOR_AGENT,
+    OutOfResources => ERROR_OUT_OF_RESOURCES,
+    ProfileNotFound => ERROR_PROFILE_NOT_FOUND,
+    AgentMismatch => ERROR_AGENT_MISMATCH,
+    ExceedsHwLimit => ERROR_EXCEEDS_HW_LIMIT,
+    AgentArchNotSupported => ERROR_AGENT_ARCH_NOT_SUPPORTED,
 }
 
 impl core::fmt::Display for Status {

@@ -27,6 +27,7 @@ pub struct Client {
     buffers: Mutex<BTreeSet<BufferId>>,
     threads: Mutex<BTreeSet<CallbackThreadId>>,
     finalized: AtomicBool,
+    finished: AtomicBool,
     undelivered: AtomicU64,
 }
 
@@ -125,6 +126,19 @@ impl Client {
     /// True once [`Client::finalize_once`] was called.
     pub fn is_finalized(&self) -> bool {
         self.finalized.load(Ordering::Acquire)
+    }
+
+    /// Marks the client's finalization done (its finalize function has
+    /// returned): from now on what reaches its buffers is counted, not
+    /// delivered. Until then the tool still gets what it flushes from its
+    /// own finalize.
+    pub fn finish(&self) {
+        self.finished.store(true, Ordering::Release);
+    }
+
+    /// True once [`Client::finish`] was called.
+    pub fn is_finished(&self) -> bool {
+        self.finished.load(Ordering::Acquire)
     }
 
     /// Counts `n` records that reached the client's buffers after it was

@@ -136,6 +136,10 @@ struct Entry {
     /// Dispatch counting (kernel-dispatch entries only): the counting
     /// buffer and the counters ([`Profiler::set_dispatch_counters`]).
     counting: Option<(Arc<Buffer>, Arc<[String]>)>,
+    /// A native tool counts in this context (kernel-dispatch entries
+    /// only): dispatch counting that chooses its counters per dispatch, or
+    /// device counting ([`Profiler::tool_counting`]).
+    tool_counting: bool,
 }
 
 impl Entry {
@@ -221,6 +225,8 @@ struct ContextConfig {
     /// The counters the context counts for every dispatch
     /// ([`Profiler::set_dispatch_counters`]).
     counters: Vec<String>,
+    /// Device counting was configured.
+    device_counting: bool,
 }
 
 impl ContextConfig {
@@ -229,6 +235,13 @@ impl ContextConfig {
             || !self.callback.is_empty()
             || self.external.is_some()
             || self.counting.is_some()
+            || self.device_counting
+    }
+
+    /// A native tool counts here: dispatch counting without a fixed
+    /// counter set (the tool chooses per dispatch), or device counting.
+    fn tool_counting(&self) -> bool {
+        (self.counting.is_some() && self.counters.is_empty()) || self.device_counting
     }
 }
 

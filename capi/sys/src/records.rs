@@ -166,3 +166,128 @@ pub struct RuntimeInitializationRecord {
     /// How many times it was loaded before.
     pub instance: u64,
 }
+
+// ── Counters (`counters.h`, `dispatch_counting_service.h`) ─────────────────
+
+/// `rocprofiler_counter_record_t`: one counter instance's value.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CounterRecord {
+    /// Counter id (bits 63–48) and dimension positions.
+    pub id: u64,
+    /// The value.
+    pub counter_value: f64,
+    /// The dispatch counted (0 for device counting).
+    pub dispatch_id: u64,
+    /// The tool's user data of the dispatch (or of the device sample).
+    pub user_data: u64,
+    /// The agent counted.
+    pub agent_id: Handle,
+}
+
+/// `rocprofiler_dispatch_counting_service_data_t`: the dispatch a counting
+/// callback is about.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct DispatchCountingData {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// The launching call's correlation ids.
+    pub correlation_id: AsyncCorrelationId,
+    /// Kernel start, ns (0 before the dispatch ran).
+    pub start_timestamp: u64,
+    /// Kernel end, ns (0 before the dispatch ran).
+    pub end_timestamp: u64,
+    /// The dispatch.
+    pub dispatch_info: KernelDispatchInfo,
+}
+
+/// `rocprofiler_dispatch_counting_service_record_t`: the header record of
+/// a dispatch's counter values in a buffer (`num_records` value records
+/// follow it).
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct DispatchCountingRecord {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// How many value records follow.
+    pub num_records: u64,
+    /// The launching call's correlation ids.
+    pub correlation_id: AsyncCorrelationId,
+    /// Kernel start, ns.
+    pub start_timestamp: u64,
+    /// Kernel end, ns.
+    pub end_timestamp: u64,
+    /// The dispatch.
+    pub dispatch_info: KernelDispatchInfo,
+}
+
+/// `rocprofiler_counter_record_dimension_info_t`: a dimension of a counter.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CounterDimensionInfo {
+    /// `DIMENSION_SHADER_ENGINE` and the like.
+    pub name: *const std::ffi::c_char,
+    /// Its extent.
+    pub instance_size: usize,
+    /// `rocprofiler_counter_dimension_id_t`.
+    pub id: u64,
+}
+
+/// `rocprofiler_counter_dimension_info_t`: one instance's position in one
+/// dimension.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CounterDimensionPosition {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// The dimension's name.
+    pub dimension_name: *const std::ffi::c_char,
+    /// The position.
+    pub index: usize,
+}
+
+/// `rocprofiler_counter_record_dimension_instance_info_t`: one instance a
+/// counter can produce.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CounterInstanceInfo {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// The instance id its records carry.
+    pub instance_id: u64,
+    /// The counter.
+    pub counter_id: u64,
+    /// Entries of `dimensions`.
+    pub dimensions_count: u64,
+    /// Its position in each dimension.
+    pub dimensions: *const *const CounterDimensionPosition,
+}
+
+/// `rocprofiler_counter_info_v1_t`.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CounterInfoV1 {
+    /// `sizeof` this struct.
+    pub size: u64,
+    /// The counter.
+    pub id: Handle,
+    /// Its name.
+    pub name: *const std::ffi::c_char,
+    /// Its description.
+    pub description: *const std::ffi::c_char,
+    /// Its hardware block (empty when derived).
+    pub block: *const std::ffi::c_char,
+    /// Its expression (empty when not derived).
+    pub expression: *const std::ffi::c_char,
+    /// Bit 0 `is_constant`, bit 1 `is_derived`.
+    pub flags: u8,
+    /// Entries of `dimensions`.
+    pub dimensions_count: u64,
+    /// Its dimensions.
+    pub dimensions: *const *const CounterDimensionInfo,
+    /// Entries of `dimensions_instances`.
+    pub dimensions_instances_count: u64,
+    /// Every instance it produces.
+    pub dimensions_instances: *const *const CounterInstanceInfo,
+}

@@ -247,3 +247,66 @@ fn mirrors_have_amds_layouts() {
         [major, minor, patch]
     );
 }
+
+#[test]
+fn counter_mirrors_have_amds_layouts() {
+    same_layout!(
+        CounterRecord,
+        "rocprofiler_counter_record_t",
+        [id, counter_value, dispatch_id, user_data, agent_id]
+    );
+    same_layout!(
+        DispatchCountingData,
+        "rocprofiler_dispatch_counting_service_data_t",
+        [
+            size,
+            correlation_id,
+            start_timestamp,
+            end_timestamp,
+            dispatch_info
+        ]
+    );
+    same_layout!(
+        DispatchCountingRecord,
+        "rocprofiler_dispatch_counting_service_record_t",
+        [
+            size,
+            num_records,
+            correlation_id,
+            start_timestamp,
+            end_timestamp,
+            dispatch_info
+        ]
+    );
+    same_layout!(
+        CounterDimensionInfo,
+        "rocprofiler_counter_record_dimension_info_t",
+        [name, instance_size, id]
+    );
+    same_layout!(
+        CounterDimensionPosition,
+        "rocprofiler_counter_dimension_info_t",
+        [size, dimension_name, index]
+    );
+    same_layout!(
+        CounterInstanceInfo,
+        "rocprofiler_counter_record_dimension_instance_info_t",
+        [size, instance_id, counter_id, dimensions_count, dimensions]
+    );
+    same_layout!(
+        CounterInfoV1,
+        "rocprofiler_counter_info_v1_t",
+        [
+            size,
+            id,
+            name,
+            description,
+            block,
+            expression,
+            dimensions_count,
+            dimensions,
+            dimensions_instances_count,
+            dimensions_instances
+        ]
+    );
+}

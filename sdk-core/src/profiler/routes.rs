@@ -23,7 +23,8 @@ impl Profiler {
                     .flatten()
                     .and_then(|id| cfg.buffers.get(&id))
                     .map(|b| (Arc::clone(b), Arc::from(services.counters.as_slice())));
-                if buffer.is_none() && callback.is_none() && counting.is_none() {
+                let tool_counting = d == Domain::KernelDispatch && services.tool_counting();
+                if buffer.is_none() && callback.is_none() && counting.is_none() && !tool_counting {
                     continue;
                 }
                 let request = services
@@ -38,6 +39,7 @@ impl Profiler {
                     callback,
                     request,
                     counting,
+                    tool_counting,
                 });
             }
         }

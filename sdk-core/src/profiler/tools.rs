@@ -286,12 +286,11 @@ impl Profiler {
     }
 
     /// Dispatch counting for `ctx`, into `buffer` (the buffered service) or
-    /// by callback (`None`). Accepted as the SDK accepts it, so a tool that
-    /// configures every service runs; counter samples are produced only
-    /// for a context given its counters with
-    /// [`Profiler::set_dispatch_counters`] (a run's `--pmc`), not yet for a
-    /// tool's per-dispatch counter configurations. See
-    /// [`Profiler::counts_dispatches`].
+    /// by callback (`None`). Either the context is given a fixed counter
+    /// set ([`Profiler::set_dispatch_counters`], a run's `--pmc`: the
+    /// engine produces its counter samples), or a native tool chooses the
+    /// counters per dispatch and the producer hands the values to it: the
+    /// context then takes part in [`Profiler::tool_counting`].
     pub fn configure_dispatch_counting(
         &self,
         ctx: ContextId,
@@ -308,6 +307,7 @@ impl Profiler {
             return Err(Status::ServiceAlreadyConfigured);
         }
         services.counting = Some(buffer);
+        self.rebuild(&cfg);
         Ok(())
     }
 
@@ -333,6 +333,34 @@ impl Profiler {
     /// configuration is locked.
     pub fn dispatch_counters(&self) -> Arc<[String]> {
         Arc::clone(&self.routes().counters)
+    }
+
+    /// Device counting for `ctx` (a native tool samples an agent's
+    /// counters over a window): kernel dispatches are observed while the
+    /// context is active, for the producer to add their counters up
+    /// ([`Profiler::tool_counting`]). SERVICE_ALREADY_CONFIGURED the
+    /// second time.
+    pub fn configure_device_counting(&self, ctx: ContextId) -> Result<(), Status> {
+        let mut cfg = self.configurable()?;
+        let services = &mut cfg.contexts.get_mut(&ctx).ok_or(Status::ContextInvalid)?.1;
+        if services.device_counting {
+            return Err(Status::ServiceAlreadyConfigured);
+        }
+        services.device_counting = true;
+        self.rebuild(&cfg);
+        Ok(())
+    }
+
+    /// The active contexts in which a native tool counts (dispatch counting
+    /// choosing its counters per dispatch, or device counting), each with
+    /// the external correlation id `op` carries in it: who the producer
+    /// asks about a kernel dispatch. Empty, without a lock, when none.
+    pub fn tool_counting(&self, op: &AsyncOp) -> Vec<(ContextId, u64)> {
+        self.routes().domains[Domain::KernelDispatch.index()]
+            .iter()
+            .filter(|e| e.tool_counting && e.ctx.is_active())
+            .map(|e| (e.ctx.id, op.external_id(e.ctx.id)))
+            .collect()
     }
 
     /// True when `ctx` configured dispatch counting.

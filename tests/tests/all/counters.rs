@@ -371,3 +371,132 @@ fn a_kernel_filter_drops_the_counters_of_the_dispatches_it_drops() {
         .iter()
         .all(|c| dispatches.contains(c["Dispatch_Id"].as_str())));
 }
+
+/// A C tool counting through the SDK's three counting services (callback
+/// and buffered dispatch counting, device counting), in the same run as
+/// `--pmc`: each dispatch's sums over the instances equal
+/// `counter_collection.csv`'s values, the device's equal the file's sum
+/// over every dispatch, info version 1 gives the instances the records
+/// come in, and a set over the TCC's registers is refused with
+/// EXCEEDS_HW_LIMIT.
+#[test]
+fn a_c_tool_counts_through_the_sdks_counting_services_as_the_csv_does() {
+    let tmp = tempfile::tempdir().unwrap();
+    let library = super::native_tools::build_c_library(
+        tmp.path(),
+        &workspace().join("examples/native-tools/counting/counting.c"),
+        "libcounting.so",
+    );
+    let written = tmp.path().join("counting.txt");
+    let app = sim_dir().join("bin/multi_kernel");
+    let counters = "SQ_WAVES GRBM_GUI_ACTIVE SQ_INSTS_VALU";
+    let out = rocwasm_with_env(
+        &[
+            "run",
+            "--sim",
+            "--pmc",
+            "SQ_WAVES",
+            "GRBM_GUI_ACTIVE",
+            "SQ_INSTS_VALU",
+            "-d",
+            "out",
+            "--",
+            app.to_str().unwrap(),
+        ],
+        tmp.path(),
+        &[
+            ("ROCP_TOOL_LIBRARIES", library.to_str().unwrap()),
+            ("COUNTING_OUT", written.to_str().unwrap()),
+            ("COUNTING_COUNTERS", counters),
+        ],
+    );
+    assert_success(&out, "rocwasm run --sim --pmc with the counting tool");
+    let text = std::fs::read_to_string(&written).unwrap();
+    assert!(!text.contains("error"), "{text}");
+
+    // (dispatch, counter) → value, from the CSV and from each service.
+    let csv: BTreeMap<(u64, String), f64> = rows(&tmp.path().join("out/counter_collection.csv"))
+        .iter()
+        .map(|r| ((num(r, "Dispatch_Id"), r["Counter_Name"].clone()), value(r)))
+        .collect();
+    assert_eq!(csv.len() % 3, 0);
+    assert!(csv.len() >= 3 * 8, "{} rows", csv.len());
+    let mut by_service: BTreeMap<&str, BTreeMap<(u64, String), f64>> = BTreeMap::new();
+    let mut instances = BTreeMap::new();
+    for line in text.lines() {
+        let f: Vec<&str> = line.split(' ').collect();
+        match f[0] {
+            "callback" | "buffered" => {
+                let key = (f[1].parse::<u64>().unwrap(), f[2].to_string());
+                let v: f64 = f[3].parse().unwrap();
+                assert!(
+                    by_service.entry(f[0]).or_default().insert(key, v).is_none(),
+                    "{line}: twice"
+                );
+                instances.insert(f[2].to_string(), f[4].parse::<usize>().unwrap());
+            }
+            _ => {}
+        }
+    }
+    for service in ["callback", "buffered"] {
+        let got = &by_service[service];
+        assert_eq!(
+            got.len(),
+            csv.len(),
+            "{service}: every dispatch and counter"
+        );
+        for (key, v) in got {
+            let expected = csv[key];
+            assert!(
+                (v - expected).abs() <= 1e-6 * expected.abs().max(1.0),
+                "{service} {key:?}: {v} against the CSV's {expected}"
+            );
+        }
+    }
+
+    // The device's counters over the run: the sum over every dispatch,
+    // once sampled into an array and once into its buffer.
+    for what in ["device", "device-buffer"] {
+        for name in ["SQ_WAVES", "GRBM_GUI_ACTIVE", "SQ_INSTS_VALU"] {
+            let line = text
+                .lines()
+                .find(|l| l.starts_with(&format!("{what} ")) && l.split(' ').nth(2) == Some(name))
+                .unwrap_or_else(|| panic!("no {what} line for {name}:\n{text}"));
+            let v: f64 = line.split(' ').nth(3).unwrap().parse().unwrap();
+            let expected: f64 = csv
+                .iter()
+                .filter(|((_, n), _)| n == name)
+                .map(|(_, v)| v)
+                .sum();
+            assert!(
+                (v - expected).abs() <= 1e-6 * expected.max(1.0),
+                "{what} {name}: {v} against the CSV's sum {expected}"
+            );
+        }
+    }
+
+    // Records come per instance, as info version 1 lists them: SQ_WAVES
+    // per shader engine on gfx90a (8), GRBM_GUI_ACTIVE once.
+    let info: BTreeMap<&str, &str> = text
+        .lines()
+        .filter_map(|l| l.strip_prefix("info "))
+        .filter_map(|l| l.split_once(' '))
+        .collect();
+    assert!(
+        info["SQ_WAVES"].contains("DIMENSION_SHADER_ENGINE[0:7]"),
+        "{}",
+        info["SQ_WAVES"]
+    );
+    for (name, n) in &instances {
+        assert!(
+            info[name.as_str()].contains(&format!("instances={n} ")),
+            "{name}: {n} records a dispatch, info says {}",
+            info[name.as_str()]
+        );
+    }
+    assert_eq!(instances["SQ_WAVES"], 8);
+    assert!(
+        text.contains("over-limit 5 ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT"),
+        "{text}"
+    );
+}

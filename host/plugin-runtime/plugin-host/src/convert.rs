@@ -226,6 +226,18 @@ pub fn status_to_wit(s: rc::Status) -> wit::Status {
         S::NotImplemented => W::NotImplemented,
         S::Finalized => W::Finalized,
         S::InvalidArgument => W::InvalidArgument,
+        // The counter services' statuses are the C API's; no call a
+        // plugin makes returns them (the WIT enum has no place for them).
+        S::AgentNotFound
+        | S::CounterNotFound
+        | S::ContextError
+        | S::ContextNotStarted
+        | S::MetricNotValidForAgent
+        | S::OutOfResources
+        | S::ProfileNotFound
+        | S::AgentMismatch
+        | S::ExceedsHwLimit
+        | S::AgentArchNotSupported => W::Error,
     }
 }
 

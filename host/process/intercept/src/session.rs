@@ -218,6 +218,7 @@ pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static 
                 (h.before_native_tools)(profiler);
             }
         }
+        rocwasm_capi::hardware::set_hardware(Box::new(crate::hsa::counters::Gpu));
         rocwasm_capi::configure_tools(profiler, allowed)
     };
     let run = LiveRun::start(
@@ -371,6 +372,12 @@ impl Session {
         if let Some(t) = token {
             self.profiler().complete_kernel_dispatch(t, record);
         }
+    }
+
+    /// The active contexts in which a native tool counts, with the
+    /// dispatch's external id in each (see `Profiler::tool_counting`).
+    pub fn tool_counting(&self, op: &rocwasm_core::AsyncOp) -> Vec<(rocwasm_core::ContextId, u64)> {
+        self.profiler().tool_counting(op)
     }
 
     /// The counters some context counts for every dispatch (empty: none).

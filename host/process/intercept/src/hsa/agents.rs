@@ -229,6 +229,11 @@ pub fn by_handle(handle: u64) -> Option<&'static Agent> {
     all().iter().find(|a| a.handle == handle)
 }
 
+/// The agent with this record id.
+pub fn by_id(id: u64) -> Option<&'static Agent> {
+    all().iter().find(|a| a.info.id == id)
+}
+
 /// The record id of the agent with this handle (its handle when unknown).
 pub fn id_of(handle: u64) -> u64 {
     by_handle(handle).map_or(handle, |a| a.info.id)

@@ -76,27 +76,36 @@ struct Dispatch {
     signal: u64,
 }
 
-impl Source for Dispatch {
-    fn read(&self, counter: &str, _block: &str) -> Option<Tensor> {
-        let name = CString::new(counter).ok()?;
-        let (mut ids, mut extents) = ([0u32; 8], [0u32; 8]);
-        let mut n = 0usize;
-        let status = (self.table.dimensions)(
-            self.agent,
-            name.as_ptr(),
-            ids.as_mut_ptr(),
-            extents.as_mut_ptr(),
-            ids.len(),
-            &mut n,
-        );
-        if status != 0 {
-            return None;
-        }
-        let dims: Vec<(Dimension, u32)> = ids[..n]
+/// The dimensions of `counter` on `agent` (an HSA handle), as the
+/// extension tells them.
+fn dimensions(table: &Table, agent: u64, counter: &str) -> Option<Vec<(Dimension, u32)>> {
+    let name = CString::new(counter).ok()?;
+    let (mut ids, mut extents) = ([0u32; 8], [0u32; 8]);
+    let mut n = 0usize;
+    let status = (table.dimensions)(
+        agent,
+        name.as_ptr(),
+        ids.as_mut_ptr(),
+        extents.as_mut_ptr(),
+        ids.len(),
+        &mut n,
+    );
+    if status != 0 {
+        return None;
+    }
+    Some(
+        ids[..n]
             .iter()
             .zip(&extents[..n])
             .filter_map(|(&id, &extent)| Some((Dimension::from_id(id)?, extent)))
-            .collect();
+            .collect(),
+    )
+}
+
+impl Source for Dispatch {
+    fn read(&self, counter: &str, _block: &str) -> Option<Tensor> {
+        let name = CString::new(counter).ok()?;
+        let dims = dimensions(&self.table, self.agent, counter)?;
         let count: usize = dims.iter().map(|&(_, e)| e as usize).product();
         let mut values = vec![0f64; count.max(1)];
         let mut written = 0usize;
@@ -112,6 +121,47 @@ impl Source for Dispatch {
             return None;
         }
         Some(Tensor { dims, values })
+    }
+}
+
+/// What native tools' counting services read ([`rocwasm_capi::hardware`]):
+/// the counters' dimensions, from the extension.
+pub struct Gpu;
+
+impl rocwasm_capi::hardware::Hardware for Gpu {
+    fn dimensions(&self, agent: u64, counter: &str) -> Option<Vec<(Dimension, u32)>> {
+        let handle = agents::by_id(agent)?.handle;
+        dimensions(&table()?, handle, counter)
+    }
+}
+
+/// Native tools' counting for a dispatch that completed `signal` on
+/// `agent` (an HSA handle) at `start..end`: the dispatch counting services
+/// that chose a configuration for it, and the device counting of the
+/// agent. Before the signal is destroyed.
+pub fn for_tools(
+    agent: u64,
+    signal: u64,
+    chosen: Vec<rocwasm_capi::dispatch_counting::Chosen>,
+    (start, end): (u64, u64),
+) {
+    let id = agents::id_of(agent);
+    let device = rocwasm_capi::device_counting::counts(id);
+    if chosen.is_empty() && !device {
+        return;
+    }
+    let Some(table) = table() else {
+        warn_once("the runtime has no counters rocwasm can read (only the simulated GPU's yet): native tools' counting gets no values".into());
+        return;
+    };
+    let source = Dispatch {
+        table,
+        agent,
+        signal,
+    };
+    rocwasm_capi::dispatch_counting::complete(chosen, start, end, &source);
+    if device {
+        rocwasm_capi::device_counting::add(id, &source);
     }
 }
 

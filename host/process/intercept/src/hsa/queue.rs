@@ -237,6 +237,8 @@ struct Pending {
     signal: u64,
     enqueue: u64,
     record: KernelDispatch,
+    /// What native tools' dispatch counting chose for it.
+    counting: Vec<rocwasm_capi::dispatch_counting::Chosen>,
 }
 
 fn instrument(
@@ -291,6 +293,16 @@ fn instrument(
     // The SDK's ENQUEUE callbacks (ENTER, EXIT) come as the packet is
     // written, with its dispatch info.
     session.enqueue_kernel_dispatch(&mut token, &record);
+    // Native tools' dispatch counting chooses its counters now, as the
+    // packet is written.
+    let counting = token.as_ref().map_or_else(Vec::new, |t| {
+        let contexts = session.tool_counting(t);
+        if contexts.is_empty() {
+            Vec::new()
+        } else {
+            rocwasm_capi::dispatch_counting::choose(&contexts, t.correlation_id(), &record)
+        }
+    });
     let enqueue = token
         .as_ref()
         .map_or_else(rocwasm_core::clock::now, |t| t.enqueue_time);
@@ -313,6 +325,7 @@ fn instrument(
         signal,
         enqueue,
         record,
+        counting,
     }));
     // SAFETY: `signal` is ours; `on_complete` takes the box back exactly once.
     let armed = unsafe {
@@ -352,6 +365,7 @@ extern "C" fn on_complete(_value: i64, arg: *mut c_void) -> bool {
     let mut record = p.record;
     record.start = start;
     record.end = end;
+    super::counters::for_tools(p.agent, p.signal, p.counting, (start, end));
     if let Some(s) = session::active() {
         let counted = s.dispatch_counters();
         if counted.is_empty() {
