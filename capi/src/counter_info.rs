@@ -13,14 +13,15 @@
 //! is collected, never given a value.
 
 use std::collections::HashMap;
-use std::ffi::{c_char, c_void, CStr, CString};
+use std::ffi::{c_void, CStr, CString};
 use std::sync::{Mutex, OnceLock};
 
 use rocwasm_core::{AgentType, Status};
 use rocwasm_counters::{Body, Catalog, Counter, Definitions, Dimension, Kind, Tensor};
 
 use crate::abi::records::{
-    CounterDimensionInfo, CounterDimensionPosition, CounterInfoV1, CounterInstanceInfo,
+    CounterDimensionInfo, CounterDimensionPosition, CounterInfoV0, CounterInfoV1,
+    CounterInstanceInfo,
 };
 use crate::abi::Handle;
 use crate::guard::guard;
@@ -29,18 +30,6 @@ use crate::status::{Code, SUCCESS};
 
 /// `ROCPROFILER_COUNTER_INFO_VERSION_0`.
 const VERSION_0: u32 = 1;
-
-/// `rocprofiler_counter_info_v0_t`: the id, four strings, then the two
-/// one-bit fields in one byte (bit 0 `is_constant`, bit 1 `is_derived`).
-#[repr(C)]
-struct InfoV0 {
-    id: Handle,
-    name: *const c_char,
-    description: *const c_char,
-    block: *const c_char,
-    expression: *const c_char,
-    flags: u8,
-}
 
 /// One counter's strings, kept for the life of the process (tools keep
 /// the pointers).
@@ -326,7 +315,7 @@ pub unsafe extern "C" fn rocprofiler_query_counter_info(
         let s = &arch.strings[(id - arch.base) as usize];
         match version {
             VERSION_0 => {
-                let out = InfoV0 {
+                let out = CounterInfoV0 {
                     id: counter_id,
                     name: s.name.as_ptr(),
                     description: s.description.as_ptr(),
@@ -335,8 +324,8 @@ pub unsafe extern "C" fn rocprofiler_query_counter_info(
                     flags: s.flags,
                 };
                 // SAFETY: checked non-null; the caller passes a writable
-                // `rocprofiler_counter_info_v0_t`, whose layout `InfoV0` is.
-                unsafe { std::ptr::write(info.cast::<InfoV0>(), out) };
+                // `rocprofiler_counter_info_v0_t`, whose layout this is.
+                unsafe { std::ptr::write(info.cast::<CounterInfoV0>(), out) };
             }
             VERSION_1 => {
                 let (dims, instances): (&[_], &[_]) = match shape(id) {

@@ -38,7 +38,7 @@ use crate::status::{code, Code, SUCCESS};
 pub type SetConfig = extern "C" fn(Handle, Handle) -> Code;
 
 /// `rocprofiler_device_counting_service_cb_t`.
-pub type SetupCallback = unsafe extern "C" fn(Handle, Handle, SetConfig, *mut c_void);
+pub type SetupCallback = unsafe extern "C-unwind" fn(Handle, Handle, SetConfig, *mut c_void);
 
 /// `ROCPROFILER_COUNTER_FLAG_ASYNC`.
 const FLAG_ASYNC: i32 = 1;

@@ -29,19 +29,18 @@ use rocwasm_core::{BufferId, ContextId, KernelDispatch, Status};
 use rocwasm_counters::Source;
 
 use crate::abi::records::{CounterRecord, DispatchCountingData, DispatchCountingRecord};
-use crate::abi::Handle;
+use crate::abi::{Handle, UserData};
 use crate::counter_config::{self, Config};
 use crate::guard::guard;
 use crate::state::engine;
 use crate::status::Code;
 
 /// `rocprofiler_dispatch_counting_service_cb_t`.
-pub type DispatchCallback =
-    unsafe extern "C" fn(DispatchCountingData, *mut Handle, *mut u64, *mut c_void);
+pub use crate::abi::api::DispatchCountingCallback as DispatchCallback;
 
 /// `rocprofiler_dispatch_counting_record_cb_t`.
 pub type RecordCallback =
-    unsafe extern "C" fn(DispatchCountingData, *mut CounterRecord, usize, u64, *mut c_void);
+    unsafe extern "C-unwind" fn(DispatchCountingData, *mut CounterRecord, usize, u64, *mut c_void);
 
 /// Where a service's values go.
 enum Delivery {
@@ -171,7 +170,7 @@ pub fn choose(
             dispatch_info: dispatch_info_to_c(dispatch),
         };
         let mut config = Handle { handle: 0 };
-        let mut user_data = 0u64;
+        let mut user_data = UserData { value: 0 };
         crate::foreign::call_tool("a native tool's dispatch counting callback", || {
             // SAFETY: the tool's callback with the documented arguments;
             // the out-parameters live across the call.
@@ -206,7 +205,9 @@ pub fn choose(
         chosen.push(Chosen {
             service,
             config,
-            user_data,
+            // SAFETY: either member is 64 bits; the tool's value is kept
+            // as it set it.
+            user_data: unsafe { user_data.value },
             data,
         });
     }

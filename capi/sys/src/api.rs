@@ -95,4 +95,46 @@ extern "C" {
     ) -> Status;
     /// `rocprofiler_get_status_string`.
     pub fn rocprofiler_get_status_string(status: Status) -> *const c_char;
+    /// `rocprofiler_get_thread_id`.
+    pub fn rocprofiler_get_thread_id(tid: *mut u64) -> Status;
+    /// `rocprofiler_iterate_agent_supported_counters`.
+    pub fn rocprofiler_iterate_agent_supported_counters(
+        agent_id: Handle,
+        cb: CountersCallback,
+        user_data: *mut c_void,
+    ) -> Status;
+    /// `rocprofiler_query_counter_info` (`info`: the version's struct).
+    pub fn rocprofiler_query_counter_info(
+        counter_id: Handle,
+        version: c_int,
+        info: *mut c_void,
+    ) -> Status;
+    /// `rocprofiler_query_record_counter_id`.
+    pub fn rocprofiler_query_record_counter_id(id: u64, counter_id: *mut Handle) -> Status;
+    /// `rocprofiler_create_counter_config`.
+    pub fn rocprofiler_create_counter_config(
+        agent_id: Handle,
+        counters_list: *const Handle,
+        counters_count: usize,
+        config_id: *mut Handle,
+    ) -> Status;
+    /// `rocprofiler_configure_buffer_dispatch_counting_service`.
+    pub fn rocprofiler_configure_buffer_dispatch_counting_service(
+        context_id: Handle,
+        buffer_id: Handle,
+        callback: DispatchCountingCallback,
+        callback_data_args: *mut c_void,
+    ) -> Status;
 }
+
+/// `rocprofiler_available_counters_cb_t`.
+pub type CountersCallback =
+    unsafe extern "C-unwind" fn(Handle, *mut Handle, usize, *mut c_void) -> Status;
+
+/// `rocprofiler_dispatch_counting_service_cb_t`.
+pub type DispatchCountingCallback = unsafe extern "C-unwind" fn(
+    crate::records::DispatchCountingData,
+    *mut Handle,
+    *mut crate::UserData,
+    *mut c_void,
+);

@@ -264,6 +264,25 @@ pub struct CounterInstanceInfo {
     pub dimensions: *const *const CounterDimensionPosition,
 }
 
+/// `rocprofiler_counter_info_v0_t`: the id, four strings, then
+/// `is_constant` (bit 0) and `is_derived` (bit 1) in one byte.
+#[repr(C)]
+#[derive(Debug, Clone, Copy)]
+pub struct CounterInfoV0 {
+    /// The counter.
+    pub id: Handle,
+    /// Its name.
+    pub name: *const std::ffi::c_char,
+    /// Its description.
+    pub description: *const std::ffi::c_char,
+    /// Its hardware block (empty when derived).
+    pub block: *const std::ffi::c_char,
+    /// Its expression (empty when not derived).
+    pub expression: *const std::ffi::c_char,
+    /// Bit 0 `is_constant`, bit 1 `is_derived`.
+    pub flags: u8,
+}
+
 /// `rocprofiler_counter_info_v1_t`.
 #[repr(C)]
 #[derive(Debug, Clone, Copy)]

@@ -294,6 +294,11 @@ fn counter_mirrors_have_amds_layouts() {
         [size, instance_id, counter_id, dimensions_count, dimensions]
     );
     same_layout!(
+        CounterInfoV0,
+        "rocprofiler_counter_info_v0_t",
+        [id, name, description, block, expression]
+    );
+    same_layout!(
         CounterInfoV1,
         "rocprofiler_counter_info_v1_t",
         [

@@ -58,6 +58,7 @@ use rocwasm_record::journal::{ProcessEnd, SdkState};
 use rocwasm_record::{LiveHooks, LiveRun};
 
 mod callbacks;
+mod counting;
 mod operations;
 mod records;
 mod symbols;
@@ -72,6 +73,8 @@ struct Tool {
     buffer: Handle,
     /// Records the SDK reported dropped (0 under LOSSLESS).
     dropped: AtomicU64,
+    /// The dispatch whose counter values are being read (`--pmc`).
+    counting: Mutex<counting::Values>,
     /// Records of kinds rocwasm does not record.
     skipped: AtomicU64,
     /// What is known of the SDK's buffer, kept beside the journal for the
@@ -268,6 +271,14 @@ fn start() -> Result<Tool, String> {
             )?;
         }
     }
+    let counters = &run.plan().collection.counters;
+    if !counters.is_empty() {
+        if let Err(e) = counting::configure(&profiler, context, buffer, counters) {
+            problems.push(format!(
+                "the SDK did not {e}: the run's counters (--pmc) are not collected"
+            ));
+        }
+    }
     for &d in Domain::ALL {
         if d == Domain::CodeObject || !profiler.calls_back_domain(d) {
             continue;
@@ -318,6 +329,7 @@ fn start() -> Result<Tool, String> {
         context,
         buffer,
         dropped: AtomicU64::new(0),
+        counting: Mutex::new(counting::Values::default()),
         skipped: AtomicU64::new(0),
         state: Mutex::new(state),
         problems: Mutex::new(problems),
@@ -341,7 +353,10 @@ unsafe extern "C-unwind" fn on_buffer(
         };
         tool.dropped.fetch_add(drop_count, Ordering::Relaxed);
         // SAFETY: the SDK's `n` headers and their records, valid for this call.
-        let skipped = unsafe { records::import_all(tool.run.profiler(), &tool.ops, headers, n) };
+        let skipped = unsafe {
+            let mut counting = tool.counting.lock().unwrap_or_else(|e| e.into_inner());
+            records::import_all(tool.run.profiler(), &tool.ops, &mut counting, headers, n)
+        };
         tool.skipped.fetch_add(skipped.kinds, Ordering::Relaxed);
         note_delivery(tool, n as u64, skipped.kinds, drop_count);
     })
@@ -456,6 +471,11 @@ unsafe extern "C-unwind" fn finalize(_data: *mut c_void) {
         let flushed = check("flush its buffer", unsafe {
             api::rocprofiler_flush_buffer(tool.buffer)
         });
+        // A dispatch whose values the SDK cut short.
+        tool.counting
+            .lock()
+            .unwrap_or_else(|e| e.into_inner())
+            .end(tool.run.profiler());
         if let Err(e) = flushed {
             // What it still held never reaches the journal: said at the end.
             tool.problems

@@ -20,6 +20,7 @@ use rocwasm_core::{
     ScratchMemory,
 };
 
+use crate::counting::Values;
 use crate::operations::OperationMaps;
 
 /// Counts of what a delivery could not import.
@@ -37,6 +38,7 @@ pub struct Skipped {
 pub unsafe fn import_all(
     profiler: &Profiler,
     ops: &OperationMaps,
+    counting: &mut Values,
     headers: *mut *mut RecordHeader,
     n: usize,
 ) -> Skipped {
@@ -60,7 +62,24 @@ pub unsafe fn import_all(
                     && !h.payload.is_null() =>
             {
                 // SAFETY: the payload is the record struct of `kind`.
-                if !unsafe { import_one(profiler, ops, kind, h.payload) } {
+                if !unsafe { import_one(profiler, ops, counting, kind, h.payload) } {
+                    skipped.kinds += 1;
+                }
+            }
+            _ if i64::from(cat) == category::ROCPROFILER_BUFFER_CATEGORY_COUNTERS
+                && !h.payload.is_null() =>
+            {
+                use rocprofiler_sdk_sys::enums::rocprofiler_counter_record_kind as counter;
+                let kind = i64::from((h.hash >> 32) as u32);
+                if kind == counter::ROCPROFILER_COUNTER_RECORD_PROFILE_COUNTING_DISPATCH_HEADER {
+                    // SAFETY: the kind's record struct.
+                    counting.header(profiler, unsafe {
+                        &*(h.payload as *const DispatchCountingRecord)
+                    });
+                } else if kind != counter::ROCPROFILER_COUNTER_RECORD_VALUE
+                    // SAFETY: the kind's record struct.
+                    || !counting.value(profiler, unsafe { &*(h.payload as *const CounterRecord) })
+                {
                     skipped.kinds += 1;
                 }
             }
@@ -77,6 +96,7 @@ pub unsafe fn import_all(
 unsafe fn import_one(
     profiler: &Profiler,
     ops: &OperationMaps,
+    counting: &mut Values,
     kind: BufferTracingKind,
     payload: *mut std::ffi::c_void,
 ) -> bool {
@@ -111,6 +131,7 @@ unsafe fn import_one(
             // SAFETY: the kind's record struct.
             let r = unsafe { &*(payload as *const KernelDispatchRecord) };
             profiler.import_kernel_dispatch(dispatch_from_c(r));
+            counting.dispatch_seen(profiler, r.dispatch_info.dispatch_id, r.thread_id);
         }
         K::MemoryCopy => {
             // SAFETY: the kind's record struct.

@@ -365,13 +365,25 @@ impl Profiler {
 
     /// One counter sample per counter of each counting context.
     fn count_dispatch(&self, op: &AsyncOp, base: &KernelDispatch, values: &[(String, f64)]) {
+        self.push_counter_samples(base, values, |ctx, _| op.external_id(ctx));
+    }
+
+    /// Each active counting context's counter samples of a dispatch:
+    /// `external(context, requests)` is the external id the dispatch
+    /// carries in it (`requests`: the context requests external ids).
+    pub(super) fn push_counter_samples(
+        &self,
+        base: &KernelDispatch,
+        values: &[(String, f64)],
+        external: impl Fn(ContextId, bool) -> u64,
+    ) {
         let routes = self.routes();
         let counting = routes.domains[Domain::KernelDispatch.index()]
             .iter()
             .filter(|e| e.ctx.is_active())
-            .filter_map(|e| Some((e.ctx.id, e.counting.as_ref()?)));
-        for (ctx, (buffer, names)) in counting {
-            let external = op.external_id(ctx);
+            .filter_map(|e| Some((e.ctx.id, e.request.is_some(), e.counting.as_ref()?)));
+        for (ctx, requests, (buffer, names)) in counting {
+            let external = external(ctx, requests);
             for name in names.iter() {
                 let Some(&(_, value)) = values.iter().find(|(n, _)| n == name) else {
                     continue;

@@ -125,6 +125,37 @@ impl Profiler {
         self.routes().domains[domain.index()].len()
     }
 
+    /// A dispatch's counter values measured elsewhere (`(name, value summed
+    /// over the counter's instances)`; the rocprofiler-sdk back end's
+    /// dispatch counting): one counter sample per counter each active
+    /// counting context counts ([`Profiler::set_dispatch_counters`]),
+    /// through the dispatch filter as the dispatch itself
+    /// ([`Profiler::import_kernel_dispatch`]). External ids as
+    /// [`Profiler::import`] gives them.
+    pub fn import_counter_samples(&self, dispatch: KernelDispatch, values: &[(String, f64)]) {
+        if values.is_empty() || self.routes().counters.is_empty() {
+            return;
+        }
+        let mut dispatch = dispatch;
+        if let Some(f) = self.dispatch_filter.get() {
+            if !f.select(&mut dispatch, None, &self.symbols) {
+                return;
+            }
+        }
+        let external = dispatch.external_correlation_id;
+        self.push_counter_samples(
+            &dispatch,
+            values,
+            |_, requests| {
+                if requests {
+                    external
+                } else {
+                    0
+                }
+            },
+        );
+    }
+
     /// [`Profiler::import`] for a kernel dispatch, through the dispatch
     /// filter (`--kernel-include-regex` and the like) as interception's are.
     pub fn import_kernel_dispatch(&self, dispatch: KernelDispatch) {

@@ -500,3 +500,42 @@ fn a_c_tool_counts_through_the_sdks_counting_services_as_the_csv_does() {
         "{text}"
     );
 }
+
+/// `--pmc` on the rocprofiler-sdk back end (rocwasm's own SDK here): the
+/// SDK's dispatch counting collects the counters, and
+/// `counter_collection.csv` holds what the built-in back end writes, row
+/// for row: the same values per kernel, each row's dispatch, correlation
+/// id and launching thread those of its `kernel_trace.csv` row.
+#[test]
+fn the_sdk_back_end_counts_through_the_sdks_dispatch_counting() {
+    let tmp = tempfile::tempdir().unwrap();
+    let flags = [
+        "--pmc",
+        "SQ_WAVES",
+        "GRBM_GUI_ACTIVE",
+        "GPU_UTIL",
+        "--kernel-trace",
+    ];
+    let builtin = rows(&run(tmp.path(), "builtin", &flags).join("counter_collection.csv"));
+    let mut sdk_flags = vec!["--backend", "rocprofiler-sdk"];
+    sdk_flags.extend_from_slice(&flags);
+    let out = run(tmp.path(), "sdk", &sdk_flags);
+    let sdk = rows(&out.join("counter_collection.csv"));
+    assert!(!sdk.is_empty());
+    assert_eq!(by_kernel(&sdk), by_kernel(&builtin));
+    let kernels = rows(&out.join("kernel_trace.csv"));
+    let dispatches: HashMap<u64, &HashMap<String, String>> =
+        kernels.iter().map(|k| (num(k, "Dispatch_Id"), k)).collect();
+    assert_eq!(sdk.len(), kernels.len() * 3);
+    for c in &sdk {
+        let k = dispatches[&num(c, "Dispatch_Id")];
+        for column in [
+            "Kernel_Name",
+            "Correlation_Id",
+            "Thread_Id",
+            "Start_Timestamp",
+        ] {
+            assert_eq!(c[column], k[column], "{column}: {c:?}");
+        }
+    }
+}

@@ -260,12 +260,6 @@ pub fn run(request: &RunRequest, console: &mut dyn Console) -> Result<RunOutcome
              had paused collection (roctxProfilerPause)",
         ));
     }
-    if !plan.collection.counters.is_empty() && matches!(measured_by, Measurer::Sdk { .. }) {
-        return Err(LaunchError::usage(
-            "--pmc needs --backend builtin: rocwasm's interception reads the simulated GPU's \
-             counters; the rocprofiler-sdk back end does not ask the SDK for counters yet",
-        ));
-    }
     if !admission.native_tools && matches!(measured_by, Measurer::Sdk { .. }) {
         return Err(LaunchError::usage(
             "the site policy does not allow native rocprofiler-sdk tools \

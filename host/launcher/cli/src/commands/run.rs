@@ -74,16 +74,23 @@ fn passes(args: RunArgs, input: &Path) -> Result {
     exit_with(status)
 }
 
-/// `--pmc`: the set is checked against every GPU before the program
-/// starts (an unknown name, a `:device=N` with no such GPU, a counter the
-/// GPU cannot count or a set over a block's registers: status 2, with the
-/// reason).
+/// `--pmc`: on the simulated GPU the set is checked against every GPU
+/// before the program starts (an unknown name, a `:device=N` with no such
+/// GPU, a counter the GPU cannot count or a set over a block's registers:
+/// status 2, with the reason). On an installed ROCm only the
+/// rocprofiler-sdk back end counts (the SDK checks the set, and the run
+/// says what it refuses).
 fn check_pmc(pmc: &[String], args: &RunArgs) -> Result {
     use rocwasm_launch::counters;
     if !args.sim {
+        if args.backend == Some(rocwasm_plan::Backend::RocprofilerSdk) {
+            counters::parse_pmc(pmc)?;
+            return Ok(());
+        }
         return Err(Failure::usage(
-            "--pmc counts the simulated GPU's counters (add --sim); a real GPU's counters need \
-             AMD's AQL profiling packets, which rocwasm does not write yet",
+            "--pmc counts the simulated GPU's counters (add --sim), or a real GPU's through \
+             rocprofiler-sdk (--backend rocprofiler-sdk): rocwasm's own interception does not \
+             write the AQL profiling packets a real GPU's counters need",
         ));
     }
     let defs = counters::definitions(args.counter_defs.as_deref())?;
