@@ -10,14 +10,13 @@
 
 use std::collections::BTreeMap;
 
-use rocwasm_core::{CounterSampleColumns, RetirementColumns, RuntimeInitializationColumns};
+use rocwasm_core::{RetirementColumns, RuntimeInitializationColumns};
 
 use crate::names::kind_name;
 
-/// Per kind, the API calls left out of a format's files; and the counter
-/// samples, which only the CSV output writes yet.
+/// Per kind, the API calls left out of a format's files.
 #[derive(Debug, Default)]
-pub(crate) struct Unfiled(BTreeMap<u32, u64>, u64);
+pub(crate) struct Unfiled(BTreeMap<u32, u64>);
 
 impl Unfiled {
     /// Counts one call of `kind` left out.
@@ -47,21 +46,9 @@ impl Unfiled {
         }
     }
 
-    /// Counts counter samples a format has no place for yet.
-    pub(crate) fn count_counter_samples(&mut self, samples: &CounterSampleColumns) {
-        self.1 += samples.len() as u64;
-    }
-
     /// One sentence per kind left out, for the run's notes (`format`: the
     /// output's name, `CSV`); empties the counts.
     pub(crate) fn take_notes(&mut self, format: &str) -> Vec<String> {
-        let counters = std::mem::take(&mut self.1);
-        let counters = (counters > 0).then(|| {
-            format!(
-                "{counters} counter sample(s) are not in the {format} output: rocwasm writes \
-                 hardware counter values to CSV (counter_collection.csv), Parquet, rocpd and Perfetto only, so far"
-            )
-        });
         std::mem::take(&mut self.0)
             .into_iter()
             .map(|(kind, n)| {
@@ -71,7 +58,6 @@ impl Unfiled {
                     kind_name(kind)
                 )
             })
-            .chain(counters)
             .collect()
     }
 }

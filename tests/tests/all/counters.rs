@@ -163,7 +163,7 @@ fn derived_counters_equal_their_expressions_and_a_replay_reads_the_file_back() {
             "OccupancyPercent",
             "CU_NUM",
             "-f",
-            "csv,rocpd",
+            "csv,rocpd,json",
         ],
     );
     let counters = rows(&out.join("counter_collection.csv"));
@@ -243,6 +243,72 @@ fn derived_counters_equal_their_expressions_and_a_replay_reads_the_file_back() {
     );
     let from_rocpd = rows(&tmp.path().join("from-rocpd/counter_collection.csv"));
     assert_eq!(from_rocpd.len(), counters.len());
+
+    // results.json: rocprofv3's callback_records.counter_collection, a
+    // record per dispatch naming its counters through `counters`; its
+    // replay gives the CSV's rows.
+    let json: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(out.join("results.json")).unwrap()).unwrap();
+    let process = &json["rocprofiler-sdk-tool"][0];
+    let names: HashMap<u64, String> = process["counters"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|c| {
+            (
+                c["id"]["handle"].as_u64().unwrap(),
+                c["name"].as_str().unwrap().to_string(),
+            )
+        })
+        .collect();
+    let collected = process["callback_records"]["counter_collection"]
+        .as_array()
+        .unwrap();
+    assert_eq!(collected.len(), per_dispatch.len());
+    for rec in collected {
+        let id = rec["dispatch_data"]["dispatch_info"]["dispatch_id"]
+            .as_u64()
+            .unwrap();
+        let values = rec["records"].as_array().unwrap();
+        assert_eq!(values.len(), 8, "dispatch {id}");
+        for v in values {
+            let name = &names[&v["counter_id"]["handle"].as_u64().unwrap()];
+            let value = v["value"].as_f64().unwrap();
+            assert!(
+                close(value, per_dispatch[&id][name]),
+                "{id} {name}: {value}"
+            );
+        }
+    }
+    ok(
+        &["replay", "out/results.json", "-d", "from-json", "-f", "csv"],
+        tmp.path(),
+    );
+    let from_json = rows(&tmp.path().join("from-json/counter_collection.csv"));
+    let mut a: Vec<(u64, String, String)> = counters
+        .iter()
+        .map(|r| {
+            (
+                num(r, "Dispatch_Id"),
+                r["Counter_Name"].clone(),
+                r["Counter_Value"].clone(),
+            )
+        })
+        .collect();
+    let mut b: Vec<(u64, String, String)> = from_json
+        .iter()
+        .map(|r| {
+            (
+                num(r, "Dispatch_Id"),
+                r["Counter_Name"].clone(),
+                r["Counter_Value"].clone(),
+            )
+        })
+        .collect();
+    a.sort();
+    b.sort();
+    assert_eq!(a, b, "results.json replayed");
+    std::fs::remove_file(out.join("results.json")).unwrap();
     std::fs::remove_file(&db).unwrap();
     ok(
         &["replay", "out", "-d", "replayed", "-f", "csv"],

@@ -27,8 +27,8 @@ use std::path::Path;
 use crate::json::schema::{category, Document, Process, Strings, STORAGE_FILE, STORAGE_MEMORY};
 use rocwasm_core::{
     AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, CodeObject, CodeObjectStorage,
-    KernelDispatch, KernelSymbol, MemoryAllocation, MemoryCopy, Retirement, RuntimeInitialization,
-    ScratchMemory,
+    CounterSample, KernelDispatch, KernelSymbol, MemoryAllocation, MemoryCopy, Retirement,
+    RuntimeInitialization, ScratchMemory,
 };
 use rocwasm_ids::recorded::recorded_kind;
 
@@ -250,6 +250,8 @@ fn load_symbols(p: &Process, state: &State) {
 fn records(p: Process, state: &mut State, path: &Path) -> Batch {
     use BufferTracingKind as K;
     let map = KindMap::new(&p.strings, state);
+    let mut b = Batch::default();
+    counter_samples(&p, state, path, &mut b);
     let report = state.report.file(path);
     let r = p.buffer_records;
     for (name, n) in &r.unread {
@@ -262,7 +264,6 @@ fn records(p: Process, state: &mut State, path: &Path) -> Batch {
             *n,
         );
     }
-    let mut b = Batch::default();
     let api_lists = [
         (r.hip_api, category::HIP_API),
         (r.hsa_api, category::HSA_API),
@@ -388,10 +389,78 @@ fn records(p: Process, state: &mut State, path: &Path) -> Batch {
     b
 }
 
+/// `callback_records.counter_collection`: one counter sample per counter
+/// of each dispatch (a counter's values summed, should a file list its
+/// instances apart), named through `counters`. A value whose counter the
+/// file does not list is counted, not replayed.
+fn counter_samples(p: &Process, state: &mut State, path: &Path, b: &mut Batch) {
+    let names: HashMap<u64, &str> = p
+        .counters
+        .iter()
+        .map(|c| (c.id.handle, c.name.as_str()))
+        .collect();
+    let mut unnamed = 0u64;
+    let mut read = 0u64;
+    for rec in &p.callback_records.counter_collection {
+        let (d, info) = (&rec.dispatch_data, &rec.dispatch_data.dispatch_info);
+        let dispatch = KernelDispatch {
+            correlation_id: d.correlation_id.internal,
+            external_correlation_id: d.correlation_id.external,
+            thread_id: rec.thread_id,
+            start: d.start_timestamp,
+            end: d.end_timestamp,
+            agent_id: info.agent_id.handle,
+            queue_id: info.queue_id.handle,
+            stream_id: rec.stream_id.handle,
+            kernel_id: info.kernel_id,
+            dispatch_id: info.dispatch_id,
+            private_segment_size: info.private_segment_size,
+            group_segment_size: info.group_segment_size,
+            workgroup_x: info.workgroup_size.x,
+            workgroup_y: info.workgroup_size.y,
+            workgroup_z: info.workgroup_size.z,
+            grid_x: info.grid_size.x,
+            grid_y: info.grid_size.y,
+            grid_z: info.grid_size.z,
+        };
+        let mut sums: Vec<(u32, f64)> = Vec::new();
+        for v in &rec.records {
+            read += 1;
+            let Some(name) = names.get(&v.counter_id.handle).filter(|n| !n.is_empty()) else {
+                unnamed += 1;
+                continue;
+            };
+            let id = state.symbols.intern_counter(name);
+            match sums.iter_mut().find(|(c, _)| *c == id) {
+                Some((_, s)) => *s += v.value,
+                None => sums.push((id, v.value)),
+            }
+        }
+        for (id, value) in sums {
+            b.counter_samples
+                .push(CounterSample::of_dispatch(&dispatch, id, value));
+        }
+    }
+    let report = state.report.file(path);
+    report.read += read;
+    report.mapped += read - unnamed;
+    if unnamed > 0 {
+        report.issue(
+            Reason::UnparsableField {
+                column: "counter_id".into(),
+            },
+            None,
+            Some("callback_records.counter_collection: a counter id `counters` does not list"),
+            unnamed,
+        );
+    }
+}
+
 /// Counts the records of the categories whose kind is fixed (every table
-/// but the API calls, counted as they are mapped): each is read and mapped.
+/// but the API calls and counter samples, counted as they are mapped):
+/// each is read and mapped.
 fn count_fixed(report: &mut FileReport, b: &Batch) {
-    let n = (b.len() - b.api_calls.len()) as u64;
+    let n = (b.len() - b.api_calls.len() - b.counter_samples.len()) as u64;
     report.read += n;
     report.mapped += n;
 }

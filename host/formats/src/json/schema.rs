@@ -46,25 +46,32 @@ pub struct Process {
     pub metadata: Metadata,
     /// The agents (CPUs and GPUs) records refer to by handle.
     pub agents: Vec<Agent>,
+    /// The counters `callback_records.counter_collection` refers to by id.
+    pub counters: Vec<CounterInfo>,
     /// The names of kind and operation numbers.
     pub strings: Strings,
     /// Code objects loaded by the process.
     pub code_objects: Vec<CodeObject>,
     /// Kernel symbols, referred to by `dispatch_info.kernel_id`.
     pub kernel_symbols: Vec<KernelSymbol>,
+    /// Hardware counter values (dispatch counting), per dispatch.
+    pub callback_records: CallbackRecords,
     /// The records, by category.
     pub buffer_records: Records,
 }
 
 impl Process {
-    /// The keys of the fields before [`Self::RECORDS_FIELD`], in order.
-    pub const HEADER_FIELDS: [&'static str; 5] = [
+    /// The keys of the fields before [`Self::CALLBACK_FIELD`], in order.
+    pub const HEADER_FIELDS: [&'static str; 6] = [
         "metadata",
         "agents",
+        "counters",
         "strings",
         "code_objects",
         "kernel_symbols",
     ];
+    /// The key of the callback records object, before the records.
+    pub const CALLBACK_FIELD: &'static str = "callback_records";
     /// The key of the records object, the last field.
     pub const RECORDS_FIELD: &'static str = "buffer_records";
 }
@@ -770,6 +777,101 @@ pub struct DispatchRecord {
 impl DispatchRecord {
     /// `sizeof` the SDK's kernel-dispatch record.
     pub const SIZE: u32 = 184;
+}
+
+/// One counter (`counters`): rocprofv3 writes `rocprofiler_counter_info_v1_t`
+/// with the agent it was collected on. rocwasm's ids are its run's counter
+/// ids (one per name); it writes no dimensions or instances (its values
+/// are summed over the instances).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CounterInfo {
+    /// The agent.
+    pub agent_id: Handle,
+    /// The id `counter_collection`'s values name.
+    pub id: Handle,
+    /// 1 for a constant of the agent.
+    #[serde(deserialize_with = "lenient")]
+    pub is_constant: u8,
+    /// 1 for a derived counter.
+    #[serde(deserialize_with = "lenient")]
+    pub is_derived: u8,
+    /// The counter's name.
+    pub name: String,
+    /// Its description.
+    #[serde(deserialize_with = "lenient")]
+    pub description: String,
+    /// Its hardware block (empty when derived).
+    #[serde(deserialize_with = "lenient")]
+    pub block: String,
+    /// Its expression (empty when not derived).
+    #[serde(deserialize_with = "lenient")]
+    pub expression: String,
+    /// Its dimensions (not read).
+    #[serde(deserialize_with = "lenient")]
+    pub dimensions: Vec<serde_json::Value>,
+    /// Its instances (not read).
+    #[serde(deserialize_with = "lenient")]
+    pub instances: Vec<serde_json::Value>,
+}
+
+/// `callback_records`: what rocprofv3 collects by callback.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CallbackRecords {
+    /// One record per counted dispatch.
+    pub counter_collection: Vec<CounterCollectionRecord>,
+}
+
+impl CallbackRecords {
+    /// The key of [`CallbackRecords::counter_collection`].
+    pub const COUNTER_COLLECTION: &'static str = "counter_collection";
+}
+
+/// A dispatch's counter values.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CounterCollectionRecord {
+    /// The thread that launched the kernel.
+    pub thread_id: u64,
+    /// The dispatch (`rocprofiler_dispatch_counting_service_data_t`).
+    pub dispatch_data: DispatchData,
+    /// Each counter's value.
+    pub records: Vec<CounterValue>,
+    /// The stream (0: none).
+    pub stream_id: Handle,
+}
+
+/// `dispatch_data` of a [`CounterCollectionRecord`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct DispatchData {
+    /// Size of the C struct ([`DispatchData::SIZE`]).
+    #[serde(deserialize_with = "lenient")]
+    pub size: u32,
+    /// The launching call's correlation ids.
+    pub correlation_id: Correlation,
+    /// Kernel start, ns.
+    pub start_timestamp: u64,
+    /// Kernel end, ns.
+    pub end_timestamp: u64,
+    /// The dispatch.
+    pub dispatch_info: DispatchInfo,
+}
+
+impl DispatchData {
+    /// `sizeof(rocprofiler_dispatch_counting_service_data_t)`.
+    pub const SIZE: u32 = 168;
+}
+
+/// One counter's value in a [`CounterCollectionRecord`].
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+#[serde(default)]
+pub struct CounterValue {
+    /// The counter ([`CounterInfo::id`]).
+    pub counter_id: Handle,
+    /// The value (summed over the counter's instances).
+    pub value: f64,
 }
 
 /// `dispatch_info` of a [`DispatchRecord`].

@@ -8,7 +8,7 @@
 //! [`super::schema`] exports next to the types it derives; every value is
 //! one of the schema's types, serialized by serde.
 
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fs::File;
 use std::io::{BufWriter, Write};
 use std::path::{Path, PathBuf};
@@ -20,9 +20,10 @@ use serde::Serialize;
 
 use super::fast::FastJson;
 use super::schema::{
-    api_category, category, Agent, AllocationRecord, ApiCorrelation, ApiRecord, CodeObject,
-    CopyRecord, Correlation, Dim3, DispatchInfo, DispatchRecord, Document, Handle, KernelSymbol,
-    KindNames, Metadata, Process, RetirementRecord, RuntimeInitRecord, ScratchRecord, Strings,
+    api_category, category, Agent, AllocationRecord, ApiCorrelation, ApiRecord, CallbackRecords,
+    CodeObject, CopyRecord, Correlation, CounterCollectionRecord, CounterInfo, CounterValue, Dim3,
+    DispatchData, DispatchInfo, DispatchRecord, Document, Handle, KernelSymbol, KindNames,
+    Metadata, Process, RetirementRecord, RuntimeInitRecord, ScratchRecord, Strings,
     SyntheticOperation, CATEGORIES,
 };
 use crate::names::SYNTHETIC_BASE;
@@ -73,6 +74,11 @@ pub struct JsonSink {
     refused: bool,
     /// API calls of kinds with no category (OpenMP): see [`Sink::notes`].
     unfiled: Unfiled,
+    /// The dispatch whose counter samples are being gathered (a
+    /// dispatch's samples are consecutive; a batch may end among them).
+    counting: Option<CounterCollectionRecord>,
+    /// Every (agent, counter id) a sample named, for `counters`.
+    counters: BTreeSet<(u64, u32)>,
 }
 
 impl JsonSink {
@@ -84,6 +90,16 @@ impl JsonSink {
             claims: OutputClaims::new(),
             refused: false,
             unfiled: Unfiled::default(),
+            counting: None,
+            counters: BTreeSet::new(),
+        }
+    }
+
+    /// Writes the dispatch whose samples were being gathered.
+    fn close_counting(&mut self) -> Result<()> {
+        match self.counting.take() {
+            Some(rec) => self.spill(CallbackRecords::COUNTER_COLLECTION)?.push(&rec),
+            None => Ok(()),
         }
     }
 
@@ -142,7 +158,58 @@ impl Sink for JsonSink {
             runtime_initializations: n,
             counter_samples,
         } = batch;
-        self.unfiled.count_counter_samples(counter_samples);
+        let cs = counter_samples;
+        for i in 0..cs.len() {
+            let same = self.counting.as_ref().is_some_and(|open| {
+                let d = &open.dispatch_data;
+                d.dispatch_info.dispatch_id == cs.dispatch_id[i]
+                    && d.correlation_id.internal == cs.correlation_id[i]
+                    && d.dispatch_info.agent_id.handle == cs.agent_id[i]
+            });
+            if !same {
+                self.close_counting()?;
+                self.counting = Some(CounterCollectionRecord {
+                    thread_id: cs.thread_id[i],
+                    dispatch_data: DispatchData {
+                        size: DispatchData::SIZE,
+                        correlation_id: Correlation {
+                            internal: cs.correlation_id[i],
+                            external: cs.external_correlation_id[i],
+                        },
+                        start_timestamp: cs.start[i],
+                        end_timestamp: cs.end[i],
+                        dispatch_info: DispatchInfo {
+                            size: DispatchInfo::SIZE,
+                            agent_id: Handle::from(cs.agent_id[i]),
+                            queue_id: Handle::from(cs.queue_id[i]),
+                            kernel_id: cs.kernel_id[i],
+                            dispatch_id: cs.dispatch_id[i],
+                            private_segment_size: cs.private_segment_size[i],
+                            group_segment_size: cs.group_segment_size[i],
+                            workgroup_size: Dim3 {
+                                x: cs.workgroup_x[i],
+                                y: cs.workgroup_y[i],
+                                z: cs.workgroup_z[i],
+                            },
+                            grid_size: Dim3 {
+                                x: cs.grid_x[i],
+                                y: cs.grid_y[i],
+                                z: cs.grid_z[i],
+                            },
+                        },
+                    },
+                    records: Vec::new(),
+                    stream_id: Handle::default(),
+                });
+            }
+            self.counters.insert((cs.agent_id[i], cs.counter_id[i]));
+            if let Some(open) = &mut self.counting {
+                open.records.push(CounterValue {
+                    counter_id: Handle::from(u64::from(cs.counter_id[i])),
+                    value: f64::from_bits(cs.value[i]),
+                });
+            }
+        }
         for i in 0..a.len() {
             let Some(cat) = api_category(a.kind[i]) else {
                 self.unfiled.count(a.kind[i]);
@@ -300,11 +367,13 @@ impl Sink for JsonSink {
 
 impl JsonSink {
     fn assemble(&mut self, ctx: &SinkContext<'_>) -> Result<()> {
+        self.close_counting()?;
         for spill in self.spills.values_mut() {
             spill.out.flush()?;
         }
         let mut out = BufWriter::with_capacity(1 << 16, File::create(&self.path)?);
-        let [metadata, agents, strings, code_objects, kernel_symbols] = Process::HEADER_FIELDS;
+        let [metadata, agents, counters, strings, code_objects, kernel_symbols] =
+            Process::HEADER_FIELDS;
         write!(out, "{{\"{}\":[{{\"{metadata}\":", Document::TOOL_FIELD)?;
         let m = ctx.meta;
         serde_json::to_writer(
@@ -328,6 +397,21 @@ impl JsonSink {
             .map(|a| Agent::of(&a))
             .collect();
         serde_json::to_writer(&mut out, &agents)?;
+        write!(out, ",\"{counters}\":")?;
+        let counters: Vec<CounterInfo> = self
+            .counters
+            .iter()
+            .map(|&(agent, id)| CounterInfo {
+                agent_id: Handle::from(agent),
+                id: Handle::from(u64::from(id)),
+                name: ctx
+                    .symbols
+                    .counter_name(id)
+                    .map_or_else(String::new, |n| n.to_string()),
+                ..CounterInfo::default()
+            })
+            .collect();
+        serde_json::to_writer(&mut out, &counters)?;
         write!(out, ",\"{strings}\":")?;
         serde_json::to_writer(
             &mut out,
@@ -351,6 +435,16 @@ impl JsonSink {
             .map(|k| KernelSymbol::of(&k))
             .collect();
         serde_json::to_writer(&mut out, &kernels)?;
+        write!(
+            out,
+            ",\"{}\":{{\"{}\":[",
+            Process::CALLBACK_FIELD,
+            CallbackRecords::COUNTER_COLLECTION
+        )?;
+        if let Some(spill) = self.spills.get(CallbackRecords::COUNTER_COLLECTION) {
+            std::io::copy(&mut File::open(&spill.path)?, &mut out)?;
+        }
+        out.write_all(b"]}")?;
         write!(out, ",\"{}\":{{", Process::RECORDS_FIELD)?;
         for (i, cat) in CATEGORIES.iter().enumerate() {
             if i > 0 {
