@@ -17,7 +17,7 @@ use std::ffi::{c_void, CStr, CString};
 use std::sync::{Mutex, OnceLock};
 
 use rocwasm_core::{AgentType, Status};
-use rocwasm_counters::{Body, Catalog, Counter, Definitions, Dimension, Kind, Tensor};
+use rocwasm_counters::{Body, Catalog, Counter, Definitions, Dimension, Kind, Source, Tensor};
 
 use crate::abi::records::{
     CounterDimensionInfo, CounterDimensionPosition, CounterInfoV0, CounterInfoV1,
@@ -59,6 +59,36 @@ impl Arch {
         self.catalog
             .counters
             .get(usize::try_from(id.checked_sub(self.base)?).ok()?)
+    }
+
+    /// The dimensions of counter `name` on GPU `agent`: those its
+    /// evaluation leaves (a `reduce` over every dimension leaves one
+    /// instance); `None` when the GPU cannot count it.
+    pub fn dimensions_of(&self, agent: u64, name: &str) -> Option<Vec<(Dimension, u32)>> {
+        self.catalog
+            .evaluate(name, &crate::hardware::Idle { agent })
+            .ok()
+            .map(|t| t.dims)
+    }
+
+    /// Counter `id` evaluated over `source`: `each(instance id, value)`
+    /// for every instance. A counter that cannot be evaluated is said
+    /// once, on standard error, and gives no record.
+    pub fn evaluate(&self, id: u64, source: &dyn Source, mut each: impl FnMut(u64, f64)) {
+        let Some(counter) = self.counter(id) else {
+            return;
+        };
+        match self.catalog.evaluate(&counter.name, source) {
+            Ok(t) => {
+                for (i, &v) in t.values.iter().enumerate() {
+                    each(crate::counter_ids::instance_id(id, &t.position(i)), v);
+                }
+            }
+            Err(e) => crate::hardware::say_once(format!(
+                "counter {} ({}): {e}; a native tool gets no value for it",
+                counter.name, self.name
+            )),
+        }
     }
 }
 
@@ -231,7 +261,7 @@ fn build_shape(id: u64) -> Option<Shape> {
         .agents()
         .into_iter()
         .find(|a| a.agent_type == AgentType::Gpu && a.name == arch.name)?;
-    let dims = crate::hardware::dimensions_of(agent.id, arch, &counter.name)?;
+    let dims = arch.dimensions_of(agent.id, &counter.name)?;
     let tensor = Tensor {
         values: vec![0.0; dims.iter().map(|&(_, n)| n.max(1) as usize).product()],
         dims,

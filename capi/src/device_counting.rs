@@ -29,7 +29,7 @@ use crate::abi::records::CounterRecord;
 use crate::abi::Handle;
 use crate::counter_config::{self, Config};
 use crate::guard::guard;
-use crate::hardware::{self, Idle};
+use crate::hardware::Idle;
 use crate::state::engine;
 use crate::status::{code, Code, SUCCESS};
 
@@ -322,7 +322,7 @@ pub unsafe extern "C" fn rocprofiler_sample_device_counting_service(
             };
             let mut records = Vec::new();
             for &id in &config.counters {
-                hardware::evaluate(config.arch, id, &source, |instance, value| {
+                config.arch.evaluate(id, &source, |instance, value| {
                     records.push(CounterRecord {
                         id: instance,
                         counter_value: value,

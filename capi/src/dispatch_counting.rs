@@ -224,7 +224,7 @@ pub fn complete(chosen: Vec<Chosen>, start: u64, end: u64, source: &dyn Source) 
         };
         let mut records = Vec::new();
         for &id in &c.config.counters {
-            crate::hardware::evaluate(c.config.arch, id, source, |instance, value| {
+            c.config.arch.evaluate(id, source, |instance, value| {
                 records.push(CounterRecord {
                     id: instance,
                     counter_value: value,

@@ -3,17 +3,16 @@
 //!
 //! The tool library (`host/process/intercept`) knows how to read a GPU's
 //! counters (the simulated runtime's counters extension); it tells this
-//! crate the shape of each counter once ([`set_hardware`]) and hands it a
-//! [`Source`] for each dispatch it counts. Here each counter a tool asked
-//! for is evaluated with its architecture's definitions
-//! ([`crate::counter_info`]) and each of its instances becomes one
-//! `rocprofiler_counter_record_t` value with the SDK's instance id.
+//! crate the shape of each counter ([`set_hardware`]) and hands it a
+//! [`Source`] for each dispatch it counts. Each counter a tool asked for
+//! is evaluated with its architecture's definitions
+//! (`crate::counter_info::Arch::evaluate`), and each of its instances
+//! becomes one `rocprofiler_counter_record_t` value with the SDK's
+//! instance id.
 
 use std::sync::{Mutex, OnceLock};
 
 use rocwasm_counters::{Dimension, Source, Tensor};
-
-use crate::counter_info::Arch;
 
 /// What the tool library tells about the GPU's counters.
 pub trait Hardware: Send + Sync {
@@ -48,36 +47,6 @@ pub(crate) struct Idle {
 impl Source for Idle {
     fn read(&self, counter: &str, _block: &str) -> Option<Tensor> {
         Some(zeros(HARDWARE.get()?.dimensions(self.agent, counter)?))
-    }
-}
-
-/// The dimensions of counter `name` of `arch` on GPU `agent`: those its
-/// evaluation leaves (a `reduce` over every dimension leaves one
-/// instance); `None` when the GPU cannot count it.
-pub(crate) fn dimensions_of(agent: u64, arch: &Arch, name: &str) -> Option<Vec<(Dimension, u32)>> {
-    arch.catalog
-        .evaluate(name, &Idle { agent })
-        .ok()
-        .map(|t| t.dims)
-}
-
-/// Counter `id` of `arch` evaluated over `source`: `each(instance id,
-/// value)` for every instance. A counter that cannot be evaluated is said
-/// once, on standard error, and gives no record.
-pub(crate) fn evaluate(arch: &Arch, id: u64, source: &dyn Source, mut each: impl FnMut(u64, f64)) {
-    let Some(counter) = arch.counter(id) else {
-        return;
-    };
-    match arch.catalog.evaluate(&counter.name, source) {
-        Ok(t) => {
-            for (i, &v) in t.values.iter().enumerate() {
-                each(crate::counter_ids::instance_id(id, &t.position(i)), v);
-            }
-        }
-        Err(e) => say_once(format!(
-            "counter {} ({}): {e}; a native tool gets no value for it",
-            counter.name, arch.name
-        )),
     }
 }
 

@@ -1,4 +1,4 @@
-// rocwasm.js: a thin JS layer over the `rocwasm:plugin@0.3.1` WIT bindings.
+// rocwasm.js: a thin JS layer over the `rocwasm:plugin@0.3.2` WIT bindings.
 //
 // A batch arrives as one packed buffer of columns (a Uint8Array); the
 // `Batch` the plugin's deliverBatch receives reads its header once and
@@ -27,11 +27,11 @@
 // disables the stage with that sentence; any other exception that escapes
 // an export traps the instance (the stage's `on_failure` policy applies).
 
-import * as hostLog from "rocwasm:plugin/log@0.3.1";
-import * as hostConfig from "rocwasm:plugin/config@0.3.1";
-import * as hostOutput from "rocwasm:plugin/output@0.3.1";
-import * as hostNames from "rocwasm:plugin/names@0.3.1";
-import * as hostDelivery from "rocwasm:plugin/delivery@0.3.1";
+import * as hostLog from "rocwasm:plugin/log@0.3.2";
+import * as hostConfig from "rocwasm:plugin/config@0.3.2";
+import * as hostOutput from "rocwasm:plugin/output@0.3.2";
+import * as hostNames from "rocwasm:plugin/names@0.3.2";
+import * as hostDelivery from "rocwasm:plugin/delivery@0.3.2";
 
 import { TABLES } from "./rocwasm_schema.js";
 

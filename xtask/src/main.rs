@@ -269,8 +269,9 @@ fn test_plugins_natively() -> Result<()> {
 
 /// The stock plugins the wheel carries (`rocwasm/plugins/`), so a chain
 /// naming them by name runs wherever the package is installed.
-const WHEEL_PLUGINS: [&str; 6] = [
+const WHEEL_PLUGINS: [&str; 7] = [
     "kernel-stats",
+    "counter-stats",
     "api-stats",
     "memcpy-bandwidth",
     "correlation-tagger",

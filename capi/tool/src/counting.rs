@@ -58,7 +58,7 @@ pub fn configure(
     );
     // SAFETY: a context and buffer this tool created; `choose` has the
     // callback's type.
-    crate::check("count dispatches", unsafe {
+    crate::guard::check("count dispatches", unsafe {
         api::rocprofiler_configure_buffer_dispatch_counting_service(
             context,
             buffer,
@@ -165,7 +165,7 @@ fn config_for(agent: Handle) -> u64 {
         let status = unsafe {
             api::rocprofiler_create_counter_config(agent, ids.as_ptr(), ids.len(), &mut config)
         };
-        if let Err(e) = crate::check("make a counter configuration", status) {
+        if let Err(e) = crate::guard::check("make a counter configuration", status) {
             eprintln!(
                 "rocwasm: the SDK refused the counters for agent {}: {e}",
                 agent.handle
@@ -185,7 +185,7 @@ unsafe extern "C-unwind" fn choose(
     user_data: *mut UserData,
     _args: *mut c_void,
 ) {
-    crate::contained("its dispatch counting callback", || {
+    crate::guard::contained("its dispatch counting callback", || {
         let chosen = config_for(data.dispatch_info.agent_id);
         let mut thread = 0u64;
         // SAFETY: an out-parameter local to this call.

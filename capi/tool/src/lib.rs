@@ -59,10 +59,12 @@ use rocwasm_record::{LiveHooks, LiveRun};
 
 mod callbacks;
 mod counting;
+mod guard;
 mod operations;
 mod records;
 mod symbols;
 
+use guard::{check, contained};
 use operations::OperationMaps;
 
 /// The tool's run, from `initialize` on.
@@ -148,23 +150,6 @@ unsafe extern "C-unwind" fn initialize(_fini: ClientFinalize, _data: *mut c_void
         }
     })
     .unwrap_or(-1)
-}
-
-fn check(what: &str, status: api::Status) -> Result<(), String> {
-    if status == 0 {
-        return Ok(());
-    }
-    // SAFETY: the SDK returns a static string for any status.
-    let text = unsafe { api::rocprofiler_get_status_string(status) };
-    let text = if text.is_null() {
-        format!("status {status}")
-    } else {
-        // SAFETY: a NUL-terminated static string.
-        unsafe { std::ffi::CStr::from_ptr(text) }
-            .to_string_lossy()
-            .into_owned()
-    };
-    Err(format!("{what}: {text}"))
 }
 
 fn start() -> Result<Tool, String> {
@@ -533,16 +518,4 @@ unsafe extern "C-unwind" fn finalize(_data: *mut c_void) {
         });
     })
     .unwrap_or_default()
-}
-
-/// Runs the body of a function the SDK calls: a panic in rocwasm's code is
-/// reported and turned into the function's default answer, never unwound
-/// into the SDK (the functions are `"C-unwind"`, the type the SDK's
-/// callbacks have, so nothing else stops it); `None` after a panic.
-fn contained<R>(what: &str, body: impl FnOnce() -> R) -> Option<R> {
-    let r = std::panic::catch_unwind(std::panic::AssertUnwindSafe(body)).ok();
-    if r.is_none() {
-        eprintln!("rocwasm: the rocprofiler-sdk tool panicked in {what}; the application goes on");
-    }
-    r
 }

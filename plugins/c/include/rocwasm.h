@@ -1,6 +1,6 @@
 /*
  * rocwasm.h — a thin C layer over the bindings wit-bindgen generates for the
- * rocwasm:plugin@0.3.1 WIT worlds (`wit/`): a reader of the packed batch
+ * rocwasm:plugin@0.3.2 WIT worlds (`wit/`): a reader of the packed batch
  * (every column read in place, by the ids of rocwasm_schema.h), typed views
  * over its kernel dispatch columns, a summary-table builder with owned
  * strings, number formatting without printf, and small wrappers for

@@ -1,6 +1,6 @@
 """rocwasm: a thin Python layer over the `rocwasm:plugin` WIT bindings.
 
-componentize-py turns the WIT world (`rocwasm:plugin@0.3.1`) into a
+componentize-py turns the WIT world (`rocwasm:plugin@0.3.2`) into a
 generated package, `wit_world`, whose batches are packed buffers of
 columns (`bytes`) and whose host calls raise `componentize_py_types.Err`.
 This package lets plugin code read rows and columns and write tables

@@ -1,6 +1,6 @@
 """The batch, and rows and columns over it.
 
-Under `rocwasm:plugin@0.3.1` a batch arrives as one packed buffer of
+Under `rocwasm:plugin@0.3.2` a batch arrives as one packed buffer of
 columns (`bytes`); `Batch` reads its header once and gives each table as
 an attribute (`batch.kernel_dispatches`, `batch.api_calls`, ...): an
 object with one attribute per column, named as in the WIT record with `_`

@@ -1,6 +1,6 @@
 //! The batch a plugin receives, and the edits a transform returns.
 //!
-//! Under `rocwasm:plugin@0.3.1` a batch crosses into the plugin as one
+//! Under `rocwasm:plugin@0.3.2` a batch crosses into the plugin as one
 //! buffer: a header naming each column by its schema ids, then the columns'
 //! values, 8-byte aligned (`rocwasm_schema::packed`). [`Batch`] checks the
 //! header once and hands out each table as a view of slices into the buffer

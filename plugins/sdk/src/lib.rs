@@ -1,7 +1,7 @@
 //! # rocwasm plugin SDK
 //!
 //! Write rocwasm analyses in Rust. A plugin is a WebAssembly component
-//! implementing one of the two worlds of the `rocwasm:plugin@0.3.1` WIT
+//! implementing one of the two worlds of the `rocwasm:plugin@0.3.2` WIT
 //! package (`wit/` at the repository root): an
 //! **analysis** (ROCprofiler-SDK tool life cycle, buffered batches,
 //! callbacks, external-correlation requests) or a **transform** stage (a
@@ -115,16 +115,16 @@ pub mod bindings {
             /// Everything a plugin may import; used only to generate the
             /// shared types and import functions once.
             world host-imports {
-                import rocwasm:plugin/types@0.3.1;
-                import rocwasm:plugin/profiler@0.3.1;
-                import rocwasm:plugin/delivery@0.3.1;
-                import rocwasm:plugin/names@0.3.1;
-                import rocwasm:plugin/symbols@0.3.1;
-                import rocwasm:plugin/clock@0.3.1;
-                import rocwasm:plugin/log@0.3.1;
-                import rocwasm:plugin/output@0.3.1;
-                import rocwasm:plugin/config@0.3.1;
-                import rocwasm:plugin/run@0.3.1;
+                import rocwasm:plugin/types@0.3.2;
+                import rocwasm:plugin/profiler@0.3.2;
+                import rocwasm:plugin/delivery@0.3.2;
+                import rocwasm:plugin/names@0.3.2;
+                import rocwasm:plugin/symbols@0.3.2;
+                import rocwasm:plugin/clock@0.3.2;
+                import rocwasm:plugin/log@0.3.2;
+                import rocwasm:plugin/output@0.3.2;
+                import rocwasm:plugin/config@0.3.2;
+                import rocwasm:plugin/run@0.3.2;
             }
         ",
         world: "rocwasm:plugin-sdk/host-imports",
@@ -154,7 +154,7 @@ pub mod prelude {
     pub use crate::rows::*;
     pub use crate::services::{self, StatusContext};
     pub use crate::stats::{IdSums, KeyedSums, Series, StatsTable, ToSummary};
-    pub use crate::symbols::KernelNames;
+    pub use crate::symbols::{CounterNames, KernelNames};
     pub use crate::types::{
         CallbackPayload, CallbackRecord, DeliveryInfo, ExternalCorrelationRequest, LogLevel, Phase,
         Status, SummaryTable, ToolInfo,
@@ -178,10 +178,10 @@ pub mod __private {
 #[macro_export]
 macro_rules! __generate_world {
     ($dir:literal; analysis) => {
-        $crate::__generate_world!($dir; @analysis "rocwasm:plugin/analysis-plugin@0.3.1");
+        $crate::__generate_world!($dir; @analysis "rocwasm:plugin/analysis-plugin@0.3.2");
     };
     ($dir:literal; mergeable) => {
-        $crate::__generate_world!($dir; @analysis "rocwasm:plugin/mergeable-analysis-plugin@0.3.1");
+        $crate::__generate_world!($dir; @analysis "rocwasm:plugin/mergeable-analysis-plugin@0.3.2");
     };
     ($dir:literal; @analysis $world:literal) => {
         $crate::__private::wit_bindgen::generate!({
@@ -189,34 +189,34 @@ macro_rules! __generate_world {
             world: $world,
             runtime_path: "::rocwasm_plugin_sdk::__private::wit_bindgen::rt",
             with: {
-                "rocwasm:plugin/types@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
-                "rocwasm:plugin/profiler@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::profiler,
-                "rocwasm:plugin/delivery@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::delivery,
-                "rocwasm:plugin/names@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
-                "rocwasm:plugin/symbols@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
-                "rocwasm:plugin/clock@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
-                "rocwasm:plugin/log@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
-                "rocwasm:plugin/output@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
-                "rocwasm:plugin/config@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
-                "rocwasm:plugin/run@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::run,
+                "rocwasm:plugin/types@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
+                "rocwasm:plugin/profiler@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::profiler,
+                "rocwasm:plugin/delivery@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::delivery,
+                "rocwasm:plugin/names@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
+                "rocwasm:plugin/symbols@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
+                "rocwasm:plugin/clock@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
+                "rocwasm:plugin/log@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
+                "rocwasm:plugin/output@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
+                "rocwasm:plugin/config@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
+                "rocwasm:plugin/run@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::run,
             },
         });
     };
     ($dir:literal; transform) => {
         $crate::__private::wit_bindgen::generate!({
             path: $dir,
-            world: "rocwasm:plugin/transform-plugin@0.3.1",
+            world: "rocwasm:plugin/transform-plugin@0.3.2",
             runtime_path: "::rocwasm_plugin_sdk::__private::wit_bindgen::rt",
             with: {
-                "rocwasm:plugin/types@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
-                "rocwasm:plugin/delivery@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::delivery,
-                "rocwasm:plugin/names@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
-                "rocwasm:plugin/symbols@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
-                "rocwasm:plugin/clock@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
-                "rocwasm:plugin/log@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
-                "rocwasm:plugin/output@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
-                "rocwasm:plugin/config@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
-                "rocwasm:plugin/run@0.3.1": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::run,
+                "rocwasm:plugin/types@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::types,
+                "rocwasm:plugin/delivery@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::delivery,
+                "rocwasm:plugin/names@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::names,
+                "rocwasm:plugin/symbols@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::symbols,
+                "rocwasm:plugin/clock@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::clock,
+                "rocwasm:plugin/log@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::log,
+                "rocwasm:plugin/output@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::output,
+                "rocwasm:plugin/config@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::config,
+                "rocwasm:plugin/run@0.3.2": ::rocwasm_plugin_sdk::bindings::rocwasm::plugin::run,
             },
         });
     };

@@ -1,4 +1,5 @@
-//! Agents, code objects and kernel symbols, and a kernel-name cache.
+//! Agents, code objects and kernel symbols, and kernel-name and
+//! counter-name caches.
 //!
 //! Dispatch records carry a `kernel_id`; its name lives in the host's symbol
 //! table. [`KernelNames`] asks for every id of a batch it has not seen yet in
@@ -92,6 +93,70 @@ impl KernelNames {
     }
 }
 
+/// Counter id → name (the `counter-id` column of the counter samples,
+/// WIT 0.3.2's `symbols.counter-names`), filled from the host a batch at a
+/// time:
+///
+/// ```no_run
+/// # use rocwasm_plugin_sdk::prelude::*;
+/// # fn f(batch: &Batch, names: &mut CounterNames) {
+/// names.resolve(batch.counter_samples().counter_id);
+/// for s in batch.counter_samples().iter() {
+///     let (counter, value): (&str, f64) = (names.name(s.counter_id), s.value());
+/// }
+/// # }
+/// ```
+#[derive(Debug, Clone, Default)]
+pub struct CounterNames {
+    names: HashMap<u32, String, FastHash>,
+}
+
+impl CounterNames {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Makes sure every id in `ids` has a name, asking the host once for
+    /// the ids not cached yet.
+    pub fn resolve(&mut self, ids: &[u32]) {
+        self.resolve_with(ids, counter_names);
+    }
+
+    /// [`CounterNames::resolve`] with another lookup (tests): `lookup` gets
+    /// distinct unknown ids and returns one name per id, empty for an id
+    /// it does not know.
+    pub fn resolve_with(&mut self, ids: &[u32], lookup: impl FnOnce(&[u32]) -> Vec<String>) {
+        let mut missing: Vec<u32> = ids
+            .iter()
+            .copied()
+            .filter(|id| !self.names.contains_key(id))
+            .collect();
+        if missing.is_empty() {
+            return;
+        }
+        missing.sort_unstable();
+        missing.dedup();
+        let answers = lookup(&missing);
+        for (i, id) in missing.into_iter().enumerate() {
+            let name = answers
+                .get(i)
+                .filter(|n| !n.is_empty())
+                .cloned()
+                .unwrap_or_else(|| format!("<unknown counter {id}>"));
+            self.names.insert(id, name);
+        }
+    }
+
+    /// The name of a resolved id (`<unknown counter>` for one never
+    /// resolved).
+    pub fn name(&self, id: u32) -> &str {
+        self.names
+            .get(&id)
+            .map(String::as_str)
+            .unwrap_or("<unknown counter>")
+    }
+}
+
 fn unknown_kernel(id: u64) -> String {
     format!("<unknown kernel {id}>")
 }
@@ -143,6 +208,20 @@ mod tests {
         assert_eq!(names.name(1), "k1");
         assert_eq!(names.name(2), "<unknown kernel 2>");
         assert_eq!(names.name(9), "<unknown kernel>");
+    }
+
+    #[test]
+    fn counter_names_are_asked_once_per_id() {
+        let mut names = CounterNames::new();
+        let mut calls = Vec::new();
+        names.resolve_with(&[4, 2, 4], |ids| {
+            calls.push(ids.to_vec());
+            vec!["SQ_WAVES".into(), String::new()]
+        });
+        names.resolve_with(&[2, 4], |_| panic!("cached"));
+        assert_eq!(calls, vec![vec![2, 4]]);
+        assert_eq!(names.name(2), "SQ_WAVES");
+        assert_eq!(names.name(4), "<unknown counter 4>");
     }
 
     #[test]

@@ -605,3 +605,84 @@ fn the_sdk_back_end_counts_through_the_sdks_dispatch_counting() {
         }
     }
 }
+
+/// The stock `counter-stats` plugin (WIT 0.3.2, counter names from
+/// `symbols.counter-names`): its `counter_stats.csv` has, per kernel name
+/// and counter name, the dispatches and the mean, min, max and total of
+/// `counter_collection.csv`'s values, computed here from the CSV; a replay
+/// of the CSV through the same chain gives the same table.
+#[test]
+fn counter_stats_summarises_each_kernels_counters_live_and_in_a_replay() {
+    plugins_dir(&["counter-stats"]);
+    let tmp = tempfile::tempdir().unwrap();
+    std::fs::write(
+        tmp.path().join("chain.toml"),
+        "version = 1\n[output]\nformats = [\"csv\"]\n\n[[stage]]\nname = \"counters\"\n\
+         plugin = \"counter-stats\"\ndomains = [\"kernel_dispatch\"]\noutput = true\n",
+    )
+    .unwrap();
+    let out = run(
+        tmp.path(),
+        "out",
+        &[
+            "-c",
+            "chain.toml",
+            "--pmc",
+            "SQ_WAVES",
+            "GRBM_GUI_ACTIVE",
+            "GPU_UTIL",
+        ],
+    );
+    let counters = rows(&out.join("counter_collection.csv"));
+    let mut expected: BTreeMap<(String, String), Vec<f64>> = BTreeMap::new();
+    for c in &counters {
+        expected
+            .entry((c["Kernel_Name"].clone(), c["Counter_Name"].clone()))
+            .or_default()
+            .push(value(c));
+    }
+    let check = |stats: &[HashMap<String, String>], what: &str| {
+        assert_eq!(stats.len(), expected.len(), "{what}: {stats:?}");
+        for s in stats {
+            let key = (s["Kernel"].clone(), s["Counter"].clone());
+            let values = expected
+                .get(&key)
+                .unwrap_or_else(|| panic!("{what}: no {key:?} in the CSV"));
+            let n = values.len() as f64;
+            let total: f64 = values.iter().sum();
+            let min = values.iter().copied().fold(f64::INFINITY, f64::min);
+            let max = values.iter().copied().fold(f64::NEG_INFINITY, f64::max);
+            assert_eq!(s["Dispatches"], values.len().to_string(), "{what} {key:?}");
+            for (column, want) in [
+                ("Mean", total / n),
+                ("Min", min),
+                ("Max", max),
+                ("Total", total),
+            ] {
+                let got: f64 = s[column].parse().unwrap();
+                assert!(
+                    (got - want).abs() <= 1e-5 * want.abs().max(1.0),
+                    "{what} {key:?} {column}: {got} against {want}"
+                );
+            }
+        }
+    };
+    let live = rows(&out.join("counter_stats.csv"));
+    assert!(live.iter().any(|r| r["Counter"] == "GPU_UTIL"), "{live:?}");
+    check(&live, "live");
+    ok(
+        &[
+            "replay",
+            "out/counter_collection.csv",
+            "-c",
+            "chain.toml",
+            "-d",
+            "replayed",
+        ],
+        tmp.path(),
+    );
+    check(
+        &rows(&tmp.path().join("replayed/counter_stats.csv")),
+        "replay",
+    );
+}

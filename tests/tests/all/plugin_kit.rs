@@ -88,7 +88,7 @@ fn new_build_test(lang: &str) {
     assert_success(&out, &format!("plugin inspect ({lang})"));
     let text = String::from_utf8_lossy(&out.stdout);
     assert!(
-        text.contains("world:    analysis-plugin (rocwasm:plugin@0.3.1)"),
+        text.contains("world:    analysis-plugin (rocwasm:plugin@0.3.2)"),
         "{lang}: {text}"
     );
 

@@ -915,7 +915,7 @@ pub enum PluginCommand {
         #[arg(value_name = "FILE")]
         file: PathBuf,
     },
-    /// Write the WIT package (rocwasm:plugin@0.3.1) plugins are built
+    /// Write the WIT package (rocwasm:plugin@0.3.2) plugins are built
     /// against, for wit-bindgen, componentize-py or jco.
     #[command(after_help = KIT_EXAMPLES)]
     Wit {

@@ -189,8 +189,8 @@ fn check_rejects_a_plugin_that_is_not_a_component_of_its_world() {
             b"\0asm\x0d\0\x01\0".to_vec(),
             "error: stage `mine`: ./mine.wasm is not a rocwasm plugin: the component implements \
              neither plugin world: for `analysis-plugin` it lacks the export(s) \
-             [\"rocwasm:plugin/lifecycle@0.3.1\", \"rocwasm:plugin/analysis@0.3.1\"], for \
-             `transform-plugin` [\"rocwasm:plugin/lifecycle@0.3.1\", \"rocwasm:plugin/transform@0.3.1\"] \
+             [\"rocwasm:plugin/lifecycle@0.3.2\", \"rocwasm:plugin/analysis@0.3.2\"], for \
+             `transform-plugin` [\"rocwasm:plugin/lifecycle@0.3.2\", \"rocwasm:plugin/transform@0.3.2\"] \
              (it exports [])\n",
         ),
     ];
@@ -425,7 +425,7 @@ fn plugin_inspect_shows_world_and_digest_of_a_stock_plugin() {
     };
     assert!(text.contains(&format!("sha256:   {digest}")), "{text}");
     assert!(
-        text.contains("world:    analysis-plugin (rocwasm:plugin@0.3.1)"),
+        text.contains("world:    analysis-plugin (rocwasm:plugin@0.3.2)"),
         "{text}"
     );
     assert!(text.contains("rocwasm:plugin/lifecycle"), "{text}");

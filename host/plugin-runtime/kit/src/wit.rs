@@ -1,4 +1,4 @@
-//! The WIT package `rocwasm:plugin@0.3.1`, embedded in the binary.
+//! The WIT package `rocwasm:plugin@0.3.2`, embedded in the binary.
 //!
 //! The files of the repository's `wit/` are compiled in with
 //! `include_str!`, so an installed `rocwasm` (no source tree near it) can
@@ -12,7 +12,7 @@ use std::path::Path;
 use anyhow::{Context, Result};
 
 /// The package's name and version, as `package` in `types.wit` declares it.
-pub const PACKAGE: &str = "rocwasm:plugin@0.3.1";
+pub const PACKAGE: &str = "rocwasm:plugin@0.3.2";
 
 /// The two worlds a plugin can implement, which `plugin new` has templates
 /// for.
@@ -20,7 +20,7 @@ pub const WORLDS: [&str; 2] = ["analysis-plugin", "transform-plugin"];
 
 /// Every world a project may build (`world` in its manifest): the two, and
 /// `mergeable-analysis-plugin`, an analysis that also exports `merge`
-/// (0.3.1; the Rust template is one, through the SDK).
+/// (0.3.2; the Rust template is one, through the SDK).
 pub const BUILD_WORLDS: [&str; 3] = [
     "analysis-plugin",
     "transform-plugin",

@@ -512,8 +512,8 @@ mod tests {
         std::fs::write(&p, b"\0asm\x0d\0\x01\0").unwrap();
         let e = format!("{:#}", rt.compile(&p).unwrap_err());
         assert!(
-            e.contains("rocwasm:plugin/analysis@0.3.1")
-                && e.contains("rocwasm:plugin/transform@0.3.1"),
+            e.contains("rocwasm:plugin/analysis@0.3.2")
+                && e.contains("rocwasm:plugin/transform@0.3.2"),
             "{e}"
         );
         let info = rt.inspect(&p).unwrap();

@@ -111,10 +111,11 @@ impl LegacyPre {
                 })
         };
         // `merge` is optional: a component without it runs per process.
-        let merge = match component.get_export_index(None, crate::bindings::names::MERGE) {
-            Some(idx) if world == World::Analysis && version == WitVersion::V0_3_1 => Some((
-                func(&idx, crate::bindings::names::MERGE, "take-partial")?,
-                func(&idx, crate::bindings::names::MERGE, "merge-partial")?,
+        let merge_name = version.run_and_merge().map(|(_, merge)| merge);
+        let merge = match merge_name.and_then(|m| Some((m, component.get_export_index(None, m)?))) {
+            Some((name, idx)) if world == World::Analysis => Some((
+                func(&idx, name, "take-partial")?,
+                func(&idx, name, "merge-partial")?,
             )),
             _ => None,
         };

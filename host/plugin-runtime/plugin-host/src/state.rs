@@ -105,23 +105,32 @@ impl types::Host for PluginState {}
 /// `profiler` and `delivery` (and from 0.3.0 on a transform `delivery`
 /// too). (WASI is linked separately, for components that import it.)
 ///
-/// Each interface is linked under its current (0.3.1) name and again under
-/// its `rocwasm:plugin@0.3.0`, `@0.2.0` and `@0.1.0` names (`legacy`
+/// Each interface is linked under its current (0.3.2) name and again under
+/// its `rocwasm:plugin@0.3.1`, `@0.3.0`, `@0.2.0` and `@0.1.0` names (`legacy`
 /// explains why one host function serves them all), in the order
 /// `bindings::names` lists them; 0.3.x's `delivery`, whose `select-columns`
 /// answers ids, has a function of its own ([`select_columns_v0_3_0`]), and
-/// 0.3.1's `run` is linked by hand ([`describe_process`]).
+/// `run` (0.3.1 on) and 0.3.2's `symbols.counter-names` are linked by hand
+/// ([`describe_process`], [`counter_names`]).
 pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> Result<()> {
-    use crate::bindings::names::{self as current, v0_1_0, v0_2_0, v0_3_0};
-    linker
-        .instance(current::RUN)?
-        .func_wrap("describe-process", describe_process)?;
+    use crate::bindings::names::{self as current, v0_1_0, v0_2_0, v0_3_0, v0_3_1};
+    for run in [current::RUN, v0_3_1::RUN] {
+        linker
+            .instance(run)?
+            .func_wrap("describe-process", describe_process)?;
+    }
     for (version, common, profiler_name, delivery_name) in [
         (
             current::VERSION,
             current::COMMON_IMPORTS,
             current::PROFILER,
             current::DELIVERY,
+        ),
+        (
+            v0_3_1::VERSION,
+            v0_3_1::COMMON_IMPORTS,
+            v0_3_1::PROFILER,
+            v0_3_1::DELIVERY,
         ),
         (
             v0_3_0::VERSION,
@@ -152,10 +161,16 @@ pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> R
             &mut linker.instance(names_name)?,
             |s| &mut s.names,
         )?;
-        symbols::add_to_linker_instance::<_, HasSelf<SymbolsHost>>(
-            &mut linker.instance(symbols_name)?,
-            |s| &mut s.symbols,
-        )?;
+        {
+            let mut symbols_instance = linker.instance(symbols_name)?;
+            symbols::add_to_linker_instance::<_, HasSelf<SymbolsHost>>(
+                &mut symbols_instance,
+                |s| &mut s.symbols,
+            )?;
+            if version == current::VERSION {
+                symbols_instance.func_wrap("counter-names", counter_names)?;
+            }
+        }
         clock::add_to_linker_instance::<_, HasSelf<ClockHost>>(
             &mut linker.instance(clock_name)?,
             |s| &mut s.clock,
@@ -177,7 +192,7 @@ pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> R
                 |s| &mut s.profiler,
             )?;
         }
-        if version == current::VERSION || version == v0_3_0::VERSION {
+        if [current::VERSION, v0_3_1::VERSION, v0_3_0::VERSION].contains(&version) {
             linker
                 .instance(delivery_name)?
                 .func_wrap("select-columns", select_columns_v0_3_0)?;
@@ -191,7 +206,15 @@ pub(crate) fn add_to_linker(linker: &mut Linker<PluginState>, world: World) -> R
     Ok(())
 }
 
-/// `run.describe-process` of `rocwasm:plugin@0.3.1`.
+/// `symbols.counter-names` of `rocwasm:plugin@0.3.2`.
+fn counter_names(
+    store: StoreContextMut<'_, PluginState>,
+    (ids,): (Vec<u32>,),
+) -> wasmtime::Result<(Vec<String>,)> {
+    Ok((store.data().symbols.counter_names(&ids),))
+}
+
+/// `run.describe-process` of `rocwasm:plugin@0.3.1` and later.
 fn describe_process(
     store: StoreContextMut<'_, PluginState>,
     (process,): (ProcessInfo,),

@@ -14,8 +14,11 @@ pub use rocwasm_plan::World;
 /// it lists; see `crate::legacy` for what an older one changes.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum WitVersion {
-    /// `rocwasm:plugin@0.3.1`, the current package (`wit/`): 0.3.0 and the
-    /// `run` interface (`crate::host::RunHost`).
+    /// `rocwasm:plugin@0.3.2`, the current package (`wit/`): 0.3.1 and
+    /// `symbols.counter-names`.
+    V0_3_2,
+    /// `rocwasm:plugin@0.3.1` (`wit/legacy/0.3.1/`): 0.3.0 and the `run`
+    /// interface (`crate::host::RunHost`), the optional `merge` export.
     V0_3_1,
     /// `rocwasm:plugin@0.3.0` (`wit/legacy/0.3.0/`): batches as one packed
     /// column buffer, transforms that return edits (`crate::packed_world`).
@@ -29,7 +32,7 @@ pub enum WitVersion {
 
 impl WitVersion {
     /// The package `wit/` holds, which new plugins are built against.
-    pub const CURRENT: WitVersion = WitVersion::V0_3_1;
+    pub const CURRENT: WitVersion = WitVersion::V0_3_2;
 }
 
 impl WitVersion {
@@ -38,6 +41,8 @@ impl WitVersion {
     pub fn of(surface: &Surface) -> WitVersion {
         let exports = |name: &str| surface.exports.iter().any(|e| e == name);
         if exports(names::LIFECYCLE) {
+            WitVersion::V0_3_2
+        } else if exports(names::v0_3_1::LIFECYCLE) {
             WitVersion::V0_3_1
         } else if exports(names::v0_3_0::LIFECYCLE) {
             WitVersion::V0_3_0
@@ -53,13 +58,31 @@ impl WitVersion {
     /// True for 0.3.x: batches as one packed buffer, transforms that
     /// select columns and answer edits (`crate::packed_world`).
     pub fn is_packed(self) -> bool {
-        matches!(self, WitVersion::V0_3_1 | WitVersion::V0_3_0)
+        matches!(
+            self,
+            WitVersion::V0_3_2 | WitVersion::V0_3_1 | WitVersion::V0_3_0
+        )
     }
 
-    /// The package version, as WIT writes it (`0.3.1`).
+    /// True from 0.3.1 on: `run` imported, `merge` exported.
+    pub fn has_run(self) -> bool {
+        matches!(self, WitVersion::V0_3_2 | WitVersion::V0_3_1)
+    }
+
+    /// The `run` and `merge` interface names of this version (0.3.1 on).
+    pub fn run_and_merge(self) -> Option<(&'static str, &'static str)> {
+        match self {
+            WitVersion::V0_3_2 => Some((names::RUN, names::MERGE)),
+            WitVersion::V0_3_1 => Some((names::v0_3_1::RUN, names::v0_3_1::MERGE)),
+            _ => None,
+        }
+    }
+
+    /// The package version, as WIT writes it (`0.3.2`).
     pub fn as_str(self) -> &'static str {
         match self {
-            WitVersion::V0_3_1 => names::VERSION,
+            WitVersion::V0_3_2 => names::VERSION,
+            WitVersion::V0_3_1 => names::v0_3_1::VERSION,
             WitVersion::V0_3_0 => names::v0_3_0::VERSION,
             WitVersion::V0_2_0 => names::v0_2_0::VERSION,
             WitVersion::V0_1_0 => names::v0_1_0::VERSION,
@@ -69,10 +92,12 @@ impl WitVersion {
     /// The interfaces a component of `world` built against this version
     /// must export.
     pub fn required_exports(self, world: World) -> [&'static str; 2] {
-        use names::{v0_1_0 as old, v0_2_0 as typed, v0_3_0 as packed};
+        use names::{v0_1_0 as old, v0_2_0 as typed, v0_3_0 as packed, v0_3_1 as run};
         match (self, world) {
-            (WitVersion::V0_3_1, World::Analysis) => [names::LIFECYCLE, names::ANALYSIS],
-            (WitVersion::V0_3_1, World::Transform) => [names::LIFECYCLE, names::TRANSFORM],
+            (WitVersion::V0_3_2, World::Analysis) => [names::LIFECYCLE, names::ANALYSIS],
+            (WitVersion::V0_3_2, World::Transform) => [names::LIFECYCLE, names::TRANSFORM],
+            (WitVersion::V0_3_1, World::Analysis) => [run::LIFECYCLE, run::ANALYSIS],
+            (WitVersion::V0_3_1, World::Transform) => [run::LIFECYCLE, run::TRANSFORM],
             (WitVersion::V0_3_0, World::Analysis) => [packed::LIFECYCLE, packed::ANALYSIS],
             (WitVersion::V0_3_0, World::Transform) => [packed::LIFECYCLE, packed::TRANSFORM],
             (WitVersion::V0_2_0, World::Analysis) => [typed::LIFECYCLE, typed::ANALYSIS],
@@ -85,12 +110,13 @@ impl WitVersion {
     /// True when a `world` component of this version may import `name`
     /// (WASI is handled separately).
     fn may_import(self, world: World, name: &str) -> bool {
-        use names::{v0_1_0 as old, v0_2_0 as typed, v0_3_0 as packed};
-        if self == WitVersion::V0_3_1 && name == names::RUN {
+        use names::{v0_1_0 as old, v0_2_0 as typed, v0_3_0 as packed, v0_3_1 as run};
+        if self.run_and_merge().is_some_and(|(r, _)| r == name) {
             return true;
         }
         let (common, profiler, delivery) = match self {
-            WitVersion::V0_3_1 => (names::COMMON_IMPORTS, names::PROFILER, names::DELIVERY),
+            WitVersion::V0_3_2 => (names::COMMON_IMPORTS, names::PROFILER, names::DELIVERY),
+            WitVersion::V0_3_1 => (run::COMMON_IMPORTS, run::PROFILER, run::DELIVERY),
             WitVersion::V0_3_0 => (packed::COMMON_IMPORTS, packed::PROFILER, packed::DELIVERY),
             WitVersion::V0_2_0 => (typed::COMMON_IMPORTS, typed::PROFILER, typed::DELIVERY),
             WitVersion::V0_1_0 => (old::COMMON_IMPORTS, old::PROFILER, old::DELIVERY),
@@ -103,12 +129,15 @@ impl WitVersion {
     }
 }
 
-/// True when `surface` is a 0.3.1 analysis that exports `merge` (world
-/// `mergeable-analysis-plugin`): its results merge across instances.
+/// True when `surface` is a 0.3.1-or-later analysis that exports `merge`
+/// (world `mergeable-analysis-plugin`): its results merge across instances.
 pub fn exports_merge(surface: &Surface) -> bool {
-    WitVersion::of(surface) == WitVersion::V0_3_1
-        && surface.exports.iter().any(|e| e == names::MERGE)
-        && surface.exports.iter().any(|e| e == names::ANALYSIS)
+    let version = WitVersion::of(surface);
+    let exports = |name: &str| surface.exports.iter().any(|e| e == name);
+    version
+        .run_and_merge()
+        .is_some_and(|(_, merge)| exports(merge))
+        && exports(version.required_exports(World::Analysis)[1])
 }
 
 /// The interfaces a component of `world` must export (current package).
@@ -246,7 +275,7 @@ mod tests {
         assert_eq!(detect(&a), Ok(World::Analysis));
         assert!(a.imports_wasi());
         let t = surface(
-            &["rocwasm:plugin/log@0.3.1", names::RUN],
+            &["rocwasm:plugin/log@0.3.2", names::RUN],
             &[names::LIFECYCLE, names::TRANSFORM],
         );
         assert_eq!(detect(&t), Ok(World::Transform));
@@ -280,7 +309,17 @@ mod tests {
             Err(WorldError::ForeignImports { .. })
         ));
         let current = surface(&[], &[names::LIFECYCLE, names::ANALYSIS]);
-        assert_eq!(WitVersion::of(&current).as_str(), "0.3.1");
+        assert_eq!(WitVersion::of(&current).as_str(), "0.3.2");
+        // A 0.3.1 component: its `run`, not 0.3.2's.
+        use names::v0_3_1 as run;
+        let last = surface(&[run::RUN, run::DELIVERY], &[run::LIFECYCLE, run::ANALYSIS]);
+        assert_eq!(WitVersion::of(&last), WitVersion::V0_3_1);
+        assert_eq!(detect(&last), Ok(World::Analysis));
+        let mixed = surface(&[names::RUN], &[run::LIFECYCLE, run::ANALYSIS]);
+        assert!(matches!(
+            detect(&mixed),
+            Err(WorldError::ForeignImports { .. })
+        ));
         use names::v0_3_0 as packed;
         let first_packed = surface(&[packed::DELIVERY], &[packed::LIFECYCLE, packed::ANALYSIS]);
         assert_eq!(WitVersion::of(&first_packed), WitVersion::V0_3_0);

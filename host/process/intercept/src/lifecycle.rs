@@ -39,6 +39,8 @@ static FINALIZED: AtomicBool = AtomicBool::new(false);
 pub fn ensure_started() {
     START.call_once(|| {
         rocwasm_capi::registration::set_start_hook(force_start);
+        // Native tools' counting services read the GPU's counters here.
+        rocwasm_capi::hardware::set_hardware(Box::new(crate::hsa::counters::Gpu));
         let Some(path) = std::env::var_os(RunPlan::ENV) else {
             // No `rocwasm run`: profile only for native rocprofiler-sdk
             // tools, which then get the engine (and no files of ours).

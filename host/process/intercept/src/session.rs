@@ -218,7 +218,6 @@ pub fn start_with_notes(config: RunPlan, notes: Vec<String>) -> Result<&'static 
                 (h.before_native_tools)(profiler);
             }
         }
-        rocwasm_capi::hardware::set_hardware(Box::new(crate::hsa::counters::Gpu));
         rocwasm_capi::configure_tools(profiler, allowed)
     };
     let run = LiveRun::start(

@@ -1,4 +1,5 @@
-//! The `symbols` interface: agents, code objects and kernel symbols by id,
+//! The `symbols` interface: agents, code objects, kernel symbols and (from
+//! 0.3.2) counter names by id,
 //! from the engine's symbol table (`rocwasm_core::Profiler::symbols`), so a
 //! plugin can turn the ids in its records into names.
 
@@ -20,6 +21,19 @@ impl SymbolsHost {
     /// Answers from `profiler`'s symbol table.
     pub fn new(profiler: Arc<Profiler>) -> Self {
         SymbolsHost { profiler }
+    }
+
+    /// `counter-names` (0.3.2, linked by hand: the typed bindings are
+    /// 0.2.0's): each counter id's name, empty for an unknown id.
+    pub fn counter_names(&self, ids: &[u32]) -> Vec<String> {
+        let symbols = self.profiler.symbols();
+        ids.iter()
+            .map(|&id| {
+                symbols
+                    .counter_name(id)
+                    .map_or_else(String::new, |n| n.to_string())
+            })
+            .collect()
     }
 }
 

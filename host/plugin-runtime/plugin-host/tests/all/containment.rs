@@ -172,7 +172,7 @@ fn a_trap_report_names_the_export_and_the_wasm_backtrace() {
         r.backtrace
             .last()
             .unwrap()
-            .contains("rocwasm:plugin/analysis@0.3.1#deliver-batch"),
+            .contains("rocwasm:plugin/analysis@0.3.2#deliver-batch"),
         "{text}"
     );
 }

@@ -43,10 +43,14 @@ fn a_component_built_against_0_1_0_loads_and_takes_every_call() {
         "{:?}",
         compiled.surface.imports
     );
-    // The stock plugins are built with the SDK, on 0.3.1; the raw 0.3.0
-    // test plugins on the frozen 0.3.0.
+    // The stock plugins are built with the SDK, on 0.3.2; the raw 0.3.0
+    // and 0.3.1 test plugins on the frozen packages.
     assert_eq!(
         rt.compile(&plugin("kernel-stats")).unwrap().version,
+        WitVersion::V0_3_2
+    );
+    assert_eq!(
+        rt.compile(&plugin("wit-0-3-1")).unwrap().version,
         WitVersion::V0_3_1
     );
     assert_eq!(
@@ -456,4 +460,32 @@ fn a_0_3_0_plugin_on_a_host_with_a_newer_schema_reads_its_columns_and_skips_the_
             .collect::<Vec<_>>()
     };
     assert_eq!(without_columns(&newer.3), without_columns(&this.3));
+}
+
+/// A component built against 0.3.1 (`wit-0-3-1`: `run` and `merge` under
+/// their 0.3.1 names) loads next to current ones, takes batches, and its
+/// partials merge.
+#[test]
+fn a_component_built_against_0_3_1_takes_batches_and_merges() {
+    use rocwasm_plugin_host::PartEnd;
+    let (rt, _cache) = runtime();
+    let spec = || StageSpec::new("v31", plugin("wit-0-3-1"));
+    let part = |n: usize| {
+        let chain = Chain::new(rt.clone(), env_with_kernels(&[(1, "k")]), vec![spec()]).unwrap();
+        assert!(chain.stage_merges("v31"));
+        chain.deliver(info(), dispatches(n, 0)).unwrap();
+        match chain.finish_partial().unwrap().ends.remove(0).1 {
+            PartEnd::Partial(p) => p,
+            other => panic!("no partial: {other:?}"),
+        }
+    };
+    let (a, b) = (part(3), part(4));
+    let reducer = Chain::new(rt.clone(), env_with_kernels(&[]), vec![spec()]).unwrap();
+    reducer.merge_partial("v31", &a).unwrap();
+    reducer.merge_partial("v31", &b).unwrap();
+    let outcome = reducer.finish().unwrap();
+    assert!(outcome.failures.is_empty(), "{:?}", outcome.failures);
+    let tables = &outcome.summaries[0].1;
+    assert_eq!(count_in(tables, "WIT 0.3.1 plugin", "kernel-dispatches"), 7);
+    assert_eq!(count_in(tables, "WIT 0.3.1 plugin", "partials-merged"), 2);
 }
