@@ -615,12 +615,9 @@ fn the_sdk_back_end_counts_through_the_sdks_dispatch_counting() {
 fn counter_stats_summarises_each_kernels_counters_live_and_in_a_replay() {
     plugins_dir(&["counter-stats"]);
     let tmp = tempfile::tempdir().unwrap();
-    std::fs::write(
-        tmp.path().join("chain.toml"),
-        "version = 1\n[output]\nformats = [\"csv\"]\n\n[[stage]]\nname = \"counters\"\n\
-         plugin = \"counter-stats\"\ndomains = [\"kernel_dispatch\"]\noutput = true\n",
-    )
-    .unwrap();
+    // The example chain file, as the README shows it.
+    let chain = workspace().join("examples/chains/counters.toml");
+    std::fs::copy(&chain, tmp.path().join("chain.toml")).unwrap();
     let out = run(
         tmp.path(),
         "out",

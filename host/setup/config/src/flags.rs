@@ -335,8 +335,20 @@ impl Chain {
             stage.output = output.clone();
             self.stages.push(stage);
         }
+        // With counters (`--pmc`), their statistics per kernel: the
+        // counter samples travel with the kernel dispatches.
+        if !self.collection.counters.is_empty()
+            && !self.stages.iter().any(|st| st.name == COUNTER_STATS)
+        {
+            let mut stage = stock_stage(COUNTER_STATS, vec![KernelDispatch], &self.settings);
+            stage.output = output;
+            self.stages.push(stage);
+        }
     }
 }
+
+/// The stock stage of `--stats` with `--pmc`: per-kernel counter statistics.
+const COUNTER_STATS: &str = "counter-stats";
 
 fn flag_template(flag: &str, value: &str) -> Result<PathTemplate, ConfigError> {
     PathTemplate::parse(value).map_err(|e| ConfigError::Invalid {
@@ -372,6 +384,35 @@ mod tests {
 
     fn names(c: &Chain) -> Vec<&str> {
         c.stages.iter().map(|s| s.name.as_str()).collect()
+    }
+
+    #[test]
+    fn stats_with_counters_adds_counter_stats() {
+        let flags = TraceFlags {
+            stats: true,
+            pmc: vec!["SQ_WAVES".into()],
+            ..Default::default()
+        };
+        let c = Chain::from_flags(&flags).unwrap();
+        assert_eq!(
+            names(&c),
+            [
+                "kernel-stats",
+                "api-stats",
+                "memcpy-bandwidth",
+                "counter-stats"
+            ]
+        );
+        let s = c.stages.last().unwrap();
+        assert_eq!(s.domains, [KernelDispatch]);
+        assert_eq!(s.output, OutputGrant::RunDirectory);
+        // Without --stats, --pmc adds no stage.
+        let c = Chain::from_flags(&TraceFlags {
+            pmc: vec!["SQ_WAVES".into()],
+            ..Default::default()
+        })
+        .unwrap();
+        assert!(c.stages.is_empty());
     }
 
     #[test]
