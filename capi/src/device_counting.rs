@@ -170,10 +170,15 @@ pub(crate) fn on_start(ctx: ContextId) {
     }
 }
 
-/// True when some context counts agent `agent`'s device (cheap: asked on
-/// every dispatch).
-pub fn counts(agent: u64) -> bool {
+/// True when some context configured device counting (one atomic load:
+/// asked on every dispatch).
+pub fn any() -> bool {
     ANY.load(Ordering::Acquire)
+}
+
+/// True when some context counts agent `agent`'s device.
+pub fn counts(agent: u64) -> bool {
+    any()
         && DEVICES
             .read()
             .unwrap_or_else(|e| e.into_inner())

@@ -189,6 +189,29 @@ impl Delivery {
     }
 }
 
+/// `rocprofiler_iterate_buffer_tracing_record_args`: the arguments of a
+/// buffered record. As the SDK: INVALID_ARGUMENT for kind NONE or LAST (or
+/// beyond), NOT_IMPLEMENTED for every kind whose records carry no
+/// arguments, which is every record rocwasm delivers (the argument-carrying
+/// `*_API_EXT` kinds are accepted and never recorded); `callback` is not
+/// called.
+#[no_mangle]
+pub extern "C" fn rocprofiler_iterate_buffer_tracing_record_args(
+    record: RecordHeader,
+    _callback: Option<unsafe extern "C-unwind" fn()>,
+    _user_data: *mut c_void,
+) -> crate::status::Code {
+    use enums::rocprofiler_buffer_tracing_kind as kind;
+    crate::guard::guard("rocprofiler_iterate_buffer_tracing_record_args", || {
+        let k = i64::from((record.hash >> 32) as u32);
+        if k == kind::ROCPROFILER_BUFFER_TRACING_NONE || k >= kind::ROCPROFILER_BUFFER_TRACING_LAST
+        {
+            return Err(rocwasm_core::Status::InvalidArgument);
+        }
+        Err(rocwasm_core::Status::NotImplemented)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -248,5 +271,24 @@ mod tests {
             assert_eq!(a.correlation_id.external.value, 99);
             assert_eq!(a.size, 64);
         }
+    }
+
+    #[test]
+    fn record_args_are_answered_as_the_sdk_answers_records_without_arguments() {
+        use crate::status::code;
+        use rocwasm_core::Status;
+        let ask = |kind: u32| {
+            rocprofiler_iterate_buffer_tracing_record_args(
+                RecordHeader::new(TRACING, kind, std::ptr::null_mut()),
+                None,
+                std::ptr::null_mut(),
+            )
+        };
+        assert_eq!(ask(0), code(Status::InvalidArgument));
+        assert_eq!(ask(u32::MAX), code(Status::InvalidArgument));
+        assert_eq!(
+            ask(BufferTracingKind::KernelDispatch.raw()),
+            code(Status::NotImplemented)
+        );
     }
 }

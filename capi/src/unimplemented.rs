@@ -33,7 +33,6 @@ macro_rules! not_implemented {
 not_implemented! {
     rocprofiler_configure_pc_sampling_service,
     rocprofiler_create_counter,
-    rocprofiler_iterate_buffer_tracing_record_args,
     rocprofiler_ompt_is_finalized,
     rocprofiler_ompt_is_initialized,
     rocprofiler_query_pc_sampling_agent_configurations,

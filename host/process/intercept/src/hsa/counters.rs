@@ -145,6 +145,9 @@ pub fn for_tools(
     chosen: Vec<rocwasm_capi::dispatch_counting::Chosen>,
     (start, end): (u64, u64),
 ) {
+    if chosen.is_empty() && !rocwasm_capi::device_counting::any() {
+        return;
+    }
     let id = agents::id_of(agent);
     let device = rocwasm_capi::device_counting::counts(id);
     if chosen.is_empty() && !device {
