@@ -343,19 +343,19 @@ pub unsafe extern "C" fn rocprofiler_query_counter_info(
         let id = counter_id.handle;
         let (arch, _) = counter(id).ok_or(Status::InvalidArgument)?;
         let s = &arch.strings[(id - arch.base) as usize];
+        let v0 = CounterInfoV0 {
+            id: counter_id,
+            name: s.name.as_ptr(),
+            description: s.description.as_ptr(),
+            block: s.block.as_ptr(),
+            expression: s.expression.as_ptr(),
+            flags: s.flags,
+        };
         match version {
             VERSION_0 => {
-                let out = CounterInfoV0 {
-                    id: counter_id,
-                    name: s.name.as_ptr(),
-                    description: s.description.as_ptr(),
-                    block: s.block.as_ptr(),
-                    expression: s.expression.as_ptr(),
-                    flags: s.flags,
-                };
                 // SAFETY: checked non-null; the caller passes a writable
                 // `rocprofiler_counter_info_v0_t`, whose layout this is.
-                unsafe { std::ptr::write(info.cast::<CounterInfoV0>(), out) };
+                unsafe { std::ptr::write(info.cast::<CounterInfoV0>(), v0) };
             }
             VERSION_1 => {
                 let (dims, instances): (&[_], &[_]) = match shape(id) {
@@ -364,12 +364,12 @@ pub unsafe extern "C" fn rocprofiler_query_counter_info(
                 };
                 let out = CounterInfoV1 {
                     size: std::mem::size_of::<CounterInfoV1>() as u64,
-                    id: counter_id,
-                    name: s.name.as_ptr(),
-                    description: s.description.as_ptr(),
-                    block: s.block.as_ptr(),
-                    expression: s.expression.as_ptr(),
-                    flags: s.flags,
+                    id: v0.id,
+                    name: v0.name,
+                    description: v0.description,
+                    block: v0.block,
+                    expression: v0.expression,
+                    flags: v0.flags,
                     dimensions_count: dims.len() as u64,
                     dimensions: dims.as_ptr(),
                     dimensions_instances_count: instances.len() as u64,

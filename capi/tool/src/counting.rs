@@ -11,11 +11,15 @@
 //! ([`rocwasm_core::Profiler::import_counter_samples`]), whose counting
 //! contexts turn them into the run's counter samples.
 //!
-//! The header does not name the launching thread, which the samples carry:
-//! it is the thread of the dispatch's own KERNEL_DISPATCH record, from the
-//! same buffer. Values whose dispatch record has not come yet wait for it
-//! (at the end, the thread that wrote the packet stands in: the SDK calls
-//! the dispatch callback there, and it is kept in the user data).
+//! The samples follow the dispatch's own KERNEL_DISPATCH record, from the
+//! same buffer: its launching thread (which the header does not name), and
+//! the dispatch filter's verdict on it (`--kernel-include-regex` and the
+//! like: a dropped dispatch's counters are dropped too, a renamed one's
+//! renamed; the filter is asked once per dispatch, as it counts
+//! iterations). Values whose dispatch record has not come yet wait for it;
+//! at the end, those whose record never came are filtered on their own,
+//! with the thread that wrote the packet (the SDK calls the dispatch
+//! callback there, and it is kept in the user data).
 
 use std::collections::HashMap;
 use std::ffi::{c_void, CStr};
@@ -201,13 +205,14 @@ unsafe extern "C-unwind" fn choose(
 
 /// A dispatch's header and the values read so far (a delivery may end
 /// between a header and its values: the rest come in the next one), and
-/// the launching threads of dispatches.
+/// the dispatches as the filter kept them.
 #[derive(Default)]
 pub struct Values {
     open: Option<(DispatchCountingRecord, Vec<CounterRecord>)>,
-    /// Dispatch id → launching thread, of dispatch records whose values
-    /// have not come yet.
-    threads: HashMap<u64, u64>,
+    /// Dispatch id → the dispatch as its record was imported (`None`: the
+    /// filter dropped it), for dispatch records whose values have not come
+    /// yet.
+    seen: HashMap<u64, Option<KernelDispatch>>,
     /// Summed values waiting for their dispatch's record.
     waiting: HashMap<u64, (KernelDispatch, Vec<(String, f64)>)>,
 }
@@ -239,32 +244,38 @@ impl Values {
         true
     }
 
-    /// A dispatch's KERNEL_DISPATCH record: its launching thread, for its
-    /// values (those waiting for it are imported now).
-    pub fn dispatch_seen(&mut self, profiler: &Profiler, dispatch_id: u64, thread: u64) {
+    /// A dispatch's KERNEL_DISPATCH record was imported: `kept` is the
+    /// dispatch as the filter kept it (`None`: dropped). Values waiting for
+    /// it are imported (or dropped) now.
+    pub fn dispatch_seen(
+        &mut self,
+        profiler: &Profiler,
+        dispatch_id: u64,
+        kept: Option<KernelDispatch>,
+    ) {
         if WANTED.get().is_none_or(|w| w.is_empty()) {
             return;
         }
         match self.waiting.remove(&dispatch_id) {
-            Some((dispatch, sums)) => profiler.import_counter_samples(
-                KernelDispatch {
-                    thread_id: thread,
-                    ..dispatch
-                },
-                &sums,
-            ),
+            Some((_, sums)) => {
+                if let Some(d) = kept {
+                    profiler.import_counter_samples(d, &sums);
+                }
+            }
             None => {
-                self.threads.insert(dispatch_id, thread);
+                self.seen.insert(dispatch_id, kept);
             }
         }
     }
 
     /// The end of the run: the open dispatch and every one still waiting
-    /// for its record are imported.
+    /// for its record are imported, through the filter.
     pub fn end(&mut self, profiler: &Profiler) {
         self.finish(profiler);
         for (_, (dispatch, sums)) in std::mem::take(&mut self.waiting) {
-            profiler.import_counter_samples(dispatch, &sums);
+            if let Some(d) = profiler.filter_dispatch(dispatch) {
+                profiler.import_counter_samples(d, &sums);
+            }
         }
     }
 
@@ -296,14 +307,9 @@ impl Values {
             (h.start_timestamp, h.end_timestamp),
             &h.dispatch_info,
         );
-        match self.threads.remove(&dispatch.dispatch_id) {
-            Some(thread_id) => profiler.import_counter_samples(
-                KernelDispatch {
-                    thread_id,
-                    ..dispatch
-                },
-                &sums,
-            ),
+        match self.seen.remove(&dispatch.dispatch_id) {
+            Some(Some(kept)) => profiler.import_counter_samples(kept, &sums),
+            Some(None) => {}
             None => {
                 self.waiting.insert(dispatch.dispatch_id, (dispatch, sums));
             }

@@ -167,10 +167,16 @@ fn start() -> Result<Tool, String> {
     )
     .map_err(|e| format!("{e:#}"))?;
     let profiler = run.profiler().clone();
+    // Counting (`--pmc`) follows each dispatch's own record (its thread,
+    // the dispatch filter's verdict): the SDK traces dispatches for it.
+    let counting = !run.plan().collection.counters.is_empty();
     let kinds: Vec<BufferTracingKind> = BufferTracingKind::ALL
         .iter()
         .copied()
-        .filter(|&k| Domain::from_buffer_kind(k).is_some_and(|d| profiler.buffers_domain(d)))
+        .filter(|&k| {
+            (counting && k == BufferTracingKind::KernelDispatch)
+                || Domain::from_buffer_kind(k).is_some_and(|d| profiler.buffers_domain(d))
+        })
         .collect();
     let ops = OperationMaps::query();
     let mut problems = Vec::new();

@@ -130,8 +130,8 @@ unsafe fn import_one(
         K::KernelDispatch => {
             // SAFETY: the kind's record struct.
             let r = unsafe { &*(payload as *const KernelDispatchRecord) };
-            profiler.import_kernel_dispatch(dispatch_from_c(r));
-            counting.dispatch_seen(profiler, r.dispatch_info.dispatch_id, r.thread_id);
+            let kept = profiler.import_kernel_dispatch(dispatch_from_c(r));
+            counting.dispatch_seen(profiler, r.dispatch_info.dispatch_id, kept);
         }
         K::MemoryCopy => {
             // SAFETY: the kind's record struct.

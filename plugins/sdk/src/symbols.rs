@@ -48,25 +48,12 @@ impl KernelNames {
     /// with the distinct ids they kept (see `stats::IdSums::ids`).
     pub fn resolve_with(&mut self, ids: &[u64], lookup: impl FnOnce(&[u64]) -> Vec<String>) {
         let mut previous = None;
-        let mut missing: Vec<u64> = ids
+        let missing = ids
             .iter()
             .copied()
             .filter(|&id| previous.replace(id) != Some(id) && !self.names.contains_key(&id))
             .collect();
-        if missing.is_empty() {
-            return;
-        }
-        missing.sort_unstable();
-        missing.dedup();
-        let answers = lookup(&missing);
-        for (i, id) in missing.into_iter().enumerate() {
-            let name = answers
-                .get(i)
-                .filter(|n| !n.is_empty())
-                .cloned()
-                .unwrap_or_else(|| unknown_kernel(id));
-            self.names.insert(id, name);
-        }
+        fill(&mut self.names, missing, lookup, unknown_kernel);
     }
 
     /// The name of a resolved id; for an id never resolved, a placeholder
@@ -126,25 +113,14 @@ impl CounterNames {
     /// distinct unknown ids and returns one name per id, empty for an id
     /// it does not know.
     pub fn resolve_with(&mut self, ids: &[u32], lookup: impl FnOnce(&[u32]) -> Vec<String>) {
-        let mut missing: Vec<u32> = ids
+        let missing = ids
             .iter()
             .copied()
             .filter(|id| !self.names.contains_key(id))
             .collect();
-        if missing.is_empty() {
-            return;
-        }
-        missing.sort_unstable();
-        missing.dedup();
-        let answers = lookup(&missing);
-        for (i, id) in missing.into_iter().enumerate() {
-            let name = answers
-                .get(i)
-                .filter(|n| !n.is_empty())
-                .cloned()
-                .unwrap_or_else(|| format!("<unknown counter {id}>"));
-            self.names.insert(id, name);
-        }
+        fill(&mut self.names, missing, lookup, |id| {
+            format!("<unknown counter {id}>")
+        });
     }
 
     /// The name of a resolved id (`<unknown counter>` for one never
@@ -154,6 +130,31 @@ impl CounterNames {
             .get(&id)
             .map(String::as_str)
             .unwrap_or("<unknown counter>")
+    }
+}
+
+/// Asks `lookup` once for the distinct ids of `missing` (sorted) and keeps
+/// its answers; an id it gives no name (empty, or a short answer) gets
+/// `unknown(id)`.
+fn fill<K: Copy + Ord + std::hash::Hash>(
+    names: &mut HashMap<K, String, FastHash>,
+    mut missing: Vec<K>,
+    lookup: impl FnOnce(&[K]) -> Vec<String>,
+    unknown: impl Fn(K) -> String,
+) {
+    if missing.is_empty() {
+        return;
+    }
+    missing.sort_unstable();
+    missing.dedup();
+    let answers = lookup(&missing);
+    for (i, id) in missing.into_iter().enumerate() {
+        let name = answers
+            .get(i)
+            .filter(|n| !n.is_empty())
+            .cloned()
+            .unwrap_or_else(|| unknown(id));
+        names.insert(id, name);
     }
 }
 

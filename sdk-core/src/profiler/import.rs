@@ -128,19 +128,15 @@ impl Profiler {
     /// A dispatch's counter values measured elsewhere (`(name, value summed
     /// over the counter's instances)`; the rocprofiler-sdk back end's
     /// dispatch counting): one counter sample per counter each active
-    /// counting context counts ([`Profiler::set_dispatch_counters`]),
-    /// through the dispatch filter as the dispatch itself
-    /// ([`Profiler::import_kernel_dispatch`]). External ids as
+    /// counting context counts ([`Profiler::set_dispatch_counters`]).
+    /// `dispatch` is the dispatch as the dispatch filter kept it
+    /// ([`Profiler::import_kernel_dispatch`]'s answer, or
+    /// [`Profiler::filter_dispatch`]'s when its record never came): the
+    /// filter is not asked again (it counts iterations). External ids as
     /// [`Profiler::import`] gives them.
     pub fn import_counter_samples(&self, dispatch: KernelDispatch, values: &[(String, f64)]) {
         if values.is_empty() || self.routes().counters.is_empty() {
             return;
-        }
-        let mut dispatch = dispatch;
-        if let Some(f) = self.dispatch_filter.get() {
-            if !f.select(&mut dispatch, None, &self.symbols) {
-                return;
-            }
         }
         let external = dispatch.external_correlation_id;
         self.push_counter_samples(
@@ -156,18 +152,26 @@ impl Profiler {
         );
     }
 
-    /// [`Profiler::import`] for a kernel dispatch, through the dispatch
-    /// filter (`--kernel-include-regex` and the like) as interception's are.
-    pub fn import_kernel_dispatch(&self, dispatch: KernelDispatch) {
-        if !self.is_tracing(Domain::KernelDispatch) {
-            return;
-        }
+    /// The dispatch as the dispatch filter (`--kernel-include-regex` and
+    /// the like) keeps it (renamed, when it renames), or `None` when it
+    /// drops it. Ask once per dispatch: the filter counts iterations.
+    pub fn filter_dispatch(&self, dispatch: KernelDispatch) -> Option<KernelDispatch> {
         let mut dispatch = dispatch;
-        if let Some(f) = self.dispatch_filter.get() {
-            if !f.select(&mut dispatch, None, &self.symbols) {
-                return;
-            }
+        match self.dispatch_filter.get() {
+            Some(f) if !f.select(&mut dispatch, None, &self.symbols) => None,
+            _ => Some(dispatch),
         }
+    }
+
+    /// [`Profiler::import`] for a kernel dispatch, through the dispatch
+    /// filter (`--kernel-include-regex` and the like) as interception's
+    /// are. Returns the dispatch as the filter kept it (`None`: dropped, or
+    /// no context traces dispatches), for its counter samples.
+    pub fn import_kernel_dispatch(&self, dispatch: KernelDispatch) -> Option<KernelDispatch> {
+        if !self.is_tracing(Domain::KernelDispatch) {
+            return None;
+        }
+        let dispatch = self.filter_dispatch(dispatch)?;
         let external = dispatch.external_correlation_id;
         self.import(
             Domain::KernelDispatch,
@@ -180,6 +184,7 @@ impl Profiler {
                 })
             },
         );
+        Some(dispatch)
     }
 }
 

@@ -285,28 +285,21 @@ fn derived_counters_equal_their_expressions_and_a_replay_reads_the_file_back() {
         tmp.path(),
     );
     let from_json = rows(&tmp.path().join("from-json/counter_collection.csv"));
-    let mut a: Vec<(u64, String, String)> = counters
-        .iter()
-        .map(|r| {
-            (
-                num(r, "Dispatch_Id"),
-                r["Counter_Name"].clone(),
-                r["Counter_Value"].clone(),
-            )
-        })
-        .collect();
-    let mut b: Vec<(u64, String, String)> = from_json
-        .iter()
-        .map(|r| {
-            (
-                num(r, "Dispatch_Id"),
-                r["Counter_Name"].clone(),
-                r["Counter_Value"].clone(),
-            )
-        })
-        .collect();
-    a.sort();
-    b.sort();
+    let values = |t: &[HashMap<String, String>]| {
+        let mut v: Vec<(u64, String, String)> = t
+            .iter()
+            .map(|r| {
+                (
+                    num(r, "Dispatch_Id"),
+                    r["Counter_Name"].clone(),
+                    r["Counter_Value"].clone(),
+                )
+            })
+            .collect();
+        v.sort();
+        v
+    };
+    let (a, b) = (values(&counters), values(&from_json));
     assert_eq!(a, b, "results.json replayed");
     std::fs::remove_file(out.join("results.json")).unwrap();
     std::fs::remove_file(&db).unwrap();
@@ -604,6 +597,30 @@ fn the_sdk_back_end_counts_through_the_sdks_dispatch_counting() {
             assert_eq!(c[column], k[column], "{column}: {c:?}");
         }
     }
+
+    // The kernel options select the counters' dispatches as they select
+    // the dispatches, each dispatch asked once (the iteration range counts
+    // them): the same rows as the built-in back end's.
+    let select = [
+        "--pmc",
+        "SQ_WAVES",
+        "--kernel-include-regex",
+        "scale",
+        "--kernel-iteration-range",
+        "[2-3]",
+    ];
+    let builtin =
+        rows(&run(tmp.path(), "builtin-selected", &select).join("counter_collection.csv"));
+    let mut sdk_select = vec!["--backend", "rocprofiler-sdk"];
+    sdk_select.extend_from_slice(&select);
+    let sdk = rows(&run(tmp.path(), "sdk-selected", &sdk_select).join("counter_collection.csv"));
+    assert!(!builtin.is_empty());
+    assert!(
+        sdk.iter().all(|r| r["Kernel_Name"].contains("scale")),
+        "{sdk:?}"
+    );
+    assert_eq!(by_kernel(&sdk), by_kernel(&builtin));
+    assert_eq!(sdk.len(), builtin.len());
 }
 
 /// The stock `counter-stats` plugin (WIT 0.3.2, counter names from

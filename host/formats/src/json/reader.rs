@@ -24,7 +24,9 @@ use std::collections::HashMap;
 use std::io::BufReader;
 use std::path::Path;
 
-use crate::json::schema::{category, Document, Process, Strings, STORAGE_FILE, STORAGE_MEMORY};
+use crate::json::schema::{
+    category, Correlation, DispatchInfo, Document, Process, Strings, STORAGE_FILE, STORAGE_MEMORY,
+};
 use rocwasm_core::{
     AgentInfo, AgentType, ApiCall, Batch, BufferTracingKind, CodeObject, CodeObjectStorage,
     CounterSample, KernelDispatch, KernelSymbol, MemoryAllocation, MemoryCopy, Retirement,
@@ -305,27 +307,13 @@ fn records(p: Process, state: &mut State, path: &Path) -> Batch {
         }
     }
     for k in r.kernel_dispatch {
-        let d = k.dispatch_info;
-        b.kernel_dispatches.push(KernelDispatch {
-            correlation_id: k.correlation_id.internal,
-            external_correlation_id: k.correlation_id.external,
-            thread_id: k.thread_id,
-            start: k.start_timestamp,
-            end: k.end_timestamp,
-            agent_id: d.agent_id.handle,
-            queue_id: d.queue_id.handle,
-            stream_id: k.stream_id.handle,
-            kernel_id: d.kernel_id,
-            dispatch_id: d.dispatch_id,
-            private_segment_size: d.private_segment_size,
-            group_segment_size: d.group_segment_size,
-            workgroup_x: d.workgroup_size.x,
-            workgroup_y: d.workgroup_size.y,
-            workgroup_z: d.workgroup_size.z,
-            grid_x: d.grid_size.x,
-            grid_y: d.grid_size.y,
-            grid_z: d.grid_size.z,
-        });
+        b.kernel_dispatches.push(dispatch_of(
+            &k.correlation_id,
+            k.thread_id,
+            (k.start_timestamp, k.end_timestamp),
+            k.stream_id.handle,
+            &k.dispatch_info,
+        ));
     }
     for c in r.memory_copy {
         b.memory_copies.push(MemoryCopy {
@@ -389,6 +377,36 @@ fn records(p: Process, state: &mut State, path: &Path) -> Batch {
     b
 }
 
+/// A dispatch as a record (or counter-collection record) has it.
+fn dispatch_of(
+    c: &Correlation,
+    thread_id: u64,
+    (start, end): (u64, u64),
+    stream_id: u64,
+    d: &DispatchInfo,
+) -> KernelDispatch {
+    KernelDispatch {
+        correlation_id: c.internal,
+        external_correlation_id: c.external,
+        thread_id,
+        start,
+        end,
+        agent_id: d.agent_id.handle,
+        queue_id: d.queue_id.handle,
+        stream_id,
+        kernel_id: d.kernel_id,
+        dispatch_id: d.dispatch_id,
+        private_segment_size: d.private_segment_size,
+        group_segment_size: d.group_segment_size,
+        workgroup_x: d.workgroup_size.x,
+        workgroup_y: d.workgroup_size.y,
+        workgroup_z: d.workgroup_size.z,
+        grid_x: d.grid_size.x,
+        grid_y: d.grid_size.y,
+        grid_z: d.grid_size.z,
+    }
+}
+
 /// `callback_records.counter_collection`: one counter sample per counter
 /// of each dispatch (a counter's values summed, should a file list its
 /// instances apart), named through `counters`. A value whose counter the
@@ -402,27 +420,14 @@ fn counter_samples(p: &Process, state: &mut State, path: &Path, b: &mut Batch) {
     let mut unnamed = 0u64;
     let mut read = 0u64;
     for rec in &p.callback_records.counter_collection {
-        let (d, info) = (&rec.dispatch_data, &rec.dispatch_data.dispatch_info);
-        let dispatch = KernelDispatch {
-            correlation_id: d.correlation_id.internal,
-            external_correlation_id: d.correlation_id.external,
-            thread_id: rec.thread_id,
-            start: d.start_timestamp,
-            end: d.end_timestamp,
-            agent_id: info.agent_id.handle,
-            queue_id: info.queue_id.handle,
-            stream_id: rec.stream_id.handle,
-            kernel_id: info.kernel_id,
-            dispatch_id: info.dispatch_id,
-            private_segment_size: info.private_segment_size,
-            group_segment_size: info.group_segment_size,
-            workgroup_x: info.workgroup_size.x,
-            workgroup_y: info.workgroup_size.y,
-            workgroup_z: info.workgroup_size.z,
-            grid_x: info.grid_size.x,
-            grid_y: info.grid_size.y,
-            grid_z: info.grid_size.z,
-        };
+        let d = &rec.dispatch_data;
+        let dispatch = dispatch_of(
+            &d.correlation_id,
+            rec.thread_id,
+            (d.start_timestamp, d.end_timestamp),
+            rec.stream_id.handle,
+            &d.dispatch_info,
+        );
         let mut sums: Vec<(u32, f64)> = Vec::new();
         for v in &rec.records {
             read += 1;

@@ -900,6 +900,30 @@ pub struct DispatchInfo {
 }
 
 impl DispatchInfo {
+    /// The `dispatch_info` of a dispatch (of its record, or of its counter
+    /// samples).
+    pub fn of(d: &rocwasm_core::KernelDispatch) -> DispatchInfo {
+        DispatchInfo {
+            size: DispatchInfo::SIZE,
+            agent_id: Handle::from(d.agent_id),
+            queue_id: Handle::from(d.queue_id),
+            kernel_id: d.kernel_id,
+            dispatch_id: d.dispatch_id,
+            private_segment_size: d.private_segment_size,
+            group_segment_size: d.group_segment_size,
+            workgroup_size: Dim3 {
+                x: d.workgroup_x,
+                y: d.workgroup_y,
+                z: d.workgroup_z,
+            },
+            grid_size: Dim3 {
+                x: d.grid_x,
+                y: d.grid_y,
+                z: d.grid_z,
+            },
+        }
+    }
+
     /// `sizeof` the SDK's dispatch info.
     pub const SIZE: u32 = 128;
 }

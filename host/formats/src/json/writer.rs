@@ -21,7 +21,7 @@ use serde::Serialize;
 use super::fast::FastJson;
 use super::schema::{
     api_category, category, Agent, AllocationRecord, ApiCorrelation, ApiRecord, CallbackRecords,
-    CodeObject, CopyRecord, Correlation, CounterCollectionRecord, CounterInfo, CounterValue, Dim3,
+    CodeObject, CopyRecord, Correlation, CounterCollectionRecord, CounterInfo, CounterValue,
     DispatchData, DispatchInfo, DispatchRecord, Document, Handle, KernelSymbol, KindNames,
     Metadata, Process, RetirementRecord, RuntimeInitRecord, ScratchRecord, Strings,
     SyntheticOperation, CATEGORIES,
@@ -158,55 +158,37 @@ impl Sink for JsonSink {
             runtime_initializations: n,
             counter_samples,
         } = batch;
-        let cs = counter_samples;
-        for i in 0..cs.len() {
+        for sample in counter_samples.rows() {
+            let d = sample.dispatch();
             let same = self.counting.as_ref().is_some_and(|open| {
-                let d = &open.dispatch_data;
-                d.dispatch_info.dispatch_id == cs.dispatch_id[i]
-                    && d.correlation_id.internal == cs.correlation_id[i]
-                    && d.dispatch_info.agent_id.handle == cs.agent_id[i]
+                let o = &open.dispatch_data;
+                o.dispatch_info.dispatch_id == d.dispatch_id
+                    && o.correlation_id.internal == d.correlation_id
+                    && o.dispatch_info.agent_id.handle == d.agent_id
             });
             if !same {
                 self.close_counting()?;
                 self.counting = Some(CounterCollectionRecord {
-                    thread_id: cs.thread_id[i],
+                    thread_id: d.thread_id,
                     dispatch_data: DispatchData {
                         size: DispatchData::SIZE,
                         correlation_id: Correlation {
-                            internal: cs.correlation_id[i],
-                            external: cs.external_correlation_id[i],
+                            internal: d.correlation_id,
+                            external: d.external_correlation_id,
                         },
-                        start_timestamp: cs.start[i],
-                        end_timestamp: cs.end[i],
-                        dispatch_info: DispatchInfo {
-                            size: DispatchInfo::SIZE,
-                            agent_id: Handle::from(cs.agent_id[i]),
-                            queue_id: Handle::from(cs.queue_id[i]),
-                            kernel_id: cs.kernel_id[i],
-                            dispatch_id: cs.dispatch_id[i],
-                            private_segment_size: cs.private_segment_size[i],
-                            group_segment_size: cs.group_segment_size[i],
-                            workgroup_size: Dim3 {
-                                x: cs.workgroup_x[i],
-                                y: cs.workgroup_y[i],
-                                z: cs.workgroup_z[i],
-                            },
-                            grid_size: Dim3 {
-                                x: cs.grid_x[i],
-                                y: cs.grid_y[i],
-                                z: cs.grid_z[i],
-                            },
-                        },
+                        start_timestamp: d.start,
+                        end_timestamp: d.end,
+                        dispatch_info: DispatchInfo::of(&d),
                     },
                     records: Vec::new(),
                     stream_id: Handle::default(),
                 });
             }
-            self.counters.insert((cs.agent_id[i], cs.counter_id[i]));
+            self.counters.insert((d.agent_id, sample.counter_id));
             if let Some(open) = &mut self.counting {
                 open.records.push(CounterValue {
-                    counter_id: Handle::from(u64::from(cs.counter_id[i])),
-                    value: f64::from_bits(cs.value[i]),
+                    counter_id: Handle::from(u64::from(sample.counter_id)),
+                    value: sample.value(),
                 });
             }
         }
@@ -229,7 +211,7 @@ impl Sink for JsonSink {
                 thread_id: a.thread_id[i],
             })?;
         }
-        for i in 0..k.len() {
+        for d in k.rows() {
             self.spill(category::KERNEL_DISPATCH)?
                 .push_fast(&DispatchRecord {
                     size: DispatchRecord::SIZE,
@@ -237,32 +219,14 @@ impl Sink for JsonSink {
                     // The only operation buffers carry.
                     operation: kernel_dispatch::COMPLETE,
                     correlation_id: Correlation {
-                        internal: k.correlation_id[i],
-                        external: k.external_correlation_id[i],
+                        internal: d.correlation_id,
+                        external: d.external_correlation_id,
                     },
-                    thread_id: k.thread_id[i],
-                    start_timestamp: k.start[i],
-                    end_timestamp: k.end[i],
-                    stream_id: Handle::from(k.stream_id[i]),
-                    dispatch_info: DispatchInfo {
-                        size: DispatchInfo::SIZE,
-                        agent_id: Handle::from(k.agent_id[i]),
-                        queue_id: Handle::from(k.queue_id[i]),
-                        kernel_id: k.kernel_id[i],
-                        dispatch_id: k.dispatch_id[i],
-                        private_segment_size: k.private_segment_size[i],
-                        group_segment_size: k.group_segment_size[i],
-                        workgroup_size: Dim3 {
-                            x: k.workgroup_x[i],
-                            y: k.workgroup_y[i],
-                            z: k.workgroup_z[i],
-                        },
-                        grid_size: Dim3 {
-                            x: k.grid_x[i],
-                            y: k.grid_y[i],
-                            z: k.grid_z[i],
-                        },
-                    },
+                    thread_id: d.thread_id,
+                    start_timestamp: d.start,
+                    end_timestamp: d.end,
+                    stream_id: Handle::from(d.stream_id),
+                    dispatch_info: DispatchInfo::of(&d),
                 })?;
         }
         for i in 0..c.len() {
