@@ -64,11 +64,12 @@ fn create(agent: u64, asked: &[Handle], extend: u64) -> Result<u64, Status> {
             }
         }
     }
-    let names: Vec<&str> = counters
+    let names: Vec<String> = counters
         .iter()
-        .filter_map(|&id| Some(arch.counter(id)?.name.as_str()))
+        .filter_map(|&id| Some(arch.counter(id)?.name))
         .collect();
-    match arch.catalog.check_one_pass(&names) {
+    let names: Vec<&str> = names.iter().map(String::as_str).collect();
+    match arch.with_catalog(|c| c.check_one_pass(&names)) {
         Ok(()) => {}
         Err(CheckError::OverLimit(over)) => {
             crate::hardware::say_once(format!("a counter configuration for agent {agent}: {over}"));

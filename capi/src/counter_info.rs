@@ -14,7 +14,7 @@
 
 use std::collections::HashMap;
 use std::ffi::{c_void, CStr, CString};
-use std::sync::{Mutex, OnceLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use rocwasm_core::{AgentType, Status};
 use rocwasm_counters::{Body, Catalog, Counter, Definitions, Dimension, Kind, Source, Tensor};
@@ -48,25 +48,136 @@ pub(crate) struct Arch {
     pub name: String,
     /// The SDK id of `catalog.counters[0]`.
     pub base: u64,
-    /// The counters, in id order.
-    pub catalog: Catalog,
+    /// The definitions' counters, in id order.
+    catalog: Catalog,
     strings: Vec<Strings>,
+    /// The catalog with the counters tools defined
+    /// (`rocprofiler_create_counter`), once one did.
+    extended: RwLock<Option<Arc<Catalog>>>,
+}
+
+/// A counter a tool defined, by id (ids after every architecture's).
+struct Defined {
+    id: u64,
+    arch: &'static Arch,
+    name: String,
+    strings: &'static Strings,
+}
+
+static DEFINED: RwLock<Vec<Defined>> = RwLock::new(Vec::new());
+
+fn defined() -> std::sync::RwLockReadGuard<'static, Vec<Defined>> {
+    DEFINED.read().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Arch {
+    /// Runs `f` on the architecture's counters (with those tools defined).
+    pub fn with_catalog<R>(&self, f: impl FnOnce(&Catalog) -> R) -> R {
+        let extended = self.extended.read().unwrap_or_else(|e| e.into_inner());
+        f(extended.as_deref().unwrap_or(&self.catalog))
+    }
+
     /// The counter with SDK id `id`, when it is one of this architecture's.
-    pub fn counter(&self, id: u64) -> Option<&Counter> {
-        self.catalog
-            .counters
-            .get(usize::try_from(id.checked_sub(self.base)?).ok()?)
+    pub fn counter(&self, id: u64) -> Option<Counter> {
+        if let Some(c) = id
+            .checked_sub(self.base)
+            .and_then(|i| self.catalog.counters.get(usize::try_from(i).ok()?))
+        {
+            return Some(c.clone());
+        }
+        let name = defined()
+            .iter()
+            .find(|d| d.id == id && std::ptr::eq(d.arch, self))?
+            .name
+            .clone();
+        self.with_catalog(|c| c.get(&name).cloned())
+    }
+
+    /// The strings of counter `id`.
+    fn strings(&'static self, id: u64) -> Option<&'static Strings> {
+        if let Some(s) = id
+            .checked_sub(self.base)
+            .and_then(|i| self.strings.get(usize::try_from(i).ok()?))
+        {
+            return Some(s);
+        }
+        defined()
+            .iter()
+            .find(|d| d.id == id && std::ptr::eq(d.arch, self))
+            .map(|d| d.strings)
+    }
+
+    /// Defines counter `name` as `text` (`rocprofiler_create_counter`):
+    /// a new id. INVALID_ARGUMENT, said on standard error with the reason,
+    /// for a name the architecture has or an expression that does not
+    /// parse or names no counter of it.
+    pub fn define(&'static self, name: &str, text: &str, description: &str) -> Result<u64, Status> {
+        let refuse = |why: String| {
+            crate::hardware::say_once(format!(
+                "rocprofiler_create_counter {name:?} on {}: {why}",
+                self.name
+            ));
+            Status::InvalidArgument
+        };
+        if name.trim().is_empty() {
+            return Err(refuse("the name is empty".into()));
+        }
+        let expr = rocwasm_counters::expr::parse(text)
+            .map_err(|e| refuse(format!("expression {text:?}: {e}")))?;
+        let mut extended = self.extended.write().unwrap_or_else(|e| e.into_inner());
+        let mut catalog = extended.as_deref().unwrap_or(&self.catalog).clone();
+        if catalog.get(name).is_some() {
+            return Err(refuse("a counter of that name exists".into()));
+        }
+        if let Some(unknown) = expr
+            .counters()
+            .into_iter()
+            .find(|n| catalog.get(n).is_none())
+        {
+            return Err(refuse(format!("{unknown} is no counter of it")));
+        }
+        catalog.counters.push(Counter {
+            id: catalog.counters.len() as u64,
+            name: name.to_string(),
+            description: description.to_string(),
+            kind: Kind::Defined(Body::Derived {
+                text: text.to_string(),
+                expr,
+            }),
+        });
+        *extended = Some(Arc::new(catalog));
+        let mut all = DEFINED.write().unwrap_or_else(|e| e.into_inner());
+        let id = registry().end + all.len() as u64;
+        let strings: &'static Strings = Box::leak(Box::new(Strings {
+            name: c(name),
+            description: c(description),
+            block: c(""),
+            expression: c(text),
+            flags: 2,
+        }));
+        all.push(Defined {
+            id,
+            arch: self,
+            name: name.to_string(),
+            strings,
+        });
+        Ok(id)
+    }
+
+    /// The ids of the counters tools defined on this architecture.
+    fn defined_ids(&self) -> Vec<u64> {
+        defined()
+            .iter()
+            .filter(|d| std::ptr::eq(d.arch, self))
+            .map(|d| d.id)
+            .collect()
     }
 
     /// The dimensions of counter `name` on GPU `agent`: those its
     /// evaluation leaves (a `reduce` over every dimension leaves one
     /// instance); `None` when the GPU cannot count it.
     pub fn dimensions_of(&self, agent: u64, name: &str) -> Option<Vec<(Dimension, u32)>> {
-        self.catalog
-            .evaluate(name, &crate::hardware::Idle { agent })
+        self.with_catalog(|c| c.evaluate(name, &crate::hardware::Idle { agent }))
             .ok()
             .map(|t| t.dims)
     }
@@ -78,7 +189,7 @@ impl Arch {
         let Some(counter) = self.counter(id) else {
             return;
         };
-        match self.catalog.evaluate(&counter.name, source) {
+        match self.with_catalog(|c| c.evaluate(&counter.name, source)) {
             Ok(t) => {
                 for (i, &v) in t.values.iter().enumerate() {
                     each(crate::counter_ids::instance_id(id, &t.position(i)), v);
@@ -95,6 +206,9 @@ impl Arch {
 /// Each architecture's counters.
 struct Registry {
     archs: Vec<Arch>,
+    /// The id after every architecture's: tools' counters are numbered
+    /// from here.
+    end: u64,
 }
 
 /// The architecture named `name`, when the run has a GPU of it.
@@ -103,11 +217,15 @@ pub(crate) fn arch(name: &str) -> Option<&'static Arch> {
 }
 
 /// The counter with SDK id `id` and its architecture.
-pub(crate) fn counter(id: u64) -> Option<(&'static Arch, &'static Counter)> {
-    registry()
-        .archs
-        .iter()
-        .find_map(|a| Some((a, a.counter(id)?)))
+pub(crate) fn counter(id: u64) -> Option<(&'static Arch, Counter)> {
+    let arch = match registry().archs.iter().find(|a| {
+        id.checked_sub(a.base)
+            .is_some_and(|i| i < a.catalog.counters.len() as u64)
+    }) {
+        Some(a) => a,
+        None => defined().iter().find(|d| d.id == id)?.arch,
+    };
+    Some((arch, arch.counter(id)?))
 }
 
 fn c(text: &str) -> CString {
@@ -160,10 +278,11 @@ fn registry() -> &'static Registry {
                 base,
                 catalog,
                 strings,
+                extended: RwLock::new(None),
             });
             base += n;
         }
-        Registry { archs }
+        Registry { archs, end: base }
     })
 }
 
@@ -203,7 +322,9 @@ pub unsafe extern "C" fn rocprofiler_iterate_agent_supported_counters(
         // the definitions); the expressions that read them are.
         ids = (0..a.catalog.counters.len() as u64)
             .filter(|&i| a.catalog.counters[i as usize].kind != Kind::Constant)
-            .map(|i| Handle { handle: a.base + i })
+            .map(|i| a.base + i)
+            .chain(a.defined_ids())
+            .map(|handle| Handle { handle })
             .collect();
         Ok(())
     });
@@ -342,7 +463,7 @@ pub unsafe extern "C" fn rocprofiler_query_counter_info(
         }
         let id = counter_id.handle;
         let (arch, _) = counter(id).ok_or(Status::InvalidArgument)?;
-        let s = &arch.strings[(id - arch.base) as usize];
+        let s = arch.strings(id).ok_or(Status::InvalidArgument)?;
         let v0 = CounterInfoV0 {
             id: counter_id,
             name: s.name.as_ptr(),

@@ -228,15 +228,15 @@ pub fn add(agent: u64, source: &dyn Source) {
         };
         for &id in &config.counters {
             if let Some(c) = config.arch.counter(id) {
-                let _ = config.arch.catalog.evaluate(&c.name, &recorder);
+                let _ = config
+                    .arch
+                    .with_catalog(|cat| cat.evaluate(&c.name, &recorder));
             }
         }
         for (name, t) in recorder.seen.into_inner() {
             let constant = config
                 .arch
-                .catalog
-                .get(&name)
-                .is_some_and(|c| c.kind == Kind::Constant);
+                .with_catalog(|cat| cat.get(&name).is_some_and(|c| c.kind == Kind::Constant));
             if constant {
                 totals.properties.insert(name, t);
                 continue;

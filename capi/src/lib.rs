@@ -43,6 +43,7 @@ pub mod context;
 pub mod counter_config;
 pub mod counter_ids;
 pub mod counter_info;
+pub mod create_counter;
 pub mod device_counting;
 pub mod dispatch_counting;
 pub mod external_correlation;

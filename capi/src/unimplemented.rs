@@ -5,7 +5,7 @@
 //! test fails when the headers declare a function that is neither
 //! implemented nor listed here.
 //!
-//! They are PC sampling, runtime-defined counters and OpenMP (OMPT), which
+//! They are PC sampling and OpenMP (OMPT), which
 //! no runtime rocwasm intercepts provides. The
 //! stubs declare no parameters: on the x86-64 System V ABI the caller
 //! passes arguments in registers and cleans up after itself, so a function
@@ -32,7 +32,6 @@ macro_rules! not_implemented {
 
 not_implemented! {
     rocprofiler_configure_pc_sampling_service,
-    rocprofiler_create_counter,
     rocprofiler_ompt_is_finalized,
     rocprofiler_ompt_is_initialized,
     rocprofiler_query_pc_sampling_agent_configurations,

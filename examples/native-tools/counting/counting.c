@@ -8,6 +8,8 @@
  *   - device counting: the agent's counters, sampled when the tool ends.
  *
  * The counters are $COUNTING_COUNTERS (space-separated; default SQ_WAVES).
+ * $COUNTING_CREATE=NAME=EXPRESSION first defines a counter of its own
+ * (rocprofiler_create_counter), which the list may then name.
  * For every dispatch it writes, into $COUNTING_OUT, the sum of each
  * counter's instances, as rocprofv3's counter_collection.csv has it:
  *
@@ -16,6 +18,7 @@
  *     device <agent> <counter> <value> <instances>
  *     info <counter> dimensions=<n> instances=<n> <DIMENSION[0:n-1]>...
  *     over-limit <status name>
+ *     created <name> <status name>, duplicate <status name>, bad-expression <status name>
  *
  * Build it against any rocprofiler-sdk (rocwasm's:
  * `PKG_CONFIG_PATH=$(rocwasm sdk prefix)/lib/pkgconfig`):
@@ -325,6 +328,29 @@ tool_init(rocprofiler_client_finalize_t fini, void* tool_data)
 
     CHECK(rocprofiler_query_available_agents(
         ROCPROFILER_AGENT_INFO_VERSION_0, first_gpu, sizeof(rocprofiler_agent_v0_t), NULL));
+    const char* create = getenv("COUNTING_CREATE");
+    if(create && strchr(create, '='))
+    {
+        const char*              eq = strchr(create, '=');
+        rocprofiler_counter_id_t id = {0};
+        const char*              about = "defined by the counting example";
+        rocprofiler_status_t     s = rocprofiler_create_counter(create,
+                                                            (size_t)(eq - create),
+                                                            eq + 1,
+                                                            strlen(eq + 1),
+                                                            about,
+                                                            strlen(about),
+                                                            device_agent,
+                                                            &id);
+        fprintf(out, "created %.*s %s\n", (int) (eq - create), create, rocprofiler_get_status_name(s));
+        /* A name the agent has, and an expression that does not parse. */
+        s = rocprofiler_create_counter(
+            "SQ_WAVES", 8, "SQ_WAVES", 8, NULL, 0, device_agent, &id);
+        fprintf(out, "duplicate %s\n", rocprofiler_get_status_name(s));
+        s = rocprofiler_create_counter(
+            "BROKEN", 6, "reduce(SQ_WAVES", 15, NULL, 0, device_agent, &id);
+        fprintf(out, "bad-expression %s\n", rocprofiler_get_status_name(s));
+    }
     describe();
 
     CHECK(rocprofiler_create_context(&callback_ctx));

@@ -448,7 +448,8 @@ fn a_c_tool_counts_through_the_sdks_counting_services_as_the_csv_does() {
     );
     let written = tmp.path().join("counting.txt");
     let app = sim_dir().join("bin/multi_kernel");
-    let counters = "SQ_WAVES GRBM_GUI_ACTIVE SQ_INSTS_VALU";
+    // DOUBLE_WAVES is the tool's own counter (rocprofiler_create_counter).
+    let counters = "SQ_WAVES GRBM_GUI_ACTIVE SQ_INSTS_VALU DOUBLE_WAVES";
     let out = rocwasm_with_env(
         &[
             "run",
@@ -467,6 +468,7 @@ fn a_c_tool_counts_through_the_sdks_counting_services_as_the_csv_does() {
             ("ROCP_TOOL_LIBRARIES", library.to_str().unwrap()),
             ("COUNTING_OUT", written.to_str().unwrap()),
             ("COUNTING_COUNTERS", counters),
+            ("COUNTING_CREATE", "DOUBLE_WAVES=2*SQ_WAVES"),
         ],
     );
     assert_success(&out, "rocwasm run --sim --pmc with the counting tool");
@@ -501,11 +503,15 @@ fn a_c_tool_counts_through_the_sdks_counting_services_as_the_csv_does() {
         let got = &by_service[service];
         assert_eq!(
             got.len(),
-            csv.len(),
+            csv.len() / 3 * 4,
             "{service}: every dispatch and counter"
         );
         for (key, v) in got {
-            let expected = csv[key];
+            // The tool's own counter: twice the dispatch's SQ_WAVES.
+            let expected = match key.1.as_str() {
+                "DOUBLE_WAVES" => 2.0 * csv[&(key.0, "SQ_WAVES".to_string())],
+                _ => csv[key],
+            };
             assert!(
                 (v - expected).abs() <= 1e-6 * expected.abs().max(1.0),
                 "{service} {key:?}: {v} against the CSV's {expected}"
@@ -558,6 +564,17 @@ fn a_c_tool_counts_through_the_sdks_counting_services_as_the_csv_does() {
         text.contains("over-limit 5 ROCPROFILER_STATUS_ERROR_EXCEEDS_HW_LIMIT"),
         "{text}"
     );
+    for line in [
+        "created DOUBLE_WAVES ROCPROFILER_STATUS_SUCCESS",
+        "duplicate ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT",
+        "bad-expression ROCPROFILER_STATUS_ERROR_INVALID_ARGUMENT",
+    ] {
+        assert!(text.lines().any(|l| l == line), "{line}:\n{text}");
+    }
+    // The reasons are said.
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("a counter of that name exists"), "{err}");
+    assert!(err.contains("reduce(SQ_WAVES"), "{err}");
 }
 
 /// `--pmc` on the rocprofiler-sdk back end (rocwasm's own SDK here): the
