@@ -81,7 +81,7 @@ pub use kind::{
 };
 pub use naming::{demangle, truncate_kernel_name, KernelNaming};
 pub use ops::{operation_by_name, operation_name, operations, OperationKind};
-pub use profiler::{AsyncOp, Profiler};
+pub use profiler::{AsyncOp, DispatchVerdicts, Profiler};
 pub use record::Record;
 pub use selection::{DispatchFilter, RecordGate, RegionsReport};
 pub use symbols::{

@@ -51,8 +51,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::*};
 use std::sync::{Arc, Condvar, Mutex, MutexGuard, OnceLock, RwLock};
 
 use crate::batch::{
-    ApiCall, Batch, KernelDispatch, KernelDispatchColumns, MemoryAllocation, MemoryCopy,
-    Retirement, RuntimeInitialization, RuntimeLibrary, ScratchMemory,
+    ApiCall, Batch, CounterSampleColumns, KernelDispatch, KernelDispatchColumns, MemoryAllocation,
+    MemoryCopy, Retirement, RuntimeInitialization, RuntimeLibrary, ScratchMemory,
 };
 use crate::buffer::{self, Buffer};
 use crate::callback::*;
@@ -318,6 +318,11 @@ impl AsyncOp {
             .map_or(0, |(_, v)| *v)
     }
 }
+
+/// A replay's dispatch-filter verdicts of one process, by (dispatch id,
+/// correlation id): the dispatch as the filter kept it, or `None` when it
+/// dropped it ([`Profiler::select_batch`]).
+pub type DispatchVerdicts = std::collections::HashMap<(u64, u64), Option<KernelDispatch>>;
 
 /// The ROCprofiler-SDK model: share it as `Arc<Profiler>`.
 pub struct Profiler {

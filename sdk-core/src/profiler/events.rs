@@ -448,18 +448,47 @@ impl Profiler {
         }
     }
 
-    /// Passes recorded dispatches (a replay's) through the dispatch
-    /// filter, in order, as a live run passes each completed one; without
-    /// a filter, keeps them all.
-    pub fn select_dispatches(&self, dispatches: &mut KernelDispatchColumns) {
+    /// Passes a recorded batch (a replay's) through the dispatch filter,
+    /// in order, as a live run passes each completed dispatch: its kernel
+    /// dispatches, and its counter samples with them (a sample follows its
+    /// dispatch's verdict: dropped with it, renamed with it). Each dispatch
+    /// is asked once, whichever comes first, its record or its samples
+    /// (they come from different files): `seen` keeps the verdicts by
+    /// (dispatch id, correlation id) across batches of one process.
+    /// Without a filter, keeps everything.
+    pub fn select_batch(&self, batch: &mut Batch, seen: &mut DispatchVerdicts) {
         let Some(f) = self.dispatch_filter.get() else {
             return;
         };
-        let kept: KernelDispatchColumns = dispatches
+        let ask = |mut d: KernelDispatch| f.select(&mut d, None, &self.symbols).then_some(d);
+        let mut verdict = |d: KernelDispatch| match (d.dispatch_id, d.correlation_id) {
+            // A recording without ids: nothing ties a sample to its record.
+            (0, 0) => ask(d),
+            key => *seen.entry(key).or_insert_with(|| ask(d)),
+        };
+        let dispatches: KernelDispatchColumns = batch
+            .kernel_dispatches
             .rows()
-            .filter_map(|mut d| f.select(&mut d, None, &self.symbols).then_some(d))
+            .filter_map(&mut verdict)
             .collect();
-        *dispatches = kept;
+        let samples: CounterSampleColumns = batch
+            .counter_samples
+            .rows()
+            .filter_map(|s| {
+                let kept = verdict(s.dispatch())?;
+                Some(crate::CounterSample::of_dispatch(
+                    &KernelDispatch {
+                        thread_id: s.thread_id,
+                        external_correlation_id: s.external_correlation_id,
+                        ..kept
+                    },
+                    s.counter_id,
+                    s.value(),
+                ))
+            })
+            .collect();
+        batch.kernel_dispatches = dispatches;
+        batch.counter_samples = samples;
     }
 
     /// An async memory copy completed (on any thread). `copy.operation` is the

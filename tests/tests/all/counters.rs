@@ -717,3 +717,46 @@ fn counter_stats_summarises_each_kernels_counters_live_and_in_a_replay() {
         "replay",
     );
 }
+
+/// A replay's kernel options select the counter samples with their
+/// dispatches, each dispatch asked once whichever file holds it first: the
+/// replayed `counter_collection.csv` names exactly the replayed
+/// `kernel_trace.csv`'s dispatches, and both equal a live run's with the
+/// same options; `counter_collection.csv` replayed alone is selected alike.
+#[test]
+fn a_replays_kernel_options_select_the_counters_with_their_dispatches() {
+    let tmp = tempfile::tempdir().unwrap();
+    let counted = ["--pmc", "SQ_WAVES", "GRBM_COUNT", "--kernel-trace"];
+    run(tmp.path(), "out", &counted);
+    let select = [
+        "--kernel-include-regex",
+        "scale",
+        "--kernel-iteration-range",
+        "[2-3]",
+    ];
+    let mut live_flags = counted.to_vec();
+    live_flags.extend_from_slice(&select);
+    let live = rows(&run(tmp.path(), "live", &live_flags).join("counter_collection.csv"));
+    assert!(!live.is_empty());
+    assert!(live.iter().all(|r| r["Kernel_Name"].contains("scale")));
+
+    let replay = |source: &str, dir: &str| {
+        let mut args = vec!["replay", source, "-d", dir, "-f", "csv"];
+        args.extend_from_slice(&select);
+        ok(&args, tmp.path());
+        tmp.path().join(dir)
+    };
+    let both = replay("out", "both");
+    let counters = rows(&both.join("counter_collection.csv"));
+    let kernels = rows(&both.join("kernel_trace.csv"));
+    let ids = |t: &[HashMap<String, String>]| {
+        let mut v: Vec<u64> = t.iter().map(|r| num(r, "Dispatch_Id")).collect();
+        v.sort();
+        v.dedup();
+        v
+    };
+    assert_eq!(ids(&counters), ids(&kernels));
+    assert_eq!(by_kernel(&counters), by_kernel(&live));
+    let alone = rows(&replay("out/counter_collection.csv", "alone").join("counter_collection.csv"));
+    assert_eq!(by_kernel(&alone), by_kernel(&live));
+}

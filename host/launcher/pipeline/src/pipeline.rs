@@ -2,12 +2,15 @@
 //! batches (a recording, or a process's record journal) to the outputs and
 //! one report.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{Arc, Mutex};
 
 use anyhow::{Context, Result};
-use rocwasm_core::{Batch, BufferId, ContextId, DeliveryInfo, Profiler, SymbolTable};
+use rocwasm_core::{
+    Batch, BufferId, ContextId, DeliveryInfo, DispatchVerdicts, Profiler, SymbolTable,
+};
 use rocwasm_formats::{
     OperationNames, OutputClaims, OutputOptions, OutputSummary, Outputs, RunMetadata, WriteTiming,
 };
@@ -67,6 +70,10 @@ pub struct Pipeline {
     audit: bool,
     /// The run's output files and their producers.
     claims: OutputClaims,
+    /// Per process, the dispatch filter's verdicts so far: a replayed
+    /// dispatch's counter samples follow its record's verdict (and the
+    /// filter is asked once per dispatch).
+    verdicts: Mutex<HashMap<u32, DispatchVerdicts>>,
 }
 
 /// What a finished run leaves: the chain's tables and problems, the
@@ -157,6 +164,7 @@ impl Pipeline {
             processes,
             audit: true,
             claims,
+            verdicts: Mutex::new(HashMap::new()),
             plan,
             dir,
             profiler,
@@ -273,8 +281,14 @@ impl Pipeline {
         observe: impl FnOnce(&Batch),
     ) -> Result<()> {
         // rocprofv3's kernel filters, as the engine applies them live.
-        self.profiler
-            .select_dispatches(&mut batch.kernel_dispatches);
+        self.profiler.select_batch(
+            &mut batch,
+            self.verdicts
+                .lock()
+                .unwrap_or_else(|e| e.into_inner())
+                .entry(process)
+                .or_default(),
+        );
         // rocprofv3's collection period, as the engine gates each delivery.
         self.profiler.gate_batch(&mut batch);
         let info = DeliveryInfo {

@@ -8,7 +8,8 @@
 //! - a [`DispatchFilter`] (the name filters, the iteration range and
 //!   `--kernel-rename`): the engine asks it about every completed dispatch
 //!   before any buffer sees it, and a replay passes each recorded batch
-//!   through it before the chain ([`rocwasm_core::Profiler::select_dispatches`]).
+//!   through it before the chain ([`rocwasm_core::Profiler::select_batch`]:
+//!   the counter samples follow their dispatch's verdict).
 //!   So the sinks, the stages and a plugin's own context all see the same
 //!   dispatches, live or replayed.
 //!
@@ -226,9 +227,16 @@ mod tests {
             ..KernelPlan::default()
         };
         let sel = KernelSelection::install(&plan, &p).unwrap().unwrap();
-        let mut d = dispatches(&[1, 2, 1, 2, 1, 1]);
-        p.select_dispatches(&mut d);
-        assert_eq!(d.kernel_id, [1, 1], "square's 2nd and 3rd");
+        let mut b = rocwasm_core::Batch {
+            kernel_dispatches: dispatches(&[1, 2, 1, 2, 1, 1]),
+            ..Default::default()
+        };
+        p.select_batch(&mut b, &mut Default::default());
+        assert_eq!(
+            b.kernel_dispatches.kernel_id,
+            [1, 1],
+            "square's 2nd and 3rd"
+        );
         assert_eq!(
             sel.report(false),
             "kernel selection kept 2 of 6 kernel dispatch(es); dropped 2 matching \
