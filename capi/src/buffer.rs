@@ -90,6 +90,15 @@ struct Registered {
     context: u64,
     watermark: u64,
     counting: Mutex<Counting>,
+    /// Held while the tool's callback runs: one delivery at a time, in
+    /// order, as the SDK's buffer makes them.
+    delivering: Mutex<()>,
+}
+
+thread_local! {
+    /// The buffers whose counter records this thread is delivering (a
+    /// tool that flushes its buffer from its callback gets nothing more).
+    static DELIVERING: std::cell::RefCell<Vec<u64>> = const { std::cell::RefCell::new(Vec::new()) };
 }
 
 fn registered() -> &'static Mutex<HashMap<u64, Arc<Registered>>> {
@@ -149,6 +158,17 @@ pub(crate) fn deliver_counting(buffer: u64) {
     let Some(r) = registered_buffer(buffer) else {
         return;
     };
+    if DELIVERING.with(|d| d.borrow().contains(&buffer)) {
+        return;
+    }
+    let _turn = r.delivering.lock().unwrap_or_else(|e| e.into_inner());
+    DELIVERING.with(|d| d.borrow_mut().push(buffer));
+    deliver_kept(&r, buffer);
+    DELIVERING.with(|d| d.borrow_mut().retain(|b| *b != buffer));
+}
+
+/// [`deliver_counting`], in the buffer's turn.
+fn deliver_kept(r: &Registered, buffer: u64) {
     let mut groups = {
         let mut c = r.counting.lock().unwrap_or_else(|e| e.into_inner());
         c.bytes = 0;
@@ -274,6 +294,7 @@ pub unsafe extern "C" fn rocprofiler_create_buffer(
                     context: ctx.0,
                     watermark,
                     counting: Mutex::new(Counting::default()),
+                    delivering: Mutex::new(()),
                 }),
             );
         // SAFETY: checked non-null; the caller passes a writable handle.
