@@ -181,6 +181,18 @@ fn config_for(agent: Handle) -> u64 {
     config.handle
 }
 
+/// A counter value whose counter the SDK does not name: not collected,
+/// said once on standard error.
+fn unnamed(instance: u64) {
+    static SAID: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+    if !SAID.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        eprintln!(
+            "rocwasm: the SDK gave a counter value (instance id {instance:#x}) whose counter it \
+             does not name: such values are not collected"
+        );
+    }
+}
+
 /// The SDK's dispatch counting callback: the agent's configuration, and
 /// the launching thread in the user data.
 unsafe extern "C-unwind" fn choose(
@@ -290,10 +302,10 @@ impl Values {
             thread = v.user_data;
             let mut counter = Handle::default();
             // SAFETY: an out-parameter local to this call.
-            if unsafe { api::rocprofiler_query_record_counter_id(v.id, &mut counter) } != 0 {
-                continue;
-            }
-            let Some(name) = name_of(counter) else {
+            let decoded =
+                unsafe { api::rocprofiler_query_record_counter_id(v.id, &mut counter) } == 0;
+            let Some(name) = decoded.then(|| name_of(counter)).flatten() else {
+                unnamed(v.id);
                 continue;
             };
             match sums.iter_mut().find(|(n, _)| *n == name) {
