@@ -447,23 +447,11 @@ fn a_c_tool_counts_through_the_sdks_counting_services_as_the_csv_does() {
         "libcounting.so",
     );
     let written = tmp.path().join("counting.txt");
-    let app = sim_dir().join("bin/multi_kernel");
     // DOUBLE_WAVES is the tool's own counter (rocprofiler_create_counter).
     let counters = "SQ_WAVES GRBM_GUI_ACTIVE SQ_INSTS_VALU DOUBLE_WAVES";
-    let out = rocwasm_with_env(
-        &[
-            "run",
-            "--sim",
-            "--pmc",
-            "SQ_WAVES",
-            "GRBM_GUI_ACTIVE",
-            "SQ_INSTS_VALU",
-            "-d",
-            "out",
-            "--",
-            app.to_str().unwrap(),
-        ],
+    let out = super::native_tools::run_multi_kernel(
         tmp.path(),
+        &["--pmc", "SQ_WAVES", "GRBM_GUI_ACTIVE", "SQ_INSTS_VALU"],
         &[
             ("ROCP_TOOL_LIBRARIES", library.to_str().unwrap()),
             ("COUNTING_OUT", written.to_str().unwrap()),

@@ -248,6 +248,20 @@ fn build_c_tool(dir: &Path) -> PathBuf {
     )
 }
 
+/// `rocwasm run --sim FLAGS -d out -- multi_kernel` in `dir`, with `env`
+/// (a native tool's library and its settings).
+pub(super) fn run_multi_kernel(
+    dir: &Path,
+    flags: &[&str],
+    env: &[(&str, &str)],
+) -> std::process::Output {
+    let app = sim_dir().join("bin/multi_kernel");
+    let mut args = vec!["run", "--sim"];
+    args.extend_from_slice(flags);
+    args.extend_from_slice(&["-d", "out", "--", app.to_str().unwrap()]);
+    rocwasm_with_env(&args, dir, env)
+}
+
 /// `cc -shared -fPIC SOURCE $(pkg-config --cflags --libs rocprofiler-sdk)
 /// -o DIR/LIBRARY` against the prefix `rocwasm sdk prefix` writes in `dir`
 /// (`c++` for a `.cpp` source).
@@ -887,19 +901,10 @@ fn a_site_policy_can_forbid_native_tools() {
         "version = 1\n[plugins]\nallow_unsigned = true\n[capabilities]\nnative_tools = false\n",
     )
     .unwrap();
-    let app = sim.join("bin/multi_kernel");
     let result = tmp.path().join("c.txt");
-    let refused = rocwasm_with_env(
-        &[
-            "run",
-            "--sim",
-            "--kernel-trace",
-            "-d",
-            "out",
-            "--",
-            app.to_str().unwrap(),
-        ],
+    let refused = run_multi_kernel(
         tmp.path(),
+        &["--kernel-trace"],
         &[
             ("ROCP_TOOL_LIBRARIES", library.to_str().unwrap()),
             ("ROCWASM_TEST_POLICY", policy.to_str().unwrap()),
@@ -918,7 +923,7 @@ fn a_site_policy_can_forbid_native_tools() {
     // The tool library on its own, with a plan written by hand.
     let out = tmp.path().join("by-hand");
     let ran = run_by_hand(
-        &app,
+        &sim.join("bin/multi_kernel"),
         &out,
         &[
             ("ROCWASM_TEST_POLICY", policy.as_os_str()),
@@ -1068,7 +1073,6 @@ fn the_minimal_tool_of_the_docs_builds_and_runs() {
 /// expression and the two flags.
 #[test]
 fn a_c_tool_lists_the_counters_rocwasm_avail_lists() {
-    let sim = sim_dir();
     let tmp = tempfile::tempdir().unwrap();
     let library = build_c_library(
         tmp.path(),
@@ -1076,18 +1080,9 @@ fn a_c_tool_lists_the_counters_rocwasm_avail_lists() {
         "libcounters.so",
     );
     let listed = tmp.path().join("counters.txt");
-    let app = sim.join("bin/multi_kernel");
-    let run = rocwasm_with_env(
-        &[
-            "run",
-            "--sim",
-            "--kernel-trace",
-            "-d",
-            "out",
-            "--",
-            app.to_str().unwrap(),
-        ],
+    let run = run_multi_kernel(
         tmp.path(),
+        &["--kernel-trace"],
         &[
             ("ROCP_TOOL_LIBRARIES", library.to_str().unwrap()),
             ("COUNTERS_OUT", listed.to_str().unwrap()),
